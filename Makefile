@@ -1,0 +1,83 @@
+# cuprof: top-level build. Each folder owns a fragment (*.mk) that appends to
+# the variables below; this file holds only what is shared.
+#
+#   make            build the profiler, the simulated device and the bench programs
+#   make demo       profile the reference workloads and show the result
+#   make test       build everything and run the whole test suite
+#   make bench      run the benchmarks and write bench/RESULTS.md
+#   make V=1        show the full commands
+#
+# CUDA is taken from $(CUDA_HOME) (default /usr/local/cuda).
+
+CUDA_HOME ?= /usr/local/cuda
+export CUDA_HOME
+
+ifeq ($(wildcard $(CUDA_HOME)/include/cuda_runtime_api.h),)
+$(error cuprof: no CUDA toolkit at CUDA_HOME=$(CUDA_HOME); install the CUDA 13 toolkit or run make CUDA_HOME=/path/to/cuda)
+endif
+
+NVCC    ?= $(CUDA_HOME)/bin/nvcc
+CC      ?= cc
+B       := build
+CSTD    := -std=c11 -D_GNU_SOURCE
+WARN    := -Wall -Wextra -Werror
+OPT     ?= -O2 -g
+CFLAGS  += $(CSTD) $(WARN) $(OPT) -fPIC -I$(CUDA_HOME)/include
+# ASAN=1 / TSAN=1: sanitizer builds of the same sources.
+ifeq ($(ASAN),1)
+CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=address,undefined
+endif
+ifeq ($(TSAN),1)
+CFLAGS  += -fsanitize=thread
+LDFLAGS += -fsanitize=thread
+endif
+
+# Check, jansson: test and tool dependencies (scripts/deps.sh installs them).
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
+JSON_LIBS    := -ljansson
+
+ifneq ($(V),1)
+Q  := @
+P   = @printf '  %-7s %s\n' $(1) $(2);
+else
+Q  :=
+P   =
+endif
+
+# Filled by the fragments.
+ALL_TARGETS :=
+UNIT_TESTS  :=   # Check binaries run by `make test`, in order
+E2E_TESTS   :=   # Check binaries that run whole programs, after the unit tests
+
+all: deps-ok build-all
+
+include tests/sim/sim.mk
+include collector/collector.mk
+include formats/formats.mk
+include preload/preload.mk
+include bench/bench.mk
+include tests/tests.mk
+
+build-all: $(ALL_TARGETS)
+
+# Installs Check, jansson, libunwind and pkg-config when they are missing
+# (apt-get as root, otherwise prints the command); a stamp keeps it to once.
+deps-ok: $(B)/.deps-ok
+$(B)/.deps-ok: scripts/deps.sh
+	$(Q)mkdir -p $(B)
+	$(Q)bash scripts/deps.sh
+	$(Q)touch $@
+
+test: deps-ok build-all
+	$(Q)bash tests/run.sh $(UNIT_TESTS) $(E2E_TESTS)
+
+demo: deps-ok build-all
+	$(Q)bash scripts/demo.sh
+
+clean:
+	rm -rf $(B) prof-out $(BENCH_BINS)
+
+.PHONY: all build-all deps-ok test demo clean bench
+.DEFAULT_GOAL := all

@@ -1,0 +1,1 @@
+# formats/: build fragment (included by the top Makefile). Filled in by its owner.

@@ -1,0 +1,1 @@
+# preload/: build fragment (included by the top Makefile). Filled in by its owner.

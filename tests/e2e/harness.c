@@ -1,0 +1,191 @@
+/* harness.c - see harness.h. */
+#include "harness.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+const char *e2e_top(void)
+{
+    const char *t = getenv("CUPROF_TOP");
+    return t && *t ? t : ".";
+}
+
+const char *e2e_build(void)
+{
+    const char *b = getenv("CUPROF_BUILD");
+    return b && *b ? b : "./build";
+}
+
+static const char *join(const char *a, const char *b)
+{
+    static char slots[8][4096];
+    static int next;
+    char *s = slots[next++ & 7];
+    snprintf(s, sizeof slots[0], "%s/%s", a, b);
+    return s;
+}
+
+const char *e2e_path(const char *rel) { return join(e2e_top(), rel); }
+const char *e2e_bpath(const char *rel) { return join(e2e_build(), rel); }
+
+const char *e2e_sim_env(void)
+{
+    static char buf[4200];
+    snprintf(buf, sizeof buf, "LD_LIBRARY_PATH=%s/sim", e2e_build());
+    return buf;
+}
+
+/* Appends what fd has to *buf (growing it); returns 0 at EOF. */
+static int drain(int fd, char **buf, size_t *len, size_t *cap)
+{
+    char tmp[65536];
+    ssize_t n = read(fd, tmp, sizeof tmp);
+    if (n <= 0)
+        return n < 0 && errno == EINTR;
+    if (*len + (size_t)n + 1 > *cap) {
+        while (*len + (size_t)n + 1 > *cap)
+            *cap = *cap ? *cap * 2 : 65536;
+        *buf = realloc(*buf, *cap);
+    }
+    memcpy(*buf + *len, tmp, (size_t)n);
+    *len += (size_t)n;
+    (*buf)[*len] = 0;
+    return 1;
+}
+
+e2e_result e2e_run(const char *const argv[], const char *const env[], const char *cwd,
+                   int timeout_s)
+{
+    e2e_result r = {.status = -1};
+    int po[2], pe[2];
+    if (pipe(po) || pipe(pe))
+        return r;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(po[1], 1);
+        dup2(pe[1], 2);
+        close(po[0]); close(po[1]); close(pe[0]); close(pe[1]);
+        if (cwd && chdir(cwd) != 0)
+            _exit(126);
+        for (size_t i = 0; env && env[i]; i++)
+            putenv((char *)env[i]);
+        execv(argv[0], (char *const *)argv);
+        fprintf(stderr, "harness: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    close(po[1]);
+    close(pe[1]);
+    size_t ol = 0, oc = 0, el = 0, ec = 0;
+    r.out = calloc(1, 1);
+    r.err = calloc(1, 1);
+    struct pollfd fds[2] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}};
+    int open_fds = 2;
+    time_t deadline = time(NULL) + timeout_s;
+    int killed = 0;
+    while (open_fds > 0) {
+        int left = (int)(deadline - time(NULL));
+        if (left <= 0 && !killed) {
+            kill(pid, SIGKILL);
+            killed = 1;
+        }
+        int n = poll(fds, 2, killed ? 1000 : left * 1000);
+        if (n < 0 && errno != EINTR)
+            break;
+        for (int i = 0; i < 2; i++) {
+            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            int more = i == 0 ? drain(fds[i].fd, &r.out, &ol, &oc) : drain(fds[i].fd, &r.err, &el, &ec);
+            if (!more) {
+                close(fds[i].fd);
+                fds[i].fd = -1;
+                open_fds--;
+            }
+        }
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return r;
+}
+
+void e2e_result_free(e2e_result *r)
+{
+    free(r->out);
+    free(r->err);
+    r->out = r->err = NULL;
+}
+
+char *e2e_tmpdir(void)
+{
+    const char *base = getenv("TMPDIR");
+    char *p = NULL;
+    if (asprintf(&p, "%s/cuprof-test-XXXXXX", base && *base ? base : "/tmp") < 0)
+        return NULL;
+    if (!mkdtemp(p)) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb; (void)flag; (void)ftw;
+    return remove(path);
+}
+
+void e2e_rmtree(const char *dir)
+{
+    if (dir)
+        nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+char *e2e_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 65536, n = 0;
+    char *buf = malloc(cap);
+    size_t got;
+    while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += got;
+        if (cap - n - 1 == 0)
+            buf = realloc(buf, cap *= 2);
+    }
+    fclose(f);
+    buf[n] = 0;
+    if (len)
+        *len = n;
+    return buf;
+}
+
+json_t *e2e_load_json(const char *path)
+{
+    json_error_t err;
+    json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+    if (!j)
+        fprintf(stderr, "harness: %s:%d: %s\n", path, err.line, err.text);
+    return j;
+}
+
+int e2e_count(const char *hay, const char *needle)
+{
+    int n = 0;
+    size_t l = strlen(needle);
+    for (const char *p = hay; l && (p = strstr(p, needle)); p += l)
+        n++;
+    return n;
+}

@@ -1,0 +1,50 @@
+/*
+ * harness.h - helpers for end-to-end tests: run a program with extra
+ * environment, capture what it prints, read the files it wrote.
+ *
+ * Paths: CUPROF_TOP (the checkout) and CUPROF_BUILD (its build/) are set by
+ * tests/run.sh; when a test binary is run by hand they default to "." and
+ * "./build".
+ */
+#ifndef CUPROF_HARNESS_H
+#define CUPROF_HARNESS_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+typedef struct e2e_result {
+    int status;      /* exit status, or 128+signal when killed */
+    char *out;       /* everything written to stdout (NUL-terminated, owned) */
+    char *err;       /* everything written to stderr */
+} e2e_result;
+
+/* Top of the checkout and the build folder (never NULL). */
+const char *e2e_top(void);
+const char *e2e_build(void);
+/* Path under the top / build folder; returns a static rotating buffer (8 slots). */
+const char *e2e_path(const char *rel);
+const char *e2e_bpath(const char *rel);
+
+/* Runs argv[0] (a path) with argv, adding env entries "K=V" (NULL-terminated
+ * list, may be NULL) to the current environment, in cwd (NULL = current).
+ * Waits at most timeout_s seconds (then kills it, status 137). */
+e2e_result e2e_run(const char *const argv[], const char *const env[], const char *cwd,
+                   int timeout_s);
+void e2e_result_free(e2e_result *r);
+
+/* Environment entry that puts the simulated device first on the library
+ * path: "LD_LIBRARY_PATH=<build>/sim". Static storage. */
+const char *e2e_sim_env(void);
+
+/* A fresh empty temporary directory (mkdtemp under $TMPDIR or /tmp); owned. */
+char *e2e_tmpdir(void);
+/* Removes a directory tree made by e2e_tmpdir. */
+void e2e_rmtree(const char *dir);
+/* Whole file as a NUL-terminated string, or NULL; *len gets its size. */
+char *e2e_read_file(const char *path, size_t *len);
+/* Parses a JSON file; NULL (and a message on stderr) if it is not valid. */
+json_t *e2e_load_json(const char *path);
+/* Number of times needle occurs in hay. */
+int e2e_count(const char *hay, const char *needle);
+
+#endif

@@ -1,0 +1,225 @@
+/*
+ * cusim.h - the simulated CUDA "driver": one simulated H100 shared by the
+ * simulated libcudart, libcublas, libcublasLt and libcupti.
+ *
+ * It lives in libcusim.so, which every sim library links. Like the real
+ * driver (libcuda.so) it holds all device state: memory, streams, events, the
+ * device timeline and its timing model, correlation ids, and the hook a tool
+ * (the simulated CUPTI) attaches to. The simulated cuBLAS/cuBLASLt call it
+ * directly, never through the exported cudart symbols, just as the real ones
+ * link cudart statically: an LD_PRELOAD hook on cudaLaunchKernel never sees
+ * their work; only CUPTI does.
+ *
+ * Threading: every function here is thread-safe unless it says otherwise.
+ * Clocks: "host ns" is CLOCK_MONOTONIC; "gpu ns" is the device/CUPTI clock,
+ * which on purpose is NOT the host clock (see cusim_gpu_ns).
+ */
+#ifndef CUSIM_H
+#define CUSIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CUSIM_EXPORT __attribute__((visibility("default")))
+
+/* ---- start-up ---------------------------------------------------------- */
+
+/* Initializes the simulated driver once (thread-safe, idempotent, cheap after
+ * the first call). The first call reads the CUSIM_* environment, and, like the
+ * real driver, loads the library named by CUDA_INJECTION64_PATH (if set) and
+ * calls its InitializeInjection() before any device work happens. Every
+ * runtime/cuBLAS entry point calls this first. Returns 0 (always succeeds). */
+CUSIM_EXPORT int cusim_init(void);
+
+/* ---- clocks ------------------------------------------------------------ */
+
+/* Host time, CLOCK_MONOTONIC, ns. */
+CUSIM_EXPORT uint64_t cusim_host_ns(void);
+/* Device (CUPTI) time for a host instant: host_ns + a fixed offset. The offset
+ * defaults to a large value (the clock is nothing like the host's) and can be
+ * set with CUSIM_CLOCK_OFFSET_NS (signed decimal). If a tool registered a
+ * timestamp callback before init (cusim_tool_set_timestamp_fn), that function
+ * is the device clock instead. */
+CUSIM_EXPORT uint64_t cusim_gpu_ns_at(uint64_t host_ns);
+CUSIM_EXPORT uint64_t cusim_gpu_ns(void);
+/* Sleeps/spins the calling host thread until host time >= host_ns. */
+CUSIM_EXPORT void cusim_wait_until_host(uint64_t host_ns);
+
+/* ---- API tracing: what CUPTI's runtime domain sees ---------------------- */
+
+/* One runtime-API call in flight. Filled by cusim_api_begin/end. */
+typedef struct cusim_api_call {
+    uint32_t cbid;           /* CUPTI_RUNTIME_TRACE_CBID_* of the entry point */
+    const char *name;        /* entry point name, e.g. "cudaLaunchKernel" */
+    uint32_t correlation_id; /* unique per call, process-wide, from 1 */
+    uint64_t start_gpu_ns;   /* device clock at begin */
+    uint64_t end_gpu_ns;     /* device clock at end */
+    const void *params;      /* the entry point's parameter struct or NULL */
+    int status;              /* cudaError_t returned (valid at end) */
+    uint32_t thread_id;      /* gettid() of the caller */
+    const char *symbol_name; /* kernel device name for launches, else NULL */
+} cusim_api_call;
+
+/* Opens a traced runtime-API call on this thread: assigns a correlation id,
+ * stamps the start, and calls the tool's api_enter hook (if any). While the
+ * call is open, work submitted from this thread carries its correlation id.
+ * Calls nest (cuBLAS opens its internal cudaLaunchKernel inside nothing, a
+ * user's call inside nothing); the innermost open call is "current". */
+CUSIM_EXPORT void cusim_api_begin(cusim_api_call *c, uint32_t cbid, const char *name,
+                                  const void *params);
+/* Closes the call: stamps the end, records status, calls the api_exit hook.
+ * Must be called on the thread that began it, in LIFO order. */
+CUSIM_EXPORT void cusim_api_end(cusim_api_call *c, int status);
+/* Correlation id of this thread's innermost open call, or 0. */
+CUSIM_EXPORT uint32_t cusim_current_correlation(void);
+
+/* ---- device, memory ----------------------------------------------------- */
+
+#define CUSIM_DEVICE_NAME "NVIDIA H100 80GB HBM3"
+#define CUSIM_SM_COUNT 132
+#define CUSIM_CC_MAJOR 9
+#define CUSIM_CC_MINOR 0
+
+enum cusim_mem_kind {
+    CUSIM_MEM_UNKNOWN = 0, /* not ours: pageable host memory */
+    CUSIM_MEM_DEVICE = 1,  /* cudaMalloc */
+    CUSIM_MEM_PINNED = 2,  /* cudaMallocHost / cudaHostAlloc */
+    CUSIM_MEM_MANAGED = 3, /* cudaMallocManaged */
+};
+/* Device memory is host memory underneath (so copies really move bytes);
+ * allocations are registered so pointers can be classified. Returns NULL on
+ * failure. size 0 gives a unique non-NULL pointer. */
+CUSIM_EXPORT void *cusim_mem_alloc(size_t size, enum cusim_mem_kind kind);
+/* Frees a pointer from cusim_mem_alloc; returns 0, or -1 if not ours. */
+CUSIM_EXPORT int cusim_mem_free(void *p, enum cusim_mem_kind kind);
+/* Classifies any pointer (inside an allocation counts). */
+CUSIM_EXPORT enum cusim_mem_kind cusim_mem_kind_of(const void *p);
+
+/* ---- streams, events ---------------------------------------------------- */
+
+typedef struct cusim_stream cusim_stream; /* opaque; cudaStream_t in the sim */
+typedef struct cusim_event cusim_event;   /* opaque; cudaEvent_t in the sim */
+
+/* Maps a cudaStream_t value to a stream: NULL/0 = legacy default stream
+ * (ptds != 0 turns NULL into this thread's per-thread stream),
+ * cudaStreamLegacy (0x1), cudaStreamPerThread (0x2), else a created stream. */
+CUSIM_EXPORT cusim_stream *cusim_stream_get(const void *cuda_stream, int ptds);
+CUSIM_EXPORT cusim_stream *cusim_stream_create(unsigned flags, int priority);
+CUSIM_EXPORT void cusim_stream_destroy(cusim_stream *s);
+CUSIM_EXPORT uint32_t cusim_stream_id(const cusim_stream *s); /* CUPTI stream id */
+/* Blocks the host until all work queued on s is done (device time). */
+CUSIM_EXPORT void cusim_stream_sync(cusim_stream *s);
+/* 1 if all work on s is done now, else 0. */
+CUSIM_EXPORT int cusim_stream_query(cusim_stream *s);
+CUSIM_EXPORT void cusim_device_sync(void);
+
+CUSIM_EXPORT cusim_event *cusim_event_create(unsigned flags);
+CUSIM_EXPORT void cusim_event_destroy(cusim_event *e);
+CUSIM_EXPORT void cusim_event_record(cusim_event *e, cusim_stream *s);
+CUSIM_EXPORT void cusim_event_sync(cusim_event *e);
+CUSIM_EXPORT int cusim_event_query(cusim_event *e);
+/* Device-time ms between two recorded events; -1 if either never recorded. */
+CUSIM_EXPORT float cusim_event_elapsed_ms(cusim_event *a, cusim_event *b);
+/* Makes later work on s wait for e. */
+CUSIM_EXPORT void cusim_stream_wait_event(cusim_stream *s, cusim_event *e);
+
+/* ---- work on the device timeline ---------------------------------------- */
+
+enum cusim_kernel_class {
+    CUSIM_KERNEL_USER = 0,        /* user kernel: time from grid size */
+    CUSIM_KERNEL_GEMM = 1,        /* time from flops and bytes (tensor cores) */
+    CUSIM_KERNEL_ELEMENTWISE = 2, /* time from bytes plus a floor */
+};
+
+typedef struct cusim_kernel_desc {
+    const char *name;  /* device (mangled) name, kept by the caller forever */
+    uint32_t grid[3];
+    uint32_t block[3];
+    uint32_t dynamic_smem;
+    uint32_t static_smem;
+    uint16_t registers;  /* per thread */
+    enum cusim_kernel_class cls;
+    double flops;        /* GEMM */
+    double bytes;        /* GEMM, elementwise */
+    int tensor_dtype_bits; /* GEMM: 16 (bf16/fp16) or 32 (tf32/fp32 path) */
+} cusim_kernel_desc;
+
+/* Queues a kernel on s, attributed to correlation id `corr` (normally
+ * cusim_current_correlation()). Start = max(stream tail, events waited on,
+ * now + launch latency); duration from the timing model plus jitter. Emits the
+ * kernel activity to the tool. Returns the device end time (gpu ns). */
+CUSIM_EXPORT uint64_t cusim_launch(cusim_stream *s, const cusim_kernel_desc *k, uint32_t corr);
+
+enum cusim_copy_kind { /* same values as cudaMemcpyKind / CUpti_ActivityMemcpyKind use */
+    CUSIM_COPY_HTOH, CUSIM_COPY_HTOD, CUSIM_COPY_DTOH, CUSIM_COPY_DTOD,
+};
+/* Copies bytes for real (2D: `height` rows of `width` bytes with pitches;
+ * 1D: height 1) and queues the transfer. kind 4 (cudaMemcpyDefault) is
+ * resolved from the pointers. blocking != 0: the host waits until the copy is
+ * done on the device (cudaMemcpy). Emits the memcpy activity. Returns the
+ * device end time. */
+CUSIM_EXPORT uint64_t cusim_memcpy2d(cusim_stream *s, void *dst, size_t dpitch, const void *src,
+                                     size_t spitch, size_t width, size_t height, int kind,
+                                     int blocking, uint32_t corr);
+CUSIM_EXPORT uint64_t cusim_memcpy(cusim_stream *s, void *dst, const void *src, size_t bytes,
+                                   int kind, int blocking, uint32_t corr);
+CUSIM_EXPORT uint64_t cusim_memset(cusim_stream *s, void *dst, int value, size_t bytes,
+                                   int blocking, uint32_t corr);
+
+/* Occupancy for a block size / dynamic smem on an sm_90 SM (deterministic
+ * model: limited by threads, registers, shared memory). */
+CUSIM_EXPORT int cusim_occupancy(int block_size, size_t dynamic_smem, int registers,
+                                 size_t static_smem);
+
+/* ---- the tool hook (the simulated CUPTI attaches here) ------------------ */
+
+/* Activity the device produced; all times are gpu ns. */
+typedef struct cusim_kernel_activity {
+    const cusim_kernel_desc *desc;
+    uint64_t queued, submitted, start, end;
+    uint32_t stream_id, correlation_id;
+} cusim_kernel_activity;
+
+typedef struct cusim_copy_activity {
+    int is_memset;       /* 1: memset, 0: memcpy */
+    int copy_kind;       /* enum cusim_copy_kind (memcpy) */
+    int src_mem, dst_mem;/* enum cusim_mem_kind */
+    int value;           /* memset */
+    uint64_t bytes, start, end;
+    uint32_t stream_id, correlation_id;
+} cusim_copy_activity;
+
+typedef struct cusim_sync_activity {
+    int type;            /* CUpti_ActivitySynchronizationType */
+    uint64_t start, end; /* host wait, on the device clock */
+    uint32_t stream_id;  /* or UINT32_MAX */
+    uint32_t correlation_id;
+} cusim_sync_activity;
+
+typedef struct cusim_tool_ops {
+    void (*api_enter)(const cusim_api_call *c);
+    void (*api_exit)(const cusim_api_call *c);
+    void (*kernel)(const cusim_kernel_activity *a);
+    void (*copy)(const cusim_copy_activity *a);
+    void (*sync)(const cusim_sync_activity *a);
+} cusim_tool_ops;
+
+/* Attaches (ops != NULL) or detaches the tool. The ops struct must outlive
+ * the process. Hooks run on the thread doing the work and must not call back
+ * into cusim_api_begin. */
+CUSIM_EXPORT void cusim_tool_set(const cusim_tool_ops *ops);
+/* Device clock override (CUPTI's RegisterTimestampCallback). Honoured only
+ * when set before cusim_init() has finished, as the real CUPTI requires;
+ * returns 0 if taken, -1 if too late. */
+CUSIM_EXPORT int cusim_tool_set_timestamp_fn(uint64_t (*fn)(void));
+/* 1 once cusim_init() has run (the driver is up). */
+CUSIM_EXPORT int cusim_initialized(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CUSIM_H */

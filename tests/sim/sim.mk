@@ -1,0 +1,1 @@
+# tests/sim/: build fragment (included by the top Makefile). Filled in by its owner.
