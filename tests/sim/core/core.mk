@@ -1,0 +1,1 @@
+# tests/sim/core/: build fragment, owned by this part of the sim.

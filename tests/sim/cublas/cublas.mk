@@ -1,0 +1,1 @@
+# tests/sim/cublas/: build fragment, owned by this part of the sim.

@@ -1,0 +1,1 @@
+# tests/sim/cupti/: build fragment, owned by this part of the sim.
