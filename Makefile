@@ -55,6 +55,7 @@ all: deps-ok build-all
 
 include tests/sim/sim.mk
 include collector/collector.mk
+include collector/cupti.mk
 include formats/formats.mk
 include preload/preload.mk
 include bench/bench.mk

@@ -1,0 +1,1 @@
+# collector/cupti.mk: the CUPTI part of the collector (appends to COLLECTOR_OBJS).
