@@ -76,6 +76,19 @@ CUSIM_EXPORT void cusim_api_begin(cusim_api_call *c, uint32_t cbid, const char *
 CUSIM_EXPORT void cusim_api_end(cusim_api_call *c, int status);
 /* Correlation id of this thread's innermost open call, or 0. */
 CUSIM_EXPORT uint32_t cusim_current_correlation(void);
+/* cusim_api_begin for a launch: symbol_name (the kernel's device name, kept by
+ * the caller for the whole call) is set before the api_enter hook runs, as
+ * CUPTI's callback data carries it at the enter site. */
+CUSIM_EXPORT void cusim_api_begin_sym(cusim_api_call *c, uint32_t cbid, const char *name,
+                                      const void *params, const char *symbol_name);
+/* Note: start_gpu_ns / end_gpu_ns are stamped only while a tool is attached
+ * (0 otherwise), which keeps an untraced call down to a few nanoseconds. */
+
+/* Host CPU time a launch API call costs (CUSIM_LAUNCH_CPU_NS, default 2500);
+ * the runtime's launch entry points spin for it with cusim_spin_ns. */
+CUSIM_EXPORT uint64_t cusim_launch_cpu_ns(void);
+/* Busy-waits the calling thread for ns nanoseconds (0: returns at once). */
+CUSIM_EXPORT void cusim_spin_ns(uint64_t ns);
 
 /* ---- device, memory ----------------------------------------------------- */
 
@@ -98,6 +111,12 @@ CUSIM_EXPORT void *cusim_mem_alloc(size_t size, enum cusim_mem_kind kind);
 CUSIM_EXPORT int cusim_mem_free(void *p, enum cusim_mem_kind kind);
 /* Classifies any pointer (inside an allocation counts). */
 CUSIM_EXPORT enum cusim_mem_kind cusim_mem_kind_of(const void *p);
+/* Like cusim_mem_kind_of, and also gives the allocation holding p (base and
+ * size; either out pointer may be NULL; untouched when not ours). */
+CUSIM_EXPORT enum cusim_mem_kind cusim_mem_find(const void *p, void **base, size_t *size);
+/* Bytes currently allocated as device + managed memory (cudaMemGetInfo). */
+CUSIM_EXPORT uint64_t cusim_mem_device_used(void);
+#define CUSIM_DEVICE_MEM_BYTES (80ull << 30) /* 80 GiB */
 
 /* ---- streams, events ---------------------------------------------------- */
 
@@ -106,11 +125,23 @@ typedef struct cusim_event cusim_event;   /* opaque; cudaEvent_t in the sim */
 
 /* Maps a cudaStream_t value to a stream: NULL/0 = legacy default stream
  * (ptds != 0 turns NULL into this thread's per-thread stream),
- * cudaStreamLegacy (0x1), cudaStreamPerThread (0x2), else a created stream. */
+ * cudaStreamLegacy (0x1), cudaStreamPerThread (0x2), else a created stream.
+ * Returns NULL when the value is not a live stream (destroyed or garbage that
+ * does not carry the stream's magic). */
 CUSIM_EXPORT cusim_stream *cusim_stream_get(const void *cuda_stream, int ptds);
 CUSIM_EXPORT cusim_stream *cusim_stream_create(unsigned flags, int priority);
 CUSIM_EXPORT void cusim_stream_destroy(cusim_stream *s);
 CUSIM_EXPORT uint32_t cusim_stream_id(const cusim_stream *s); /* CUPTI stream id */
+CUSIM_EXPORT unsigned cusim_stream_flags(const cusim_stream *s); /* as created */
+CUSIM_EXPORT int cusim_stream_priority(const cusim_stream *s);   /* as created */
+/* Maps a cudaEvent_t value to an event, or NULL if it is not a live event. */
+CUSIM_EXPORT cusim_event *cusim_event_get(const void *cuda_event);
+/* cudaDeviceReset: waits for all queued work; memory, streams and events
+ * stay valid (the sim does not tear its one context down). */
+CUSIM_EXPORT void cusim_device_reset(void);
+/* Blocks the host until all queued work is done, without reporting a
+ * synchronization to the tool (cudaFree's implicit synchronization). */
+CUSIM_EXPORT void cusim_device_drain(void);
 /* Blocks the host until all work queued on s is done (device time). */
 CUSIM_EXPORT void cusim_stream_sync(cusim_stream *s);
 /* 1 if all work on s is done now, else 0. */
@@ -122,7 +153,9 @@ CUSIM_EXPORT void cusim_event_destroy(cusim_event *e);
 CUSIM_EXPORT void cusim_event_record(cusim_event *e, cusim_stream *s);
 CUSIM_EXPORT void cusim_event_sync(cusim_event *e);
 CUSIM_EXPORT int cusim_event_query(cusim_event *e);
-/* Device-time ms between two recorded events; -1 if either never recorded. */
+/* Device-time ms between two recorded events; -1 if either never recorded,
+ * -2 if either was created with cudaEventDisableTiming, -3 if either is not
+ * reached yet (cudaErrorNotReady). */
 CUSIM_EXPORT float cusim_event_elapsed_ms(cusim_event *a, cusim_event *b);
 /* Makes later work on s wait for e. */
 CUSIM_EXPORT void cusim_stream_wait_event(cusim_stream *s, cusim_event *e);
@@ -169,6 +202,20 @@ CUSIM_EXPORT uint64_t cusim_memcpy(cusim_stream *s, void *dst, const void *src, 
                                    int kind, int blocking, uint32_t corr);
 CUSIM_EXPORT uint64_t cusim_memset(cusim_stream *s, void *dst, int value, size_t bytes,
                                    int blocking, uint32_t corr);
+/* 2D memset: `height` rows of `width` bytes, `pitch` apart; one activity. */
+CUSIM_EXPORT uint64_t cusim_memset2d(cusim_stream *s, void *dst, size_t pitch, int value,
+                                     size_t width, size_t height, int blocking, uint32_t corr);
+
+/* Defers CPU work of the sim itself (the cuBLAS sim computing a GEMM result)
+ * off the caller's timeline: fn(arg) runs later, in submission order, on the
+ * first thread that calls something able to observe device memory or the
+ * device's completion (cusim_memcpy*, cusim_memset*, every sync and query,
+ * cusim_event_elapsed_ms, cusim_mem_free, cusim_device_drain/reset), before
+ * that call does its work. fn may call cusim functions (they do not drain
+ * again) but must not block on other threads. */
+CUSIM_EXPORT void cusim_defer(void (*fn)(void *arg), void *arg);
+/* Runs all deferred work now (what the calls above do first). */
+CUSIM_EXPORT void cusim_defer_drain(void);
 
 /* Occupancy for a block size / dynamic smem on an sm_90 SM (deterministic
  * model: limited by threads, registers, shared memory). */

@@ -1,1 +1,46 @@
-# tests/sim/cublas/: build fragment, owned by this part of the sim.
+# tests/sim/cublas/: the simulated cuBLAS and cuBLASLt, libcublas.so.13 and
+# libcublasLt.so.13, with the real sonames and symbol versions (the version
+# scripts), linked to libcusim.so; and their Check test.
+#
+# The GEMM engine (gemm_*.c, status.c) is compiled into both libraries, as the
+# real ones each carry their own kernels and a static cudart; libcublas also
+# links libcublasLt (NEEDED), as the real one does.
+CUBLAS_DIR      := tests/sim/cublas
+CUBLAS_HDRS     := $(wildcard $(CUBLAS_DIR)/*.h) tests/sim/core/cusim.h
+CUBLAS_COMMON   := gemm_cpu gemm_launch status
+CUBLAS_OBJ      = $(patsubst %,$(SIM_DIR)/cublas/%.o,$(1))
+LIBCUBLAS       := $(SIM_DIR)/libcublas.so.13
+LIBCUBLASLT     := $(SIM_DIR)/libcublasLt.so.13
+CUBLAS_LINK     = -L$(SIM_DIR) -lcusim -lpthread -lm -Wl,-rpath,'$$ORIGIN'
+
+$(SIM_DIR)/cublas/%.o: $(CUBLAS_DIR)/%.c $(CUBLAS_HDRS)
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(SIM_CFLAGS) -c -o $@ $<
+
+$(LIBCUBLASLT): $(call CUBLAS_OBJ,cublasLt cublasLt_desc $(CUBLAS_COMMON)) \
+		$(CUBLAS_DIR)/libcublasLt.map $(CUSIM_LIB)
+	$(call P,LD,$@)$(CC) -shared -Wl,-soname,libcublasLt.so.13 \
+	  -Wl,--version-script=$(CUBLAS_DIR)/libcublasLt.map -o $@ \
+	  $(call CUBLAS_OBJ,cublasLt cublasLt_desc $(CUBLAS_COMMON)) $(LDFLAGS) $(CUBLAS_LINK)
+	$(Q)ln -sf libcublasLt.so.13 $(SIM_DIR)/libcublasLt.so
+
+$(LIBCUBLAS): $(call CUBLAS_OBJ,cublas $(CUBLAS_COMMON)) $(CUBLAS_DIR)/libcublas.map \
+		$(LIBCUBLASLT) $(CUSIM_LIB)
+	$(call P,LD,$@)$(CC) -shared -Wl,-soname,libcublas.so.13 \
+	  -Wl,--version-script=$(CUBLAS_DIR)/libcublas.map -o $@ \
+	  $(call CUBLAS_OBJ,cublas $(CUBLAS_COMMON)) $(LDFLAGS) \
+	  -Wl,--no-as-needed -L$(SIM_DIR) -l:libcublasLt.so.13 $(CUBLAS_LINK)
+	$(Q)ln -sf libcublas.so.13 $(SIM_DIR)/libcublas.so
+
+# The test binary: --export-dynamic lets its cudart stand-ins interpose on
+# any dynamic runtime call the libraries would make (there must be none).
+CUBLAS_TEST_SRCS := $(addprefix $(CUBLAS_DIR)/,test_util.c test_sim_cublas.c test_sim_cublaslt.c \
+		      test_sim_trace.c)
+$(B)/tests/test_sim_cublas: $(CUBLAS_TEST_SRCS) $(CUBLAS_HDRS) $(LIBCUBLAS) $(LIBCUBLASLT) \
+		$(CUSIM_LIB)
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -I$(CUBLAS_DIR) -Itests/sim/core \
+	  $(CHECK_CFLAGS) -o $@ $(CUBLAS_TEST_SRCS) $(LDFLAGS) -L$(SIM_DIR) -l:libcublas.so.13 \
+	  -l:libcublasLt.so.13 -lcusim $(CHECK_LIBS) -lm -Wl,--export-dynamic \
+	  -Wl,-rpath,'$$ORIGIN/../sim'
+
+ALL_TARGETS += $(LIBCUBLAS) $(LIBCUBLASLT)
+UNIT_TESTS  += $(B)/tests/test_sim_cublas

@@ -1,1 +1,33 @@
-# tests/sim/cudart/: build fragment, owned by this part of the sim.
+# tests/sim/cudart/: the simulated CUDA runtime, libcudart.so.13 (soname and
+# symbol versions of the real one), linked to the driver core libcusim.so.
+CUDART_SRCS := $(wildcard tests/sim/cudart/cudart_*.c)
+CUDART_HDRS := tests/sim/cudart/cudart_internal.h $(CUSIM_HDRS)
+CUDART_OBJS := $(patsubst tests/sim/cudart/%.c,$(SIM_DIR)/cudart/%.o,$(CUDART_SRCS))
+CUDART_LIB  := $(SIM_DIR)/libcudart.so.13
+CUDART_MAP  := tests/sim/cudart/libcudart.map
+
+$(SIM_DIR)/cudart/%.o: tests/sim/cudart/%.c $(CUDART_HDRS)
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(SIM_CFLAGS) -c -o $@ $<
+
+$(CUDART_LIB): $(CUDART_OBJS) $(CUSIM_LIB) $(CUDART_MAP)
+	$(call P,LD,$@)$(CC) -shared -Wl,-soname,libcudart.so.13 -Wl,--version-script=$(CUDART_MAP) \
+	  -o $@ $(CUDART_OBJS) -L$(SIM_DIR) -lcusim -Wl,-rpath,'$$ORIGIN' $(LDFLAGS) -lpthread
+	$(Q)ln -sf libcudart.so.13 $(SIM_DIR)/libcudart.so
+
+# Unit tests of the runtime: link the sim libraries like a program would, and
+# the e2e harness (tests/tests.mk, included later: named literally here) for
+# the nvcc-built program test.
+$(B)/tests/test_sim_cudart: tests/sim/cudart/test_sim_cudart.c $(CUDART_LIB) $(CUSIM_HDRS) \
+		$(B)/tests/harness.o
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -Itests/sim/core -Itests/e2e $(CHECK_CFLAGS) \
+	  -o $@ $< $(B)/tests/harness.o -L$(SIM_DIR) -lcudart -lcusim -Wl,-rpath,'$$ORIGIN/../sim' \
+	  $(LDFLAGS) $(JSON_LIBS) $(CHECK_LIBS) -ldl -lpthread -lm
+
+ALL_TARGETS += $(CUDART_LIB)
+UNIT_TESTS  += $(B)/tests/test_sim_cudart
+
+# The injection library test_sim_cudart points CUDA_INJECTION64_PATH at.
+$(B)/tests/libsim_test_inject.so: tests/sim/cudart/test_inject.c $(CUSIM_LIB) $(CUSIM_HDRS)
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(SIM_CFLAGS) -shared -o $@ $< \
+	  -L$(SIM_DIR) -lcusim -Wl,-rpath,'$$ORIGIN/../sim' $(LDFLAGS)
+$(B)/tests/test_sim_cudart: $(B)/tests/libsim_test_inject.so

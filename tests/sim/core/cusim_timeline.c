@@ -1,0 +1,425 @@
+/*
+ * cusim_timeline.c - the device timeline: streams, events, and the work
+ * queued on them (kernels, copies, memsets), and the calls that wait for it.
+ *
+ * All times here are host ns (CLOCK_MONOTONIC); they become device-clock
+ * times only when reported (to the tool, or as return values). One mutex
+ * guards the timeline; it is held for a few arithmetic operations per call.
+ *
+ * Stream semantics (as in CUDA): work on the legacy default stream starts
+ * only after all work queued on blocking streams, and work on a blocking
+ * stream only after the legacy stream's work. Non-blocking streams
+ * (cudaStreamNonBlocking) ignore the legacy stream. Per-thread default
+ * streams are blocking streams (CUDA: "the per-thread default stream is not
+ * a non-blocking stream and will synchronize with the legacy default stream
+ * if both are used"), but do not synchronize with each other. Streams
+ * otherwise run concurrently.
+ */
+#include "cusim_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The timeline lock: every stream tail and the maxima below. */
+static pthread_mutex_t dev_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct cusim_stream legacy = {
+    .magic = CUSIM_STREAM_MAGIC, .id = 7, .type = CUSIM_STREAM_LEGACY,
+};
+static uint64_t blocking_tail; /* latest end over blocking non-legacy streams */
+static uint64_t device_tail;   /* latest end over all streams */
+static uint64_t op_seq;        /* operations placed so far: the jitter's input */
+static uint32_t next_stream_id = 13; /* CUPTI-style ids; 7 is the legacy stream */
+/* Destroyed streams/events kept for reuse, so a stale handle never points at
+ * freed memory (it fails the magic check instead, until reused). */
+static struct cusim_stream *free_streams[64];
+static int nfree_streams;
+static struct cusim_event *free_events[256];
+static int nfree_events;
+/* Every stream and event ever allocated: they are never freed (a stale handle
+ * must stay readable), and this keeps them reachable for leak checkers. */
+static struct cusim_stream *all_streams;
+static struct cusim_event *all_events;
+
+static uint64_t max64(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
+static int is_blocking(const cusim_stream *s)
+{
+    return s->type != CUSIM_STREAM_LEGACY && !(s->flags & CUSIM_STREAM_NONBLOCKING);
+}
+
+/* Earliest start for new work on s given its stream dependencies. Caller
+ * holds dev_mu. */
+static uint64_t stream_ready(const cusim_stream *s)
+{
+    uint64_t t = s->tail;
+    if (s->type == CUSIM_STREAM_LEGACY)
+        t = max64(t, blocking_tail);
+    else if (is_blocking(s))
+        t = max64(t, legacy.tail);
+    return t;
+}
+
+/* Marks s busy until end. Caller holds dev_mu. */
+static void stream_advance(cusim_stream *s, uint64_t end)
+{
+    s->tail = max64(s->tail, end);
+    if (is_blocking(s))
+        blocking_tail = max64(blocking_tail, end);
+    device_tail = max64(device_tail, end);
+}
+
+/* Places an operation of dur ns (before jitter) on s, submitted at host time
+ * now; returns its host start and end. */
+static void place(cusim_stream *s, uint64_t now, double dur, int outliers, uint64_t *start,
+                  uint64_t *end)
+{
+    pthread_mutex_lock(&dev_mu);
+    uint64_t seq = op_seq++;
+    double f = cusim_model_jitter(cusim_cfg.seed, seq, outliers);
+    uint64_t d = (uint64_t)(dur * f + 0.5);
+    uint64_t st = max64(stream_ready(s), now + CUSIM_LAUNCH_LATENCY_NS);
+    *start = st;
+    *end = st + d;
+    stream_advance(s, *end);
+    pthread_mutex_unlock(&dev_mu);
+}
+
+/* ---- streams ------------------------------------------------------------- */
+
+static cusim_stream *stream_new(unsigned flags, int priority, enum cusim_stream_type type)
+{
+    pthread_mutex_lock(&dev_mu);
+    cusim_stream *s = nfree_streams > 0 ? free_streams[--nfree_streams] : NULL;
+    uint32_t id = next_stream_id++;
+    if (s == NULL && (s = calloc(1, sizeof(*s))) != NULL) {
+        s->all_next = all_streams;
+        all_streams = s;
+    }
+    if (s != NULL) {
+        s->id = id, s->flags = flags, s->priority = priority, s->type = type, s->tail = 0;
+        s->magic = CUSIM_STREAM_MAGIC;
+    }
+    pthread_mutex_unlock(&dev_mu);
+    return s;
+}
+
+cusim_stream *cusim_stream_get(const void *cuda_stream, int ptds)
+{
+    uintptr_t v = (uintptr_t)cuda_stream;
+    if (v == 0 && !ptds)
+        return &legacy;
+    if (v == 1) /* cudaStreamLegacy */
+        return &legacy;
+    if (v == 0 || v == 2) { /* per-thread default stream */
+        if (cusim_self.ptds == NULL)
+            cusim_self.ptds = stream_new(0, 0, CUSIM_STREAM_PER_THREAD);
+        return cusim_self.ptds;
+    }
+    cusim_stream *s = (cusim_stream *)cuda_stream;
+    return s->magic == CUSIM_STREAM_MAGIC ? s : NULL;
+}
+
+cusim_stream *cusim_stream_create(unsigned flags, int priority)
+{
+    return stream_new(flags, priority, CUSIM_STREAM_CREATED);
+}
+
+void cusim_stream_destroy(cusim_stream *s)
+{
+    /* Work still queued completes anyway, as in CUDA: the tails it left in
+     * blocking_tail / device_tail stay. */
+    if (s == NULL || s->type != CUSIM_STREAM_CREATED || s->magic != CUSIM_STREAM_MAGIC)
+        return;
+    pthread_mutex_lock(&dev_mu);
+    s->magic = 0;
+    if (nfree_streams < (int)(sizeof(free_streams) / sizeof(free_streams[0])))
+        free_streams[nfree_streams++] = s;
+    pthread_mutex_unlock(&dev_mu);
+}
+
+uint32_t cusim_stream_id(const cusim_stream *s)
+{
+    return s->id;
+}
+
+unsigned cusim_stream_flags(const cusim_stream *s)
+{
+    return s->flags;
+}
+
+int cusim_stream_priority(const cusim_stream *s)
+{
+    return s->priority;
+}
+
+/* Reports a host wait [h0, h1] to the tool. */
+static void emit_sync(int type, uint64_t h0, uint64_t h1, uint32_t stream_id)
+{
+    const cusim_tool_ops *tool = cusim_tool_get();
+    if (tool == NULL || tool->sync == NULL)
+        return;
+    int64_t d = cusim_gpu_delta();
+    cusim_sync_activity a = {
+        .type = type,
+        .start = h0 + (uint64_t)d,
+        .end = h1 + (uint64_t)d,
+        .stream_id = stream_id,
+        .correlation_id = cusim_current_correlation(),
+    };
+    tool->sync(&a);
+}
+
+void cusim_stream_sync(cusim_stream *s)
+{
+    uint64_t h0 = cusim_host_ns();
+    cusim_defer_drain();
+    pthread_mutex_lock(&dev_mu);
+    uint64_t t = s->tail;
+    pthread_mutex_unlock(&dev_mu);
+    cusim_wait_until_host(t);
+    emit_sync(CUSIM_SYNC_STREAM, h0, cusim_host_ns(), s->id);
+}
+
+int cusim_stream_query(cusim_stream *s)
+{
+    cusim_defer_drain();
+    pthread_mutex_lock(&dev_mu);
+    uint64_t t = s->tail;
+    pthread_mutex_unlock(&dev_mu);
+    return cusim_host_ns() >= t;
+}
+
+void cusim_device_sync(void)
+{
+    uint64_t h0 = cusim_host_ns();
+    cusim_defer_drain();
+    pthread_mutex_lock(&dev_mu);
+    uint64_t t = device_tail;
+    pthread_mutex_unlock(&dev_mu);
+    cusim_wait_until_host(t);
+    emit_sync(CUSIM_SYNC_CONTEXT, h0, cusim_host_ns(), UINT32_MAX);
+}
+
+void cusim_device_drain(void)
+{
+    cusim_defer_drain();
+    pthread_mutex_lock(&dev_mu);
+    uint64_t t = device_tail;
+    pthread_mutex_unlock(&dev_mu);
+    cusim_wait_until_host(t);
+}
+
+void cusim_device_reset(void)
+{
+    cusim_device_drain();
+}
+
+/* ---- events -------------------------------------------------------------- */
+
+cusim_event *cusim_event_create(unsigned flags)
+{
+    pthread_mutex_lock(&dev_mu);
+    cusim_event *e = nfree_events > 0 ? free_events[--nfree_events] : NULL;
+    if (e == NULL && (e = calloc(1, sizeof(*e))) != NULL) {
+        e->all_next = all_events;
+        all_events = e;
+    }
+    if (e != NULL) {
+        e->flags = flags, e->recorded = 0, e->time = 0;
+        e->magic = CUSIM_EVENT_MAGIC;
+    }
+    pthread_mutex_unlock(&dev_mu);
+    return e;
+}
+
+cusim_event *cusim_event_get(const void *cuda_event)
+{
+    cusim_event *e = (cusim_event *)cuda_event;
+    return e != NULL && e->magic == CUSIM_EVENT_MAGIC ? e : NULL;
+}
+
+void cusim_event_destroy(cusim_event *e)
+{
+    if (e == NULL || e->magic != CUSIM_EVENT_MAGIC)
+        return;
+    pthread_mutex_lock(&dev_mu);
+    e->magic = 0;
+    if (nfree_events < (int)(sizeof(free_events) / sizeof(free_events[0])))
+        free_events[nfree_events++] = e;
+    pthread_mutex_unlock(&dev_mu);
+}
+
+void cusim_event_record(cusim_event *e, cusim_stream *s)
+{
+    /* A record is a zero-length operation in the stream: it is reached when
+     * the stream's earlier work is done, and no earlier than the launch
+     * latency after the call. */
+    uint64_t now = cusim_host_ns();
+    pthread_mutex_lock(&dev_mu);
+    uint64_t t = max64(stream_ready(s), now + CUSIM_LAUNCH_LATENCY_NS);
+    stream_advance(s, t);
+    e->time = t;
+    e->recorded = 1;
+    pthread_mutex_unlock(&dev_mu);
+}
+
+void cusim_event_sync(cusim_event *e)
+{
+    uint64_t h0 = cusim_host_ns();
+    cusim_defer_drain();
+    pthread_mutex_lock(&dev_mu);
+    uint64_t t = e->recorded ? e->time : 0;
+    pthread_mutex_unlock(&dev_mu);
+    cusim_wait_until_host(t);
+    emit_sync(CUSIM_SYNC_EVENT, h0, cusim_host_ns(), UINT32_MAX);
+}
+
+int cusim_event_query(cusim_event *e)
+{
+    cusim_defer_drain();
+    pthread_mutex_lock(&dev_mu);
+    uint64_t t = e->recorded ? e->time : 0;
+    pthread_mutex_unlock(&dev_mu);
+    return cusim_host_ns() >= t;
+}
+
+float cusim_event_elapsed_ms(cusim_event *a, cusim_event *b)
+{
+    cusim_defer_drain();
+    pthread_mutex_lock(&dev_mu);
+    int ra = a->recorded, rb = b->recorded;
+    uint64_t ta = a->time, tb = b->time;
+    unsigned flags = a->flags | b->flags;
+    pthread_mutex_unlock(&dev_mu);
+    if (!ra || !rb)
+        return -1.0f;
+    if (flags & CUSIM_EVENT_DISABLE_TIMING)
+        return -2.0f;
+    if (cusim_host_ns() < max64(ta, tb))
+        return -3.0f;
+    return (float)(((double)tb - (double)ta) / 1e6);
+}
+
+void cusim_stream_wait_event(cusim_stream *s, cusim_event *e)
+{
+    uint64_t now = cusim_host_ns();
+    pthread_mutex_lock(&dev_mu);
+    if (e->recorded)
+        stream_advance(s, e->time);
+    pthread_mutex_unlock(&dev_mu);
+    emit_sync(CUSIM_SYNC_STREAM_WAIT_EVENT, now, now, s->id);
+}
+
+/* ---- work ---------------------------------------------------------------- */
+
+uint64_t cusim_launch(cusim_stream *s, const cusim_kernel_desc *k, uint32_t corr)
+{
+    uint64_t now = cusim_host_ns(), start, end;
+    place(s, now, cusim_model_kernel_ns(k), 1, &start, &end);
+    int64_t d = cusim_gpu_delta();
+    const cusim_tool_ops *tool = cusim_tool_get();
+    if (tool != NULL && tool->kernel != NULL) {
+        uint64_t sub = now + CUSIM_SUBMIT_NS;
+        cusim_kernel_activity a = {
+            .desc = k,
+            .queued = now + (uint64_t)d,
+            .submitted = (sub < start ? sub : start) + (uint64_t)d,
+            .start = start + (uint64_t)d,
+            .end = end + (uint64_t)d,
+            .stream_id = s->id,
+            .correlation_id = corr,
+        };
+        tool->kernel(&a);
+    }
+    return end + (uint64_t)d;
+}
+
+static int on_device(int mem)
+{
+    return mem == CUSIM_MEM_DEVICE || mem == CUSIM_MEM_MANAGED;
+}
+
+uint64_t cusim_memcpy2d(cusim_stream *s, void *dst, size_t dpitch, const void *src, size_t spitch,
+                        size_t width, size_t height, int kind, int blocking, uint32_t corr)
+{
+    /* Submitted now; the sim's deferred CPU work (which this copy may
+     * observe) runs first but does not delay the copy on the device. */
+    uint64_t now = cusim_host_ns(), start, end;
+    cusim_defer_drain();
+    int src_mem = cusim_mem_kind_of(src), dst_mem = cusim_mem_kind_of(dst);
+    if (kind < CUSIM_COPY_HTOH || kind > CUSIM_COPY_DTOD) /* cudaMemcpyDefault */
+        kind = on_device(src_mem) ? (on_device(dst_mem) ? CUSIM_COPY_DTOD : CUSIM_COPY_DTOH)
+                                  : (on_device(dst_mem) ? CUSIM_COPY_HTOD : CUSIM_COPY_HTOH);
+    /* The bytes move now, at submission: host code sees results in program
+     * order, which is all a program without running kernels can observe. */
+    if (height <= 1 || (dpitch == width && spitch == width)) {
+        memmove(dst, src, width * (height ? height : 1));
+    } else {
+        for (size_t r = 0; r < height; r++)
+            memmove((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
+    }
+    uint64_t bytes = (uint64_t)width * (height ? height : 1);
+    /* Pageable host memory goes through a staging buffer: the call returns
+     * only when the copy is done, even for cudaMemcpyAsync. */
+    if ((kind == CUSIM_COPY_HTOD && src_mem == CUSIM_MEM_UNKNOWN) ||
+        (kind == CUSIM_COPY_DTOH && dst_mem == CUSIM_MEM_UNKNOWN) || kind == CUSIM_COPY_HTOH)
+        blocking = 1;
+    place(s, now, cusim_model_copy_ns(kind, src_mem, dst_mem, bytes), 0, &start, &end);
+    int64_t d = cusim_gpu_delta();
+    const cusim_tool_ops *tool = cusim_tool_get();
+    if (tool != NULL && tool->copy != NULL) {
+        cusim_copy_activity a = {
+            .is_memset = 0, .copy_kind = kind, .src_mem = src_mem, .dst_mem = dst_mem,
+            .bytes = bytes, .start = start + (uint64_t)d, .end = end + (uint64_t)d,
+            .stream_id = s->id, .correlation_id = corr,
+        };
+        tool->copy(&a);
+    }
+    if (blocking)
+        cusim_wait_until_host(end);
+    return end + (uint64_t)d;
+}
+
+uint64_t cusim_memcpy(cusim_stream *s, void *dst, const void *src, size_t bytes, int kind,
+                      int blocking, uint32_t corr)
+{
+    return cusim_memcpy2d(s, dst, bytes, src, bytes, bytes, 1, kind, blocking, corr);
+}
+
+uint64_t cusim_memset(cusim_stream *s, void *dst, int value, size_t bytes, int blocking,
+                      uint32_t corr)
+{
+    return cusim_memset2d(s, dst, bytes, value, bytes, 1, blocking, corr);
+}
+
+uint64_t cusim_memset2d(cusim_stream *s, void *dst, size_t pitch, int value, size_t width,
+                        size_t height, int blocking, uint32_t corr)
+{
+    uint64_t now = cusim_host_ns(), start, end;
+    cusim_defer_drain();
+    int dst_mem = cusim_mem_kind_of(dst);
+    if (height <= 1 || pitch == width) {
+        memset(dst, value, width * (height ? height : 1));
+    } else {
+        for (size_t r = 0; r < height; r++)
+            memset((char *)dst + r * pitch, value, width);
+    }
+    uint64_t bytes = (uint64_t)width * (height ? height : 1);
+    place(s, now, cusim_model_memset_ns(bytes), 0, &start, &end);
+    int64_t d = cusim_gpu_delta();
+    const cusim_tool_ops *tool = cusim_tool_get();
+    if (tool != NULL && tool->copy != NULL) {
+        cusim_copy_activity a = {
+            .is_memset = 1, .dst_mem = dst_mem, .value = value, .bytes = bytes,
+            .start = start + (uint64_t)d, .end = end + (uint64_t)d,
+            .stream_id = s->id, .correlation_id = corr,
+        };
+        tool->copy(&a);
+    }
+    if (blocking)
+        cusim_wait_until_host(end);
+    return end + (uint64_t)d;
+}

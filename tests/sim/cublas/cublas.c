@@ -1,0 +1,361 @@
+/*
+ * cublas.c - the simulated libcublas.so.13: handles and the GEMM family, with
+ * the real CUDA 13 prototypes (cublas_v2.h maps cublasCreate and friends to
+ * the *_v2 names exported here).
+ *
+ * Every GEMM goes through simblas_run: cold start on the handle's first
+ * GEMM, a traced occupancy query, one traced cudaLaunchKernel carrying a
+ * cuBLAS-style kernel, and the result computed on the CPU (deferred until the
+ * program can observe it) up to CUSIM_COMPUTE_MAX; beyond it the output is
+ * left untouched: timing only.
+ */
+#include "simblas.h"
+
+#include <cublas_api.h>
+#include <cublasLt.h>
+#include <stdlib.h>
+
+#define EXPORT __attribute__((visibility("default")))
+#define HANDLE_MAGIC 0xb1a5c0deu
+
+/* What cublasHandle_t points to. */
+struct cublasContext {
+    uint32_t magic;            /* HANDLE_MAGIC while alive */
+    cudaStream_t stream;       /* cublasSetStream; NULL = legacy default stream */
+    cublasMath_t math;         /* cublasSetMathMode */
+    cublasPointerMode_t pmode; /* where alpha/beta live (both readable here) */
+    void *user_ws;             /* cublasSetWorkspace (accepted, not used) */
+    size_t user_ws_size;       /* its size in bytes */
+    simblas_ctx engine;        /* cold-start state and our own workspace */
+};
+
+static int handle_ok(cublasHandle_t h)
+{
+    return h != NULL && h->magic == HANDLE_MAGIC;
+}
+
+EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
+{
+    struct cublasContext *h;
+    if (handle == NULL)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    cusim_init();
+    /* like the real library, refuse a cuBLASLt from another release */
+    if (cublasLtGetVersion() / 100 != CUBLAS_VERSION / 100)
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    h = calloc(1, sizeof *h);
+    if (h == NULL)
+        return CUBLAS_STATUS_ALLOC_FAILED;
+    h->magic = HANDLE_MAGIC;
+    h->math = CUBLAS_DEFAULT_MATH;
+    h->pmode = CUBLAS_POINTER_MODE_HOST;
+    *handle = h;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+EXPORT cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)
+{
+    if (!handle_ok(handle))
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    simblas_ctx_release(&handle->engine);
+    handle->magic = 0;
+    free(handle);
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+EXPORT cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int *version)
+{
+    (void)handle; /* the real one answers without a handle too */
+    if (version == NULL)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    *version = CUBLAS_VERSION;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+EXPORT const char *cublasGetStatusName(cublasStatus_t status)
+{
+    return simblas_status_name(status);
+}
+
+EXPORT const char *cublasGetStatusString(cublasStatus_t status)
+{
+    return simblas_status_string(status);
+}
+
+EXPORT cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId)
+{
+    if (!handle_ok(handle))
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    handle->stream = streamId;
+    /* the real one drops a user workspace when the stream changes */
+    handle->user_ws = NULL;
+    handle->user_ws_size = 0;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+EXPORT cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *streamId)
+{
+    if (!handle_ok(handle))
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (streamId == NULL)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    *streamId = handle->stream;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+EXPORT cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void *workspace,
+                                            size_t workspaceSizeInBytes)
+{
+    if (!handle_ok(handle))
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (workspace == NULL && workspaceSizeInBytes != 0)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    handle->user_ws = workspace;
+    handle->user_ws_size = workspaceSizeInBytes;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+EXPORT cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)
+{
+    if (!handle_ok(handle))
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (((unsigned)mode & ~(unsigned)CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION) > 15u)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    handle->math = mode;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+EXPORT cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode)
+{
+    if (!handle_ok(handle))
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (mode == NULL)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    *mode = handle->math;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+EXPORT cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t mode)
+{
+    if (!handle_ok(handle))
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (mode != CUBLAS_POINTER_MODE_HOST && mode != CUBLAS_POINTER_MODE_DEVICE)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    handle->pmode = mode;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+EXPORT cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t *mode)
+{
+    if (!handle_ok(handle))
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (mode == NULL)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    *mode = handle->pmode;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* ---- the GEMM family ------------------------------------------------------ */
+
+/* One GEMM call's arguments, whichever entry point it came through. */
+typedef struct gemm_args {
+    cublasOperation_t transa, transb;
+    int m, n, k;
+    const void *alpha, *beta; /* host or device memory: both readable here */
+    simblas_matrix a, b, c;   /* c is also the output */
+    int batch;
+    cublasComputeType_t compute;
+} gemm_args;
+
+static int op_ok(cublasOperation_t op)
+{
+    return op == CUBLAS_OP_N || op == CUBLAS_OP_T || op == CUBLAS_OP_C;
+}
+
+static int max1(int v)
+{
+    return v > 1 ? v : 1;
+}
+
+/* Checks the argument values as cuBLAS does (INVALID_VALUE). */
+static cublasStatus_t check_shape(const gemm_args *x)
+{
+    if (!op_ok(x->transa) || !op_ok(x->transb))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (x->m < 0 || x->n < 0 || x->k < 0 || x->batch < 0)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (x->a.ld < max1(x->transa == CUBLAS_OP_N ? x->m : x->k) ||
+        x->b.ld < max1(x->transb == CUBLAS_OP_N ? x->k : x->n) || x->c.ld < max1(x->m))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (x->alpha == NULL || x->beta == NULL)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* Checks the type combination for the compute type; sets *half_scalars when
+ * alpha/beta are __half (COMPUTE_16F). */
+static cublasStatus_t check_types(const gemm_args *x, int *half_scalars)
+{
+    cudaDataType at = x->a.type;
+    *half_scalars = 0;
+    switch (x->compute) {
+    case CUBLAS_COMPUTE_16F:
+    case CUBLAS_COMPUTE_16F_PEDANTIC:
+        if (at != CUDA_R_16F || x->b.type != CUDA_R_16F || x->c.type != CUDA_R_16F)
+            return CUBLAS_STATUS_NOT_SUPPORTED;
+        *half_scalars = 1;
+        return CUBLAS_STATUS_SUCCESS;
+    case CUBLAS_COMPUTE_32F:
+    case CUBLAS_COMPUTE_32F_PEDANTIC:
+    case CUBLAS_COMPUTE_32F_FAST_16F:
+    case CUBLAS_COMPUTE_32F_FAST_16BF:
+    case CUBLAS_COMPUTE_32F_FAST_TF32:
+        if (simblas_dtype_size(at) == 0 || x->b.type != at)
+            return CUBLAS_STATUS_NOT_SUPPORTED;
+        if (x->c.type != at && x->c.type != CUDA_R_32F)
+            return CUBLAS_STATUS_NOT_SUPPORTED;
+        return CUBLAS_STATUS_SUCCESS;
+    default:
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+}
+
+static float scalar(const void *p, int half)
+{
+    uint16_t h;
+    if (!half)
+        return *(const float *)p;
+    __builtin_memcpy(&h, p, sizeof h);
+    return simblas_f16_to_f32(h);
+}
+
+static cublasStatus_t gemm(cublasHandle_t handle, const gemm_args *x)
+{
+    simblas_gemm g = {0};
+    cublasStatus_t st;
+    int half_scalars;
+    if (!handle_ok(handle))
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    cusim_init();
+    if ((st = check_shape(x)) != CUBLAS_STATUS_SUCCESS ||
+        (st = check_types(x, &half_scalars)) != CUBLAS_STATUS_SUCCESS)
+        return st;
+    if (x->m == 0 || x->n == 0 || x->batch == 0)
+        return CUBLAS_STATUS_SUCCESS; /* nothing to do: no kernel, as in cuBLAS */
+    g.trans_a = x->transa != CUBLAS_OP_N;
+    g.trans_b = x->transb != CUBLAS_OP_N;
+    g.m = x->m;
+    g.n = x->n;
+    g.k = x->k;
+    g.batch = x->batch;
+    g.a = x->a;
+    g.b = x->b;
+    g.c = g.d = x->c;
+    g.alpha = scalar(x->alpha, half_scalars);
+    g.beta = scalar(x->beta, half_scalars);
+    g.acc16 = half_scalars;
+    g.tf32 = x->a.type == CUDA_R_32F &&
+             (x->compute == CUBLAS_COMPUTE_32F_FAST_TF32 ||
+              (x->compute == CUBLAS_COMPUTE_32F && (handle->math & 0xf) == CUBLAS_TF32_TENSOR_OP_MATH));
+    if (simblas_run(&handle->engine, handle->stream, &g, -1) != 0)
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+static simblas_matrix mat(const void *p, cudaDataType t, int ld, long long stride)
+{
+    simblas_matrix m = {.ptr = p, .array = NULL, .type = t, .ld = ld, .stride = stride};
+    return m;
+}
+
+static cublasComputeType_t compute_32f(cublasHandle_t handle)
+{
+    return handle != NULL && (handle->math & 0xf) == CUBLAS_PEDANTIC_MATH
+               ? CUBLAS_COMPUTE_32F_PEDANTIC
+               : CUBLAS_COMPUTE_32F;
+}
+
+EXPORT cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
+                                     cublasOperation_t transb, int m, int n, int k,
+                                     const float *alpha, const float *A, int lda, const float *B,
+                                     int ldb, const float *beta, float *C, int ldc)
+{
+    gemm_args x = {transa, transb, m, n, k, alpha, beta, mat(A, CUDA_R_32F, lda, 0),
+                   mat(B, CUDA_R_32F, ldb, 0), mat(C, CUDA_R_32F, ldc, 0), 1,
+                   compute_32f(handle)};
+    return gemm(handle, &x);
+}
+
+EXPORT cublasStatus_t cublasSgemmStridedBatched(
+    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
+    const float *alpha, const float *A, int lda, long long int strideA, const float *B, int ldb,
+    long long int strideB, const float *beta, float *C, int ldc, long long int strideC,
+    int batchCount)
+{
+    gemm_args x = {transa, transb, m, n, k, alpha, beta, mat(A, CUDA_R_32F, lda, strideA),
+                   mat(B, CUDA_R_32F, ldb, strideB), mat(C, CUDA_R_32F, ldc, strideC),
+                   batchCount, compute_32f(handle)};
+    return gemm(handle, &x);
+}
+
+/* cublas_api.h declares cublasHgemm only for C++ (C has no __half type); the
+ * symbol is the same, and __half_raw has __half's layout. */
+EXPORT cublasStatus_t cublasHgemm(cublasHandle_t handle, cublasOperation_t transa,
+                                  cublasOperation_t transb, int m, int n, int k,
+                                  const __half_raw *alpha, const __half_raw *A, int lda,
+                                  const __half_raw *B, int ldb, const __half_raw *beta,
+                                  __half_raw *C, int ldc)
+{
+    gemm_args x = {transa, transb, m, n, k, alpha, beta, mat(A, CUDA_R_16F, lda, 0),
+                   mat(B, CUDA_R_16F, ldb, 0), mat(C, CUDA_R_16F, ldc, 0), 1,
+                   CUBLAS_COMPUTE_16F};
+    return gemm(handle, &x);
+}
+
+EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
+                                   cublasOperation_t transb, int m, int n, int k,
+                                   const void *alpha, const void *A, cudaDataType Atype, int lda,
+                                   const void *B, cudaDataType Btype, int ldb, const void *beta,
+                                   void *C, cudaDataType Ctype, int ldc,
+                                   cublasComputeType_t computeType, cublasGemmAlgo_t algo)
+{
+    gemm_args x = {transa, transb, m, n, k, alpha, beta, mat(A, Atype, lda, 0),
+                   mat(B, Btype, ldb, 0), mat(C, Ctype, ldc, 0), 1, computeType};
+    (void)algo; /* every algo id maps to the heuristic's choice */
+    return gemm(handle, &x);
+}
+
+EXPORT cublasStatus_t cublasGemmStridedBatchedEx(
+    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
+    const void *alpha, const void *A, cudaDataType Atype, int lda, long long int strideA,
+    const void *B, cudaDataType Btype, int ldb, long long int strideB, const void *beta, void *C,
+    cudaDataType Ctype, int ldc, long long int strideC, int batchCount,
+    cublasComputeType_t computeType, cublasGemmAlgo_t algo)
+{
+    gemm_args x = {transa, transb, m, n, k, alpha, beta, mat(A, Atype, lda, strideA),
+                   mat(B, Btype, ldb, strideB), mat(C, Ctype, ldc, strideC), batchCount,
+                   computeType};
+    (void)algo;
+    return gemm(handle, &x);
+}
+
+EXPORT cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
+                                          cublasOperation_t transb, int m, int n, int k,
+                                          const void *alpha, const void *const Aarray[],
+                                          cudaDataType Atype, int lda, const void *const Barray[],
+                                          cudaDataType Btype, int ldb, const void *beta,
+                                          void *const Carray[], cudaDataType Ctype, int ldc,
+                                          int batchCount, cublasComputeType_t computeType,
+                                          cublasGemmAlgo_t algo)
+{
+    gemm_args x = {transa, transb, m, n, k, alpha, beta, mat(NULL, Atype, lda, 0),
+                   mat(NULL, Btype, ldb, 0), mat(NULL, Ctype, ldc, 0), batchCount, computeType};
+    (void)algo;
+    if (batchCount > 0 && (Aarray == NULL || Barray == NULL || Carray == NULL))
+        return handle_ok(handle) ? CUBLAS_STATUS_INVALID_VALUE : CUBLAS_STATUS_NOT_INITIALIZED;
+    /* the pointer arrays live in device memory, which is host memory here */
+    x.a.array = Aarray;
+    x.b.array = Barray;
+    x.c.array = (const void *const *)Carray;
+    return gemm(handle, &x);
+}

@@ -1,0 +1,255 @@
+/*
+ * gemm_launch.c - how a simulated cuBLAS GEMM reaches the simulated device:
+ * the kernel it picks (tile, name, launch shape) and the call sequence real
+ * cuBLAS shows under CUPTI: an occupancy query, then one cudaLaunchKernel.
+ *
+ * Both are traced as runtime-API calls with cusim_api_begin/end and go to
+ * libcusim directly, never through the exported cudart symbols (the real
+ * library links cudart statically), so an LD_PRELOAD hook on
+ * cudaLaunchKernel does not see them; CUPTI does.
+ */
+#include "simblas.h"
+
+#include <cupti_runtime_cbid.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Hopper-style tiles, smallest first. k is for 16-bit inputs; fp32 inputs
+ * halve it so a stage holds the same bytes. */
+typedef struct tile_shape {
+    int m, n, k;
+    int warpgroups; /* "warpgroupsize" in the name */
+    int threads;    /* block size: one producer + consumer warpgroups */
+    int stages;     /* smem pipeline depth */
+} tile_shape;
+
+static const tile_shape tiles[] = {
+    {64, 64, 64, 1, 128, 4},
+    {128, 128, 64, 2, 384, 4},
+    {128, 256, 64, 1, 384, 4},
+};
+#define NTILES ((int)(sizeof tiles / sizeof tiles[0]))
+
+#define GEMM_REGISTERS 168       /* per thread, as cuBLAS's sm90 kernels */
+#define SMEM_EPILOGUE 16384u     /* output staging for the big tiles */
+#define SMEM_BARRIERS 1024u      /* mbarriers and scheduler state */
+#define SPLITK_WORKSPACE (1u << 20) /* what the heuristic asks for large k */
+
+/* ---- interning: kernel names and descriptors must live forever ---------- */
+
+typedef struct intern_entry {
+    struct intern_entry *next; /* chain */
+    uint64_t hash;             /* FNV-1a of the key bytes */
+    size_t len;                /* key bytes */
+    /* followed by the key bytes (a NUL-terminated name or a desc) */
+} intern_entry;
+
+#define INTERN_BUCKETS 256
+static intern_entry *intern_table[INTERN_BUCKETS]; /* both kinds of keys */
+static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t fnv1a(const void *p, size_t n)
+{
+    const unsigned char *s = p;
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ s[i]) * 1099511628211ull;
+    return h;
+}
+
+/* Returns a never-freed copy of the n key bytes, the same one every time. */
+static const void *intern(const void *key, size_t n)
+{
+    uint64_t h = fnv1a(key, n);
+    intern_entry *e;
+    pthread_mutex_lock(&intern_lock);
+    for (e = intern_table[h % INTERN_BUCKETS]; e != NULL; e = e->next)
+        if (e->hash == h && e->len == n && memcmp(e + 1, key, n) == 0)
+            break;
+    if (e == NULL && (e = malloc(sizeof *e + n)) != NULL) {
+        e->hash = h;
+        e->len = n;
+        memcpy(e + 1, key, n);
+        e->next = intern_table[h % INTERN_BUCKETS];
+        intern_table[h % INTERN_BUCKETS] = e;
+    }
+    pthread_mutex_unlock(&intern_lock);
+    return e != NULL ? (const void *)(e + 1) : NULL;
+}
+
+/* ---- the plan ------------------------------------------------------------ */
+
+static int tile_k(const simblas_gemm *g, const tile_shape *t)
+{
+    return simblas_dtype_size(g->a.type) == 4 ? t->k / 2 : t->k;
+}
+
+/* Bigger tiles only once the problem fills the 132 SMs with them. */
+static int choose_tile(const simblas_gemm *g)
+{
+    double tiles_out = (double)g->m * (double)g->n * (double)g->batch;
+    if (tiles_out >= 128.0 * 256.0 * CUSIM_SM_COUNT)
+        return 2;
+    if (tiles_out >= 128.0 * 128.0 * CUSIM_SM_COUNT / 2)
+        return 1;
+    return 0;
+}
+
+void simblas_plan_gemm(const simblas_gemm *g, int tile, simblas_plan *p)
+{
+    const tile_shape *t;
+    size_t esz = simblas_dtype_size(g->a.type);
+    double ctas;
+    if (tile < 0 || tile >= NTILES)
+        tile = choose_tile(g);
+    t = &tiles[tile];
+    memset(p, 0, sizeof *p);
+    p->tile = tile;
+    p->tile_m = t->m;
+    p->tile_n = t->n;
+    p->tile_k = tile_k(g, t);
+    p->threads = t->threads;
+    p->dynamic_smem = (uint32_t)((size_t)t->stages * (size_t)(t->m + t->n) * (size_t)p->tile_k *
+                                 (esz ? esz : 2)) +
+                      SMEM_BARRIERS + (t->threads > 128 ? SMEM_EPILOGUE : 0u);
+    p->blocks_per_sm = cusim_occupancy(p->threads, p->dynamic_smem, GEMM_REGISTERS, 0);
+    if (p->blocks_per_sm < 1)
+        p->blocks_per_sm = 1;
+    ctas = ceil((double)g->m / t->m) * ceil((double)g->n / t->n) * g->batch;
+    p->waves = (float)(ctas / ((double)CUSIM_SM_COUNT * p->blocks_per_sm));
+    /* long reductions on few tiles would use split-K, which needs scratch */
+    p->workspace = (p->waves < 0.5f && g->k >= 4096) ? SPLITK_WORKSPACE : 0;
+}
+
+/* ---- the kernel name ----------------------------------------------------- */
+
+static const char *type_token(cudaDataType t, int tf32)
+{
+    switch (t) {
+    case CUDA_R_16F:
+        return "f16";
+    case CUDA_R_16BF:
+        return "bf16";
+    default:
+        return tf32 ? "tf32" : "f32";
+    }
+}
+
+/*
+ * sm90_xmma_gemm_<A><B>_<D><acc>_<scale>_<opA><opB>_n_tilesize<M>x<N>x<K>_
+ * warpgroupsize<W>x1x1_execute_segment_k_off[_bias_<T>][_relu|_gelu]_kernel__5x_cublas
+ * e.g. sm90_xmma_gemm_bf16bf16_bf16f32_f32_nn_n_tilesize64x64x64_warpgroupsize1x1x1_
+ * execute_segment_k_off_bias_bf16_kernel__5x_cublas
+ */
+const char *simblas_kernel_name(const simblas_gemm *g, const simblas_plan *p)
+{
+    char name[256], epi[64] = "";
+    const char *acc = g->acc16 ? "f16" : "f32";
+    if (g->epilogue & SIMBLAS_EPI_BIAS)
+        snprintf(epi, sizeof epi, "_bias_%s", type_token(g->bias_type, 0));
+    if (g->epilogue & SIMBLAS_EPI_RELU)
+        strcat(epi, "_relu");
+    if (g->epilogue & SIMBLAS_EPI_GELU)
+        strcat(epi, "_gelu");
+    snprintf(name, sizeof name,
+             "sm90_xmma_gemm_%s%s_%s%s_%s_%c%c_n_tilesize%dx%dx%d_warpgroupsize%dx1x1"
+             "_execute_segment_k_off%s_kernel__5x_cublas",
+             type_token(g->a.type, g->tf32), type_token(g->b.type, g->tf32),
+             type_token(g->d.type, 0), acc, acc, g->trans_a ? 't' : 'n', g->trans_b ? 't' : 'n',
+             p->tile_m, p->tile_n, p->tile_k, tiles[p->tile].warpgroups, epi);
+    return intern(name, strlen(name) + 1);
+}
+
+/* ---- the call sequence --------------------------------------------------- */
+
+void simblas_spin(uint64_t ns)
+{
+    uint64_t until = cusim_host_ns() + ns;
+    while (cusim_host_ns() < until)
+        ;
+}
+
+static double operand_bytes(const simblas_gemm *g)
+{
+    double mn = (double)g->m * g->n;
+    double bytes = (double)g->m * g->k * simblas_dtype_size(g->a.type) +
+                   (double)g->k * g->n * simblas_dtype_size(g->b.type) +
+                   mn * simblas_dtype_size(g->d.type);
+    if (g->beta != 0.0f)
+        bytes += mn * simblas_dtype_size(g->c.type);
+    if (g->epilogue & SIMBLAS_EPI_BIAS)
+        bytes += (double)g->m * simblas_dtype_size(g->bias_type);
+    return bytes * g->batch;
+}
+
+/* The launch descriptor for g, interned (CUPTI may read it after we return). */
+static const cusim_kernel_desc *kernel_desc(const simblas_gemm *g, const simblas_plan *p)
+{
+    cusim_kernel_desc d;
+    memset(&d, 0, sizeof d); /* padding too: the bytes are the intern key */
+    d.name = simblas_kernel_name(g, p);
+    d.grid[0] = (uint32_t)((g->m + p->tile_m - 1) / p->tile_m);
+    d.grid[1] = (uint32_t)((g->n + p->tile_n - 1) / p->tile_n);
+    d.grid[2] = (uint32_t)g->batch;
+    d.block[0] = (uint32_t)p->threads;
+    d.block[1] = d.block[2] = 1;
+    d.dynamic_smem = p->dynamic_smem;
+    d.static_smem = 0; /* sm90 xmma kernels keep everything in dynamic smem */
+    d.registers = GEMM_REGISTERS;
+    d.cls = CUSIM_KERNEL_GEMM;
+    d.flops = 2.0 * (double)g->m * (double)g->n * (double)g->k * g->batch;
+    d.bytes = operand_bytes(g);
+    d.tensor_dtype_bits = simblas_dtype_size(g->a.type) == 4 ? 32 : 16;
+    if (d.name == NULL)
+        return NULL;
+    return intern(&d, sizeof d);
+}
+
+/* First GEMM on a handle: cuBLAS picks heuristics, loads kernels and
+ * allocates its workspace; that costs a few hundred microseconds of CPU. */
+static void cold_start(simblas_ctx *ctx)
+{
+    ctx->workspace = cusim_mem_alloc(SIMBLAS_WORKSPACE_BYTES, CUSIM_MEM_DEVICE);
+    simblas_spin(SIMBLAS_COLD_START_NS);
+    ctx->warm = 1;
+}
+
+int simblas_run(simblas_ctx *ctx, const void *stream, const simblas_gemm *g, int tile)
+{
+    cusim_stream *s = cusim_stream_get(stream, 0);
+    const cusim_kernel_desc *desc;
+    cusim_api_call occ, launch;
+    simblas_plan p;
+    if (s == NULL)
+        return -1;
+    if (!ctx->warm)
+        cold_start(ctx);
+    simblas_spin(SIMBLAS_CALL_CPU_NS);
+
+    cusim_api_begin(&occ, CUPTI_RUNTIME_TRACE_CBID_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_v7000,
+                    "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", NULL);
+    simblas_plan_gemm(g, tile, &p); /* calls cusim_occupancy */
+    cusim_api_end(&occ, 0);
+
+    desc = kernel_desc(g, &p);
+    if (desc != NULL) {
+        cusim_api_begin_sym(&launch, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+                            "cudaLaunchKernel", NULL, desc->name);
+        cusim_launch(s, desc, cusim_current_correlation());
+        cusim_api_end(&launch, 0);
+    }
+    /* the data: deferred until something can observe it, or computed now */
+    simblas_gemm_submit(g);
+    return 0;
+}
+
+void simblas_ctx_release(simblas_ctx *ctx)
+{
+    if (ctx->workspace != NULL)
+        cusim_mem_free(ctx->workspace, CUSIM_MEM_DEVICE);
+    ctx->workspace = NULL;
+    ctx->warm = 0;
+}
