@@ -1,3 +1,139 @@
 #!/usr/bin/env bash
-echo "cuprof: prof.sh is not built yet" >&2
-exit 2
+# prof.sh - run an unmodified CUDA program under cuprof.
+#
+#   prof.sh [options] [--] PROGRAM [ARGS...]
+#   prof.sh compare ...            (cuprof-compare, issue 5)
+#
+# Sets the CUPROF_* environment (documented in collector/config.h), puts
+# build/libcuprof.so on LD_PRELOAD and execs PROGRAM: the process keeps
+# prof.sh's pid, so PROGRAM's exit status and any signal that kills it reach
+# the caller unchanged. Because prof.sh is gone after exec, the library itself
+# prints on stderr where the files went ("cuprof: wrote DIR/NAME.{...}"), once
+# per process that made CUDA calls; a process that never called CUDA writes
+# no files and prints nothing.
+#
+# Exit status: PROGRAM's own; or, before anything runs, 2 for a usage error,
+# an unusable output directory or a library that is not built, 126 when
+# PROGRAM is not executable, 127 when it is not found.
+set -u
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+lib="$top/build/libcuprof.so"
+version=$(sed -n 's/^#define CUPROF_VERSION "\(.*\)"$/\1/p' "$top/collector/config.h" 2>/dev/null)
+
+usage() {
+  cat <<EOF_USAGE
+Usage: prof.sh [options] [--] PROGRAM [ARGS...]
+       prof.sh compare [compare options] A.summary.json B.summary.json
+
+Runs PROGRAM with the cuprof library preloaded. When each process that used
+CUDA exits, it writes to DIR:
+  NAME.trace.json     Chrome/Perfetto trace (ui.perfetto.dev, chrome://tracing)
+  NAME.summary.txt    profiler table (torch.profiler key_averages layout)
+  NAME.summary.json   the same numbers for programs (formats/SCHEMA.md)
+
+Options:
+  -o, --output DIR   output directory (default ./prof-out; created if missing)
+  -n, --name NAME    file base name (default: PROGRAM's basename and the pid,
+                     e.g. app.12345). With -n, PROGRAM's own files are NAME.*
+                     and any other process it starts writes NAME.PID.*
+  -q, --quiet        no cuprof messages on stderr (CUPROF_QUIET=1)
+  -h, --help         this help
+      --version      print the version
+  --                 end of options (for a PROGRAM that starts with '-')
+
+PROGRAM is looked up on PATH like a shell does. The exit status is PROGRAM's.
+More settings (memory limit, debug output) are CUPROF_* environment
+variables, listed in collector/config.h.
+EOF_USAGE
+}
+
+# One "cuprof:" line on stderr, then exit with $2 (default 2).
+die() {
+  echo "cuprof: $1" >&2
+  exit "${2:-2}"
+}
+
+# Subcommands first: "prof.sh compare A B".
+case "${1-}" in
+  compare)
+    shift
+    if [ -x "$top/build/cuprof-compare" ]; then
+      exec "$top/build/cuprof-compare" "$@"
+    fi
+    die "compare is not built yet (run make in $top)"
+    ;;
+esac
+
+out_dir=./prof-out
+name=
+quiet=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -o|--output)
+      [ $# -ge 2 ] || die "option $1 needs a directory (see prof.sh --help)"
+      out_dir=$2; shift 2 ;;
+    --output=*) out_dir=${1#--output=}; shift ;;
+    -o?*) out_dir=${1#-o}; shift ;;
+    -n|--name)
+      [ $# -ge 2 ] || die "option $1 needs a name (see prof.sh --help)"
+      name=$2; shift 2 ;;
+    --name=*) name=${1#--name=}; shift ;;
+    -n?*) name=${1#-n}; shift ;;
+    -q|--quiet) quiet=1; shift ;;
+    -h|--help) usage; exit 0 ;;
+    --version) echo "cuprof ${version:-unknown}"; exit 0 ;;
+    --) shift; break ;;
+    -*) die "unknown option '$1' (see prof.sh --help)" ;;
+    *) break ;;
+  esac
+done
+
+[ $# -ge 1 ] || die "no program given; usage: prof.sh [options] [--] PROGRAM [ARGS...]"
+prog=$1
+shift
+
+# PROGRAM: a path when it contains '/', else looked up on PATH.
+if [[ $prog == */* ]]; then
+  path=$prog
+  [ -e "$path" ] || die "$prog: no such file" 127
+  [ -d "$path" ] && die "$prog: is a directory" 126
+  [ -x "$path" ] || die "$prog: not executable (chmod +x?)" 126
+else
+  [ -n "$prog" ] || die "empty program name" 127
+  path=$(type -P -- "$prog" 2>/dev/null) || path=
+  [ -n "$path" ] || die "$prog: command not found on PATH" 127
+fi
+
+[ -n "$out_dir" ] || die "empty output directory (-o)"
+if [ -n "$name" ]; then
+  case "$name" in
+    */*) die "-n NAME must be a file name without '/': $name" ;;
+    .|..) die "-n NAME must be a file name: $name" ;;
+  esac
+  [ ${#name} -le 200 ] || die "-n NAME is too long (200 bytes at most)"
+fi
+
+[ -f "$lib" ] || die "the profiler library is not built ($lib missing): run make in $top"
+
+# Reject malformed CUPROF_* values the caller exported, before anything runs.
+if [ -n "${CUPROF_MEM_LIMIT:-}" ] &&
+   ! [[ $CUPROF_MEM_LIMIT =~ ^[0-9]+([kKmMgG][iI]?[bB]?)?$ ]]; then
+  die "CUPROF_MEM_LIMIT=$CUPROF_MEM_LIMIT is not a size like 512M or 2G"
+fi
+
+mkdir -p -- "$out_dir" 2>/dev/null || die "cannot create output directory '$out_dir' (choose another with -o DIR)"
+[ -d "$out_dir" ] || die "output path '$out_dir' is not a directory (choose another with -o DIR)"
+probe=$(mktemp "$out_dir/.cuprof-probe.XXXXXX" 2>/dev/null) ||
+  die "output directory '$out_dir' is not writable (choose another with -o DIR)"
+rm -f -- "$probe"
+out_abs=$(cd -- "$out_dir" && pwd) || die "cannot enter output directory '$out_dir'"
+
+export CUPROF_OUT_DIR="$out_abs"
+export CUPROF_ROOT_PID=$$   # exec keeps the pid: this is PROGRAM's pid
+if [ -n "$name" ]; then export CUPROF_NAME="$name"; else unset CUPROF_NAME; fi
+[ -n "$quiet" ] && export CUPROF_QUIET=1
+export LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$lib"
+
+# argv[0] stays what the user typed, as a shell would pass it.
+exec -a "$prog" "$path" "$@"

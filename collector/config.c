@@ -1,0 +1,153 @@
+/*
+ * config.c - reads the CUPROF_* environment once (see config.h for the list).
+ */
+#include "collector/config.h"
+#include "collector/internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* The loaded configuration; defaults until cuprof_collector_init loads it. */
+cuprof_config cuprof_g_config = {
+    .out_dir = CUPROF_DEFAULT_OUT_DIR,
+    .enabled = 1,
+    .mem_limit = CUPROF_DEFAULT_MEM_LIMIT,
+};
+
+const cuprof_config *cuprof_config_get(void)
+{
+    return &cuprof_g_config;
+}
+
+int cuprof_config_parse_size(const char *s, uint64_t *out)
+{
+    if (!s || !isdigit((unsigned char)*s))
+        return -1;
+    uint64_t v = 0;
+    for (; isdigit((unsigned char)*s); s++) {
+        if (v > (UINT64_MAX - 9) / 10)
+            return -1;
+        v = v * 10 + (uint64_t)(*s - '0');
+    }
+    unsigned shift = 0;
+    switch (*s) {
+    case 'k': case 'K': shift = 10; s++; break;
+    case 'm': case 'M': shift = 20; s++; break;
+    case 'g': case 'G': shift = 30; s++; break;
+    default: break;
+    }
+    if (*s == 'i' || *s == 'I')   /* accept "Ki", "Mi", "Gi" too */
+        s += shift ? 1 : 0;
+    if (*s == 'b' || *s == 'B')
+        s++;
+    if (*s != '\0' || (shift && v > (UINT64_MAX >> shift)))
+        return -1;
+    *out = v << shift;
+    return 0;
+}
+
+/* Appends one warning line to warn (bounded). */
+static void warn_add(char *warn, size_t len, const char *var, const char *val,
+                     const char *what)
+{
+    if (!warn || len == 0)
+        return;
+    size_t used = strlen(warn);
+    if (used < len)
+        snprintf(warn + used, len - used, "%s=\"%.64s\" is not %s; using the default\n",
+                 var, val, what);
+}
+
+/* 1 for "1"/"yes"/"true"/"on", 0 for "0"/"no"/"false"/"off"/"", -1 otherwise. */
+static int parse_bool(const char *s)
+{
+    static const char *const yes[] = {"1", "yes", "true", "on"};
+    static const char *const no[] = {"0", "no", "false", "off", ""};
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+        if (strcasecmp(s, yes[i]) == 0)
+            return 1;
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+        if (strcasecmp(s, no[i]) == 0)
+            return 0;
+    return -1;
+}
+
+/* Parses CUPROF_DEBUG: comma-separated area names. Unknown names: -1. */
+static int parse_debug(const char *s, unsigned *out)
+{
+    unsigned bits = 0;
+    int bad = 0;
+    while (*s) {
+        size_t n = strcspn(s, ",");
+        if (n == 3 && strncmp(s, "all", 3) == 0) bits |= CUPROF_DBG_ALL;
+        else if (n == 9 && strncmp(s, "collector", 9) == 0) bits |= CUPROF_DBG_COLLECTOR;
+        else if (n == 7 && strncmp(s, "formats", 7) == 0) bits |= CUPROF_DBG_FORMATS;
+        else if (n == 1 && *s == '1') bits |= CUPROF_DBG_ALL;
+        else if (n != 0) bad = 1;
+        s += n;
+        if (*s == ',')
+            s++;
+    }
+    *out = bits;
+    return bad ? -1 : 0;
+}
+
+void cuprof_config_load(cuprof_config *c, char *warn, size_t warn_len)
+{
+    const char *v;
+    if (warn && warn_len)
+        warn[0] = '\0';
+    memset(c, 0, sizeof *c);
+    strcpy(c->out_dir, CUPROF_DEFAULT_OUT_DIR);
+    c->enabled = 1;
+    c->mem_limit = CUPROF_DEFAULT_MEM_LIMIT;
+
+    if ((v = getenv("CUPROF_OUT_DIR")) && *v) {
+        if (strlen(v) < sizeof c->out_dir - 64)   /* room for the file name */
+            strcpy(c->out_dir, v);
+        else
+            warn_add(warn, warn_len, "CUPROF_OUT_DIR", v, "a usable path (too long)");
+    }
+    if ((v = getenv("CUPROF_NAME")) && *v) {
+        if (strlen(v) < sizeof c->name && !strchr(v, '/'))
+            strcpy(c->name, v);
+        else
+            warn_add(warn, warn_len, "CUPROF_NAME", v, "a file name (no '/', under 256 bytes)");
+    }
+    if ((v = getenv("CUPROF_ROOT_PID")) && *v) {
+        char *end;
+        long pid = strtol(v, &end, 10);
+        if (*end == '\0' && pid > 0)
+            c->root_pid = pid;
+        else
+            warn_add(warn, warn_len, "CUPROF_ROOT_PID", v, "a pid");
+    }
+    if ((v = getenv("CUPROF_QUIET"))) {
+        int b = parse_bool(v);
+        if (b < 0)
+            warn_add(warn, warn_len, "CUPROF_QUIET", v, "0 or 1");
+        else
+            c->quiet = b;
+    }
+    if ((v = getenv("CUPROF_ENABLE"))) {
+        int b = parse_bool(v);
+        if (b < 0)
+            warn_add(warn, warn_len, "CUPROF_ENABLE", v, "0 or 1");
+        else
+            c->enabled = b || *v == '\0';
+    }
+    if ((v = getenv("CUPROF_DEBUG")) && *v) {
+        if (parse_debug(v, &c->debug) < 0)
+            warn_add(warn, warn_len, "CUPROF_DEBUG", v, "a list of collector,formats,all");
+    }
+    if ((v = getenv("CUPROF_MEM_LIMIT")) && *v) {
+        uint64_t sz;
+        if (cuprof_config_parse_size(v, &sz) == 0 && sz > 0)
+            c->mem_limit = sz;
+        else
+            warn_add(warn, warn_len, "CUPROF_MEM_LIMIT", v, "a size like 512M or 2G");
+    }
+}

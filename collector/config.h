@@ -1,0 +1,70 @@
+/*
+ * config.h - the collector's configuration, read once from the environment.
+ *
+ * The environment is the contract between prof.sh and the library: every
+ * variable the library reads is listed here and nowhere else.
+ *
+ *   CUPROF_OUT_DIR    directory for the output files (default "prof-out",
+ *                     relative to the program's working directory at exit);
+ *                     created (one level) if missing.
+ *   CUPROF_NAME       base name of the files. Unset: PROGRAM.PID (PROGRAM =
+ *                     basename of argv[0]), so every process of a run gets
+ *                     its own files. Set: NAME for the process whose pid is
+ *                     CUPROF_ROOT_PID (the one prof.sh started), NAME.PID
+ *                     for every other process (children, forks).
+ *   CUPROF_ROOT_PID   pid of the process prof.sh exec'd (see CUPROF_NAME).
+ *   CUPROF_QUIET      1: print nothing on stderr (errors included).
+ *   CUPROF_DEBUG      comma-separated debug areas ("collector", "formats",
+ *                     "all"): extra "cuprof: debug:" lines on stderr.
+ *   CUPROF_MEM_LIMIT  most memory for recorded events, in bytes, with an
+ *                     optional K/M/G suffix (default 1G = about 16 million
+ *                     calls at 64 bytes each). Beyond it calls are counted
+ *                     as dropped and not recorded; the header says so.
+ *   CUPROF_ENABLE     0: record nothing and write nothing (default 1).
+ *
+ * A malformed value is reported once (cuprof: ...) and the default is used:
+ * the program is never stopped by the library. prof.sh validates what it
+ * sets before the program starts.
+ */
+#ifndef CUPROF_CONFIG_H
+#define CUPROF_CONFIG_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum cuprof_debug_area {
+    CUPROF_DBG_COLLECTOR = 1u << 0,   /* buffers, lifecycle, kernel table */
+    CUPROF_DBG_FORMATS = 1u << 1,     /* writers */
+    CUPROF_DBG_ALL = ~0u,
+};
+
+/* The release, written into every output (prof.sh --version reads it here). */
+#define CUPROF_VERSION "0.1.0"
+
+#define CUPROF_DEFAULT_OUT_DIR "prof-out"
+#define CUPROF_DEFAULT_MEM_LIMIT (1ull << 30)
+
+typedef struct cuprof_config {
+    char out_dir[PATH_MAX];  /* CUPROF_OUT_DIR, never empty */
+    char name[256];          /* CUPROF_NAME, "" when unset */
+    long root_pid;           /* CUPROF_ROOT_PID, 0 when unset */
+    int quiet;               /* CUPROF_QUIET=1 */
+    int enabled;             /* CUPROF_ENABLE != 0 */
+    unsigned debug;          /* CUPROF_DEBUG, enum cuprof_debug_area bits */
+    uint64_t mem_limit;      /* CUPROF_MEM_LIMIT in bytes */
+} cuprof_config;
+
+/* Fills c from the environment (getenv), defaults for what is unset or
+ * malformed. Each malformed variable appends one line to warn (if not NULL,
+ * NUL-terminated, at most warn_len bytes) for the caller to print. */
+void cuprof_config_load(cuprof_config *c, char *warn, size_t warn_len);
+
+/* Parses a size like "512", "64K", "1G" (K/M/G binary, case-insensitive).
+ * Returns 0 and sets *out, or -1 if s is not such a size. */
+int cuprof_config_parse_size(const char *s, uint64_t *out);
+
+/* The configuration the collector loaded at init (defaults before init). */
+const cuprof_config *cuprof_config_get(void);
+
+#endif /* CUPROF_CONFIG_H */

@@ -1,0 +1,461 @@
+/*
+ * cupti.c - CUPTI for the GPU timeline: start, the clock, the hot path, exit
+ * ordering and finish. Loading is in cupti_load.c, records in
+ * cupti_records.c.
+ *
+ * Nothing here links against CUPTI or CUDA: CUPTI is reached through
+ * cuprof_cupti_fn; cudart and libcuda are only looked up if the process
+ * already loaded them (RTLD_NOLOAD). Any failure leaves a CPU-only run and a
+ * reason in words.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "cupti_int.h"
+
+int cuprof_cupti_active;
+
+/* Bytes of each device-side activity buffer CUPTI allocates at context
+ * creation (default 3 MB); larger means fewer drops between flushes. */
+#define DEVICE_BUFFER_BYTES ((size_t)8 << 20)
+/* Samples taken to measure the clock offset; the narrowest bracket wins. */
+#define CLOCK_SAMPLES 9
+
+enum { ST_IDLE = 0, ST_STARTING, ST_ON, ST_FAILED };
+
+static struct {
+    /* Recursive: start may re-enter from inside CUPTI/driver initialization
+     * (cuptiActivityEnable -> cuInit -> InitializeInjection -> start). */
+    pthread_mutex_t lock;
+    int state;                    /* ST_*, under lock */
+    char reason[1280];            /* why not captured, "" when captured */
+    char status[1400];            /* header line */
+    char subscriber[192];         /* subscriber mode, in words */
+    char missing[160];            /* activity kinds CUPTI refused */
+    int ts_callback;              /* 1: CUPTI took our timestamp callback */
+    CUpti_SubscriberHandle sub;   /* our subscriber, NULL if none */
+    cuprof_cupti_clockmap clock;  /* CUPTI -> host clock */
+    int finished;                 /* finish ran (under lock) */
+    cuprof_gpu_run run;           /* what cuprof_cupti_records returns */
+    void (*exit_fn)(void);        /* atomic: the lead's exit path */
+    int exit_early;               /* atomic: exit_fn registered at set time */
+    int cuda_up;                  /* atomic: a runtime call has returned */
+} g = {
+    .lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP,
+    .run = {.status = "CUPTI not started"},
+};
+
+uint64_t cuprof_cupti_host_ns(void)
+{
+    return cuprof_clock_now();
+}
+
+/* CUPTI's timestamp callback: CUPTI stamps every record on our clock. */
+static uint64_t CUPTIAPI host_clock_cb(void)
+{
+    return cuprof_clock_now();
+}
+
+static void set_reason(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void set_reason(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g.reason, sizeof g.reason, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- the clock ------------------------------------------------------------- */
+
+/* One calibration point: the CUPTI time of the narrowest host bracket and
+ * host - cupti there. Returns -1 if CUPTI gives no timestamp. */
+static int calibrate(uint64_t *cupti, uint64_t *off, uint64_t *err)
+{
+    uint64_t best_w = UINT64_MAX;
+    for (int i = 0; i < CLOCK_SAMPLES; i++) {
+        uint64_t c = 0;
+        uint64_t h0 = cuprof_clock_now();
+        CUptiResult r = cuprof_cupti_fn.cuptiGetTimestamp(&c);
+        uint64_t h1 = cuprof_clock_now();
+        if (r != CUPTI_SUCCESS || c == 0)
+            return -1;
+        if (h1 - h0 < best_w) {
+            best_w = h1 - h0;
+            *cupti = c;
+            *off = h0 + (h1 - h0) / 2 - c; /* mod 2^64: any offset works */
+        }
+    }
+    *err = best_w / 2 + 1;
+    return 0;
+}
+
+uint64_t cuprof_cupti_clock_convert(const cuprof_cupti_clockmap *m, uint64_t c)
+{
+    if (c == 0)
+        return 0; /* CUPTI_TIMESTAMP_UNKNOWN stays unknown */
+    uint64_t off = m->off_a;
+    /* Two points at least 10 ms apart: follow a drifting CUPTI clock (its
+     * default is CLOCK_REALTIME, which NTP slews) linearly, as long as the
+     * drift looks like a slew (under 0.1%), not a step of the wall clock. */
+    int64_t span = (int64_t)(m->cupti_b - m->cupti_a);
+    int64_t drift = (int64_t)(m->off_b - m->off_a);
+    if (m->cupti_b != 0 && span > 10000000 && drift < span / 1000 && -drift < span / 1000) {
+        double f = (double)(int64_t)(c - m->cupti_a) / (double)span;
+        off = m->off_a + (uint64_t)(int64_t)((double)drift * f);
+    }
+    return c + off;
+}
+
+/* ---- exit ordering ----------------------------------------------------------- */
+
+/* Registered up to twice (see set_exit_fn); runs the exit path once, at
+ * the first of the two. */
+static void exit_trampoline(void)
+{
+    static int ran;
+    void (*fn)(void) = __atomic_load_n(&g.exit_fn, __ATOMIC_ACQUIRE);
+    if (fn != NULL && !__atomic_exchange_n(&ran, 1, __ATOMIC_ACQ_REL))
+        fn();
+}
+
+/* CUDA is up: its atexit teardown is registered, so ours, registered now,
+ * runs before it. */
+static void cuda_came_up(void)
+{
+    if (__atomic_exchange_n(&g.cuda_up, 1, __ATOMIC_ACQ_REL))
+        return;
+    if (__atomic_load_n(&g.exit_fn, __ATOMIC_ACQUIRE) != NULL)
+        atexit(exit_trampoline);
+    /* One callback was all we needed: stop paying for one per call. */
+    if (cuprof_cupti_fn.cuptiEnableDomain != NULL && g.sub != NULL)
+        cuprof_cupti_fn.cuptiEnableDomain(0, g.sub, CUPTI_CB_DOMAIN_RUNTIME_API);
+}
+
+void cuprof_cupti_set_exit_fn(void (*fn)(void))
+{
+    __atomic_store_n(&g.exit_fn, fn, __ATOMIC_RELEASE);
+    if (fn == NULL)
+        return;
+    /* Registered now in any case (a program may make no CUDA call after
+     * this), and again from cuda_came_up; the trampoline runs fn once. */
+    if (!__atomic_exchange_n(&g.exit_early, 1, __ATOMIC_ACQ_REL))
+        atexit(exit_trampoline);
+}
+
+/* Called at every runtime API call until cuda_came_up disables the domain.
+ * CUDA 13 traces nvcc's registration entry points too (__cudaRegisterFatBinary
+ * & co., run from the program's constructors before the program registers
+ * its own atexit(__cudaUnregisterBinaryUtil)): those do not count as CUDA
+ * being up; any other call returning (launches included) does. */
+static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
+                                 CUpti_CallbackId cbid, const void *data)
+{
+    (void)userdata;
+    if (domain != CUPTI_CB_DOMAIN_RUNTIME_API || data == NULL ||
+        ((const CUpti_CallbackData *)data)->callbackSite != CUPTI_API_EXIT)
+        return;
+    if (strncmp(cuprof_cupti_cbid_name(cbid), "__cuda", 6) == 0 &&
+        !cuprof_cupti_cbid_is_launch(cbid))
+        return;
+    cuda_came_up();
+}
+
+/* Takes the callback subscriber, for cuda_came_up; another CUPTI client
+ * (Nsight, torch.profiler) may hold it: then activity records only. */
+static void subscribe(void)
+{
+    const cuprof_cupti_api *f = &cuprof_cupti_fn;
+    char old[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = "";
+    CUptiResult r;
+    const char *how = "";
+    if (f->cuptiSubscribe_v2 != NULL) {
+        CUpti_SubscriberParams p;
+        memset(&p, 0, sizeof p);
+        p.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+        p.subscriberName = "cuprof";
+        p.oldSubscriberName = old;
+        p.oldSubscriberSize = sizeof old - 1;
+        r = f->cuptiSubscribe_v2(&g.sub, on_callback, NULL, &p);
+#ifdef CUPROF_CUPTI_MULTI_SUBSCRIBER
+        /* Newer CUPTI can share the subscriber slot: ask for that. */
+        if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+            p.allowMultipleSubscribers = 1;
+            r = f->cuptiSubscribe_v2(&g.sub, on_callback, NULL, &p);
+            how = r == CUPTI_SUCCESS ? " (multi-subscriber mode)" : "";
+        }
+#endif
+    } else if (f->cuptiSubscribe != NULL) {
+        r = f->cuptiSubscribe(&g.sub, on_callback, NULL);
+    } else {
+        snprintf(g.subscriber, sizeof g.subscriber,
+                 "none (this CUPTI has no callback API): exit order by registration");
+        return;
+    }
+    if (r == CUPTI_SUCCESS) {
+        if (f->cuptiEnableDomain != NULL)
+            f->cuptiEnableDomain(1, g.sub, CUPTI_CB_DOMAIN_RUNTIME_API);
+        snprintf(g.subscriber, sizeof g.subscriber, "own%s", how);
+        return;
+    }
+    g.sub = NULL;
+    if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+        snprintf(g.subscriber, sizeof g.subscriber,
+                 "shared with %s: activity records only, exit order by registration",
+                 old[0] ? old : "another CUPTI client");
+    else
+        snprintf(g.subscriber, sizeof g.subscriber, "none (cuptiSubscribe: %s)",
+                 cuprof_cupti_err(r));
+}
+
+/* ---- start ---------------------------------------------------------------------- */
+
+/* Activity kinds: the first is required (no kernels, no timeline); a refused
+ * optional one is named in the status line unless quiet. */
+static const struct {
+    CUpti_ActivityKind kind;
+    const char *name;
+    int quiet;  /* 1: only multi-GPU peer copies, not worth a word */
+} kinds[] = {
+    {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", 0},
+    {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION", 0},
+    {CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME", 0},
+    {CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", 0},
+    {CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", 0},
+    {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION", 0},
+    {CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2", 1},
+};
+
+static void set_attributes(void)
+{
+    const cuprof_cupti_api *f = &cuprof_cupti_fn;
+    /* Only applies before CUDA creates its context (hence start from
+     * InitializeInjection); failure just keeps CUPTI's default. */
+    if (f->cuptiActivitySetAttribute != NULL) {
+        size_t v = DEVICE_BUFFER_BYTES, sz = sizeof v;
+        f->cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &sz, &v);
+    }
+    /* threadId = gettid(), as the collector's threads, not pthread_self. */
+    if (f->cuptiSetThreadIdType != NULL)
+        f->cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+    /* Our clock for every record; CUPTI refuses once CUDA is up, then the
+     * measured offset lines things up instead. */
+    g.ts_callback = f->cuptiActivityRegisterTimestampCallback != NULL &&
+                    f->cuptiActivityRegisterTimestampCallback(host_clock_cb) == CUPTI_SUCCESS;
+}
+
+/* Enables the kinds; returns -1 (reason set) if the required one failed. */
+static int enable_kinds(void)
+{
+    const cuprof_cupti_api *f = &cuprof_cupti_fn;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        CUptiResult r = f->cuptiActivityEnable(kinds[i].kind);
+        if (r == CUPTI_SUCCESS || kinds[i].quiet)
+            continue;
+        if (i == 0) {
+            set_reason("CUPTI: cuptiActivityEnable(%s) failed: %s%s", kinds[i].name,
+                       cuprof_cupti_err(r), cuprof_cupti_err_hint(r));
+            return -1;
+        }
+        size_t used = strlen(g.missing);
+        snprintf(g.missing + used, sizeof g.missing - used, "%s%s", used ? ", " : "",
+                 kinds[i].name);
+    }
+    return 0;
+}
+
+static void disable_kinds(void)
+{
+    if (cuprof_cupti_fn.cuptiActivityDisable == NULL)
+        return;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        cuprof_cupti_fn.cuptiActivityDisable(kinds[i].kind);
+}
+
+/* A forked child inherits CUPTI's state but none of its threads: CUPTI does
+ * not work there, so the child runs CPU-only (its own exec starts afresh). */
+static void atfork_child(void)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&g.lock, &a);
+    pthread_mutexattr_destroy(&a);
+    __atomic_store_n(&cuprof_cupti_active, 0, __ATOMIC_RELEASE);
+    g.state = ST_FAILED;
+    g.finished = 1;
+    set_reason("CUPTI: not available in a child forked after CUDA started (CUPTI does not "
+               "survive fork); its GPU work is not recorded");
+    snprintf(g.status, sizeof g.status, "not captured: %s", g.reason);
+    memset(&g.run, 0, sizeof g.run);
+    g.run.status = g.status;
+    cuprof_cupti_store_atfork_child();
+}
+
+static int start_locked(const char *path)
+{
+    if (cuprof_cupti_load(path, g.reason, sizeof g.reason) != 0)
+        return -1;
+    const cuprof_cupti_api *f = &cuprof_cupti_fn;
+    set_attributes();
+    CUptiResult r = f->cuptiActivityRegisterCallbacks(cuprof_cupti_buffer_request,
+                                                      cuprof_cupti_buffer_complete);
+    if (r != CUPTI_SUCCESS) {
+        set_reason("CUPTI: cuptiActivityRegisterCallbacks failed: %s%s", cuprof_cupti_err(r),
+                   cuprof_cupti_err_hint(r));
+        return -1;
+    }
+    subscribe();
+    if (enable_kinds() != 0) {
+        disable_kinds();
+        if (g.sub != NULL && f->cuptiUnsubscribe != NULL)
+            f->cuptiUnsubscribe(g.sub);
+        g.sub = NULL;
+        return -1;
+    }
+    if (calibrate(&g.clock.cupti_a, &g.clock.off_a, &g.clock.err_ns) != 0) {
+        disable_kinds();
+        set_reason("CUPTI: cuptiGetTimestamp gives no time; GPU records could not be "
+                   "placed on the host clock");
+        return -1;
+    }
+    uint32_t version = 0;
+    if (f->cuptiGetVersion != NULL)
+        f->cuptiGetVersion(&version);
+    snprintf(g.status, sizeof g.status,
+             "CUPTI %u from %s; subscriber: %s; clock: %s%s%s", version, f->path, g.subscriber,
+             g.ts_callback ? "timestamp callback" : "measured offset",
+             g.missing[0] ? "; not recorded: " : "", g.missing);
+    return 0;
+}
+
+int cuprof_cupti_start_path(const char *path)
+{
+    pthread_mutex_lock(&g.lock);
+    int rc;
+    if (g.state == ST_STARTING) {
+        rc = 0; /* re-entered from inside our own start: it is coming */
+    } else if (g.state != ST_IDLE) {
+        rc = g.state == ST_ON ? 0 : -1;
+    } else {
+        g.state = ST_STARTING;
+        rc = start_locked(path);
+        g.state = rc == 0 ? ST_ON : ST_FAILED;
+        if (rc == 0) {
+            g.reason[0] = '\0';
+            g.run.captured = 1;
+            g.run.status = g.status;
+            g.run.clock = g.ts_callback ? CUPROF_GPU_CLOCK_CALLBACK : CUPROF_GPU_CLOCK_OFFSET;
+            __atomic_store_n(&cuprof_cupti_active, 1, __ATOMIC_RELEASE);
+            pthread_atfork(NULL, NULL, atfork_child);
+        } else {
+            snprintf(g.status, sizeof g.status, "not captured: %s", g.reason);
+            g.run.status = g.status;
+        }
+    }
+    pthread_mutex_unlock(&g.lock);
+    return rc;
+}
+
+int cuprof_cupti_start(void)
+{
+    return cuprof_cupti_start_path(NULL);
+}
+
+const char *cuprof_cupti_reason(void)
+{
+    return g.reason;
+}
+
+const char *cuprof_cupti_status(void)
+{
+    return g.run.status;
+}
+
+/* ---- hot path --------------------------------------------------------------------- */
+
+void cuprof_cupti_push_slow(uint64_t ext_id)
+{
+    cuprof_cupti_fn.cuptiActivityPushExternalCorrelationId(CUPROF_CUPTI_EXT_KIND, ext_id);
+}
+
+void cuprof_cupti_pop_slow(void)
+{
+    uint64_t last;
+    cuprof_cupti_fn.cuptiActivityPopExternalCorrelationId(CUPROF_CUPTI_EXT_KIND, &last);
+}
+
+/* ---- finish ------------------------------------------------------------------------- */
+
+/* Waits for the device so every kernel has its end time: through the
+ * process's libcudart if loaded, else libcuda's current context (static
+ * cudart). Our own external id marks the records it makes, so they are
+ * dropped instead of appearing as a program call. Errors are fine (CUDA may
+ * be torn down already). */
+static void sync_device(void)
+{
+    const cuprof_cupti_api *f = &cuprof_cupti_fn;
+    /* Not when cudart is loaded but was never called: a synchronize would
+     * bring CUDA up at exit. (Without a subscriber we cannot tell: sync.) */
+    int called = __atomic_load_n(&g.cuda_up, __ATOMIC_ACQUIRE) || g.sub == NULL;
+    void *h = called ? dlopen("libcudart.so.13", RTLD_LAZY | RTLD_NOLOAD) : NULL;
+    f->cuptiActivityPushExternalCorrelationId(CUPROF_CUPTI_EXT_KIND, CUPROF_CUPTI_EXT_OWN);
+    if (h != NULL) {
+        int (*dev_sync)(void);
+        *(void **)&dev_sync = dlsym(h, "cudaDeviceSynchronize");
+        if (dev_sync != NULL)
+            dev_sync();
+        dlclose(h);
+    } else if ((h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD)) != NULL) {
+        int (*get_cur)(void **);
+        int (*ctx_sync)(void);
+        *(void **)&get_cur = dlsym(h, "cuCtxGetCurrent");
+        *(void **)&ctx_sync = dlsym(h, "cuCtxSynchronize");
+        void *ctx = NULL;
+        if (get_cur != NULL && ctx_sync != NULL && get_cur(&ctx) == 0 && ctx != NULL)
+            ctx_sync();
+        dlclose(h);
+    }
+    uint64_t last;
+    f->cuptiActivityPopExternalCorrelationId(CUPROF_CUPTI_EXT_KIND, &last);
+}
+
+void cuprof_cupti_finish(void)
+{
+    pthread_mutex_lock(&g.lock);
+    if (g.finished || g.state != ST_ON) {
+        g.finished = 1;
+        pthread_mutex_unlock(&g.lock);
+        return;
+    }
+    g.finished = 1;
+    const cuprof_cupti_api *f = &cuprof_cupti_fn;
+    sync_device();
+    f->cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    __atomic_store_n(&cuprof_cupti_active, 0, __ATOMIC_RELEASE);
+    size_t dropped = 0;
+    if (f->cuptiActivityGetNumDroppedRecords != NULL &&
+        f->cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped) == CUPTI_SUCCESS)
+        cuprof_cupti_store_add_dropped(dropped);
+    uint64_t err_b = 0;
+    if (calibrate(&g.clock.cupti_b, &g.clock.off_b, &err_b) != 0)
+        g.clock.cupti_b = 0;
+    else if (err_b > g.clock.err_ns)
+        g.clock.err_ns = err_b;
+    g.run.clock_offset_ns = (int64_t)g.clock.off_a;
+    g.run.clock_error_ns = g.clock.err_ns;
+    cuprof_cupti_store_finish(&g.clock, &g.run);
+    pthread_mutex_unlock(&g.lock);
+}
+
+const cuprof_gpu_run *cuprof_cupti_records(void)
+{
+    pthread_mutex_lock(&g.lock);
+    g.run.late = cuprof_cupti_store_late();
+    pthread_mutex_unlock(&g.lock);
+    return &g.run;
+}

@@ -1,0 +1,133 @@
+/*
+ * cupti.h - the GPU timeline: CUPTI, loaded at run time, tied to our calls.
+ *
+ * libcuprof links only libc/libdl/libpthread: CUPTI is dlopen'ed ("libcupti.so.13",
+ * then next to the loaded libcudart, then $CUDA_HOME and /usr/local/cuda) and
+ * every entry point is resolved into one table. Absent or failing CUPTI means
+ * a CPU-only run, with the reason in words (cuprof_cupti_reason); never a
+ * crash, never output on stdout. This module prints nothing itself.
+ *
+ * Life cycle (the lead wires it):
+ *   InitializeInjection()  -> cuprof_cupti_start()   CUDA is initializing: the
+ *                                                    timestamp callback and
+ *                                                    device buffers still apply
+ *   first hooked CUDA call -> cuprof_cupti_start()   fallback (LD_PRELOAD only;
+ *                                                    also before CUDA is up)
+ *   once, at start-up:  cuprof_cupti_set_exit_fn(exit_path)
+ *   every hooked call:  cuprof_cupti_push(cuprof_event_id(ev)) ... real call ...
+ *                       cuprof_cupti_pop()
+ *   exit_path:          cuprof_cupti_finish(); run = cuprof_cupti_records();
+ *
+ * Exit ordering: CUDA registers its teardown with atexit() as it initializes
+ * (cudart at its first call, nvcc's module constructors their
+ * atexit(__cudaUnregisterBinaryUtil)); atexit handlers run in reverse order
+ * of registration and ELF destructors after all of them, so an exit path
+ * registered from our constructor would run after CUDA is gone. Hence
+ * cuprof_cupti_set_exit_fn: it registers the exit path again from CUPTI's
+ * callback when the program's first real runtime call returns (not the
+ * __cudaRegister* calls of constructors), after all of CUDA's registrations,
+ * so it runs first. Tested against a stand-in teardown in test_cupti.
+ */
+#ifndef CUPROF_CUPTI_H
+#define CUPROF_CUPTI_H
+
+#include <stdint.h>
+
+#include "gpu.h"
+
+#define CUPROF_CUPTI_HIDDEN __attribute__((visibility("hidden")))
+
+/*
+ * Starts GPU capture: loads CUPTI, sets the device-buffer attributes,
+ * registers the timestamp callback (host clock) and the buffer callbacks,
+ * subscribes (for the exit-ordering callback), enables the activity kinds
+ * CONCURRENT_KERNEL, MEMCPY, MEMSET, RUNTIME, SYNCHRONIZATION and
+ * EXTERNAL_CORRELATION, and measures the CUPTI-to-host clock offset.
+ * Idempotent and thread-safe: the first call does the work, later calls (and
+ * a re-entrant call from inside CUPTI/driver initialization) return the
+ * outcome. Call it as early as possible (from InitializeInjection) so the
+ * timestamp callback is taken; later calls still line up via the offset.
+ * Returns 0 when the GPU timeline is being captured, -1 otherwise (see
+ * cuprof_cupti_reason). Once started, a child forked later runs CPU-only
+ * (CUPTI does not survive fork; an atfork handler of this module says so in
+ * the child's reason); a child forked before start can start its own.
+ */
+CUPROF_CUPTI_HIDDEN int cuprof_cupti_start(void);
+
+/* Why the GPU timeline is not captured, in words a user can act on, e.g.
+ * "CUPTI: cuptiActivityEnable(CONCURRENT_KERNEL) failed: CUPTI_ERROR_UNKNOWN
+ * (no NVIDIA driver?)". "" when captured, and before start was called.
+ * Static storage, valid forever. */
+CUPROF_CUPTI_HIDDEN const char *cuprof_cupti_reason(void);
+
+/* One line for the header: what was loaded and how, e.g. "CUPTI 130001 from
+ * /usr/local/cuda/lib64/libcupti.so.13; subscriber: own; clock: timestamp
+ * callback" or "not captured: <reason>". Static storage, valid forever. */
+CUPROF_CUPTI_HIDDEN const char *cuprof_cupti_status(void);
+
+/*
+ * Makes fn run at exit before CUDA's own teardown: fn is registered with
+ * atexit() now (so it runs even if no CUDA call follows) and again when the
+ * program's first real runtime call returns (see the top of this file), if
+ * that happens later; it runs once, at whichever registration fires first.
+ * Without a CUPTI subscriber (another tool holds it) only the first
+ * registration exists: then call this after CUDA is up if you can (e.g. from
+ * the end of the first hooked runtime call), and cuprof_cupti_finish copes
+ * with running after CUDA's teardown anyway. Call once, before or after
+ * cuprof_cupti_start; fn == NULL cancels.
+ */
+CUPROF_CUPTI_HIDDEN void cuprof_cupti_set_exit_fn(void (*fn)(void));
+
+/*
+ * Delivers every record: synchronizes the device (through the process's
+ * libcudart.so.13 once the program has made a runtime call, else through
+ * libcuda's current context if any; marked so the synchronize is left out of
+ * the records), forces a CUPTI flush, reads the dropped count, stops
+ * pushing external ids, and normalizes the records (host clock, external ids,
+ * sorted). Idempotent; cheap and harmless when CUPTI never started. Must run
+ * on a thread that is not inside a hooked call. Not async-signal-safe.
+ */
+CUPROF_CUPTI_HIDDEN void cuprof_cupti_finish(void);
+
+/* The run, complete after cuprof_cupti_finish (before it: captured/status
+ * only, arrays empty). Never NULL; owned by this module, valid until exit. */
+CUPROF_CUPTI_HIDDEN const cuprof_gpu_run *cuprof_cupti_records(void);
+
+/* Runtime-API callback ids: name without the CUPTI_RUNTIME_TRACE_CBID_ prefix
+ * and the _vNNNNN suffix ("cudaLaunchKernel_ptsz", "__cudaLaunchKernel"), or
+ * "cbid_<n>" for ids this build does not know. Never NULL, static. */
+CUPROF_CUPTI_HIDDEN const char *cuprof_cupti_cbid_name(uint32_t cbid);
+/* 1 if the cbid is a call that launches device work with the call's
+ * correlation id (kernel launches of every flavour, ptsz, ExC, cooperative,
+ * CUDA 13's __cudaLaunchKernel 505/506, graph launches), else 0. The writers
+ * draw launch -> kernel arrows for these. */
+CUPROF_CUPTI_HIDDEN int cuprof_cupti_cbid_is_launch(uint32_t cbid);
+
+/* ---- hot path ----------------------------------------------------------- */
+
+/* Nonzero while external ids are being pushed (CUPTI running, not finished).
+ * Read relaxed: a stale read costs at most one unattributed call. */
+CUPROF_CUPTI_HIDDEN extern int cuprof_cupti_active;
+CUPROF_CUPTI_HIDDEN void cuprof_cupti_push_slow(uint64_t ext_id);
+CUPROF_CUPTI_HIDDEN void cuprof_cupti_pop_slow(void);
+
+/* Pushes ext_id (cuprof_event_id of the call about to run) as this thread's
+ * external correlation id: every CUPTI record the call causes (the runtime
+ * API record, its kernels, copies, syncs, and what cuBLAS does inside) is
+ * mapped to it. One relaxed load when CUPTI is off. Pair with pop on the
+ * same thread, LIFO; a pop whose push was skipped because CUPTI started in
+ * between is harmless (CUPTI returns an empty-stack error, ignored). */
+static inline void cuprof_cupti_push(uint64_t ext_id)
+{
+    if (__atomic_load_n(&cuprof_cupti_active, __ATOMIC_RELAXED))
+        cuprof_cupti_push_slow(ext_id);
+}
+
+/* Pops the id pushed by cuprof_cupti_push. */
+static inline void cuprof_cupti_pop(void)
+{
+    if (__atomic_load_n(&cuprof_cupti_active, __ATOMIC_RELAXED))
+        cuprof_cupti_pop_slow();
+}
+
+#endif /* CUPROF_CUPTI_H */

@@ -1,0 +1,57 @@
+/*
+ * cupti_cbid.c - runtime-API callback ids: names and which ones launch work.
+ *
+ * The name table is generated at build time from the toolkit's own
+ * <cupti_runtime_cbid.h> (collector/cupti.mk): each
+ * CUPTI_RUNTIME_TRACE_CBID_<name>_v<NNNNN> = <id> becomes [<id>] = "<name>",
+ * so a newer toolkit brings its new ids without a code change.
+ */
+#include <stdio.h>
+
+#include "cupti_int.h"
+
+static const char *const cbid_names[] = {
+#include "cupti_cbid_names.inc"
+};
+
+#define N_CBID_NAMES (sizeof cbid_names / sizeof cbid_names[0])
+
+const char *cuprof_cupti_cbid_name(uint32_t cbid)
+{
+    /* Unknown ids get a stable name of their own; 16 rotating slots keep a
+     * returned pointer valid long enough for a caller that copies it. */
+    static char unknown[16][24];
+    static unsigned slot;
+
+    if (cbid < N_CBID_NAMES && cbid_names[cbid] != NULL)
+        return cbid_names[cbid];
+    char *s = unknown[__atomic_fetch_add(&slot, 1, __ATOMIC_RELAXED) % 16];
+    snprintf(s, sizeof unknown[0], "cbid_%u", cbid);
+    return s;
+}
+
+int cuprof_cupti_cbid_is_launch(uint32_t cbid)
+{
+    /* Every call whose correlation id the kernels it starts carry. Listed by
+     * constant, so a renamed id breaks the build instead of the arrows.
+     * cudaLaunchHostFunc is left out: it runs a host function, no kernel. */
+    switch (cbid) {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_ptsz_v7000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernelMultiDevice_v9000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060:
+    /* CUDA 13: what nvcc's <<<>>> lowers to; some profilers miss these. */
+    case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000:
+    case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000:
+        return 1;
+    default:
+        return 0;
+    }
+}

@@ -1,0 +1,496 @@
+/*
+ * cupti_records.c - CUPTI activity buffers in, the normalized run out.
+ *
+ * CUPTI asks for empty buffers (request) and hands them back full (complete),
+ * on its own worker thread or on the thread that flushes. Each completed
+ * buffer is parsed at once into compact records (gpu.h) and freed, so memory
+ * stays proportional to what was recorded, and kernel names are copied while
+ * CUPTI's pointers are certainly valid. The store's lock is taken only by the
+ * completion path and the exit path, never by the hot path (push/pop).
+ * Records for calls the process never saw (no external id) are kept.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cupti_int.h"
+
+/* Size of one activity buffer handed to CUPTI (CUPTI requires 8-byte
+ * alignment; malloc gives 16). */
+#define BUF_SIZE ((size_t)4 << 20)
+
+/* A growable array of fixed-size elements. */
+typedef struct vec {
+    void *p;     /* elements */
+    size_t n;    /* used */
+    size_t cap;  /* allocated */
+} vec;
+
+/* Kernel names, interned: one owned copy per distinct name. */
+typedef struct name_set {
+    char **slot;  /* open addressing, NULL = empty */
+    size_t cap;   /* power of two */
+    size_t n;     /* used slots */
+} name_set;
+
+static struct {
+    pthread_mutex_t lock;   /* completion path and exit path only */
+    vec kernels;            /* cuprof_gpu_kernel, CUPTI clock until finish */
+    vec copies;             /* cuprof_gpu_copy */
+    vec apis;               /* cuprof_gpu_api */
+    vec syncs;              /* cuprof_gpu_sync */
+    vec extmap;             /* cuprof_gpu_extmap */
+    name_set names;         /* kernel names */
+    int finished;           /* set by store_finish: later records are late */
+    uint64_t dropped;       /* from CUPTI, plus records we had no memory for */
+    uint64_t late;          /* records delivered after finish */
+} store = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* Appends one element; returns a pointer to it, or NULL without memory. */
+static void *vec_add(vec *v, size_t elem)
+{
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? v->cap * 2 : 256;
+        void *p = realloc(v->p, cap * elem);
+        if (p == NULL)
+            return NULL;
+        v->p = p;
+        v->cap = cap;
+    }
+    void *e = (char *)v->p + v->n++ * elem;
+    memset(e, 0, elem);
+    return e;
+}
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static int names_grow(name_set *ns)
+{
+    size_t cap = ns->cap ? ns->cap * 2 : 256;
+    char **slot = calloc(cap, sizeof *slot);
+    if (slot == NULL)
+        return -1;
+    for (size_t i = 0; i < ns->cap; i++) {
+        if (ns->slot[i] == NULL)
+            continue;
+        size_t j = hash_str(ns->slot[i]) & (cap - 1);
+        while (slot[j] != NULL)
+            j = (j + 1) & (cap - 1);
+        slot[j] = ns->slot[i];
+    }
+    free(ns->slot);
+    ns->slot = slot;
+    ns->cap = cap;
+    return 0;
+}
+
+/* The owned copy of name (interned), or a static fallback. Never NULL. */
+static const char *names_intern(name_set *ns, const char *name)
+{
+    if (name == NULL || *name == '\0')
+        return "<unknown kernel>";
+    if (ns->n * 2 >= ns->cap && names_grow(ns) != 0)
+        return "<out of memory>";
+    size_t j = hash_str(name) & (ns->cap - 1);
+    while (ns->slot[j] != NULL) {
+        if (strcmp(ns->slot[j], name) == 0)
+            return ns->slot[j];
+        j = (j + 1) & (ns->cap - 1);
+    }
+    char *copy = strdup(name);
+    if (copy == NULL)
+        return "<out of memory>";
+    ns->slot[j] = copy;
+    ns->n++;
+    return copy;
+}
+
+static uint8_t mem_kind(uint32_t k)
+{
+    switch (k) {
+    case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE: return CUPROF_GPU_MEM_PAGEABLE;
+    case CUPTI_ACTIVITY_MEMORY_KIND_PINNED: return CUPROF_GPU_MEM_PINNED;
+    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE:
+    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC: return CUPROF_GPU_MEM_DEVICE;
+    case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY: return CUPROF_GPU_MEM_ARRAY;
+    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED:
+    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC: return CUPROF_GPU_MEM_MANAGED;
+    default: return CUPROF_GPU_MEM_UNKNOWN;
+    }
+}
+
+static uint8_t copy_kind(uint32_t k)
+{
+    switch (k) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return CUPROF_GPU_COPY_HTOD;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return CUPROF_GPU_COPY_DTOH;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return CUPROF_GPU_COPY_DTOD;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return CUPROF_GPU_COPY_HTOH;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return CUPROF_GPU_COPY_PTOP;
+    default: return CUPROF_GPU_COPY_OTHER;
+    }
+}
+
+static void add_kernel(const CUpti_ActivityKernel10 *r)
+{
+    cuprof_gpu_kernel *k = vec_add(&store.kernels, sizeof *k);
+    if (k == NULL) {
+        store.dropped++;
+        return;
+    }
+    k->start_ns = r->start;
+    k->end_ns = r->end;
+    k->corr = r->correlationId;
+    k->device = r->deviceId;
+    k->context = r->contextId;
+    k->stream = r->streamId;
+    k->name = names_intern(&store.names, r->name);
+    k->grid[0] = (uint32_t)r->gridX;
+    k->grid[1] = (uint32_t)r->gridY;
+    k->grid[2] = (uint32_t)r->gridZ;
+    k->block[0] = (uint32_t)r->blockX;
+    k->block[1] = (uint32_t)r->blockY;
+    k->block[2] = (uint32_t)r->blockZ;
+    k->registers = r->registersPerThread;
+    k->static_smem = (uint32_t)r->staticSharedMemory;
+    k->dynamic_smem = (uint32_t)r->dynamicSharedMemory;
+    k->device_launched = r->isDeviceLaunched;
+    k->graph = r->graphId != 0;
+}
+
+static void add_memcpy(const CUpti_ActivityMemcpy6 *r)
+{
+    cuprof_gpu_copy *c = vec_add(&store.copies, sizeof *c);
+    if (c == NULL) {
+        store.dropped++;
+        return;
+    }
+    c->start_ns = r->start;
+    c->end_ns = r->end;
+    c->bytes = r->bytes;
+    c->corr = r->correlationId;
+    c->device = r->deviceId;
+    c->context = r->contextId;
+    c->stream = r->streamId;
+    c->kind = copy_kind(r->copyKind);
+    c->src_mem = mem_kind(r->srcKind);
+    c->dst_mem = mem_kind(r->dstKind);
+    c->async = (r->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
+}
+
+static void add_peer_copy(const CUpti_ActivityMemcpyPtoP4 *r)
+{
+    cuprof_gpu_copy *c = vec_add(&store.copies, sizeof *c);
+    if (c == NULL) {
+        store.dropped++;
+        return;
+    }
+    c->start_ns = r->start;
+    c->end_ns = r->end;
+    c->bytes = r->bytes;
+    c->corr = r->correlationId;
+    c->device = r->dstDeviceId;
+    c->context = r->contextId;
+    c->stream = r->streamId;
+    c->kind = CUPROF_GPU_COPY_PTOP;
+    c->src_mem = mem_kind(r->srcKind);
+    c->dst_mem = mem_kind(r->dstKind);
+    c->async = (r->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
+}
+
+static void add_memset(const CUpti_ActivityMemset4 *r)
+{
+    cuprof_gpu_copy *c = vec_add(&store.copies, sizeof *c);
+    if (c == NULL) {
+        store.dropped++;
+        return;
+    }
+    c->start_ns = r->start;
+    c->end_ns = r->end;
+    c->bytes = r->bytes;
+    c->corr = r->correlationId;
+    c->device = r->deviceId;
+    c->context = r->contextId;
+    c->stream = r->streamId;
+    c->kind = CUPROF_GPU_COPY_MEMSET;
+    c->dst_mem = mem_kind(r->memoryKind);
+    c->async = (r->flags & CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC) != 0;
+    c->value = r->value;
+}
+
+static void add_api(const CUpti_ActivityAPI *r)
+{
+    cuprof_gpu_api *a = vec_add(&store.apis, sizeof *a);
+    if (a == NULL) {
+        store.dropped++;
+        return;
+    }
+    a->start_ns = r->start;
+    a->end_ns = r->end;
+    a->corr = r->correlationId;
+    a->cbid = r->cbid;
+    a->name = cuprof_cupti_cbid_name(r->cbid);
+    a->thread_id = r->threadId;
+    a->process_id = r->processId;
+    a->result = (int32_t)r->returnValue;
+    a->is_launch = (uint8_t)cuprof_cupti_cbid_is_launch(r->cbid);
+}
+
+static void add_sync(const CUpti_ActivitySynchronization2 *r)
+{
+    cuprof_gpu_sync *s = vec_add(&store.syncs, sizeof *s);
+    if (s == NULL) {
+        store.dropped++;
+        return;
+    }
+    s->start_ns = r->start;
+    s->end_ns = r->end;
+    s->corr = r->correlationId;
+    s->context = r->contextId;
+    s->stream = r->streamId;
+    s->event = r->cudaEventId;
+    s->type = (uint8_t)r->type;
+}
+
+static void add_ext(const CUpti_ActivityExternalCorrelation *r)
+{
+    if (r->externalKind != CUPROF_CUPTI_EXT_KIND)
+        return; /* someone else's ids (Kineto, OpenACC) */
+    cuprof_gpu_extmap *m = vec_add(&store.extmap, sizeof *m);
+    if (m == NULL) {
+        store.dropped++;
+        return;
+    }
+    m->corr = r->correlationId;
+    m->ext = r->externalId;
+}
+
+/* Stores one record; store.lock held. */
+static void add_record(const CUpti_Activity *r)
+{
+    switch (r->kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+        add_kernel((const CUpti_ActivityKernel10 *)r);
+        break;
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+        add_memcpy((const CUpti_ActivityMemcpy6 *)r);
+        break;
+    case CUPTI_ACTIVITY_KIND_MEMCPY2:
+        add_peer_copy((const CUpti_ActivityMemcpyPtoP4 *)r);
+        break;
+    case CUPTI_ACTIVITY_KIND_MEMSET:
+        add_memset((const CUpti_ActivityMemset4 *)r);
+        break;
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+        add_api((const CUpti_ActivityAPI *)r);
+        break;
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+        add_sync((const CUpti_ActivitySynchronization2 *)r);
+        break;
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
+        add_ext((const CUpti_ActivityExternalCorrelation *)r);
+        break;
+    default:
+        break; /* kinds we did not ask for */
+    }
+}
+
+void CUPTIAPI cuprof_cupti_buffer_request(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+    /* A NULL buffer makes CUPTI drop records and count them: never crash. */
+    *buffer = malloc(BUF_SIZE);
+    *size = *buffer != NULL ? BUF_SIZE : 0;
+    *max_records = 0; /* as many as fit */
+}
+
+void CUPTIAPI cuprof_cupti_buffer_complete(CUcontext ctx, uint32_t stream_id, uint8_t *buffer,
+                                           size_t size, size_t valid_size)
+{
+    (void)size;
+    const cuprof_cupti_api *f = &cuprof_cupti_fn;
+    if (buffer != NULL && valid_size > 0 && f->cuptiActivityGetNextRecord != NULL) {
+        CUpti_Activity *r = NULL;
+        pthread_mutex_lock(&store.lock);
+        while (f->cuptiActivityGetNextRecord(buffer, valid_size, &r) == CUPTI_SUCCESS) {
+            if (store.finished)
+                store.late++;
+            else
+                add_record(r);
+        }
+        pthread_mutex_unlock(&store.lock);
+    }
+    free(buffer);
+    size_t dropped = 0;
+    if (f->cuptiActivityGetNumDroppedRecords != NULL &&
+        f->cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped) == CUPTI_SUCCESS)
+        cuprof_cupti_store_add_dropped(dropped);
+}
+
+void cuprof_cupti_store_add_dropped(uint64_t n)
+{
+    if (n == 0)
+        return;
+    pthread_mutex_lock(&store.lock);
+    store.dropped += n;
+    pthread_mutex_unlock(&store.lock);
+}
+
+/* ---- normalizing ---------------------------------------------------------- */
+
+static int cmp_ext(const void *a, const void *b)
+{
+    uint32_t x = ((const cuprof_gpu_extmap *)a)->corr, y = ((const cuprof_gpu_extmap *)b)->corr;
+    return (x > y) - (x < y);
+}
+
+/* By start time, ties by correlation id: a stable order for the writers. */
+#define CMP_START(type)                                                     \
+    static int cmp_##type(const void *a, const void *b)                     \
+    {                                                                       \
+        const type *x = a, *y = b;                                          \
+        if (x->start_ns != y->start_ns)                                     \
+            return x->start_ns < y->start_ns ? -1 : 1;                      \
+        return (x->corr > y->corr) - (x->corr < y->corr);                   \
+    }
+CMP_START(cuprof_gpu_kernel)
+CMP_START(cuprof_gpu_copy)
+CMP_START(cuprof_gpu_api)
+CMP_START(cuprof_gpu_sync)
+
+static uint64_t ext_lookup(const cuprof_gpu_extmap *m, size_t n, uint32_t corr)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m[mid].corr < corr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && m[lo].corr == corr ? m[lo].ext : 0;
+}
+
+/* Converts times, attaches external ids and drops the profiler's own
+ * records of one array, in place, then sorts it; returns the new count. For
+ * any record type with start_ns, end_ns, ext and corr fields. */
+#define NORMALIZE(type)                                                          \
+    static size_t normalize_##type(vec *v, const cuprof_cupti_clockmap *cm,      \
+                                   const cuprof_gpu_extmap *m, size_t nm)        \
+    {                                                                            \
+        type *r = v->p;                                                          \
+        size_t out = 0;                                                          \
+        for (size_t i = 0; i < v->n; i++) {                                      \
+            type e = r[i];                                                       \
+            e.ext = ext_lookup(m, nm, e.corr);                                   \
+            if (e.ext == CUPROF_CUPTI_EXT_OWN)                                   \
+                continue;                                                        \
+            e.start_ns = cuprof_cupti_clock_convert(cm, e.start_ns);             \
+            e.end_ns = cuprof_cupti_clock_convert(cm, e.end_ns);                 \
+            r[out++] = e;                                                        \
+        }                                                                        \
+        v->n = out;                                                              \
+        if (out > 1)                                                             \
+            qsort(r, out, sizeof *r, cmp_##type);                                \
+        return out;                                                              \
+    }
+NORMALIZE(cuprof_gpu_kernel)
+NORMALIZE(cuprof_gpu_copy)
+NORMALIZE(cuprof_gpu_api)
+NORMALIZE(cuprof_gpu_sync)
+
+void cuprof_cupti_store_finish(const cuprof_cupti_clockmap *cm, cuprof_gpu_run *run)
+{
+    pthread_mutex_lock(&store.lock);
+    if (store.finished) {
+        pthread_mutex_unlock(&store.lock);
+        return;
+    }
+    store.finished = 1;
+
+    /* corr -> ext, sorted, one entry per corr (CUPTI makes one per corr and
+     * kind; if a buggy CUPTI repeats one, the first kept is as good). */
+    cuprof_gpu_extmap *m = store.extmap.p;
+    size_t nm = store.extmap.n;
+    if (nm > 1) {
+        qsort(m, nm, sizeof *m, cmp_ext);
+        size_t out = 1;
+        for (size_t i = 1; i < nm; i++)
+            if (m[i].corr != m[out - 1].corr)
+                m[out++] = m[i];
+        nm = store.extmap.n = out;
+    }
+
+    run->n_kernels = normalize_cuprof_gpu_kernel(&store.kernels, cm, m, nm);
+    run->n_copies = normalize_cuprof_gpu_copy(&store.copies, cm, m, nm);
+    run->n_apis = normalize_cuprof_gpu_api(&store.apis, cm, m, nm);
+    run->n_syncs = normalize_cuprof_gpu_sync(&store.syncs, cm, m, nm);
+    run->kernels = run->n_kernels ? store.kernels.p : NULL;
+    run->copies = run->n_copies ? store.copies.p : NULL;
+    run->apis = run->n_apis ? store.apis.p : NULL;
+    run->syncs = run->n_syncs ? store.syncs.p : NULL;
+
+    /* The map, less our own entries, for the writers. */
+    size_t out = 0;
+    for (size_t i = 0; i < nm; i++)
+        if (m[i].ext != CUPROF_CUPTI_EXT_OWN)
+            m[out++] = m[i];
+    run->n_extmap = store.extmap.n = out;
+    run->extmap = out ? m : NULL;
+    run->dropped = store.dropped;
+    pthread_mutex_unlock(&store.lock);
+}
+
+void cuprof_cupti_store_atfork_child(void)
+{
+    /* CUPTI's thread may have held the lock at fork: a fresh one. The
+     * parent's records stay the parent's; the child keeps none. */
+    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    store.lock = fresh;
+    store.kernels.n = store.copies.n = store.apis.n = store.syncs.n = store.extmap.n = 0;
+    store.dropped = store.late = 0;
+    store.finished = 1;
+}
+
+/* The late count can grow after finish; the run reads it on request. */
+uint64_t cuprof_cupti_store_late(void)
+{
+    pthread_mutex_lock(&store.lock);
+    uint64_t n = store.late;
+    pthread_mutex_unlock(&store.lock);
+    return n;
+}
+
+/* ---- gpu.h helpers --------------------------------------------------------- */
+
+uint64_t cuprof_gpu_ext_of(const cuprof_gpu_run *run, uint32_t corr)
+{
+    return run != NULL ? ext_lookup(run->extmap, run->n_extmap, corr) : 0;
+}
+
+const char *cuprof_gpu_copy_kind_name(int kind)
+{
+    static const char *const names[] = {"HtoH", "HtoD", "DtoH", "DtoD", "PtoP", "Other",
+                                         "Memset"};
+    return kind >= 0 && kind < (int)(sizeof names / sizeof names[0]) ? names[kind] : "Other";
+}
+
+const char *cuprof_gpu_mem_name(int mem)
+{
+    static const char *const names[] = {"unknown", "pageable", "pinned", "device", "array",
+                                        "managed"};
+    return mem >= 0 && mem < (int)(sizeof names / sizeof names[0]) ? names[mem] : "unknown";
+}
+
+const char *cuprof_gpu_sync_name(int type)
+{
+    static const char *const names[] = {"sync", "event sync", "stream wait event",
+                                        "stream sync", "context sync"};
+    return type >= 0 && type < (int)(sizeof names / sizeof names[0]) ? names[type] : "sync";
+}

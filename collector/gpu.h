@@ -1,0 +1,166 @@
+/*
+ * gpu.h - the GPU side of a recorded run, as collector/cupti.c leaves it after
+ * cuprof_cupti_finish(): kernels, copies, memsets, runtime-API calls and
+ * synchronizations from CUPTI, normalized for the writers in formats/.
+ *
+ * Normalized means:
+ *  - every timestamp is on the host clock (CLOCK_MONOTONIC ns, the clock of
+ *    cuprof_event.t0/t1), whatever clock CUPTI used; 0 stays 0 ("unknown");
+ *  - every record carries its CUPTI correlation id and the external id of the
+ *    interposed call that caused it (cuprof_event_id of that call), or 0 when
+ *    no hooked call was open (work inside cuBLAS started outside any hook, a
+ *    program linked with static cudart, CUPTI's own calls);
+ *  - each array is sorted by start time (ties by correlation id), and the
+ *    correlation -> external map by correlation id;
+ *  - strings are owned by the run and live until the process exits.
+ * Nothing here depends on CUDA headers: formats/ includes it as is.
+ */
+#ifndef CUPROF_GPU_H
+#define CUPROF_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Copy kinds. The first six have the values of enum cuprof_dir
+ * (collector.h) so tables can merge CPU-side and GPU-side copies. */
+enum cuprof_gpu_copy_kind {
+    CUPROF_GPU_COPY_HTOH = 0,
+    CUPROF_GPU_COPY_HTOD = 1,
+    CUPROF_GPU_COPY_DTOH = 2,
+    CUPROF_GPU_COPY_DTOD = 3,
+    CUPROF_GPU_COPY_PTOP = 4,    /* peer to peer, between two devices */
+    CUPROF_GPU_COPY_OTHER = 5,   /* array copies (AtoD, ...) and unknown */
+    CUPROF_GPU_COPY_MEMSET = 6,  /* a memset: value and dst_mem are set */
+};
+
+/* Memory kinds of a copy's ends (values of CUpti_ActivityMemoryKind). */
+enum cuprof_gpu_mem {
+    CUPROF_GPU_MEM_UNKNOWN = 0,
+    CUPROF_GPU_MEM_PAGEABLE = 1,
+    CUPROF_GPU_MEM_PINNED = 2,
+    CUPROF_GPU_MEM_DEVICE = 3,
+    CUPROF_GPU_MEM_ARRAY = 4,
+    CUPROF_GPU_MEM_MANAGED = 5,
+};
+
+/* Synchronization types (values of CUpti_ActivitySynchronizationType). */
+enum cuprof_gpu_sync_type {
+    CUPROF_GPU_SYNC_UNKNOWN = 0,
+    CUPROF_GPU_SYNC_EVENT = 1,        /* cudaEventSynchronize */
+    CUPROF_GPU_SYNC_STREAM_WAIT = 2,  /* cudaStreamWaitEvent */
+    CUPROF_GPU_SYNC_STREAM = 3,       /* cudaStreamSynchronize */
+    CUPROF_GPU_SYNC_CONTEXT = 4,      /* cudaDeviceSynchronize / cuCtxSynchronize */
+};
+
+/* Stream / event id CUPTI uses when a record has none. */
+#define CUPROF_GPU_NO_STREAM UINT32_MAX
+#define CUPROF_GPU_NO_EVENT UINT32_MAX
+
+/* One kernel execution on the device. */
+typedef struct cuprof_gpu_kernel {
+    uint64_t start_ns;      /* host clock: kernel began on the device */
+    uint64_t end_ns;        /* host clock: kernel finished */
+    uint64_t ext;           /* external id of the causing call, 0 = none */
+    uint32_t corr;          /* CUPTI correlation id (of the launching API call) */
+    uint32_t device;        /* device ordinal */
+    uint32_t context;       /* CUPTI context id */
+    uint32_t stream;        /* CUPTI stream id */
+    const char *name;       /* device (mangled) name, owned by the run, never NULL */
+    uint32_t grid[3];       /* grid dimensions */
+    uint32_t block[3];      /* block dimensions */
+    uint32_t registers;     /* registers per thread */
+    uint32_t static_smem;   /* static shared memory per block, bytes */
+    uint32_t dynamic_smem;  /* dynamic shared memory per block, bytes */
+    uint8_t device_launched;/* 1 when launched from the device (CDP) */
+    uint8_t graph;          /* 1 when part of a CUDA graph */
+} cuprof_gpu_kernel;
+
+/* One memcpy or memset on the device. */
+typedef struct cuprof_gpu_copy {
+    uint64_t start_ns;      /* host clock */
+    uint64_t end_ns;        /* host clock */
+    uint64_t bytes;         /* bytes copied or set */
+    uint64_t ext;           /* external id of the causing call, 0 = none */
+    uint32_t corr;          /* CUPTI correlation id */
+    uint32_t device;        /* device ordinal (the destination's for peer copies) */
+    uint32_t context;       /* CUPTI context id */
+    uint32_t stream;        /* CUPTI stream id */
+    uint8_t kind;           /* enum cuprof_gpu_copy_kind */
+    uint8_t src_mem;        /* enum cuprof_gpu_mem (UNKNOWN for memsets) */
+    uint8_t dst_mem;        /* enum cuprof_gpu_mem */
+    uint8_t async;          /* 1 when the host did not wait for it */
+    uint32_t value;         /* memset: the byte value */
+} cuprof_gpu_copy;
+
+/* One runtime-API call as CUPTI saw it (hooked or not). */
+typedef struct cuprof_gpu_api {
+    uint64_t start_ns;      /* host clock: entry */
+    uint64_t end_ns;        /* host clock: return */
+    uint64_t ext;           /* external id of the innermost interposed call
+                             * open around it, 0 = none. That call is either
+                             * this one (the hook's entry point has this name)
+                             * or one that made it inside (cublasGemmEx ->
+                             * cudaLaunchKernel): only the first is a call a
+                             * hook saw; the others belong in the CPU lane
+                             * under it. */
+    uint32_t corr;          /* CUPTI correlation id */
+    uint32_t cbid;          /* CUPTI_RUNTIME_TRACE_CBID_* */
+    const char *name;       /* from the cbid, e.g. "cudaLaunchKernel"; never NULL */
+    uint32_t thread_id;     /* OS thread id (gettid) of the caller */
+    uint32_t process_id;    /* process id */
+    int32_t result;         /* cudaError_t returned */
+    uint8_t is_launch;      /* cuprof_cupti_cbid_is_launch(cbid) */
+} cuprof_gpu_api;
+
+/* One host-side wait CUPTI recorded. */
+typedef struct cuprof_gpu_sync {
+    uint64_t start_ns;      /* host clock */
+    uint64_t end_ns;        /* host clock */
+    uint64_t ext;           /* external id of the causing call, 0 = none */
+    uint32_t corr;          /* CUPTI correlation id of the API call */
+    uint32_t context;       /* CUPTI context id */
+    uint32_t stream;        /* CUPTI stream id or CUPROF_GPU_NO_STREAM */
+    uint32_t event;         /* CUPTI CUDA event id or CUPROF_GPU_NO_EVENT */
+    uint8_t type;           /* enum cuprof_gpu_sync_type */
+} cuprof_gpu_sync;
+
+/* correlation id -> external id: every record CUPTI made while one of our
+ * external ids was pushed on the calling thread (the innermost one). */
+typedef struct cuprof_gpu_extmap {
+    uint32_t corr;          /* CUPTI correlation id */
+    uint64_t ext;           /* cuprof_event_id of the interposed call */
+} cuprof_gpu_extmap;
+
+/* How CUPTI timestamps were put on the host clock. */
+enum cuprof_gpu_clock {
+    CUPROF_GPU_CLOCK_NONE = 0,     /* not captured */
+    CUPROF_GPU_CLOCK_CALLBACK = 1, /* CUPTI called our clock (timestamp callback) */
+    CUPROF_GPU_CLOCK_OFFSET = 2,   /* CUPTI's clock, shifted by a measured offset */
+};
+
+/* The whole GPU side of the run. Arrays are NULL when their count is 0. */
+typedef struct cuprof_gpu_run {
+    int captured;                  /* 1 when CUPTI ran (records may still be 0) */
+    const char *status;            /* one line for the header, never NULL */
+    const cuprof_gpu_kernel *kernels; size_t n_kernels;
+    const cuprof_gpu_copy *copies;    size_t n_copies;  /* memsets included */
+    const cuprof_gpu_api *apis;       size_t n_apis;
+    const cuprof_gpu_sync *syncs;     size_t n_syncs;
+    const cuprof_gpu_extmap *extmap;  size_t n_extmap;
+    uint64_t dropped;              /* records CUPTI dropped (no buffer space) */
+    uint64_t late;                 /* records delivered after finish, not kept */
+    int clock;                     /* enum cuprof_gpu_clock */
+    int64_t clock_offset_ns;       /* host = cupti + offset (at start; 0 with CALLBACK) */
+    uint64_t clock_error_ns;       /* half-width of the offset measurement */
+} cuprof_gpu_run;
+
+/* External id for a correlation id, 0 if none. O(log n). */
+uint64_t cuprof_gpu_ext_of(const cuprof_gpu_run *run, uint32_t corr);
+
+/* Names for tables: "HtoD", "DtoH", ..., "Memset"; "pageable", "pinned",
+ * "device", ...; "stream sync", ...  Never NULL. */
+const char *cuprof_gpu_copy_kind_name(int kind);
+const char *cuprof_gpu_mem_name(int mem);
+const char *cuprof_gpu_sync_name(int type);
+
+#endif /* CUPROF_GPU_H */

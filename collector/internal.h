@@ -1,0 +1,105 @@
+/*
+ * internal.h - the collector's own shared state; not for preload/ or
+ * formats/ (they use collector.h and run.h). Unit tests include it to look
+ * inside.
+ *
+ * Memory per recorded call: one 64-byte cuprof_event, nothing else on the
+ * hot path. Events live in 64 KiB chunks (1023 events + a 64-byte header)
+ * mmap'd per thread and chained, so a thread's buffer grows without copying
+ * and an event's address never changes (hooks fill it between begin and end).
+ * Per thread: one record (~128 bytes) plus its chunks. At exit the run model
+ * and the aggregation add about 8 bytes per call (durations for the medians).
+ */
+#ifndef CUPROF_COLLECTOR_INTERNAL_H
+#define CUPROF_COLLECTOR_INTERNAL_H
+
+#include "collector/collector.h"
+#include "collector/config.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#define CUPROF_CHUNK_BYTES 65536u
+#define CUPROF_CHUNK_EVENTS ((CUPROF_CHUNK_BYTES - 64u) / sizeof(cuprof_event))   /* 1023 */
+
+/* Event ids: thread index (1-based) in the high bits, the event's sequence
+ * number on that thread + 1 in the low CUPROF_ID_SEQ_BITS. Unique, never 0,
+ * and decodable back to the slot without any table. */
+#define CUPROF_ID_SEQ_BITS 40
+
+/* A block of events of one thread. */
+typedef struct cuprof_chunk {
+    _Atomic(struct cuprof_chunk *) next;  /* next chunk of the thread, NULL at the tail */
+    uint64_t base;                         /* sequence number of ev[0] on the thread */
+    char pad[48];                          /* header padded to one cache line */
+    cuprof_event ev[CUPROF_CHUNK_EVENTS];
+} cuprof_chunk;
+
+_Static_assert(sizeof(cuprof_chunk) == CUPROF_CHUNK_BYTES, "chunk must be 64 KiB");
+
+/* One thread's record: registered once, never freed (survives thread exit so
+ * its events are still written at process exit). Fields marked "owner" are
+ * touched only by the thread itself; readers at exit use committed. */
+typedef struct cuprof_thread {
+    struct cuprof_thread *next;   /* global list, in registration order (under cuprof_g.lock) */
+    uint32_t index;               /* 1-based registration order; in event ids */
+    uint32_t tid;                 /* kernel thread id (gettid) */
+    char name[16];                /* thread name when registered (PR_GET_NAME) */
+    cuprof_chunk *head;           /* first chunk, set before the record is listed */
+    cuprof_chunk *tail;           /* owner: chunk being filled */
+    cuprof_event *cur;            /* owner: next free slot in tail */
+    cuprof_event *end;            /* owner: one past tail's last slot */
+    uint64_t reserved;            /* owner: slots handed out by cuprof_begin */
+    uint32_t depth;               /* owner: calls open on this thread now */
+    _Atomic uint64_t committed;   /* events [0, committed) are complete: published
+                                     when an outermost call ends (release) */
+    _Atomic uint64_t dropped;     /* calls not recorded for lack of memory */
+} cuprof_thread;
+
+/* The collector's global state (one instance, cuprof_g). */
+struct cuprof_state {
+    _Atomic int init;             /* 0 not started, 1 running, 2 done */
+    _Atomic int recording;        /* 1 while cuprof_begin records */
+    _Atomic int finished;         /* set by the first cuprof_collector_finish */
+    pthread_mutex_t lock;         /* guards threads/threads_tail/nthreads/apis */
+    cuprof_thread *threads;       /* registered threads, oldest first */
+    cuprof_thread **threads_tail; /* where the next record is linked */
+    uint32_t nthreads;            /* number of records listed */
+    cuprof_thread *inherited;     /* in a forked child: the parent's records, never
+                                     written here (kept reachable, not listed) */
+    _Atomic uint64_t mem_bytes;   /* chunk memory mapped, bytes */
+    _Atomic int mem_warned;       /* the memory-limit warning was printed */
+    const cuprof_api_desc *apis;  /* preload's API table (cuprof_api_register) */
+    size_t napis;                 /* its length */
+    uint64_t t_start;             /* clock at init (in a forked child: at fork) */
+    long pid;                     /* getpid() at init / fork */
+    int gpu_captured;             /* GPU timeline state, set by whoever knows */
+    char gpu_reason[512];         /* ... and why, in words */
+};
+
+extern struct cuprof_state cuprof_g;
+extern cuprof_config cuprof_g_config;
+
+/* buffers.c: forgets every thread record (in a forked child: the parent's
+ * events are the parent's to write). Caller holds no lock; single-threaded. */
+void cuprof_buffers_reset_after_fork(void);
+/* buffers.c: 1 when the calling thread is inside cuprof_guard_enter. */
+int cuprof_guard_active(void);
+
+/* kernels.c: number of interned names (ids are 1..count). */
+uint32_t cuprof_kernel_count(void);
+/* kernels.c: interned name of id (as registered, mangled), NULL if unknown. */
+const char *cuprof_kernel_raw_name(uint32_t id);
+/* kernels.c: fork handlers: prepare takes the table's lock so a child never
+ * inherits it held; done releases it (parent) or re-creates it (child). */
+void cuprof_kernels_fork_prepare(void);
+void cuprof_kernels_fork_done(int child);
+
+/* lifecycle.c: the exit path. Stops recording, builds the run model,
+ * aggregates it and writes the files; runs its work at most once per process
+ * (later calls return at once). Returns the number of files written (0 when
+ * the process recorded nothing), -1 on failure (already reported). */
+int cuprof_collector_finish(void);
+
+#endif /* CUPROF_COLLECTOR_INTERNAL_H */

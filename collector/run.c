@@ -1,0 +1,307 @@
+/*
+ * run.c - the read-only run model built at exit (see run.h).
+ */
+#include "collector/run.h"
+#include "collector/internal.h"
+#include "collector/clock.h"
+#include "collector/log.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The run and everything it owns; pub first so a cuprof_run * is one. */
+typedef struct run_priv {
+    cuprof_run pub;
+    char *cmdline;                /* /proc/self/cmdline, NUL-separated */
+    const char **argv;            /* pointers into cmdline */
+    char exe[4096];
+    cuprof_run_thread *threads;
+    const cuprof_event **chunk_ptrs; /* all threads' chunk arrays, one block */
+    const char **knames;          /* [0..nkernels] */
+    char **kfree;                 /* demangled names to free, [0..nkernels] */
+    char gpu_reason[512];
+} run_priv;
+
+static const char UNKNOWN_KERNEL[] = "(unknown kernel)";
+
+/* Whole small /proc file into a malloc'd buffer; *len gets the size. */
+static char *read_proc(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+        if (n == cap) {
+            char *b = realloc(buf, cap * 2 + 1);
+            if (!b) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = b;
+            cap *= 2;
+        }
+    }
+    close(fd);
+    if (buf)
+        buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* Fills program/argv from /proc/self/cmdline (or the name glibc keeps). */
+static int load_cmdline(run_priv *r)
+{
+    size_t len = 0;
+    r->cmdline = read_proc("/proc/self/cmdline", &len);
+    int count = 0;
+    for (size_t i = 0; r->cmdline && i < len; i++)
+        count += r->cmdline[i] == '\0';
+    if (r->cmdline && len > 0 && r->cmdline[len - 1] != '\0')
+        count++;   /* last argument without its NUL (cmdline cut short) */
+    r->argv = calloc((size_t)count + 1, sizeof *r->argv);
+    if (!r->argv)
+        return -1;
+    int k = 0;
+    for (size_t i = 0; r->cmdline && i < len && k < count; i += strlen(r->cmdline + i) + 1)
+        r->argv[k++] = r->cmdline + i;
+    r->pub.program = k > 0 ? r->argv[0] : program_invocation_name;
+    r->pub.argc = k > 0 ? k - 1 : 0;
+    r->pub.argv = k > 0 ? r->argv + 1 : r->argv;
+    ssize_t n = readlink("/proc/self/exe", r->exe, sizeof r->exe - 1);
+    r->exe[n > 0 ? n : 0] = '\0';
+    r->pub.exe = r->exe;
+    return 0;
+}
+
+/* Current name of thread tid if it is still alive, else keep what we have. */
+static void thread_name(uint32_t tid, char name[16])
+{
+    char path[64], buf[32];
+    snprintf(path, sizeof path, "/proc/self/task/%u/comm", tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return;
+    buf[n] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    buf[15] = '\0';
+    memcpy(name, buf, 16);
+}
+
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+
+/* __cxa_demangle from libstdc++ (loaded now, at exit only), or NULL. The C
+ * library may not link libstdc++; a C++ program already has it loaded. */
+static demangle_fn find_demangler(void)
+{
+    void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+    if (!h) {
+        cuprof_debug(CUPROF_DBG_COLLECTOR, "no libstdc++: kernel names stay mangled");
+        return NULL;
+    }
+    return (demangle_fn)(uintptr_t)dlsym(h, "__cxa_demangle");
+}
+
+/* Kernel names: demangled for the ids some event uses, raw for the rest. */
+static int load_kernel_names(run_priv *r)
+{
+    uint32_t nk = cuprof_kernel_count();
+    r->knames = calloc((size_t)nk + 1, sizeof *r->knames);
+    r->kfree = calloc((size_t)nk + 1, sizeof *r->kfree);
+    unsigned char *used = calloc((size_t)nk + 1, 1);
+    if (!r->knames || !r->kfree || !used) {
+        free(used);
+        return -1;
+    }
+    r->knames[0] = UNKNOWN_KERNEL;
+    for (uint32_t id = 1; id <= nk; id++) {
+        const char *s = cuprof_kernel_raw_name(id);
+        r->knames[id] = s ? s : UNKNOWN_KERNEL;
+    }
+    for (size_t t = 0; t < r->pub.nthreads; t++) {
+        const cuprof_run_thread *th = &r->pub.threads[t];
+        for (uint64_t i = 0; i < th->n; i++) {
+            const cuprof_event *ev = cuprof_run_event(th, i);
+            uint32_t id = ev->cls == CUPROF_EV_LAUNCH ? ev->a.launch.kernel
+                        : ev->cls == CUPROF_EV_OCCUPANCY ? ev->a.occ.kernel : 0;
+            if (id <= nk)
+                used[id] = 1;
+        }
+    }
+    demangle_fn demangle = NULL;
+    int looked = 0;
+    for (uint32_t id = 1; id <= nk; id++) {
+        if (!used[id] || strncmp(r->knames[id], "_Z", 2) != 0)
+            continue;
+        if (!looked) {
+            demangle = find_demangler();
+            looked = 1;
+        }
+        if (!demangle)
+            break;
+        int status = -1;
+        char *d = demangle(r->knames[id], NULL, NULL, &status);
+        if (d && status == 0)
+            r->knames[id] = r->kfree[id] = d;
+        else
+            free(d);
+    }
+    free(used);
+    r->pub.nkernels = nk;
+    r->pub.kernel_names = r->knames;
+    return 0;
+}
+
+/* Views of every listed thread's committed events. */
+static int load_threads(run_priv *r)
+{
+    pthread_mutex_lock(&cuprof_g.lock);
+    size_t nt = cuprof_g.nthreads;
+    cuprof_thread **recs = calloc(nt ? nt : 1, sizeof *recs);
+    size_t k = 0;
+    for (cuprof_thread *t = cuprof_g.threads; recs && t && k < nt; t = t->next)
+        recs[k++] = t;
+    r->pub.apis = cuprof_g.apis;
+    r->pub.napis = cuprof_g.napis;
+    r->pub.gpu.captured = cuprof_g.gpu_captured;
+    memcpy(r->gpu_reason, cuprof_g.gpu_reason, sizeof r->gpu_reason);
+    pthread_mutex_unlock(&cuprof_g.lock);
+    r->pub.gpu.reason = r->gpu_reason;
+    if (!recs)
+        return -1;
+
+    uint64_t *committed = calloc(k ? k : 1, sizeof *committed);
+    size_t total_chunks = 0;
+    for (size_t i = 0; committed && i < k; i++) {
+        committed[i] = atomic_load_explicit(&recs[i]->committed, memory_order_acquire);
+        total_chunks += (committed[i] + CUPROF_CHUNK_EVENTS - 1) / CUPROF_CHUNK_EVENTS;
+    }
+    r->threads = calloc(k ? k : 1, sizeof *r->threads);
+    r->chunk_ptrs = calloc(total_chunks ? total_chunks : 1, sizeof *r->chunk_ptrs);
+    if (!committed || !r->threads || !r->chunk_ptrs) {
+        free(recs);
+        free(committed);
+        return -1;
+    }
+    const cuprof_event **slot = r->chunk_ptrs;
+    size_t nth = 0;
+    for (size_t i = 0; i < k; i++) {
+        cuprof_thread *t = recs[i];
+        uint64_t dropped = atomic_load_explicit(&t->dropped, memory_order_relaxed);
+        if (committed[i] == 0 && dropped == 0)
+            continue;   /* only open calls so far: nothing to show */
+        cuprof_run_thread *th = &r->threads[nth++];
+        th->index = t->index;
+        th->tid = t->tid;
+        memcpy(th->name, t->name, sizeof th->name);
+        thread_name(t->tid, th->name);
+        th->per_chunk = CUPROF_CHUNK_EVENTS;
+        th->chunks = slot;
+        th->dropped = dropped;
+        uint64_t have = 0;
+        for (cuprof_chunk *c = t->head; c && have < committed[i];
+             c = atomic_load_explicit(&c->next, memory_order_acquire)) {
+            *slot++ = c->ev;
+            have += CUPROF_CHUNK_EVENTS;
+        }
+        th->n = have < committed[i] ? have : committed[i];
+        r->pub.nevents += th->n;
+        r->pub.dropped += th->dropped;
+    }
+    r->pub.threads = r->threads;
+    r->pub.nthreads = nth;
+    free(recs);
+    free(committed);
+    return 0;
+}
+
+cuprof_run *cuprof_run_build(void)
+{
+    run_priv *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->pub.t_end = cuprof_clock_now();
+    r->pub.t_start = cuprof_g.t_start ? cuprof_g.t_start : r->pub.t_end;
+    r->pub.wall_ns = r->pub.t_end - r->pub.t_start;
+    r->pub.pid = cuprof_g.pid ? cuprof_g.pid : (long)getpid();
+    r->pub.clock = CUPROF_CLOCK_NAME;
+    if (load_cmdline(r) < 0 || load_threads(r) < 0 || load_kernel_names(r) < 0) {
+        cuprof_run_destroy(&r->pub);
+        return NULL;
+    }
+    return &r->pub;
+}
+
+void cuprof_run_destroy(cuprof_run *run)
+{
+    run_priv *r = (run_priv *)run;
+    if (!r)
+        return;
+    for (uint32_t id = 0; r->kfree && id <= r->pub.nkernels; id++)
+        free(r->kfree[id]);
+    free(r->kfree);
+    free(r->knames);
+    free(r->chunk_ptrs);
+    free(r->threads);
+    free(r->argv);
+    free(r->cmdline);
+    free(r);
+}
+
+const cuprof_event *cuprof_run_find_event(const cuprof_run *run, uint64_t id,
+                                          const cuprof_run_thread **th)
+{
+    uint32_t index = (uint32_t)(id >> CUPROF_ID_SEQ_BITS);
+    uint64_t seq = id & ((1ull << CUPROF_ID_SEQ_BITS) - 1);
+    if (seq == 0)
+        return NULL;
+    for (size_t t = 0; t < run->nthreads; t++) {
+        const cuprof_run_thread *cand = &run->threads[t];
+        if (cand->index != index)
+            continue;
+        if (seq - 1 >= cand->n)
+            return NULL;
+        if (th)
+            *th = cand;
+        return cuprof_run_event(cand, seq - 1);
+    }
+    return NULL;
+}
+
+const char *cuprof_run_api_name(const cuprof_run *run, uint16_t api)
+{
+    if (api < run->napis && run->apis[api].name)
+        return run->apis[api].name;
+    return "(unknown api)";
+}
+
+const char *cuprof_run_api_category(const cuprof_run *run, uint16_t api)
+{
+    if (api < run->napis && run->apis[api].category)
+        return run->apis[api].category;
+    return "unknown";
+}
+
+const char *cuprof_run_kernel_name(const cuprof_run *run, uint32_t id)
+{
+    if (id == 0 || id > run->nkernels || !run->kernel_names || !run->kernel_names[id])
+        return UNKNOWN_KERNEL;
+    return run->kernel_names[id];
+}

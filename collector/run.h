@@ -1,0 +1,108 @@
+/*
+ * run.h - the recorded run, read-only, as the writers see it at exit.
+ *
+ * cuprof_run_build() snapshots the collector into a cuprof_run: threads with
+ * their events in order (views into the collector's chunks, not copies), the
+ * API table, the kernel names (demangled), and the process metadata. The
+ * struct is plain data so tests (and later readers) can fill one by hand.
+ *
+ * Room for the GPU timeline (issue 4): device records will be added here as
+ * their own arrays (kernels, copies, memsets, syncs with device timestamps on
+ * the host clock and the external correlation id = cuprof_event_id of the
+ * call that caused them: cuprof_run_find_event() maps it back), and
+ * cuprof_gpu_timeline grows counters (dropped records, subscriber mode).
+ */
+#ifndef CUPROF_RUN_H
+#define CUPROF_RUN_H
+
+#include "collector/collector.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One thread's recorded calls: event i is
+ * chunks[i / per_chunk][i % per_chunk], in the order the calls began (so t0
+ * never decreases). */
+typedef struct cuprof_run_thread {
+    uint32_t index;                  /* 1-based registration order (event ids) */
+    uint32_t tid;                    /* kernel thread id */
+    char name[16];                   /* thread name (comm), "" if unknown */
+    uint64_t n;                      /* number of events */
+    uint64_t per_chunk;              /* events per chunk (> 0) */
+    const cuprof_event *const *chunks; /* ceil(n / per_chunk) event arrays */
+    uint64_t dropped;                /* calls not recorded for lack of memory */
+} cuprof_run_thread;
+
+struct cuprof_gpu_run;   /* collector/gpu.h (issue 4) */
+
+/* Whether device-side records were captured, and why not. */
+typedef struct cuprof_gpu_timeline {
+    int captured;                    /* 1 when GPU records are in the run */
+    const char *reason;              /* never NULL: why not captured (or a note) */
+} cuprof_gpu_timeline;
+
+typedef struct cuprof_run {
+    const char *program;             /* argv[0] as the program was started */
+    const char *exe;                 /* /proc/self/exe, "" if unknown */
+    int argc;                        /* arguments after argv[0] */
+    const char *const *argv;         /* argc strings (argv[1..]) */
+    long pid;
+    uint64_t t_start;                /* clock at collector start (ns, clock.h) */
+    uint64_t t_end;                  /* clock when the run was built */
+    uint64_t wall_ns;                /* t_end - t_start */
+    const char *clock;               /* name of the time base */
+
+    size_t napis;                    /* the API table (event.api indexes it) */
+    const cuprof_api_desc *apis;
+
+    uint32_t nkernels;               /* kernel names: ids 1..nkernels */
+    const char *const *kernel_names; /* [id] = demangled name; [0] = "(unknown kernel)" */
+
+    size_t nthreads;                 /* threads that recorded, registration order */
+    const cuprof_run_thread *threads;
+    uint64_t nevents;                /* sum of threads[].n */
+    uint64_t dropped;                /* sum of threads[].dropped */
+
+    cuprof_gpu_timeline gpu;
+    const struct cuprof_gpu_run *gpu_run; /* device records (issue 4); NULL until the
+                                             exit path attaches CUPTI's */
+} cuprof_run;
+
+/* Event i of thread th (i < th->n). */
+static inline const cuprof_event *cuprof_run_event(const cuprof_run_thread *th, uint64_t i)
+{
+    return &th->chunks[i / th->per_chunk][i % th->per_chunk];
+}
+
+/* Snapshot of the live collector: the calls completed so far on every thread
+ * (calls still open are left out). Kernel names used by some event are
+ * demangled (__cxa_demangle from libstdc++ via dlopen, once per name; the
+ * mangled name is kept when that fails). Returns NULL on out of memory.
+ * Owned by the caller: cuprof_run_destroy. */
+cuprof_run *cuprof_run_build(void);
+void cuprof_run_destroy(cuprof_run *run);
+
+/* Thread and event behind an event id (cuprof_event_id), or NULL. */
+const cuprof_event *cuprof_run_find_event(const cuprof_run *run, uint64_t id,
+                                          const cuprof_run_thread **th);
+
+/* Names for an event's api (entry point / category); "api#N" / "unknown"
+ * for an index outside the table. Strings live as long as the run. */
+const char *cuprof_run_api_name(const cuprof_run *run, uint16_t api);
+const char *cuprof_run_api_category(const cuprof_run *run, uint16_t api);
+/* Kernel name of an id; "(unknown kernel)" for 0 or out of range. */
+const char *cuprof_run_kernel_name(const cuprof_run *run, uint32_t id);
+
+/* Records the GPU timeline state, by whoever knows it (the CUPTI code).
+ * reason is copied. Default: not captured, "CUPTI not started". */
+void cuprof_gpu_timeline_set(int captured, const char *reason);
+
+/* The collector's vocabulary in words (static strings, never NULL): */
+const char *cuprof_dir_name(uint8_t dir);        /* enum cuprof_dir: "HtoD", .., "memset" */
+const char *cuprof_class_name(uint8_t cls);      /* enum cuprof_ev_class: "launch", .. */
+const char *cuprof_dtype_name(uint8_t dtype);    /* cudaDataType_t: "fp32", "bf16", .. */
+const char *cuprof_compute_name(uint16_t ct);    /* cublasComputeType_t: "32F", .. */
+const char *cuprof_epilogue_name(uint16_t epi);  /* cublasLtEpilogue_t: "DEFAULT", "BIAS", .. */
+const char *cuprof_trans_name(uint8_t op);       /* 0 "N", 1 "T", 2 "C" */
+
+#endif /* CUPROF_RUN_H */

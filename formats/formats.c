@@ -1,0 +1,93 @@
+/*
+ * formats.c - the list of formats and the loop that writes them.
+ */
+#include "formats/formats.h"
+#include "formats/writer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Every format written at exit, in this order. */
+static const cuprof_writer_ops *const all_formats[] = {
+    &cuprof_chrome_trace_ops,
+    &cuprof_summary_txt_ops,
+    &cuprof_summary_json_ops,
+};
+
+int cuprof_writer_run(const cuprof_writer_ops *ops, cuprof_out *out, const cuprof_run *run,
+                      const cuprof_summary *sum)
+{
+    cuprof_writer *w = calloc(1, ops->size > sizeof *w ? ops->size : sizeof *w);
+    if (!w)
+        return -1;
+    w->ops = ops;
+    w->out = out;
+    w->run = run;
+    w->sum = sum;
+    int rc = ops->header ? ops->header(w) : 0;
+    if (rc == 0 && ops->event) {
+        for (size_t t = 0; t < run->nthreads && rc == 0 && !out->err; t++) {
+            const cuprof_run_thread *th = &run->threads[t];
+            for (uint64_t i = 0; i < th->n && rc == 0; i++)
+                rc = ops->event(w, th, cuprof_run_event(th, i));
+        }
+    }
+    if (rc == 0 && ops->footer)
+        rc = ops->footer(w);
+    free(w);
+    return rc == 0 && !out->err ? 0 : -1;
+}
+
+/* Appends to a bounded string. */
+static void append(char *dst, size_t len, const char *fmt, const char *a, const char *b)
+{
+    size_t used = strnlen(dst, len);
+    if (used + 1 < len)
+        snprintf(dst + used, len - used, fmt, a, b);
+}
+
+int cuprof_formats_write_all(const cuprof_run *run, const cuprof_summary *sum,
+                             const char *dir, const char *name,
+                             char *written, size_t written_len, char *err, size_t err_len)
+{
+    const size_t n = sizeof all_formats / sizeof all_formats[0];
+    const char *ok[sizeof all_formats / sizeof all_formats[0]];
+    size_t nok = 0;
+    if (written_len)
+        written[0] = '\0';
+    if (err_len)
+        err[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        const cuprof_writer_ops *ops = all_formats[i];
+        char file[512];
+        snprintf(file, sizeof file, "%s.%s", name, ops->suffix);
+        cuprof_out out;
+        if (cuprof_out_open(&out, dir, file) < 0) {
+            /* The directory is the problem: every other file would fail too. */
+            append(err, err_len, "%scannot create files in %.300s", err[0] ? "; " : "", dir);
+            append(err, err_len, ": %s%s", strerror(out.err),
+                   " (make it writable, or choose another with prof.sh -o DIR / CUPROF_OUT_DIR)");
+            break;
+        }
+        int rc = cuprof_writer_run(ops, &out, run, sum);
+        if (rc != 0) {
+            int e = out.err;
+            cuprof_out_discard(&out);
+            out.err = e;
+        } else if (cuprof_out_commit(&out) == 0) {
+            ok[nok++] = ops->suffix;
+            continue;
+        }
+        append(err, err_len, "%swriting %.300s", err[0] ? "; " : "", file);
+        append(err, err_len, " failed: %s%s", out.err ? strerror(out.err) : "internal error",
+               " (no partial file was left)");
+    }
+    if (written_len && nok > 0) {
+        append(written, written_len, "%s%s", nok > 1 ? "{" : "", "");
+        for (size_t i = 0; i < nok; i++)
+            append(written, written_len, "%s%s", i ? "," : "", ok[i]);
+        append(written, written_len, "%s%s", nok > 1 ? "}" : "", "");
+    }
+    return (int)nok;
+}

@@ -1,0 +1,73 @@
+/*
+ * outbuf.h - buffered output for the writers: a file written to a temporary
+ * name and renamed when complete (or a growing memory buffer, for tests),
+ * with fast number formatting and JSON string escaping.
+ *
+ * Errors are sticky: the first failing write records errno in err and later
+ * writes are dropped; cuprof_out_commit reports it and removes the partial
+ * temporary file.
+ */
+#ifndef CUPROF_OUTBUF_H
+#define CUPROF_OUTBUF_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct cuprof_out {
+    int fd;                  /* temporary file; -1 for a memory buffer */
+    char *buf;               /* pending bytes (memory mode: everything) */
+    size_t len;              /* bytes in buf */
+    size_t cap;              /* size of buf */
+    int err;                 /* first errno seen, 0 if none */
+    char tmp[PATH_MAX];      /* temporary path (file mode) */
+    char path[PATH_MAX];     /* final path (file mode) */
+} cuprof_out;
+
+/* Opens DIR/.FILE.PID.tmp for writing (exclusive, not following symlinks);
+ * commit renames it to DIR/FILE. Returns 0, or -1 with o->err set. */
+int cuprof_out_open(cuprof_out *o, const char *dir, const char *file);
+/* Starts an in-memory output: o->buf holds o->len bytes, NUL-terminated
+ * after cuprof_out_commit. Returns 0 or -1 (out of memory). */
+int cuprof_out_open_mem(cuprof_out *o);
+/* Flushes, closes and renames to the final name. Returns 0, or -1 with
+ * o->err set (the temporary file removed). Memory mode: keeps o->buf for
+ * the caller (free it with cuprof_out_discard). */
+int cuprof_out_commit(cuprof_out *o);
+/* Abandons the output: closes and removes the temporary file, frees buf. */
+void cuprof_out_discard(cuprof_out *o);
+
+/* Makes room for n more bytes; 0 or -1 (error recorded). */
+int cuprof_out_reserve(cuprof_out *o, size_t n);
+
+static inline void cuprof_out_putc(cuprof_out *o, char c)
+{
+    if (o->len < o->cap || cuprof_out_reserve(o, 1) == 0)
+        o->buf[o->len++] = c;
+}
+
+void cuprof_out_write(cuprof_out *o, const void *p, size_t n);
+void cuprof_out_puts(cuprof_out *o, const char *s);
+void cuprof_out_printf(cuprof_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Decimal integers. */
+void cuprof_out_u64(cuprof_out *o, uint64_t v);
+void cuprof_out_i64(cuprof_out *o, int64_t v);
+/* ns as microseconds with three decimals: 123456 -> "123.456". */
+void cuprof_out_ns_as_us(cuprof_out *o, uint64_t ns);
+/* "0x1f" style hexadecimal ("0" for 0). */
+void cuprof_out_hex(cuprof_out *o, uint64_t v);
+/* s (n bytes, any values) as a JSON string with its quotes: '"' '\' and
+ * control characters escaped, valid UTF-8 kept, each byte of an invalid
+ * sequence replaced by \ufffd, so the result is always valid JSON. */
+void cuprof_out_json_str(cuprof_out *o, const char *s, size_t n);
+/* The same for a NUL-terminated string; NULL writes null. */
+void cuprof_out_json_cstr(cuprof_out *o, const char *s);
+/* s right-aligned (right != 0) or left-aligned in width columns, as printf
+ * %*s would (a longer s is written whole). */
+void cuprof_out_pad(cuprof_out *o, const char *s, int width, int right);
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid; n is the
+ * number of bytes available. ASCII counts as valid (1). */
+size_t cuprof_utf8_seq_len(const unsigned char *s, size_t n);
+
+#endif /* CUPROF_OUTBUF_H */

@@ -1,0 +1,176 @@
+/*
+ * summary_json.c - NAME.summary.json: the summary's numbers for programs
+ * (compare, merge, users' scripts). The schema is fixed in SCHEMA.md: add
+ * fields freely, rename none; times are integer nanoseconds.
+ */
+#include "formats/writer.h"
+#include "collector/config.h"
+
+/* "key": with a leading comma unless first (keys are plain literals). */
+static void key(cuprof_out *o, const char *k, int first)
+{
+    cuprof_out_puts(o, first ? "\"" : ",\"");
+    cuprof_out_puts(o, k);
+    cuprof_out_puts(o, "\":");
+}
+
+static void num(cuprof_out *o, const char *k, uint64_t v)
+{
+    key(o, k, 0);
+    cuprof_out_u64(o, v);
+}
+
+static void str(cuprof_out *o, const char *k, const char *v)
+{
+    key(o, k, 0);
+    cuprof_out_json_cstr(o, v ? v : "");
+}
+
+static void put_api(cuprof_out *o, const cuprof_summary *s)
+{
+    cuprof_out_puts(o, ",\n\"api\":[");
+    for (size_t i = 0; i < s->napi; i++) {
+        const cuprof_stat_api *a = &s->api[i];
+        cuprof_out_puts(o, i ? ",\n {" : "\n {");
+        key(o, "name", 1);
+        cuprof_out_json_cstr(o, a->name);
+        str(o, "category", a->category);
+        num(o, "calls", a->calls);
+        num(o, "errors", a->errors);
+        num(o, "cpu_total_ns", a->cpu_total_ns);
+        num(o, "cpu_self_ns", a->cpu_self_ns);
+        num(o, "min_ns", a->min_ns);
+        num(o, "median_ns", a->median_ns);
+        num(o, "max_ns", a->max_ns);
+        num(o, "cuda_self_ns", a->cuda_self_ns);
+        num(o, "cuda_total_ns", a->cuda_total_ns);
+        cuprof_out_putc(o, '}');
+    }
+    cuprof_out_puts(o, "]");
+}
+
+static void put_kernels(cuprof_out *o, const cuprof_summary *s)
+{
+    cuprof_out_puts(o, ",\n\"kernels\":[");
+    for (size_t i = 0; i < s->nkernels; i++) {
+        const cuprof_stat_kernel *k = &s->kernels[i];
+        cuprof_out_puts(o, i ? ",\n {" : "\n {");
+        key(o, "name", 1);
+        cuprof_out_json_cstr(o, k->name);
+        num(o, "launches", k->launches);
+        num(o, "gpu_total_ns", k->gpu_total_ns);
+        num(o, "min_ns", k->min_ns);
+        num(o, "median_ns", k->median_ns);
+        num(o, "max_ns", k->max_ns);
+        cuprof_out_putc(o, '}');
+    }
+    cuprof_out_puts(o, "]");
+}
+
+static void put_copies(cuprof_out *o, const cuprof_summary *s)
+{
+    cuprof_out_puts(o, ",\n\"copies\":[");
+    for (size_t i = 0; i < s->ncopies; i++) {
+        const cuprof_stat_copy *c = &s->copies[i];
+        cuprof_out_puts(o, i ? ",\n {" : "\n {");
+        key(o, "kind", 1);
+        cuprof_out_json_cstr(o, c->kind);
+        num(o, "calls", c->calls);
+        num(o, "bytes", c->bytes);
+        num(o, "gpu_total_ns", c->gpu_total_ns);
+        cuprof_out_putc(o, '}');
+    }
+    cuprof_out_puts(o, "]");
+}
+
+static void put_blas(cuprof_out *o, const cuprof_summary *s)
+{
+    cuprof_out_puts(o, ",\n\"blas\":[");
+    for (size_t i = 0; i < s->nblas; i++) {
+        const cuprof_stat_blas *b = &s->blas[i];
+        cuprof_out_puts(o, i ? ",\n {" : "\n {");
+        key(o, "name", 1);
+        cuprof_out_json_cstr(o, b->name);
+        num(o, "calls", b->calls);
+        cuprof_out_puts(o, ",\"shapes\":[");
+        for (size_t j = 0; j < b->nshapes; j++) {
+            const cuprof_stat_shape *sh = &b->shapes[j];
+            cuprof_out_puts(o, j ? ",\n  {" : "\n  {");
+            key(o, "m", 1);
+            cuprof_out_u64(o, sh->m);
+            num(o, "n", sh->n);
+            num(o, "k", sh->k);
+            num(o, "batch", sh->batch);
+            str(o, "dtype", sh->dtype);
+            str(o, "epilogue", sh->epilogue);
+            str(o, "transa", sh->transa);
+            str(o, "transb", sh->transb);
+            num(o, "calls", sh->calls);
+            cuprof_out_putc(o, '}');
+        }
+        cuprof_out_puts(o, "]}");
+    }
+    cuprof_out_puts(o, "]");
+}
+
+static void put_findings(cuprof_out *o, const cuprof_summary *s)
+{
+    cuprof_out_puts(o, ",\n\"findings\":[");
+    for (size_t i = 0; i < s->nfindings; i++) {
+        const cuprof_finding *f = &s->findings[i];
+        cuprof_out_puts(o, i ? ",\n {" : "\n {");
+        key(o, "rule", 1);
+        cuprof_out_json_cstr(o, f->rule);
+        str(o, "severity", f->severity);
+        str(o, "message", f->message);
+        cuprof_out_putc(o, '}');
+    }
+    cuprof_out_puts(o, "]");
+}
+
+static int json_header(cuprof_writer *w)
+{
+    cuprof_out *o = w->out;
+    const cuprof_run *run = w->run;
+    const cuprof_summary *s = w->sum;
+    cuprof_out_puts(o, "{\"schema\":\"cuprof.summary/1\"");
+    str(o, "tool", "cuprof");
+    str(o, "version", CUPROF_VERSION);
+    str(o, "program", run->program);
+    str(o, "exe", run->exe);
+    key(o, "argv", 0);
+    cuprof_out_putc(o, '[');
+    for (int i = 0; i < run->argc; i++) {
+        if (i)
+            cuprof_out_putc(o, ',');
+        cuprof_out_json_cstr(o, run->argv[i]);
+    }
+    cuprof_out_putc(o, ']');
+    key(o, "pid", 0);
+    cuprof_out_i64(o, run->pid);
+    num(o, "wall_ns", run->wall_ns);
+    str(o, "clock", run->clock);
+    num(o, "start_ns", run->t_start);
+    num(o, "events", run->nevents);
+    num(o, "dropped", run->dropped);
+    num(o, "threads", run->nthreads);
+    num(o, "self_cpu_total_ns", s->self_cpu_total_ns);
+    num(o, "self_cuda_total_ns", s->self_cuda_total_ns);
+    cuprof_out_puts(o, ",\n\"gpu_timeline\":{\"captured\":");
+    cuprof_out_puts(o, run->gpu.captured ? "true" : "false");
+    str(o, "reason", run->gpu.reason);
+    cuprof_out_putc(o, '}');
+    put_api(o, s);
+    put_kernels(o, s);
+    put_copies(o, s);
+    put_blas(o, s);
+    put_findings(o, s);
+    cuprof_out_puts(o, "}\n");
+    return 0;
+}
+
+const cuprof_writer_ops cuprof_summary_json_ops = {
+    .suffix = "summary.json",
+    .size = sizeof(cuprof_writer),
+    .header = json_header,
+};

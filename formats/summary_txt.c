@@ -1,0 +1,254 @@
+/*
+ * summary_txt.c - NAME.summary.txt: a header block, then the table a
+ * torch.profiler user already reads (key_averages().table() layout: same
+ * columns, right-aligned cells 12 wide separated by two spaces, dash rules,
+ * the two closing "Self ... time total" lines) plus Min/Median/Max, then
+ * short sections for kernels, copies and BLAS shapes.
+ */
+#include "formats/writer.h"
+#include "formats/units.h"
+#include "collector/config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define COL_WIDTH 12        /* torch's DEFAULT_COLUMN_WIDTH */
+#define NAME_MAX_WIDTH 55   /* torch's max_name_column_width */
+#define NCOLS 14
+
+static const char *const HEADERS[NCOLS] = {
+    "Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg",
+    "Self CUDA", "Self CUDA %", "CUDA total", "CUDA time avg", "# of Calls",
+    "Min", "Median", "Max",
+};
+
+typedef struct txt_writer {
+    cuprof_writer base;     /* first: the driver sees a cuprof_writer */
+    int name_width;         /* width of the Name column */
+} txt_writer;
+
+/* Writes s with control characters shown as '?', so a hostile name cannot
+ * break the table's lines. */
+static void put_clean(cuprof_out *o, const char *s)
+{
+    for (; *s; s++)
+        cuprof_out_putc(o, ((unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s);
+}
+
+/* An argument as a shell would need it quoted. */
+static void put_arg(cuprof_out *o, const char *a)
+{
+    int plain = *a != '\0';
+    for (const char *p = a; *p && plain; p++)
+        plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./=:,+-@%",
+                       *p) != NULL;
+    if (plain) {
+        put_clean(o, a);
+        return;
+    }
+    cuprof_out_putc(o, '\'');
+    for (const char *p = a; *p; p++) {
+        if (*p == '\'')
+            cuprof_out_puts(o, "'\\''");
+        else
+            cuprof_out_putc(o, ((unsigned char)*p < 0x20 || *p == 0x7f) ? '?' : *p);
+    }
+    cuprof_out_putc(o, '\'');
+}
+
+static void put_header_block(cuprof_writer *w)
+{
+    cuprof_out *o = w->out;
+    const cuprof_run *run = w->run;
+    char t[32];
+    cuprof_out_puts(o, "cuprof " CUPROF_VERSION " summary\n  program:       ");
+    put_clean(o, run->program);
+    cuprof_out_puts(o, "\n  arguments:     ");
+    if (run->argc == 0)
+        cuprof_out_puts(o, "(none)");
+    for (int i = 0; i < run->argc; i++) {
+        if (i)
+            cuprof_out_putc(o, ' ');
+        put_arg(o, run->argv[i]);
+    }
+    cuprof_out_printf(o, "\n  pid:           %ld\n", run->pid);
+    cuprof_out_printf(o, "  wall time:     %s (profiler start to exit)\n",
+                      cuprof_fmt_time(t, sizeof t, run->wall_ns));
+    cuprof_out_printf(o, "  calls:         %llu recorded on %zu thread%s\n",
+                      (unsigned long long)run->nevents, run->nthreads, run->nthreads == 1 ? "" : "s");
+    if (run->dropped)
+        cuprof_out_printf(o, "  dropped:       %llu calls not recorded (event memory limit, "
+                             "CUPROF_MEM_LIMIT): the counts below miss them\n",
+                          (unsigned long long)run->dropped);
+    cuprof_out_puts(o, "  GPU timeline:  ");
+    cuprof_out_puts(o, run->gpu.captured ? "captured" : "not captured: ");
+    if (!run->gpu.captured || (run->gpu.reason && run->gpu.reason[0])) {
+        if (run->gpu.captured)
+            cuprof_out_puts(o, " (");
+        put_clean(o, run->gpu.reason ? run->gpu.reason : "unknown reason");
+        if (run->gpu.captured)
+            cuprof_out_putc(o, ')');
+    }
+    cuprof_out_puts(o, "\n\n");
+}
+
+/* One table line: cells right-aligned, each followed by two spaces. */
+static void put_row(txt_writer *tw, const char *const cells[NCOLS])
+{
+    cuprof_out *o = tw->base.out;
+    for (int c = 0; c < NCOLS; c++) {
+        cuprof_out_pad(o, cells[c], c == 0 ? tw->name_width : COL_WIDTH, 1);
+        cuprof_out_puts(o, "  ");
+    }
+    cuprof_out_putc(o, '\n');
+}
+
+static void put_rule(txt_writer *tw)
+{
+    cuprof_out *o = tw->base.out;
+    for (int c = 0; c < NCOLS; c++) {
+        int n = c == 0 ? tw->name_width : COL_WIDTH;
+        for (int i = 0; i < n; i++)
+            cuprof_out_putc(o, '-');
+        cuprof_out_puts(o, "  ");
+    }
+    cuprof_out_putc(o, '\n');
+}
+
+static void put_api_table(txt_writer *tw)
+{
+    cuprof_out *o = tw->base.out;
+    const cuprof_summary *s = tw->base.sum;
+    int gpu = tw->base.run->gpu.captured;
+    size_t longest = 0;
+    for (size_t i = 0; i < s->napi; i++)
+        if (strlen(s->api[i].name) > longest)
+            longest = strlen(s->api[i].name);
+    tw->name_width = (int)(longest + 4 < NAME_MAX_WIDTH ? longest + 4 : NAME_MAX_WIDTH);
+    if (tw->name_width < 8)
+        tw->name_width = 8;
+
+    put_rule(tw);
+    put_row(tw, HEADERS);
+    put_rule(tw);
+    for (size_t i = 0; i < s->napi; i++) {
+        const cuprof_stat_api *a = &s->api[i];
+        char cell[NCOLS][64];
+        const char *cells[NCOLS];
+        uint64_t calls = a->calls ? a->calls : 1;
+        if (strlen(a->name) >= NAME_MAX_WIDTH - 3)   /* torch trims the same way */
+            snprintf(cell[0], sizeof cell[0], "%.*s...", NAME_MAX_WIDTH - 3, a->name);
+        else
+            snprintf(cell[0], sizeof cell[0], "%s", a->name);
+        for (char *p = cell[0]; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                *p = '?';
+        cuprof_fmt_pct(cell[1], 64, a->cpu_self_ns, s->self_cpu_total_ns);
+        cuprof_fmt_time(cell[2], 64, a->cpu_self_ns);
+        cuprof_fmt_pct(cell[3], 64, a->cpu_total_ns, s->self_cpu_total_ns);
+        cuprof_fmt_time(cell[4], 64, a->cpu_total_ns);
+        cuprof_fmt_time(cell[5], 64, a->cpu_total_ns / calls);
+        if (gpu) {
+            cuprof_fmt_time(cell[6], 64, a->cuda_self_ns);
+            cuprof_fmt_pct(cell[7], 64, a->cuda_self_ns, s->self_cuda_total_ns);
+            cuprof_fmt_time(cell[8], 64, a->cuda_total_ns);
+            cuprof_fmt_time(cell[9], 64, a->cuda_total_ns / calls);
+        } else {   /* empty until the GPU timeline is captured */
+            for (int c = 6; c <= 9; c++)
+                cell[c][0] = '\0';
+        }
+        snprintf(cell[10], 64, "%llu", (unsigned long long)a->calls);
+        cuprof_fmt_time(cell[11], 64, a->min_ns);
+        cuprof_fmt_time(cell[12], 64, a->median_ns);
+        cuprof_fmt_time(cell[13], 64, a->max_ns);
+        for (int c = 0; c < NCOLS; c++)
+            cells[c] = cell[c];
+        put_row(tw, cells);
+    }
+    put_rule(tw);
+    char t[32];
+    cuprof_out_printf(o, "Self CPU time total: %s\n", cuprof_fmt_time(t, sizeof t, s->self_cpu_total_ns));
+    cuprof_out_printf(o, "Self CUDA time total: %s%s\n", cuprof_fmt_time(t, sizeof t, s->self_cuda_total_ns),
+                      gpu ? "" : " (no GPU timeline)");
+}
+
+static void put_kernels(cuprof_writer *w)
+{
+    cuprof_out *o = w->out;
+    const cuprof_summary *s = w->sum;
+    if (s->nkernels == 0)
+        return;
+    int gpu = w->run->gpu.captured;
+    cuprof_out_puts(o, gpu ? "\nKernels\n" : "\nKernels (launches seen by the CPU; GPU times need the GPU timeline)\n");
+    cuprof_out_printf(o, "  %10s", "Launches");
+    if (gpu)
+        cuprof_out_printf(o, "  %12s  %12s  %12s  %12s", "GPU total", "Min", "Median", "Max");
+    cuprof_out_puts(o, "  Kernel\n");
+    for (size_t i = 0; i < s->nkernels; i++) {
+        const cuprof_stat_kernel *k = &s->kernels[i];
+        cuprof_out_printf(o, "  %10llu", (unsigned long long)k->launches);
+        if (gpu) {
+            char a[32], b[32], c[32], d[32];
+            cuprof_out_printf(o, "  %12s  %12s  %12s  %12s", cuprof_fmt_time(a, 32, k->gpu_total_ns),
+                              cuprof_fmt_time(b, 32, k->min_ns), cuprof_fmt_time(c, 32, k->median_ns),
+                              cuprof_fmt_time(d, 32, k->max_ns));
+        }
+        cuprof_out_puts(o, "  ");
+        put_clean(o, k->name);
+        cuprof_out_putc(o, '\n');
+    }
+}
+
+static void put_copies(cuprof_writer *w)
+{
+    cuprof_out *o = w->out;
+    const cuprof_summary *s = w->sum;
+    if (s->ncopies == 0)
+        return;
+    cuprof_out_printf(o, "\nCopies and memsets\n  %-8s  %10s  %14s\n", "Kind", "Calls", "Bytes");
+    for (size_t i = 0; i < s->ncopies; i++) {
+        char b[32];
+        cuprof_out_printf(o, "  %-8s  %10llu  %14s\n", s->copies[i].kind,
+                          (unsigned long long)s->copies[i].calls,
+                          cuprof_fmt_bytes(b, sizeof b, s->copies[i].bytes));
+    }
+}
+
+static void put_blas(cuprof_writer *w)
+{
+    cuprof_out *o = w->out;
+    const cuprof_summary *s = w->sum;
+    if (s->nblas == 0)
+        return;
+    cuprof_out_puts(o, "\nBLAS calls by shape\n");
+    for (size_t i = 0; i < s->nblas; i++) {
+        const cuprof_stat_blas *b = &s->blas[i];
+        cuprof_out_puts(o, "  ");
+        put_clean(o, b->name);
+        cuprof_out_printf(o, ": %llu call%s\n", (unsigned long long)b->calls, b->calls == 1 ? "" : "s");
+        cuprof_out_printf(o, "    %10s  %8s  %8s  %8s  %6s  %-10s  %-14s  %s\n", "Calls", "m", "n", "k",
+                          "batch", "dtype", "epilogue", "op(A),op(B)");
+        for (size_t j = 0; j < b->nshapes; j++) {
+            const cuprof_stat_shape *sh = &b->shapes[j];
+            cuprof_out_printf(o, "    %10llu  %8u  %8u  %8u  %6u  %-10s  %-14s  %s,%s\n",
+                              (unsigned long long)sh->calls, sh->m, sh->n, sh->k, sh->batch, sh->dtype,
+                              sh->epilogue, sh->transa, sh->transb);
+        }
+    }
+}
+
+static int txt_header(cuprof_writer *w)
+{
+    put_header_block(w);
+    put_api_table((txt_writer *)w);
+    put_kernels(w);
+    put_copies(w);
+    put_blas(w);
+    return 0;
+}
+
+const cuprof_writer_ops cuprof_summary_txt_ops = {
+    .suffix = "summary.txt",
+    .size = sizeof(txt_writer),
+    .header = txt_header,
+};

@@ -1,0 +1,261 @@
+/*
+ * hooks.h - the one list of interposed entry points, and what every hook
+ * needs to reach the real function behind it.
+ *
+ * PRELOAD_HOOKS is the single source of truth: it declares the real_<name>
+ * pointer types, the API ids (event.api), the table registered with the
+ * collector (name, category) and the class each hook records. preload/
+ * exports.map must name exactly these symbols; tests/unit/test_preload.c
+ * checks that, and that `nm -D` of the library agrees.
+ *
+ * Only preload/ and its tests include this file.
+ */
+#ifndef CUPROF_PRELOAD_HOOKS_H
+#define CUPROF_PRELOAD_HOOKS_H
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+#include <cuda_profiler_api.h>
+#include <cublas_api.h>
+#include <cublasLt.h>
+
+#include "../collector/collector.h"
+
+/* Which library a real function lives in (see preload_libs in resolve.c). */
+enum preload_lib { PRELOAD_LIB_CUDART = 0, PRELOAD_LIB_CUBLAS = 1, PRELOAD_LIB_CUBLASLT = 2 };
+
+/* A hook that must not record an event (kernel registration runs thousands of
+ * times before main() in big programs and is not a call the user made). */
+#define PRELOAD_NO_EVENT 0xff
+
+/* Signatures shared by several entry points (the _ptsz/_ptds variants take
+ * exactly the arguments of the plain one). */
+#define PRELOAD_SIG_LAUNCH (const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)
+#define PRELOAD_SIG_KLAUNCH (cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)
+#define PRELOAD_SIG_LAUNCHEX (const cudaLaunchConfig_t *config, const void *func, void **args)
+#define PRELOAD_SIG_MEMCPY (void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+#define PRELOAD_SIG_MEMCPYA (void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
+#define PRELOAD_SIG_MEMCPY2D (void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)
+#define PRELOAD_SIG_MEMCPY2DA (void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
+#define PRELOAD_SIG_MEMSET (void *devPtr, int value, size_t count)
+#define PRELOAD_SIG_MEMSETA (void *devPtr, int value, size_t count, cudaStream_t stream)
+#define PRELOAD_SIG_MEMSET2D (void *devPtr, size_t pitch, int value, size_t width, size_t height)
+#define PRELOAD_SIG_MEMSET2DA (void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream)
+#define PRELOAD_SIG_STREAM (cudaStream_t stream)
+#define PRELOAD_SIG_WAITEV (cudaStream_t stream, cudaEvent_t event, unsigned int flags)
+#define PRELOAD_SIG_EVREC (cudaEvent_t event, cudaStream_t stream)
+#define PRELOAD_SIG_EVRECF (cudaEvent_t event, cudaStream_t stream, unsigned int flags)
+#define PRELOAD_SIG_OCC (int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)
+#define PRELOAD_SIG_OCCF (int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
+/* cublasHgemm is declared for C++ only (__half); __half* is passed as a
+ * pointer, so const void * has the same ABI. */
+#define PRELOAD_SIG_SGEMM(I) (cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, I m, I n, I k, const float *alpha, const float *A, I lda, const float *B, I ldb, const float *beta, float *C, I ldc)
+#define PRELOAD_SIG_HGEMM(I) (cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, I m, I n, I k, const void *alpha, const void *A, I lda, const void *B, I ldb, const void *beta, void *C, I ldc)
+#define PRELOAD_SIG_GEMMEX(I) (cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, I m, I n, I k, const void *alpha, const void *A, cudaDataType Atype, I lda, const void *B, cudaDataType Btype, I ldb, const void *beta, void *C, cudaDataType Ctype, I ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
+#define PRELOAD_SIG_GEMMSB(I) (cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, I m, I n, I k, const void *alpha, const void *A, cudaDataType Atype, I lda, long long int strideA, const void *B, cudaDataType Btype, I ldb, long long int strideB, const void *beta, void *C, cudaDataType Ctype, I ldc, long long int strideC, I batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
+#define PRELOAD_SIG_GEMMB(I) (cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, I m, I n, I k, const void *alpha, const void *const Aarray[], cudaDataType Atype, I lda, const void *const Barray[], cudaDataType Btype, I ldb, const void *beta, void *const Carray[], cudaDataType Ctype, I ldc, I batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
+#define PRELOAD_SIG_LTMATMUL (cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
+
+/*
+ * Every interposed entry point: X(name, library, event class, return type,
+ * parameters). The order is the API id order; append, never reorder within a
+ * release (ids are only used inside one process, but keep diffs readable).
+ */
+#define PRELOAD_HOOKS(X) \
+    /* kernel launches and the names behind them */ \
+    X(cudaLaunchKernel, PRELOAD_LIB_CUDART, CUPROF_EV_LAUNCH, cudaError_t, PRELOAD_SIG_LAUNCH) \
+    X(cudaLaunchKernel_ptsz, PRELOAD_LIB_CUDART, CUPROF_EV_LAUNCH, cudaError_t, PRELOAD_SIG_LAUNCH) \
+    X(cudaLaunchKernelExC, PRELOAD_LIB_CUDART, CUPROF_EV_LAUNCH, cudaError_t, PRELOAD_SIG_LAUNCHEX) \
+    X(cudaLaunchKernelExC_ptsz, PRELOAD_LIB_CUDART, CUPROF_EV_LAUNCH, cudaError_t, PRELOAD_SIG_LAUNCHEX) \
+    X(__cudaLaunchKernel, PRELOAD_LIB_CUDART, CUPROF_EV_LAUNCH, cudaError_t, PRELOAD_SIG_KLAUNCH) \
+    X(__cudaLaunchKernel_ptsz, PRELOAD_LIB_CUDART, CUPROF_EV_LAUNCH, cudaError_t, PRELOAD_SIG_KLAUNCH) \
+    X(__cudaGetKernel, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, (cudaKernel_t *kernel, const void *hostFun)) \
+    X(__cudaRegisterFunction, PRELOAD_LIB_CUDART, PRELOAD_NO_EVENT, void, \
+      (void **fatCubinHandle, const char *hostFun, char *deviceFun, const char *deviceName, int thread_limit, \
+       uint3 *tid, uint3 *bid, dim3 *bDim, dim3 *gDim, int *wSize)) \
+    X(cudaOccupancyMaxActiveBlocksPerMultiprocessor, PRELOAD_LIB_CUDART, CUPROF_EV_OCCUPANCY, cudaError_t, PRELOAD_SIG_OCC) \
+    X(cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, PRELOAD_LIB_CUDART, CUPROF_EV_OCCUPANCY, cudaError_t, PRELOAD_SIG_OCCF) \
+    /* copies and memsets (_ptds/_ptsz: built with --default-stream per-thread) */ \
+    X(cudaMemcpy, PRELOAD_LIB_CUDART, CUPROF_EV_COPY, cudaError_t, PRELOAD_SIG_MEMCPY) \
+    X(cudaMemcpy_ptds, PRELOAD_LIB_CUDART, CUPROF_EV_COPY, cudaError_t, PRELOAD_SIG_MEMCPY) \
+    X(cudaMemcpyAsync, PRELOAD_LIB_CUDART, CUPROF_EV_COPY, cudaError_t, PRELOAD_SIG_MEMCPYA) \
+    X(cudaMemcpyAsync_ptsz, PRELOAD_LIB_CUDART, CUPROF_EV_COPY, cudaError_t, PRELOAD_SIG_MEMCPYA) \
+    X(cudaMemcpy2D, PRELOAD_LIB_CUDART, CUPROF_EV_COPY, cudaError_t, PRELOAD_SIG_MEMCPY2D) \
+    X(cudaMemcpy2D_ptds, PRELOAD_LIB_CUDART, CUPROF_EV_COPY, cudaError_t, PRELOAD_SIG_MEMCPY2D) \
+    X(cudaMemcpy2DAsync, PRELOAD_LIB_CUDART, CUPROF_EV_COPY, cudaError_t, PRELOAD_SIG_MEMCPY2DA) \
+    X(cudaMemcpy2DAsync_ptsz, PRELOAD_LIB_CUDART, CUPROF_EV_COPY, cudaError_t, PRELOAD_SIG_MEMCPY2DA) \
+    X(cudaMemset, PRELOAD_LIB_CUDART, CUPROF_EV_MEMSET, cudaError_t, PRELOAD_SIG_MEMSET) \
+    X(cudaMemset_ptds, PRELOAD_LIB_CUDART, CUPROF_EV_MEMSET, cudaError_t, PRELOAD_SIG_MEMSET) \
+    X(cudaMemsetAsync, PRELOAD_LIB_CUDART, CUPROF_EV_MEMSET, cudaError_t, PRELOAD_SIG_MEMSETA) \
+    X(cudaMemsetAsync_ptsz, PRELOAD_LIB_CUDART, CUPROF_EV_MEMSET, cudaError_t, PRELOAD_SIG_MEMSETA) \
+    X(cudaMemset2D, PRELOAD_LIB_CUDART, CUPROF_EV_MEMSET, cudaError_t, PRELOAD_SIG_MEMSET2D) \
+    X(cudaMemset2D_ptds, PRELOAD_LIB_CUDART, CUPROF_EV_MEMSET, cudaError_t, PRELOAD_SIG_MEMSET2D) \
+    X(cudaMemset2DAsync, PRELOAD_LIB_CUDART, CUPROF_EV_MEMSET, cudaError_t, PRELOAD_SIG_MEMSET2DA) \
+    X(cudaMemset2DAsync_ptsz, PRELOAD_LIB_CUDART, CUPROF_EV_MEMSET, cudaError_t, PRELOAD_SIG_MEMSET2DA) \
+    /* allocation */ \
+    X(cudaMalloc, PRELOAD_LIB_CUDART, CUPROF_EV_ALLOC, cudaError_t, (void **devPtr, size_t size)) \
+    X(cudaFree, PRELOAD_LIB_CUDART, CUPROF_EV_FREE, cudaError_t, (void *devPtr)) \
+    X(cudaMallocHost, PRELOAD_LIB_CUDART, CUPROF_EV_ALLOC, cudaError_t, (void **ptr, size_t size)) \
+    X(cudaFreeHost, PRELOAD_LIB_CUDART, CUPROF_EV_FREE, cudaError_t, (void *ptr)) \
+    X(cudaHostAlloc, PRELOAD_LIB_CUDART, CUPROF_EV_ALLOC, cudaError_t, (void **pHost, size_t size, unsigned int flags)) \
+    X(cudaMallocManaged, PRELOAD_LIB_CUDART, CUPROF_EV_ALLOC, cudaError_t, (void **devPtr, size_t size, unsigned int flags)) \
+    /* synchronization and events */ \
+    X(cudaDeviceSynchronize, PRELOAD_LIB_CUDART, CUPROF_EV_SYNC, cudaError_t, (void)) \
+    X(cudaStreamSynchronize, PRELOAD_LIB_CUDART, CUPROF_EV_SYNC, cudaError_t, PRELOAD_SIG_STREAM) \
+    X(cudaStreamSynchronize_ptsz, PRELOAD_LIB_CUDART, CUPROF_EV_SYNC, cudaError_t, PRELOAD_SIG_STREAM) \
+    X(cudaEventSynchronize, PRELOAD_LIB_CUDART, CUPROF_EV_SYNC, cudaError_t, (cudaEvent_t event)) \
+    X(cudaStreamWaitEvent, PRELOAD_LIB_CUDART, CUPROF_EV_EVENT, cudaError_t, PRELOAD_SIG_WAITEV) \
+    X(cudaStreamWaitEvent_ptsz, PRELOAD_LIB_CUDART, CUPROF_EV_EVENT, cudaError_t, PRELOAD_SIG_WAITEV) \
+    X(cudaEventRecord, PRELOAD_LIB_CUDART, CUPROF_EV_EVENT, cudaError_t, PRELOAD_SIG_EVREC) \
+    X(cudaEventRecord_ptsz, PRELOAD_LIB_CUDART, CUPROF_EV_EVENT, cudaError_t, PRELOAD_SIG_EVREC) \
+    X(cudaEventRecordWithFlags, PRELOAD_LIB_CUDART, CUPROF_EV_EVENT, cudaError_t, PRELOAD_SIG_EVRECF) \
+    X(cudaEventRecordWithFlags_ptsz, PRELOAD_LIB_CUDART, CUPROF_EV_EVENT, cudaError_t, PRELOAD_SIG_EVRECF) \
+    X(cudaProfilerStart, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, (void)) \
+    X(cudaProfilerStop, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, (void)) \
+    /* cuBLAS GEMMs (the exported names: cublasSgemm is #defined to cublasSgemm_v2) */ \
+    X(cublasSgemm_v2, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_SGEMM(int)) \
+    X(cublasSgemm_v2_64, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_SGEMM(int64_t)) \
+    X(cublasHgemm, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_HGEMM(int)) \
+    X(cublasHgemm_64, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_HGEMM(int64_t)) \
+    X(cublasGemmEx, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_GEMMEX(int)) \
+    X(cublasGemmEx_64, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_GEMMEX(int64_t)) \
+    X(cublasGemmStridedBatchedEx, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_GEMMSB(int)) \
+    X(cublasGemmStridedBatchedEx_64, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_GEMMSB(int64_t)) \
+    X(cublasGemmBatchedEx, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_GEMMB(int)) \
+    X(cublasGemmBatchedEx_64, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_GEMMB(int64_t)) \
+    /* cuBLASLt */ \
+    X(cublasLtMatmul, PRELOAD_LIB_CUBLASLT, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_LTMATMUL)
+
+/*
+ * Real functions the hooks call themselves (never interposed, never
+ * exported): X(name, library, return type, parameters). Always called inside
+ * cuprof_guard_enter/leave.
+ */
+#define PRELOAD_HELPERS(X) \
+    X(cudaPointerGetAttributes, PRELOAD_LIB_CUDART, cudaError_t, (struct cudaPointerAttributes *attributes, const void *ptr)) \
+    X(cudaPeekAtLastError, PRELOAD_LIB_CUDART, cudaError_t, (void)) \
+    X(cudaGetLastError, PRELOAD_LIB_CUDART, cudaError_t, (void)) \
+    X(cublasGetPointerMode_v2, PRELOAD_LIB_CUBLAS, cublasStatus_t, (cublasHandle_t handle, cublasPointerMode_t *mode)) \
+    X(cublasLtMatrixLayoutGetAttribute, PRELOAD_LIB_CUBLASLT, cublasStatus_t, \
+      (cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)) \
+    X(cublasLtMatmulDescGetAttribute, PRELOAD_LIB_CUBLASLT, cublasStatus_t, \
+      (cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten))
+
+/*
+ * Symbols the library exports besides the hooks, defined elsewhere in it:
+ * X(name). Empty for now; issue 4 adds InitializeInjection (the CUDA
+ * injection entry point, defined by the collector's CUPTI part). exports.map
+ * lists them after the hooks, and the export test allows exactly these.
+ */
+#define PRELOAD_EXTRA_EXPORTS(X)
+
+/* Ids: hooks first (id = event.api), then helpers. */
+enum preload_fn {
+#define PRELOAD_X_ID(name, lib, cls, ret, params) PRELOAD_FN_##name,
+    PRELOAD_HOOKS(PRELOAD_X_ID)
+#undef PRELOAD_X_ID
+    PRELOAD_N_HOOKS,
+    PRELOAD_FN_HELPERS_BEFORE_ = PRELOAD_N_HOOKS - 1,
+#define PRELOAD_X_ID(name, lib, ret, params) PRELOAD_FN_##name,
+    PRELOAD_HELPERS(PRELOAD_X_ID)
+#undef PRELOAD_X_ID
+    PRELOAD_N_FNS
+};
+
+/* The class each hook records, as constants the compiler folds. */
+enum preload_cls {
+#define PRELOAD_X_CLS(name, lib, cls, ret, params) PRELOAD_CLS_##name = cls,
+    PRELOAD_HOOKS(PRELOAD_X_CLS)
+#undef PRELOAD_X_CLS
+};
+
+/* preload_<name>_fn: pointer type of every real function. */
+#define PRELOAD_X_TYPE(name, lib, cls, ret, params) typedef ret(*preload_##name##_fn) params;
+PRELOAD_HOOKS(PRELOAD_X_TYPE)
+#undef PRELOAD_X_TYPE
+#define PRELOAD_X_TYPE(name, lib, ret, params) typedef ret(*preload_##name##_fn) params;
+PRELOAD_HELPERS(PRELOAD_X_TYPE)
+#undef PRELOAD_X_TYPE
+
+/* The hooks are defined with the real CUDA signatures; the per-thread
+ * variants are not declared by the CUDA headers unless the program is built
+ * with per-thread default stream, so declare them here. */
+#define PRELOAD_X_DECL(name, lib, cls, ret, params) ret name params;
+PRELOAD_HOOKS(PRELOAD_X_DECL)
+#undef PRELOAD_X_DECL
+
+/* What a hook returns when the real function cannot be found. */
+#define PRELOAD_CUDART_MISSING cudaErrorSharedObjectSymbolNotFound
+#define PRELOAD_CUBLAS_MISSING CUBLAS_STATUS_NOT_INITIALIZED
+
+/* Only the hooks are visible outside the library (exports.map lists them). */
+#define PRELOAD_EXPORT __attribute__((visibility("default")))
+
+/* Real function pointers, indexed by enum preload_fn; NULL until resolved
+ * (or while the library is not loaded). Written only by resolve.c. */
+extern _Atomic(void *) preload_real_fns[PRELOAD_N_FNS];
+
+/* Slow path: resolves everything once (and registers the API table), then
+ * retries fn alone if it is still missing (its library may have been loaded
+ * since, e.g. with RTLD_LOCAL). Returns the real function or NULL. */
+void *preload_resolve(unsigned fn);
+/* Resolves every real function once; idempotent, thread-safe. */
+void preload_resolve_all(void);
+
+/* The real function for fn: one load and a predictable branch once resolved. */
+static inline __attribute__((always_inline)) void *preload_real(unsigned fn)
+{
+    void *p = atomic_load_explicit(&preload_real_fns[fn], memory_order_acquire);
+    if (__builtin_expect(p == NULL, 0))
+        p = preload_resolve(fn);
+    return p;
+}
+/* Typed accessor: PRELOAD_REAL(cudaMalloc) has type preload_cudaMalloc_fn. */
+#define PRELOAD_REAL(name) ((preload_##name##_fn)preload_real(PRELOAD_FN_##name))
+/* Same, for a variant sharing the signature of `base`: real function of fn. */
+#define PRELOAD_REAL_AS(base, fn) ((preload_##base##_fn)preload_real(fn))
+
+/*
+ * Every hook brackets the real call with hook_begin/hook_end. errno is kept
+ * on both sides: the real function sees the caller's errno and the caller
+ * sees exactly what the real function left, whatever the collector does.
+ */
+typedef struct preload_call {
+    cuprof_event *ev; /* NULL: not recorded (guarded, recording off, no memory) */
+    int *errp;        /* this thread's errno */
+} preload_call;
+
+static inline __attribute__((always_inline)) preload_call hook_begin(unsigned api, uint8_t cls)
+{
+    preload_call c;
+    c.errp = &errno;
+    int e = *c.errp;
+    c.ev = cuprof_begin((uint16_t)api, cls);
+    if (c.ev) /* the slot is reused memory: arguments not filled read as 0 */
+        for (unsigned i = 0; i < sizeof c.ev->a.raw / sizeof c.ev->a.raw[0]; i++)
+            c.ev->a.raw[i] = 0;
+    *c.errp = e;
+    return c;
+}
+
+static inline __attribute__((always_inline)) int hook_end(preload_call c, int result)
+{
+    int e = *c.errp;
+    cuprof_end(c.ev, result);
+    *c.errp = e;
+    return result;
+}
+
+#define HOOK_BEGIN(name) hook_begin(PRELOAD_FN_##name, PRELOAD_CLS_##name)
+
+/* Saturating conversions into the event's narrow fields. */
+static inline uint16_t preload_u16(unsigned v) { return v > UINT16_MAX ? UINT16_MAX : (uint16_t)v; }
+static inline uint32_t preload_u32(int64_t v)
+{
+    return v < 0 ? 0 : v > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+#endif /* CUPROF_PRELOAD_HOOKS_H */

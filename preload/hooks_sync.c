@@ -1,0 +1,118 @@
+/*
+ * hooks_sync.c - synchronization, events, and the profiler start/stop calls.
+ *
+ * Each records one handle in a.sync.stream: the stream for stream syncs,
+ * waits and event records, the event for cudaEventSynchronize, 0 for the
+ * device.
+ */
+#include "hooks.h"
+
+static inline void fill_handle(preload_call c, const void *handle)
+{
+    if (c.ev)
+        c.ev->a.sync.stream = (uint64_t)(uintptr_t)handle;
+}
+
+PRELOAD_EXPORT cudaError_t cudaDeviceSynchronize(void)
+{
+    preload_cudaDeviceSynchronize_fn real = PRELOAD_REAL(cudaDeviceSynchronize);
+    preload_call c = HOOK_BEGIN(cudaDeviceSynchronize);
+    cudaError_t r = real ? real() : PRELOAD_CUDART_MISSING;
+    return (cudaError_t)hook_end(c, r);
+}
+
+static cudaError_t stream_sync(unsigned fn, cudaStream_t stream)
+{
+    preload_cudaStreamSynchronize_fn real = PRELOAD_REAL_AS(cudaStreamSynchronize, fn);
+    preload_call c = hook_begin(fn, CUPROF_EV_SYNC);
+    fill_handle(c, stream);
+    cudaError_t r = real ? real(stream) : PRELOAD_CUDART_MISSING;
+    return (cudaError_t)hook_end(c, r);
+}
+
+PRELOAD_EXPORT cudaError_t cudaStreamSynchronize PRELOAD_SIG_STREAM
+{
+    return stream_sync(PRELOAD_FN_cudaStreamSynchronize, stream);
+}
+PRELOAD_EXPORT cudaError_t cudaStreamSynchronize_ptsz PRELOAD_SIG_STREAM
+{
+    return stream_sync(PRELOAD_FN_cudaStreamSynchronize_ptsz, stream);
+}
+
+PRELOAD_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event)
+{
+    preload_cudaEventSynchronize_fn real = PRELOAD_REAL(cudaEventSynchronize);
+    preload_call c = HOOK_BEGIN(cudaEventSynchronize);
+    fill_handle(c, event);
+    cudaError_t r = real ? real(event) : PRELOAD_CUDART_MISSING;
+    return (cudaError_t)hook_end(c, r);
+}
+
+static cudaError_t wait_event(unsigned fn, cudaStream_t stream, cudaEvent_t event,
+                              unsigned int flags)
+{
+    preload_cudaStreamWaitEvent_fn real = PRELOAD_REAL_AS(cudaStreamWaitEvent, fn);
+    preload_call c = hook_begin(fn, CUPROF_EV_EVENT);
+    fill_handle(c, stream);
+    cudaError_t r = real ? real(stream, event, flags) : PRELOAD_CUDART_MISSING;
+    return (cudaError_t)hook_end(c, r);
+}
+
+PRELOAD_EXPORT cudaError_t cudaStreamWaitEvent PRELOAD_SIG_WAITEV
+{
+    return wait_event(PRELOAD_FN_cudaStreamWaitEvent, stream, event, flags);
+}
+PRELOAD_EXPORT cudaError_t cudaStreamWaitEvent_ptsz PRELOAD_SIG_WAITEV
+{
+    return wait_event(PRELOAD_FN_cudaStreamWaitEvent_ptsz, stream, event, flags);
+}
+
+/* cudaEventRecord(WithFlags)(_ptsz): one body, flags only for WithFlags. */
+static cudaError_t event_record(unsigned fn, cudaEvent_t event, cudaStream_t stream,
+                                unsigned int flags, int with_flags)
+{
+    void *real = preload_real(fn);
+    preload_call c = hook_begin(fn, CUPROF_EV_EVENT);
+    fill_handle(c, stream);
+    cudaError_t r;
+    if (real == NULL)
+        r = PRELOAD_CUDART_MISSING;
+    else if (with_flags)
+        r = ((preload_cudaEventRecordWithFlags_fn)real)(event, stream, flags);
+    else
+        r = ((preload_cudaEventRecord_fn)real)(event, stream);
+    return (cudaError_t)hook_end(c, r);
+}
+
+PRELOAD_EXPORT cudaError_t cudaEventRecord PRELOAD_SIG_EVREC
+{
+    return event_record(PRELOAD_FN_cudaEventRecord, event, stream, 0, 0);
+}
+PRELOAD_EXPORT cudaError_t cudaEventRecord_ptsz PRELOAD_SIG_EVREC
+{
+    return event_record(PRELOAD_FN_cudaEventRecord_ptsz, event, stream, 0, 0);
+}
+PRELOAD_EXPORT cudaError_t cudaEventRecordWithFlags PRELOAD_SIG_EVRECF
+{
+    return event_record(PRELOAD_FN_cudaEventRecordWithFlags, event, stream, flags, 1);
+}
+PRELOAD_EXPORT cudaError_t cudaEventRecordWithFlags_ptsz PRELOAD_SIG_EVRECF
+{
+    return event_record(PRELOAD_FN_cudaEventRecordWithFlags_ptsz, event, stream, flags, 1);
+}
+
+PRELOAD_EXPORT cudaError_t cudaProfilerStart(void)
+{
+    preload_cudaProfilerStart_fn real = PRELOAD_REAL(cudaProfilerStart);
+    preload_call c = HOOK_BEGIN(cudaProfilerStart);
+    cudaError_t r = real ? real() : PRELOAD_CUDART_MISSING;
+    return (cudaError_t)hook_end(c, r);
+}
+
+PRELOAD_EXPORT cudaError_t cudaProfilerStop(void)
+{
+    preload_cudaProfilerStop_fn real = PRELOAD_REAL(cudaProfilerStop);
+    preload_call c = HOOK_BEGIN(cudaProfilerStop);
+    cudaError_t r = real ? real() : PRELOAD_CUDART_MISSING;
+    return (cudaError_t)hook_end(c, r);
+}

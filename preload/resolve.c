@@ -1,0 +1,135 @@
+/*
+ * resolve.c - finds the real function behind every hook, in one place, and
+ * registers the API table with the collector.
+ *
+ * Lookup order for each name: dlsym(RTLD_NEXT) (the library the program
+ * linked, next after us in the global scope), then, if that misses,
+ * dlopen(soname, RTLD_NOLOAD) + dlsym: a program (or python) that loads CUDA
+ * with RTLD_LOCAL keeps it out of the global scope, yet its calls still bind
+ * to our global hooks. A name still missing is retried on each call to its
+ * hook (the library may be loaded later); the hook returns an error meanwhile.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stddef.h>
+
+#include "hooks.h"
+
+/* Category of each library's calls, by the enum constant's name. */
+#define CAT_PRELOAD_LIB_CUDART "cuda_runtime"
+#define CAT_PRELOAD_LIB_CUBLAS "cublas"
+#define CAT_PRELOAD_LIB_CUBLASLT "cublaslt"
+
+/* Sonames by enum preload_lib, for dlopen(RTLD_NOLOAD) when RTLD_NEXT misses. */
+static const char *const preload_sonames[3] = {
+    [PRELOAD_LIB_CUDART] = "libcudart.so.13",
+    [PRELOAD_LIB_CUBLAS] = "libcublas.so.13",
+    [PRELOAD_LIB_CUBLASLT] = "libcublasLt.so.13",
+};
+
+/* Name and library of every function in enum preload_fn order. */
+static const struct {
+    const char *name;
+    enum preload_lib lib;
+} fn_table[PRELOAD_N_FNS] = {
+#define X(name, lib, cls, ret, params) {#name, lib},
+    PRELOAD_HOOKS(X)
+#undef X
+#define X(name, lib, ret, params) {#name, lib},
+    PRELOAD_HELPERS(X)
+#undef X
+};
+
+/* The collector's view of the hooks (event.api indexes it). */
+static const cuprof_api_desc preload_api_table[PRELOAD_N_HOOKS] = {
+#define X(name, lib, cls, ret, params) {#name, CAT_##lib},
+    PRELOAD_HOOKS(X)
+#undef X
+};
+
+_Atomic(void *) preload_real_fns[PRELOAD_N_FNS];
+
+/* dlopen handles kept (never closed) for libraries found with RTLD_NOLOAD:
+ * holding the reference keeps the real functions mapped even if the program
+ * dlcloses its own handle. */
+static _Atomic(void *) lib_handles[3];
+
+/* Our own address, to reject a lookup that finds ourselves (possible when
+ * the library is reached through a dlopen handle that includes us). */
+static int is_self(void *p)
+{
+    Dl_info self, found;
+    if (!dladdr((void *)preload_resolve_all, &self) || !dladdr(p, &found))
+        return 0;
+    return self.dli_fbase == found.dli_fbase;
+}
+
+static void *lookup_in_lib(enum preload_lib lib, const char *name)
+{
+    void *h = atomic_load_explicit(&lib_handles[lib], memory_order_acquire);
+    if (h == NULL) {
+        h = dlopen(preload_sonames[lib], RTLD_NOLOAD | RTLD_LAZY);
+        if (h == NULL)
+            return NULL;
+        void *expected = NULL;
+        if (!atomic_compare_exchange_strong(&lib_handles[lib], &expected, h)) {
+            dlclose(h); /* another thread stored one first */
+            h = expected;
+        }
+    }
+    return dlsym(h, name);
+}
+
+/* One lookup for fn; stores and returns what it found (NULL if nothing). */
+static void *resolve_one(unsigned fn)
+{
+    const char *name = fn_table[fn].name;
+    void *p = dlsym(RTLD_NEXT, name);
+    if (p == NULL || is_self(p))
+        p = lookup_in_lib(fn_table[fn].lib, name);
+    if (p != NULL && is_self(p))
+        p = NULL;
+    if (p != NULL)
+        atomic_store_explicit(&preload_real_fns[fn], p, memory_order_release);
+    return p;
+}
+
+static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
+/* Set on the thread running resolve_all_once: if anything it calls comes
+ * back into a hook (a collector that starts CUDA while registering), that
+ * hook resolves its own function directly instead of waiting on the once it
+ * is already inside (a self-deadlock). */
+static _Thread_local int resolving;
+
+static void resolve_all_once(void)
+{
+    resolving = 1;
+    /* Register before any pointer is published: a hook on another thread that
+     * sees a resolved pointer may call cuprof_begin at once. The collector
+     * itself starts from cuprof_begin, outside the once. */
+    cuprof_api_register(preload_api_table, PRELOAD_N_HOOKS);
+    for (unsigned i = 0; i < PRELOAD_N_FNS; i++)
+        resolve_one(i);
+    resolving = 0;
+}
+
+void preload_resolve_all(void)
+{
+    pthread_once(&resolve_once, resolve_all_once);
+}
+
+void *preload_resolve(unsigned fn)
+{
+    if (!resolving)
+        preload_resolve_all();
+    void *p = atomic_load_explicit(&preload_real_fns[fn], memory_order_acquire);
+    return p != NULL ? p : resolve_one(fn);
+}
+
+/* Resolve at load time so the hot path never takes the slow one in a normal
+ * program; hooks called earlier (another library's static initializer runs
+ * before our constructor) resolve on first use instead. */
+__attribute__((constructor)) static void preload_constructor(void)
+{
+    preload_resolve_all();
+}

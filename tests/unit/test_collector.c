@@ -1,0 +1,748 @@
+/*
+ * test_collector.c - unit tests of collector/: per-thread buffers (many
+ * chunks, many threads, nothing lost, order kept), event ids, the guard,
+ * depth and self time, min/median/max, the kernel-name table (also under
+ * concurrent registration), the memory limit, configuration parsing, and the
+ * exit path (files written once, none for a process without CUDA calls, a
+ * forked child with its own events and name).
+ *
+ * Check runs each test in its own process, so each starts with a fresh
+ * collector; the fixture points the output at a temporary directory and
+ * keeps the exit handler from writing anything when a test did not ask for it.
+ */
+#include "collector/aggregate.h"
+#include "collector/internal.h"
+#include "collector/run.h"
+
+#include <check.h>
+#include <errno.h>
+#include <jansson.h>
+#include <dirent.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const cuprof_api_desc APIS[] = {
+    {"cudaA", "cuda_runtime"}, {"cudaB", "cuda_runtime"}, {"cudaC", "cuda_runtime"},
+    {"cudaD", "cuda_runtime"}, {"cublasGemmEx", "cublas"}, {"cublasLtMatmul", "cublaslt"},
+    {"cudaLaunchKernel", "cuda_runtime"}, {"cudaMemcpy", "cuda_runtime"},
+};
+#define NAPIS (sizeof APIS / sizeof APIS[0])
+/* Enough API entries for 16 threads each using its own index. */
+static cuprof_api_desc many_apis[32];
+
+static char tmpdir[256];
+
+static void setup(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/cuprof-tc.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+    setenv("CUPROF_OUT_DIR", tmpdir, 1);
+    setenv("CUPROF_QUIET", "1", 1);
+    unsetenv("CUPROF_NAME");
+    unsetenv("CUPROF_ROOT_PID");
+    unsetenv("CUPROF_MEM_LIMIT");
+}
+
+/* Removes the files of tmpdir and the directory. */
+static void rm_tmpdir(void)
+{
+    DIR *d = opendir(tmpdir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char p[600];
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            snprintf(p, sizeof p, "%s/%s", tmpdir, e->d_name);
+            unlink(p);
+        }
+    closedir(d);
+    rmdir(tmpdir);
+}
+
+static void teardown(void)
+{
+    atomic_store(&cuprof_g.finished, 1);   /* no files from the test process itself */
+    rm_tmpdir();
+}
+
+/* Number of entries in tmpdir (without . and ..). */
+static int count_files(const char *suffix)
+{
+    DIR *d = opendir(tmpdir);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        size_t l = strlen(e->d_name), s = suffix ? strlen(suffix) : 0;
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+            (!suffix || (l >= s && strcmp(e->d_name + l - s, suffix) == 0)))
+            n++;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static cuprof_event *rec(uint16_t api, uint8_t cls)
+{
+    cuprof_event *ev = cuprof_begin(api, cls);
+    ck_assert_ptr_nonnull(ev);
+    return ev;
+}
+
+static const cuprof_stat_api *row(const cuprof_summary *s, const char *name)
+{
+    for (size_t i = 0; i < s->napi; i++)
+        if (strcmp(s->api[i].name, name) == 0)
+            return &s->api[i];
+    return NULL;
+}
+
+/* ---- buffers ------------------------------------------------------------ */
+
+#define NTHREADS 16
+#define PER_THREAD 100000
+
+static void *record_many(void *arg)
+{
+    uint64_t me = (uint64_t)(uintptr_t)arg;
+    for (uint64_t i = 0; i < PER_THREAD; i++) {
+        cuprof_event *ev = cuprof_begin((uint16_t)me, CUPROF_EV_CALL);
+        if (!ev)
+            return (void *)1;
+        ev->a.raw[0] = i;
+        ev->a.raw[1] = me;
+        ev->a.raw[2] = cuprof_event_id(ev);
+        cuprof_end(ev, 0);
+    }
+    return NULL;
+}
+
+START_TEST(many_threads_nothing_lost)
+{
+    for (int i = 0; i < 32; i++) {
+        static char names[32][16];
+        snprintf(names[i], sizeof names[i], "api%d", i);
+        many_apis[i].name = names[i];
+        many_apis[i].category = "cuda_runtime";
+    }
+    cuprof_collector_init();
+    cuprof_api_register(many_apis, 32);
+    pthread_t th[NTHREADS];
+    for (uintptr_t i = 0; i < NTHREADS; i++)
+        ck_assert_int_eq(pthread_create(&th[i], NULL, record_many, (void *)i), 0);
+    for (int i = 0; i < NTHREADS; i++) {
+        void *r;
+        pthread_join(th[i], &r);
+        ck_assert_ptr_null(r);
+    }
+    cuprof_run *run = cuprof_run_build();
+    ck_assert_ptr_nonnull(run);
+    ck_assert_uint_eq(run->nthreads, NTHREADS);
+    ck_assert_uint_eq(run->nevents, (uint64_t)NTHREADS * PER_THREAD);
+    ck_assert_uint_eq(run->dropped, 0);
+    /* Plain comparisons in the loop: every ck_assert is a message to the
+     * Check parent, too slow for 1.6 million events. */
+    uint64_t bad = 0;
+    for (size_t t = 0; t < run->nthreads; t++) {
+        const cuprof_run_thread *th_ = &run->threads[t];
+        ck_assert_uint_eq(th_->n, PER_THREAD);
+        uint64_t who = cuprof_run_event(th_, 0)->a.raw[1];
+        uint64_t prev_t0 = 0;
+        for (uint64_t i = 0; i < th_->n; i++) {
+            const cuprof_event *ev = cuprof_run_event(th_, i);
+            const cuprof_run_thread *found_th = NULL;
+            bad += ev->a.raw[0] != i;          /* in order, none missing */
+            bad += ev->a.raw[1] != who;        /* one thread's events only */
+            bad += ev->api != who;
+            bad += ev->t0 < prev_t0 || ev->t1 < ev->t0;
+            bad += cuprof_run_find_event(run, ev->a.raw[2], &found_th) != ev || found_th != th_;
+            prev_t0 = ev->t0;
+        }
+    }
+    ck_assert_uint_eq(bad, 0);
+    cuprof_summary *s = cuprof_summary_build(run);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_uint_eq(s->napi, NTHREADS);
+    for (size_t i = 0; i < s->napi; i++)
+        ck_assert_uint_eq(s->api[i].calls, PER_THREAD);
+    cuprof_summary_destroy(s);
+    cuprof_run_destroy(run);
+}
+END_TEST
+
+START_TEST(event_ids_unique_across_chunks)
+{
+    cuprof_api_register(APIS, NAPIS);
+    enum { N = 5000 };   /* about five chunks */
+    static uint64_t ids[N];
+    static cuprof_event *evs[N];
+    for (int i = 0; i < N; i++) {
+        evs[i] = rec(0, CUPROF_EV_CALL);
+        ids[i] = cuprof_event_id(evs[i]);
+        ck_assert_uint_ne(ids[i], 0);
+        cuprof_end(evs[i], 0);
+    }
+    for (int i = 1; i < N; i++)
+        ck_assert_uint_gt(ids[i], ids[i - 1]);
+    ck_assert_uint_eq(cuprof_event_id(NULL), 0);
+    cuprof_run *run = cuprof_run_build();
+    ck_assert_uint_eq(run->nevents, N);
+    for (int i = 0; i < N; i++)
+        ck_assert_ptr_eq(cuprof_run_find_event(run, ids[i], NULL), evs[i]);
+    ck_assert_ptr_null(cuprof_run_find_event(run, 0, NULL));
+    ck_assert_ptr_null(cuprof_run_find_event(run, ids[N - 1] + 1, NULL));
+    cuprof_run_destroy(run);
+}
+END_TEST
+
+START_TEST(open_calls_are_not_published)
+{
+    cuprof_api_register(APIS, NAPIS);
+    cuprof_end(rec(0, CUPROF_EV_CALL), 0);
+    cuprof_event *outer = rec(1, CUPROF_EV_CALL);
+    cuprof_end(rec(2, CUPROF_EV_CALL), 0);   /* nested: complete, but outer is open */
+    cuprof_run *run = cuprof_run_build();
+    ck_assert_uint_eq(run->nevents, 1);
+    cuprof_run_destroy(run);
+    cuprof_end(outer, 0);
+    run = cuprof_run_build();
+    ck_assert_uint_eq(run->nevents, 3);
+    cuprof_run_destroy(run);
+}
+END_TEST
+
+START_TEST(guard_and_errno)
+{
+    cuprof_api_register(APIS, NAPIS);
+    errno = 1234;
+    cuprof_event *ev = rec(0, CUPROF_EV_CALL);   /* first event: registers the thread */
+    cuprof_end(ev, 0);
+    ck_assert_int_eq(errno, 1234);
+    int g = cuprof_guard_enter();
+    ck_assert_ptr_null(cuprof_begin(0, CUPROF_EV_CALL));
+    int g2 = cuprof_guard_enter();   /* nests */
+    cuprof_guard_leave(g2);
+    ck_assert_ptr_null(cuprof_begin(0, CUPROF_EV_CALL));
+    cuprof_guard_leave(g);
+    cuprof_end(NULL, 0);   /* harmless */
+    ev = rec(0, CUPROF_EV_CALL);
+    cuprof_end(ev, 0);
+    ck_assert_int_eq(errno, 1234);
+    cuprof_run *run = cuprof_run_build();
+    ck_assert_uint_eq(run->nevents, 2);
+    cuprof_run_destroy(run);
+}
+END_TEST
+
+START_TEST(memory_limit_drops_and_counts)
+{
+    setenv("CUPROF_MEM_LIMIT", "128K", 1);   /* two chunks */
+    cuprof_collector_init();
+    cuprof_api_register(APIS, NAPIS);
+    int recorded = 0;
+    for (int i = 0; i < 5000; i++) {
+        cuprof_event *ev = cuprof_begin(0, CUPROF_EV_CALL);
+        recorded += ev != NULL;
+        cuprof_end(ev, 0);
+    }
+    ck_assert_int_eq(recorded, 2 * (int)CUPROF_CHUNK_EVENTS);
+    cuprof_run *run = cuprof_run_build();
+    ck_assert_uint_eq(run->nevents, 2 * CUPROF_CHUNK_EVENTS);
+    ck_assert_uint_eq(run->dropped, 5000 - 2 * CUPROF_CHUNK_EVENTS);
+    cuprof_run_destroy(run);
+}
+END_TEST
+
+/* ---- depth and self time ------------------------------------------------ */
+
+static void set_time(cuprof_event *ev, uint64_t t0, uint64_t t1)
+{
+    ev->t0 = t0;
+    ev->t1 = t1;
+}
+
+START_TEST(depth_and_self_time)
+{
+    cuprof_api_register(APIS, NAPIS);
+    /* A [1000,1100] { B [1010,1040] { C [1015,1025] }  D [1050,1060] }  A [1200,1210] */
+    cuprof_event *a = rec(0, CUPROF_EV_CALL);
+    cuprof_event *b = rec(1, CUPROF_EV_CALL);
+    cuprof_event *c = rec(2, CUPROF_EV_CALL);
+    cuprof_end(c, 0);
+    cuprof_end(b, 0);
+    cuprof_event *d = rec(3, CUPROF_EV_CALL);
+    cuprof_end(d, 35);
+    cuprof_end(a, 0);
+    cuprof_event *a2 = rec(0, CUPROF_EV_CALL);
+    cuprof_end(a2, 0);
+    ck_assert_uint_eq(a->depth, 0);
+    ck_assert_uint_eq(b->depth, 1);
+    ck_assert_uint_eq(c->depth, 2);
+    ck_assert_uint_eq(d->depth, 1);
+    ck_assert_uint_eq(a2->depth, 0);
+    set_time(a, 1000, 1100);
+    set_time(b, 1010, 1040);
+    set_time(c, 1015, 1025);
+    set_time(d, 1050, 1060);
+    set_time(a2, 1200, 1210);
+
+    cuprof_run *run = cuprof_run_build();
+    cuprof_summary *s = cuprof_summary_build(run);
+    const cuprof_stat_api *ra = row(s, "cudaA"), *rb = row(s, "cudaB"), *rc = row(s, "cudaC"),
+                          *rd = row(s, "cudaD");
+    ck_assert_ptr_nonnull(ra);
+    ck_assert_uint_eq(ra->calls, 2);
+    ck_assert_uint_eq(ra->cpu_total_ns, 110);
+    ck_assert_uint_eq(ra->cpu_self_ns, 70);     /* 100 - 30 - 10, + 10 */
+    ck_assert_uint_eq(ra->min_ns, 10);
+    ck_assert_uint_eq(ra->max_ns, 100);
+    ck_assert_uint_eq(ra->median_ns, 55);       /* even count: mean of the middle two */
+    ck_assert_uint_eq(rb->cpu_total_ns, 30);
+    ck_assert_uint_eq(rb->cpu_self_ns, 20);     /* C is B's child, not A's */
+    ck_assert_uint_eq(rc->cpu_self_ns, 10);
+    ck_assert_uint_eq(rd->cpu_self_ns, 10);
+    ck_assert_uint_eq(rd->errors, 1);
+    ck_assert_uint_eq(ra->errors, 0);
+    ck_assert_uint_eq(s->self_cpu_total_ns, 110);   /* = the top-level calls' total */
+    ck_assert_str_eq(s->api[0].name, "cudaA");      /* most expensive first */
+    cuprof_summary_destroy(s);
+    cuprof_run_destroy(run);
+}
+END_TEST
+
+START_TEST(median_min_max)
+{
+    uint64_t v1[] = {5, 1, 3, 2, 4};
+    ck_assert_uint_eq(cuprof_median_u64(v1, 5), 3);
+    ck_assert_uint_eq(v1[0], 1);   /* sorted in place */
+    ck_assert_uint_eq(v1[4], 5);
+    uint64_t v2[] = {7, 1, 100, 3};
+    ck_assert_uint_eq(cuprof_median_u64(v2, 4), 5);
+    uint64_t v3[] = {42};
+    ck_assert_uint_eq(cuprof_median_u64(v3, 1), 42);
+    ck_assert_uint_eq(cuprof_median_u64(NULL, 0), 0);
+    uint64_t v4[] = {UINT64_MAX, UINT64_MAX - 2};   /* no overflow in the mean */
+    ck_assert_uint_eq(cuprof_median_u64(v4, 2), UINT64_MAX - 1);
+
+    cuprof_api_register(APIS, NAPIS);
+    uint64_t durs[] = {50, 10, 30, 20, 40, 60, 70};
+    for (int i = 0; i < 7; i++) {
+        cuprof_event *ev = rec(0, CUPROF_EV_CALL);
+        cuprof_end(ev, 0);
+        set_time(ev, 1000 * (uint64_t)(i + 1), 1000 * (uint64_t)(i + 1) + durs[i]);
+    }
+    cuprof_run *run = cuprof_run_build();
+    cuprof_summary *s = cuprof_summary_build(run);
+    ck_assert_uint_eq(s->api[0].min_ns, 10);
+    ck_assert_uint_eq(s->api[0].median_ns, 40);
+    ck_assert_uint_eq(s->api[0].max_ns, 70);
+    ck_assert_uint_eq(s->api[0].cpu_total_ns, 280);
+    cuprof_summary_destroy(s);
+    cuprof_run_destroy(run);
+}
+END_TEST
+
+/* ---- aggregation by class ----------------------------------------------- */
+
+START_TEST(kernels_copies_blas)
+{
+    cuprof_api_register(APIS, NAPIS);
+    static char stub1, stub2, handle2;
+    cuprof_kernel_register(&stub1, "_Z10bias_add_kPfPKfi");
+    cuprof_kernel_register(&stub2, "plain_c_kernel");
+    cuprof_kernel_handle(&handle2, &stub2);
+    for (int i = 0; i < 3; i++) {
+        cuprof_event *ev = rec(6, CUPROF_EV_LAUNCH);
+        ev->a.launch.kernel = cuprof_kernel_lookup(&stub1);
+        cuprof_end(ev, 0);
+    }
+    cuprof_event *ev = rec(6, CUPROF_EV_LAUNCH);
+    ev->a.launch.kernel = cuprof_kernel_lookup(&handle2);
+    cuprof_end(ev, 0);
+    ev = rec(6, CUPROF_EV_LAUNCH);   /* a kernel nobody registered */
+    cuprof_end(ev, 0);
+    struct { uint8_t cls, dir; uint64_t bytes; } copies[] = {
+        {CUPROF_EV_COPY, CUPROF_DIR_HTOD, 100}, {CUPROF_EV_COPY, CUPROF_DIR_HTOD, 50},
+        {CUPROF_EV_COPY, CUPROF_DIR_DTOH, 7}, {CUPROF_EV_MEMSET, CUPROF_DIR_MEMSET, 9},
+    };
+    for (size_t i = 0; i < 4; i++) {
+        ev = rec(7, copies[i].cls);
+        ev->a.copy.dir = copies[i].dir;
+        ev->a.copy.bytes = copies[i].bytes;
+        cuprof_end(ev, 0);
+    }
+    for (int i = 0; i < 5; i++) {   /* 3 calls of one shape, 2 of another */
+        ev = rec(5, CUPROF_EV_BLAS);
+        ev->a.blas.m = 64; ev->a.blas.n = 64; ev->a.blas.k = i < 3 ? 64 : 128;
+        ev->a.blas.batch = 1;
+        ev->a.blas.atype = 14;      /* CUDA_R_16BF */
+        ev->a.blas.epilogue = 4;    /* CUBLASLT_EPILOGUE_BIAS */
+        ev->a.blas.transa = 1;
+        cuprof_end(ev, 0);
+    }
+    ev = rec(4, CUPROF_EV_BLAS);
+    ev->a.blas.m = 8; ev->a.blas.n = 8; ev->a.blas.k = 8; ev->a.blas.batch = 4;
+    ev->a.blas.atype = 2;   /* CUDA_R_16F */
+    cuprof_end(ev, 0);
+
+    cuprof_run *run = cuprof_run_build();
+    cuprof_summary *s = cuprof_summary_build(run);
+    ck_assert_uint_eq(s->nkernels, 3);
+    ck_assert_str_eq(s->kernels[0].name, "bias_add_k(float*, float const*, int)");   /* demangled */
+    ck_assert_uint_eq(s->kernels[0].launches, 3);
+    ck_assert_uint_eq(s->kernels[0].gpu_total_ns, 0);
+    int seen_plain = 0, seen_unknown = 0;
+    for (size_t i = 1; i < 3; i++) {
+        seen_plain += strcmp(s->kernels[i].name, "plain_c_kernel") == 0;
+        seen_unknown += strcmp(s->kernels[i].name, "(unknown kernel)") == 0;
+    }
+    ck_assert_int_eq(seen_plain + seen_unknown, 2);
+    ck_assert_uint_eq(s->ncopies, 3);
+    ck_assert_str_eq(s->copies[0].kind, "HtoD");
+    ck_assert_uint_eq(s->copies[0].calls, 2);
+    ck_assert_uint_eq(s->copies[0].bytes, 150);
+    ck_assert_str_eq(s->copies[1].kind, "DtoH");
+    ck_assert_str_eq(s->copies[2].kind, "memset");
+    ck_assert_uint_eq(s->copies[2].bytes, 9);
+    ck_assert_uint_eq(s->nblas, 2);
+    ck_assert_str_eq(s->blas[0].name, "cublasLtMatmul");
+    ck_assert_uint_eq(s->blas[0].calls, 5);
+    ck_assert_uint_eq(s->blas[0].nshapes, 2);
+    ck_assert_uint_eq(s->blas[0].shapes[0].calls, 3);
+    ck_assert_uint_eq(s->blas[0].shapes[0].k, 64);
+    ck_assert_str_eq(s->blas[0].shapes[0].dtype, "bf16");
+    ck_assert_str_eq(s->blas[0].shapes[0].epilogue, "BIAS");
+    ck_assert_str_eq(s->blas[0].shapes[0].transa, "T");
+    ck_assert_str_eq(s->blas[0].shapes[0].transb, "N");
+    ck_assert_str_eq(s->blas[1].name, "cublasGemmEx");
+    ck_assert_str_eq(s->blas[1].shapes[0].dtype, "fp16");
+    ck_assert_str_eq(s->blas[1].shapes[0].epilogue, "DEFAULT");
+    ck_assert_uint_eq(s->blas[1].shapes[0].batch, 4);
+    cuprof_summary_destroy(s);
+    cuprof_run_destroy(run);
+}
+END_TEST
+
+START_TEST(vocabulary)
+{
+    ck_assert_str_eq(cuprof_dtype_name(14), "bf16");
+    ck_assert_str_eq(cuprof_dtype_name(2), "fp16");
+    ck_assert_str_eq(cuprof_dtype_name(0), "fp32");
+    ck_assert_str_eq(cuprof_dtype_name(28), "fp8_e4m3");
+    ck_assert_str_eq(cuprof_epilogue_name(0), "DEFAULT");
+    ck_assert_str_eq(cuprof_epilogue_name(1), "DEFAULT");
+    ck_assert_str_eq(cuprof_epilogue_name(6), "RELU_BIAS");
+    ck_assert_str_eq(cuprof_epilogue_name(36), "GELU_BIAS");
+    ck_assert_str_eq(cuprof_epilogue_name(999), "other");
+    ck_assert_str_eq(cuprof_compute_name(68), "32F");
+    ck_assert_str_eq(cuprof_dir_name(CUPROF_DIR_PTOP), "PtoP");
+    ck_assert_str_eq(cuprof_trans_name(2), "C");
+}
+END_TEST
+
+/* ---- kernel table ------------------------------------------------------- */
+
+#define NSTUBS 20000
+static char stubs[NSTUBS];
+static char handles[NSTUBS];
+
+START_TEST(kernel_table_lookups)
+{
+    char name[32];
+    for (int i = 0; i < NSTUBS; i++) {
+        snprintf(name, sizeof name, "k%d", i % 5000);   /* names repeat: interned once */
+        cuprof_kernel_register(&stubs[i], name);
+        cuprof_kernel_handle(&handles[i], &stubs[i]);
+    }
+    ck_assert_uint_eq(cuprof_kernel_count(), 5000);
+    for (int i = 0; i < NSTUBS; i++) {
+        uint32_t id = cuprof_kernel_lookup(&stubs[i]);
+        ck_assert_uint_ne(id, 0);
+        snprintf(name, sizeof name, "k%d", i % 5000);
+        ck_assert_str_eq(cuprof_kernel_raw_name(id), name);
+        ck_assert_uint_eq(cuprof_kernel_lookup(&handles[i]), id);
+        if (i >= 5000)
+            ck_assert_uint_eq(id, cuprof_kernel_lookup(&stubs[i - 5000]));
+    }
+    ck_assert_uint_eq(cuprof_kernel_lookup(NULL), 0);
+    ck_assert_uint_eq(cuprof_kernel_lookup(&name), 0);
+    ck_assert_ptr_null(cuprof_kernel_raw_name(0));
+    cuprof_kernel_register(NULL, "x");      /* ignored */
+    cuprof_kernel_register(&stubs[0], NULL);
+    /* re-registration of a stub with another name rebinds it */
+    cuprof_kernel_register(&stubs[1], "renamed");
+    ck_assert_str_eq(cuprof_kernel_raw_name(cuprof_kernel_lookup(&stubs[1])), "renamed");
+}
+END_TEST
+
+static atomic_int published;   /* stubs[0..published) are registered */
+static atomic_int stop_readers;
+
+static void *lookup_loop(void *arg)
+{
+    (void)arg;
+    long bad = 0, done = 0;
+    while (!atomic_load(&stop_readers)) {
+        int n = atomic_load(&published);
+        for (int i = 0; i < n; i += 7) {
+            uint32_t id = cuprof_kernel_lookup(&stubs[i]);
+            bad += id == 0 || cuprof_kernel_lookup(&handles[i]) != id;
+            done++;
+        }
+    }
+    return (void *)(bad ? (intptr_t)bad : (done ? 0 : -1));
+}
+
+START_TEST(kernel_table_concurrent)
+{
+    pthread_t r[4];
+    for (int i = 0; i < 4; i++)
+        pthread_create(&r[i], NULL, lookup_loop, NULL);
+    char name[32];
+    for (int i = 0; i < NSTUBS; i++) {
+        snprintf(name, sizeof name, "kern_%d", i);
+        cuprof_kernel_register(&stubs[i], name);
+        cuprof_kernel_handle(&handles[i], &stubs[i]);
+        atomic_store(&published, i + 1);
+    }
+    usleep(20000);
+    atomic_store(&stop_readers, 1);
+    for (int i = 0; i < 4; i++) {
+        void *res;
+        pthread_join(r[i], &res);
+        ck_assert_ptr_null(res);
+    }
+    ck_assert_uint_eq(cuprof_kernel_count(), NSTUBS);
+}
+END_TEST
+
+/* ---- configuration ------------------------------------------------------ */
+
+START_TEST(config_parsing)
+{
+    uint64_t v;
+    ck_assert_int_eq(cuprof_config_parse_size("512", &v), 0);
+    ck_assert_uint_eq(v, 512);
+    ck_assert_int_eq(cuprof_config_parse_size("64K", &v), 0);
+    ck_assert_uint_eq(v, 65536);
+    ck_assert_int_eq(cuprof_config_parse_size("2g", &v), 0);
+    ck_assert_uint_eq(v, 2ull << 30);
+    ck_assert_int_eq(cuprof_config_parse_size("1GiB", &v), 0);
+    ck_assert_uint_eq(v, 1ull << 30);
+    ck_assert_int_eq(cuprof_config_parse_size("", &v), -1);
+    ck_assert_int_eq(cuprof_config_parse_size("12X", &v), -1);
+    ck_assert_int_eq(cuprof_config_parse_size("-1", &v), -1);
+    ck_assert_int_eq(cuprof_config_parse_size("99999999999999999999", &v), -1);
+
+    cuprof_config c;
+    char warn[1024];
+    setenv("CUPROF_MEM_LIMIT", "lots", 1);
+    setenv("CUPROF_QUIET", "maybe", 1);
+    setenv("CUPROF_NAME", "a/b", 1);
+    setenv("CUPROF_DEBUG", "collector,formats", 1);
+    cuprof_config_load(&c, warn, sizeof warn);
+    ck_assert_uint_eq(c.mem_limit, CUPROF_DEFAULT_MEM_LIMIT);
+    ck_assert_int_eq(c.quiet, 0);
+    ck_assert_str_eq(c.name, "");
+    ck_assert_uint_eq(c.debug, CUPROF_DBG_COLLECTOR | CUPROF_DBG_FORMATS);
+    ck_assert_ptr_nonnull(strstr(warn, "CUPROF_MEM_LIMIT"));
+    ck_assert_ptr_nonnull(strstr(warn, "CUPROF_QUIET"));
+    ck_assert_ptr_nonnull(strstr(warn, "CUPROF_NAME"));
+    unsetenv("CUPROF_OUT_DIR");
+    unsetenv("CUPROF_MEM_LIMIT");
+    setenv("CUPROF_NAME", "run1", 1);
+    setenv("CUPROF_ROOT_PID", "4242", 1);
+    setenv("CUPROF_QUIET", "1", 1);
+    cuprof_config_load(&c, warn, sizeof warn);
+    ck_assert_str_eq(c.out_dir, CUPROF_DEFAULT_OUT_DIR);
+    ck_assert_str_eq(c.name, "run1");
+    ck_assert_int_eq(c.root_pid, 4242);
+    ck_assert_int_eq(c.quiet, 1);
+    ck_assert_str_eq(warn, "");
+}
+END_TEST
+
+/* ---- lifecycle ---------------------------------------------------------- */
+
+static void *exit_from_thread(void *arg)
+{
+    cuprof_event *ev = cuprof_begin(1, CUPROF_EV_CALL);
+    cuprof_end(ev, 0);
+    exit((int)(intptr_t)arg);
+}
+
+/* Runs body in a child process and returns its wait status. */
+static int in_child(void (*body)(void))
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        body();
+        exit(0);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    return st;
+}
+
+static void child_records_then_exits_from_thread(void)
+{
+    setenv("CUPROF_NAME", "life", 1);
+    cuprof_collector_init();
+    cuprof_api_register(APIS, NAPIS);
+    for (int i = 0; i < 10; i++)
+        cuprof_end(cuprof_begin(0, CUPROF_EV_CALL), 0);
+    pthread_t t;
+    pthread_create(&t, NULL, exit_from_thread, (void *)(intptr_t)3);
+    for (;;) {   /* keeps recording while the other thread exits */
+        cuprof_end(cuprof_begin(2, CUPROF_EV_CALL), 0);
+        usleep(10);
+    }
+}
+
+START_TEST(exit_writes_files_once)
+{
+    int st = in_child(child_records_then_exits_from_thread);
+    ck_assert(WIFEXITED(st));
+    ck_assert_int_eq(WEXITSTATUS(st), 3);   /* the program's status, untouched */
+    ck_assert_int_eq(count_files(NULL), 3);
+    ck_assert_int_eq(count_files(".tmp"), 0);
+    char p[600];
+    snprintf(p, sizeof p, "%s/life.summary.json", tmpdir);
+    json_error_t err;
+    json_t *j = json_load_file(p, 0, &err);
+    ck_assert_msg(j != NULL, "summary.json: %s", err.text);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "schema")), "cuprof.summary/1");
+    json_t *api = json_object_get(j, "api");
+    int found = 0;
+    for (size_t i = 0; i < json_array_size(api); i++)
+        if (strcmp(json_string_value(json_object_get(json_array_get(api, i), "name")), "cudaA") == 0)
+            found = (int)json_integer_value(json_object_get(json_array_get(api, i), "calls"));
+    ck_assert_int_eq(found, 10);
+    json_decref(j);
+    snprintf(p, sizeof p, "%s/life.trace.json", tmpdir);
+    j = json_load_file(p, 0, &err);
+    ck_assert_msg(j != NULL, "trace.json: %s", err.text);
+    json_decref(j);
+}
+END_TEST
+
+static void child_without_cuda(void)
+{
+    cuprof_collector_init();   /* the constructor ran, but no CUDA call came */
+}
+
+START_TEST(no_cuda_no_files)
+{
+    int st = in_child(child_without_cuda);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    ck_assert_int_eq(count_files(NULL), 0);
+}
+END_TEST
+
+static void child_disabled(void)
+{
+    setenv("CUPROF_ENABLE", "0", 1);
+    cuprof_collector_init();
+    ck_assert_ptr_null(cuprof_begin(0, CUPROF_EV_CALL));
+}
+
+START_TEST(disabled_records_nothing)
+{
+    int st = in_child(child_disabled);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    ck_assert_int_eq(count_files(NULL), 0);
+}
+END_TEST
+
+static void child_forks(void)
+{
+    setenv("CUPROF_NAME", "fk", 1);
+    char pid[32];
+    snprintf(pid, sizeof pid, "%ld", (long)getpid());
+    setenv("CUPROF_ROOT_PID", pid, 1);
+    cuprof_collector_init();
+    cuprof_api_register(APIS, NAPIS);
+    for (int i = 0; i < 10; i++)
+        cuprof_end(cuprof_begin(0, CUPROF_EV_CALL), 0);
+    fflush(NULL);
+    pid_t c = fork();
+    if (c == 0) {   /* starts empty, records its own, writes fk.<pid>.* */
+        for (int i = 0; i < 3; i++)
+            cuprof_end(cuprof_begin(1, CUPROF_EV_CALL), 0);
+        cuprof_run *run = cuprof_run_build();
+        int ok = run->nevents == 3 && run->pid == (long)getpid();
+        cuprof_run_destroy(run);
+        exit(ok ? 0 : 1);
+    }
+    int st;
+    waitpid(c, &st, 0);
+    cuprof_run *run = cuprof_run_build();
+    int ok = run->nevents == 10 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    cuprof_run_destroy(run);
+    exit(ok ? 0 : 1);
+}
+
+START_TEST(fork_child_starts_empty)
+{
+    int st = in_child(child_forks);
+    ck_assert(WIFEXITED(st));
+    ck_assert_int_eq(WEXITSTATUS(st), 0);
+    ck_assert_int_eq(count_files("summary.json"), 2);
+    char p[600];
+    snprintf(p, sizeof p, "%s/fk.summary.json", tmpdir);   /* the root process: NAME */
+    ck_assert_int_eq(access(p, F_OK), 0);
+}
+END_TEST
+
+Suite *collector_suite(void)
+{
+    Suite *s = suite_create("collector");
+    TCase *tc = tcase_create("buffers");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, many_threads_nothing_lost);
+    tcase_add_test(tc, event_ids_unique_across_chunks);
+    tcase_add_test(tc, open_calls_are_not_published);
+    tcase_add_test(tc, guard_and_errno);
+    tcase_add_test(tc, memory_limit_drops_and_counts);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("aggregate");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, depth_and_self_time);
+    tcase_add_test(tc, median_min_max);
+    tcase_add_test(tc, kernels_copies_blas);
+    tcase_add_test(tc, vocabulary);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("kernels");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, kernel_table_lookups);
+    tcase_add_test(tc, kernel_table_concurrent);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("lifecycle");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, config_parsing);
+    tcase_add_test(tc, exit_writes_files_once);
+    tcase_add_test(tc, no_cuda_no_files);
+    tcase_add_test(tc, disabled_records_nothing);
+    tcase_add_test(tc, fork_child_starts_empty);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(collector_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

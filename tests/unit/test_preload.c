@@ -1,0 +1,641 @@
+/*
+ * test_preload.c - the hooks (preload/), tested through what they record.
+ *
+ * Small programs built against the real CUDA 13 libraries
+ * (test_preload_*.c, test_preload_kernels.cu) run under the hooks alone
+ * (build/tests/preload/libcuprof_hooks.so) with a fake collector
+ * (test_preload_collector.c) that dumps every recorded event at exit. Each
+ * program also runs without the profiler: what it prints (every return value
+ * and errno) must not change. They run against the real NVIDIA libraries
+ * (no driver here: every runtime call returns 35, cuBLAS 1) and, when it has
+ * been built, against the simulated device in build/sim (calls succeed).
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "preload/hooks.h"
+#define TEST_PRELOAD_HELPERS
+#include "tests/unit/test_preload.h"
+
+static const char *const hook_names[PRELOAD_N_HOOKS] = {
+#define X(name, lib, cls, ret, params) #name,
+    PRELOAD_HOOKS(X)
+#undef X
+};
+/* Everything the library may export: the hooks, then the extra exports. */
+static const char *const export_names[] = {
+#define X(name, lib, cls, ret, params) #name,
+    PRELOAD_HOOKS(X)
+#undef X
+#define X(name) #name,
+    PRELOAD_EXTRA_EXPORTS(X)
+#undef X
+};
+#define N_EXPORTS ((int)(sizeof export_names / sizeof export_names[0]))
+
+/* ---- the library's surface ------------------------------------------------ */
+
+/* Names nm -D --defined-only lists for a shared object (text symbols). */
+static int nm_defined(const char *lib, char names[][96], int max)
+{
+    char cmd[4300];
+    snprintf(cmd, sizeof cmd, "nm -D --defined-only '%s'", lib);
+    FILE *p = popen(cmd, "r");
+    ck_assert(p != NULL);
+    char line[512], type[8], name[96];
+    unsigned long long addr;
+    int n = 0;
+    while (fgets(line, sizeof line, p))
+        if (sscanf(line, "%llx %7s %95s", &addr, type, name) == 3 && n < max)
+            memcpy(names[n++], name, sizeof name);
+    ck_assert_int_eq(pclose(p), 0);
+    return n;
+}
+
+static int in_exports(const char *name)
+{
+    for (int i = 0; i < N_EXPORTS; i++)
+        if (!strcmp(export_names[i], name))
+            return 1;
+    return 0;
+}
+
+static void check_exports(const char *lib)
+{
+    static char names[1024][96];
+    int n = nm_defined(lib, names, 1024);
+    for (int i = 0; i < n; i++)
+        ck_assert_msg(in_exports(names[i]), "%s exports %s, which is not a hook", lib, names[i]);
+    for (int h = 0; h < N_EXPORTS; h++) {
+        int found = 0;
+        for (int i = 0; i < n; i++)
+            found |= !strcmp(names[i], export_names[h]);
+        ck_assert_msg(found, "%s does not export %s", lib, export_names[h]);
+    }
+    ck_assert_int_eq(n, N_EXPORTS);
+}
+
+START_TEST(exports_are_exactly_the_hooks)
+{
+    char lib[4096];
+    snprintf(lib, sizeof lib, "%s/tests/preload/libcuprof_hooks.so", e2e_build());
+    check_exports(lib);
+    /* The product library, when it has been built (needs the collector). */
+    snprintf(lib, sizeof lib, "%s/libcuprof.so", e2e_build());
+    if (access(lib, R_OK) == 0)
+        check_exports(lib);
+    else
+        fprintf(stderr, "note: %s not built, only the hooks library checked\n", lib);
+}
+END_TEST
+
+START_TEST(exports_map_is_the_hook_list)
+{
+    char *map = e2e_read_file(e2e_path("preload/exports.map"), NULL);
+    ck_assert(map != NULL);
+    const char *p = strstr(map, "global:");
+    const char *end = strstr(map, "local:");
+    ck_assert(p && end && p < end);
+    p += strlen("global:");
+    int i = 0;
+    char name[256];
+    int used;
+    while (p < end && sscanf(p, " %255[^; \n]; %n", name, &used) == 1 && p + used <= end) {
+        ck_assert_msg(i < N_EXPORTS, "exports.map lists more than the hooks: %s", name);
+        ck_assert_str_eq(name, export_names[i]); /* same names, same order */
+        i++;
+        p += used;
+    }
+    ck_assert_int_eq(i, N_EXPORTS);
+    /* No version node name: "{" comes right before "global:". */
+    ck_assert_msg(strstr(map, "{\n  global:") != NULL, "exports.map must be an anonymous version node");
+    free(map);
+}
+END_TEST
+
+/* The table registered with the collector: every hook, its category, before
+ * any event; a program that never touches CUDA records nothing and behaves
+ * exactly as without the library. */
+START_TEST(no_cuda_program_unchanged)
+{
+    dump *d = NULL;
+    e2e_result plain = run_prog("prog_nocuda", "hello", real_libdir(), 0, NULL);
+    e2e_result pre = run_prog("prog_nocuda", "hello", real_libdir(), 1, &d);
+    ck_assert_int_eq(plain.status, 3);
+    ck_assert_int_eq(pre.status, 3);
+    ck_assert_str_eq(pre.out, plain.out);
+    ck_assert_str_eq(pre.err, plain.err);
+    ck_assert_int_eq(d->n_ev, 0);
+    ck_assert_int_eq(d->n_api, PRELOAD_N_HOOKS);
+    for (int i = 0; i < PRELOAD_N_HOOKS; i++) {
+        ck_assert_str_eq(d->api[i], hook_names[i]);
+        const char *want = !strncmp(hook_names[i], "cublasLt", 8) ? "cublaslt"
+                           : !strncmp(hook_names[i], "cublas", 6) ? "cublas"
+                                                                   : "cuda_runtime";
+        ck_assert_str_eq(d->cat[i], want);
+    }
+    e2e_result_free(&pre);
+
+    /* The product library too, when built: same behaviour, no files. */
+    char lib[4096], pre_env[4200], out_env[4200], prog[4096];
+    snprintf(lib, sizeof lib, "%s/libcuprof.so", e2e_build());
+    if (access(lib, R_OK) == 0) {
+        char *tmp = e2e_tmpdir();
+        snprintf(pre_env, sizeof pre_env, "LD_PRELOAD=%s", lib);
+        snprintf(out_env, sizeof out_env, "CUPROF_OUT_DIR=%s/out", tmp);
+        snprintf(prog, sizeof prog, "%s/tests/preload/prog_nocuda", e2e_build());
+        const char *env[] = {pre_env, out_env, NULL};
+        const char *argv[] = {prog, "hello", NULL};
+        e2e_result full = e2e_run(argv, env, NULL, 60);
+        ck_assert_int_eq(full.status, 3);
+        ck_assert_str_eq(full.out, plain.out);
+        ck_assert_str_eq(full.err, plain.err);
+        char out_dir[4200];
+        snprintf(out_dir, sizeof out_dir, "%s/out", tmp);
+        ck_assert_msg(access(out_dir, F_OK) != 0, "a program without CUDA made %s", out_dir);
+        e2e_result_free(&full);
+        e2e_rmtree(tmp);
+        free(tmp);
+    }
+    e2e_result_free(&plain);
+    dump_free(d);
+}
+END_TEST
+
+/* ---- the runtime hooks ------------------------------------------------------ */
+
+/* Checks prog_cudart's events against what it printed. sim: calls succeed,
+ * pointers and handles are real. */
+static void check_cudart(const dump *d, const char *out, int sim)
+{
+    calls c;
+    calls_parse(out, &c);
+    ck_assert_int_ge(c.n, 42);
+    /* One event per call, in order, named after the entry point the program
+     * really called, with exactly the value it got back. */
+    ck_assert_int_eq(d->n_ev, c.n);
+    for (int i = 0; i < c.n; i++) {
+        ck_assert_str_eq(ev_name(d, &d->ev[i]), c.name[i]);
+        ck_assert_int_eq(d->ev[i].result, c.r[i]);
+        ck_assert_int_eq(d->ev[i].depth, 0);
+        if (!sim)
+            ck_assert_int_eq(c.r[i], strncmp(c.name[i], "cublas", 6) ? 35 : 1);
+    }
+    uint64_t s1 = printed(out, "s1="), s2 = printed(out, "s2="), e1 = printed(out, "e1=");
+    if (!sim) {
+        ck_assert_uint_eq(s1, 0x77);
+        ck_assert_uint_eq(s2, 0x177);
+    }
+    const cuprof_event *e;
+    /* allocations: size, and the pointer when the call succeeded */
+    e = &d->ev[0];
+    ck_assert_int_eq(e->cls, CUPROF_EV_ALLOC);
+    ck_assert_uint_eq(e->a.mem.bytes, 1000);
+    ck_assert_uint_eq(e->a.mem.ptr, sim ? printed(out, "p=") : 0);
+    ck_assert_uint_eq(d->ev[1].a.mem.bytes, 2000);
+    ck_assert_uint_eq(d->ev[2].a.mem.bytes, 3000);
+    ck_assert_uint_eq(d->ev[3].a.mem.bytes, 4000);
+    ck_assert_int_eq(d->ev[3].cls, CUPROF_EV_ALLOC);
+    /* copies: bytes, direction (Default resolved where the runtime can say),
+     * stream, async */
+    e = &d->ev[4];
+    ck_assert_int_eq(e->cls, CUPROF_EV_COPY);
+    ck_assert_uint_eq(e->a.copy.bytes, 5000);
+    ck_assert_int_eq(e->a.copy.dir, CUPROF_DIR_HTOD);
+    ck_assert_int_eq(e->a.copy.async, 0);
+    e = &d->ev[5];
+    ck_assert_uint_eq(e->a.copy.bytes, 999);
+    ck_assert_int_eq(e->a.copy.dir, sim ? CUPROF_DIR_HTOD : CUPROF_DIR_UNKNOWN);
+    e = &d->ev[6];
+    ck_assert_uint_eq(e->a.copy.bytes, 6000);
+    ck_assert_int_eq(e->a.copy.dir, CUPROF_DIR_DTOH);
+    ck_assert_uint_eq(e->a.copy.stream, s1);
+    ck_assert_int_eq(e->a.copy.async, 1);
+    ck_assert_uint_eq(d->ev[7].a.copy.bytes, 320); /* 2-D: width * height */
+    ck_assert_int_eq(d->ev[7].a.copy.dir, CUPROF_DIR_DTOD);
+    ck_assert_uint_eq(d->ev[8].a.copy.bytes, 64);
+    ck_assert_int_eq(d->ev[8].a.copy.dir, CUPROF_DIR_HTOH);
+    ck_assert_int_eq(d->ev[8].a.copy.async, 1);
+    /* memsets */
+    e = &d->ev[9];
+    ck_assert_int_eq(e->cls, CUPROF_EV_MEMSET);
+    ck_assert_uint_eq(e->a.copy.bytes, 7000);
+    ck_assert_int_eq(e->a.copy.dir, CUPROF_DIR_MEMSET);
+    ck_assert_uint_eq(d->ev[10].a.copy.bytes, 7001);
+    ck_assert_uint_eq(d->ev[10].a.copy.stream, s1);
+    ck_assert_int_eq(d->ev[10].a.copy.async, 1);
+    ck_assert_uint_eq(d->ev[11].a.copy.bytes, 72);
+    ck_assert_uint_eq(d->ev[12].a.copy.bytes, 80);
+    /* frees */
+    ck_assert_int_eq(d->ev[13].cls, CUPROF_EV_FREE);
+    ck_assert_uint_eq(d->ev[13].a.mem.ptr, 0x1234);
+    ck_assert_uint_eq(d->ev[14].a.mem.ptr, 0x2345);
+    /* syncs and events */
+    ck_assert_int_eq(d->ev[15].cls, CUPROF_EV_SYNC);
+    ck_assert_uint_eq(d->ev[16].a.sync.stream, s1);
+    ck_assert_uint_eq(d->ev[17].a.sync.stream, e1);
+    ck_assert_int_eq(d->ev[18].cls, CUPROF_EV_EVENT);
+    ck_assert_uint_eq(d->ev[18].a.sync.stream, s1);
+    ck_assert_uint_eq(d->ev[19].a.sync.stream, s1);
+    ck_assert_uint_eq(d->ev[20].a.sync.stream, s1);
+    /* occupancy: block size, smem (the answer: see the kernels test) */
+    e = &d->ev[21];
+    ck_assert_int_eq(e->cls, CUPROF_EV_OCCUPANCY);
+    ck_assert_int_eq(e->a.occ.block_size, 256);
+    ck_assert_uint_eq(e->a.occ.smem, 1024);
+    ck_assert_int_eq(d->ev[22].a.occ.block_size, 128);
+    ck_assert_int_eq(d->ev[23].cls, CUPROF_EV_CALL); /* cudaProfilerStart */
+    /* launches: grid, block, smem, stream */
+    e = &d->ev[25];
+    ck_assert_int_eq(e->cls, CUPROF_EV_LAUNCH);
+    ck_assert_uint_eq(e->a.launch.grid[0], 2);
+    ck_assert_uint_eq(e->a.launch.grid[1], 3);
+    ck_assert_uint_eq(e->a.launch.grid[2], 4);
+    ck_assert_uint_eq(e->a.launch.block[0], 32);
+    ck_assert_uint_eq(e->a.launch.block[1], 2);
+    ck_assert_uint_eq(e->a.launch.block[2], 1);
+    ck_assert_uint_eq(e->a.launch.smem, 48);
+    ck_assert_uint_eq(e->a.launch.stream, s1);
+    ck_assert_uint_eq(e->a.launch.kernel, 0); /* a plain host function: no name */
+    e = &d->ev[26]; /* cudaLaunchKernelExC: from the config struct */
+    ck_assert_uint_eq(e->a.launch.grid[0], 5);
+    ck_assert_uint_eq(e->a.launch.grid[2], 7);
+    ck_assert_uint_eq(e->a.launch.block[0], 64);
+    ck_assert_uint_eq(e->a.launch.smem, 96);
+    ck_assert_uint_eq(e->a.launch.stream, s1);
+    /* the per-thread variants record their own api and the same fields */
+    ck_assert_uint_eq(d->ev[27].a.copy.bytes, 5100);
+    ck_assert_int_eq(d->ev[27].a.copy.dir, CUPROF_DIR_DTOH);
+    ck_assert_uint_eq(d->ev[28].a.copy.stream, s2);
+    ck_assert_uint_eq(d->ev[29].a.copy.bytes, 352);
+    ck_assert_uint_eq(d->ev[30].a.copy.bytes, 80);
+    ck_assert_uint_eq(d->ev[31].a.copy.bytes, 7100);
+    ck_assert_uint_eq(d->ev[32].a.copy.stream, s2);
+    ck_assert_uint_eq(d->ev[33].a.copy.bytes, 88);
+    ck_assert_uint_eq(d->ev[34].a.copy.bytes, 96);
+    ck_assert_uint_eq(d->ev[35].a.sync.stream, s2);
+    ck_assert_uint_eq(d->ev[36].a.sync.stream, s2);
+    ck_assert_uint_eq(d->ev[37].a.sync.stream, s2);
+    ck_assert_uint_eq(d->ev[38].a.sync.stream, s2);
+    ck_assert_uint_eq(d->ev[39].a.launch.smem, 49);
+    ck_assert_uint_eq(d->ev[39].a.launch.stream, s2);
+    ck_assert_uint_eq(d->ev[40].a.launch.stream, s2);
+    ck_assert_uint_eq(d->ev[40].a.launch.grid[1], 6);
+    /* the guard: the program's guarded call went through (it printed a
+     * result) and was not recorded */
+    ck_assert_ptr_nonnull(strstr(out, "guarded cudaMalloc r="));
+    for (int i = 0; i < d->n_ev; i++)
+        ck_assert(!(d->ev[i].cls == CUPROF_EV_ALLOC && d->ev[i].a.mem.bytes == 424242));
+    ck_assert_int_ge(d->guarded_begins, 1);
+    ck_assert_int_eq(d->guard_enters, d->guard_leaves);
+    ck_assert_int_eq(d->begin_before_register, 0);
+}
+
+/* Lines "N name r=R errno=E" of two runs must be the same. */
+static void same_calls(const char *a, const char *b)
+{
+    calls ca, cb;
+    calls_parse(a, &ca);
+    calls_parse(b, &cb);
+    ck_assert_int_eq(ca.n, cb.n);
+    for (int i = 0; i < ca.n; i++) {
+        ck_assert_str_eq(ca.name[i], cb.name[i]);
+        ck_assert_int_eq(ca.r[i], cb.r[i]);
+        ck_assert_msg(ca.err[i] == cb.err[i], "%s: errno %d without the profiler, %d with",
+                      ca.name[i], ca.err[i], cb.err[i]);
+    }
+}
+
+START_TEST(cudart_hooks_real_libs)
+{
+    dump *d = NULL;
+    e2e_result plain = run_prog("prog_cudart", NULL, real_libdir(), 0, NULL);
+    e2e_result pre = run_prog("prog_cudart", NULL, real_libdir(), 1, &d);
+    ck_assert_int_eq(plain.status, 0);
+    ck_assert_int_eq(pre.status, 0);
+    /* Same return values and errno (the fake collector clobbers errno in
+     * begin and end: only the hooks' save/restore keeps it). */
+    same_calls(plain.out, pre.out);
+    ck_assert_ptr_nonnull(strstr(pre.out, "1 cudaMalloc r=35 errno=1111"));
+    check_cudart(d, pre.out, 0);
+    e2e_result_free(&plain);
+    e2e_result_free(&pre);
+    dump_free(d);
+}
+END_TEST
+
+START_TEST(cudart_hooks_sim)
+{
+    if (!have_sim()) {
+        fprintf(stderr, "note: build/sim not built: sim run of the runtime hooks skipped\n");
+        return;
+    }
+    char sim[4200];
+    snprintf(sim, sizeof sim, "%s/sim", e2e_build());
+    dump *d = NULL;
+    e2e_result plain = run_prog("prog_cudart", NULL, sim, 0, NULL);
+    e2e_result pre = run_prog("prog_cudart", NULL, sim, 1, &d);
+    ck_assert_int_eq(pre.status, 0);
+    same_calls(plain.out, pre.out);
+    ck_assert_ptr_nonnull(strstr(pre.out, "1 cudaMalloc r=0 errno=1111"));
+    check_cudart(d, pre.out, 1);
+    e2e_result_free(&plain);
+    e2e_result_free(&pre);
+    dump_free(d);
+}
+END_TEST
+
+/* The program's references are versioned (cudaMalloc@libcudart.so.13) and
+ * still bind to the unversioned hooks: the runs above saw every call. */
+START_TEST(program_references_are_versioned)
+{
+    char cmd[4300];
+    snprintf(cmd, sizeof cmd, "nm -D '%s/tests/preload/prog_cudart'", e2e_build());
+    FILE *p = popen(cmd, "r");
+    char line[512];
+    int versioned = 0;
+    while (fgets(line, sizeof line, p))
+        versioned += strstr(line, " cudaMalloc@libcudart.so.13") != NULL;
+    pclose(p);
+    ck_assert_int_eq(versioned, 1);
+}
+END_TEST
+
+/* ---- kernels: names through stubs and cudaKernel_t handles ------------------ */
+
+static void check_kernels(const dump *d, const char *out, int ptsz, int sim)
+{
+    const char *chevron = ptsz ? "__cudaLaunchKernel_ptsz" : "__cudaLaunchKernel";
+    const char *lk = ptsz ? "cudaLaunchKernel_ptsz" : "cudaLaunchKernel";
+    const char *lex = ptsz ? "cudaLaunchKernelExC_ptsz" : "cudaLaunchKernelExC";
+    int want = sim ? 0 : 35;
+    ck_assert_int_eq((int)printed(out, "chevron r="), want);
+    const cuprof_event *e = nth(d, CUPROF_EV_LAUNCH, 0);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_str_eq(ev_name(d, e), chevron);
+    ck_assert_str_eq(kernel_name(d, e->a.launch.kernel), "_Z4addkPfi"); /* via the handle */
+    ck_assert_uint_eq(e->a.launch.grid[0], 3);
+    ck_assert_uint_eq(e->a.launch.grid[1], 2);
+    ck_assert_uint_eq(e->a.launch.block[0], 32);
+    ck_assert_uint_eq(e->a.launch.smem, 128);
+    ck_assert_int_eq(e->result, want);
+    e = nth(d, CUPROF_EV_LAUNCH, 1);
+    ck_assert_str_eq(ev_name(d, e), chevron);
+    ck_assert_str_eq(kernel_name(d, e->a.launch.kernel), "_Z4addkPfi");
+    ck_assert_uint_eq(e->a.launch.grid[0], 5);
+    ck_assert_uint_eq(e->a.launch.block[0], 64);
+    ck_assert_uint_eq(e->a.launch.smem, 0);
+    e = nth(d, CUPROF_EV_LAUNCH, 2);
+    ck_assert_str_eq(ev_name(d, e), lk);
+    ck_assert_str_eq(kernel_name(d, e->a.launch.kernel), "_Z5scalePff"); /* via the stub */
+    ck_assert_uint_eq(e->a.launch.grid[0], 7);
+    ck_assert_uint_eq(e->a.launch.block[0], 128);
+    ck_assert_uint_eq(e->a.launch.smem, 256);
+    ck_assert_int_eq(e->result, (int)printed(out, "launchkernel r="));
+    e = nth(d, CUPROF_EV_LAUNCH, 3);
+    ck_assert_str_eq(ev_name(d, e), lex);
+    ck_assert_str_eq(kernel_name(d, e->a.launch.kernel), "_Z2tkILi3EEvPf");
+    ck_assert_uint_eq(e->a.launch.grid[0], 9);
+    ck_assert_uint_eq(e->a.launch.block[0], 96);
+    ck_assert_uint_eq(e->a.launch.smem, 512);
+    ck_assert_ptr_null(nth(d, CUPROF_EV_LAUNCH, 4));
+    e = nth(d, CUPROF_EV_OCCUPANCY, 0);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_str_eq(kernel_name(d, e->a.occ.kernel), "_Z4addkPfi");
+    ck_assert_int_eq(e->a.occ.block_size, 256);
+    ck_assert_uint_eq(e->a.occ.smem, 64);
+    ck_assert_int_eq(e->result, (int)printed(out, "occ r="));
+    if (sim) /* the answer the runtime gave */
+        ck_assert_int_gt(e->a.occ.answer, 0);
+    /* __cudaGetKernel is a call of its own, once per kernel launched <<<>>> */
+    int gk = 0;
+    for (int i = 0; i < d->n_ev; i++)
+        gk += !strcmp(ev_name(d, &d->ev[i]), "__cudaGetKernel");
+    ck_assert_int_eq(gk, 1);
+}
+
+static void run_kernels(const char *prog, int ptsz, const char *libdir, int sim)
+{
+    dump *d = NULL;
+    e2e_result plain = run_prog(prog, NULL, libdir, 0, NULL);
+    e2e_result pre = run_prog(prog, NULL, libdir, 1, &d);
+    ck_assert_int_eq(pre.status, 0);
+    ck_assert_str_eq(pre.out, plain.out);
+    check_kernels(d, pre.out, ptsz, sim);
+    e2e_result_free(&plain);
+    e2e_result_free(&pre);
+    dump_free(d);
+}
+
+START_TEST(kernel_names_real_libs)
+{
+    run_kernels("prog_kernels", 0, real_libdir(), 0);
+    run_kernels("prog_kernels_ptsz", 1, real_libdir(), 0);
+}
+END_TEST
+
+START_TEST(kernel_names_sim)
+{
+    if (!have_sim()) {
+        fprintf(stderr, "note: build/sim not built: sim run of the launch hooks skipped\n");
+        return;
+    }
+    char sim[4200];
+    snprintf(sim, sizeof sim, "%s/sim", e2e_build());
+    run_kernels("prog_kernels", 0, sim, 1);
+    run_kernels("prog_kernels_ptsz", 1, sim, 1);
+}
+END_TEST
+
+/* ---- cuBLAS and cuBLASLt --------------------------------------------------- */
+
+static void check_blas(const dump *d, const char *out, int sim)
+{
+    static const struct {
+        const char *name;
+        uint32_t m, batch;
+        uint8_t ta, tb, atype, ctype;
+        uint16_t compute;
+        uint8_t beta; /* expected beta_nonzero on the sim (host pointer mode) */
+    } want[] = {
+        {"cublasSgemm_v2", 11, 1, 0, 1, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, 1},
+        {"cublasSgemm_v2_64", 21, 1, 1, 0, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, 0},
+        {"cublasHgemm", 31, 1, 1, 1, CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_16F, 1},
+        {"cublasHgemm_64", 41, 1, 0, 0, CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_16F, 1},
+        {"cublasGemmEx", 51, 1, 0, 2, CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 1},
+        {"cublasGemmEx_64", 61, 1, 0, 0, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, 1},
+        {"cublasGemmStridedBatchedEx", 71, 7, 1, 0, CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, 1},
+        {"cublasGemmStridedBatchedEx_64", 81, 8, 0, 0, CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, 1},
+        {"cublasGemmBatchedEx", 91, 9, 0, 1, CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 0},
+        {"cublasGemmBatchedEx_64", 101, 10, 0, 0, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, 1},
+    };
+    int n = (int)(sizeof want / sizeof want[0]);
+    char key[128];
+    for (int i = 0; i < n; i++) {
+        const cuprof_event *e = nth(d, CUPROF_EV_BLAS, i);
+        ck_assert_ptr_nonnull(e);
+        ck_assert_str_eq(ev_name(d, e), want[i].name);
+        ck_assert_uint_eq(e->a.blas.m, want[i].m);
+        ck_assert_uint_eq(e->a.blas.n, want[i].m + 1);
+        ck_assert_uint_eq(e->a.blas.k, want[i].m + 2);
+        ck_assert_uint_eq(e->a.blas.batch, want[i].batch);
+        ck_assert_uint_eq(e->a.blas.transa, want[i].ta);
+        ck_assert_uint_eq(e->a.blas.transb, want[i].tb);
+        ck_assert_uint_eq(e->a.blas.atype, want[i].atype);
+        ck_assert_uint_eq(e->a.blas.ctype, want[i].ctype);
+        ck_assert_uint_eq(e->a.blas.compute, want[i].compute);
+        ck_assert_uint_eq(e->a.blas.epilogue, 0);
+        /* beta is read only through a live handle in host pointer mode */
+        ck_assert_uint_eq(e->a.blas.beta_nonzero, sim ? want[i].beta : 0);
+        snprintf(key, sizeof key, "%s st=", want[i].name);
+        if (strstr(out, key)) /* present unless the library lacks it */
+            ck_assert_int_eq(e->result, (int)printed(out, key));
+        else
+            ck_assert_int_eq(e->result, PRELOAD_CUBLAS_MISSING);
+    }
+    /* cublasLtMatmul: shape and types from the layouts, the rest from the
+     * descriptor (these work without a driver) */
+    static const struct {
+        uint8_t ta;
+        uint16_t epilogue;
+        uint8_t beta;
+    } lt[] = {
+        {0, CUBLASLT_EPILOGUE_GELU_BIAS, 1}, /* host beta = 1 */
+        {1, CUBLASLT_EPILOGUE_RELU_BIAS, 0}, /* host beta = 0 */
+        {0, CUBLASLT_EPILOGUE_DEFAULT, 0},   /* device pointer mode: not read */
+    };
+    for (int i = 0; i < 3; i++) {
+        const cuprof_event *e = nth(d, CUPROF_EV_BLAS, n + i);
+        ck_assert_ptr_nonnull(e);
+        ck_assert_str_eq(ev_name(d, e), "cublasLtMatmul");
+        ck_assert_uint_eq(e->a.blas.m, 128);
+        ck_assert_uint_eq(e->a.blas.n, 256);
+        ck_assert_uint_eq(e->a.blas.k, 64);
+        ck_assert_uint_eq(e->a.blas.batch, 4);
+        ck_assert_uint_eq(e->a.blas.transa, lt[i].ta);
+        ck_assert_uint_eq(e->a.blas.transb, 0);
+        ck_assert_uint_eq(e->a.blas.atype, CUDA_R_16F);
+        ck_assert_uint_eq(e->a.blas.ctype, CUDA_R_32F);
+        ck_assert_uint_eq(e->a.blas.compute, CUBLAS_COMPUTE_32F);
+        ck_assert_uint_eq(e->a.blas.epilogue, lt[i].epilogue);
+        ck_assert_uint_eq(e->a.blas.beta_nonzero, lt[i].beta);
+        ck_assert_int_eq(e->result, sim ? 0 : 1);
+    }
+    ck_assert_ptr_null(nth(d, CUPROF_EV_BLAS, n + 3));
+    /* the library was asked (layouts, descriptor, pointer mode) inside the
+     * guard, and every guard was left */
+    ck_assert_int_gt(d->guard_enters, 0);
+    ck_assert_int_eq(d->guard_enters, d->guard_leaves);
+}
+
+START_TEST(blas_hooks_real_libs)
+{
+    dump *d = NULL;
+    e2e_result plain = run_prog("prog_blas", NULL, real_libdir(), 0, NULL);
+    e2e_result pre = run_prog("prog_blas", NULL, real_libdir(), 1, &d);
+    ck_assert_int_eq(plain.status, 0);
+    ck_assert_int_eq(pre.status, 0);
+    ck_assert_str_eq(pre.out, plain.out); /* every status passed through */
+    ck_assert_ptr_nonnull(strstr(pre.out, "cublasSgemm_v2 st=1"));
+    check_blas(d, pre.out, 0);
+    e2e_result_free(&plain);
+    e2e_result_free(&pre);
+    dump_free(d);
+}
+END_TEST
+
+START_TEST(blas_hooks_sim)
+{
+    if (!have_sim()) {
+        fprintf(stderr, "note: build/sim not built: sim run of the cuBLAS hooks skipped\n");
+        return;
+    }
+    char sim[4200];
+    snprintf(sim, sizeof sim, "%s/sim", e2e_build());
+    dump *d = NULL;
+    e2e_result pre = run_prog("prog_blas", NULL, sim, 1, &d);
+    ck_assert_int_eq(pre.status, 0);
+    ck_assert_ptr_nonnull(strstr(pre.out, "cublasSgemm_v2 st=0"));
+    check_blas(d, pre.out, 1);
+    e2e_result_free(&pre);
+    dump_free(d);
+}
+END_TEST
+
+/* ---- resolution ----------------------------------------------------------- */
+
+/* No CUDA loaded at all: the hooks return an error and do not crash. Then
+ * libcudart comes in with RTLD_LOCAL (not in the global scope): the hooks
+ * find it anyway (RTLD_NOLOAD) and pass its results through. */
+START_TEST(resolution_absent_then_rtld_local)
+{
+    char lib[4200];
+    snprintf(lib, sizeof lib, "%s/tests/preload/libuser.so", e2e_build());
+    dump *d = NULL;
+    e2e_result pre = run_prog("prog_dlopen", lib, real_libdir(), 1, &d);
+    ck_assert_msg(pre.status == 0, "status %d: %s", pre.status, pre.err);
+    ck_assert_int_eq((int)printed(pre.out, "absent cudaMalloc r="), cudaErrorSharedObjectSymbolNotFound);
+    ck_assert_int_eq((int)printed(pre.out, "absent cudaDeviceSynchronize r="),
+                     cudaErrorSharedObjectSymbolNotFound);
+    ck_assert_int_eq((int)printed(pre.out, "absent cublasLtMatmul r="), CUBLAS_STATUS_NOT_INITIALIZED);
+    ck_assert_int_eq((int)printed(pre.out, "user cudaMalloc r="), 35);
+    ck_assert_int_eq((int)printed(pre.out, "user cudaDeviceSynchronize r="), 35);
+    /* 16 threads entering an unresolved hook at once: every call reached
+     * the real library and was recorded, none lost */
+    ck_assert_int_eq((int)printed(pre.out, "threads calls="), 3200);
+    ck_assert_int_eq((int)printed(pre.out, "missed="), 0);
+    ck_assert_int_eq(d->n_ev, 5 + 3200);
+    int sync_id = api_id(d, "cudaStreamSynchronize");
+    for (int i = 5; i < d->n_ev; i++) {
+        ck_assert_int_eq(d->ev[i].api, sync_id);
+        ck_assert_int_eq(d->ev[i].result, 35);
+    }
+    ck_assert_int_eq(d->ev[0].api, api_id(d, "cudaMalloc"));
+    ck_assert_int_eq(d->ev[0].result, cudaErrorSharedObjectSymbolNotFound);
+    ck_assert_uint_eq(d->ev[0].a.mem.bytes, 555);
+    ck_assert_int_eq(d->ev[3].api, api_id(d, "cudaMalloc"));
+    ck_assert_int_eq(d->ev[3].result, 35);
+    ck_assert_uint_eq(d->ev[3].a.mem.bytes, 777);
+    ck_assert_int_eq(d->ev[4].result, 35);
+    e2e_result_free(&pre);
+    dump_free(d);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("preload");
+    TCase *t = tcase_create("surface");
+    tcase_add_test(t, exports_are_exactly_the_hooks);
+    tcase_add_test(t, exports_map_is_the_hook_list);
+    tcase_add_test(t, no_cuda_program_unchanged);
+    tcase_add_test(t, program_references_are_versioned);
+    suite_add_tcase(s, t);
+    t = tcase_create("runtime");
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, cudart_hooks_real_libs);
+    tcase_add_test(t, cudart_hooks_sim);
+    tcase_add_test(t, kernel_names_real_libs);
+    tcase_add_test(t, kernel_names_sim);
+    tcase_add_test(t, resolution_absent_then_rtld_local);
+    suite_add_tcase(s, t);
+    t = tcase_create("blas");
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, blas_hooks_real_libs);
+    tcase_add_test(t, blas_hooks_sim);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
