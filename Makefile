@@ -60,6 +60,7 @@ include formats/formats.mk
 include preload/preload.mk
 include bench/bench.mk
 include tests/tests.mk
+include formats/compare.mk
 
 build-all: $(ALL_TARGETS)
 

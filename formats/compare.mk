@@ -1,0 +1,40 @@
+# formats/compare.mk: cuprof-compare (reads summary.json back, compares runs),
+# its tests and the fuzz target of the summary reader. Included by the top
+# Makefile. Only these objects link jansson; the preloaded library never does.
+COMPARE_SRCS := formats/summary_reader.c formats/compare.c formats/compare_diff.c \
+                formats/compare_text.c formats/compare_paths.c \
+                formats/compare_json.c
+COMPARE_HDRS := formats/summary_reader.h formats/compare.h formats/compare_int.h
+COMPARE_OBJS := $(patsubst formats/%.c,$(B)/compare/%.o,$(COMPARE_SRCS))
+
+$(B)/compare/%.o: formats/%.c $(COMPARE_HDRS)
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -c -o $@ $<
+
+$(B)/cuprof-compare: $(B)/compare/compare_main.o $(COMPARE_OBJS)
+	$(call P,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(JSON_LIBS)
+
+# Unit tests: the reader and the compare tool, on fixtures the test writes.
+$(B)/tests/test_compare: tests/unit/test_compare.c $(COMPARE_OBJS) $(HARNESS_OBJ) \
+                         $(COMPARE_HDRS) tests/e2e/harness.h $(B)/cuprof-compare
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -Iformats -Itests/e2e \
+	  -o $@ $< $(COMPARE_OBJS) $(HARNESS_OBJ) $(LDFLAGS) $(JSON_LIBS) $(CHECK_LIBS)
+
+# A bounded libFuzzer run of the reader (and of the comparison built from
+# what it accepts). tests/fuzz/fuzz_reader.sh knows how to build it with
+# clang, and says "skipped: clang not installed" where there is none.
+FUZZ_SECONDS ?= 20
+$(B)/tests/test_fuzz_reader: tests/fuzz/test_fuzz_reader.c $(HARNESS_OBJ) tests/e2e/harness.h
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -Itests/e2e \
+	  -o $@ $< $(HARNESS_OBJ) $(LDFLAGS) $(JSON_LIBS) $(CHECK_LIBS)
+
+$(B)/fuzz/summary_reader: formats/fuzz_summary_reader.c $(COMPARE_SRCS) $(COMPARE_HDRS) \
+                          tests/fuzz/fuzz_reader.sh
+	$(call P,FUZZCC,$@)bash tests/fuzz/fuzz_reader.sh build
+
+fuzz-reader:
+	$(Q)bash tests/fuzz/fuzz_reader.sh run $(FUZZ_SECONDS)
+
+ALL_TARGETS += $(B)/cuprof-compare $(B)/tests/test_compare $(B)/tests/test_fuzz_reader
+UNIT_TESTS  += $(B)/tests/test_compare $(B)/tests/test_fuzz_reader
+
+.PHONY: fuzz-reader
