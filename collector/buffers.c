@@ -9,6 +9,7 @@
  */
 #include "collector/internal.h"
 #include "collector/clock.h"
+#include "collector/cupti.h"
 #include "collector/log.h"
 
 #include <errno.h>
@@ -23,6 +24,9 @@
 struct cuprof_tls {
     cuprof_thread *thread;   /* this thread's record, NULL until its first event */
     int guard;               /* inside cuprof_guard_enter: record nothing */
+    uint64_t pushed;         /* bit d: the open call at depth d pushed an
+                                external correlation id (CUPTI may start
+                                between a call's begin and its end) */
 };
 
 static __thread struct cuprof_tls tls;
@@ -129,8 +133,13 @@ cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
     cuprof_thread *t = tls.thread;
     if (__builtin_expect(t == NULL || t->cur == t->end, 0)) {
         int saved = errno;   /* calloc/mmap must not leak an errno into the program */
-        if (t == NULL)
+        if (t == NULL) {
+            /* First call on this thread: start CUPTI if nothing did yet
+             * (InitializeInjection normally has; idempotent, and only here,
+             * so processes that never call CUDA never load CUPTI). */
+            cuprof_cupti_start();
             t = thread_register();
+        }
         else if (chunk_grow(t) < 0)
             atomic_fetch_add_explicit(&t->dropped, 1, memory_order_relaxed), t = NULL;
         errno = saved;
@@ -146,6 +155,12 @@ cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
     ev->cls = cls;
     ev->result = 0;
     memset(&ev->a, 0, sizeof ev->a);
+    if (__atomic_load_n(&cuprof_cupti_active, __ATOMIC_RELAXED) && t->depth < 64) {
+        /* the id every CUPTI record this call causes is tied to
+         * (== cuprof_event_id(ev): reserved is now the slot's seq + 1) */
+        cuprof_cupti_push_slow(((uint64_t)t->index << CUPROF_ID_SEQ_BITS) | t->reserved);
+        tls.pushed |= 1ull << t->depth;
+    }
     t->depth++;
     ev->t0 = cuprof_clock_now();   /* last, so our own bookkeeping is not in the call */
     return ev;
@@ -164,6 +179,10 @@ void cuprof_end(cuprof_event *ev, int32_t result)
     /* Restore the depth at entry rather than decrement: heals a call whose
      * end never came (longjmp out of a callback). */
     t->depth = ev->depth < 255 ? ev->depth : (t->depth ? t->depth - 1 : 0);
+    if (t->depth < 64 && (tls.pushed & (1ull << t->depth))) {
+        tls.pushed &= ~(1ull << t->depth);
+        cuprof_cupti_pop_slow();
+    }
     if (t->depth == 0)   /* every call on the thread is closed: publish them */
         atomic_store_explicit(&t->committed, t->reserved, memory_order_release);
 }
