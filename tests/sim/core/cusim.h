@@ -192,9 +192,13 @@ enum cusim_copy_kind { /* same values as cudaMemcpyKind / CUpti_ActivityMemcpyKi
 };
 /* Copies bytes for real (2D: `height` rows of `width` bytes with pitches;
  * 1D: height 1) and queues the transfer. kind 4 (cudaMemcpyDefault) is
- * resolved from the pointers. blocking != 0: the host waits until the copy is
- * done on the device (cudaMemcpy). Emits the memcpy activity. Returns the
- * device end time. */
+ * resolved from the pointers. blocking != 0 (forced for pageable host memory):
+ * the host waits until the copy is done on the device (cudaMemcpy), and the
+ * bytes move in the call, after the deferred work. Otherwise the bytes move
+ * later, through cusim_defer (in order, before anything can observe them), and
+ * the call costs the host nothing. The device times come from the model and
+ * the call's instant only. Emits the memcpy activity. Returns the device end
+ * time. The memset calls below behave the same way. */
 CUSIM_EXPORT uint64_t cusim_memcpy2d(cusim_stream *s, void *dst, size_t dpitch, const void *src,
                                      size_t spitch, size_t width, size_t height, int kind,
                                      int blocking, uint32_t corr);
@@ -206,13 +210,15 @@ CUSIM_EXPORT uint64_t cusim_memset(cusim_stream *s, void *dst, int value, size_t
 CUSIM_EXPORT uint64_t cusim_memset2d(cusim_stream *s, void *dst, size_t pitch, int value,
                                      size_t width, size_t height, int blocking, uint32_t corr);
 
-/* Defers CPU work of the sim itself (the cuBLAS sim computing a GEMM result)
- * off the caller's timeline: fn(arg) runs later, in submission order, on the
- * first thread that calls something able to observe device memory or the
- * device's completion (cusim_memcpy*, cusim_memset*, every sync and query,
- * cusim_event_elapsed_ms, cusim_mem_free, cusim_device_drain/reset), before
- * that call does its work. fn may call cusim functions (they do not drain
- * again) but must not block on other threads. */
+/* Defers CPU work of the sim itself (the cuBLAS sim computing a GEMM result;
+ * the bytes of async copies and memsets) off the caller's timeline: fn(arg)
+ * runs later, in submission order, on the first thread that calls something
+ * able to observe device memory or the device's completion (blocking
+ * cusim_memcpy* / cusim_memset*, every sync and query, cusim_event_elapsed_ms,
+ * cusim_mem_free, cusim_device_drain/reset), before that call does its work.
+ * fn may call cusim functions (they do not drain again; work they would defer
+ * runs inline, in fn's place in the order) but must not block on other
+ * threads. Called from inside a running job, cusim_defer runs fn at once. */
 CUSIM_EXPORT void cusim_defer(void (*fn)(void *arg), void *arg);
 /* Runs all deferred work now (what the calls above do first). */
 CUSIM_EXPORT void cusim_defer_drain(void);

@@ -1,13 +1,17 @@
 /*
- * cusim_defer.c - CPU work of the sim itself, run later.
+ * cusim_defer.c - work the sim does on the host CPU on the device's behalf,
+ * run later.
  *
- * The cuBLAS sim computes small GEMMs on the CPU. Doing it inside the API
- * call would put the sim's own CPU time (milliseconds at 512^3) on the
- * program's host timeline and, through the gap before the next launch, on
- * the device's. Instead it defers the work here; the work runs, in
- * submission order, on the first thread that does something able to observe
- * device memory or the device's completion (a copy, a memset, a
- * synchronization, a query, an elapsed time, a free), before that thing.
+ * Two kinds of work go through this queue: the cuBLAS sim's GEMM results
+ * (computed on the CPU: milliseconds at 512^3) and the bytes of asynchronous
+ * copies and memsets (a memmove of tens of MiB). Doing either inside the API
+ * call would put the sim's own CPU time on the program's host timeline and,
+ * through the gap before the next launch, on the device's. Instead the work
+ * is queued here, in submission (and so stream) order, and runs on the first
+ * thread that does something able to observe device memory or the device's
+ * completion (a blocking copy or memset, a synchronization, a query, an
+ * elapsed time, a free), before that thing. A job's own cusim calls run
+ * their work inline, in the job's place in the order.
  */
 #include "cusim_internal.h"
 
@@ -28,10 +32,21 @@ static pthread_mutex_t run_mu = PTHREAD_MUTEX_INITIALIZER;
 /* This thread is running jobs: a job's own cusim calls do not drain. */
 static _Thread_local int draining;
 
+int cusim_defer_running(void)
+{
+    return draining;
+}
+
 void cusim_defer(void (*fn)(void *arg), void *arg)
 {
+    /* Submitted by a job that is running: its place in the order is now. */
+    if (draining) {
+        fn(arg);
+        return;
+    }
     defer_job *j = malloc(sizeof(*j));
     if (j == NULL) {
+        cusim_defer_drain(); /* keep the order */
         fn(arg); /* no memory: do it now, correct if slow */
         return;
     }

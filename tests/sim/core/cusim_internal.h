@@ -122,6 +122,12 @@ CUSIM_INTERNAL extern _Thread_local cusim_thread cusim_self;
 
 CUSIM_INTERNAL uint32_t cusim_gettid(void);
 
+/* ---- deferred work (cusim_defer.c) ---------------------------------------- */
+
+/* 1 while this thread is running deferred jobs (cusim_defer then runs its
+ * argument inline, in the job's place in the order). */
+CUSIM_INTERNAL int cusim_defer_running(void);
+
 /* ---- timing model (cusim_model.c) ---------------------------------------- */
 
 /* Duration in ns before jitter. */

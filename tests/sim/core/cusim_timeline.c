@@ -342,31 +342,80 @@ static int on_device(int mem)
     return mem == CUSIM_MEM_DEVICE || mem == CUSIM_MEM_MANAGED;
 }
 
+/* The bytes of a copy or memset: 2D, `height` rows of `width` bytes. */
+typedef struct xfer {
+    int is_memset;
+    int value;            /* memset */
+    void *dst;
+    const void *src;      /* memcpy */
+    size_t dpitch, spitch, width, height;
+} xfer;
+
+static void xfer_run(const xfer *x)
+{
+    size_t h = x->height ? x->height : 1;
+    if (x->is_memset) {
+        if (h == 1 || x->dpitch == x->width)
+            memset(x->dst, x->value, x->width * h);
+        else
+            for (size_t r = 0; r < h; r++)
+                memset((char *)x->dst + r * x->dpitch, x->value, x->width);
+    } else {
+        if (h == 1 || (x->dpitch == x->width && x->spitch == x->width))
+            memmove(x->dst, x->src, x->width * h);
+        else
+            for (size_t r = 0; r < h; r++)
+                memmove((char *)x->dst + r * x->dpitch, (const char *)x->src + r * x->spitch,
+                        x->width);
+    }
+}
+
+static void xfer_job(void *arg)
+{
+    xfer_run(arg);
+    free(arg);
+}
+
+/* Moves the bytes: a blocking call does it now, after the deferred work queued
+ * before it (which it may observe); an asynchronous one queues it behind that
+ * work, so it happens in stream order when something can observe it, and
+ * the call costs the host no more than a real one does. */
+static void xfer_submit(const xfer *x, int blocking)
+{
+    xfer *j;
+    if (blocking || cusim_defer_running() || (j = malloc(sizeof *j)) == NULL) {
+        cusim_defer_drain();
+        xfer_run(x);
+        return;
+    }
+    *j = *x;
+    cusim_defer(xfer_job, j);
+}
+
 uint64_t cusim_memcpy2d(cusim_stream *s, void *dst, size_t dpitch, const void *src, size_t spitch,
                         size_t width, size_t height, int kind, int blocking, uint32_t corr)
 {
-    /* Submitted now; the sim's deferred CPU work (which this copy may
-     * observe) runs first but does not delay the copy on the device. */
+    /* Submitted now: the device timeline comes from the model and this
+     * instant alone, never from the host time the sim spends moving bytes or
+     * running deferred work. */
     uint64_t now = cusim_host_ns(), start, end;
-    cusim_defer_drain();
     int src_mem = cusim_mem_kind_of(src), dst_mem = cusim_mem_kind_of(dst);
     if (kind < CUSIM_COPY_HTOH || kind > CUSIM_COPY_DTOD) /* cudaMemcpyDefault */
         kind = on_device(src_mem) ? (on_device(dst_mem) ? CUSIM_COPY_DTOD : CUSIM_COPY_DTOH)
                                   : (on_device(dst_mem) ? CUSIM_COPY_HTOD : CUSIM_COPY_HTOH);
-    /* The bytes move now, at submission: host code sees results in program
-     * order, which is all a program without running kernels can observe. */
-    if (height <= 1 || (dpitch == width && spitch == width)) {
-        memmove(dst, src, width * (height ? height : 1));
-    } else {
-        for (size_t r = 0; r < height; r++)
-            memmove((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
-    }
     uint64_t bytes = (uint64_t)width * (height ? height : 1);
     /* Pageable host memory goes through a staging buffer: the call returns
      * only when the copy is done, even for cudaMemcpyAsync. */
     if ((kind == CUSIM_COPY_HTOD && src_mem == CUSIM_MEM_UNKNOWN) ||
         (kind == CUSIM_COPY_DTOH && dst_mem == CUSIM_MEM_UNKNOWN) || kind == CUSIM_COPY_HTOH)
         blocking = 1;
+    /* The bytes: a blocking copy moves them now (host code then sees them in
+     * program order), an async one in stream order through the defer queue
+     * (a program may look only after a synchronization, a query or a
+     * blocking copy, all of which run the queue first). */
+    xfer x = {.dst = dst, .src = src, .dpitch = dpitch, .spitch = spitch, .width = width,
+              .height = height};
+    xfer_submit(&x, blocking);
     place(s, now, cusim_model_copy_ns(kind, src_mem, dst_mem, bytes), 0, &start, &end);
     int64_t d = cusim_gpu_delta();
     const cusim_tool_ops *tool = cusim_tool_get();
@@ -398,16 +447,12 @@ uint64_t cusim_memset(cusim_stream *s, void *dst, int value, size_t bytes, int b
 uint64_t cusim_memset2d(cusim_stream *s, void *dst, size_t pitch, int value, size_t width,
                         size_t height, int blocking, uint32_t corr)
 {
-    uint64_t now = cusim_host_ns(), start, end;
-    cusim_defer_drain();
+    uint64_t now = cusim_host_ns(), start, end; /* see cusim_memcpy2d */
     int dst_mem = cusim_mem_kind_of(dst);
-    if (height <= 1 || pitch == width) {
-        memset(dst, value, width * (height ? height : 1));
-    } else {
-        for (size_t r = 0; r < height; r++)
-            memset((char *)dst + r * pitch, value, width);
-    }
     uint64_t bytes = (uint64_t)width * (height ? height : 1);
+    xfer x = {.is_memset = 1, .value = value, .dst = dst, .dpitch = pitch, .width = width,
+              .height = height};
+    xfer_submit(&x, blocking);
     place(s, now, cusim_model_memset_ns(bytes), 0, &start, &end);
     int64_t d = cusim_gpu_delta();
     const cusim_tool_ops *tool = cusim_tool_get();

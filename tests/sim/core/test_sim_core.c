@@ -314,6 +314,89 @@ START_TEST(test_defer_runs_before_observers)
 }
 END_TEST
 
+/* Stands in for the cuBLAS sim's deferred GEMM: writes its pattern into the
+ * device buffer after spinning a while (the CPU cost of computing it). */
+static void job_slow_fill(void *arg)
+{
+    cusim_spin_ns(20 * 1000 * 1000);
+    memset(arg, 0x5a, 4096);
+}
+
+START_TEST(test_async_copy_is_deferred_and_off_the_timelines)
+{
+    enum { BIG = 64 << 20 };
+    cusim_init();
+    cusim_stream *s = cusim_stream_create(0, 0);
+    char *a = cusim_mem_alloc(BIG, CUSIM_MEM_DEVICE), *b = cusim_mem_alloc(BIG, CUSIM_MEM_DEVICE);
+    char *c = cusim_mem_alloc(4096, CUSIM_MEM_DEVICE);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    memset(a, 1, BIG);
+    memset(b, 2, BIG);
+    /* what moving the bytes on the host costs */
+    uint64_t t0 = cusim_host_ns();
+    memmove(b, a, BIG);
+    uint64_t host_copy_ns = cusim_host_ns() - t0;
+    memset(a, 3, BIG);
+    cusim_tool_set(&recorder);
+    rec.n_copy = rec.n_kernel = 0;
+    /* Earlier deferred work (a GEMM's CPU computation), then async copies
+     * of its output (the big one first: the stream stays busy while the host
+     * makes the next calls), a memset and a kernel: none of these calls may
+     * run the deferred work or move the big buffer on the host. */
+    cusim_defer(job_slow_fill, a);
+    uint64_t h0 = cusim_host_ns();
+    cusim_memcpy(s, b, a, BIG, CUSIM_COPY_DTOD, 0, 1);
+    cusim_memcpy(s, c, a, 4096, CUSIM_COPY_DTOD, 0, 2);
+    cusim_memset(s, b + BIG - 16, 0x77, 16, 0, 3);
+    cusim_kernel_desc k = user_kernel(1, 32);
+    cusim_launch(s, &k, 4);
+    uint64_t h1 = cusim_host_ns(), call_ns = h1 - h0;
+    ck_assert_msg(call_ns < host_copy_ns / 2 && call_ns < 10 * 1000 * 1000,
+                  "async calls took %llu ns (a host memmove of the buffer: %llu ns)",
+                  (unsigned long long)call_ns, (unsigned long long)host_copy_ns);
+    /* The device timeline is the model's alone: each operation starts when
+     * the one before it ends, or (had the host been slow) at the latest one
+     * launch latency after the last call, never later. */
+    ck_assert_int_eq(rec.n_copy, 3);
+    ck_assert_int_eq(rec.n_kernel, 1);
+    uint64_t d = (uint64_t)cusim_gpu_delta(), latest = h1 + d + CUSIM_LAUNCH_LATENCY_NS;
+    ck_assert_uint_ge(rec.copy[0].start, h0 + d + CUSIM_LAUNCH_LATENCY_NS);
+    ck_assert_uint_le(rec.copy[0].start, latest);
+    uint64_t prev_end = rec.copy[0].end, starts[3] = {rec.copy[1].start, rec.copy[2].start,
+                                                      rec.kernel[0].start};
+    uint64_t ends[3] = {rec.copy[1].end, rec.copy[2].end, rec.kernel[0].end};
+    for (int i = 0; i < 3; i++) {
+        ck_assert_uint_ge(starts[i], prev_end);
+        ck_assert_uint_le(starts[i], prev_end > latest ? prev_end : latest);
+        prev_end = ends[i];
+    }
+    /* a blocking copy sees everything, in stream order */
+    char out[32];
+    cusim_memcpy(s, out, c, 16, CUSIM_COPY_DTOH, 1, 5);
+    for (int i = 0; i < 16; i++)
+        ck_assert_int_eq(out[i], 0x5a);
+    cusim_memcpy(s, out, b + BIG - 32, 32, CUSIM_COPY_DTOH, 1, 6);
+    for (int i = 0; i < 16; i++) {
+        ck_assert_int_eq(out[i], 3);
+        ck_assert_int_eq(out[16 + i], 0x77);
+    }
+    ck_assert_int_eq(b[0], 0x5a);
+    ck_assert_int_eq(b[4096], 3);
+    /* an async copy then a sync: the sync drains it */
+    cusim_memset(s, c, 0x11, 4096, 0, 7);
+    cusim_memcpy(s, b, c, 4096, CUSIM_COPY_DTOD, 0, 8);
+    cusim_stream_sync(s);
+    ck_assert_int_eq(b[0], 0x11);
+    ck_assert_int_eq(b[4095], 0x11);
+    cusim_tool_set(NULL);
+    cusim_stream_destroy(s);
+    ck_assert_int_eq(cusim_mem_free(a, CUSIM_MEM_DEVICE), 0);
+    ck_assert_int_eq(cusim_mem_free(b, CUSIM_MEM_DEVICE), 0);
+    ck_assert_int_eq(cusim_mem_free(c, CUSIM_MEM_DEVICE), 0);
+}
+END_TEST
+
 /* ---- timing model --------------------------------------------------------- */
 
 START_TEST(test_jitter_deterministic_and_bounded)
@@ -572,6 +655,7 @@ static Suite *core_suite(void)
     tcase_add_test(tc, test_mem_classify_and_free);
     tcase_add_test(tc, test_memcpy_moves_bytes_and_resolves_default);
     tcase_add_test(tc, test_defer_runs_before_observers);
+    tcase_add_test(tc, test_async_copy_is_deferred_and_off_the_timelines);
     suite_add_tcase(s, tc);
     tc = tcase_create("model");
     tcase_add_test(tc, test_jitter_deterministic_and_bounded);
