@@ -134,6 +134,10 @@ export CUPROF_ROOT_PID=$$   # exec keeps the pid: this is PROGRAM's pid
 if [ -n "$name" ]; then export CUPROF_NAME="$name"; else unset CUPROF_NAME; fi
 [ -n "$quiet" ] && export CUPROF_QUIET=1
 export LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$lib"
+# The CUDA driver loads this library's InitializeInjection while it starts:
+# CUPTI then starts in time for its timestamp callback, and also in programs
+# linked with static cudart, which no LD_PRELOAD hook sees. $lib is absolute.
+export CUDA_INJECTION64_PATH="$lib"
 
 # argv[0] stays what the user typed, as a shell would pass it.
 exec -a "$prog" "$path" "$@"

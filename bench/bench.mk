@@ -16,3 +16,43 @@ $(BENCH_BINS): bench/%: bench/%.cu
 	$(call P,NVCC,$@)$(NVCC) $(BENCH_NVFLAGS) -o $@ $< $(BENCH_LIBS)
 
 include tests/e2e/e2e.mk
+
+# ---- overhead benchmarks (issue 7): `make bench`, `make bench-check` -------
+# build/bench/calls: N calls of a cheap CUDA entry point (plain C, -lcudart;
+# run with LD_LIBRARY_PATH=build/sim). The floor hooks, plain and into fresh
+# memory, as their own LD_PRELOAD objects. write_bench: the collector and the
+# writers linked in, to time the exit path on N events. Never sanitized: the
+# floor is preloaded into programs without the sanitizer runtime, and the
+# numbers are about the optimized build.
+BENCH_B       := $(B)/bench
+BENCH_CFLAGS  := $(CSTD) $(WARN) -O2 -g -I$(CUDA_HOME)/include
+BENCH_TOOLS   := $(BENCH_B)/calls $(BENCH_B)/libfloor_hook.so $(BENCH_B)/libfloor_fresh.so \
+                 $(BENCH_B)/write_bench
+
+$(BENCH_B)/calls: bench/calls.c
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(BENCH_CFLAGS) -o $@ $< \
+	    -L$(CUDA_HOME)/lib64 -lcudart -lpthread
+
+$(BENCH_B)/libfloor_hook.so: bench/floor_hook.c
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(BENCH_CFLAGS) -fPIC -shared -o $@ $< -ldl
+
+$(BENCH_B)/libfloor_fresh.so: bench/floor_hook.c
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(BENCH_CFLAGS) -DFLOOR_FRESH -fPIC -shared -o $@ $< -ldl
+
+$(BENCH_B)/write_bench: bench/write_bench.c $(COLLECTOR_OBJS) $(FORMATS_OBJS)
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -I. -o $@ $< $(COLLECTOR_OBJS) \
+	    $(FORMATS_OBJS) $(LDFLAGS) -ldl -lpthread
+
+ALL_TARGETS += $(BENCH_TOOLS)
+
+# Full run (~5-8 minutes): prints the table and rewrites bench/RESULTS.md.
+bench: deps-ok build-all
+	$(Q)bash bench/run.sh
+
+# Regression guard: a quick run (N=500k, 3 repeats, ~1 minute) whose ratios
+# are compared with the ones committed in bench/RESULTS.md; fails on a
+# regression larger than the noise both runs measured (bench/check.sh).
+bench-check: deps-ok build-all
+	$(Q)bash bench/check.sh
+
+.PHONY: bench-check

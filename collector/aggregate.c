@@ -6,8 +6,17 @@
  * begin order with their depth, so one pass with a stack of open calls
  * finds each call's parent and takes the child's duration off the parent's
  * self time.
+ *
+ * With a GPU timeline (collector/timeline.h), runtime calls only CUPTI saw
+ * (derived calls) are rows too, children of the hooked call they ran in; and
+ * each kernel, copy and memset is charged as Self CUDA to the innermost call
+ * that caused it (a derived call, else the hooked call) and to the CUDA total
+ * of that call and every call around it (collector/README.md).
  */
 #include "collector/aggregate.h"
+#include "collector/findings.h"
+#include "collector/internal.h"
+#include "collector/timeline.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -62,19 +71,23 @@ static int cmp_api(const void *a, const void *b)
  * (appended at off[api]), and self time (self[api] gets each call's
  * duration and loses its direct children's). */
 static void accumulate_thread(const cuprof_run_thread *th, cuprof_stat_api *rows, int64_t *self,
-                              uint64_t *off, uint64_t *durs)
+                              uint64_t *off, uint64_t *durs, int64_t *parent)
 {
     const cuprof_event *stack[257];   /* open calls; depth is at most 255 */
+    uint64_t at[257];                 /* their indexes */
     int sp = 0;
     for (uint64_t i = 0; i < th->n; i++) {
         const cuprof_event *ev = cuprof_run_event(th, i);
         uint64_t d = ev_dur(ev);
         while (sp > 0 && (stack[sp - 1]->t1 <= ev->t0 || stack[sp - 1]->depth >= ev->depth))
             sp--;
+        parent[i] = sp > 0 ? (int64_t)at[sp - 1] : -1;
         if (sp > 0)   /* direct child of the call on top */
             self[stack[sp - 1]->api] -= (int64_t)d;
-        if (sp < 257)
+        if (sp < 257) {
+            at[sp] = i;
             stack[sp++] = ev;
+        }
         cuprof_stat_api *r = &rows[ev->api];
         r->calls++;
         r->errors += ev->result != 0;
@@ -96,35 +109,166 @@ static void finish_row(cuprof_stat_api *r, uint64_t *v, int64_t self)
     r->cpu_self_ns = self > 0 ? (uint64_t)self : 0;
 }
 
-/* One row per entry point called: counts, totals, self, min/median/max. */
-static int build_api(const cuprof_run *run, cuprof_summary *s)
+/* Where each call's events sit in one array over all threads: thread t's
+ * event i is at base[t] + i. */
+typedef struct call_index {
+    uint64_t *base;        /* [nthreads] */
+    int64_t *parent;       /* [nevents]: index of the direct parent on the thread, -1 */
+} call_index;
+
+/* Thread and index of an event id in run, or -1. */
+static int locate(const cuprof_run *run, uint64_t id, size_t *t, uint64_t *i)
+{
+    const cuprof_run_thread *th = NULL;
+    if (id == 0 || cuprof_run_find_event(run, id, &th) == NULL)
+        return -1;
+    *t = (size_t)(th - run->threads);
+    *i = (id & ((1ull << CUPROF_ID_SEQ_BITS) - 1)) - 1;
+    return 0;
+}
+
+/* Row of each derived call: the API table's row of the same name if there
+ * is one (a cudaLaunchKernel cuBLAS made joins the program's own), else a
+ * row after the table's (extra names in xname[], *nx of them). */
+static int derived_rows(const cuprof_run *run, const cuprof_timeline *tl, size_t span,
+                        size_t *drow, const char **xname, size_t *nx)
+{
+    uint32_t maxcb = 0;
+    for (size_t k = 0; k < tl->nderived; k++)
+        if (tl->derived[k].rec->cbid > maxcb)
+            maxcb = tl->derived[k].rec->cbid;
+    size_t *by_cbid = malloc(((size_t)maxcb + 1) * sizeof *by_cbid);
+    if (!by_cbid)
+        return -1;
+    for (size_t c = 0; c <= maxcb; c++)
+        by_cbid[c] = SIZE_MAX;
+    for (size_t k = 0; k < tl->nderived; k++) {
+        const cuprof_gpu_api *a = tl->derived[k].rec;
+        size_t r = by_cbid[a->cbid];
+        for (size_t i = 0; r == SIZE_MAX && i < run->napis; i++)
+            if (run->apis[i].name && !strcmp(run->apis[i].name, a->name))
+                r = i;
+        for (size_t i = 0; r == SIZE_MAX && i < *nx; i++)
+            if (!strcmp(xname[i], a->name))
+                r = span + i;
+        if (r == SIZE_MAX) {
+            xname[*nx] = a->name;
+            r = span + (*nx)++;
+        }
+        by_cbid[a->cbid] = r;
+        drow[k] = r;
+    }
+    free(by_cbid);
+    return 0;
+}
+
+/* Derived calls into the rows, like hooked ones; each is a direct child of
+ * its parent (the innermost hooked call open around it). */
+static void accumulate_derived(const cuprof_run *run, const cuprof_timeline *tl, const size_t *drow,
+                               cuprof_stat_api *rows, int64_t *self, uint64_t *off, uint64_t *durs)
+{
+    for (size_t k = 0; k < tl->nderived; k++) {
+        const cuprof_derived_call *dc = &tl->derived[k];
+        uint64_t d = dc->t1 - dc->t0;
+        cuprof_stat_api *r = &rows[drow[k]];
+        r->calls++;
+        r->errors += dc->rec->result != 0;
+        r->cpu_total_ns += d;
+        self[drow[k]] += (int64_t)d;
+        durs[off[drow[k]]++] = d;
+        const cuprof_event *p = dc->parent ? cuprof_run_find_event(run, dc->parent, NULL) : NULL;
+        if (p)
+            self[p->api] -= (int64_t)d;
+    }
+}
+
+/* Charges d ns of device time caused by (corr, ext): Self CUDA to the
+ * innermost causing call, CUDA total to it and to every call around it. */
+static void charge(const cuprof_run *run, const cuprof_timeline *tl, const size_t *drow,
+                   const call_index *ci, cuprof_stat_api *rows, uint32_t corr, uint64_t ext,
+                   uint64_t d)
+{
+    cuprof_cause c = cuprof_timeline_cause(tl, corr, ext);
+    int self_done = 0;
+    if (c.derived >= 0) {
+        rows[drow[c.derived]].cuda_self_ns += d;
+        rows[drow[c.derived]].cuda_total_ns += d;
+        self_done = 1;
+    }
+    size_t t;
+    uint64_t i;
+    if (locate(run, c.hooked, &t, &i) < 0)
+        return;
+    for (int64_t j = (int64_t)i; j >= 0; j = ci->parent[ci->base[t] + (uint64_t)j]) {
+        const cuprof_event *ev = cuprof_run_event(&run->threads[t], (uint64_t)j);
+        if (!self_done)
+            rows[ev->api].cuda_self_ns += d;
+        self_done = 1;
+        rows[ev->api].cuda_total_ns += d;
+    }
+}
+
+/* Every kernel, copy and memset charged to the calls that caused it. */
+static void attribute_gpu(const cuprof_run *run, const cuprof_timeline *tl, const size_t *drow,
+                          const call_index *ci, cuprof_stat_api *rows)
+{
+    const cuprof_gpu_run *g = tl->gpu;
+    for (size_t i = 0; i < g->n_kernels; i++) {
+        const cuprof_gpu_kernel *k = &g->kernels[i];
+        if (k->end_ns > k->start_ns)
+            charge(run, tl, drow, ci, rows, k->corr, k->ext, k->end_ns - k->start_ns);
+    }
+    for (size_t i = 0; i < g->n_copies; i++) {
+        const cuprof_gpu_copy *c = &g->copies[i];
+        if (c->end_ns > c->start_ns)
+            charge(run, tl, drow, ci, rows, c->corr, c->ext, c->end_ns - c->start_ns);
+    }
+}
+
+/* One row per entry point called (hooked, or seen by CUPTI only): counts,
+ * totals, self, min/median/max, CUDA self and total. */
+static int build_api(const cuprof_run *run, const cuprof_timeline *tl, cuprof_summary *s)
 {
     size_t span = api_span(run);
-    uint64_t *calls = calloc(span + 1, sizeof *calls);
-    uint64_t *off = calloc(span + 1, sizeof *off);
-    int64_t *self = calloc(span + 1, sizeof *self);
-    uint64_t *durs = malloc((run->nevents ? run->nevents : 1) * sizeof *durs);
-    cuprof_stat_api *rows = calloc(span + 1, sizeof *rows);
+    size_t nd = tl->nderived, nx = 0, nrows = span + nd;
+    uint64_t ncalls = run->nevents + nd;
+    uint64_t *calls = calloc(nrows + 1, sizeof *calls);
+    uint64_t *off = calloc(nrows + 1, sizeof *off);
+    int64_t *self = calloc(nrows + 1, sizeof *self);
+    uint64_t *durs = malloc((ncalls ? ncalls : 1) * sizeof *durs);
+    cuprof_stat_api *rows = calloc(nrows + 1, sizeof *rows);
+    size_t *drow = malloc((nd ? nd : 1) * sizeof *drow);
+    const char **xname = malloc((nd ? nd : 1) * sizeof *xname);
+    call_index ci = {calloc(run->nthreads + 1, sizeof *ci.base),
+                     malloc((run->nevents ? run->nevents : 1) * sizeof *ci.parent)};
     int rc = -1;
-    if (!calls || !off || !self || !durs || !rows)
+    if (!calls || !off || !self || !durs || !rows || !drow || !xname || !ci.base || !ci.parent ||
+        derived_rows(run, tl, span, drow, xname, &nx) < 0)
         goto out;
+    nrows = span + nx;
 
-    /* durations grouped by api: api a owns durs[off[a] .. off[a] + calls[a]) */
+    /* durations grouped by row: row a owns durs[off[a] .. off[a] + calls[a]) */
     for (size_t t = 0; t < run->nthreads; t++)
         for (uint64_t i = 0; i < run->threads[t].n; i++)
             calls[cuprof_run_event(&run->threads[t], i)->api]++;
-    for (size_t a = 1; a <= span; a++)
+    for (size_t k = 0; k < nd; k++)
+        calls[drow[k]]++;
+    for (size_t a = 1; a <= nrows; a++)
         off[a] = off[a - 1] + calls[a - 1];
-    for (size_t a = 0; a < span; a++) {
-        rows[a].api = (uint16_t)a;
-        rows[a].name = cuprof_run_api_name(run, (uint16_t)a);
-        rows[a].category = cuprof_run_api_category(run, (uint16_t)a);
+    for (size_t a = 0; a < nrows; a++) {
+        rows[a].api = (uint16_t)(a < span ? a : UINT16_MAX);   /* extra rows: no table entry */
+        rows[a].name = a < span ? cuprof_run_api_name(run, (uint16_t)a) : xname[a - span];
+        rows[a].category = a < span ? cuprof_run_api_category(run, (uint16_t)a) : "cuda_runtime";
     }
-    for (size_t t = 0; t < run->nthreads; t++)
-        accumulate_thread(&run->threads[t], rows, self, off, durs);
+    for (size_t t = 0; t < run->nthreads; t++) {
+        ci.base[t + 1] = ci.base[t] + run->threads[t].n;
+        accumulate_thread(&run->threads[t], rows, self, off, durs, ci.parent + ci.base[t]);
+    }
+    accumulate_derived(run, tl, drow, rows, self, off, durs);
+    attribute_gpu(run, tl, drow, &ci, rows);
 
     size_t n = 0;
-    for (size_t a = 0; a < span; a++) {
+    for (size_t a = 0; a < nrows; a++) {
         if (rows[a].calls == 0)
             continue;
         finish_row(&rows[a], durs + off[a] - rows[a].calls, self[a]);   /* off[a] is now its end */
@@ -144,6 +288,10 @@ out:
     free(self);
     free(durs);
     free(rows);
+    free(drow);
+    free(xname);
+    free(ci.base);
+    free(ci.parent);
     return rc;
 }
 
@@ -157,8 +305,8 @@ static int cmp_kernel(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-/* Launch counts per kernel name (CPU side until the GPU timeline). */
-static int build_kernels(const cuprof_run *run, cuprof_summary *s)
+/* Launch counts per kernel name, from the CPU side (no GPU timeline). */
+static int build_kernels_cpu(const cuprof_run *run, cuprof_summary *s)
 {
     size_t nk = (size_t)run->nkernels + 1;
     cuprof_stat_kernel *rows = calloc(nk, sizeof *rows);
@@ -186,8 +334,74 @@ static int build_kernels(const cuprof_run *run, cuprof_summary *s)
     return 0;
 }
 
-/* Calls and bytes per copy direction, in a fixed order. */
-static int build_copies(const cuprof_run *run, cuprof_summary *s)
+/* Kernel records sorted by device name (the same name demangles once). */
+static const cuprof_gpu_kernel *sort_kernels;
+
+static int cmp_kernel_name(const void *a, const void *b)
+{
+    const cuprof_gpu_kernel *x = &sort_kernels[*(const size_t *)a];
+    const cuprof_gpu_kernel *y = &sort_kernels[*(const size_t *)b];
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns);
+}
+
+/* One row per kernel the device ran (kernels cuBLAS launched included):
+ * executions, device time, min/median/max of one execution. */
+static int build_kernels_gpu(const cuprof_gpu_run *g, cuprof_summary *s)
+{
+    size_t n = g->n_kernels;
+    size_t *ix = malloc(n * sizeof *ix);
+    uint64_t *durs = malloc(n * sizeof *durs);
+    cuprof_stat_kernel *rows = calloc(n, sizeof *rows);
+    s->kernel_names = calloc(n, sizeof *s->kernel_names);
+    if (!ix || !durs || !rows || !s->kernel_names) {
+        free(ix); free(durs); free(rows);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        ix[i] = i;
+    sort_kernels = g->kernels;
+    qsort(ix, n, sizeof *ix, cmp_kernel_name);
+    size_t nr = 0;
+    for (size_t i = 0, j; i < n; i = j) {
+        const char *name = g->kernels[ix[i]].name;
+        cuprof_stat_kernel *r = &rows[nr];
+        r->min_ns = UINT64_MAX;
+        for (j = i; j < n && !strcmp(g->kernels[ix[j]].name, name); j++) {
+            const cuprof_gpu_kernel *k = &g->kernels[ix[j]];
+            uint64_t d = k->end_ns > k->start_ns ? k->end_ns - k->start_ns : 0;
+            durs[j - i] = d;
+            r->launches++;
+            r->gpu_total_ns += d;
+            if (d < r->min_ns) r->min_ns = d;
+            if (d > r->max_ns) r->max_ns = d;
+        }
+        r->median_ns = cuprof_median_u64(durs, j - i);
+        char *dm = cuprof_demangle(name);
+        s->kernel_names[nr] = dm;
+        r->name = dm ? dm : name;
+        nr++;
+    }
+    free(ix);
+    free(durs);
+    qsort(rows, nr, sizeof *rows, cmp_kernel);
+    s->kernels = rows;
+    s->nkernels = nr;
+    s->nkernel_names = nr;
+    return 0;
+}
+
+static int build_kernels(const cuprof_run *run, const cuprof_timeline *tl, cuprof_summary *s)
+{
+    if (run->gpu.captured && tl->gpu->n_kernels > 0)
+        return build_kernels_gpu(tl->gpu, s);
+    return build_kernels_cpu(run, s);
+}
+
+/* Calls and bytes per copy direction (CPU side), device copies, bytes and
+ * time per kind (GPU records; enum cuprof_gpu_copy_kind has the values of
+ * enum cuprof_dir), in a fixed order. */
+static int build_copies(const cuprof_run *run, const cuprof_timeline *tl, cuprof_summary *s)
 {
     static const uint8_t order[] = {CUPROF_DIR_HTOD, CUPROF_DIR_DTOH, CUPROF_DIR_DTOD,
                                     CUPROF_DIR_HTOH, CUPROF_DIR_PTOP, CUPROF_DIR_MEMSET,
@@ -205,15 +419,23 @@ static int build_copies(const cuprof_run *run, cuprof_summary *s)
             by_dir[dir].calls++;
             by_dir[dir].bytes += ev->a.copy.bytes;
         }
+    for (size_t i = 0; i < tl->gpu->n_copies; i++) {
+        const cuprof_gpu_copy *c = &tl->gpu->copies[i];
+        uint8_t dir = c->kind <= CUPROF_DIR_MEMSET ? c->kind : CUPROF_DIR_UNKNOWN;
+        by_dir[dir].gpu_copies++;
+        by_dir[dir].gpu_bytes += c->bytes;
+        by_dir[dir].gpu_total_ns += c->end_ns > c->start_ns ? c->end_ns - c->start_ns : 0;
+    }
     s->copies = calloc(sizeof order, sizeof *s->copies);
     if (!s->copies)
         return -1;
     for (size_t j = 0; j < sizeof order; j++) {
         cuprof_stat_copy *c = &by_dir[order[j]];
-        if (c->calls == 0)
+        if (c->calls == 0 && c->gpu_copies == 0)
             continue;
         c->dir = order[j];
         c->kind = cuprof_dir_name(order[j]);
+        c->gb_per_s = c->gpu_total_ns ? (double)c->gpu_bytes / (double)c->gpu_total_ns : 0.0;
         s->copies[s->ncopies++] = *c;
     }
     return 0;
@@ -321,11 +543,14 @@ cuprof_summary *cuprof_summary_build(const cuprof_run *run)
     cuprof_summary *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    if (build_api(run, s) < 0 || build_kernels(run, s) < 0 || build_copies(run, s) < 0 ||
-        build_blas(run, s) < 0) {
+    cuprof_timeline *tl = cuprof_timeline_build(run);
+    s->timeline = tl;
+    if (!tl || build_api(run, tl, s) < 0 || build_kernels(run, tl, s) < 0 ||
+        build_copies(run, tl, s) < 0 || build_blas(run, s) < 0) {
         cuprof_summary_destroy(s);
         return NULL;
     }
+    cuprof_findings_build(run, s);   /* no findings on out of memory, the rest stands */
     return s;
 }
 
@@ -339,5 +564,9 @@ void cuprof_summary_destroy(cuprof_summary *s)
     free(s->kernels);
     free(s->api);
     free(s->findings);
+    for (size_t i = 0; s->kernel_names && i < s->nkernel_names; i++)
+        free(s->kernel_names[i]);
+    free(s->kernel_names);
+    cuprof_timeline_destroy(s->timeline);
     free(s);
 }

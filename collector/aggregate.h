@@ -4,9 +4,10 @@
  *
  * Everything here is plain data with resolved strings (names, dtypes,
  * epilogues), so formats/ prints it without knowing CUDA. GPU fields are 0
- * until the GPU timeline (issue 4) adds device records to the run; then
- * cuprof_summary_build fills them (cuda_*_ns from the records attributed to
- * each call through its event id, kernel rows from device durations).
+ * without a GPU timeline; with one (run->gpu_run attached), the records are
+ * joined to the calls (collector/timeline.h) and fill them: cuda_*_ns by the
+ * attribution rules of collector/README.md, kernel rows from device records,
+ * copy rows' gpu_* fields, and the header's GPU numbers (timeline->stats).
  */
 #ifndef CUPROF_AGGREGATE_H
 #define CUPROF_AGGREGATE_H
@@ -18,34 +19,39 @@
 
 /* One entry point the program called (a row of the main table). */
 typedef struct cuprof_stat_api {
-    uint16_t api;              /* index in the run's API table */
+    uint16_t api;              /* index in the run's API table; UINT16_MAX for a
+                                * name only CUPTI saw (not in the table) */
     const char *name;          /* entry point, e.g. "cudaLaunchKernel" */
     const char *category;      /* "cuda_runtime", "cublas", ... */
-    uint64_t calls;
+    uint64_t calls;            /* hooked calls + calls only CUPTI saw (derived) */
     uint64_t errors;           /* calls whose result was not 0 */
     uint64_t cpu_total_ns;     /* sum of call durations (t1 - t0) */
     uint64_t cpu_self_ns;      /* cpu_total minus the durations of direct children */
     uint64_t min_ns, median_ns, max_ns; /* of one call's duration; median exact */
-    uint64_t cuda_self_ns;     /* device time of what the call caused itself (issue 4) */
-    uint64_t cuda_total_ns;    /* ... plus what its children caused (issue 4) */
+    uint64_t cuda_self_ns;     /* device time of the work these calls caused directly */
+    uint64_t cuda_total_ns;    /* ... plus what the calls inside them caused */
 } cuprof_stat_api;
 
 /* One kernel (by demangled name). */
 typedef struct cuprof_stat_kernel {
-    uint32_t id;               /* kernel-name id, 0 = unknown kernel */
+    uint32_t id;               /* kernel-name id, 0 = unknown or from GPU records */
     const char *name;          /* demangled */
-    uint64_t launches;         /* launch calls seen on the CPU side */
-    uint64_t gpu_total_ns;     /* device time (issue 4) */
-    uint64_t min_ns, median_ns, max_ns; /* of one execution on the device (issue 4) */
+    uint64_t launches;         /* executions on the device (GPU records); launch
+                                * calls seen on the CPU side without a timeline */
+    uint64_t gpu_total_ns;     /* device time */
+    uint64_t min_ns, median_ns, max_ns; /* of one execution on the device */
 } cuprof_stat_kernel;
 
 /* Copies (and memsets) of one kind. */
 typedef struct cuprof_stat_copy {
     uint8_t dir;               /* enum cuprof_dir */
     const char *kind;          /* "HtoD", "DtoH", "DtoD", "HtoH", "PtoP", "memset", "unknown" */
-    uint64_t calls;
-    uint64_t bytes;
-    uint64_t gpu_total_ns;     /* device time (issue 4) */
+    uint64_t calls;            /* hooked calls of that kind (CPU side) */
+    uint64_t bytes;            /* their bytes */
+    uint64_t gpu_total_ns;     /* device time of the GPU records of that kind */
+    uint64_t gpu_copies;       /* GPU records (copies cuBLAS made included) */
+    uint64_t gpu_bytes;        /* their bytes */
+    double gb_per_s;           /* gpu_bytes / gpu_total_ns (bytes per ns = GB/s) */
 } cuprof_stat_copy;
 
 /* Calls of one BLAS entry point with one shape. */
@@ -66,11 +72,24 @@ typedef struct cuprof_stat_blas {
     cuprof_stat_shape *shapes; /* most calls first */
 } cuprof_stat_blas;
 
-/* Something a rule noticed (rules come with a later issue). */
+/* Most numbers one finding carries. */
+#define CUPROF_FINDING_NUMS 8
+
+/* One number behind a finding, e.g. {"idle_share", 0.91, 0}. */
+typedef struct cuprof_finding_num {
+    const char *key;           /* static string, snake_case; "_ns" suffix for times */
+    double value;
+    int integer;               /* 1: written as an integer (counts, ns) */
+} cuprof_finding_num;
+
+/* Something a rule noticed (collector/findings.h computes them). */
 typedef struct cuprof_finding {
     const char *rule;          /* short id, e.g. "overhead-bound" */
     const char *severity;      /* "info", "warning" */
     const char *message;       /* one sentence a user can act on */
+    const char *advice;        /* one line on what to try ("" if none) */
+    size_t nnums;              /* numbers[0..nnums) */
+    cuprof_finding_num nums[CUPROF_FINDING_NUMS]; /* the numbers behind it */
 } cuprof_finding;
 
 typedef struct cuprof_summary {
@@ -83,11 +102,15 @@ typedef struct cuprof_summary {
     size_t nblas;
     cuprof_stat_blas *blas;    /* most calls first */
     size_t nfindings;
-    cuprof_finding *findings;
+    cuprof_finding *findings;  /* one malloc block with their strings (findings.c) */
     uint64_t self_cpu_total_ns;  /* sum of cpu_self_ns over api rows */
     uint64_t self_cuda_total_ns; /* sum of cuda_self_ns over api rows */
     int sorted_by_cuda;        /* 1 when api rows are sorted by CUDA total */
     cuprof_stat_shape *shapes_all; /* owns every blas[].shapes (one block) */
+    struct cuprof_timeline *timeline; /* GPU records joined to the calls, and the
+                                       * header's GPU numbers (collector/timeline.h) */
+    char **kernel_names;       /* owns demangled kernel-row names (entries may be NULL) */
+    size_t nkernel_names;
 } cuprof_summary;
 
 /* Aggregates run. NULL on out of memory. Owned: cuprof_summary_destroy. */

@@ -3,9 +3,22 @@
  *
  * cuprof_begin/cuprof_end touch only the calling thread's record (reached
  * through one thread-local pointer): no lock, no atomic read-modify-write,
- * one clock read each. The global lock is taken once per thread (to list its
- * record) and once per 1023 events (to account the new chunk's memory, which
- * is an atomic add, not even the lock).
+ * one clock stamp each (rdtsc where the TSC is invariant, see clock.h). The
+ * global lock is taken once per thread (to list its record); once per 1023
+ * events a new chunk is taken (an atomic add to account its memory, and the
+ * pool's mutex: its pages were faulted in beforehand, see chunk_take, rather
+ * than one page fault per 64 calls inside the calls being timed).
+ *
+ * What bench/ measured here (bench/RESULTS.md) and why the code is so:
+ *   - clock_gettime costs ~24 ns, rdtsc ~10: stamps are TSC ticks, turned
+ *     into CLOCK_MONOTONIC ns at exit (cuprof_buffers_stamps_to_ns);
+ *   - the first touch of a fresh page costs ~1.5 us, i.e. ~23 ns per event
+ *     when taken as page faults inside the calls, and still ~30 ns per event
+ *     with MAP_POPULATE: a helper thread faults chunks in ahead of need
+ *     (below), so a busy thread only takes a ready one;
+ *   - the thread-local record is initial-exec TLS: a general-dynamic access
+ *     from a shared object is a __tls_get_addr call (~2-4 ns, twice per
+ *     call). See `tls` below for why that is safe when dlopen'ed.
  */
 #include "collector/internal.h"
 #include "collector/clock.h"
@@ -13,6 +26,7 @@
 #include "collector/log.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -29,7 +43,15 @@ struct cuprof_tls {
                                 between a call's begin and its end) */
 };
 
-static __thread struct cuprof_tls tls;
+/* initial-exec: the 24 bytes live in the static TLS block, reached with one
+ * %fs-relative load. libcuprof is LD_PRELOADed (loaded at start-up, so in the
+ * static block by construction); when a driver dlopen()s it as the CUDA
+ * injection library instead, glibc serves initial-exec TLS of dlopen'ed
+ * objects from its surplus static TLS (1664 bytes and up, glibc >= 2.32),
+ * which 24 bytes fit unless other libraries used it all, in which case
+ * dlopen fails with "cannot allocate memory in static TLS block" and the
+ * run goes without the injection path (LD_PRELOAD still works). */
+static __thread struct cuprof_tls tls __attribute__((tls_model("initial-exec")));
 
 int cuprof_guard_active(void)
 {
@@ -56,17 +78,116 @@ void cuprof_api_register(const cuprof_api_desc *table, size_t n)
     pthread_mutex_unlock(&cuprof_g.lock);
 }
 
-/* Maps a fresh chunk whose first event has sequence number base, within the
- * memory limit. NULL (with a one-time warning) when over the limit or out of
- * memory. */
-static cuprof_chunk *chunk_new(uint64_t base)
+/* ---- chunks faulted in ahead of need ----------------------------------------
+ *
+ * Every event needs 64 bytes of fresh memory, and on this kind of machine
+ * (bench/RESULTS.md: a KVM guest) the kernel's work to hand out a fresh page
+ * costs ~30 ns per event even with MAP_POPULATE, more than the rest of the
+ * hook. So once a thread has filled its first chunk, a helper thread
+ * ("cuprof-prefault", started then, never in processes that make fewer calls)
+ * keeps a few populated chunks ready; a thread that fills a chunk takes the
+ * next from the pool under a mutex (once per 1023 calls) and maps one itself
+ * only when the pool is empty. The helper makes no CUDA call, blocks every
+ * signal and sleeps on a condition variable when the pool is full.
+ * CUPROF_PREFAULT=0 turns it off (each thread then maps its own chunks).
+ * Pool chunks are not counted against CUPROF_MEM_LIMIT until taken (at most
+ * PREFAULT_POOL * 64 KiB = 1 MiB more). */
+#define PREFAULT_POOL 16
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;           /* the helper waits here while the pool is full */
+    void *ready[PREFAULT_POOL];    /* populated chunks */
+    int n;                         /* how many */
+    int started;                   /* the helper runs (in this process) */
+    int failed;                    /* could not start it: threads map their own */
+} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, {0}, 0, 0, 0};
+
+static void *chunk_map(void)
+{
+    return mmap(NULL, CUPROF_CHUNK_BYTES, PROT_READ | PROT_WRITE,
+                MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+}
+
+static void *prefault_main(void *arg)
+{
+    (void)arg;
+    prctl(PR_SET_NAME, "cuprof-prefault", 0, 0, 0);
+    pthread_mutex_lock(&pool.lock);
+    for (;;) {
+        while (pool.n >= PREFAULT_POOL)
+            pthread_cond_wait(&pool.wake, &pool.lock);
+        pthread_mutex_unlock(&pool.lock);
+        void *p = chunk_map();   /* the page faults happen here, on this thread */
+        pthread_mutex_lock(&pool.lock);
+        if (p == MAP_FAILED) {
+            pool.failed = 1;     /* out of memory: threads map (and fail) themselves */
+            pool.started = 0;
+            break;
+        }
+        if (pool.n < PREFAULT_POOL)
+            pool.ready[pool.n++] = p;
+        else
+            munmap(p, CUPROF_CHUNK_BYTES);
+    }
+    pthread_mutex_unlock(&pool.lock);
+    return NULL;
+}
+
+/* Starts the helper; pool.lock held. Every signal blocked in it (the
+ * program's handlers must not run on our thread). */
+static void prefault_start_locked(void)
+{
+    pthread_attr_t attr;
+    sigset_t all, old;
+    pthread_t th;
+    pool.failed = 1;   /* unless the thread starts */
+    if (pthread_attr_init(&attr) != 0)
+        return;
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 64 * 1024);
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    if (pthread_create(&th, &attr, prefault_main, NULL) == 0)
+        pool.started = 1, pool.failed = 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+}
+
+/* A populated chunk: from the pool when it has one (starting the helper if
+ * start and it is not running), else mapped here. MAP_FAILED on failure. */
+static void *chunk_take(int start)
+{
+    void *p = NULL;
+    if (cuprof_g_config.prefault) {
+        pthread_mutex_lock(&pool.lock);
+        if (start && !pool.started && !pool.failed)
+            prefault_start_locked();
+        if (pool.n > 0)
+            p = pool.ready[--pool.n];
+        if (pool.started)
+            pthread_cond_signal(&pool.wake);
+        pthread_mutex_unlock(&pool.lock);
+    }
+    return p ? p : chunk_map();
+}
+
+/* A fresh chunk whose first event has sequence number base, within the
+ * memory limit, its pages already faulted in (chunk_take: by the helper, or
+ * here with MAP_POPULATE: one system call instead of 16 page faults spread
+ * over the next 1023 calls). grow: the caller filled a chunk (may start the
+ * helper). NULL (with a one-time warning) when over the limit or out of
+ * memory.
+ * (Tried: 2 MiB slabs on transparent huge pages. On this KVM guest zeroing a
+ * fresh huge page cost more per event than 4 KiB pages, ~150 vs ~60 ns per
+ * begin+end pair, so 64 KiB chunks of small pages it is.) */
+static cuprof_chunk *chunk_new(uint64_t base, int grow)
 {
     uint64_t after = atomic_fetch_add_explicit(&cuprof_g.mem_bytes, CUPROF_CHUNK_BYTES,
                                                memory_order_relaxed) + CUPROF_CHUNK_BYTES;
     void *p = MAP_FAILED;
     if (after <= cuprof_g_config.mem_limit)
-        p = mmap(NULL, CUPROF_CHUNK_BYTES, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        p = chunk_take(grow);
     if (p == MAP_FAILED) {
         atomic_fetch_sub_explicit(&cuprof_g.mem_bytes, CUPROF_CHUNK_BYTES, memory_order_relaxed);
         if (!atomic_exchange_explicit(&cuprof_g.mem_warned, 1, memory_order_relaxed))
@@ -75,8 +196,9 @@ static cuprof_chunk *chunk_new(uint64_t base)
                        (unsigned long long)cuprof_g_config.mem_limit);
         return NULL;
     }
-    cuprof_chunk *c = p;   /* mmap'd memory is zeroed */
+    cuprof_chunk *c = p;   /* mmap'd memory is zeroed, and never reused */
     c->base = base;
+    c->anchor = cuprof_clock_anchor_now();
     return c;
 }
 
@@ -84,16 +206,18 @@ static cuprof_chunk *chunk_new(uint64_t base)
  * NULL when memory is short: the call then goes unrecorded. */
 static cuprof_thread *thread_register(void)
 {
+    cuprof_clock_init(!cuprof_g_config.clock_monotonic);   /* once, before any stamp */
     cuprof_thread *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
-    t->head = t->tail = chunk_new(0);
+    t->head = t->tail = chunk_new(0, 0);
     if (!t->head) {
         free(t);
         return NULL;
     }
     t->cur = t->head->ev;
     t->end = t->head->ev + CUPROF_CHUNK_EVENTS;
+    t->conv_chunk = t->head;
     t->tid = (uint32_t)syscall(SYS_gettid);
     prctl(PR_GET_NAME, t->name, 0, 0, 0);
     t->name[sizeof t->name - 1] = '\0';
@@ -112,7 +236,7 @@ static cuprof_thread *thread_register(void)
  * be had (the caller counts a drop). */
 static int chunk_grow(cuprof_thread *t)
 {
-    cuprof_chunk *c = chunk_new(t->tail->base + CUPROF_CHUNK_EVENTS);
+    cuprof_chunk *c = chunk_new(t->tail->base + CUPROF_CHUNK_EVENTS, 1);
     if (!c)
         return -1;
     /* release: a reader following next sees the chunk header initialized */
@@ -125,9 +249,15 @@ static int chunk_grow(cuprof_thread *t)
 
 cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
 {
-    if (__builtin_expect(atomic_load_explicit(&cuprof_g.init, memory_order_acquire) != 2, 0))
-        cuprof_collector_init();
-    if (tls.guard || !atomic_load_explicit(&cuprof_g.recording, memory_order_relaxed))
+    /* recording is set only after init is done (lifecycle.c), so one relaxed
+     * load covers both in the common case. */
+    if (__builtin_expect(!atomic_load_explicit(&cuprof_g.recording, memory_order_relaxed), 0)) {
+        if (atomic_load_explicit(&cuprof_g.init, memory_order_acquire) != 2)
+            cuprof_collector_init();
+        if (!atomic_load_explicit(&cuprof_g.recording, memory_order_acquire))
+            return NULL;
+    }
+    if (tls.guard)
         return NULL;
 
     cuprof_thread *t = tls.thread;
@@ -136,8 +266,10 @@ cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
         if (t == NULL) {
             /* First call on this thread: start CUPTI if nothing did yet
              * (InitializeInjection normally has; idempotent, and only here,
-             * so processes that never call CUDA never load CUPTI). */
-            cuprof_cupti_start();
+             * so processes that never call CUDA never load CUPTI), unless
+             * CUPROF_GPU=0 asked for the hooks alone. */
+            if (cuprof_g_config.gpu)
+                cuprof_cupti_start();
             t = thread_register();
         }
         else if (chunk_grow(t) < 0)
@@ -147,14 +279,13 @@ cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
             return NULL;
     }
 
+    /* The slot is fresh mmap'd memory (chunks are never reused): t1, result
+     * and the arguments already read as 0. */
     cuprof_event *ev = t->cur++;
     t->reserved++;
-    ev->t1 = 0;
     ev->api = api;
     ev->depth = t->depth < 255 ? (uint8_t)t->depth : 255;
     ev->cls = cls;
-    ev->result = 0;
-    memset(&ev->a, 0, sizeof ev->a);
     if (__atomic_load_n(&cuprof_cupti_active, __ATOMIC_RELAXED) && t->depth < 64) {
         /* the id every CUPTI record this call causes is tied to
          * (== cuprof_event_id(ev): reserved is now the slot's seq + 1) */
@@ -162,7 +293,7 @@ cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
         tls.pushed |= 1ull << t->depth;
     }
     t->depth++;
-    ev->t0 = cuprof_clock_now();   /* last, so our own bookkeeping is not in the call */
+    ev->t0 = cuprof_clock_stamp();   /* last, so our own bookkeeping is not in the call */
     return ev;
 }
 
@@ -170,7 +301,7 @@ void cuprof_end(cuprof_event *ev, int32_t result)
 {
     if (!ev)
         return;
-    uint64_t now = cuprof_clock_now();   /* first, for the same reason */
+    uint64_t now = cuprof_clock_stamp();   /* first, for the same reason */
     ev->t1 = now;
     ev->result = result;
     cuprof_thread *t = tls.thread;
@@ -185,6 +316,43 @@ void cuprof_end(cuprof_event *ev, int32_t result)
     }
     if (t->depth == 0)   /* every call on the thread is closed: publish them */
         atomic_store_explicit(&t->committed, t->reserved, memory_order_release);
+}
+
+/* Serializes conversions (two run builds at once: tests, a fork's child). */
+static pthread_mutex_t convert_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void cuprof_buffers_stamps_to_ns(cuprof_thread *t, uint64_t upto)
+{
+    if (!cuprof_clock_tsc)
+        return;   /* stamps are CLOCK_MONOTONIC ns already */
+    pthread_mutex_lock(&convert_lock);
+    cuprof_clock_anchor end = cuprof_clock_anchor_now();
+    /* For a stamp past its chunk's segment (the end of a call that outlived
+     * the chunk): the line over the thread's whole life, whose slope is the
+     * most precise one there is. */
+    cuprof_clock_line whole = cuprof_clock_line_make(t->head->anchor, end);
+    cuprof_chunk *c = t->conv_chunk;
+    while (t->converted < upto && c) {
+        cuprof_chunk *next = atomic_load_explicit(&c->next, memory_order_acquire);
+        uint64_t stop = c->base + CUPROF_CHUNK_EVENTS;
+        if (t->converted >= stop) {   /* resumed at a chunk converted to its end */
+            c = next;
+            continue;
+        }
+        cuprof_clock_anchor b = next ? next->anchor : end;
+        cuprof_clock_line seg = cuprof_clock_line_make(c->anchor, b);
+        uint64_t lim = upto < stop ? upto : stop;
+        for (uint64_t i = t->converted; i < lim; i++) {
+            cuprof_event *ev = &c->ev[i - c->base];
+            ev->t0 = cuprof_clock_line_ns(ev->t0 <= b.stamp ? &seg : &whole, ev->t0);
+            ev->t1 = cuprof_clock_line_ns(ev->t1 <= b.stamp ? &seg : &whole, ev->t1);
+        }
+        t->converted = lim;
+        t->conv_chunk = c;
+        if (lim == stop)
+            c = next;
+    }
+    pthread_mutex_unlock(&convert_lock);
 }
 
 /* Sequence number of ev in t's chunks (walking from head), or -1. */
@@ -231,4 +399,10 @@ void cuprof_buffers_reset_after_fork(void)
     atomic_store(&cuprof_g.mem_bytes, 0);
     atomic_store(&cuprof_g.mem_warned, 0);
     tls.thread = NULL;
+    /* The helper did not survive the fork, and may have held the lock: the
+     * child starts its own pool (the inherited chunks are shared
+     * copy-on-write with the parent; writing them would copy: forget them). */
+    pthread_mutex_init(&pool.lock, NULL);
+    pthread_cond_init(&pool.wake, NULL);
+    pool.n = pool.started = pool.failed = 0;
 }

@@ -15,6 +15,8 @@ cuprof_config cuprof_g_config = {
     .out_dir = CUPROF_DEFAULT_OUT_DIR,
     .enabled = 1,
     .mem_limit = CUPROF_DEFAULT_MEM_LIMIT,
+    .gpu = 1,
+    .prefault = 1,
 };
 
 const cuprof_config *cuprof_config_get(void)
@@ -104,6 +106,8 @@ void cuprof_config_load(cuprof_config *c, char *warn, size_t warn_len)
     strcpy(c->out_dir, CUPROF_DEFAULT_OUT_DIR);
     c->enabled = 1;
     c->mem_limit = CUPROF_DEFAULT_MEM_LIMIT;
+    c->gpu = 1;
+    c->prefault = 1;
 
     if ((v = getenv("CUPROF_OUT_DIR")) && *v) {
         if (strlen(v) < sizeof c->out_dir - 64)   /* room for the file name */
@@ -138,6 +142,26 @@ void cuprof_config_load(cuprof_config *c, char *warn, size_t warn_len)
             warn_add(warn, warn_len, "CUPROF_ENABLE", v, "0 or 1");
         else
             c->enabled = b || *v == '\0';
+    }
+    if ((v = getenv("CUPROF_GPU")) && *v) {
+        int b = parse_bool(v);
+        if (b < 0)
+            warn_add(warn, warn_len, "CUPROF_GPU", v, "0 or 1");
+        else
+            c->gpu = b;
+    }
+    if ((v = getenv("CUPROF_PREFAULT")) && *v) {
+        int b = parse_bool(v);
+        if (b < 0)
+            warn_add(warn, warn_len, "CUPROF_PREFAULT", v, "0 or 1");
+        else
+            c->prefault = b;
+    }
+    if ((v = getenv("CUPROF_CLOCK")) && *v) {
+        if (strcasecmp(v, "monotonic") == 0)
+            c->clock_monotonic = 1;
+        else if (strcasecmp(v, "auto") != 0 && strcasecmp(v, "tsc") != 0)
+            warn_add(warn, warn_len, "CUPROF_CLOCK", v, "auto, tsc or monotonic");
     }
     if ((v = getenv("CUPROF_DEBUG")) && *v) {
         if (parse_debug(v, &c->debug) < 0)

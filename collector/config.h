@@ -21,6 +21,19 @@
  *                     calls at 64 bytes each). Beyond it calls are counted
  *                     as dropped and not recorded; the header says so.
  *   CUPROF_ENABLE     0: record nothing and write nothing (default 1).
+ *   CUPROF_GPU        0: do not start CUPTI (no GPU timeline; CPU-side calls
+ *                     only), e.g. to measure the hooks alone (default 1).
+ *   CUPROF_PREFAULT   0: no helper thread faulting event memory in ahead of
+ *                     need (each thread maps its own chunks; buffers.c).
+ *                     Default 1: the helper ("cuprof-prefault") starts when
+ *                     a thread has made 1023 calls.
+ *   CUPROF_CLOCK      host time source of the call stamps: "auto" (default:
+ *                     the TSC when the CPU says it is invariant, i.e.
+ *                     constant_tsc and nonstop_tsc in /proc/cpuinfo, else
+ *                     CLOCK_MONOTONIC), "tsc" (the same as auto: the TSC is
+ *                     never used where it is not invariant) or "monotonic"
+ *                     (clock_gettime always). Either way every output is in
+ *                     CLOCK_MONOTONIC ns (see clock.h).
  *
  * A malformed value is reported once (cuprof: ...) and the default is used:
  * the program is never stopped by the library. prof.sh validates what it
@@ -47,6 +60,9 @@ enum cuprof_debug_area {
 
 typedef struct cuprof_config {
     char out_dir[PATH_MAX];  /* CUPROF_OUT_DIR, never empty */
+    int gpu;                 /* CUPROF_GPU != 0: start CUPTI */
+    int prefault;            /* CUPROF_PREFAULT != 0: helper thread maps chunks */
+    int clock_monotonic;     /* CUPROF_CLOCK=monotonic: never the TSC */
     char name[256];          /* CUPROF_NAME, "" when unset */
     long root_pid;           /* CUPROF_ROOT_PID, 0 when unset */
     int quiet;               /* CUPROF_QUIET=1 */

@@ -13,6 +13,7 @@
 #ifndef CUPROF_COLLECTOR_INTERNAL_H
 #define CUPROF_COLLECTOR_INTERNAL_H
 
+#include "collector/clock.h"
 #include "collector/collector.h"
 #include "collector/config.h"
 
@@ -32,7 +33,10 @@
 typedef struct cuprof_chunk {
     _Atomic(struct cuprof_chunk *) next;  /* next chunk of the thread, NULL at the tail */
     uint64_t base;                         /* sequence number of ev[0] on the thread */
-    char pad[48];                          /* header padded to one cache line */
+    cuprof_clock_anchor anchor;            /* both clocks when the chunk was started: the
+                                              stamps of its events become ns by the line
+                                              from here to the next chunk's anchor */
+    char pad[32];                          /* header padded to one cache line */
     cuprof_event ev[CUPROF_CHUNK_EVENTS];
 } cuprof_chunk;
 
@@ -55,6 +59,10 @@ typedef struct cuprof_thread {
     _Atomic uint64_t committed;   /* events [0, committed) are complete: published
                                      when an outermost call ends (release) */
     _Atomic uint64_t dropped;     /* calls not recorded for lack of memory */
+    uint64_t converted;           /* events [0, converted) hold ns already (stamps
+                                     converted by cuprof_buffers_stamps_to_ns) */
+    cuprof_chunk *conv_chunk;     /* chunk holding event `converted` (or the one
+                                     before it when that is full), for resuming */
 } cuprof_thread;
 
 /* The collector's global state (one instance, cuprof_g). */
@@ -84,6 +92,11 @@ extern cuprof_config cuprof_g_config;
 /* buffers.c: forgets every thread record (in a forked child: the parent's
  * events are the parent's to write). Caller holds no lock; single-threaded. */
 void cuprof_buffers_reset_after_fork(void);
+/* buffers.c: turns the stamps (clock.h) of t's events [0, upto) into
+ * CLOCK_MONOTONIC ns, in place, once each (a later call converts only events
+ * added since). The one place stamps become ns: the run build calls it on
+ * committed events, which their thread never writes again. Thread-safe. */
+void cuprof_buffers_stamps_to_ns(cuprof_thread *t, uint64_t upto);
 /* buffers.c: 1 when the calling thread is inside cuprof_guard_enter. */
 int cuprof_guard_active(void);
 

@@ -8,9 +8,12 @@
  * 1 -> 2 after, so a re-entrant call returns at once and another thread
  * waits for the few microseconds the work takes.
  *
- * End: an atexit handler installed at init runs cuprof_collector_finish() on
- * return from main or exit() from any thread; an atomic flag keeps it to one
- * run. Other exit paths (signals, _exit, abort) are issue 6.
+ * End: the exit path, registered at init through cuprof_cupti_set_exit_fn
+ * (an atexit handler now, and again once CUDA is up so that it runs before
+ * CUDA's own at-exit teardown: see collector/cupti.h), runs
+ * cuprof_collector_finish() on return from main or exit() from any thread;
+ * an atomic flag keeps it to one run. Other exit paths (signals, _exit,
+ * abort) are issue 6.
  *
  * Fork: the child forgets the parent's records (they are the parent's to
  * write), takes its own pid and start time, and writes its own files.
@@ -18,6 +21,7 @@
 #include "collector/internal.h"
 #include "collector/aggregate.h"
 #include "collector/clock.h"
+#include "collector/cupti.h"
 #include "collector/log.h"
 #include "collector/run.h"
 #include "formats/formats.h"
@@ -90,8 +94,10 @@ void cuprof_collector_init(void)
     cuprof_g.pid = getpid();
     cuprof_g.t_start = cuprof_clock_now();
     if (cuprof_g_config.enabled) {
-        if (atexit(on_process_exit) != 0)
-            cuprof_log("could not register the exit handler; no files will be written");
+        /* Not plain atexit: CUDA registers its teardown later, and atexit
+         * handlers run in reverse order; this one is registered again when
+         * CUDA is up, so the records are flushed while CUDA still runs. */
+        cuprof_cupti_set_exit_fn(on_process_exit);
         pthread_atfork(fork_prepare, fork_parent, fork_child);
         atomic_store(&cuprof_g.recording, 1);
     }
@@ -126,23 +132,41 @@ static void output_name(char *dst, size_t n, const cuprof_run *run)
     snprintf(dst, n, "%.200s.%ld", *base ? base : "cuprof", run->pid);
 }
 
-/* Builds, aggregates and writes; the caller has stopped recording.
- * Issue 4 plugs in here: cuprof_cupti_finish() before the build, then
- * run->gpu_run = cuprof_cupti_records() and cuprof_gpu_timeline_set() with
- * its status, before cuprof_summary_build (which then fills the GPU fields). */
+/* Delivers every CUPTI record (synchronize, forced flush) and records
+ * whether the GPU timeline was captured; returns the records. */
+static const cuprof_gpu_run *finish_gpu(void)
+{
+    cuprof_cupti_finish();
+    const cuprof_gpu_run *g = cuprof_cupti_records();
+    if (g->captured) {
+        cuprof_gpu_timeline_set(1, g->dropped ? "some GPU records were dropped by CUPTI" : "");
+    } else {
+        const char *why = cuprof_cupti_reason();
+        cuprof_gpu_timeline_set(0, why && why[0] ? why : "CUPTI not started");
+    }
+    return g;
+}
+
+/* Builds, aggregates and writes; the caller has stopped recording. The GPU
+ * records are delivered first, so the summary's CUDA columns and the trace's
+ * GPU lanes see all of them. */
 static int finish_work(void)
 {
+    const cuprof_gpu_run *gpu = finish_gpu();
     cuprof_run *run = cuprof_run_build();
     if (!run) {
         cuprof_log("out of memory at exit: no files written");
         return -1;
     }
     int rc = 0;
-    if (run->nevents == 0 && run->dropped == 0) {
+    if (run->nevents == 0 && run->dropped == 0 && gpu->n_apis == 0) {
         cuprof_debug(CUPROF_DBG_COLLECTOR, "pid %ld made no CUDA calls: no files", run->pid);
         cuprof_run_destroy(run);
         return 0;
     }
+    run->gpu_run = gpu;
+    if (!gpu->captured)   /* once: finish_work runs once per process */
+        cuprof_log("GPU timeline not captured (%s); the outputs are CPU-side only", run->gpu.reason);
     cuprof_summary *sum = cuprof_summary_build(run);
     if (!sum) {
         cuprof_log("out of memory at exit: no files written");

@@ -119,6 +119,26 @@ static demangle_fn find_demangler(void)
     return (demangle_fn)(uintptr_t)dlsym(h, "__cxa_demangle");
 }
 
+char *cuprof_demangle(const char *name)
+{
+    static demangle_fn fn;
+    static int looked;
+    if (!name || strncmp(name, "_Z", 2) != 0)
+        return NULL;
+    if (!looked) {
+        fn = find_demangler();
+        looked = 1;
+    }
+    if (!fn)
+        return NULL;
+    int status = -1;
+    char *d = fn(name, NULL, NULL, &status);
+    if (d && status == 0)
+        return d;
+    free(d);
+    return NULL;
+}
+
 /* Kernel names: demangled for the ids some event uses, raw for the rest. */
 static int load_kernel_names(run_priv *r)
 {
@@ -191,6 +211,7 @@ static int load_threads(run_priv *r)
     size_t total_chunks = 0;
     for (size_t i = 0; committed && i < k; i++) {
         committed[i] = atomic_load_explicit(&recs[i]->committed, memory_order_acquire);
+        cuprof_buffers_stamps_to_ns(recs[i], committed[i]);   /* TSC stamps -> ns (clock.h) */
         total_chunks += (committed[i] + CUPROF_CHUNK_EVENTS - 1) / CUPROF_CHUNK_EVENTS;
     }
     r->threads = calloc(k ? k : 1, sizeof *r->threads);

@@ -6,11 +6,11 @@
  * API table, the kernel names (demangled), and the process metadata. The
  * struct is plain data so tests (and later readers) can fill one by hand.
  *
- * Room for the GPU timeline (issue 4): device records will be added here as
- * their own arrays (kernels, copies, memsets, syncs with device timestamps on
- * the host clock and the external correlation id = cuprof_event_id of the
- * call that caused them: cuprof_run_find_event() maps it back), and
- * cuprof_gpu_timeline grows counters (dropped records, subscriber mode).
+ * The GPU timeline: the exit path attaches CUPTI's records as gpu_run
+ * (collector/gpu.h: kernels, copies, memsets, runtime calls, syncs on the
+ * host clock, each with the external id = cuprof_event_id of the call that
+ * caused it, which cuprof_run_find_event() maps back); collector/timeline.h
+ * joins them to the calls.
  */
 #ifndef CUPROF_RUN_H
 #define CUPROF_RUN_H
@@ -64,8 +64,8 @@ typedef struct cuprof_run {
     uint64_t dropped;                /* sum of threads[].dropped */
 
     cuprof_gpu_timeline gpu;
-    const struct cuprof_gpu_run *gpu_run; /* device records (issue 4); NULL until the
-                                             exit path attaches CUPTI's */
+    const struct cuprof_gpu_run *gpu_run; /* device records; NULL until the exit
+                                             path attaches CUPTI's (or in tests) */
 } cuprof_run;
 
 /* Event i of thread th (i < th->n). */
@@ -92,6 +92,11 @@ const char *cuprof_run_api_name(const cuprof_run *run, uint16_t api);
 const char *cuprof_run_api_category(const cuprof_run *run, uint16_t api);
 /* Kernel name of an id; "(unknown kernel)" for 0 or out of range. */
 const char *cuprof_run_kernel_name(const cuprof_run *run, uint32_t id);
+
+/* name demangled as c++filt would (__cxa_demangle from a dlopen'd
+ * libstdc++), malloc'd; NULL when it is not a mangled C++ name or no
+ * demangler is available. */
+char *cuprof_demangle(const char *name);
 
 /* Records the GPU timeline state, by whoever knows it (the CUPTI code).
  * reason is copied. Default: not captured, "CUPTI not started". */

@@ -7,20 +7,16 @@
  * decimals: nanosecond precision) on the collector's clock, so a call made
  * inside another nests under it by time alone. Arguments by event class go
  * into "args". One event per line, so the file diffs and greps well.
+ * The GPU lanes, the calls only CUPTI saw and the launch arrows come from
+ * chrome_trace_gpu.c, written before the footer.
  */
-#include "formats/writer.h"
+#include "formats/chrome_trace_int.h"
 #include "collector/config.h"
 
 #include <stdio.h>
 #include <string.h>
 
-typedef struct chrome_writer {
-    cuprof_writer base;     /* first: the driver sees a cuprof_writer */
-    int any;                /* an entry was written: the next needs a comma */
-} chrome_writer;
-
-/* Starts the next traceEvents entry. */
-static void next_entry(chrome_writer *cw)
+void chrome_next_entry(chrome_writer *cw)
 {
     cuprof_out_puts(cw->base.out, cw->any ? ",\n" : "\n");
     cw->any = 1;
@@ -39,7 +35,7 @@ static int chrome_header(cuprof_writer *w)
     const cuprof_run *run = w->run;
     cuprof_out_puts(o, "{\"traceEvents\":[");
 
-    next_entry(cw);
+    chrome_next_entry(cw);
     cuprof_out_puts(o, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
     cuprof_out_i64(o, run->pid);
     cuprof_out_puts(o, ",\"tid\":0,\"args\":{\"name\":");
@@ -50,7 +46,7 @@ static int chrome_header(cuprof_writer *w)
         char label[64];
         snprintf(label, sizeof label, "%s%s", th->name[0] ? th->name : "thread",
                  (long)th->tid == run->pid ? " (main)" : "");
-        next_entry(cw);
+        chrome_next_entry(cw);
         cuprof_out_puts(o, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":");
         cuprof_out_i64(o, run->pid);
         cuprof_out_puts(o, ",\"tid\":");
@@ -58,7 +54,7 @@ static int chrome_header(cuprof_writer *w)
         cuprof_out_puts(o, ",\"args\":{\"name\":");
         cuprof_out_json_cstr(o, label);
         cuprof_out_puts(o, "}}");
-        next_entry(cw);
+        chrome_next_entry(cw);
         cuprof_out_puts(o, "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":");
         cuprof_out_i64(o, run->pid);
         cuprof_out_puts(o, ",\"tid\":");
@@ -70,39 +66,36 @@ static int chrome_header(cuprof_writer *w)
     return 0;
 }
 
-/* ,"key": (key is a literal without anything to escape) */
-static void key(cuprof_out *o, const char *k)
+void chrome_key(cuprof_out *o, const char *k)
 {
     cuprof_out_puts(o, ",\"");
     cuprof_out_puts(o, k);
     cuprof_out_puts(o, "\":");
 }
 
-static void arg_u64(cuprof_out *o, const char *k, uint64_t v)
+void chrome_arg_u64(cuprof_out *o, const char *k, uint64_t v)
 {
-    key(o, k);
+    chrome_key(o, k);
     cuprof_out_u64(o, v);
 }
 
-static void arg_str(cuprof_out *o, const char *k, const char *v)
+void chrome_arg_str(cuprof_out *o, const char *k, const char *v)
 {
-    key(o, k);
+    chrome_key(o, k);
     cuprof_out_json_cstr(o, v);
 }
 
-/* Handles (streams, events, pointers) as hex strings: JSON numbers lose
- * precision above 2^53. */
-static void arg_hex(cuprof_out *o, const char *k, uint64_t v)
+void chrome_arg_hex(cuprof_out *o, const char *k, uint64_t v)
 {
-    key(o, k);
+    chrome_key(o, k);
     cuprof_out_putc(o, '"');
     cuprof_out_hex(o, v);
     cuprof_out_putc(o, '"');
 }
 
-static void arg_dim3(cuprof_out *o, const char *k, uint64_t x, uint64_t y, uint64_t z)
+void chrome_arg_dim3(cuprof_out *o, const char *k, uint64_t x, uint64_t y, uint64_t z)
 {
-    key(o, k);
+    chrome_key(o, k);
     cuprof_out_puts(o, "\"[");
     cuprof_out_u64(o, x);
     cuprof_out_puts(o, ", ");
@@ -118,24 +111,24 @@ static void event_args(cuprof_writer *w, const cuprof_event *ev)
     cuprof_out *o = w->out;
     switch (ev->cls) {
     case CUPROF_EV_LAUNCH:
-        arg_str(o, "kernel", cuprof_run_kernel_name(w->run, ev->a.launch.kernel));
-        arg_dim3(o, "grid", ev->a.launch.grid[0], ev->a.launch.grid[1], ev->a.launch.grid[2]);
-        arg_dim3(o, "block", ev->a.launch.block[0], ev->a.launch.block[1], ev->a.launch.block[2]);
-        arg_u64(o, "smem", ev->a.launch.smem);
-        arg_hex(o, "stream", ev->a.launch.stream);
+        chrome_arg_str(o, "kernel", cuprof_run_kernel_name(w->run, ev->a.launch.kernel));
+        chrome_arg_dim3(o, "grid", ev->a.launch.grid[0], ev->a.launch.grid[1], ev->a.launch.grid[2]);
+        chrome_arg_dim3(o, "block", ev->a.launch.block[0], ev->a.launch.block[1], ev->a.launch.block[2]);
+        chrome_arg_u64(o, "smem", ev->a.launch.smem);
+        chrome_arg_hex(o, "stream", ev->a.launch.stream);
         break;
     case CUPROF_EV_COPY:
     case CUPROF_EV_MEMSET:
-        arg_u64(o, "bytes", ev->a.copy.bytes);
-        arg_str(o, "kind", ev->cls == CUPROF_EV_MEMSET ? "memset" : cuprof_dir_name(ev->a.copy.dir));
-        arg_hex(o, "stream", ev->a.copy.stream);
-        key(o, "async");
+        chrome_arg_u64(o, "bytes", ev->a.copy.bytes);
+        chrome_arg_str(o, "kind", ev->cls == CUPROF_EV_MEMSET ? "memset" : cuprof_dir_name(ev->a.copy.dir));
+        chrome_arg_hex(o, "stream", ev->a.copy.stream);
+        chrome_key(o, "async");
         cuprof_out_puts(o, ev->a.copy.async ? "true" : "false");
         break;
     case CUPROF_EV_ALLOC:
     case CUPROF_EV_FREE:
-        arg_u64(o, "bytes", ev->a.mem.bytes);
-        arg_hex(o, "ptr", ev->a.mem.ptr);
+        chrome_arg_u64(o, "bytes", ev->a.mem.bytes);
+        chrome_arg_hex(o, "ptr", ev->a.mem.ptr);
         break;
     case CUPROF_EV_SYNC:
     case CUPROF_EV_EVENT: {
@@ -144,29 +137,29 @@ static void event_args(cuprof_writer *w, const cuprof_event *ev)
         int is_event = ev->cls == CUPROF_EV_SYNC && strstr(api, "Event") != NULL;
         if (ev->cls == CUPROF_EV_SYNC && strstr(api, "DeviceSynchronize"))
             break;
-        arg_hex(o, is_event ? "event" : "stream", ev->a.sync.stream);
+        chrome_arg_hex(o, is_event ? "event" : "stream", ev->a.sync.stream);
         break;
     }
     case CUPROF_EV_OCCUPANCY:
-        arg_str(o, "kernel", cuprof_run_kernel_name(w->run, ev->a.occ.kernel));
-        key(o, "block_size");
+        chrome_arg_str(o, "kernel", cuprof_run_kernel_name(w->run, ev->a.occ.kernel));
+        chrome_key(o, "block_size");
         cuprof_out_i64(o, ev->a.occ.block_size);
-        arg_u64(o, "smem", ev->a.occ.smem);
-        key(o, "answer");
+        chrome_arg_u64(o, "smem", ev->a.occ.smem);
+        chrome_key(o, "answer");
         cuprof_out_i64(o, ev->a.occ.answer);
         break;
     case CUPROF_EV_BLAS:
-        arg_u64(o, "m", ev->a.blas.m);
-        arg_u64(o, "n", ev->a.blas.n);
-        arg_u64(o, "k", ev->a.blas.k);
-        arg_u64(o, "batch", ev->a.blas.batch);
-        arg_str(o, "dtype", cuprof_dtype_name(ev->a.blas.atype));
-        arg_str(o, "ctype", cuprof_dtype_name(ev->a.blas.ctype));
-        arg_str(o, "compute", cuprof_compute_name(ev->a.blas.compute));
-        arg_str(o, "epilogue", cuprof_epilogue_name(ev->a.blas.epilogue));
-        arg_str(o, "transa", cuprof_trans_name(ev->a.blas.transa));
-        arg_str(o, "transb", cuprof_trans_name(ev->a.blas.transb));
-        key(o, "beta_nonzero");
+        chrome_arg_u64(o, "m", ev->a.blas.m);
+        chrome_arg_u64(o, "n", ev->a.blas.n);
+        chrome_arg_u64(o, "k", ev->a.blas.k);
+        chrome_arg_u64(o, "batch", ev->a.blas.batch);
+        chrome_arg_str(o, "dtype", cuprof_dtype_name(ev->a.blas.atype));
+        chrome_arg_str(o, "ctype", cuprof_dtype_name(ev->a.blas.ctype));
+        chrome_arg_str(o, "compute", cuprof_compute_name(ev->a.blas.compute));
+        chrome_arg_str(o, "epilogue", cuprof_epilogue_name(ev->a.blas.epilogue));
+        chrome_arg_str(o, "transa", cuprof_trans_name(ev->a.blas.transa));
+        chrome_arg_str(o, "transb", cuprof_trans_name(ev->a.blas.transb));
+        chrome_key(o, "beta_nonzero");
         cuprof_out_puts(o, ev->a.blas.beta_nonzero ? "true" : "false");
         break;
     default:
@@ -178,7 +171,7 @@ static int chrome_event(cuprof_writer *w, const cuprof_run_thread *th, const cup
 {
     chrome_writer *cw = (chrome_writer *)w;
     cuprof_out *o = w->out;
-    next_entry(cw);
+    chrome_next_entry(cw);
     cuprof_out_puts(o, "{\"ph\":\"X\",\"cat\":");
     cuprof_out_json_cstr(o, cuprof_run_api_category(w->run, ev->api));
     cuprof_out_puts(o, ",\"name\":");
@@ -195,7 +188,7 @@ static int chrome_event(cuprof_writer *w, const cuprof_run_thread *th, const cup
     cuprof_out_json_cstr(o, cuprof_class_name(ev->cls));
     event_args(w, ev);
     if (ev->result != 0) {
-        key(o, "result");
+        chrome_key(o, "result");
         cuprof_out_i64(o, ev->result);
     }
     cuprof_out_puts(o, "}}");
@@ -206,6 +199,8 @@ static int chrome_footer(cuprof_writer *w)
 {
     cuprof_out *o = w->out;
     const cuprof_run *run = w->run;
+    if (chrome_gpu_events((chrome_writer *)w) < 0)
+        return -1;
     cuprof_out_puts(o, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"tool\":\"cuprof\",\"version\":");
     cuprof_out_json_cstr(o, CUPROF_VERSION);
     cuprof_out_puts(o, ",\"program\":");

@@ -2,7 +2,7 @@
 # The writers (trace.json, summary.txt, summary.json) and their buffered,
 # crash-safe output. Linked into build/libcuprof.so next to the collector.
 FORMATS_SRCS := formats/outbuf.c formats/units.c formats/formats.c \
-                formats/chrome_trace.c formats/summary_txt.c formats/summary_json.c
+                formats/chrome_trace.c formats/chrome_trace_gpu.c formats/summary_txt.c formats/summary_json.c
 FORMATS_OBJS := $(patsubst formats/%.c,$(B)/formats/%.o,$(FORMATS_SRCS))
 FORMATS_CFLAGS = $(CFLAGS) -fvisibility=hidden -I.
 
@@ -28,6 +28,7 @@ $(B)/tests/profsh_prog: tests/e2e/profsh_prog.c
 
 # The collector's unit test links the writers too (see collector.mk).
 $(B)/tests/test_collector: $(COLLECTOR_OBJS) $(FORMATS_OBJS)
+$(B)/tests/test_timeline: $(COLLECTOR_OBJS) $(FORMATS_OBJS)
 
 UNIT_TESTS  += $(B)/tests/test_formats
 E2E_TESTS   += $(B)/tests/test_e2e_profsh

@@ -107,7 +107,7 @@ int cuprof_out_reserve(cuprof_out *o, size_t n)
     return 0;
 }
 
-void cuprof_out_write(cuprof_out *o, const void *p, size_t n)
+void cuprof_out_write_slow(cuprof_out *o, const void *p, size_t n)
 {
     while (n > 0) {
         if (o->len == o->cap && cuprof_out_reserve(o, n < 4096 ? n : 4096) < 0)
@@ -118,11 +118,6 @@ void cuprof_out_write(cuprof_out *o, const void *p, size_t n)
         p = (const char *)p + k;
         n -= k;
     }
-}
-
-void cuprof_out_puts(cuprof_out *o, const char *s)
-{
-    cuprof_out_write(o, s, strlen(s));
 }
 
 void cuprof_out_printf(cuprof_out *o, const char *fmt, ...)

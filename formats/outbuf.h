@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef struct cuprof_out {
     int fd;                  /* temporary file; -1 for a memory buffer */
@@ -46,8 +47,27 @@ static inline void cuprof_out_putc(cuprof_out *o, char c)
         o->buf[o->len++] = c;
 }
 
-void cuprof_out_write(cuprof_out *o, const void *p, size_t n);
-void cuprof_out_puts(cuprof_out *o, const char *s);
+/* The slow path of cuprof_out_write: the buffer is full (or failed). */
+void cuprof_out_write_slow(cuprof_out *o, const void *p, size_t n);
+
+/* Appends n bytes. Inline, so the usual case (room in the buffer) is one
+ * memcpy of a size the compiler often knows (bench/: the trace writer spent
+ * a third of its time in the out-of-line copy and strlen of literals). */
+static inline void cuprof_out_write(cuprof_out *o, const void *p, size_t n)
+{
+    if (__builtin_expect(o->cap - o->len >= n && o->buf != NULL, 1)) {
+        memcpy(o->buf + o->len, p, n);
+        o->len += n;
+    } else {
+        cuprof_out_write_slow(o, p, n);
+    }
+}
+
+/* Appends a NUL-terminated string (strlen of a literal folds at compile time). */
+static inline void cuprof_out_puts(cuprof_out *o, const char *s)
+{
+    cuprof_out_write(o, s, strlen(s));
+}
 void cuprof_out_printf(cuprof_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Decimal integers. */
 void cuprof_out_u64(cuprof_out *o, uint64_t v);

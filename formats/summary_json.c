@@ -5,6 +5,7 @@
  */
 #include "formats/writer.h"
 #include "collector/config.h"
+#include "collector/timeline.h"
 
 /* "key": with a leading comma unless first (keys are plain literals). */
 static void key(cuprof_out *o, const char *k, int first)
@@ -24,6 +25,58 @@ static void str(cuprof_out *o, const char *k, const char *v)
 {
     key(o, k, 0);
     cuprof_out_json_cstr(o, v ? v : "");
+}
+
+/* A ratio or rate as a JSON number with 6 decimals, written by hand: printf
+ * follows the program's LC_NUMERIC and could write a decimal comma. */
+static void fixed6_value(cuprof_out *o, double v)
+{
+    if (!(v >= 0.0) || v > 1e12)
+        v = 0.0;
+    uint64_t micro = (uint64_t)(v * 1e6 + 0.5);
+    cuprof_out_u64(o, micro / 1000000);
+    cuprof_out_putc(o, '.');
+    char frac[7];
+    uint64_t f = micro % 1000000;
+    for (int i = 5; i >= 0; i--, f /= 10)
+        frac[i] = (char)('0' + f % 10);
+    frac[6] = '\0';
+    cuprof_out_puts(o, frac);
+}
+
+static void fixed6(cuprof_out *o, const char *k, double v)
+{
+    key(o, k, 0);
+    fixed6_value(o, v);
+}
+
+/* "gpu": the header's GPU numbers (SCHEMA.md); the numbers only when the
+ * timeline was captured. */
+static void put_gpu(cuprof_out *o, const cuprof_run *run, const cuprof_summary *s)
+{
+    const cuprof_gpu_run *g = run->gpu_run;
+    const cuprof_timeline *tl = s->timeline;
+    cuprof_out_puts(o, ",\n\"gpu\":{\"captured\":");
+    cuprof_out_puts(o, run->gpu.captured ? "true" : "false");
+    str(o, "status", g && g->status ? g->status : run->gpu.reason);
+    num(o, "dropped_records", g ? g->dropped : 0);
+    if (run->gpu.captured && g && tl) {
+        const cuprof_gpu_stats *st = &tl->stats;
+        num(o, "busy_ns", st->busy_ns);
+        num(o, "window_start_ns", st->window_start_ns);
+        num(o, "window_ns", st->window_end_ns - st->window_start_ns);
+        num(o, "busy_window_ns", st->busy_window_ns);
+        fixed6(o, "idle_share", st->idle_share);
+        num(o, "launch_latency_median_ns", st->latency_median_ns);
+        num(o, "launch_latency_max_ns", st->latency_max_ns);
+        num(o, "launch_latency_count", st->latency_count);
+        num(o, "kernels", g->n_kernels);
+        num(o, "copies", g->n_copies);
+        num(o, "syncs", g->n_syncs);
+        num(o, "runtime_calls", g->n_apis);
+        num(o, "derived_calls", tl->nderived);
+    }
+    cuprof_out_putc(o, '}');
 }
 
 static void put_api(cuprof_out *o, const cuprof_summary *s)
@@ -78,6 +131,9 @@ static void put_copies(cuprof_out *o, const cuprof_summary *s)
         num(o, "calls", c->calls);
         num(o, "bytes", c->bytes);
         num(o, "gpu_total_ns", c->gpu_total_ns);
+        num(o, "gpu_copies", c->gpu_copies);
+        num(o, "gpu_bytes", c->gpu_bytes);
+        fixed6(o, "gb_per_s", c->gb_per_s);
         cuprof_out_putc(o, '}');
     }
     cuprof_out_puts(o, "]");
@@ -123,7 +179,17 @@ static void put_findings(cuprof_out *o, const cuprof_summary *s)
         cuprof_out_json_cstr(o, f->rule);
         str(o, "severity", f->severity);
         str(o, "message", f->message);
-        cuprof_out_putc(o, '}');
+        str(o, "advice", f->advice);
+        cuprof_out_puts(o, ",\"numbers\":{");
+        for (size_t j = 0; j < f->nnums; j++) {
+            const cuprof_finding_num *v = &f->nums[j];
+            key(o, v->key, j == 0);
+            if (v->integer)
+                cuprof_out_u64(o, v->value > 0 ? (uint64_t)(v->value + 0.5) : 0);
+            else
+                fixed6_value(o, v->value);
+        }
+        cuprof_out_puts(o, "}}");
     }
     cuprof_out_puts(o, "]");
 }
@@ -160,6 +226,7 @@ static int json_header(cuprof_writer *w)
     cuprof_out_puts(o, run->gpu.captured ? "true" : "false");
     str(o, "reason", run->gpu.reason);
     cuprof_out_putc(o, '}');
+    put_gpu(o, run, s);
     put_api(o, s);
     put_kernels(o, s);
     put_copies(o, s);

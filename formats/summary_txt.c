@@ -8,6 +8,7 @@
 #include "formats/writer.h"
 #include "formats/units.h"
 #include "collector/config.h"
+#include "collector/timeline.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -56,6 +57,43 @@ static void put_arg(cuprof_out *o, const char *a)
     cuprof_out_putc(o, '\'');
 }
 
+/* The header's GPU lines: busy and idle over the profiled window, launch
+ * latency, records and drops, CUPTI's status (collector/timeline.h). */
+static void put_gpu_block(cuprof_writer *w)
+{
+    cuprof_out *o = w->out;
+    const cuprof_timeline *tl = w->sum->timeline;
+    const cuprof_gpu_run *g = w->run->gpu_run;
+    if (w->run->gpu.captured && g && g->status) {
+        cuprof_out_puts(o, "  CUPTI:         ");
+        put_clean(o, g->status);
+        cuprof_out_putc(o, '\n');
+    }
+    if (!w->run->gpu.captured || !tl || !g)
+        return;
+    const cuprof_gpu_stats *st = &tl->stats;
+    char a[32], b[32], c[32];
+    uint64_t win = st->window_end_ns - st->window_start_ns;
+    cuprof_out_printf(o, "  GPU busy:      %s (kernels, copies, memsets)\n",
+                      cuprof_fmt_time(a, sizeof a, st->busy_ns));
+    if (win)
+        cuprof_out_printf(o, "  GPU idle:      %.1f%% of %s (first kernel launch to last kernel end; "
+                             "busy %s of it)\n",
+                          st->idle_share * 100.0, cuprof_fmt_time(b, sizeof b, win),
+                          cuprof_fmt_time(c, sizeof c, st->busy_window_ns));
+    if (st->latency_count)
+        cuprof_out_printf(o, "  launch lat.:   median %s, max %s (kernel start - launching call "
+                             "start, %llu kernels)\n",
+                          cuprof_fmt_time(a, sizeof a, st->latency_median_ns),
+                          cuprof_fmt_time(c, sizeof c, st->latency_max_ns),
+                          (unsigned long long)st->latency_count);
+    cuprof_out_printf(o, "  GPU records:   %zu kernels, %zu copies/memsets, %zu syncs, %zu runtime "
+                         "calls (%zu not seen by a hook); %llu dropped by CUPTI%s\n",
+                      g->n_kernels, g->n_copies, g->n_syncs, g->n_apis, tl->nderived,
+                      (unsigned long long)g->dropped,
+                      g->dropped ? " (CUDA columns miss them)" : "");
+}
+
 static void put_header_block(cuprof_writer *w)
 {
     cuprof_out *o = w->out;
@@ -89,7 +127,9 @@ static void put_header_block(cuprof_writer *w)
         if (run->gpu.captured)
             cuprof_out_putc(o, ')');
     }
-    cuprof_out_puts(o, "\n\n");
+    cuprof_out_putc(o, '\n');
+    put_gpu_block(w);
+    cuprof_out_putc(o, '\n');
 }
 
 /* One table line: cells right-aligned, each followed by two spaces. */
@@ -179,7 +219,7 @@ static void put_kernels(cuprof_writer *w)
     if (s->nkernels == 0)
         return;
     int gpu = w->run->gpu.captured;
-    cuprof_out_puts(o, gpu ? "\nKernels\n" : "\nKernels (launches seen by the CPU; GPU times need the GPU timeline)\n");
+ cuprof_out_puts(o, gpu ? "\nKernels (launches: executions on the device)\n" : "\nKernels (launches seen by the CPU; GPU times need the GPU timeline)\n");
     cuprof_out_printf(o, "  %10s", "Launches");
     if (gpu)
         cuprof_out_printf(o, "  %12s  %12s  %12s  %12s", "GPU total", "Min", "Median", "Max");
@@ -205,12 +245,22 @@ static void put_copies(cuprof_writer *w)
     const cuprof_summary *s = w->sum;
     if (s->ncopies == 0)
         return;
-    cuprof_out_printf(o, "\nCopies and memsets\n  %-8s  %10s  %14s\n", "Kind", "Calls", "Bytes");
+    int gpu = w->run->gpu.captured;
+    cuprof_out_printf(o, "\nCopies and memsets\n  %-8s  %10s  %14s", "Kind", "Calls", "Bytes");
+    if (gpu)
+        cuprof_out_printf(o, "  %10s  %14s  %12s  %10s", "On device", "Device bytes", "GPU total",
+                          "GB/s");
+    cuprof_out_putc(o, '\n');
     for (size_t i = 0; i < s->ncopies; i++) {
-        char b[32];
-        cuprof_out_printf(o, "  %-8s  %10llu  %14s\n", s->copies[i].kind,
-                          (unsigned long long)s->copies[i].calls,
-                          cuprof_fmt_bytes(b, sizeof b, s->copies[i].bytes));
+        const cuprof_stat_copy *c = &s->copies[i];
+        char b[32], db[32], t[32];
+        cuprof_out_printf(o, "  %-8s  %10llu  %14s", c->kind, (unsigned long long)c->calls,
+                          cuprof_fmt_bytes(b, sizeof b, c->bytes));
+        if (gpu)
+            cuprof_out_printf(o, "  %10llu  %14s  %12s  %10.2f", (unsigned long long)c->gpu_copies,
+                              cuprof_fmt_bytes(db, sizeof db, c->gpu_bytes),
+                              cuprof_fmt_time(t, sizeof t, c->gpu_total_ns), c->gb_per_s);
+        cuprof_out_putc(o, '\n');
     }
 }
 
@@ -237,6 +287,32 @@ static void put_blas(cuprof_writer *w)
     }
 }
 
+/* What the rules noticed (collector/findings.h): one block per finding, the
+ * message, then what to try. */
+static void put_findings(cuprof_writer *w)
+{
+    cuprof_out *o = w->out;
+    const cuprof_summary *s = w->sum;
+    cuprof_out_puts(o, "\nFindings\n");
+    if (s->nfindings == 0)
+        cuprof_out_puts(o, "  (none)\n");
+    for (size_t i = 0; i < s->nfindings; i++) {
+        const cuprof_finding *f = &s->findings[i];
+        cuprof_out_puts(o, "  [");
+        put_clean(o, f->severity ? f->severity : "info");
+        cuprof_out_puts(o, "] ");
+        put_clean(o, f->rule ? f->rule : "?");
+        cuprof_out_puts(o, ": ");
+        put_clean(o, f->message ? f->message : "");
+        cuprof_out_putc(o, '\n');
+        if (f->advice && f->advice[0]) {
+            cuprof_out_puts(o, "      try: ");
+            put_clean(o, f->advice);
+            cuprof_out_putc(o, '\n');
+        }
+    }
+}
+
 static int txt_header(cuprof_writer *w)
 {
     put_header_block(w);
@@ -244,6 +320,7 @@ static int txt_header(cuprof_writer *w)
     put_kernels(w);
     put_copies(w);
     put_blas(w);
+    put_findings(w);
     return 0;
 }
 

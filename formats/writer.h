@@ -4,8 +4,9 @@
  * in a struct that starts with cuprof_writer.
  *
  * Adding a format means adding a file that defines one cuprof_writer_ops and
- * listing it in formats.c; the others are untouched. The GPU timeline
- * (issue 4) will add a gpu_record callback next to event.
+ * listing it in formats.c; the others are untouched. The GPU side (device
+ * records joined to the calls) is not a callback: it is read from
+ * sum->timeline (collector/timeline.h) by the formats that show it.
  */
 #ifndef CUPROF_WRITER_H
 #define CUPROF_WRITER_H

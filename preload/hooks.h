@@ -146,11 +146,12 @@ enum preload_lib { PRELOAD_LIB_CUDART = 0, PRELOAD_LIB_CUBLAS = 1, PRELOAD_LIB_C
 
 /*
  * Symbols the library exports besides the hooks, defined elsewhere in it:
- * X(name). Empty for now; issue 4 adds InitializeInjection (the CUDA
- * injection entry point, defined by the collector's CUPTI part). exports.map
- * lists them after the hooks, and the export test allows exactly these.
+ * X(name). InitializeInjection: the CUDA injection entry point
+ * (CUDA_INJECTION64_PATH, preload/inject.c), which starts the collector and
+ * CUPTI while the driver initializes. exports.map lists them after the
+ * hooks, and the export test allows exactly these.
  */
-#define PRELOAD_EXTRA_EXPORTS(X)
+#define PRELOAD_EXTRA_EXPORTS(X) X(InitializeInjection)
 
 /* Ids: hooks first (id = event.api), then helpers. */
 enum preload_fn {

@@ -1,7 +1,7 @@
 # preload/: build fragment (included by the top Makefile after collector.mk
 # and formats.mk). The hooks, and libcuprof.so = hooks + collector + formats.
 PRELOAD_SRCS := preload/resolve.c preload/hooks_launch.c preload/hooks_memory.c \
-                preload/hooks_sync.c preload/hooks_blas.c
+                preload/hooks_sync.c preload/hooks_blas.c preload/inject.c
 PRELOAD_OBJS := $(patsubst preload/%.c,$(B)/preload/%.o,$(PRELOAD_SRCS))
 PRELOAD_CFLAGS = $(CFLAGS) -fvisibility=hidden -I.
 # Exports only the hooks (exports.map); -z defs: a symbol missing from the

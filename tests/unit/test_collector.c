@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static const cuprof_api_desc APIS[] = {
@@ -45,6 +46,16 @@ static void setup(void)
     unsetenv("CUPROF_NAME");
     unsetenv("CUPROF_ROOT_PID");
     unsetenv("CUPROF_MEM_LIMIT");
+    unsetenv("CUPROF_CLOCK");
+    unsetenv("CUPROF_GPU");
+}
+
+/* For tests that write t0/t1 by hand: stamps must already be ns (with TSC
+ * stamps the run build would convert the hand-written values). */
+static void setup_ns_stamps(void)
+{
+    setup();
+    setenv("CUPROF_CLOCK", "monotonic", 1);
 }
 
 /* Removes the files of tmpdir and the directory. */
@@ -265,6 +276,78 @@ static void set_time(cuprof_event *ev, uint64_t t0, uint64_t t1)
     ev->t0 = t0;
     ev->t1 = t1;
 }
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Whatever the stamp source (TSC by default where invariant), the run holds
+ * CLOCK_MONOTONIC ns: every event between readings taken around it, in
+ * order, across chunks, and a second build converts only what is new. */
+START_TEST(stamps_are_monotonic_ns)
+{
+    cuprof_api_register(APIS, NAPIS);
+    const uint64_t slack = 20000;   /* anchors are read to within tens of ns */
+    uint64_t before = mono_ns();
+    for (int i = 0; i < 3 * (int)CUPROF_CHUNK_EVENTS; i++)
+        cuprof_end(rec(0, CUPROF_EV_CALL), 0);
+    uint64_t mid = mono_ns();
+    cuprof_run *run = cuprof_run_build();
+    ck_assert_ptr_nonnull(run);
+    ck_assert_uint_eq(run->nevents, 3 * CUPROF_CHUNK_EVENTS);
+    uint64_t prev = 0;
+    for (uint64_t i = 0; i < run->threads[0].n; i++) {
+        const cuprof_event *ev = cuprof_run_event(&run->threads[0], i);
+        ck_assert_uint_ge(ev->t0 + slack, before);
+        ck_assert_uint_le(ev->t1, mid + slack);
+        ck_assert_uint_le(ev->t0, ev->t1);
+        ck_assert_uint_ge(ev->t0 + slack, prev);
+        prev = ev->t0;
+    }
+    uint64_t first_t0 = cuprof_run_event(&run->threads[0], 0)->t0;
+    cuprof_run_destroy(run);
+
+    usleep(2000);
+    uint64_t later = mono_ns();
+    cuprof_end(rec(1, CUPROF_EV_CALL), 0);
+    uint64_t after = mono_ns();
+    run = cuprof_run_build();
+    ck_assert_uint_eq(run->nevents, 3 * CUPROF_CHUNK_EVENTS + 1);
+    ck_assert_uint_eq(cuprof_run_event(&run->threads[0], 0)->t0, first_t0);   /* not twice */
+    const cuprof_event *last = cuprof_run_event(&run->threads[0], run->threads[0].n - 1);
+    ck_assert_uint_ge(last->t0 + slack, later);
+    ck_assert_uint_le(last->t1, after + slack);
+    cuprof_run_destroy(run);
+}
+END_TEST
+
+START_TEST(config_gpu_and_clock)
+{
+    cuprof_config c;
+    char warn[512];
+    setenv("CUPROF_GPU", "0", 1);
+    setenv("CUPROF_CLOCK", "monotonic", 1);
+    cuprof_config_load(&c, warn, sizeof warn);
+    ck_assert_int_eq(c.gpu, 0);
+    ck_assert_int_eq(c.clock_monotonic, 1);
+    ck_assert_str_eq(warn, "");
+    setenv("CUPROF_GPU", "maybe", 1);
+    setenv("CUPROF_CLOCK", "sundial", 1);
+    cuprof_config_load(&c, warn, sizeof warn);
+    ck_assert_int_eq(c.gpu, 1);
+    ck_assert_int_eq(c.clock_monotonic, 0);
+    ck_assert_ptr_nonnull(strstr(warn, "CUPROF_GPU"));
+    ck_assert_ptr_nonnull(strstr(warn, "CUPROF_CLOCK"));
+    unsetenv("CUPROF_GPU");
+    unsetenv("CUPROF_CLOCK");
+    cuprof_config_load(&c, warn, sizeof warn);
+    ck_assert_int_eq(c.gpu, 1);
+    ck_assert_int_eq(c.clock_monotonic, 0);
+}
+END_TEST
 
 START_TEST(depth_and_self_time)
 {
@@ -711,10 +794,11 @@ Suite *collector_suite(void)
     tcase_add_test(tc, open_calls_are_not_published);
     tcase_add_test(tc, guard_and_errno);
     tcase_add_test(tc, memory_limit_drops_and_counts);
+    tcase_add_test(tc, stamps_are_monotonic_ns);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("aggregate");
-    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_checked_fixture(tc, setup_ns_stamps, teardown);
     tcase_add_test(tc, depth_and_self_time);
     tcase_add_test(tc, median_min_max);
     tcase_add_test(tc, kernels_copies_blas);
@@ -730,6 +814,7 @@ Suite *collector_suite(void)
     tc = tcase_create("lifecycle");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, config_parsing);
+    tcase_add_test(tc, config_gpu_and_clock);
     tcase_add_test(tc, exit_writes_files_once);
     tcase_add_test(tc, no_cuda_no_files);
     tcase_add_test(tc, disabled_records_nothing);

@@ -1,0 +1,398 @@
+#!/usr/bin/env bash
+# bench/run.sh - cuprof's overhead benchmarks, run by `make bench`.
+#
+#   bench/run.sh [--quick] [--results FILE.md] [--json FILE.json] [--no-write]
+#
+# Everything is measured in one run on this machine, on the simulated device
+# (LD_LIBRARY_PATH=build/sim, CUSIM_LAUNCH_CPU_NS=0, so a launch costs the
+# sim's few tens of ns and what a hook adds stands out):
+#   1. added cost per call, ns: bench/calls (N calls per thread, timed in the
+#      program) without any hook and with each of: the floor
+#      (build/bench/libfloor_hook.so), the floor into fresh memory
+#      (libfloor_fresh.so), cuprof with CUPTI off (CUPROF_GPU=0), uftrace
+#      (library-call tracing) and ltrace where installed, cuprof with CUPTI
+#      on (the sim's CUPTI: measures the sim too). (with - without) / N, per
+#      repeat against that repeat's own no-hook run; median, min, max over
+#      BENCH_REPEATS repeats, the configurations interleaved within a repeat.
+#   2. memory per event (peak RSS when the calls are done, with - without,
+#      / events) and trace.json bytes per event;
+#   3. exit-time cost: bench/write_bench fills the collector with 1, 10 and
+#      50 million launch events and times cuprof_collector_finish (the atexit
+#      path: stamps to ns, run build, aggregation, trace.json, summary.txt,
+#      summary.json), in events per second.
+# Prints a table and writes the results (RESULTS.md by default, with a
+# fenced json block that bench/check.sh compares against).
+#
+# Environment: BENCH_N (calls per thread, default 2000000), BENCH_REPEATS (5),
+# BENCH_WRITE_SIZES ("1000000 10000000 50000000"), BENCH_TMP (scratch
+# directory, default a fresh one under /tmp). --quick: N=500000, 5 repeats, no
+# peers, no CUPTI, write sizes "1000000" (what bench/check.sh runs).
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+quick=0
+results="$top/bench/RESULTS.md"
+json=""
+do_write=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=1 ;;
+    --results) results=$2; shift ;;
+    --json) json=$2; shift ;;
+    --no-write) do_write=0 ;;
+    *) echo "usage: bench/run.sh [--quick] [--results FILE.md] [--json FILE] [--no-write]" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+if [ $quick = 1 ]; then
+  N=${BENCH_N:-500000}; REPEATS=${BENCH_REPEATS:-5}; WRITE_SIZES=${BENCH_WRITE_SIZES:-1000000}
+else
+  N=${BENCH_N:-2000000}; REPEATS=${BENCH_REPEATS:-5}
+  WRITE_SIZES=${BENCH_WRITE_SIZES:-"1000000 10000000 50000000"}
+fi
+WARMUP=10000
+
+B="$top/build"
+CALLS="$B/bench/calls"
+LIB="$B/libcuprof.so"
+FLOOR="$B/bench/libfloor_hook.so"
+FLOOR_FRESH="$B/bench/libfloor_fresh.so"
+WRITE_BENCH="$B/bench/write_bench"
+for f in "$CALLS" "$LIB" "$FLOOR" "$FLOOR_FRESH" "$WRITE_BENCH" "$B/sim/libcudart.so.13"; do
+  [ -e "$f" ] || { echo "bench: $f is missing; run make first" >&2; exit 1; }
+done
+
+tmp=${BENCH_TMP:-$(mktemp -d /tmp/cuprof-bench.XXXXXX)}
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+export LD_LIBRARY_PATH="$B/sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export CUSIM_LAUNCH_CPU_NS=0
+unset CUDA_INJECTION64_PATH
+
+notes=()
+
+# ---- peers: uftrace and ltrace from Debian -----------------------------------
+have_uftrace=0 have_ltrace=0
+if [ $quick = 0 ]; then
+  if ! command -v uftrace >/dev/null || ! command -v ltrace >/dev/null; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+      echo "bench: installing uftrace and ltrace (apt-get) for the peer comparison" >&2
+      apt-get install -y -q uftrace ltrace >/dev/null 2>&1 ||
+        { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q uftrace ltrace >/dev/null 2>&1; }
+    fi
+  fi
+  command -v uftrace >/dev/null && have_uftrace=1 || notes+=("uftrace not installed (not root, or apt-get failed): no uftrace column")
+  command -v ltrace >/dev/null && have_ltrace=1 || notes+=("ltrace not installed: no ltrace column")
+  command -v latrace >/dev/null || notes+=("latrace: not packaged in this Debian release, not measured")
+fi
+LTRACE_N=2000   # ltrace costs ~0.3 ms per call: fewer calls, same per-call figure
+
+# ---- one measurement ---------------------------------------------------------
+# run_calls CONFIG API THREADS: runs bench/calls once under CONFIG; prints
+# "ns_per_call rss_kb trace_bytes events".
+run_calls() {
+  local cfg=$1 api=$2 th=$3 n=$N warm=$WARMUP out line tb=0
+  local args=(--api "$api" --threads "$th")
+  rm -rf "$tmp/out" "$tmp/uftrace.data"
+  case "$cfg" in
+    none)        line=$("$CALLS" "${args[@]}" --n $n --warmup $warm) ;;
+    floor)       line=$(LD_PRELOAD="$FLOOR" "$CALLS" "${args[@]}" --n $n --warmup $warm) ;;
+    floor_fresh) line=$(LD_PRELOAD="$FLOOR_FRESH" "$CALLS" "${args[@]}" --n $n --warmup $warm) ;;
+    cuprof|cuprof_cupti)
+      local gpu=0; [ "$cfg" = cuprof_cupti ] && gpu=1
+      line=$(LD_PRELOAD="$LIB" CUPROF_GPU=$gpu CUPROF_QUIET=1 CUPROF_OUT_DIR="$tmp/out" \
+             CUPROF_NAME=run CUPROF_MEM_LIMIT=8G "$CALLS" "${args[@]}" --n $n --warmup $warm)
+      tb=$(stat -c %s "$tmp/out/run.trace.json" 2>/dev/null || echo 0) ;;
+    uftrace)     line=$(uftrace record --force -d "$tmp/uftrace.data" "$CALLS" "${args[@]}" \
+                        --n $n --warmup $warm 2>/dev/null) ;;
+    ltrace)      n=$LTRACE_N; warm=100
+                 line=$(ltrace -e cudaLaunchKernel+__cudaLaunchKernel+cudaOccupancyMaxActiveBlocksPerMultiprocessor \
+                        -o /dev/null "$CALLS" "${args[@]}" --n $n --warmup $warm) ;;
+  esac
+  local ns rss
+  ns=$(sed -n 's/.*ns_per_call=\([0-9.]*\).*/\1/p' <<<"$line")
+  rss=$(sed -n 's/.*rss_kb=\([0-9]*\).*/\1/p' <<<"$line")
+  [ -n "$ns" ] || { echo "bench: $cfg $api x$th failed: $line" >&2; echo "nan 0 0 0"; return; }
+  echo "$ns $rss $tb $(( (n + warm) * th ))"
+}
+
+# stats: reads numbers, prints "median min max" (nan when empty).
+stats() {
+  sort -g | awk '{v[NR]=$1} END {
+    if (NR == 0) { print "nan nan nan"; exit }
+    m = (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2
+    printf "%.2f %.2f %.2f\n", m, v[1], v[NR] }'
+}
+
+# ---- the matrix ----------------------------------------------------------------
+# scenario: name api threads configs...
+scenarios=(
+  "launch_1t launch 1 floor floor_fresh cuprof uftrace ltrace cuprof_cupti"
+  "klaunch_1t klaunch 1 floor floor_fresh cuprof"
+  "occupancy_1t occupancy 1 floor floor_fresh cuprof"
+  "occupancy_2t occupancy 2 floor floor_fresh cuprof"
+  "launch_2t launch 2 floor cuprof"
+)
+declare -A added  # added[scenario.cfg] = newline-separated per-repeat values (ns)
+declare -A rssd   # rssd[scenario.cfg] = per-repeat (rss with - without) * 1024 / events
+declare -A ratio  # ratio[scenario.key] = per-repeat ratios
+declare -A tbytes
+declare -A base
+declare -A abs    # abs[scenario.cfg] = per-repeat ns per call with the hook
+
+echo "bench: N=$N calls per thread, $REPEATS repeats, sim launch cost 0 (CUSIM_LAUNCH_CPU_NS=0)" >&2
+t_start=$(date +%s)
+for rep in $(seq 1 "$REPEATS"); do
+  for sc in "${scenarios[@]}"; do
+    set -- $sc
+    name=$1 api=$2 th=$3; shift 3
+    cfgs=("$@")
+    read -r b_ns b_rss _ _ <<<"$(run_calls none "$api" "$th")"
+    base[$name]+="$b_ns"$'\n'
+    declare -A this=()
+    for cfg in "${cfgs[@]}"; do
+      case "$cfg" in
+        uftrace) [ $have_uftrace = 1 ] || continue ;;
+        ltrace) [ $have_ltrace = 1 ] || continue ;;
+        cuprof_cupti) [ $quick = 0 ] || continue ;;
+      esac
+      read -r ns rss tb ev <<<"$(run_calls "$cfg" "$api" "$th")"
+      abs[$name.$cfg]+="$ns"$'\n'
+      a=$(awk -v x="$ns" -v y="$b_ns" 'BEGIN{printf "%.2f", x - y}')
+      this[$cfg]=$a
+      added[$name.$cfg]+="$a"$'\n'
+      if [ "$cfg" = cuprof ]; then
+        rssd[$name.$cfg]+="$(awk -v r="$rss" -v b="$b_rss" -v e="$ev" 'BEGIN{printf "%.2f", (r - b) * 1024 / e}')"$'\n'
+        tbytes[$name]+="$(awk -v t="$tb" -v e="$ev" 'BEGIN{printf "%.1f", t / e}')"$'\n'
+      fi
+    done
+    # per-repeat ratios, each against this repeat's own runs (not for two
+    # threads launching: there the sim's launch lock dominates, see calls.c)
+    if [ "$name" = occupancy_1t ]; then occ1=${this[cuprof]:-}; fi
+    if [ "$name" = occupancy_2t ] && [ -n "${occ1:-}" ] && [ -n "${this[cuprof]:-}" ]; then
+      ratio[occupancy.cuprof_2t_over_1t]+="$(awk -v a="${this[cuprof]}" -v b="$occ1" \
+          'BEGIN{ if (b < 1) b = 1; printf "%.3f", a / b }')"$'\n'
+    fi
+    [ "$name" = launch_2t ] && { unset this; continue; }
+    for ref in floor floor_fresh; do
+      [ -n "${this[$ref]:-}" ] && [ -n "${this[cuprof]:-}" ] &&
+        ratio[$name.cuprof_over_$ref]+="$(awk -v c="${this[cuprof]}" -v f="${this[$ref]}" \
+            'BEGIN{ if (f < 1) f = 1; printf "%.3f", c / f }')"$'\n'
+    done
+    for peer in uftrace ltrace; do
+      [ -n "${this[$peer]:-}" ] && [ -n "${this[cuprof]:-}" ] &&
+        ratio[$name.${peer}_over_cuprof]+="$(awk -v c="${this[cuprof]}" -v p="${this[$peer]}" \
+            'BEGIN{ if (c < 1) c = 1; printf "%.3f", p / c }')"$'\n'
+    done
+    unset this
+  done
+  echo "bench: repeat $rep/$REPEATS done ($(( $(date +%s) - t_start )) s)" >&2
+done
+
+# 2 threads vs 1 (per-thread added cost), from the medians of each
+med() { printf '%s' "${1:-}" | grep -v '^$' | stats | cut -d' ' -f1; }
+scal=$(awk -v a="$(med "${added[occupancy_2t.cuprof]:-}")" -v b="$(med "${added[occupancy_1t.cuprof]:-}")" \
+       'BEGIN{ if (b < 1) b = 1; printf "%.3f", a / b }')
+scal_floor=$(awk -v a="$(med "${added[occupancy_2t.floor]:-}")" -v b="$(med "${added[occupancy_1t.floor]:-}")" \
+       'BEGIN{ if (b < 1) b = 1; printf "%.3f", a / b }')
+
+# Robust ratios for bench/check.sh: from each configuration's fastest repeat
+# (noise on a shared machine only ever adds time), (min with - min without)
+# over the same for the reference.
+minof() { printf '%s' "${1:-}" | grep -v '^$' | sort -g | head -1; }
+declare -A robust
+for sc in "${scenarios[@]}"; do
+  set -- $sc; name=$1
+  [ "$name" = launch_2t ] && continue
+  b=$(minof "${base[$name]}")
+  c=$(minof "${abs[$name.cuprof]:-}")
+  [ -n "$c" ] || continue
+  for ref in floor floor_fresh; do
+    f=$(minof "${abs[$name.$ref]:-}")
+    [ -n "$f" ] && robust[$name.cuprof_over_$ref]=$(awk -v c="$c" -v f="$f" -v b="$b" \
+        'BEGIN{ d = f - b; if (d < 1) d = 1; printf "%.3f", (c - b) / d }')
+  done
+done
+o1=$(awk -v c="$(minof "${abs[occupancy_1t.cuprof]:-}")" -v b="$(minof "${base[occupancy_1t]:-}")" 'BEGIN{printf "%.2f", c - b}')
+o2=$(awk -v c="$(minof "${abs[occupancy_2t.cuprof]:-}")" -v b="$(minof "${base[occupancy_2t]:-}")" 'BEGIN{printf "%.2f", c - b}')
+robust[occupancy.cuprof_2t_over_1t]=$(awk -v a="$o2" -v b="$o1" 'BEGIN{ if (b < 1) b = 1; printf "%.3f", a / b }')
+
+# ---- exit-time write cost --------------------------------------------------------
+declare -A wr
+if [ $do_write = 1 ]; then
+  for n in $WRITE_SIZES; do
+    rm -rf "$tmp/wout"; mkdir -p "$tmp/wout"
+    memlim=$(( (n * 64 / 1048576 + 64) ))M
+    line=$(CUPROF_GPU=0 CUPROF_QUIET=1 CUPROF_OUT_DIR="$tmp/wout" CUPROF_NAME=w \
+           CUPROF_MEM_LIMIT=$memlim "$WRITE_BENCH" "$n")
+    tb=$(stat -c %s "$tmp/wout/w.trace.json" 2>/dev/null || echo 0)
+    wr[$n]="$(sed -n 's/.*write_s=\([0-9.]*\).*events_per_s=\([0-9]*\).*rss_kb=\([0-9]*\).*/\1 \2 \3/p' <<<"$line") $tb"
+    echo "bench: wrote $n events: $line" >&2
+    rm -rf "$tmp/wout"
+  done
+fi
+
+# ---- report -------------------------------------------------------------------------
+cpu=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)
+ncpu=$(nproc)
+hv=$(lscpu 2>/dev/null | sed -n 's/^Hypervisor vendor: *//p' | head -1)
+kern=$(uname -r)
+tsc=$(grep -q constant_tsc /proc/cpuinfo && grep -q nonstop_tsc /proc/cpuinfo && echo "invariant TSC" || echo "no invariant TSC")
+when=$(date -u +%Y-%m-%dT%H:%MZ)
+
+row() {  # name cfg label
+  local s; s=$(printf '%s' "${added[$1.$2]:-}" | grep -v '^$' | stats)
+  [ "$s" = "nan nan nan" ] && return
+  set -- "$1" "$2" "$3" $s
+  printf '| %-14s | %-28s | %8s | %8s | %8s |\n' "$1" "$3" "$4" "$5" "$6"
+}
+rrow() { # name key label
+  local s; s=$(printf '%s' "${ratio[$1.$2]:-}" | grep -v '^$' | stats)
+  [ "$s" = "nan nan nan" ] && return
+  set -- "$1" "$2" "$3" $s
+  printf '| %-14s | %-34s | %7s | %7s | %7s |\n' "$1" "$3" "$4" "$5" "$6"
+}
+label() {
+  case $1 in
+    floor) echo "floor (rdtsc, reused ring)" ;; floor_fresh) echo "floor, fresh memory" ;;
+    cuprof) echo "cuprof (CUPTI off)" ;; uftrace) echo "uftrace record --force" ;;
+    ltrace) echo "ltrace -e (N=$LTRACE_N)" ;; cuprof_cupti) echo "cuprof + sim CUPTI" ;;
+  esac
+}
+
+{
+  echo "## Added cost per call, ns ((with - without) / N; median, min, max of $REPEATS)"
+  echo
+  echo "| scenario       | hook                         |   median |      min |      max |"
+  echo "|----------------|------------------------------|----------|----------|----------|"
+  for sc in "${scenarios[@]}"; do
+    set -- $sc; name=$1; shift 3
+    b=$(printf '%s' "${base[$name]}" | grep -v '^$' | stats)
+    printf '| %-14s | %-28s | %8s | %8s | %8s |\n' "$name" "(no hook: ns per call)" $b
+    for cfg in "$@"; do row "$name" "$cfg" "$(label "$cfg")"; done
+  done
+  echo
+  echo "## Ratios (per repeat, same run; median, min, max)"
+  echo
+  echo "| scenario       | ratio                              |  median |     min |     max |"
+  echo "|----------------|------------------------------------|---------|---------|---------|"
+  for sc in "${scenarios[@]}"; do
+    set -- $sc; name=$1
+    rrow "$name" cuprof_over_floor "cuprof / floor"
+    rrow "$name" cuprof_over_floor_fresh "cuprof / floor (fresh memory)"
+    rrow "$name" uftrace_over_cuprof "uftrace / cuprof"
+    rrow "$name" ltrace_over_cuprof "ltrace / cuprof"
+  done
+  rrow occupancy cuprof_2t_over_1t "cuprof: 2 threads / 1 (per thread)"
+  echo
+  echo "2 threads vs 1 (occupancy, added ns per call per thread, ratio of the medians): cuprof ${scal}x, floor ${scal_floor}x"
+  echo
+  echo "From each configuration's fastest repeat (what bench/check.sh compares):"
+  for k in $(printf '%s\n' "${!robust[@]}" | sort); do echo "- $k: ${robust[$k]}"; done
+  echo
+  echo "## Memory and trace size per event (cuprof, CUPTI off)"
+  echo
+  echo "| scenario       | RSS bytes/event (recording) | trace.json bytes/event |"
+  echo "|----------------|-----------------------------|------------------------|"
+  for sc in "${scenarios[@]}"; do
+    set -- $sc; name=$1
+    [ -n "${rssd[$name.cuprof]:-}" ] || continue
+    printf '| %-14s | %27s | %22s |\n' "$name" \
+      "$(printf '%s' "${rssd[$name.cuprof]}" | grep -v '^$' | stats | cut -d' ' -f1)" \
+      "$(printf '%s' "${tbytes[$name]}" | grep -v '^$' | stats | cut -d' ' -f1)"
+  done
+  if [ $do_write = 1 ]; then
+    echo
+    echo "## Exit-time write (bench/write_bench: fill the collector, time cuprof_collector_finish)"
+    echo
+    echo "| events     | seconds | events/s  | peak RSS bytes/event | trace.json bytes/event |"
+    echo "|------------|---------|-----------|----------------------|------------------------|"
+    for n in $WRITE_SIZES; do
+      set -- ${wr[$n]}
+      printf '| %10s | %7s | %9s | %20s | %22s |\n' "$n" "$1" "$2" \
+        "$(awk -v r="$3" -v n="$n" 'BEGIN{printf "%.1f", r * 1024 / n}')" \
+        "$(awk -v t="$4" -v n="$n" 'BEGIN{printf "%.1f", t / n}')"
+    done
+  fi
+  for note in "${notes[@]}"; do echo; echo "Note: $note"; done
+} > "$tmp/table.md"
+cat "$tmp/table.md"
+
+# machine-readable: the ratios bench/check.sh compares (median, min, max)
+{
+  echo "{"
+  echo "  \"machine\": \"$cpu, $ncpu CPUs${hv:+, $hv guest}\","
+  echo "  \"n\": $N, \"repeats\": $REPEATS, \"quick\": $quick,"
+  echo "  \"ratios\": {"
+  first=1
+  for k in "${!ratio[@]}"; do
+    s=$(printf '%s' "${ratio[$k]}" | grep -v '^$' | stats)
+    set -- $s
+    [ $first = 1 ] || echo ","
+    printf '    "%s": [%s, %s, %s]' "$k" "$1" "$2" "$3"
+    first=0
+  done
+  echo
+  echo "  },"
+  echo "  \"robust\": {"
+  first=1
+  for k in "${!robust[@]}"; do
+    [ $first = 1 ] || echo ","
+    printf '    "%s": %s' "$k" "${robust[$k]}"
+    first=0
+  done
+  echo
+  echo "  },"
+  echo "  \"threads2_over_1\": $scal,"
+  echo "  \"added_ns_median\": {"
+  first=1
+  for k in "${!added[@]}"; do
+    [ $first = 1 ] || echo ","
+    printf '    "%s": %s' "$k" "$(printf '%s' "${added[$k]}" | grep -v '^$' | stats | cut -d' ' -f1)"
+    first=0
+  done
+  echo
+  echo "  }"
+  echo "}"
+} > "$tmp/results.json"
+[ -n "$json" ] && cp "$tmp/results.json" "$json"
+
+if [ -n "$results" ]; then
+  {
+    echo "# cuprof benchmark results"
+    echo
+    echo "Generated by \`make bench\` (bench/run.sh) on $when. Machine: $cpu, $ncpu CPUs"
+    echo "${hv:+($hv guest), }Linux $kern, $tsc. Simulated device (build/sim) with"
+    echo "CUSIM_LAUNCH_CPU_NS=0; $N calls per thread after $WARMUP warm-up calls; $REPEATS repeats,"
+    echo "configurations interleaved within each repeat; \"added\" = ns per call with the hook"
+    echo "minus ns per call without it, in the same repeat."
+    echo
+    echo "Commands (LD_LIBRARY_PATH=build/sim CUSIM_LAUNCH_CPU_NS=0):"
+    echo
+    echo '```'
+    echo "build/bench/calls --api launch|klaunch|occupancy --threads T --n $N        # no hook"
+    echo "LD_PRELOAD=build/bench/libfloor_hook.so build/bench/calls ...            # floor"
+    echo "LD_PRELOAD=build/bench/libfloor_fresh.so build/bench/calls ...           # floor, fresh memory"
+    echo "LD_PRELOAD=build/libcuprof.so CUPROF_GPU=0 build/bench/calls ...         # cuprof, CUPTI off"
+    echo "LD_PRELOAD=build/libcuprof.so CUPROF_GPU=1 build/bench/calls ...         # cuprof + sim CUPTI"
+    echo "uftrace record --force -d DIR build/bench/calls ...                      # peer"
+    echo "ltrace -e cudaLaunchKernel+... -o /dev/null bench/calls --n $LTRACE_N ...  # peer"
+    echo "CUPROF_MEM_LIMIT=... build/bench/write_bench N                     # exit-time write"
+    echo '```'
+    echo
+    cat "$tmp/table.md"
+    echo
+    echo "Machine-readable (bench/check.sh compares \"ratios\" with a fresh quick run):"
+    echo
+    echo '```json'
+    cat "$tmp/results.json"
+    echo '```'
+  } > "$results.tmp"
+  if [ -f "$top/bench/RESULTS.notes.md" ] && [ "$results" = "$top/bench/RESULTS.md" ]; then
+    { echo; cat "$top/bench/RESULTS.notes.md"; } >> "$results.tmp"
+  fi
+  mv "$results.tmp" "$results"
+  echo "bench: wrote $results" >&2
+fi

@@ -1,0 +1,342 @@
+/*
+ * findings.c - the rules of findings.h that read the summary's rows and the
+ * GPU stats (overhead/compute-bound, hotspot, many-calls, kernel-spread,
+ * launch latency and gaps, copies), the list they fill, and the entry point.
+ * The rules that follow the calls' order are in findings_order.c; the
+ * thresholds, each with why, in findings_int.h.
+ *
+ * Each rule adds at most a few findings; each has a message with the
+ * numbers in words, the numbers themselves (for summary.json) and one line
+ * of advice. Text is formatted with integer arithmetic only: printf's %f
+ * follows the program's locale.
+ */
+#include "collector/findings_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Time in torch.profiler's units, integer math (no locale). */
+const char *findings_fmt_ns(char *b, size_t n, uint64_t ns)
+{
+    unsigned long long v = ns;
+    if (v < 1000)
+        snprintf(b, n, "%lluns", v);
+    else if (v < 1000000)
+        snprintf(b, n, "%llu.%01lluus", v / 1000, v % 1000 / 100);
+    else if (v < 1000000000)
+        snprintf(b, n, "%llu.%02llums", v / 1000000, v % 1000000 / 10000);
+    else
+        snprintf(b, n, "%llu.%02llus", v / 1000000000, v % 1000000000 / 10000000);
+    return b;
+}
+
+/* A share in [0,1] as "91.2%". */
+const char *findings_fmt_pct(char *b, size_t n, double share)
+{
+    unsigned long long t = (unsigned long long)(share * 1000.0 + 0.5);
+    snprintf(b, n, "%llu.%llu%%", t / 10, t % 10);
+    return b;
+}
+
+/* A ratio as "14.2x". */
+const char *findings_fmt_x(char *b, size_t n, double r)
+{
+    unsigned long long t = (unsigned long long)(r * 10.0 + 0.5);
+    snprintf(b, n, "%llu.%llux", t / 10, t % 10);
+    return b;
+}
+
+/* Adds a finding; NULL when the list is full. */
+cuprof_finding *findings_add(fctx *c, const char *rule, const char *severity, const char *advice,
+                           const char *fmt, ...)
+{
+    if (c->n == MAX_FINDINGS)
+        return NULL;
+    cuprof_finding *f = &c->out[c->n];
+    finding_text *t = &c->text[c->n++];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->msg, sizeof t->msg, fmt, ap);
+    va_end(ap);
+    snprintf(t->adv, sizeof t->adv, "%s", advice);
+    memset(f, 0, sizeof *f);
+    f->rule = rule;
+    f->severity = severity;
+    f->message = t->msg;
+    f->advice = t->adv;
+    return f;
+}
+
+void findings_num(cuprof_finding *f, const char *key, double v, int integer)
+{
+    if (f && f->nnums < CUPROF_FINDING_NUMS)
+        f->nums[f->nnums++] = (cuprof_finding_num){key, v, integer};
+}
+
+
+/* ---- overhead-bound / compute-bound -------------------------------------- */
+
+static void rule_bound(fctx *c)
+{
+    const cuprof_summary *s = c->s;
+    if (!c->g || !c->tl || c->tl->stats.window_end_ns <= c->tl->stats.window_start_ns ||
+        s->self_cuda_total_ns == 0)
+        return;
+    const cuprof_gpu_stats *st = &c->tl->stats;
+    double ratio = (double)s->self_cpu_total_ns / (double)s->self_cuda_total_ns;
+    char a[32], b[32], p[32], x[32], w[32];
+    cuprof_finding *f = NULL;
+    if (ratio >= OVERHEAD_CPU_CUDA_RATIO && st->idle_share >= OVERHEAD_IDLE_SHARE)
+        f = findings_add(c, "overhead-bound", "warning",
+                "make each launch do more work (bigger or batched operations), fuse kernels, "
+                "or replay the step as a CUDA graph",
+                "Self CPU total %s is %s Self CUDA total %s, and the GPU is idle "
+                "%s of the %s from the first launch to the last kernel: the CPU spends more time "
+                "dispatching than the GPU computing",
+                findings_fmt_ns(a, sizeof a, s->self_cpu_total_ns), findings_fmt_x(x, sizeof x, ratio),
+                findings_fmt_ns(b, sizeof b, s->self_cuda_total_ns), findings_fmt_pct(p, sizeof p, st->idle_share),
+                findings_fmt_ns(w, sizeof w, st->window_end_ns - st->window_start_ns));
+    else if (st->idle_share <= COMPUTE_IDLE_SHARE)
+        f = findings_add(c, "compute-bound", "info",
+                "the kernels are the cost: start with the hotspot (shapes, dtype, a better "
+                "algorithm or epilogue); CPU-side changes will not speed this up",
+                "The GPU is busy %s of the %s from the first launch to the last "
+                "kernel (Self CUDA total %s, Self CPU total %s)",
+                findings_fmt_pct(p, sizeof p, 1.0 - st->idle_share),
+                findings_fmt_ns(w, sizeof w, st->window_end_ns - st->window_start_ns),
+                findings_fmt_ns(b, sizeof b, s->self_cuda_total_ns),
+                findings_fmt_ns(a, sizeof a, s->self_cpu_total_ns));
+    findings_num(f, "self_cpu_total_ns", (double)s->self_cpu_total_ns, 1);
+    findings_num(f, "self_cuda_total_ns", (double)s->self_cuda_total_ns, 1);
+    findings_num(f, "cpu_cuda_ratio", ratio, 0);
+    findings_num(f, "idle_share", st->idle_share, 0);
+    findings_num(f, "window_ns", (double)(st->window_end_ns - st->window_start_ns), 1);
+}
+
+/* ---- hotspot, many-calls, kernel-spread (from the rows) ------------------ */
+
+static void rule_hotspot(fctx *c)
+{
+    const cuprof_summary *s = c->s;
+    uint64_t total = 0;
+    for (size_t i = 0; i < s->nkernels; i++)
+        total += s->kernels[i].gpu_total_ns;
+    if (!c->g || total == 0 || s->nkernels < 2)   /* one kernel: trivially "the" hotspot */
+        return;
+    const cuprof_stat_kernel *k = &s->kernels[0];   /* most GPU time first */
+    double share = (double)k->gpu_total_ns / (double)total;
+    if (share < HOTSPOT_SHARE)
+        return;
+    char p[32], t[32];
+    cuprof_finding *f = findings_add(c, "hotspot", "info",
+                            "start optimizing there: its shape, dtype and algorithm decide the "
+                            "run's GPU time",
+                            "%s takes %s of the GPU kernel time (%s in %llu launches)",
+                            k->name, findings_fmt_pct(p, sizeof p, share), findings_fmt_ns(t, sizeof t, k->gpu_total_ns),
+                            (unsigned long long)k->launches);
+    findings_num(f, "share", share, 0);
+    findings_num(f, "gpu_total_ns", (double)k->gpu_total_ns, 1);
+    findings_num(f, "launches", (double)k->launches, 1);
+    findings_num(f, "kernels_gpu_total_ns", (double)total, 1);
+}
+
+static void rule_many_calls(fctx *c)
+{
+    const cuprof_summary *s = c->s;
+    size_t best = SIZE_MAX;
+    for (size_t i = 0; i < s->napi; i++)
+        if (s->api[i].calls >= MANY_CALLS && (best == SIZE_MAX || s->api[i].calls > s->api[best].calls))
+            best = i;
+    if (best == SIZE_MAX)
+        return;
+    const cuprof_stat_api *a = &s->api[best];
+    char t[32], m[32];
+    cuprof_finding *f = findings_add(c, "many-calls", "warning",
+                            "even cheap calls add up: batch the work, fuse kernels, or capture "
+                            "the loop in a CUDA graph",
+                            "%s was called %llu times (CPU total %s, median %s per call)",
+                            a->name, (unsigned long long)a->calls,
+                            findings_fmt_ns(t, sizeof t, a->cpu_total_ns), findings_fmt_ns(m, sizeof m, a->median_ns));
+    findings_num(f, "calls", (double)a->calls, 1);
+    findings_num(f, "cpu_total_ns", (double)a->cpu_total_ns, 1);
+    findings_num(f, "median_ns", (double)a->median_ns, 1);
+}
+
+static void rule_kernel_spread(fctx *c)
+{
+    const cuprof_summary *s = c->s;
+    if (!c->g)
+        return;
+    for (size_t i = 0, shown = 0; i < s->nkernels && shown < 2; i++) {
+        const cuprof_stat_kernel *k = &s->kernels[i];
+        if (k->launches < SPREAD_MIN_LAUNCHES || k->median_ns == 0)
+            continue;
+        double mean = (double)k->gpu_total_ns / (double)k->launches;
+        if ((double)k->max_ns < SPREAD_MAX_RATIO * (double)k->median_ns ||
+            mean < SPREAD_MEAN_RATIO * (double)k->median_ns)
+            continue;
+        char md[32], mn[32], mx[32];
+        cuprof_finding *f = findings_add(c, "kernel-spread", "info",
+                                "quote the median, and look at the slow executions in the trace "
+                                "(clocks, power, contention, a different code path)",
+                                "%s runs in a median %s but averages %s (max %s over "
+                                "%llu runs): a reader who only saw the average would get it wrong",
+                                k->name, findings_fmt_ns(md, sizeof md, k->median_ns),
+                                findings_fmt_ns(mn, sizeof mn, (uint64_t)mean), findings_fmt_ns(mx, sizeof mx, k->max_ns),
+                                (unsigned long long)k->launches);
+        findings_num(f, "median_ns", (double)k->median_ns, 1);
+        findings_num(f, "mean_ns", mean, 1);
+        findings_num(f, "max_ns", (double)k->max_ns, 1);
+        findings_num(f, "launches", (double)k->launches, 1);
+        shown++;
+    }
+}
+
+/* ---- launch-latency and launch-gaps -------------------------------------- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void rule_launch(fctx *c)
+{
+    if (!c->g || !c->tl)
+        return;
+    const cuprof_gpu_stats *st = &c->tl->stats;
+    char a[32], b[32], x[32], g[32];
+    if (st->latency_count && st->latency_median_ns >= LATENCY_QUEUE_NS) {
+        cuprof_finding *f = findings_add(c, "launch-latency", "info",
+                                "expected when the GPU is the bottleneck; but time steps with CUDA "
+                                "events or a sync, not CPU timers, which see only the queueing",
+                                "Kernels start a median %s after their launching "
+                                "call (max %s): the CPU queues work that far ahead of the GPU",
+                                findings_fmt_ns(a, sizeof a, st->latency_median_ns),
+                                findings_fmt_ns(b, sizeof b, st->latency_max_ns));
+        findings_num(f, "latency_median_ns", (double)st->latency_median_ns, 1);
+        findings_num(f, "latency_max_ns", (double)st->latency_max_ns, 1);
+    }
+    size_t n = c->g->n_kernels;
+    if (n < GAP_MIN_KERNELS)
+        return;
+    uint64_t *gaps = malloc(n * sizeof *gaps), *durs = malloc(n * sizeof *durs);
+    if (!gaps || !durs) {
+        free(gaps);
+        free(durs);
+        return;
+    }
+    uint64_t end = c->g->kernels[0].end_ns, total = 0;
+    size_t ng = 0;
+    for (size_t i = 0; i < n; i++) {   /* kernels are sorted by start */
+        const cuprof_gpu_kernel *k = &c->g->kernels[i];
+        durs[i] = findings_dur(k->start_ns, k->end_ns);
+        if (i) {
+            gaps[ng] = k->start_ns > end ? k->start_ns - end : 0;
+            total += gaps[ng++];
+        }
+        if (k->end_ns > end)
+            end = k->end_ns;
+    }
+    qsort(gaps, ng, sizeof *gaps, cmp_u64);
+    qsort(durs, n, sizeof *durs, cmp_u64);
+    uint64_t mg = gaps[ng / 2], mk = durs[n / 2];
+    free(gaps);
+    free(durs);
+    if (mg < GAP_MIN_NS || mg < mk)
+        return;
+    cuprof_finding *f = findings_add(c, "launch-gaps", "info",
+                            "the launches do not keep up: fewer, larger kernels, less CPU work "
+                            "between launches, or a CUDA graph",
+                            "The GPU idles a median %s between consecutive kernels, "
+                            "longer than the median kernel (%s, %s); %s idle in all between them",
+                            findings_fmt_ns(a, sizeof a, mg), findings_fmt_ns(b, sizeof b, mk),
+                            findings_fmt_x(x, sizeof x, mk ? (double)mg / (double)mk : 0),
+                            findings_fmt_ns(g, sizeof g, total));
+    findings_num(f, "gap_median_ns", (double)mg, 1);
+    findings_num(f, "kernel_median_ns", (double)mk, 1);
+    findings_num(f, "gaps_total_ns", (double)total, 1);
+}
+
+/* ---- pageable-copy and blocking-copy ------------------------------------- */
+
+static void rule_copies(fctx *c)
+{
+    if (!c->g || !c->tl)
+        return;
+    const cuprof_gpu_stats *st = &c->tl->stats;
+    uint64_t np = 0, bp = 0, nb = 0, bb = 0, tp = 0, tb = 0;
+    for (size_t i = 0; i < c->g->n_copies; i++) {
+        const cuprof_gpu_copy *k = &c->g->copies[i];
+        /* "in the middle": inside the GPU work's window, not set-up or tear-down */
+        if (k->start_ns <= st->window_start_ns || k->end_ns >= st->window_end_ns)
+            continue;
+        if ((k->kind == CUPROF_GPU_COPY_HTOD || k->kind == CUPROF_GPU_COPY_DTOH) &&
+            (k->src_mem == CUPROF_GPU_MEM_PAGEABLE || k->dst_mem == CUPROF_GPU_MEM_PAGEABLE)) {
+            np++;
+            bp += k->bytes;
+            tp += findings_dur(k->start_ns, k->end_ns);
+        } else if (k->kind == CUPROF_GPU_COPY_DTOH && !k->async) {
+            nb++;
+            bb += k->bytes;
+            tb += findings_dur(k->start_ns, k->end_ns);
+        }
+    }
+    char t[32];
+    if (np) {
+        cuprof_finding *f = findings_add(c, "pageable-copy", "warning",
+                                "allocate the host side with cudaMallocHost (pinned) so copies are "
+                                "asynchronous and faster, and keep them out of the loop",
+                                "%llu host<->device copies (%llu bytes, %s on the "
+                                "GPU) from or to pageable host memory in the middle of the GPU work: "
+                                "each is staged and blocks the CPU",
+                                (unsigned long long)np, (unsigned long long)bp, findings_fmt_ns(t, sizeof t, tp));
+        findings_num(f, "copies", (double)np, 1);
+        findings_num(f, "bytes", (double)bp, 1);
+        findings_num(f, "gpu_total_ns", (double)tp, 1);
+    }
+    if (nb) {
+        cuprof_finding *f = findings_add(c, "blocking-copy", "warning",
+                                "use cudaMemcpyAsync into pinned memory and synchronize only where "
+                                "the host needs the data",
+                                "%llu device-to-host copies (%llu bytes, %s on the "
+                                "GPU) made the CPU wait in the middle of the GPU work",
+                                (unsigned long long)nb, (unsigned long long)bb, findings_fmt_ns(t, sizeof t, tb));
+        findings_num(f, "copies", (double)nb, 1);
+        findings_num(f, "bytes", (double)bb, 1);
+        findings_num(f, "gpu_total_ns", (double)tb, 1);
+    }
+}
+
+int cuprof_findings_build(const cuprof_run *run, cuprof_summary *s)
+{
+    free(s->findings);
+    s->findings = NULL;
+    s->nfindings = 0;
+    void *block = malloc(MAX_FINDINGS * (sizeof(cuprof_finding) + sizeof(finding_text)));
+    if (!block)
+        return -1;
+    fctx c = {run, s, s->timeline, NULL, block,
+              (finding_text *)((char *)block + MAX_FINDINGS * sizeof(cuprof_finding)), 0};
+    if (run->gpu.captured && run->gpu_run && s->timeline)
+        c.g = s->timeline->gpu;
+    rule_bound(&c);
+    findings_rule_sequences(&c);
+    findings_rule_cold_start(&c);
+    findings_rule_sync_wait(&c);
+    rule_many_calls(&c);
+    rule_copies(&c);
+    rule_launch(&c);
+    rule_hotspot(&c);
+    findings_rule_heavyweight(&c);
+    rule_kernel_spread(&c);
+    if (c.n == 0) {
+        free(block);
+        return 0;
+    }
+    s->findings = block;
+    s->nfindings = c.n;
+    return 0;
+}

@@ -1,0 +1,36 @@
+/*
+ * findings.h - the trace-reading cheatsheet, automated: rules that look at a
+ * run (threads' calls in order, the GPU records) and its summary and say
+ * what they notice, with the numbers behind it and one line on what to try.
+ *
+ * Rules (thresholds are named constants in findings.c, each with why):
+ *   overhead-bound / compute-bound   Self CPU vs Self CUDA total, GPU idle share
+ *   hotspot                          one kernel holds most of the GPU kernel time
+ *   many-calls                       one entry point called a huge number of times
+ *   cold-start                       an entry point's first call far slower than
+ *                                    its median, not separated from the steady
+ *                                    state by a synchronization (no warm-up)
+ *   heavyweight-kernels              kernels launched after an occupancy query
+ *                                    (GEMM/conv-like) vs the others
+ *   sync-wait                        a synchronize blocking much longer than the
+ *                                    GPU worked during it
+ *   addmm-pattern                    DtoD copy of the output's size right before
+ *                                    a GEMM with beta != 0
+ *   fusion-candidate                 an output-sized kernel launched right after a GEMM
+ *   kernel-spread                    max and mean of a kernel far above its median
+ *   launch-latency / launch-gaps     CPU-to-GPU offset; GPU idle between kernels
+ *   pageable-copy / blocking-copy    in the middle of the GPU work
+ */
+#ifndef CUPROF_FINDINGS_H
+#define CUPROF_FINDINGS_H
+
+#include "collector/aggregate.h"
+
+/* Runs every rule on run and its summary s (built from run) and stores the
+ * findings in s->findings / s->nfindings (one malloc block, freed by
+ * cuprof_summary_destroy), most important first. Rules that need the GPU
+ * timeline stay silent without one. Returns 0, or -1 on out of memory (then
+ * s has no findings). Replaces findings already there. */
+int cuprof_findings_build(const cuprof_run *run, cuprof_summary *s);
+
+#endif /* CUPROF_FINDINGS_H */

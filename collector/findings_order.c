@@ -1,0 +1,404 @@
+/*
+ * findings_order.c - the rules of findings.h that follow the calls in the
+ * order a thread made them, and the GPU records in time: cold-start (first
+ * call vs median, and whether a sync separates it from the steady state),
+ * heavyweight-kernels (an occupancy query before the launch), sync-wait
+ * (GPU busy time inside a synchronize), addmm-pattern and fusion-candidate
+ * (what comes right after a DtoD copy / a GEMM).
+ */
+#include "collector/findings_int.h"
+#include "collector/internal.h"
+
+#include <library_types.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Next event after i on th at depth <= depth, skipping plain calls
+ * (cudaGetLastError and the like); -1 if none. */
+static int64_t next_sibling(const cuprof_run_thread *th, uint64_t i, uint8_t depth)
+{
+    for (uint64_t j = i + 1; j < th->n; j++) {
+        const cuprof_event *e = cuprof_run_event(th, j);
+        if (e->depth > depth || e->cls == CUPROF_EV_CALL)
+            continue;
+        return e->depth < depth ? -1 : (int64_t)j;
+    }
+    return -1;
+}
+
+/* Bytes of one element of a cudaDataType_t, 0 if unknown. */
+static unsigned dtype_bytes(uint8_t t)
+{
+    switch (t) {
+    case CUDA_R_8I: case CUDA_R_8U: case CUDA_R_8F_E4M3: case CUDA_R_8F_E5M2: return 1;
+    case CUDA_R_16F: case CUDA_R_16BF: return 2;
+    case CUDA_R_32F: case CUDA_R_32I: case CUDA_C_16F: case CUDA_C_16BF: return 4;
+    case CUDA_R_64F: case CUDA_C_32F: return 8;
+    case CUDA_C_64F: return 16;
+    default: return 0;
+    }
+}
+
+/* ---- cold-start ----------------------------------------------------------- */
+
+/* The first call of each entry point (by start time, over all threads). */
+typedef struct first_call {
+    const cuprof_run_thread *th;
+    uint64_t index;
+    const cuprof_event *ev;
+} first_call;
+
+/* Of th's calls of api: how many, and how many in the same phase as the one
+ * at index `at`, a phase being the stretch between two synchronizing calls
+ * (a program that warms up syncs between the warm-up and the steady state). */
+static void phase_counts(const cuprof_run_thread *th, uint16_t api, uint64_t at, uint64_t *same,
+                         uint64_t *all)
+{
+    uint64_t p_at = 0, phase = 0;
+    for (uint64_t i = 0; i <= at; i++)
+        p_at += cuprof_run_event(th, i)->cls == CUPROF_EV_SYNC;
+    *same = *all = 0;
+    for (uint64_t i = 0; i < th->n; i++) {
+        const cuprof_event *e = cuprof_run_event(th, i);
+        phase += e->cls == CUPROF_EV_SYNC;
+        if (e->api != api)
+            continue;
+        (*all)++;
+        *same += phase == p_at;
+    }
+}
+
+void findings_rule_cold_start(fctx *c)
+{
+    const cuprof_run *run = c->run;
+    const cuprof_summary *s = c->s;
+    size_t span = run->napis;
+    for (size_t r = 0; r < s->napi; r++)
+        if (s->api[r].api != UINT16_MAX && (size_t)s->api[r].api + 1 > span)
+            span = (size_t)s->api[r].api + 1;
+    first_call *first = calloc(span ? span : 1, sizeof *first);
+    if (!first)
+        return;
+    for (size_t t = 0; t < run->nthreads; t++)   /* one pass: each thread's first of each api */
+        for (uint64_t i = 0; i < run->threads[t].n; i++) {
+            const cuprof_event *e = cuprof_run_event(&run->threads[t], i);
+            first_call *f = e->api < span ? &first[e->api] : NULL;
+            if (f && (!f->ev || e->t0 < f->ev->t0))
+                *f = (first_call){&run->threads[t], i, e};
+        }
+    size_t shown = 0;
+    for (size_t r = 0; r < s->napi && shown < 3; r++) {
+        const cuprof_stat_api *a = &s->api[r];
+        if (a->api == UINT16_MAX || a->api >= span || a->calls < COLD_MIN_CALLS || !first[a->api].ev)
+            continue;
+        const first_call *fc = &first[a->api];
+        uint64_t d = findings_dur(fc->ev->t0, fc->ev->t1);
+        if (d < COLD_RATIO * a->median_ns || d < a->median_ns + COLD_MIN_EXTRA_NS)
+            continue;
+        /* Warmed up: most of the thread's calls come after a sync that
+         * follows the cold one, outside the steady state the program measures. */
+        uint64_t same, all;
+        phase_counts(fc->th, a->api, fc->index, &same, &all);
+        if (2 * same <= all)
+            continue;
+        char fd[32], md[32], x[32];
+        cuprof_finding *f = findings_add(c, "cold-start", "warning",
+                                "run a few warm-up iterations (and synchronize) before the part "
+                                "you measure, or narrow the capture to the steady state",
+                                "The first %s took %s, %s its median %s over %llu calls, "
+                                "with no warm-up before the steady state: one-time setup (cuBLAS "
+                                "workspace and heuristics, lazy module loading) is in the measured loop",
+                                a->name, findings_fmt_ns(fd, sizeof fd, d),
+                                findings_fmt_x(x, sizeof x, a->median_ns ? (double)d / (double)a->median_ns : 0),
+                                findings_fmt_ns(md, sizeof md, a->median_ns), (unsigned long long)a->calls);
+        findings_num(f, "first_ns", (double)d, 1);
+        findings_num(f, "median_ns", (double)a->median_ns, 1);
+        findings_num(f, "calls", (double)a->calls, 1);
+        findings_num(f, "calls_in_same_phase", (double)same, 1);
+        shown++;
+    }
+    free(first);
+}
+
+/* ---- heavyweight kernels (occupancy query before the launch) ------------ */
+
+static int is_occupancy(const char *name)
+{
+    return strncmp(name, "cudaOccupancy", 13) == 0;
+}
+
+/* 1 when the kernel's launching call had an occupancy query just before it,
+ * inside the same hooked call (cuBLAS's launch path) or as the previous
+ * hooked call on the thread. */
+static int after_occupancy(const fctx *c, const cuprof_gpu_kernel *k)
+{
+    cuprof_cause cause = cuprof_timeline_cause(c->tl, k->corr, k->ext);
+    if (cause.derived >= 0) {
+        const cuprof_derived_call *d = &c->tl->derived[cause.derived];
+        for (long j = cause.derived - 1; j >= 0 && j >= cause.derived - 8; j--) {
+            const cuprof_derived_call *p = &c->tl->derived[j];
+            if (p->parent == d->parent && p->tid == d->tid && is_occupancy(p->rec->name))
+                return 1;
+        }
+    }
+    const cuprof_run_thread *th = NULL;
+    if (!cause.hooked || !cuprof_run_find_event(c->run, cause.hooked, &th) || !th)
+        return 0;
+    uint64_t i = (cause.hooked & ((1ull << CUPROF_ID_SEQ_BITS) - 1)) - 1;   /* index on th */
+    return i > 0 && cuprof_run_event(th, i - 1)->cls == CUPROF_EV_OCCUPANCY;
+}
+
+static void append_name(char *b, size_t n, const char *name, size_t *count)
+{
+    if ((*count)++ >= 3) {
+        if (*count == 4 && strlen(b) + 6 < n)
+            strcat(b, ", ...");
+        return;
+    }
+    size_t l = strlen(b);
+    snprintf(b + l, n - l, "%s%.*s", l ? ", " : "", 90, name);
+}
+
+void findings_rule_heavyweight(fctx *c)
+{
+    if (!c->g || !c->tl || c->g->n_kernels == 0)
+        return;
+    size_t n = c->g->n_kernels;
+    uint8_t *heavy = calloc(n, 1);
+    if (!heavy)
+        return;
+    uint64_t nh = 0, nl = 0;
+    for (size_t i = 0; i < n; i++) {
+        heavy[i] = (uint8_t)after_occupancy(c, &c->g->kernels[i]);
+        nh += heavy[i];
+        nl += !heavy[i];
+    }
+    if (nh) {
+        char hn[300] = "", ln[300] = "";   /* up to 3 names each */
+        size_t ch = 0, cl = 0, nseen = 0;
+        const char *seen_name[64];           /* distinct (name, class) pairs, first seen first */
+        uint8_t seen_heavy[64];
+        for (size_t i = 0; i < n; i++) {
+            const char *kn = c->g->kernels[i].name;
+            int seen = 0;
+            for (size_t j = 0; j < nseen && !seen; j++)
+                seen = seen_heavy[j] == heavy[i] && !strcmp(seen_name[j], kn);
+            if (seen || nseen == 64)
+                continue;
+            seen_name[nseen] = kn;
+            seen_heavy[nseen++] = heavy[i];
+            char *dm = cuprof_demangle(kn);
+            append_name(heavy[i] ? hn : ln, 300, dm ? dm : kn, heavy[i] ? &ch : &cl);
+            free(dm);
+        }
+        char rest[400];
+        if (nl)
+            snprintf(rest, sizeof rest, "%llu launch%s of %zu other kernel%s did not "
+                     "(elementwise/reduction-like: %s)", (unsigned long long)nl,
+                     nl == 1 ? "" : "es", cl, cl == 1 ? "" : "s", ln);
+        else
+            snprintf(rest, sizeof rest, "no other kernel ran");
+        cuprof_finding *f = findings_add(c, "heavyweight-kernels", "info",
+                                "tune the heavyweight ones (shape, dtype, epilogue); the light "
+                                "ones are fusion candidates",
+                                "%llu launch%s of %zu kernel%s followed an occupancy query "
+                                "(adaptively launched, GEMM/conv-like: %s); %s",
+                                (unsigned long long)nh, nh == 1 ? "" : "es", ch, ch == 1 ? "" : "s",
+                                hn, rest);
+        findings_num(f, "heavy_launches", (double)nh, 1);
+        findings_num(f, "light_launches", (double)nl, 1);
+        findings_num(f, "heavy_kernels", (double)ch, 1);
+        findings_num(f, "light_kernels", (double)cl, 1);
+    }
+    free(heavy);
+}
+
+/* ---- sync-wait ------------------------------------------------------------ */
+
+/* overlap() reads kernels and copies alike through their first two fields. */
+_Static_assert(offsetof(cuprof_gpu_kernel, start_ns) == 0 && offsetof(cuprof_gpu_kernel, end_ns) == 8 &&
+               offsetof(cuprof_gpu_copy, start_ns) == 0 && offsetof(cuprof_gpu_copy, end_ns) == 8,
+               "records start with start_ns, end_ns");
+
+/* Records overlapping [t0, t1) of one sorted-by-start array, clipped, into
+ * iv: a binary search to the first that may overlap (start >= t0 - the
+ * longest record), then a scan to t1. */
+static size_t overlap(const void *base, size_t n, size_t size, uint64_t longest, uint64_t t0,
+                      uint64_t t1, uint64_t (*iv)[2])
+{
+    /* both record structs start with start_ns, end_ns */
+#define REC_START(i) (((const uint64_t *)((const char *)base + (i) * size))[0])
+#define REC_END(i) (((const uint64_t *)((const char *)base + (i) * size))[1])
+    uint64_t from = t0 > longest ? t0 - longest : 0;
+    size_t lo = 0, hi = n, k = 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (REC_START(mid) < from)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < n && REC_START(i) < t1; i++) {
+        uint64_t a = REC_START(i), b = REC_END(i);
+        if (b > t0 && b > a) {
+            iv[k][0] = a > t0 ? a : t0;
+            iv[k++][1] = b < t1 ? b : t1;
+        }
+    }
+    return k;
+#undef REC_START
+#undef REC_END
+}
+
+/* GPU busy time inside [t0, t1); iv has room for every record. */
+static uint64_t busy_in(const cuprof_gpu_run *g, uint64_t klong, uint64_t clong, uint64_t t0,
+                        uint64_t t1, uint64_t (*iv)[2])
+{
+    size_t n = overlap(g->kernels, g->n_kernels, sizeof *g->kernels, klong, t0, t1, iv);
+    n += overlap(g->copies, g->n_copies, sizeof *g->copies, clong, t0, t1, iv + n);
+    return cuprof_interval_union(iv, n);
+}
+
+void findings_rule_sync_wait(fctx *c)
+{
+    if (!c->g)
+        return;
+    const cuprof_gpu_run *g = c->g;
+    uint64_t klong = 0, clong = 0;   /* longest kernel / copy */
+    for (size_t i = 0; i < g->n_kernels; i++)
+        if (findings_dur(g->kernels[i].start_ns, g->kernels[i].end_ns) > klong)
+            klong = findings_dur(g->kernels[i].start_ns, g->kernels[i].end_ns);
+    for (size_t i = 0; i < g->n_copies; i++)
+        if (findings_dur(g->copies[i].start_ns, g->copies[i].end_ns) > clong)
+            clong = findings_dur(g->copies[i].start_ns, g->copies[i].end_ns);
+    size_t cap = g->n_kernels + g->n_copies;
+    uint64_t (*iv)[2] = malloc((cap ? cap : 1) * sizeof *iv);
+    if (!iv)
+        return;
+    const cuprof_event *worst = NULL;
+    uint64_t worst_busy = 0, count = 0;
+    for (size_t t = 0; t < c->run->nthreads; t++)
+        for (uint64_t i = 0; i < c->run->threads[t].n; i++) {
+            const cuprof_event *e = cuprof_run_event(&c->run->threads[t], i);
+            uint64_t d = findings_dur(e->t0, e->t1);
+            if (e->cls != CUPROF_EV_SYNC || d < SYNC_MIN_NS)
+                continue;
+            if (c->tl && (e->t1 <= c->tl->stats.window_start_ns ||   /* set-up, not the run */
+                          e->t0 >= c->tl->stats.window_end_ns + SYNC_MIN_NS))
+                continue;
+            uint64_t b = busy_in(g, klong, clong, e->t0, e->t1, iv);
+            if ((double)b > SYNC_BUSY_SHARE * (double)d)
+                continue;
+            count++;
+            if (!worst || d > findings_dur(worst->t0, worst->t1)) {
+                worst = e;
+                worst_busy = b;
+            }
+        }
+    free(iv);
+    if (!worst)
+        return;
+    uint64_t d = findings_dur(worst->t0, worst->t1);
+    char a[32], b[32], p[32];
+    cuprof_finding *f = findings_add(c, "sync-wait", "warning",
+                            "open the call in the trace: with nothing queued on the GPU the time is "
+                            "host-side (lazy setup, library work deferred to the sync); keep the "
+                            "GPU fed instead of waiting",
+                            "%s blocked the CPU %s while the GPU was busy only %s of it "
+                            "(%s)%s: the wait was not for GPU work",
+                            cuprof_run_api_name(c->run, worst->api), findings_fmt_ns(a, sizeof a, d),
+                            findings_fmt_ns(b, sizeof b, worst_busy),
+                            findings_fmt_pct(p, sizeof p, (double)worst_busy / (double)d),
+                            count > 1 ? " (the longest of several)" : "");
+    findings_num(f, "sync_ns", (double)d, 1);
+    findings_num(f, "gpu_busy_ns", (double)worst_busy, 1);
+    findings_num(f, "syncs", (double)count, 1);
+}
+
+/* ---- addmm-pattern and fusion-candidate (call order) ---------------------- */
+
+void findings_rule_sequences(fctx *c)
+{
+    const cuprof_run *run = c->run;
+    uint64_t addmm = 0, addmm_bytes = 0, fuse = 0, fuse_m = 0, fuse_n = 0;
+    uint32_t fuse_kernel = 0;
+    for (size_t t = 0; t < run->nthreads; t++) {
+        const cuprof_run_thread *th = &run->threads[t];
+        for (uint64_t i = 0; i < th->n; i++) {
+            const cuprof_event *e = cuprof_run_event(th, i);
+            if (e->cls == CUPROF_EV_COPY && e->a.copy.dir == CUPROF_DIR_DTOD) {
+                int64_t j = next_sibling(th, i, e->depth);
+                const cuprof_event *b = j >= 0 ? cuprof_run_event(th, (uint64_t)j) : NULL;
+                if (!b || b->cls != CUPROF_EV_BLAS || !b->a.blas.beta_nonzero)
+                    continue;
+                uint64_t elems = (uint64_t)b->a.blas.m * b->a.blas.n *
+                                 (b->a.blas.batch ? b->a.blas.batch : 1);
+                unsigned es = dtype_bytes(b->a.blas.ctype);
+                int same = es ? e->a.copy.bytes == elems * es
+                              : elems && e->a.copy.bytes % elems == 0 && e->a.copy.bytes / elems <= 16;
+                if (same) {
+                    addmm++;
+                    addmm_bytes += e->a.copy.bytes;
+                }
+            } else if (e->cls == CUPROF_EV_BLAS) {
+                int64_t j = next_sibling(th, i, e->depth);
+                const cuprof_event *l = j >= 0 ? cuprof_run_event(th, (uint64_t)j) : NULL;
+                if (!l || l->cls != CUPROF_EV_LAUNCH)
+                    continue;
+                uint64_t out = (uint64_t)e->a.blas.m * e->a.blas.n *
+                               (e->a.blas.batch ? e->a.blas.batch : 1);
+                uint64_t blk = (uint64_t)l->a.launch.block[0] * l->a.launch.block[1] *
+                               l->a.launch.block[2];
+                uint64_t thr = (uint64_t)l->a.launch.grid[0] * l->a.launch.grid[1] *
+                               l->a.launch.grid[2] * blk;
+                if (out && thr * FUSE_MIN_DIV >= out && thr <= FUSE_MAX_MUL * out + blk) {
+                    fuse++;
+                    fuse_kernel = l->a.launch.kernel;
+                    fuse_m = e->a.blas.m;
+                    fuse_n = e->a.blas.n;
+                }
+            }
+        }
+    }
+    const cuprof_stat_copy *dtod = NULL;
+    for (size_t i = 0; i < c->s->ncopies; i++)
+        if (c->s->copies[i].dir == CUPROF_DIR_DTOD)
+            dtod = &c->s->copies[i];
+    if (addmm) {
+        char t[32];
+        cuprof_finding *f = findings_add(c, "addmm-pattern", "warning",
+                                "let the GEMM add the bias itself: cublasLtMatmul with "
+                                "CUBLASLT_EPILOGUE_BIAS (beta = 0) drops the copy and its memory traffic",
+                                "%llu times a device-to-device copy of the output's "
+                                "size (%llu bytes) right before a GEMM with beta != 0: the bias is "
+                                "copied into the output, then accumulated by the GEMM (DtoD copies "
+                                "on the GPU: %s)",
+                                (unsigned long long)addmm, (unsigned long long)(addmm_bytes / addmm),
+                                dtod && dtod->gpu_total_ns ? findings_fmt_ns(t, sizeof t, dtod->gpu_total_ns)
+                                                           : "unknown");
+        findings_num(f, "occurrences", (double)addmm, 1);
+        findings_num(f, "bytes", (double)addmm_bytes, 1);
+        findings_num(f, "dtod_gpu_total_ns", dtod ? (double)dtod->gpu_total_ns : 0, 1);
+    }
+    if (fuse) {
+        const char *kn = cuprof_run_kernel_name(run, fuse_kernel);
+        uint64_t kt = 0;
+        for (size_t i = 0; i < c->s->nkernels; i++)
+            if (!strcmp(c->s->kernels[i].name, kn))
+                kt = c->s->kernels[i].gpu_total_ns;
+        char t[32];
+        cuprof_finding *f = findings_add(c, "fusion-candidate", "warning",
+                                "fuse it into the GEMM: a cuBLASLt epilogue (BIAS, RELU_BIAS, "
+                                "GELU_BIAS) or a compiler that fuses (torch.compile)",
+                                "%s is launched right after %llu GEMMs with one "
+                                "thread per output element or so (%llux%llu): an elementwise pass "
+                                "over the GEMM's output (GPU time %s)",
+                                kn, (unsigned long long)fuse, (unsigned long long)fuse_m,
+                                (unsigned long long)fuse_n, kt ? findings_fmt_ns(t, sizeof t, kt) : "unknown");
+        findings_num(f, "occurrences", (double)fuse, 1);
+        findings_num(f, "kernel_gpu_total_ns", (double)kt, 1);
+    }
+}
+

@@ -1,0 +1,306 @@
+/*
+ * timeline.c - GPU records joined to the calls that caused them (see
+ * timeline.h for the rules).
+ */
+#include "collector/timeline.h"
+#include "collector/aggregate.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const cuprof_gpu_run EMPTY_GPU = {.status = "not captured"};
+
+static int cmp_iv(const void *a, const void *b)
+{
+    const uint64_t *x = a, *y = b;
+    return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+uint64_t cuprof_interval_union(uint64_t (*iv)[2], size_t n)
+{
+    qsort(iv, n, sizeof *iv, cmp_iv);
+    uint64_t busy = 0, cur_s = 0, cur_e = 0;
+    int open = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t s = iv[i][0], e = iv[i][1];
+        if (e <= s)
+            continue;
+        if (open && s <= cur_e) {
+            if (e > cur_e)
+                cur_e = e;
+            continue;
+        }
+        if (open)
+            busy += cur_e - cur_s;
+        cur_s = s;
+        cur_e = e;
+        open = 1;
+    }
+    if (open)
+        busy += cur_e - cur_s;
+    return busy;
+}
+
+/* by_corr sort: qsort has no context argument, so the records go through a
+ * file-level pointer (the exit path runs once, on one thread). */
+static const cuprof_gpu_api *sort_apis;
+
+static int cmp_corr(const void *a, const void *b)
+{
+    uint32_t x = sort_apis[*(const uint32_t *)a].corr, y = sort_apis[*(const uint32_t *)b].corr;
+    return x < y ? -1 : x > y;
+}
+
+const cuprof_gpu_api *cuprof_timeline_api(const cuprof_timeline *tl, uint32_t corr)
+{
+    size_t lo = 0, hi = tl->gpu->n_apis;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint32_t c = tl->gpu->apis[tl->by_corr[mid]].corr;
+        if (c < corr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < tl->gpu->n_apis && tl->gpu->apis[tl->by_corr[lo]].corr == corr)
+        return &tl->gpu->apis[tl->by_corr[lo]];
+    return NULL;
+}
+
+cuprof_cause cuprof_timeline_cause(const cuprof_timeline *tl, uint32_t corr, uint64_t ext)
+{
+    cuprof_cause c = {.api = cuprof_timeline_api(tl, corr), .derived = -1, .hooked = ext};
+    if (c.api) {
+        long d = tl->api_derived[c.api - tl->gpu->apis];
+        if (d >= 0) {
+            c.derived = d;
+            c.hooked = tl->derived[d].parent;
+        } else if (c.api->ext != 0) {
+            c.hooked = c.api->ext;
+        }
+    }
+    if (c.hooked != 0 && cuprof_run_find_event(tl->run, c.hooked, NULL) == NULL)
+        c.hooked = 0;   /* a call the run does not hold (still open at exit) */
+    return c;
+}
+
+static const cuprof_run_thread *thread_of(const cuprof_run *run, uint32_t tid)
+{
+    for (size_t t = 0; t < run->nthreads; t++)
+        if (run->threads[t].tid == tid)
+            return &run->threads[t];
+    return NULL;
+}
+
+/* A hooked call of this name on th enclosing [s, e]: the record is that
+ * call (CUPTI started inside it, so no ext was pushed). Looks back from the
+ * last call that began before s, over at most 64 calls. */
+static int hooked_encloses(const cuprof_run *run, const cuprof_run_thread *th, const char *name,
+                           uint64_t s, uint64_t e)
+{
+    if (!th || th->n == 0)
+        return 0;
+    uint64_t lo = 0, hi = th->n;   /* first event with t0 > s */
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (cuprof_run_event(th, mid)->t0 <= s)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (uint64_t i = lo, k = 0; i > 0 && k < 64; i--, k++) {
+        const cuprof_event *ev = cuprof_run_event(th, i - 1);
+        if (ev->t1 >= e && !strcmp(cuprof_run_api_name(run, ev->api), name))
+            return 1;
+    }
+    return 0;
+}
+
+/* CUDA's module registration and <<<>>> configuration calls ("__cuda..."
+ * that launch nothing) run from constructors and stubs, not as calls the
+ * program wrote; the hooks' own cudaMemcpyDefault direction query is ours. */
+static int left_out(const cuprof_gpu_api *a, const cuprof_event *parent)
+{
+    if (!strncmp(a->name, "__cuda", 6) && !a->is_launch)
+        return 1;
+    if (parent && parent->cls == CUPROF_EV_COPY &&
+        (!strcmp(a->name, "cudaPointerGetAttributes") || !strcmp(a->name, "cudaPeekAtLastError") ||
+         !strcmp(a->name, "cudaGetLastError")))
+        return 1;
+    return 0;
+}
+
+static int cmp_derived(const void *a, const void *b)
+{
+    const cuprof_derived_call *x = a, *y = b;
+    if (x->t0 != y->t0)
+        return x->t0 < y->t0 ? -1 : 1;
+    return x->rec->corr < y->rec->corr ? -1 : x->rec->corr > y->rec->corr;
+}
+
+/* Sorts out which runtime records are derived calls and places them. */
+static int join_apis(cuprof_timeline *tl)
+{
+    const cuprof_run *run = tl->run;
+    const cuprof_gpu_run *g = tl->gpu;
+    size_t n = g->n_apis;
+    tl->api_derived = malloc((n ? n : 1) * sizeof *tl->api_derived);
+    tl->by_corr = malloc((n ? n : 1) * sizeof *tl->by_corr);
+    tl->derived = calloc(n ? n : 1, sizeof *tl->derived);
+    if (!tl->api_derived || !tl->by_corr || !tl->derived)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        tl->by_corr[i] = (uint32_t)i;
+    sort_apis = g->apis;
+    qsort(tl->by_corr, n, sizeof *tl->by_corr, cmp_corr);
+
+    for (size_t i = 0; i < n; i++) {
+        const cuprof_gpu_api *a = &g->apis[i];
+        const cuprof_run_thread *th = NULL;
+        const cuprof_event *parent = a->ext ? cuprof_run_find_event(run, a->ext, &th) : NULL;
+        tl->api_derived[i] = -1;
+        if (parent && !strcmp(cuprof_run_api_name(run, parent->api), a->name))
+            continue;   /* the hooked call itself */
+        if (!parent && hooked_encloses(run, thread_of(run, a->thread_id), a->name, a->start_ns,
+                                       a->end_ns))
+            continue;
+        if (left_out(a, parent)) {
+            tl->api_derived[i] = -2;
+            continue;
+        }
+        cuprof_derived_call *d = &tl->derived[tl->nderived];
+        d->rec = a;
+        d->t0 = a->start_ns;
+        d->t1 = a->end_ns > a->start_ns ? a->end_ns : a->start_ns;
+        d->tid = a->thread_id;
+        if (parent) {
+            /* Nested by time under its parent, whatever the clocks' error. */
+            d->parent = a->ext;
+            d->tid = th->tid;
+            d->depth = (uint32_t)parent->depth + 1;
+            if (d->t0 < parent->t0) d->t0 = parent->t0;
+            if (d->t1 > parent->t1) d->t1 = parent->t1;
+            if (d->t1 < d->t0) d->t1 = d->t0;
+        }
+        tl->nderived++;
+    }
+    qsort(tl->derived, tl->nderived, sizeof *tl->derived, cmp_derived);
+    for (size_t k = 0; k < tl->nderived; k++)
+        tl->api_derived[tl->derived[k].rec - g->apis] = (long)k;
+    return 0;
+}
+
+/* Start of the call that caused a device record: its runtime record's
+ * (CUPTI's own entry time), else the hooked call's; 0 if unknown. */
+static uint64_t cause_start(const cuprof_timeline *tl, uint32_t corr, uint64_t ext)
+{
+    cuprof_cause c = cuprof_timeline_cause(tl, corr, ext);
+    if (c.api)
+        return c.api->start_ns;
+    if (c.hooked)
+        return cuprof_run_find_event(tl->run, c.hooked, NULL)->t0;
+    return 0;
+}
+
+/* The window idle share is measured over: the kernel phase, from the start
+ * of the first kernel's launching call to the end of the last kernel (the
+ * copies' phase when there are no kernels). Program set-up before it (host
+ * data preparation, allocation) and tear-down after it are not GPU idle
+ * time the launches could have filled. */
+static void find_window(const cuprof_timeline *tl, uint64_t *lo, uint64_t *hi)
+{
+    const cuprof_gpu_run *g = tl->gpu;
+    *lo = UINT64_MAX;
+    *hi = 0;
+    for (size_t i = 0; i < g->n_kernels; i++) {
+        const cuprof_gpu_kernel *k = &g->kernels[i];
+        uint64_t s = cause_start(tl, k->corr, k->ext);
+        if (s == 0 || s > k->start_ns)
+            s = k->start_ns;
+        if (s && s < *lo) *lo = s;
+        if (k->end_ns > *hi) *hi = k->end_ns;
+    }
+    for (size_t i = 0; g->n_kernels == 0 && i < g->n_copies; i++) {
+        const cuprof_gpu_copy *c = &g->copies[i];
+        uint64_t s = cause_start(tl, c->corr, c->ext);
+        if (s == 0 || s > c->start_ns)
+            s = c->start_ns;
+        if (s && s < *lo) *lo = s;
+        if (c->end_ns > *hi) *hi = c->end_ns;
+    }
+}
+
+/* Busy time (all records, and within the window), idle share, launch
+ * latency. */
+static int compute_stats(cuprof_timeline *tl)
+{
+    const cuprof_gpu_run *g = tl->gpu;
+    cuprof_gpu_stats *st = &tl->stats;
+    size_t nrec = g->n_kernels + g->n_copies;
+    uint64_t (*iv)[2] = malloc((nrec ? nrec : 1) * sizeof *iv);
+    uint64_t *lat = malloc((g->n_kernels ? g->n_kernels : 1) * sizeof *lat);
+    if (!iv || !lat) {
+        free(iv);
+        free(lat);
+        return -1;
+    }
+    size_t k = 0, nl = 0;
+    for (size_t i = 0; i < g->n_kernels; i++) {
+        const cuprof_gpu_kernel *kr = &g->kernels[i];
+        iv[k][0] = kr->start_ns;
+        iv[k++][1] = kr->end_ns;
+        uint64_t call = cause_start(tl, kr->corr, kr->ext);
+        if (call)
+            lat[nl++] = kr->start_ns > call ? kr->start_ns - call : 0;
+    }
+    for (size_t i = 0; i < g->n_copies; i++) {
+        iv[k][0] = g->copies[i].start_ns;
+        iv[k++][1] = g->copies[i].end_ns;
+    }
+    st->busy_ns = cuprof_interval_union(iv, k);
+    uint64_t lo, hi;
+    find_window(tl, &lo, &hi);
+    if (lo < hi) {
+        st->window_start_ns = lo;
+        st->window_end_ns = hi;
+        for (size_t i = 0; i < k; i++) {   /* clip to the window */
+            if (iv[i][0] < lo) iv[i][0] = lo;
+            if (iv[i][1] > hi) iv[i][1] = hi;
+        }
+        st->busy_window_ns = cuprof_interval_union(iv, k);
+        uint64_t w = hi - lo;
+        st->idle_share = st->busy_window_ns >= w ? 0.0 : 1.0 - (double)st->busy_window_ns / (double)w;
+    }
+    st->latency_count = nl;
+    for (size_t i = 0; i < nl; i++)
+        if (lat[i] > st->latency_max_ns)
+            st->latency_max_ns = lat[i];
+    st->latency_median_ns = cuprof_median_u64(lat, nl);
+    free(iv);
+    free(lat);
+    return 0;
+}
+
+cuprof_timeline *cuprof_timeline_build(const cuprof_run *run)
+{
+    cuprof_timeline *tl = calloc(1, sizeof *tl);
+    if (!tl)
+        return NULL;
+    tl->run = run;
+    tl->gpu = run->gpu_run ? run->gpu_run : &EMPTY_GPU;
+    if (join_apis(tl) < 0 || compute_stats(tl) < 0) {
+        cuprof_timeline_destroy(tl);
+        return NULL;
+    }
+    return tl;
+}
+
+void cuprof_timeline_destroy(cuprof_timeline *tl)
+{
+    if (!tl)
+        return;
+    free(tl->api_derived);
+    free(tl->by_corr);
+    free(tl->derived);
+    free(tl);
+}

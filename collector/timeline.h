@@ -1,0 +1,88 @@
+/*
+ * timeline.h - the GPU records of a run joined to the calls that caused them.
+ *
+ * Built at exit from a run whose gpu_run is attached (collector/gpu.h), once,
+ * by cuprof_summary_build; the tables and the trace read it. Plain data, so
+ * formats/ uses it without knowing CUDA.
+ *
+ * Rules (collector/README.md, "GPU attribution"):
+ *  - A CUPTI runtime-API record is the hooked call itself when the innermost
+ *    hooked call open around it (its ext) has the same entry-point name; any
+ *    other record is a call no hook saw (cuBLAS's own occupancy query and
+ *    cudaLaunchKernel, a program's unhooked cudart calls): a derived call,
+ *    placed on the CPU lane as a child of that hooked call (or at the top of
+ *    its thread when no hooked call was open). A record with no ext is still
+ *    the hooked call itself when a hooked call of the same name on the same
+ *    thread encloses it in time (CUPTI started inside that call). CUDA's
+ *    module registration (__cudaRegister*, __cudaPush/PopCallConfiguration:
+ *    "__cuda" names that launch nothing) and the profiler's own pointer
+ *    queries inside a cudaMemcpyDefault hook are left out.
+ *  - A kernel, copy or memset is caused by the runtime call with its
+ *    correlation id: a derived call when that record is derived, else the
+ *    hooked call its ext names.
+ */
+#ifndef CUPROF_TIMELINE_H
+#define CUPROF_TIMELINE_H
+
+#include "collector/gpu.h"
+#include "collector/run.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A runtime-API call only CUPTI saw, as the CPU lane shows it. */
+typedef struct cuprof_derived_call {
+    const cuprof_gpu_api *rec;   /* the CUPTI record: name, corr, cbid, result */
+    uint64_t t0, t1;             /* host clock, clamped inside the parent's span */
+    uint64_t parent;             /* event id of the hooked call it ran in, 0 = none */
+    uint32_t tid;                /* thread: the parent's, else the record's */
+    uint32_t depth;              /* parent's depth + 1, 0 at the top */
+} cuprof_derived_call;
+
+/* Who caused one device record. */
+typedef struct cuprof_cause {
+    const cuprof_gpu_api *api;   /* runtime record with the same corr, or NULL */
+    long derived;                /* index in tl->derived when api is derived, else -1 */
+    uint64_t hooked;             /* event id of the innermost hooked call behind it, 0 = none */
+} cuprof_cause;
+
+/* GPU-wide numbers for the header (all 0 when nothing was captured). */
+typedef struct cuprof_gpu_stats {
+    uint64_t busy_ns;            /* union of all kernel, copy and memset intervals */
+    uint64_t window_start_ns;    /* idle-share window: start of the first kernel's
+                                  * launching call (first copy's call if no kernel) */
+    uint64_t window_end_ns;      /* ... to the end of the last kernel (copy) */
+    uint64_t busy_window_ns;     /* busy time inside the window */
+    double idle_share;           /* 1 - busy_window / window, in [0, 1]; 0 with no window */
+    uint64_t latency_median_ns;  /* kernel start - launching call start */
+    uint64_t latency_max_ns;
+    uint64_t latency_count;      /* kernels with a known launching call */
+} cuprof_gpu_stats;
+
+typedef struct cuprof_timeline {
+    const cuprof_run *run;
+    const cuprof_gpu_run *gpu;   /* run->gpu_run, or an empty one */
+    size_t nderived;
+    cuprof_derived_call *derived; /* by start time */
+    long *api_derived;           /* [i] for gpu->apis[i]: index in derived, -1 = the
+                                  * hooked call itself, -2 = left out */
+    uint32_t *by_corr;           /* indexes of gpu->apis sorted by corr */
+    cuprof_gpu_stats stats;
+} cuprof_timeline;
+
+/* Joins run->gpu_run (may be NULL: an empty timeline) to the run's calls and
+ * computes the stats. NULL on out of memory. Owned: cuprof_timeline_destroy.
+ * The run must outlive it. */
+cuprof_timeline *cuprof_timeline_build(const cuprof_run *run);
+void cuprof_timeline_destroy(cuprof_timeline *tl);
+
+/* Runtime record with correlation id corr, or NULL. O(log n). */
+const cuprof_gpu_api *cuprof_timeline_api(const cuprof_timeline *tl, uint32_t corr);
+/* Cause of a device record with (corr, ext). */
+cuprof_cause cuprof_timeline_cause(const cuprof_timeline *tl, uint32_t corr, uint64_t ext);
+
+/* Busy time: length of the union of [start[i], end[i]) (n intervals, sorted
+ * here in place by start; end <= start counts as empty). */
+uint64_t cuprof_interval_union(uint64_t (*iv)[2], size_t n);
+
+#endif /* CUPROF_TIMELINE_H */

@@ -1,0 +1,396 @@
+/*
+ * chrome_trace_gpu.c - the GPU side of NAME.trace.json.
+ *
+ *  - One trace process per device ("GPU 0", pid CHROME_GPU_PID_BASE + device),
+ *    one row per stream ("stream 7", tid = stream id). Perfetto drops "X"
+ *    events that overlap on one row, so a record that starts before the
+ *    previous one on its stream ended (programmatic dependent launch, clock
+ *    jitter) goes to the first of the rows "stream 7 (overlap)",
+ *    "stream 7 (overlap 2)", ... where it fits (tid = stream + k * 2^32).
+ *  - Kernels, copies and memsets are "X" events with their CUPTI arguments.
+ *  - Runtime calls only CUPTI saw (collector/timeline.h) are "X" events on
+ *    the CPU row of their thread, nested by time under the hooked call they
+ *    ran in, cat "cuda_runtime", args.source "cupti".
+ *  - Synchronizations CUPTI recorded are "X" events (cat "cuda_sync") on the
+ *    CPU row of the thread that waited, inside its synchronize call.
+ *  - Arrows from each launching call to its kernel, and from each copy call
+ *    to its copy: flow events as Kineto writes them ("s" on the CPU call, "f"
+ *    with "bp":"e" on the device record, cat "ac2g", id = correlation id).
+ */
+#include "formats/chrome_trace_int.h"
+#include "collector/timeline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One kernel or copy on a lane. */
+typedef struct gpu_item {
+    uint64_t start, end;
+    uint32_t device, stream;
+    uint32_t sub;            /* overlap row: 0 = the stream's own row */
+    uint8_t is_copy;
+    size_t idx;              /* in kernels[] or copies[] */
+} gpu_item;
+
+static int cmp_item(const void *a, const void *b)
+{
+    const gpu_item *x = a, *y = b;
+    if (x->device != y->device) return x->device < y->device ? -1 : 1;
+    if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    return x->end < y->end ? -1 : x->end > y->end;
+}
+
+#define MAX_SUB 16   /* overlap rows per stream; more overlap shares the last */
+
+/* Items grouped by (device, stream) in start order; each gets the first
+ * row whose last item has ended (greedy interval colouring). */
+static void assign_rows(gpu_item *it, size_t n)
+{
+    uint64_t row_end[MAX_SUB];
+    uint32_t nrows = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || it[i].device != it[i - 1].device || it[i].stream != it[i - 1].stream)
+            nrows = 0;
+        uint32_t r = 0;
+        while (r < nrows && row_end[r] > it[i].start)
+            r++;
+        if (r == MAX_SUB)
+            r = MAX_SUB - 1;
+        if (r == nrows)
+            row_end[nrows++] = it[i].end;
+        else if (it[i].end > row_end[r])
+            row_end[r] = it[i].end;
+        it[i].sub = r;
+    }
+}
+
+static uint64_t row_tid(uint32_t stream, uint32_t sub)
+{
+    return (uint64_t)stream + ((uint64_t)sub << 32);
+}
+
+static void put_pid_tid(cuprof_out *o, int64_t pid, uint64_t tid)
+{
+    cuprof_out_puts(o, ",\"pid\":");
+    cuprof_out_i64(o, pid);
+    cuprof_out_puts(o, ",\"tid\":");
+    cuprof_out_u64(o, tid);
+}
+
+static void meta(chrome_writer *cw, const char *what, int64_t pid, uint64_t tid, const char *argk,
+                 const char *name, int64_t sort)
+{
+    cuprof_out *o = cw->base.out;
+    chrome_next_entry(cw);
+    cuprof_out_puts(o, "{\"ph\":\"M\",\"name\":\"");
+    cuprof_out_puts(o, what);
+    cuprof_out_putc(o, '"');
+    put_pid_tid(o, pid, tid);
+    cuprof_out_puts(o, ",\"args\":{\"");
+    cuprof_out_puts(o, argk);
+    cuprof_out_puts(o, "\":");
+    if (name)
+        cuprof_out_json_cstr(o, name);
+    else
+        cuprof_out_i64(o, sort);
+    cuprof_out_puts(o, "}}");
+}
+
+/* Process and row names for every (device, stream, overlap row) used. */
+static void lane_metadata(chrome_writer *cw, const gpu_item *it, size_t n)
+{
+    char label[64];
+    uint32_t announced = 0;   /* overlap rows of the current stream named so far */
+    for (size_t i = 0; i < n; i++) {
+        int64_t pid = CHROME_GPU_PID_BASE + it[i].device;
+        if (i == 0 || it[i].device != it[i - 1].device) {
+            snprintf(label, sizeof label, "GPU %u", it[i].device);
+            meta(cw, "process_name", pid, 0, "name", label, 0);
+            meta(cw, "process_sort_index", pid, 0, "sort_index", NULL, 1000 + it[i].device);
+        }
+        if (i == 0 || it[i].device != it[i - 1].device || it[i].stream != it[i - 1].stream)
+            announced = 0;
+        uint32_t sub = it[i].sub;
+        if (announced & (1u << sub))
+            continue;
+        announced |= 1u << sub;
+        if (it[i].stream == CUPROF_GPU_NO_STREAM)
+            snprintf(label, sizeof label, "stream ?");
+        else
+            snprintf(label, sizeof label, "stream %u", it[i].stream);
+        if (sub == 1)
+            snprintf(label + strlen(label), sizeof label - strlen(label), " (overlap)");
+        else if (sub > 1)
+            snprintf(label + strlen(label), sizeof label - strlen(label), " (overlap %u)", sub);
+        meta(cw, "thread_name", pid, row_tid(it[i].stream, sub), "name", label, 0);
+        meta(cw, "thread_sort_index", pid, row_tid(it[i].stream, sub), "sort_index", NULL,
+             (int64_t)(it[i].stream % 1000000) * MAX_SUB + sub);
+    }
+}
+
+/* Demangled names, cached by the record's name pointer (records share them). */
+typedef struct name_cache {
+    const char *raw[64];
+    char *dem[64];
+    unsigned next;
+} name_cache;
+
+static const char *kernel_display(name_cache *nc, const char *raw)
+{
+    for (unsigned i = 0; i < 64; i++)
+        if (nc->raw[i] == raw)
+            return nc->dem[i] ? nc->dem[i] : raw;
+    unsigned slot = nc->next++ % 64;
+    free(nc->dem[slot]);
+    nc->raw[slot] = raw;
+    nc->dem[slot] = cuprof_demangle(raw);
+    return nc->dem[slot] ? nc->dem[slot] : raw;
+}
+
+static void x_head(cuprof_out *o, const char *cat, const char *name, int64_t pid, uint64_t tid,
+                   uint64_t t0, uint64_t t1)
+{
+    cuprof_out_puts(o, "{\"ph\":\"X\",\"cat\":\"");
+    cuprof_out_puts(o, cat);
+    cuprof_out_puts(o, "\",\"name\":");
+    cuprof_out_json_cstr(o, name);
+    put_pid_tid(o, pid, tid);
+    cuprof_out_puts(o, ",\"ts\":");
+    cuprof_out_ns_as_us(o, t0);
+    cuprof_out_puts(o, ",\"dur\":");
+    cuprof_out_ns_as_us(o, t1 > t0 ? t1 - t0 : 0);
+}
+
+static void put_kernel(chrome_writer *cw, name_cache *nc, const cuprof_gpu_kernel *k,
+                       const gpu_item *it)
+{
+    cuprof_out *o = cw->base.out;
+    chrome_next_entry(cw);
+    x_head(o, "kernel", kernel_display(nc, k->name), CHROME_GPU_PID_BASE + k->device,
+           row_tid(k->stream, it->sub), k->start_ns, k->end_ns);
+    cuprof_out_puts(o, ",\"args\":{\"correlation\":");
+    cuprof_out_u64(o, k->corr);
+    chrome_arg_u64(o, "external id", k->ext);
+    chrome_arg_u64(o, "device", k->device);
+    chrome_arg_u64(o, "context", k->context);
+    chrome_arg_u64(o, "stream", k->stream);
+    chrome_arg_dim3(o, "grid", k->grid[0], k->grid[1], k->grid[2]);
+    chrome_arg_dim3(o, "block", k->block[0], k->block[1], k->block[2]);
+    chrome_arg_u64(o, "registers per thread", k->registers);
+    chrome_arg_u64(o, "static shared memory", k->static_smem);
+    chrome_arg_u64(o, "dynamic shared memory", k->dynamic_smem);
+    if (k->graph)
+        chrome_arg_u64(o, "graph", 1);
+    if (k->device_launched)
+        chrome_arg_u64(o, "device launched", 1);
+    if (strcmp(kernel_display(nc, k->name), k->name) != 0)
+        chrome_arg_str(o, "mangled", k->name);
+    cuprof_out_puts(o, "}}");
+}
+
+/* bytes/ns = GB/s, with two decimals, without printf's locale. */
+static void put_gbps(cuprof_out *o, uint64_t bytes, uint64_t ns)
+{
+    chrome_key(o, "GB/s");
+    uint64_t centi = ns ? (uint64_t)((double)bytes * 100.0 / (double)ns + 0.5) : 0;
+    cuprof_out_u64(o, centi / 100);
+    cuprof_out_putc(o, '.');
+    cuprof_out_putc(o, (char)('0' + centi / 10 % 10));
+    cuprof_out_putc(o, (char)('0' + centi % 10));
+}
+
+static void put_copy(chrome_writer *cw, const cuprof_gpu_copy *c, const gpu_item *it)
+{
+    cuprof_out *o = cw->base.out;
+    char name[96];
+    int memset_ = c->kind == CUPROF_GPU_COPY_MEMSET;
+    if (memset_)
+        snprintf(name, sizeof name, "Memset (%s)", cuprof_gpu_mem_name(c->dst_mem));
+    else
+        snprintf(name, sizeof name, "Memcpy %s (%s -> %s)", cuprof_gpu_copy_kind_name(c->kind),
+                 cuprof_gpu_mem_name(c->src_mem), cuprof_gpu_mem_name(c->dst_mem));
+    chrome_next_entry(cw);
+    x_head(o, memset_ ? "gpu_memset" : "gpu_memcpy", name, CHROME_GPU_PID_BASE + c->device,
+           row_tid(c->stream, it->sub), c->start_ns, c->end_ns);
+    cuprof_out_puts(o, ",\"args\":{\"correlation\":");
+    cuprof_out_u64(o, c->corr);
+    chrome_arg_u64(o, "external id", c->ext);
+    chrome_arg_u64(o, "device", c->device);
+    chrome_arg_u64(o, "context", c->context);
+    chrome_arg_u64(o, "stream", c->stream);
+    chrome_arg_u64(o, "bytes", c->bytes);
+    chrome_arg_str(o, "direction", cuprof_gpu_copy_kind_name(c->kind));
+    if (memset_)
+        chrome_arg_u64(o, "value", c->value);
+    else
+        chrome_arg_str(o, "async", c->async ? "true" : "false");
+    put_gbps(o, c->bytes, c->end_ns > c->start_ns ? c->end_ns - c->start_ns : 0);
+    cuprof_out_puts(o, "}}");
+}
+
+/* Where a call's CPU-side "s" end goes: thread and a time inside its X
+ * event (the derived call's, else the hooked call's). 0 when unknown. */
+static int call_anchor(const cuprof_timeline *tl, const cuprof_gpu_api *a, uint32_t *tid,
+                       uint64_t *ts)
+{
+    long d = tl->api_derived[a - tl->gpu->apis];
+    if (d >= 0) {
+        *tid = tl->derived[d].tid;
+        *ts = tl->derived[d].t0;
+        return 1;
+    }
+    const cuprof_run_thread *th = NULL;
+    const cuprof_event *ev = a->ext ? cuprof_run_find_event(tl->run, a->ext, &th) : NULL;
+    *tid = ev ? th->tid : a->thread_id;
+    *ts = a->start_ns;
+    if (ev && (*ts < ev->t0 || *ts >= ev->t1))
+        *ts = ev->t0;
+    return *ts != 0;
+}
+
+/* The arrow from the call with corr to a device record at (pid, tid, ts);
+ * once per correlation id (seen[] by api index). */
+static void put_flow(chrome_writer *cw, const cuprof_timeline *tl, unsigned char *seen,
+                     uint32_t corr, int need_launch, int64_t pid, uint64_t tid, uint64_t ts)
+{
+    const cuprof_gpu_api *a = cuprof_timeline_api(tl, corr);
+    if (!a || (need_launch && !a->is_launch) || seen[a - tl->gpu->apis])
+        return;
+    uint32_t ctid;
+    uint64_t cts;
+    if (!call_anchor(tl, a, &ctid, &cts))
+        return;
+    seen[a - tl->gpu->apis] = 1;
+    cuprof_out *o = cw->base.out;
+    chrome_next_entry(cw);
+    cuprof_out_puts(o, "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":");
+    cuprof_out_u64(o, corr);
+    put_pid_tid(o, cw->base.run->pid, ctid);
+    cuprof_out_puts(o, ",\"ts\":");
+    cuprof_out_ns_as_us(o, cts);
+    cuprof_out_puts(o, "}");
+    chrome_next_entry(cw);
+    cuprof_out_puts(o, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":");
+    cuprof_out_u64(o, corr);
+    put_pid_tid(o, pid, tid);
+    cuprof_out_puts(o, ",\"ts\":");
+    cuprof_out_ns_as_us(o, ts);
+    cuprof_out_puts(o, "}");
+}
+
+/* Calls only CUPTI saw, on their thread's CPU row; rows for threads that
+ * made no hooked call get a name (once: named[] holds the last 64). */
+static void put_derived(chrome_writer *cw, const cuprof_timeline *tl)
+{
+    cuprof_out *o = cw->base.out;
+    const cuprof_run *run = cw->base.run;
+    uint32_t named[64];
+    unsigned nnamed = 0;
+    for (size_t k = 0; k < tl->nderived; k++) {
+        const cuprof_derived_call *d = &tl->derived[k];
+        int known = 0;
+        for (size_t t = 0; t < run->nthreads && !known; t++)
+            known = run->threads[t].tid == d->tid;
+        for (unsigned j = 0; j < nnamed && j < 64 && !known; j++)
+            known = named[j] == d->tid;
+        if (!known) {
+            char label[32];
+            snprintf(label, sizeof label, "thread %u", d->tid);
+            meta(cw, "thread_name", run->pid, d->tid, "name", label, 0);
+            named[nnamed++ % 64] = d->tid;
+        }
+        chrome_next_entry(cw);
+        x_head(o, "cuda_runtime", d->rec->name, run->pid, d->tid, d->t0, d->t1);
+        cuprof_out_puts(o, ",\"args\":{\"source\":\"cupti\"");
+        chrome_arg_u64(o, "correlation", d->rec->corr);
+        chrome_arg_u64(o, "external id", d->rec->ext);
+        chrome_arg_u64(o, "cbid", d->rec->cbid);
+        if (d->rec->result != 0) {
+            chrome_key(o, "result");
+            cuprof_out_i64(o, d->rec->result);
+        }
+        cuprof_out_puts(o, "}}");
+    }
+}
+
+/* Host-side waits, inside the synchronize call that waited. */
+static void put_syncs(chrome_writer *cw, const cuprof_timeline *tl)
+{
+    cuprof_out *o = cw->base.out;
+    const cuprof_gpu_run *g = tl->gpu;
+    for (size_t i = 0; i < g->n_syncs; i++) {
+        const cuprof_gpu_sync *s = &g->syncs[i];
+        const cuprof_gpu_api *a = cuprof_timeline_api(tl, s->corr);
+        if (!a)
+            continue;   /* no thread to show it on */
+        uint64_t t0 = s->start_ns, t1 = s->end_ns;
+        uint32_t tid = a->thread_id;
+        const cuprof_run_thread *th = NULL;
+        const cuprof_event *ev = a->ext ? cuprof_run_find_event(tl->run, a->ext, &th) : NULL;
+        if (ev) {
+            tid = th->tid;
+            if (t0 < ev->t0) t0 = ev->t0;
+            if (t1 > ev->t1) t1 = ev->t1;
+        }
+        chrome_next_entry(cw);
+        x_head(o, "cuda_sync", cuprof_gpu_sync_name(s->type), cw->base.run->pid, tid, t0, t1);
+        cuprof_out_puts(o, ",\"args\":{\"correlation\":");
+        cuprof_out_u64(o, s->corr);
+        chrome_arg_str(o, "call", a->name);
+        if (s->stream != CUPROF_GPU_NO_STREAM)
+            chrome_arg_u64(o, "stream", s->stream);
+        if (s->event != CUPROF_GPU_NO_EVENT)
+            chrome_arg_u64(o, "event", s->event);
+        cuprof_out_puts(o, "}}");
+    }
+}
+
+int chrome_gpu_events(chrome_writer *cw)
+{
+    const cuprof_run *run = cw->base.run;
+    const cuprof_timeline *tl = cw->base.sum ? cw->base.sum->timeline : NULL;
+    if (!run->gpu.captured || !run->gpu_run || !tl)
+        return 0;
+    const cuprof_gpu_run *g = tl->gpu;
+    size_t n = g->n_kernels + g->n_copies;
+    gpu_item *it = calloc(n ? n : 1, sizeof *it);
+    unsigned char *seen = calloc(g->n_apis ? g->n_apis : 1, 1);
+    name_cache *nc = calloc(1, sizeof *nc);
+    if (!it || !seen || !nc) {
+        free(it); free(seen); free(nc);
+        return -1;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < g->n_kernels; i++, k++)
+        it[k] = (gpu_item){g->kernels[i].start_ns, g->kernels[i].end_ns, g->kernels[i].device,
+                           g->kernels[i].stream, 0, 0, i};
+    for (size_t i = 0; i < g->n_copies; i++, k++)
+        it[k] = (gpu_item){g->copies[i].start_ns, g->copies[i].end_ns, g->copies[i].device,
+                           g->copies[i].stream, 0, 1, i};
+    qsort(it, n, sizeof *it, cmp_item);
+    assign_rows(it, n);
+    lane_metadata(cw, it, n);
+    put_derived(cw, tl);
+    put_syncs(cw, tl);
+    for (size_t i = 0; i < n; i++) {
+        int64_t pid = CHROME_GPU_PID_BASE + it[i].device;
+        uint64_t tid = row_tid(it[i].stream, it[i].sub);
+        if (it[i].is_copy) {
+            const cuprof_gpu_copy *c = &g->copies[it[i].idx];
+            put_copy(cw, c, &it[i]);
+            put_flow(cw, tl, seen, c->corr, 0, pid, tid, c->start_ns);
+        } else {
+            const cuprof_gpu_kernel *kr = &g->kernels[it[i].idx];
+            put_kernel(cw, nc, kr, &it[i]);
+            put_flow(cw, tl, seen, kr->corr, 1, pid, tid, kr->start_ns);
+        }
+    }
+    for (unsigned i = 0; i < 64; i++)
+        free(nc->dem[i]);
+    free(nc);
+    free(it);
+    free(seen);
+    return 0;
+}

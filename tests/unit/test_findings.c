@@ -1,0 +1,562 @@
+/*
+ * test_findings.c - the rules of collector/findings.c on hand-built runs:
+ * for each rule, one run built to trigger it and one built not to; then the
+ * findings as summary.txt and summary.json show them.
+ *
+ * A run here is one thread of calls (cuprof_event) plus GPU records
+ * (kernels, copies, runtime records) on the same made-up clock, in ns. A
+ * kernel or copy names its launching call by external id (the event id of
+ * the call), as CUPTI's records do after the collector's normalization.
+ */
+#include "collector/aggregate.h"
+#include "collector/findings.h"
+#include "collector/internal.h"
+#include "collector/timeline.h"
+#include "formats/writer.h"
+
+#include <check.h>
+#include <jansson.h>
+#include <library_types.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    A_GEMM, A_LAUNCH, A_MEMCPY, A_SYNC, A_RT_LAUNCH, A_LASTERR, A_OCC,
+};
+static const cuprof_api_desc APIS[] = {
+    [A_GEMM] = {"cublasGemmEx", "cublas"},
+    [A_LAUNCH] = {"__cudaLaunchKernel", "cuda_runtime"},
+    [A_MEMCPY] = {"cudaMemcpyAsync", "cuda_runtime"},
+    [A_SYNC] = {"cudaStreamSynchronize", "cuda_runtime"},
+    [A_RT_LAUNCH] = {"cudaLaunchKernel", "cuda_runtime"},
+    [A_LASTERR] = {"cudaGetLastError", "cuda_runtime"},
+    [A_OCC] = {"cudaOccupancyMaxActiveBlocksPerMultiprocessor", "cuda_runtime"},
+};
+
+enum { MAX_EV = 20010, MAX_K = 64, MAX_C = 8, MAX_A = 64, TID = 7 };
+static cuprof_event *evs;
+static const cuprof_event *chunk_list[1];
+static cuprof_run_thread thread;
+static cuprof_run run;
+static cuprof_gpu_kernel kernels[MAX_K];
+static cuprof_gpu_copy copies[MAX_C];
+static cuprof_gpu_api apis[MAX_A];
+static cuprof_gpu_run gpu;
+static const char *knames[] = {"(unknown kernel)", "bias_add", "gemm_kernel"};
+static uint32_t next_corr;
+
+static uint64_t id_of(size_t i)
+{
+    return (1ull << CUPROF_ID_SEQ_BITS) | (uint64_t)(i + 1);
+}
+
+static void reset(void)
+{
+    if (!evs)
+        evs = calloc(MAX_EV, sizeof *evs);
+    ck_assert_ptr_nonnull(evs);
+    memset(evs, 0, MAX_EV * sizeof *evs);
+    memset(kernels, 0, sizeof kernels);
+    memset(copies, 0, sizeof copies);
+    memset(apis, 0, sizeof apis);
+    chunk_list[0] = evs;
+    thread = (cuprof_run_thread){.index = 1, .tid = TID, .n = 0, .per_chunk = MAX_EV,
+                                 .chunks = chunk_list};
+    gpu = (cuprof_gpu_run){.captured = 1, .status = "test", .kernels = kernels, .copies = copies,
+                           .apis = apis};
+    memset(&run, 0, sizeof run);
+    run.program = "app";
+    run.exe = "";
+    run.clock = "CLOCK_MONOTONIC";
+    run.napis = sizeof APIS / sizeof APIS[0];
+    run.apis = APIS;
+    run.nkernels = 2;
+    run.kernel_names = knames;
+    run.threads = &thread;
+    run.nthreads = 1;
+    run.gpu.captured = 1;
+    run.gpu.reason = "";
+    run.gpu_run = &gpu;
+    next_corr = 1;
+}
+
+/* Appends a call; returns its index. */
+static size_t ev(uint16_t api, uint8_t cls, uint64_t t0, uint64_t t1, uint8_t depth)
+{
+    size_t i = thread.n++;
+    ck_assert_uint_lt(i, MAX_EV);
+    evs[i] = (cuprof_event){.t0 = t0, .t1 = t1, .api = api, .cls = cls, .depth = depth};
+    run.nevents = thread.n;
+    return i;
+}
+
+/* A GEMM call (m = n = k = 64, bf16). */
+static size_t gemm(uint64_t t0, uint64_t t1, int beta_nonzero)
+{
+    size_t i = ev(A_GEMM, CUPROF_EV_BLAS, t0, t1, 0);
+    evs[i].a.blas.m = evs[i].a.blas.n = evs[i].a.blas.k = 64;
+    evs[i].a.blas.batch = 1;
+    evs[i].a.blas.atype = evs[i].a.blas.ctype = CUDA_R_16BF;
+    evs[i].a.blas.beta_nonzero = (uint8_t)beta_nonzero;
+    return i;
+}
+
+/* A <<<grid, block>>> launch of kernel id 1 (bias_add). */
+static size_t launch(uint64_t t0, uint64_t t1, uint32_t grid, uint16_t block)
+{
+    size_t i = ev(A_LAUNCH, CUPROF_EV_LAUNCH, t0, t1, 0);
+    evs[i].a.launch.kernel = 1;
+    evs[i].a.launch.grid[0] = grid;
+    evs[i].a.launch.grid[1] = evs[i].a.launch.grid[2] = 1;
+    evs[i].a.launch.block[0] = block;
+    evs[i].a.launch.block[1] = evs[i].a.launch.block[2] = 1;
+    return i;
+}
+
+static size_t copy_call(uint64_t t0, uint64_t t1, uint8_t dir, uint64_t bytes)
+{
+    size_t i = ev(A_MEMCPY, CUPROF_EV_COPY, t0, t1, 0);
+    evs[i].a.copy.dir = dir;
+    evs[i].a.copy.bytes = bytes;
+    evs[i].a.copy.async = 1;
+    return i;
+}
+
+/* A kernel on the device caused by call `call`. */
+static cuprof_gpu_kernel *kern(const char *name, uint64_t s, uint64_t e, size_t call)
+{
+    ck_assert_uint_lt(gpu.n_kernels, MAX_K);
+    cuprof_gpu_kernel *k = &kernels[gpu.n_kernels++];
+    *k = (cuprof_gpu_kernel){.start_ns = s, .end_ns = e, .ext = id_of(call), .corr = next_corr++,
+                             .stream = 7, .name = name, .grid = {1, 1, 1}, .block = {1, 1, 1}};
+    return k;
+}
+
+static cuprof_gpu_copy *gcopy(uint8_t kind, uint64_t s, uint64_t e, uint64_t bytes, size_t call)
+{
+    ck_assert_uint_lt(gpu.n_copies, MAX_C);
+    cuprof_gpu_copy *c = &copies[gpu.n_copies++];
+    *c = (cuprof_gpu_copy){.start_ns = s, .end_ns = e, .bytes = bytes, .ext = id_of(call),
+                           .corr = next_corr++, .stream = 7, .kind = kind,
+                           .src_mem = CUPROF_GPU_MEM_DEVICE, .dst_mem = CUPROF_GPU_MEM_DEVICE,
+                           .async = 1};
+    return c;
+}
+
+static cuprof_summary *build(void)
+{
+    cuprof_summary *s = cuprof_summary_build(&run);
+    ck_assert_ptr_nonnull(s);
+    return s;
+}
+
+static const cuprof_finding *find(const cuprof_summary *s, const char *rule)
+{
+    for (size_t i = 0; i < s->nfindings; i++)
+        if (!strcmp(s->findings[i].rule, rule))
+            return &s->findings[i];
+    return NULL;
+}
+
+static double number(const cuprof_finding *f, const char *key)
+{
+    for (size_t i = 0; i < f->nnums; i++)
+        if (!strcmp(f->nums[i].key, key))
+            return f->nums[i].value;
+    ck_abort_msg("finding %s has no number %s", f->rule, key);
+    return 0;
+}
+
+static void expect(const char *rule, int fires)
+{
+    cuprof_summary *s = build();
+    const cuprof_finding *f = find(s, rule);
+    if (fires) {
+        ck_assert_msg(f != NULL, "%s did not fire", rule);
+        ck_assert_ptr_nonnull(f->message);
+        ck_assert_ptr_nonnull(f->advice);
+        ck_assert_msg(f->advice[0] != '\0', "%s has no advice", rule);
+        ck_assert_msg(f->nnums > 0, "%s has no numbers", rule);
+    } else {
+        ck_assert_msg(f == NULL, "%s fired: %s", rule, f ? f->message : "");
+    }
+    cuprof_summary_destroy(s);
+}
+
+/* n iterations of a launch (cpu_ns of CPU each) of a kernel of kern_ns, the
+ * next launch cpu_ns later; the kernel starts latency ns after its call. */
+static void launches(int n, uint64_t cpu_ns, uint64_t kern_ns, uint64_t latency)
+{
+    uint64_t t = 1000000, gpu_free = 0;
+    for (int i = 0; i < n; i++) {
+        size_t c = launch(t, t + cpu_ns, 16, 256);
+        uint64_t s = t + latency > gpu_free ? t + latency : gpu_free;
+        kern("_Z8bias_addPfi", s, s + kern_ns, c);
+        gpu_free = s + kern_ns;
+        t += cpu_ns;
+    }
+}
+
+START_TEST(overhead_vs_compute_bound)
+{
+    reset();   /* 20 us of CPU per launch, 1 us kernels: overhead-bound */
+    launches(20, 20000, 1000, 4000);
+    expect("overhead-bound", 1);
+    expect("compute-bound", 0);
+    cuprof_summary *s = build();
+    const cuprof_finding *f = find(s, "overhead-bound");
+    ck_assert_double_ge(number(f, "idle_share"), 0.9);
+    ck_assert_double_ge(number(f, "cpu_cuda_ratio"), 5.0);
+    cuprof_summary_destroy(s);
+
+    reset();   /* 5 us of CPU per launch, 500 us kernels: compute-bound */
+    launches(20, 5000, 500000, 4000);
+    expect("compute-bound", 1);
+    expect("overhead-bound", 0);
+
+    reset();   /* CPU 10x GPU but GPU half busy: neither */
+    launches(20, 20000, 10000, 4000);
+    expect("compute-bound", 0);
+    expect("overhead-bound", 0);
+
+    reset();   /* no GPU timeline: no verdict */
+    launches(20, 20000, 1000, 4000);
+    run.gpu.captured = 0;
+    expect("overhead-bound", 0);
+}
+END_TEST
+
+START_TEST(hotspot)
+{
+    reset();
+    size_t a = launch(1000, 2000, 1, 32), b = launch(3000, 4000, 1, 32);
+    kern("big", 5000, 95000, a);
+    kern("small", 95000, 100000, b);
+    expect("hotspot", 1);
+
+    reset();   /* two kernels at 45/55: neither dominates */
+    a = launch(1000, 2000, 1, 32);
+    b = launch(3000, 4000, 1, 32);
+    kern("one", 5000, 9500, a);
+    kern("two", 9500, 15000, b);
+    expect("hotspot", 0);
+
+    reset();   /* one kernel: trivially all the time, not a finding */
+    a = launch(1000, 2000, 1, 32);
+    kern("only", 5000, 95000, a);
+    expect("hotspot", 0);
+}
+END_TEST
+
+START_TEST(many_calls)
+{
+    reset();
+    for (uint64_t i = 0; i < 10000; i++)
+        ev(A_LASTERR, CUPROF_EV_CALL, 1000 + i * 100, 1050 + i * 100, 0);
+    expect("many-calls", 1);
+    reset();
+    for (uint64_t i = 0; i < 9999; i++)
+        ev(A_LASTERR, CUPROF_EV_CALL, 1000 + i * 100, 1050 + i * 100, 0);
+    expect("many-calls", 0);
+}
+END_TEST
+
+/* n GEMMs 10 us each, the first first_ns long; a sync after the warm_n
+ * first ones (0: none). */
+static void gemms(int n, uint64_t first_ns, int warm_n)
+{
+    uint64_t t = 1000;
+    for (int i = 0; i < n; i++) {
+        uint64_t d = i == 0 ? first_ns : 10000;
+        gemm(t, t + d, 0);
+        t += d + 1000;
+        if (warm_n && i + 1 == warm_n) {
+            ev(A_SYNC, CUPROF_EV_SYNC, t, t + 1000, 0);
+            t += 2000;
+        }
+    }
+}
+
+START_TEST(cold_start)
+{
+    reset();   /* first GEMM 500 us, no warm-up */
+    gemms(10, 500000, 0);
+    expect("cold-start", 1);
+    cuprof_summary *s = build();
+    const cuprof_finding *f = find(s, "cold-start");
+    ck_assert_double_eq(number(f, "first_ns"), 500000);
+    ck_assert_ptr_nonnull(strstr(f->message, "cublasGemmEx"));
+    cuprof_summary_destroy(s);
+
+    reset();   /* the same, but two warm-up calls and a sync before the other eight */
+    gemms(10, 500000, 2);
+    expect("cold-start", 0);
+
+    reset();   /* a first call only a little slower */
+    gemms(10, 30000, 0);
+    expect("cold-start", 0);
+
+    reset();   /* too few calls to know the steady state */
+    gemms(4, 500000, 0);
+    expect("cold-start", 0);
+}
+END_TEST
+
+/* A GEMM whose kernel cuBLAS launched after an occupancy query (both calls
+ * only CUPTI saw), then a bias_add launch. */
+static void gemm_with_query(int query)
+{
+    size_t g = gemm(1000, 20000, 0);
+    uint32_t corr = 100;
+    if (query)
+        apis[gpu.n_apis++] = (cuprof_gpu_api){.start_ns = 2000, .end_ns = 2100, .ext = id_of(g),
+                                              .corr = corr++, .cbid = 1, .name = APIS[A_OCC].name,
+                                              .thread_id = TID, .process_id = TID};
+    apis[gpu.n_apis++] = (cuprof_gpu_api){.start_ns = 3000, .end_ns = 3500, .ext = id_of(g),
+                                          .corr = corr, .cbid = 2, .name = "cudaLaunchKernel",
+                                          .thread_id = TID, .process_id = TID, .is_launch = 1};
+    cuprof_gpu_kernel *k = kern("gemm_kernel", 8000, 30000, g);
+    k->corr = corr;
+    size_t l = launch(21000, 25000, 1, 32);
+    kern("_Z8bias_addPfi", 30000, 32000, l);
+}
+
+START_TEST(heavyweight_kernels)
+{
+    reset();
+    gemm_with_query(1);
+    expect("heavyweight-kernels", 1);
+    cuprof_summary *s = build();
+    const cuprof_finding *f = find(s, "heavyweight-kernels");
+    ck_assert_double_eq(number(f, "heavy_launches"), 1);
+    ck_assert_double_eq(number(f, "light_launches"), 1);
+    ck_assert_ptr_nonnull(strstr(f->message, "gemm_kernel"));
+    ck_assert_ptr_nonnull(strstr(f->message, "bias_add"));
+    cuprof_summary_destroy(s);
+
+    reset();
+    gemm_with_query(0);
+    expect("heavyweight-kernels", 0);
+}
+END_TEST
+
+START_TEST(sync_wait)
+{
+    reset();   /* a 1 ms sync while the GPU is idle */
+    size_t l = launch(1000, 5000, 1, 32);
+    kern("k", 6000, 10000, l);
+    ev(A_SYNC, CUPROF_EV_SYNC, 8000, 1008000, 0);
+    size_t l2 = launch(1010000, 1012000, 1, 32);
+    kern("k", 1013000, 1015000, l2);
+    expect("sync-wait", 1);
+
+    reset();   /* a 1 ms sync that waits for a 1 ms kernel */
+    l = launch(1000, 5000, 1, 32);
+    kern("k", 6000, 1006000, l);
+    ev(A_SYNC, CUPROF_EV_SYNC, 8000, 1008000, 0);
+    expect("sync-wait", 0);
+}
+END_TEST
+
+START_TEST(addmm_pattern)
+{
+    reset();   /* DtoD copy of 64x64 bf16, then GEMM beta = 1, twice */
+    for (int i = 0; i < 2; i++) {
+        uint64_t t = 1000 + (uint64_t)i * 100000;
+        size_t c = copy_call(t, t + 3000, CUPROF_DIR_DTOD, 64 * 64 * 2);
+        gcopy(CUPROF_GPU_COPY_DTOD, t + 4000, t + 7000, 64 * 64 * 2, c);
+        ev(A_LASTERR, CUPROF_EV_CALL, t + 3100, t + 3200, 0);   /* skipped */
+        size_t g = gemm(t + 4000, t + 12000, 1);
+        kern("gemm_kernel", t + 13000, t + 20000, g);
+    }
+    expect("addmm-pattern", 1);
+    cuprof_summary *s = build();
+    const cuprof_finding *f = find(s, "addmm-pattern");
+    ck_assert_double_eq(number(f, "occurrences"), 2);
+    ck_assert_ptr_nonnull(strstr(f->advice, "EPILOGUE_BIAS"));
+    cuprof_summary_destroy(s);
+
+    reset();   /* beta = 0: the copy is not the bias */
+    copy_call(1000, 4000, CUPROF_DIR_DTOD, 64 * 64 * 2);
+    gemm(5000, 12000, 0);
+    expect("addmm-pattern", 0);
+
+    reset();   /* a copy of another size */
+    copy_call(1000, 4000, CUPROF_DIR_DTOD, 100);
+    gemm(5000, 12000, 1);
+    expect("addmm-pattern", 0);
+
+    reset();   /* a HtoD copy */
+    copy_call(1000, 4000, CUPROF_DIR_HTOD, 64 * 64 * 2);
+    gemm(5000, 12000, 1);
+    expect("addmm-pattern", 0);
+}
+END_TEST
+
+START_TEST(fusion_candidate)
+{
+    reset();   /* GEMM 64x64, then bias_add over 16 x 256 = 4096 threads */
+    size_t g = gemm(1000, 10000, 0);
+    kern("gemm_kernel", 11000, 20000, g);
+    size_t l = launch(10500, 14000, 16, 256);
+    kern("_Z8bias_addPfi", 20000, 22000, l);
+    expect("fusion-candidate", 1);
+    cuprof_summary *s = build();
+    ck_assert_ptr_nonnull(strstr(find(s, "fusion-candidate")->message, "bias_add"));
+    cuprof_summary_destroy(s);
+
+    reset();   /* a one-block kernel after the GEMM: not elementwise over its output */
+    gemm(1000, 10000, 0);
+    launch(10500, 14000, 1, 32);
+    expect("fusion-candidate", 0);
+
+    reset();   /* GEMM alone (the fused mode) */
+    gemm(1000, 10000, 0);
+    gemm(11000, 20000, 0);
+    expect("fusion-candidate", 0);
+}
+END_TEST
+
+START_TEST(kernel_spread)
+{
+    reset();   /* 9 runs of 100 us and one of 1 ms */
+    for (int i = 0; i < 10; i++) {
+        uint64_t t = 1000 + (uint64_t)i * 2000000;
+        size_t l = launch(t, t + 5000, 1, 32);
+        kern("k", t + 6000, t + 6000 + (i == 5 ? 1000000 : 100000), l);
+    }
+    expect("kernel-spread", 1);
+
+    reset();
+    for (int i = 0; i < 10; i++) {
+        uint64_t t = 1000 + (uint64_t)i * 2000000;
+        size_t l = launch(t, t + 5000, 1, 32);
+        kern("k", t + 6000, t + 106000 + (uint64_t)i * 1000, l);
+    }
+    expect("kernel-spread", 0);
+}
+END_TEST
+
+START_TEST(launch_latency_and_gaps)
+{
+    reset();   /* kernels start 2 ms after their launch (a deep queue) */
+    launches(10, 5000, 500000, 2000000);
+    expect("launch-latency", 1);
+    expect("launch-gaps", 0);
+
+    reset();   /* 2 us kernels, 20 us apart: the GPU waits for launches */
+    launches(10, 20000, 2000, 4000);
+    expect("launch-gaps", 1);
+    expect("launch-latency", 0);
+}
+END_TEST
+
+START_TEST(pageable_and_blocking_copies)
+{
+    reset();   /* a pageable HtoD copy and a blocking DtoH between two kernels */
+    size_t l = launch(1000, 5000, 1, 32);
+    kern("k", 6000, 10000, l);
+    size_t c = copy_call(11000, 40000, CUPROF_DIR_HTOD, 1 << 20);
+    gcopy(CUPROF_GPU_COPY_HTOD, 12000, 39000, 1 << 20, c)->src_mem = CUPROF_GPU_MEM_PAGEABLE;
+    c = copy_call(41000, 60000, CUPROF_DIR_DTOH, 4096);
+    cuprof_gpu_copy *d = gcopy(CUPROF_GPU_COPY_DTOH, 42000, 59000, 4096, c);
+    d->async = 0;
+    d->dst_mem = CUPROF_GPU_MEM_PINNED;
+    l = launch(61000, 65000, 1, 32);
+    kern("k", 66000, 70000, l);
+    expect("pageable-copy", 1);
+    expect("blocking-copy", 1);
+
+    reset();   /* the same copies before the first kernel (set-up): fine */
+    c = copy_call(11000, 40000, CUPROF_DIR_HTOD, 1 << 20);
+    gcopy(CUPROF_GPU_COPY_HTOD, 12000, 39000, 1 << 20, c)->src_mem = CUPROF_GPU_MEM_PAGEABLE;
+    c = copy_call(41000, 60000, CUPROF_DIR_DTOH, 4096);
+    gcopy(CUPROF_GPU_COPY_DTOH, 42000, 59000, 4096, c)->async = 0;
+    l = launch(61000, 65000, 1, 32);
+    kern("k", 66000, 70000, l);
+    expect("pageable-copy", 0);
+    expect("blocking-copy", 0);
+}
+END_TEST
+
+/* Writes one format of the run into memory. */
+static char *write_mem(const cuprof_writer_ops *ops, cuprof_summary *s)
+{
+    cuprof_out o;
+    ck_assert_int_eq(cuprof_out_open_mem(&o), 0);
+    ck_assert_int_eq(cuprof_writer_run(ops, &o, &run, s), 0);
+    ck_assert_int_eq(cuprof_out_commit(&o), 0);
+    char *text = strdup(o.buf);
+    cuprof_out_discard(&o);
+    return text;
+}
+
+START_TEST(findings_in_the_files)
+{
+    reset();
+    launches(20, 20000, 1000, 4000);
+    cuprof_summary *s = build();
+    char *js = write_mem(&cuprof_summary_json_ops, s);
+    json_error_t err;
+    json_t *j = json_loads(js, 0, &err);
+    ck_assert_msg(j != NULL, "invalid JSON: %s\n%s", err.text, js);
+    json_t *arr = json_object_get(j, "findings");
+    ck_assert(json_is_array(arr));
+    ck_assert_uint_eq(json_array_size(arr), s->nfindings);
+    json_t *f = NULL;
+    for (size_t i = 0; i < json_array_size(arr); i++)
+        if (!strcmp(json_string_value(json_object_get(json_array_get(arr, i), "rule")),
+                    "overhead-bound"))
+            f = json_array_get(arr, i);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_str_eq(json_string_value(json_object_get(f, "severity")), "warning");
+    ck_assert(json_is_string(json_object_get(f, "message")));
+    ck_assert(json_is_string(json_object_get(f, "advice")));
+    json_t *nums = json_object_get(f, "numbers");
+    ck_assert(json_is_integer(json_object_get(nums, "self_cpu_total_ns")));
+    ck_assert(json_is_real(json_object_get(nums, "idle_share")));
+    ck_assert_double_ge(json_real_value(json_object_get(nums, "idle_share")), 0.9);
+    json_decref(j);
+    free(js);
+
+    char *txt = write_mem(&cuprof_summary_txt_ops, s);
+    ck_assert_ptr_nonnull(strstr(txt, "\nFindings\n  [warning] overhead-bound: "));
+    ck_assert_ptr_nonnull(strstr(txt, "      try: "));
+    free(txt);
+    cuprof_summary_destroy(s);
+
+    reset();   /* no calls that say anything: "(none)" */
+    ev(A_LASTERR, CUPROF_EV_CALL, 1000, 2000, 0);
+    run.gpu.captured = 0;
+    s = build();
+    ck_assert_uint_eq(s->nfindings, 0);
+    txt = write_mem(&cuprof_summary_txt_ops, s);
+    ck_assert_ptr_nonnull(strstr(txt, "\nFindings\n  (none)\n"));
+    free(txt);
+    cuprof_summary_destroy(s);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("findings");
+    TCase *tc = tcase_create("rules");
+    tcase_add_test(tc, overhead_vs_compute_bound);
+    tcase_add_test(tc, hotspot);
+    tcase_add_test(tc, many_calls);
+    tcase_add_test(tc, cold_start);
+    tcase_add_test(tc, heavyweight_kernels);
+    tcase_add_test(tc, sync_wait);
+    tcase_add_test(tc, addmm_pattern);
+    tcase_add_test(tc, fusion_candidate);
+    tcase_add_test(tc, kernel_spread);
+    tcase_add_test(tc, launch_latency_and_gaps);
+    tcase_add_test(tc, pageable_and_blocking_copies);
+    tcase_add_test(tc, findings_in_the_files);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

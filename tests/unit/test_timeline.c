@@ -1,0 +1,395 @@
+/*
+ * test_timeline.c - the GPU attribution math (collector/timeline.c,
+ * collector/aggregate.c) and the trace's GPU lanes (formats/
+ * chrome_trace_gpu.c), on a hand-built run with hand-built CUPTI records:
+ * derived calls, Self/Total CUDA, busy-time union, idle share, launch
+ * latency, kernel and copy rows, flows.
+ */
+#include "collector/aggregate.h"
+#include "collector/internal.h"
+#include "collector/timeline.h"
+#include "formats/writer.h"
+
+#include <check.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const cuprof_api_desc APIS[] = {
+    {"cublasLtMatmul", "cublaslt"},     /* 0 */
+    {"__cudaLaunchKernel", "cuda_runtime"}, /* 1 */
+    {"cudaMemcpyAsync", "cuda_runtime"},    /* 2 */
+    {"cudaLaunchKernel", "cuda_runtime"},   /* 3 */
+    {"cublasGemmEx", "cublas"},             /* 4 */
+    {"cudaMalloc", "cuda_runtime"},         /* 5 */
+};
+
+enum { NEV = 6, TID = 100 };
+static cuprof_event evs[NEV];
+static const cuprof_event *chunk_list[1] = {evs};
+static cuprof_run_thread threads[1];
+static cuprof_run run;
+static cuprof_gpu_api apis[9];
+static cuprof_gpu_kernel kernels[4];
+static cuprof_gpu_copy copies[2];
+static cuprof_gpu_sync syncs[1];
+static cuprof_gpu_run gpu;
+static const char *knames[1] = {"(unknown kernel)"};
+
+static uint64_t id_of(int i)
+{
+    return (1ull << CUPROF_ID_SEQ_BITS) | (uint64_t)(i + 1);
+}
+
+static cuprof_gpu_api api(uint32_t corr, const char *name, uint64_t s, uint64_t e, uint64_t ext,
+                          int launch)
+{
+    return (cuprof_gpu_api){.start_ns = s, .end_ns = e, .ext = ext, .corr = corr, .cbid = corr,
+                            .name = name, .thread_id = TID, .process_id = TID,
+                            .is_launch = (uint8_t)launch};
+}
+
+static cuprof_gpu_kernel kern(uint32_t corr, uint64_t ext, const char *name, uint64_t s, uint64_t e)
+{
+    return (cuprof_gpu_kernel){.start_ns = s, .end_ns = e, .ext = ext, .corr = corr, .stream = 7,
+                               .name = name, .grid = {4, 2, 1}, .block = {128, 1, 1},
+                               .registers = 96, .static_smem = 1024, .dynamic_smem = 2048};
+}
+
+/*
+ * ev0 cublasLtMatmul [1000,2000]: inside it (CUPTI only) an occupancy query
+ *     [1100,1150] and cudaLaunchKernel [1200,1300] (corr 11) -> K1 [1400,2400]
+ * ev1 __cudaLaunchKernel [3000,3500] (its own record, corr 12) -> K2 [3500,4000]
+ * ev2 cudaMemcpyAsync [4000,4600] (corr 13) -> HtoD copy [4200,4400], 2000 B
+ * ev3 cublasGemmEx [5000,6000], with ev4, a hooked cudaMemcpyAsync [5100,5300]
+ *     (corr 15) -> DtoD copy [5200,5300], 1000 B; and a derived
+ *     cudaLaunchKernel [5400,5500] (corr 14) -> K3 [5600,5900]
+ * ev5 cudaMalloc [7000,7100]; its own record has no ext (CUPTI started inside it)
+ * unhooked: cudaGetDevice [500,600] (no ext), __cudaPushCallConfiguration
+ * (left out); K4 [2000,2600] caused by nothing known.
+ */
+static void make_run(void)
+{
+    memset(evs, 0, sizeof evs);
+    evs[0] = (cuprof_event){.t0 = 1000, .t1 = 2000, .api = 0, .cls = CUPROF_EV_BLAS};
+    evs[1] = (cuprof_event){.t0 = 3000, .t1 = 3500, .api = 1, .cls = CUPROF_EV_LAUNCH};
+    evs[2] = (cuprof_event){.t0 = 4000, .t1 = 4600, .api = 2, .cls = CUPROF_EV_COPY};
+    evs[2].a.copy.bytes = 2000;
+    evs[2].a.copy.dir = CUPROF_DIR_HTOD;
+    evs[3] = (cuprof_event){.t0 = 5000, .t1 = 6000, .api = 4, .cls = CUPROF_EV_BLAS};
+    evs[4] = (cuprof_event){.t0 = 5100, .t1 = 5300, .api = 2, .depth = 1, .cls = CUPROF_EV_COPY};
+    evs[4].a.copy.bytes = 1000;
+    evs[4].a.copy.dir = CUPROF_DIR_DTOD;
+    evs[5] = (cuprof_event){.t0 = 7000, .t1 = 7100, .api = 5, .cls = CUPROF_EV_ALLOC};
+    threads[0] = (cuprof_run_thread){.index = 1, .tid = TID, .n = NEV, .per_chunk = NEV,
+                                     .chunks = chunk_list};
+
+    apis[0] = api(10, "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", 1100, 1150, id_of(0), 0);
+    apis[1] = api(11, "cudaLaunchKernel", 1200, 1300, id_of(0), 1);
+    apis[2] = api(12, "__cudaLaunchKernel", 3100, 3200, id_of(1), 1);
+    apis[3] = api(13, "cudaMemcpyAsync", 4100, 4500, id_of(2), 0);
+    apis[4] = api(14, "cudaLaunchKernel", 5400, 5500, id_of(3), 1);
+    apis[5] = api(15, "cudaMemcpyAsync", 5150, 5250, id_of(4), 0);
+    apis[6] = api(16, "cudaGetDevice", 500, 600, 0, 0);
+    apis[7] = api(17, "__cudaPushCallConfiguration", 2900, 2950, 0, 0);
+    apis[8] = api(18, "cudaMalloc", 7010, 7090, 0, 0);
+    kernels[0] = kern(11, id_of(0), "gemm_a", 1400, 2400);
+    kernels[1] = kern(12, id_of(1), "_Z8bias_addPfi", 3500, 4000);
+    kernels[2] = kern(14, id_of(3), "gemm_a", 5600, 5900);
+    kernels[3] = kern(99, 0, "other", 2000, 2600);
+    copies[0] = (cuprof_gpu_copy){.start_ns = 4200, .end_ns = 4400, .bytes = 2000, .ext = id_of(2),
+                                  .corr = 13, .stream = 7, .kind = CUPROF_GPU_COPY_HTOD,
+                                  .src_mem = CUPROF_GPU_MEM_PAGEABLE, .dst_mem = CUPROF_GPU_MEM_DEVICE};
+    copies[1] = (cuprof_gpu_copy){.start_ns = 5200, .end_ns = 5300, .bytes = 1000, .ext = id_of(4),
+                                  .corr = 15, .stream = 7, .kind = CUPROF_GPU_COPY_DTOD};
+    syncs[0] = (cuprof_gpu_sync){.start_ns = 4450, .end_ns = 4500, .corr = 13, .stream = 7,
+                                 .event = CUPROF_GPU_NO_EVENT, .type = CUPROF_GPU_SYNC_STREAM};
+    gpu = (cuprof_gpu_run){.captured = 1, .status = "CUPTI test", .kernels = kernels,
+                           .n_kernels = 4, .copies = copies, .n_copies = 2, .apis = apis,
+                           .n_apis = 9, .syncs = syncs, .n_syncs = 1, .dropped = 3};
+    memset(&run, 0, sizeof run);
+    run.program = "app";
+    run.exe = "";
+    run.pid = TID;
+    run.clock = "CLOCK_MONOTONIC";
+    run.napis = sizeof APIS / sizeof APIS[0];
+    run.apis = APIS;
+    run.kernel_names = knames;
+    run.threads = threads;
+    run.nthreads = 1;
+    run.nevents = NEV;
+    run.gpu.captured = 1;
+    run.gpu.reason = "";
+    run.gpu_run = &gpu;
+}
+
+static const cuprof_stat_api *row(const cuprof_summary *s, const char *name)
+{
+    for (size_t i = 0; i < s->napi; i++)
+        if (!strcmp(s->api[i].name, name))
+            return &s->api[i];
+    ck_abort_msg("no row %s", name);
+    return NULL;
+}
+
+START_TEST(interval_union)
+{
+    uint64_t iv[][2] = {{50, 60}, {10, 20}, {15, 30}, {30, 35}, {40, 40}, {70, 65}, {55, 58}};
+    ck_assert_uint_eq(cuprof_interval_union(iv, 7), 25 + 10);
+    ck_assert_uint_eq(cuprof_interval_union(iv, 0), 0);
+}
+END_TEST
+
+START_TEST(derived_calls)
+{
+    make_run();
+    cuprof_timeline *tl = cuprof_timeline_build(&run);
+    ck_assert_ptr_nonnull(tl);
+    /* occupancy, launch (under ev0), launch (under ev3), cudaGetDevice */
+    ck_assert_uint_eq(tl->nderived, 4);
+    ck_assert_str_eq(tl->derived[0].rec->name, "cudaGetDevice");
+    ck_assert_uint_eq(tl->derived[0].parent, 0);
+    ck_assert_uint_eq(tl->derived[1].parent, id_of(0));
+    ck_assert_uint_eq(tl->derived[1].depth, 1);
+    ck_assert_uint_eq(tl->derived[3].parent, id_of(3));
+    ck_assert_int_eq(tl->api_derived[2], -1);   /* __cudaLaunchKernel: the hook's own */
+    ck_assert_int_eq(tl->api_derived[3], -1);
+    ck_assert_int_eq(tl->api_derived[7], -2);   /* __cudaPushCallConfiguration: left out */
+    ck_assert_int_eq(tl->api_derived[8], -1);   /* enclosed by the hooked cudaMalloc */
+    cuprof_cause c = cuprof_timeline_cause(tl, 11, id_of(0));
+    ck_assert_int_eq(c.derived, 2);
+    ck_assert_uint_eq(c.hooked, id_of(0));
+    c = cuprof_timeline_cause(tl, 12, id_of(1));
+    ck_assert_int_eq(c.derived, -1);
+    ck_assert_uint_eq(c.hooked, id_of(1));
+    cuprof_timeline_destroy(tl);
+}
+END_TEST
+
+START_TEST(self_and_total_cuda)
+{
+    make_run();
+    cuprof_summary *s = cuprof_summary_build(&run);
+    ck_assert_ptr_nonnull(s);
+    const cuprof_stat_api *lt = row(s, "cublasLtMatmul");
+    ck_assert_uint_eq(lt->cpu_total_ns, 1000);
+    ck_assert_uint_eq(lt->cpu_self_ns, 1000 - 50 - 100);   /* derived children */
+    ck_assert_uint_eq(lt->cuda_self_ns, 0);
+    ck_assert_uint_eq(lt->cuda_total_ns, 1000);            /* K1, via its launch */
+    const cuprof_stat_api *lk = row(s, "cudaLaunchKernel");
+    ck_assert_uint_eq(lk->calls, 2);                       /* both from inside cuBLAS */
+    ck_assert_uint_eq(lk->cpu_total_ns, 200);
+    ck_assert_uint_eq(lk->cuda_self_ns, 1000 + 300);
+    ck_assert_uint_eq(lk->cuda_total_ns, 1300);
+    const cuprof_stat_api *occ = row(s, "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags");
+    ck_assert_uint_eq(occ->calls, 1);
+    ck_assert_uint_eq(occ->api, UINT16_MAX);               /* not in the hook table */
+    ck_assert_str_eq(occ->category, "cuda_runtime");
+    const cuprof_stat_api *hl = row(s, "__cudaLaunchKernel");
+    ck_assert_uint_eq(hl->calls, 1);                       /* its record is not a second call */
+    ck_assert_uint_eq(hl->cuda_self_ns, 500);
+    ck_assert_uint_eq(hl->cuda_total_ns, 500);
+    const cuprof_stat_api *mc = row(s, "cudaMemcpyAsync");
+    ck_assert_uint_eq(mc->calls, 2);
+    ck_assert_uint_eq(mc->cuda_self_ns, 300);
+    ck_assert_uint_eq(mc->cuda_total_ns, 300);
+    const cuprof_stat_api *gx = row(s, "cublasGemmEx");
+    ck_assert_uint_eq(gx->cpu_self_ns, 1000 - 200 - 100);  /* hooked and derived child */
+    ck_assert_uint_eq(gx->cuda_self_ns, 0);
+    ck_assert_uint_eq(gx->cuda_total_ns, 100 + 300);       /* its copy and its kernel */
+    ck_assert_uint_eq(row(s, "cudaMalloc")->calls, 1);
+    ck_assert_uint_eq(row(s, "cudaGetDevice")->calls, 1);
+    for (size_t i = 0; i < s->napi; i++)
+        ck_assert_msg(strcmp(s->api[i].name, "__cudaPushCallConfiguration") != 0, "left out");
+    /* Self CUDA sums to the attributed device time; K4 (no cause) is in no row. */
+    ck_assert_uint_eq(s->self_cuda_total_ns, 1300 + 500 + 300);
+    ck_assert_int_eq(s->sorted_by_cuda, 1);
+    ck_assert_str_eq(s->api[0].name, "cudaLaunchKernel");   /* most CUDA total first */
+    cuprof_summary_destroy(s);
+}
+END_TEST
+
+START_TEST(busy_idle_latency)
+{
+    make_run();
+    cuprof_summary *s = cuprof_summary_build(&run);
+    ck_assert_ptr_nonnull(s);
+    const cuprof_gpu_stats *st = &s->timeline->stats;
+    /* [1400,2600] (K1 and K4 overlap) + K2 500 + 200 + 100 + K3 300 */
+    ck_assert_uint_eq(st->busy_ns, 1200 + 500 + 200 + 100 + 300);
+    /* first kernel launch call (1200) to the last kernel end (5900) */
+    ck_assert_uint_eq(st->window_start_ns, 1200);
+    ck_assert_uint_eq(st->window_end_ns, 5900);
+    ck_assert_uint_eq(st->busy_window_ns, 2300);
+    ck_assert_double_eq_tol(st->idle_share, 1.0 - 2300.0 / 4700.0, 1e-9);
+    /* K1 1400-1200, K2 3500-3100, K3 5600-5400; K4 has no launching call */
+    ck_assert_uint_eq(st->latency_count, 3);
+    ck_assert_uint_eq(st->latency_median_ns, 200);
+    ck_assert_uint_eq(st->latency_max_ns, 400);
+    cuprof_summary_destroy(s);
+}
+END_TEST
+
+START_TEST(kernel_and_copy_rows)
+{
+    make_run();
+    cuprof_summary *s = cuprof_summary_build(&run);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_uint_eq(s->nkernels, 3);
+    ck_assert_str_eq(s->kernels[0].name, "gemm_a");
+    ck_assert_uint_eq(s->kernels[0].launches, 2);
+    ck_assert_uint_eq(s->kernels[0].gpu_total_ns, 1300);
+    ck_assert_uint_eq(s->kernels[0].min_ns, 300);
+    ck_assert_uint_eq(s->kernels[0].median_ns, 650);
+    ck_assert_uint_eq(s->kernels[0].max_ns, 1000);
+    ck_assert_str_eq(s->kernels[1].name, "other");
+    ck_assert_str_eq(s->kernels[2].name, "bias_add(float*, int)");   /* demangled */
+    ck_assert_uint_eq(s->ncopies, 2);
+    ck_assert_str_eq(s->copies[0].kind, "HtoD");
+    ck_assert_uint_eq(s->copies[0].calls, 1);
+    ck_assert_uint_eq(s->copies[0].gpu_copies, 1);
+    ck_assert_uint_eq(s->copies[0].gpu_bytes, 2000);
+    ck_assert_uint_eq(s->copies[0].gpu_total_ns, 200);
+    ck_assert_double_eq_tol(s->copies[0].gb_per_s, 10.0, 1e-9);
+    ck_assert_str_eq(s->copies[1].kind, "DtoD");
+    ck_assert_uint_eq(s->copies[1].gpu_total_ns, 100);
+    cuprof_summary_destroy(s);
+}
+END_TEST
+
+/* Writes one format of the run into memory and parses it. */
+static json_t *write_json(const cuprof_writer_ops *ops, cuprof_summary *s)
+{
+    cuprof_out o;
+    ck_assert_int_eq(cuprof_out_open_mem(&o), 0);
+    ck_assert_int_eq(cuprof_writer_run(ops, &o, &run, s), 0);
+    ck_assert_int_eq(cuprof_out_commit(&o), 0);
+    json_error_t err;
+    json_t *j = json_loads(o.buf, 0, &err);
+    ck_assert_msg(j != NULL, "invalid JSON: %s\n%s", err.text, o.buf);
+    cuprof_out_discard(&o);
+    return j;
+}
+
+static json_t *find_ev(json_t *evs_, const char *ph, const char *name, json_int_t id)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(evs_, i, e) {
+        if (strcmp(json_string_value(json_object_get(e, "ph")), ph) != 0)
+            continue;
+        if (name && (!json_object_get(e, "name") ||
+                     strcmp(json_string_value(json_object_get(e, "name")), name) != 0))
+            continue;
+        if (id >= 0 && json_integer_value(json_object_get(e, "id")) != id)
+            continue;
+        return e;
+    }
+    return NULL;
+}
+
+START_TEST(trace_gpu_lanes_and_flows)
+{
+    make_run();
+    cuprof_summary *s = cuprof_summary_build(&run);
+    json_t *j = write_json(&cuprof_chrome_trace_ops, s);
+    json_t *te = json_object_get(j, "traceEvents");
+    /* the derived launch: nested by time under cublasLtMatmul, source cupti */
+    json_t *lt = find_ev(te, "X", "cublasLtMatmul", -1);
+    json_t *lk = find_ev(te, "X", "cudaLaunchKernel", -1);
+    ck_assert_ptr_nonnull(lt);
+    ck_assert_ptr_nonnull(lk);
+    ck_assert_str_eq(json_string_value(json_object_get(lk, "cat")), "cuda_runtime");
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(lk, "args"), "source")), "cupti");
+    ck_assert_int_eq(json_integer_value(json_object_get(lk, "tid")), TID);
+    double lts = json_number_value(json_object_get(lt, "ts")), ltd = json_number_value(json_object_get(lt, "dur"));
+    double lks = json_number_value(json_object_get(lk, "ts")), lkd = json_number_value(json_object_get(lk, "dur"));
+    ck_assert(lts <= lks && lks + lkd <= lts + ltd);
+    /* the kernel on GPU 0 / stream 7, with its arguments */
+    json_t *k = find_ev(te, "X", "gemm_a", -1);
+    ck_assert_ptr_nonnull(k);
+    ck_assert_int_eq(json_integer_value(json_object_get(k, "pid")), (1ll << 30));
+    ck_assert_int_eq(json_integer_value(json_object_get(k, "tid")), 7);
+    json_t *ka = json_object_get(k, "args");
+    ck_assert_str_eq(json_string_value(json_object_get(ka, "grid")), "[4, 2, 1]");
+    ck_assert_str_eq(json_string_value(json_object_get(ka, "block")), "[128, 1, 1]");
+    ck_assert_int_eq(json_integer_value(json_object_get(ka, "registers per thread")), 96);
+    ck_assert_int_eq(json_integer_value(json_object_get(ka, "correlation")), 11);
+    /* the arrow: s inside the launch, f on the kernel */
+    json_t *fs = find_ev(te, "s", NULL, 11), *ff = find_ev(te, "f", NULL, 11);
+    ck_assert_ptr_nonnull(fs);
+    ck_assert_ptr_nonnull(ff);
+    ck_assert_str_eq(json_string_value(json_object_get(fs, "cat")), "ac2g");
+    ck_assert_str_eq(json_string_value(json_object_get(ff, "bp")), "e");
+    double fts = json_number_value(json_object_get(fs, "ts"));
+    ck_assert(lks <= fts && fts <= lks + lkd);
+    ck_assert_double_eq_tol(json_number_value(json_object_get(ff, "ts")), 1.4, 1e-9);
+    ck_assert_int_eq(json_integer_value(json_object_get(ff, "tid")), 7);
+    ck_assert_ptr_nonnull(find_ev(te, "f", NULL, 13));     /* copies get arrows too */
+    ck_assert_ptr_null(find_ev(te, "s", NULL, 99));        /* no launching call known */
+    /* K1 and K4 overlap on stream 7: K4 goes to the overlap row */
+    json_t *other = find_ev(te, "X", "other", -1);
+    ck_assert_int_eq(json_integer_value(json_object_get(other, "tid")), 7 + (1ll << 32));
+    int named = 0;
+    size_t i;
+    json_t *e;
+    json_array_foreach(te, i, e) {
+        const char *n = json_string_value(json_object_get(json_object_get(e, "args"), "name"));
+        named += n && (!strcmp(n, "stream 7") || !strcmp(n, "stream 7 (overlap)") || !strcmp(n, "GPU 0"));
+    }
+    ck_assert_int_eq(named, 3);
+    ck_assert_ptr_nonnull(find_ev(te, "X", "stream sync", -1));
+    json_decref(j);
+
+    j = write_json(&cuprof_summary_json_ops, s);
+    json_t *g = json_object_get(j, "gpu");
+    ck_assert_int_eq(json_integer_value(json_object_get(g, "busy_ns")), 2300);
+    ck_assert_double_eq_tol(json_number_value(json_object_get(g, "idle_share")), 1.0 - 2300.0 / 4700.0, 1e-6);
+    ck_assert_int_eq(json_integer_value(json_object_get(g, "launch_latency_median_ns")), 200);
+    ck_assert_int_eq(json_integer_value(json_object_get(g, "launch_latency_max_ns")), 400);
+    ck_assert_int_eq(json_integer_value(json_object_get(g, "dropped_records")), 3);
+    ck_assert_str_eq(json_string_value(json_object_get(g, "status")), "CUPTI test");
+    json_decref(j);
+    cuprof_summary_destroy(s);
+}
+END_TEST
+
+START_TEST(no_gpu_run)
+{
+    make_run();
+    run.gpu_run = NULL;
+    run.gpu.captured = 0;
+    run.gpu.reason = "CUPTI: test reason";
+    cuprof_summary *s = cuprof_summary_build(&run);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_uint_eq(s->timeline->nderived, 0);
+    ck_assert_uint_eq(s->self_cuda_total_ns, 0);
+    ck_assert_uint_eq(row(s, "cublasLtMatmul")->cpu_self_ns, 1000);
+    json_t *j = write_json(&cuprof_summary_json_ops, s);
+    json_t *g = json_object_get(j, "gpu");
+    ck_assert(json_is_false(json_object_get(g, "captured")));
+    ck_assert_str_eq(json_string_value(json_object_get(g, "status")), "CUPTI: test reason");
+    ck_assert_ptr_null(json_object_get(g, "busy_ns"));
+    json_decref(j);
+    cuprof_summary_destroy(s);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("timeline");
+    TCase *tc = tcase_create("attribution");
+    tcase_add_test(tc, interval_union);
+    tcase_add_test(tc, derived_calls);
+    tcase_add_test(tc, self_and_total_cuda);
+    tcase_add_test(tc, busy_idle_latency);
+    tcase_add_test(tc, kernel_and_copy_rows);
+    tcase_add_test(tc, trace_gpu_lanes_and_flows);
+    tcase_add_test(tc, no_gpu_run);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
