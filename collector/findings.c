@@ -86,33 +86,46 @@ static void rule_bound(fctx *c)
         return;
     const cuprof_gpu_stats *st = &c->tl->stats;
     double ratio = (double)s->self_cpu_total_ns / (double)s->self_cuda_total_ns;
+    /* The steady state decides compute-bound (a warm-up and its sync are not
+     * the loop); idle in either the whole window or the steady state, with
+     * the CPU far ahead, is overhead. */
+    findings_steady ss = {st->idle_share, st->window_end_ns - st->window_start_ns, 0};
+    int steady = findings_steady_state(c, &ss) == 0;
+    double worst = ss.idle_share > st->idle_share ? ss.idle_share : st->idle_share;
     char a[32], b[32], p[32], x[32], w[32];
     cuprof_finding *f = NULL;
-    if (ratio >= OVERHEAD_CPU_CUDA_RATIO && st->idle_share >= OVERHEAD_IDLE_SHARE)
-        f = findings_add(c, "overhead-bound", "warning",
-                "make each launch do more work (bigger or batched operations), fuse kernels, "
-                "or replay the step as a CUDA graph",
-                "Self CPU total %s is %s Self CUDA total %s, and the GPU is idle "
-                "%s of the %s from the first launch to the last kernel: the CPU spends more time "
-                "dispatching than the GPU computing",
-                findings_fmt_ns(a, sizeof a, s->self_cpu_total_ns), findings_fmt_x(x, sizeof x, ratio),
-                findings_fmt_ns(b, sizeof b, s->self_cuda_total_ns), findings_fmt_pct(p, sizeof p, st->idle_share),
-                findings_fmt_ns(w, sizeof w, st->window_end_ns - st->window_start_ns));
-    else if (st->idle_share <= COMPUTE_IDLE_SHARE)
+    if (ss.idle_share <= COMPUTE_IDLE_SHARE)
         f = findings_add(c, "compute-bound", "info",
                 "the kernels are the cost: start with the hotspot (shapes, dtype, a better "
                 "algorithm or epilogue); CPU-side changes will not speed this up",
-                "The GPU is busy %s of the %s from the first launch to the last "
-                "kernel (Self CUDA total %s, Self CPU total %s)",
-                findings_fmt_pct(p, sizeof p, 1.0 - st->idle_share),
-                findings_fmt_ns(w, sizeof w, st->window_end_ns - st->window_start_ns),
+                "The GPU is busy %s of the %s %s (Self CUDA total %s, Self CPU total %s)",
+                findings_fmt_pct(p, sizeof p, 1.0 - ss.idle_share),
+                findings_fmt_ns(w, sizeof w, ss.window_ns),
+                steady ? "of the steady state (the stretch between syncs with the most launches)"
+                       : "from the first launch to the last kernel",
                 findings_fmt_ns(b, sizeof b, s->self_cuda_total_ns),
                 findings_fmt_ns(a, sizeof a, s->self_cpu_total_ns));
+    else if (ratio >= OVERHEAD_CPU_CUDA_RATIO && worst >= OVERHEAD_IDLE_SHARE)
+        f = findings_add(c, "overhead-bound", "warning",
+                "make each launch do more work (bigger or batched operations), fuse kernels, "
+                "or replay the step as a CUDA graph",
+                "Self CPU total %s is %s Self CUDA total %s, and the GPU is idle %s of the %s "
+                "%s: the CPU spends more time dispatching than the GPU computing",
+                findings_fmt_ns(a, sizeof a, s->self_cpu_total_ns), findings_fmt_x(x, sizeof x, ratio),
+                findings_fmt_ns(b, sizeof b, s->self_cuda_total_ns),
+                findings_fmt_pct(p, sizeof p, st->idle_share),
+                findings_fmt_ns(w, sizeof w, st->window_end_ns - st->window_start_ns),
+                "from the first launch to the last kernel");
     findings_num(f, "self_cpu_total_ns", (double)s->self_cpu_total_ns, 1);
     findings_num(f, "self_cuda_total_ns", (double)s->self_cuda_total_ns, 1);
     findings_num(f, "cpu_cuda_ratio", ratio, 0);
     findings_num(f, "idle_share", st->idle_share, 0);
     findings_num(f, "window_ns", (double)(st->window_end_ns - st->window_start_ns), 1);
+    if (steady) {
+        findings_num(f, "steady_idle_share", ss.idle_share, 0);
+        findings_num(f, "steady_window_ns", (double)ss.window_ns, 1);
+        findings_num(f, "steady_kernels", (double)ss.kernels, 1);
+    }
 }
 
 /* ---- hotspot, many-calls, kernel-spread (from the rows) ------------------ */

@@ -19,10 +19,14 @@
  * for it (a CPU blocked in a sync also counts as Self CPU). */
 #define OVERHEAD_CPU_CUDA_RATIO 5.0
 #define OVERHEAD_IDLE_SHARE 0.5
-/* compute-bound: the GPU busy at least 80% of the window from the first
- * launch to the last kernel end: launches keep it fed, the kernels are the
- * cost (the 4096 matmul runs at ~99%). */
+/* compute-bound: the GPU busy at least 80% of the steady state (else of the
+ * window from the first launch to the last kernel end): launches keep it
+ * fed, the kernels are the cost (the 4096 matmul runs at ~99%). */
 #define COMPUTE_IDLE_SHARE 0.2
+/* The steady state, where the verdict is read: the stretch between two
+ * synchronizations of one thread that launched the most kernels (at least
+ * 4), so set-up, warm-up and the syncs between them do not count as idle. */
+#define STEADY_MIN_KERNELS 4
 /* hotspot: one kernel with 60% of the GPU kernel time or more dominates (of
  * two kernels one always has half; 60% is clearly more than its share). */
 #define HOTSPOT_SHARE 0.6
@@ -100,6 +104,17 @@ static inline uint64_t findings_dur(uint64_t a, uint64_t b)
 {
     return b > a ? b - a : 0;
 }
+
+/* GPU idle share in the steady state (see STEADY_MIN_KERNELS). */
+typedef struct findings_steady {
+    double idle_share;    /* 1 - busy / window, in [0, 1] */
+    uint64_t window_ns;   /* first launching call of the stretch to its last kernel's end */
+    uint64_t kernels;     /* kernels launched in the stretch */
+} findings_steady;
+
+/* Fills st; -1 when there is no steady state to read (no GPU records, or
+ * fewer than STEADY_MIN_KERNELS kernels in any stretch, or out of memory). */
+int findings_steady_state(const fctx *c, findings_steady *st);
 
 /* Rules that follow the calls' order (findings_order.c). */
 void findings_rule_cold_start(fctx *c);

@@ -402,3 +402,114 @@ void findings_rule_sequences(fctx *c)
     }
 }
 
+/* ---- the steady state (for overhead-/compute-bound) ----------------------- */
+
+/* Phase of a call at t on thread ti: the synchronizing calls of that thread
+ * that ended by t (sync_t1[off[ti] .. off[ti + 1]) sorted). */
+static uint64_t phase_at(const uint64_t *sync_t1, const size_t *off, size_t ti, uint64_t t)
+{
+    size_t lo = off[ti], hi = off[ti + 1];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sync_t1[mid] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo - off[ti];
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Kernel i's (thread, phase) key and its launching call's start; 0 = unknown. */
+static uint64_t kernel_key(const fctx *c, const uint64_t *sync_t1, const size_t *off, size_t i,
+                           uint64_t *t0)
+{
+    const cuprof_gpu_kernel *k = &c->g->kernels[i];
+    cuprof_cause cause = cuprof_timeline_cause(c->tl, k->corr, k->ext);
+    const cuprof_run_thread *th = NULL;
+    const cuprof_event *e = cause.hooked ? cuprof_run_find_event(c->run, cause.hooked, &th) : NULL;
+    if (!e || !th)
+        return 0;
+    size_t ti = (size_t)(th - c->run->threads);
+    *t0 = e->t0;
+    return ((uint64_t)(ti + 1) << 40) | phase_at(sync_t1, off, ti, e->t0);
+}
+
+int findings_steady_state(const fctx *c, findings_steady *st)
+{
+    const cuprof_run *run = c->run;
+    const cuprof_gpu_run *g = c->g;
+    size_t n = g ? g->n_kernels : 0, nsync = 0;
+    if (n < STEADY_MIN_KERNELS || !c->tl)
+        return -1;
+    for (size_t t = 0; t < run->nthreads; t++)
+        for (uint64_t i = 0; i < run->threads[t].n; i++)
+            nsync += cuprof_run_event(&run->threads[t], i)->cls == CUPROF_EV_SYNC;
+    size_t *off = calloc(run->nthreads + 1, sizeof *off);
+    uint64_t *sync_t1 = malloc((nsync ? nsync : 1) * sizeof *sync_t1);
+    uint64_t *keys = malloc(n * sizeof *keys), *sorted = malloc(n * sizeof *sorted);
+    uint64_t (*iv)[2] = malloc((n + g->n_copies) * sizeof *iv);
+    int rc = -1;
+    if (!off || !sync_t1 || !keys || !sorted || !iv)
+        goto out;
+    for (size_t t = 0, k = 0; t < run->nthreads; t++) {
+        for (uint64_t i = 0; i < run->threads[t].n; i++) {
+            const cuprof_event *e = cuprof_run_event(&run->threads[t], i);
+            if (e->cls == CUPROF_EV_SYNC)
+                sync_t1[k++] = e->t1;
+        }
+        off[t + 1] = k;
+        qsort(sync_t1 + off[t], k - off[t], sizeof *sync_t1, cmp_key);
+    }
+    uint64_t t0;
+    for (size_t i = 0; i < n; i++)
+        sorted[i] = keys[i] = kernel_key(c, sync_t1, off, i, &t0);
+    qsort(sorted, n, sizeof *sorted, cmp_key);
+    uint64_t best = 0;
+    size_t best_n = 0;
+    for (size_t i = 0, j; i < n; i = j) {   /* the key with the most kernels */
+        for (j = i; j < n && sorted[j] == sorted[i]; j++)
+            ;
+        if (sorted[i] && j - i > best_n) {
+            best = sorted[i];
+            best_n = j - i;
+        }
+    }
+    if (best_n < STEADY_MIN_KERNELS)
+        goto out;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (keys[i] != best || kernel_key(c, sync_t1, off, i, &t0) == 0)
+            continue;
+        lo = t0 < lo ? t0 : lo;
+        hi = g->kernels[i].end_ns > hi ? g->kernels[i].end_ns : hi;
+    }
+    if (lo >= hi)
+        goto out;
+    size_t m = 0;   /* busy: every kernel and copy, clipped to the window */
+    for (size_t i = 0; i < n + g->n_copies; i++) {
+        uint64_t a = i < n ? g->kernels[i].start_ns : g->copies[i - n].start_ns;
+        uint64_t b = i < n ? g->kernels[i].end_ns : g->copies[i - n].end_ns;
+        if (a < hi && b > lo) {
+            iv[m][0] = a > lo ? a : lo;
+            iv[m++][1] = b < hi ? b : hi;
+        }
+    }
+    uint64_t busy = cuprof_interval_union(iv, m);
+    st->kernels = best_n;
+    st->window_ns = hi - lo;
+    st->idle_share = busy >= hi - lo ? 0.0 : 1.0 - (double)busy / (double)(hi - lo);
+    rc = 0;
+out:
+    free(off);
+    free(sync_t1);
+    free(keys);
+    free(sorted);
+    free(iv);
+    return rc;
+}

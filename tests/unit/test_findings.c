@@ -219,6 +219,34 @@ START_TEST(overhead_vs_compute_bound)
     expect("compute-bound", 0);
     expect("overhead-bound", 0);
 
+    reset();   /* a warm-up, then a sync during which the host is busy 20 ms, then a
+                * busy loop: the whole window is mostly idle, the steady state is not */
+    {
+        uint64_t t = 1000;
+        for (int i = 0; i < 2; i++, t += 5000) {
+            size_t c = launch(t, t + 5000, 16, 256);
+            kern("_Z8bias_addPfi", t + 4000, t + 504000, c);
+        }
+        ev(A_SYNC, CUPROF_EV_SYNC, t, 21000000, 0);
+        t = 21000000;
+        uint64_t free_at = 0;
+        for (int i = 0; i < 10; i++, t += 5000) {
+            size_t c = launch(t, t + 5000, 16, 256);
+            uint64_t st = t + 4000 > free_at ? t + 4000 : free_at;
+            kern("_Z8bias_addPfi", st, st + 500000, c);
+            free_at = st + 500000;
+        }
+        ev(A_SYNC, CUPROF_EV_SYNC, t, free_at + 1000, 0);
+    }
+    expect("compute-bound", 1);
+    expect("overhead-bound", 0);
+    s = build();
+    f = find(s, "compute-bound");
+    ck_assert_double_ge(number(f, "idle_share"), 0.5);          /* the whole window */
+    ck_assert_double_le(number(f, "steady_idle_share"), 0.05);  /* the loop */
+    ck_assert_double_eq(number(f, "steady_kernels"), 10);
+    cuprof_summary_destroy(s);
+
     reset();   /* no GPU timeline: no verdict */
     launches(20, 20000, 1000, 4000);
     run.gpu.captured = 0;
