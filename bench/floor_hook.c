@@ -51,10 +51,11 @@ static klaunch_fn real_klaunch;
 static occ_fn real_occ;
 
 static __thread floor_rec *ring __attribute__((tls_model("initial-exec")));
-static __thread uint32_t ring_pos __attribute__((tls_model("initial-exec")));
 #ifdef FLOOR_FRESH
 #define FRESH_BLOCK 65536u
 static __thread floor_rec *fresh_end __attribute__((tls_model("initial-exec")));
+#else
+static __thread uint32_t ring_pos __attribute__((tls_model("initial-exec")));
 #endif
 
 __attribute__((constructor)) static void floor_init(void)
@@ -78,7 +79,7 @@ static floor_rec *floor_slot(void)
         fresh_end = ring + FRESH_BLOCK / sizeof *ring;
     }
     return ring++;
-#endif
+#else
     if (__builtin_expect(ring == NULL, 0)) {
         ring = malloc(FLOOR_RING * sizeof *ring);
         if (ring == NULL)
@@ -86,6 +87,7 @@ static floor_rec *floor_slot(void)
         memset(ring, 0, FLOOR_RING * sizeof *ring);
     }
     return &ring[ring_pos++ & (FLOOR_RING - 1)];
+#endif
 }
 
 #define FLOOR_CALL(id, call)               \

@@ -323,6 +323,9 @@ static pthread_mutex_t convert_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void cuprof_buffers_stamps_to_ns(cuprof_thread *t, uint64_t upto)
 {
+    /* Already chosen by the thread that recorded these events; the call
+     * orders our read of cuprof_clock_tsc after that choice. */
+    cuprof_clock_init(!cuprof_g_config.clock_monotonic);
     if (!cuprof_clock_tsc)
         return;   /* stamps are CLOCK_MONOTONIC ns already */
     pthread_mutex_lock(&convert_lock);

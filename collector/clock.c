@@ -5,12 +5,15 @@
 #include "collector/clock.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
 int cuprof_clock_tsc;
 
-static int clock_allow_tsc;
+/* The caller's wish, for clock_choose (atomic: every registering thread
+ * stores it before the once; they all pass the same configuration). */
+static _Atomic int clock_allow_tsc;
 static pthread_once_t clock_once = PTHREAD_ONCE_INIT;
 
 /* 1 when /proc/cpuinfo lists both constant_tsc (fixed rate, whatever the
@@ -37,13 +40,14 @@ static int tsc_invariant(void)
 static void clock_choose(void)
 {
 #if CUPROF_CLOCK_HAVE_TSC
-    cuprof_clock_tsc = clock_allow_tsc && tsc_invariant();
+    cuprof_clock_tsc = atomic_load_explicit(&clock_allow_tsc, memory_order_relaxed) &&
+                       tsc_invariant();
 #endif
 }
 
 void cuprof_clock_init(int allow_tsc)
 {
-    clock_allow_tsc = allow_tsc;
+    atomic_store_explicit(&clock_allow_tsc, allow_tsc, memory_order_relaxed);
     pthread_once(&clock_once, clock_choose);
 }
 
