@@ -37,6 +37,7 @@ Options:
   -n, --name NAME    file base name (default: PROGRAM's basename and the pid,
                      e.g. app.12345). With -n, PROGRAM's own files are NAME.*
                      and any other process it starts writes NAME.PID.*
+                     (files are never replaced: NAME.1.* when NAME.* exist)
   -q, --quiet        no cuprof messages on stderr (CUPROF_QUIET=1)
   -h, --help         this help
       --version      print the version
@@ -116,10 +117,35 @@ fi
 
 [ -f "$lib" ] || die "the profiler library is not built ($lib missing): run make in $top"
 
-# Reject malformed CUPROF_* values the caller exported, before anything runs.
+# Reject malformed CUPROF_* values the caller exported, before anything runs
+# (the same rules as collector/config.c, which falls back to the default
+# with a warning: the library never stops a program).
 if [ -n "${CUPROF_MEM_LIMIT:-}" ] &&
-   ! [[ $CUPROF_MEM_LIMIT =~ ^[0-9]+([kKmMgG][iI]?[bB]?)?$ ]]; then
+   { ! [[ $CUPROF_MEM_LIMIT =~ ^[0-9]+([kKmMgG][iI]?[bB]?)?$ ]] || [[ $CUPROF_MEM_LIMIT =~ ^0+[^1-9]*$ ]]; }; then
   die "CUPROF_MEM_LIMIT=$CUPROF_MEM_LIMIT is not a size like 512M or 2G"
+fi
+for var in CUPROF_QUIET CUPROF_ENABLE CUPROF_GPU CUPROF_PREFAULT; do
+  [ -n "${!var+set}" ] || continue
+  v=${!var,,}
+  case "$v" in
+    1|yes|true|on|0|no|false|off|'') ;;
+    *) die "$var=${!var} is not 0 or 1" ;;
+  esac
+done
+if [ -n "${CUPROF_CLOCK:-}" ]; then
+  case "${CUPROF_CLOCK,,}" in
+    auto|tsc|monotonic) ;;
+    *) die "CUPROF_CLOCK=$CUPROF_CLOCK is not auto, tsc or monotonic" ;;
+  esac
+fi
+if [ -n "${CUPROF_DEBUG:-}" ]; then
+  IFS=, read -r -a areas <<<"$CUPROF_DEBUG"
+  for a in "${areas[@]}"; do
+    case "$a" in
+      collector|formats|all|1|'') ;;
+      *) die "CUPROF_DEBUG=$CUPROF_DEBUG: unknown area '$a' (collector, formats, all)" ;;
+    esac
+  done
 fi
 
 mkdir -p -- "$out_dir" 2>/dev/null || die "cannot create output directory '$out_dir' (choose another with -o DIR)"

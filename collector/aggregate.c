@@ -38,6 +38,63 @@ uint64_t cuprof_median_u64(uint64_t *v, size_t n)
     return a + (b - a) / 2;
 }
 
+static void swap_u64(uint64_t *a, uint64_t *b)
+{
+    uint64_t t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* The exact median of v[0..n), as cuprof_median_u64 gives it, in linear
+ * time: v is reordered, not sorted (qsort of the durations was ~15% of the
+ * exit path at 10 M calls; bench/RESULTS.md). Quickselect with a
+ * median-of-three pivot and a three-way partition (many calls have the same
+ * duration); a range still large after 64 rounds is sorted instead, so the
+ * worst case stays O(n log n). */
+static uint64_t median_select(uint64_t *v, size_t n)
+{
+    if (n == 0)
+        return 0;
+    size_t k = n / 2, lo = 0, hi = n;   /* the k-th smallest is in v[lo..hi) */
+    for (int round = 0; hi - lo > 16; round++) {
+        if (round == 64) {
+            cuprof_median_u64(v + lo, hi - lo);   /* sorts the range */
+            lo = hi = k;
+            break;
+        }
+        uint64_t a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi - 1];
+        uint64_t p = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+        size_t lt = lo, i = lo, gt = hi;   /* [lo,lt) < p, [lt,i) == p, [gt,hi) > p */
+        while (i < gt) {
+            if (v[i] < p)
+                swap_u64(&v[lt++], &v[i++]);
+            else if (v[i] > p)
+                swap_u64(&v[i], &v[--gt]);
+            else
+                i++;
+        }
+        if (k < lt) {
+            hi = lt;
+        } else if (k >= gt) {
+            lo = gt;
+        } else {
+            lo = hi = k;   /* v[k] == p */
+            break;
+        }
+    }
+    for (size_t i = lo + 1; i < hi; i++)   /* a few left: insertion sort */
+        for (size_t j = i; j > lo && v[j - 1] > v[j]; j--)
+            swap_u64(&v[j - 1], &v[j]);
+    uint64_t b = v[k];
+    if (n % 2)
+        return b;
+    uint64_t a = 0;   /* the (k-1)-th smallest: the largest of v[0..k), all <= v[k] */
+    for (size_t i = 0; i < k; i++)
+        if (v[i] > a)
+            a = v[i];
+    return a + (b - a) / 2;
+}
+
 static uint64_t ev_dur(const cuprof_event *ev)
 {
     return ev->t1 > ev->t0 ? ev->t1 - ev->t0 : 0;
@@ -69,7 +126,8 @@ static int cmp_api(const void *a, const void *b)
 
 /* One thread's calls into the rows: counts, totals, errors, durations
  * (appended at off[api]), and self time (self[api] gets each call's
- * duration and loses its direct children's). */
+ * duration and loses its direct children's); parent[i] (when not NULL)
+ * gets the index of call i's direct parent, -1 for none. */
 static void accumulate_thread(const cuprof_run_thread *th, cuprof_stat_api *rows, int64_t *self,
                               uint64_t *off, uint64_t *durs, int64_t *parent)
 {
@@ -81,7 +139,8 @@ static void accumulate_thread(const cuprof_run_thread *th, cuprof_stat_api *rows
         uint64_t d = ev_dur(ev);
         while (sp > 0 && (stack[sp - 1]->t1 <= ev->t0 || stack[sp - 1]->depth >= ev->depth))
             sp--;
-        parent[i] = sp > 0 ? (int64_t)at[sp - 1] : -1;
+        if (parent)
+            parent[i] = sp > 0 ? (int64_t)at[sp - 1] : -1;
         if (sp > 0)   /* direct child of the call on top */
             self[stack[sp - 1]->api] -= (int64_t)d;
         if (sp < 257) {
@@ -105,7 +164,7 @@ static void finish_row(cuprof_stat_api *r, uint64_t *v, int64_t self)
         if (v[j] < r->min_ns) r->min_ns = v[j];
         if (v[j] > r->max_ns) r->max_ns = v[j];
     }
-    r->median_ns = cuprof_median_u64(v, r->calls);
+    r->median_ns = median_select(v, r->calls);
     r->cpu_self_ns = self > 0 ? (uint64_t)self : 0;
 }
 
@@ -239,10 +298,15 @@ static int build_api(const cuprof_run *run, const cuprof_timeline *tl, cuprof_su
     cuprof_stat_api *rows = calloc(nrows + 1, sizeof *rows);
     size_t *drow = malloc((nd ? nd : 1) * sizeof *drow);
     const char **xname = malloc((nd ? nd : 1) * sizeof *xname);
+    /* parents only for charging device time: 8 bytes of fresh memory per
+     * call otherwise spent for nothing (bench/RESULTS.md) */
+    int gpu_work = tl->gpu->n_kernels + tl->gpu->n_copies > 0;
     call_index ci = {calloc(run->nthreads + 1, sizeof *ci.base),
-                     malloc((run->nevents ? run->nevents : 1) * sizeof *ci.parent)};
+                     gpu_work ? malloc((run->nevents ? run->nevents : 1) * sizeof *ci.parent)
+                              : NULL};
     int rc = -1;
-    if (!calls || !off || !self || !durs || !rows || !drow || !xname || !ci.base || !ci.parent ||
+    if (!calls || !off || !self || !durs || !rows || !drow || !xname || !ci.base ||
+        (gpu_work && !ci.parent) ||
         derived_rows(run, tl, span, drow, xname, &nx) < 0)
         goto out;
     nrows = span + nx;
@@ -262,16 +326,26 @@ static int build_api(const cuprof_run *run, const cuprof_timeline *tl, cuprof_su
     }
     for (size_t t = 0; t < run->nthreads; t++) {
         ci.base[t + 1] = ci.base[t] + run->threads[t].n;
-        accumulate_thread(&run->threads[t], rows, self, off, durs, ci.parent + ci.base[t]);
+        accumulate_thread(&run->threads[t], rows, self, off, durs,
+                          ci.parent ? ci.parent + ci.base[t] : NULL);
     }
     accumulate_derived(run, tl, drow, rows, self, off, durs);
-    attribute_gpu(run, tl, drow, &ci, rows);
+    if (gpu_work)
+        attribute_gpu(run, tl, drow, &ci, rows);
 
     size_t n = 0;
     for (size_t a = 0; a < nrows; a++) {
-        if (rows[a].calls == 0)
+        uint64_t dropped = a < span && run->dropped_by_api && a < run->napis ? run->dropped_by_api[a] : 0;
+        /* With a GPU timeline CUPTI saw the runtime calls we dropped: they
+         * are derived calls already (with their times). */
+        if (run->gpu_run && tl->nderived && !strcmp(rows[a].category, "cuda_runtime"))
+            dropped = 0;
+        if (rows[a].calls == 0 && dropped == 0)
             continue;
-        finish_row(&rows[a], durs + off[a] - rows[a].calls, self[a]);   /* off[a] is now its end */
+        if (rows[a].calls)
+            finish_row(&rows[a], durs + off[a] - rows[a].calls, self[a]);   /* off[a] is now its end */
+        rows[a].calls += dropped;   /* the count stays exact; the times are of the recorded */
+        rows[a].dropped = dropped;
         s->self_cpu_total_ns += rows[a].cpu_self_ns;
         s->self_cuda_total_ns += rows[a].cuda_self_ns;
         s->sorted_by_cuda |= rows[a].cuda_total_ns != 0;
@@ -376,7 +450,7 @@ static int build_kernels_gpu(const cuprof_gpu_run *g, cuprof_summary *s)
             if (d < r->min_ns) r->min_ns = d;
             if (d > r->max_ns) r->max_ns = d;
         }
-        r->median_ns = cuprof_median_u64(durs, j - i);
+        r->median_ns = median_select(durs, j - i);
         char *dm = cuprof_demangle(name);
         s->kernel_names[nr] = dm;
         r->name = dm ? dm : name;

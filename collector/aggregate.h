@@ -23,7 +23,10 @@ typedef struct cuprof_stat_api {
                                 * name only CUPTI saw (not in the table) */
     const char *name;          /* entry point, e.g. "cudaLaunchKernel" */
     const char *category;      /* "cuda_runtime", "cublas", ... */
-    uint64_t calls;            /* hooked calls + calls only CUPTI saw (derived) */
+    uint64_t calls;            /* hooked calls + calls only CUPTI saw (derived) +
+                                * dropped ones */
+    uint64_t dropped;          /* of calls: counted but not recorded (memory limit
+                                * with no spill possible): no times, no errors */
     uint64_t errors;           /* calls whose result was not 0 */
     uint64_t cpu_total_ns;     /* sum of call durations (t1 - t0) */
     uint64_t cpu_self_ns;      /* cpu_total minus the durations of direct children */

@@ -186,14 +186,19 @@ static cuprof_chunk *chunk_new(uint64_t base, int grow)
     uint64_t after = atomic_fetch_add_explicit(&cuprof_g.mem_bytes, CUPROF_CHUNK_BYTES,
                                                memory_order_relaxed) + CUPROF_CHUNK_BYTES;
     void *p = MAP_FAILED;
-    if (after <= cuprof_g_config.mem_limit)
+    /* A thread's first chunk is allowed past the limit (at most 64 KiB per
+     * thread more): without one it could not record, nor spill its own. */
+    if (after <= cuprof_g_config.mem_limit || base == 0)
         p = chunk_take(grow);
     if (p == MAP_FAILED) {
         atomic_fetch_sub_explicit(&cuprof_g.mem_bytes, CUPROF_CHUNK_BYTES, memory_order_relaxed);
-        if (!atomic_exchange_explicit(&cuprof_g.mem_warned, 1, memory_order_relaxed))
-            cuprof_log("event memory limit reached (%llu bytes, CUPROF_MEM_LIMIT); "
-                       "further calls are counted as dropped, not recorded",
-                       (unsigned long long)cuprof_g_config.mem_limit);
+        /* Over the limit: chunk_grow spills (spill.c says so). Out of
+         * memory (mmap failed): the call is counted, not recorded. */
+        if (after <= cuprof_g_config.mem_limit || base == 0)
+            if (!atomic_exchange_explicit(&cuprof_g.mem_warned, 1, memory_order_relaxed))
+                cuprof_log("out of memory for events (%llu bytes in use); calls that find "
+                           "no room are counted, not recorded",
+                           (unsigned long long)(after - CUPROF_CHUNK_BYTES));
         return NULL;
     }
     cuprof_chunk *c = p;   /* mmap'd memory is zeroed, and never reused */
@@ -232,13 +237,31 @@ static cuprof_thread *thread_register(void)
     return t;
 }
 
-/* Chains a new chunk after the full tail. 0 on success, -1 when none could
- * be had (the caller counts a drop). */
+/* Chains a new chunk after the full tail: a fresh one within the memory
+ * limit, else the thread's oldest chunk once spill.c has written it to the
+ * spill file (its memory is reused, so memory stays at the limit). 0 on
+ * success, -1 when neither is possible (the caller counts a drop). */
 static int chunk_grow(cuprof_thread *t)
 {
-    cuprof_chunk *c = chunk_new(t->tail->base + CUPROF_CHUNK_EVENTS, 1);
-    if (!c)
-        return -1;
+    uint64_t base = t->tail->base + CUPROF_CHUNK_EVENTS;
+    cuprof_chunk *c = chunk_new(base, 1);
+    if (!c) {
+        c = cuprof_spill_oldest(t);
+        if (!c)
+            return -1;
+        /* Off the chain now (it was the head, or the only chunk): make it a
+         * fresh tail. Zeroed like new memory (hooks rely on it for t1 and
+         * the result of a call whose end never comes). */
+        memset(c->ev, 0, sizeof c->ev);
+        atomic_store_explicit(&c->next, NULL, memory_order_relaxed);
+        c->base = base;
+        c->anchor = cuprof_clock_anchor_now();
+        if (c == t->tail) {   /* the thread's only chunk, reused in place */
+            t->cur = c->ev;
+            t->end = c->ev + CUPROF_CHUNK_EVENTS;
+            return 0;
+        }
+    }
     /* release: a reader following next sees the chunk header initialized */
     atomic_store_explicit(&t->tail->next, c, memory_order_release);
     t->tail = c;
@@ -275,8 +298,11 @@ cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
         else if (chunk_grow(t) < 0)
             atomic_fetch_add_explicit(&t->dropped, 1, memory_order_relaxed), t = NULL;
         errno = saved;
-        if (t == NULL)
+        if (t == NULL) {   /* not recorded, but counted: the table stays exact */
+            atomic_fetch_add_explicit(&cuprof_dropped_api[api < CUPROF_MAX_APIS ? api : 0], 1,
+                                      memory_order_relaxed);
             return NULL;
+        }
     }
 
     /* The slot is fresh mmap'd memory (chunks are never reused): t1, result
@@ -318,6 +344,8 @@ void cuprof_end(cuprof_event *ev, int32_t result)
         atomic_store_explicit(&t->committed, t->reserved, memory_order_release);
 }
 
+_Atomic uint64_t cuprof_dropped_api[CUPROF_MAX_APIS];
+
 /* Serializes conversions (two run builds at once: tests, a fork's child). */
 static pthread_mutex_t convert_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -356,6 +384,20 @@ void cuprof_buffers_stamps_to_ns(cuprof_thread *t, uint64_t upto)
             c = next;
     }
     pthread_mutex_unlock(&convert_lock);
+}
+
+void cuprof_buffers_chunk_to_ns(cuprof_chunk *c, uint64_t n, cuprof_clock_anchor next)
+{
+    cuprof_clock_init(!cuprof_g_config.clock_monotonic);
+    if (!cuprof_clock_tsc)
+        return;
+    cuprof_clock_line seg = cuprof_clock_line_make(c->anchor, next);
+    cuprof_clock_line whole = cuprof_clock_line_make(c->anchor, cuprof_clock_anchor_now());
+    for (uint64_t i = 0; i < n && i < CUPROF_CHUNK_EVENTS; i++) {
+        cuprof_event *ev = &c->ev[i];
+        ev->t0 = cuprof_clock_line_ns(ev->t0 <= next.stamp ? &seg : &whole, ev->t0);
+        ev->t1 = cuprof_clock_line_ns(ev->t1 <= next.stamp ? &seg : &whole, ev->t1);
+    }
 }
 
 /* Sequence number of ev in t's chunks (walking from head), or -1. */
@@ -401,6 +443,9 @@ void cuprof_buffers_reset_after_fork(void)
     cuprof_g.nthreads = 0;
     atomic_store(&cuprof_g.mem_bytes, 0);
     atomic_store(&cuprof_g.mem_warned, 0);
+    for (size_t i = 0; i < CUPROF_MAX_APIS; i++)
+        atomic_store_explicit(&cuprof_dropped_api[i], 0, memory_order_relaxed);
+    cuprof_spill_reset_after_fork();
     tls.thread = NULL;
     /* The helper did not survive the fork, and may have held the lock: the
      * child starts its own pool (the inherited chunks are shared

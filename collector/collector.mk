@@ -4,7 +4,8 @@
 # tests. Hidden visibility: the library exports only the hooks.
 COLLECTOR_SRCS := collector/config.c collector/log.c collector/clock.c collector/buffers.c \
                   collector/kernels.c collector/lifecycle.c collector/run.c \
-                  collector/aggregate.c collector/vocab.c collector/timeline.c
+                  collector/aggregate.c collector/vocab.c collector/timeline.c \
+                  collector/process_signals.c collector/process_exec.c collector/spill.c
 COLLECTOR_OBJS := $(patsubst collector/%.c,$(B)/collector/%.o,$(COLLECTOR_SRCS))
 include collector/findings.mk
 COLLECTOR_CFLAGS = $(CFLAGS) -fvisibility=hidden -I.
@@ -26,3 +27,33 @@ $(B)/tests/test_timeline: tests/unit/test_timeline.c $(wildcard collector/*.h) $
 
 UNIT_TESTS  += $(B)/tests/test_collector $(B)/tests/test_timeline
 ALL_TARGETS += $(COLLECTOR_OBJS) $(B)/tests/test_collector $(B)/tests/test_timeline
+
+# make tsan-test: the collector's unit test (threads recording while
+# another exits, forks, the kernel table under concurrent lookups) built
+# with ThreadSanitizer into $(B)/tsan, a tree of its own (the normal build
+# is untouched), and run; any data race report fails it. Not part of
+# `make test`: see collector/README.md for why and how long it takes.
+# die_after_fork=0: the exit path starts its writer thread in a forked child
+# (collector/process.h), which glibc supports and TSan only warns about.
+TSAN_OPTIONS_RUN := halt_on_error=1 second_deadlock_stack=1 die_after_fork=0
+tsan-test:
+	$(Q)$(MAKE) --no-print-directory B=$(B)/tsan TSAN=1 $(B)/tsan/tests/test_collector
+	$(Q)CUPROF_TOP=$(CURDIR) CUPROF_BUILD=$(CURDIR)/$(B) TSAN_OPTIONS="$(TSAN_OPTIONS_RUN)" \
+	    $(B)/tsan/tests/test_collector
+
+.PHONY: tsan-test
+
+# A bounded libFuzzer run of the CUPROF_* parser (collector/fuzz_config.c,
+# built with clang by tests/fuzz/fuzz_config.sh, skipped without clang);
+# `make fuzz-config FUZZ_CONFIG_SECONDS=600` for a longer one.
+FUZZ_CONFIG_SECONDS ?= 10
+$(B)/tests/test_fuzz_config: tests/fuzz/test_fuzz_config.c $(B)/tests/harness.o tests/e2e/harness.h
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -Itests/e2e \
+	  -o $@ $< $(B)/tests/harness.o $(LDFLAGS) $(JSON_LIBS) $(CHECK_LIBS)
+
+fuzz-config:
+	$(Q)bash tests/fuzz/fuzz_config.sh run $(FUZZ_CONFIG_SECONDS)
+
+ALL_TARGETS += $(B)/tests/test_fuzz_config
+UNIT_TESTS  += $(B)/tests/test_fuzz_config
+.PHONY: fuzz-config

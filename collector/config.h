@@ -11,15 +11,21 @@
  *                     basename of argv[0]), so every process of a run gets
  *                     its own files. Set: NAME for the process whose pid is
  *                     CUPROF_ROOT_PID (the one prof.sh started), NAME.PID
- *                     for every other process (children, forks).
+ *                     for every other process (children, forks). Either
+ *                     way a name whose files already exist in the
+ *                     directory gets ".1", ".2", ... (lifecycle.c: no run
+ *                     replaces another's files).
  *   CUPROF_ROOT_PID   pid of the process prof.sh exec'd (see CUPROF_NAME).
  *   CUPROF_QUIET      1: print nothing on stderr (errors included).
  *   CUPROF_DEBUG      comma-separated debug areas ("collector", "formats",
  *                     "all"): extra "cuprof: debug:" lines on stderr.
  *   CUPROF_MEM_LIMIT  most memory for recorded events, in bytes, with an
  *                     optional K/M/G suffix (default 1G = about 16 million
- *                     calls at 64 bytes each). Beyond it calls are counted
- *                     as dropped and not recorded; the header says so.
+ *                     calls at 64 bytes each; plus a first 64 KiB chunk per
+ *                     thread). Beyond it the oldest events go to a spill
+ *                     file in CUPROF_OUT_DIR and are merged at exit
+ *                     (collector/spill.c); if that fails too, calls are
+ *                     counted but not recorded and the header says so.
  *   CUPROF_ENABLE     0: record nothing and write nothing (default 1).
  *   CUPROF_GPU        0: do not start CUPTI (no GPU timeline; CPU-side calls
  *                     only), e.g. to measure the hooks alone (default 1).

@@ -63,6 +63,8 @@ typedef struct cuprof_thread {
                                      converted by cuprof_buffers_stamps_to_ns) */
     cuprof_chunk *conv_chunk;     /* chunk holding event `converted` (or the one
                                      before it when that is full), for resuming */
+    uint64_t spilled;             /* chunks written to the spill file (spill.c);
+                                     events [0, spilled * 1023) live there */
 } cuprof_thread;
 
 /* The collector's global state (one instance, cuprof_g). */
@@ -84,7 +86,18 @@ struct cuprof_state {
     long pid;                     /* getpid() at init / fork */
     int gpu_captured;             /* GPU timeline state, set by whoever knows */
     char gpu_reason[512];         /* ... and why, in words */
+    _Atomic int finish_done;      /* the exit path's work is complete (files written or
+                                     reported); signal handlers wait for it */
+    _Atomic int pending_sig;      /* a terminating signal that arrived on the thread
+                                     running the exit path: raised when it is done */
+    char out_name[320];           /* base name this image wrote its files under ("" =
+                                     not yet): a rewrite (failed exec) replaces them */
 };
+
+/* Calls not recorded, per API id (below CUPROF_MAX_APIS): the table adds
+ * them to its counts. Relaxed atomics, written on the drop path only. */
+#define CUPROF_MAX_APIS 1024
+extern _Atomic uint64_t cuprof_dropped_api[CUPROF_MAX_APIS];
 
 extern struct cuprof_state cuprof_g;
 extern cuprof_config cuprof_g_config;
@@ -97,6 +110,34 @@ void cuprof_buffers_reset_after_fork(void);
  * added since). The one place stamps become ns: the run build calls it on
  * committed events, which their thread never writes again. Thread-safe. */
 void cuprof_buffers_stamps_to_ns(cuprof_thread *t, uint64_t upto);
+/* buffers.c: turns the stamps of a chunk's first n events into ns, by the
+ * line from its anchor to next (the anchor of the chunk that followed it);
+ * for spilled chunks (the run build). */
+void cuprof_buffers_chunk_to_ns(cuprof_chunk *c, uint64_t n, cuprof_clock_anchor next);
+
+/* spill.c (events beyond CUPROF_MEM_LIMIT, see there): */
+/* Writes t's oldest chunk to the spill file if all its calls are closed and
+ * takes it off t's chain; returns it for reuse, NULL when it cannot (the
+ * caller drops the call). Owner thread only. */
+cuprof_chunk *cuprof_spill_oldest(cuprof_thread *t);
+/* Waits (bounded) for spills in progress; the exit path calls it after
+ * clearing recording. */
+void cuprof_spill_quiesce(void);
+/* t's spilled chunks, oldest first, into out (at most max): pointers into
+ * the file mapped read-write. Returns how many. */
+size_t cuprof_spill_chunks(const cuprof_thread *t, cuprof_chunk **out, size_t max);
+/* A spilled chunk's "stamps are ns already" mark; set = 1 sets it. */
+int cuprof_spill_chunk_converted(cuprof_chunk *c, int set);
+/* Why spilling stopped (for the summary), NULL if it did not. */
+const char *cuprof_spill_failure(void);
+/* Records written so far. */
+uint64_t cuprof_spill_records(void);
+/* After the outputs are written: unmaps the file, and removes it (remove =
+ * 1) unless an exec may still fail and need it again. */
+void cuprof_spill_release(int remove);
+/* In a forked child: the parent's file is not ours. */
+void cuprof_spill_reset_after_fork(void);
+
 /* buffers.c: 1 when the calling thread is inside cuprof_guard_enter. */
 int cuprof_guard_active(void);
 
@@ -114,5 +155,14 @@ void cuprof_kernels_fork_done(int child);
  * (later calls return at once). Returns the number of files written (0 when
  * the process recorded nothing), -1 on failure (already reported). */
 int cuprof_collector_finish(void);
+/* lifecycle.c: the same for the other exit paths (collector/process.h):
+ * ended_by names how the process ends ("_exit", "exec", "SIGINT", ...,
+ * static string), truncated = 1 for a crash. */
+int cuprof_collector_finish_as(const char *ended_by, int truncated);
+/* lifecycle.c: an exec that the exit path ran for failed: record again, and
+ * let the next exit path write (the same files) again. */
+void cuprof_collector_resume(void);
+/* lifecycle.c: 1 when the calling thread is running the exit path's work. */
+int cuprof_collector_finishing_here(void);
 
 #endif /* CUPROF_COLLECTOR_INTERNAL_H */

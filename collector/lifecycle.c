@@ -12,8 +12,15 @@
  * (an atexit handler now, and again once CUDA is up so that it runs before
  * CUDA's own at-exit teardown: see collector/cupti.h), runs
  * cuprof_collector_finish() on return from main or exit() from any thread;
- * an atomic flag keeps it to one run. Other exit paths (signals, _exit,
- * abort) are issue 6.
+ * an atomic flag keeps it to one run. The other exit paths (signals, _exit,
+ * _Exit, quick_exit, abort and crashes, exec) are in process.c and end in
+ * cuprof_collector_finish_as(); a failed exec resumes recording
+ * (cuprof_collector_resume) and the files are written again at the end.
+ *
+ * Files are never written over another run's: the base name (PROGRAM.PID,
+ * or CUPROF_NAME) gets ".1", ".2", ... when DIR already holds a file of
+ * that name (a reused pid, the same -n twice, an image exec'd by the same
+ * pid); a rewrite after a failed exec replaces this image's own files.
  *
  * Fork: the child forgets the parent's records (they are the parent's to
  * write), takes its own pid and start time, and writes its own files.
@@ -26,8 +33,11 @@
 #include "collector/run.h"
 #include "formats/formats.h"
 
+#include "collector/process.h"
+
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +51,7 @@ struct cuprof_state cuprof_g = {
 };
 
 static __thread int tls_in_init;   /* this thread is running the init work */
+static __thread int tls_finishing; /* this thread is running the exit path's work */
 
 static void on_process_exit(void)
 {
@@ -66,6 +77,10 @@ static void fork_child(void)
     cuprof_buffers_reset_after_fork();
     cuprof_g.pid = getpid();
     cuprof_g.t_start = cuprof_clock_now();
+    cuprof_g.out_name[0] = '\0';
+    atomic_store(&cuprof_g.finish_done, 0);
+    if (!atomic_load(&cuprof_g.finished))
+        cuprof_process_fork_child();
 }
 
 void cuprof_collector_init(void)
@@ -99,6 +114,7 @@ void cuprof_collector_init(void)
          * CUDA is up, so the records are flushed while CUDA still runs. */
         cuprof_cupti_set_exit_fn(on_process_exit);
         pthread_atfork(fork_prepare, fork_parent, fork_child);
+        cuprof_process_init();   /* signals, _exit & co: process.h */
         atomic_store(&cuprof_g.recording, 1);
     }
     cuprof_debug(CUPROF_DBG_COLLECTOR, "started in pid %ld, output %s, recording %s",
@@ -116,7 +132,8 @@ void cuprof_gpu_timeline_set(int captured, const char *reason)
     pthread_mutex_unlock(&cuprof_g.lock);
 }
 
-/* Base name of the output files (see config.h, CUPROF_NAME). */
+/* Base name of the output files (see config.h, CUPROF_NAME), before the
+ * no-clobber suffix (choose_name). */
 static void output_name(char *dst, size_t n, const cuprof_run *run)
 {
     const cuprof_config *c = &cuprof_g_config;
@@ -130,6 +147,20 @@ static void output_name(char *dst, size_t n, const cuprof_run *run)
     const char *base = strrchr(run->program, '/');
     base = base ? base + 1 : run->program;
     snprintf(dst, n, "%.200s.%ld", *base ? base : "cuprof", run->pid);
+}
+
+/* The name this image writes under: the one it used before (a rewrite after
+ * a failed exec), else base, else base.1, base.2, ... the first with no
+ * file in dir (a small window remains between this check and the rename). */
+static void choose_name(char *dst, size_t n, const char *dir, const char *base)
+{
+    if (cuprof_g.out_name[0]) {
+        snprintf(dst, n, "%s", cuprof_g.out_name);
+        return;
+    }
+    snprintf(dst, n, "%s", base);
+    for (int i = 1; i < 10000 && cuprof_formats_exist(dir, dst); i++)
+        snprintf(dst, n, "%s.%d", base, i);
 }
 
 /* Delivers every CUPTI record (synchronize, forced flush) and records
@@ -150,7 +181,7 @@ static const cuprof_gpu_run *finish_gpu(void)
 /* Builds, aggregates and writes; the caller has stopped recording. The GPU
  * records are delivered first, so the summary's CUDA columns and the trace's
  * GPU lanes see all of them. */
-static int finish_work(void)
+static int finish_work(const char *ended_by, int truncated)
 {
     const cuprof_gpu_run *gpu = finish_gpu();
     cuprof_run *run = cuprof_run_build();
@@ -165,6 +196,8 @@ static int finish_work(void)
         return 0;
     }
     run->gpu_run = gpu;
+    run->ended_by = ended_by;
+    run->truncated = truncated;
     if (!gpu->captured)   /* once: finish_work runs once per process */
         cuprof_log("GPU timeline not captured (%s); the outputs are CPU-side only", run->gpu.reason);
     cuprof_summary *sum = cuprof_summary_build(run);
@@ -176,21 +209,46 @@ static int finish_work(void)
     const char *dir = cuprof_g_config.out_dir;
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         cuprof_debug(CUPROF_DBG_COLLECTOR, "mkdir %s: %s", dir, strerror(errno));
-    char name[300], written[256], err[512];
-    output_name(name, sizeof name, run);
+    char base[300], name[320], written[256], err[512];
+    output_name(base, sizeof base, run);
+    choose_name(name, sizeof name, dir, base);
     rc = cuprof_formats_write_all(run, sum, dir, name, written, sizeof written, err, sizeof err);
+    if (rc > 0)
+        snprintf(cuprof_g.out_name, sizeof cuprof_g.out_name, "%s", name);
     if (rc > 0)
         cuprof_log("wrote %s/%s.%s (%llu calls, %zu thread%s)%s", dir, name, written,
                    (unsigned long long)run->nevents, run->nthreads, run->nthreads == 1 ? "" : "s",
-                   run->dropped ? "; some calls were dropped, see the summary" : "");
+                   run->dropped ? "; some calls were counted but not recorded, see the summary" : "");
     if (err[0])
-        cuprof_log("%s", err);
+        cuprof_log("%s%s", err, rc > 0 ? "" : "; no profile was written for this run");
     cuprof_summary_destroy(sum);
     cuprof_run_destroy(run);
     return rc;
 }
 
-int cuprof_collector_finish(void)
+/* Runs fn's file writing with SIGXFSZ blocked: a program running under a
+ * file-size limit (RLIMIT_FSIZE) must get an error from our write, not be
+ * killed by it. A SIGXFSZ our writes caused is consumed; one that was
+ * pending before stays pending. */
+static int finish_work_nosigxfsz(const char *ended_by, int truncated)
+{
+    sigset_t x, old, pend;
+    sigemptyset(&x);
+    sigaddset(&x, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &x, &old);
+    sigpending(&pend);
+    int was_pending = sigismember(&pend, SIGXFSZ) == 1;
+    int rc = finish_work(ended_by, truncated);
+    sigpending(&pend);
+    if (!was_pending && sigismember(&pend, SIGXFSZ) == 1) {
+        struct timespec zero = {0, 0};
+        sigtimedwait(&x, NULL, &zero);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
+int cuprof_collector_finish_as(const char *ended_by, int truncated)
 {
     if (atomic_load(&cuprof_g.init) != 2)
         return 0;   /* never started: nothing was recorded */
@@ -198,9 +256,47 @@ int cuprof_collector_finish(void)
         return 0;
     int saved_errno = errno;
     int guard = cuprof_guard_enter();   /* our own work is not the program's */
+    tls_finishing = 1;
     atomic_store(&cuprof_g.recording, 0);
-    int rc = cuprof_g_config.enabled ? finish_work() : 0;
+    cuprof_spill_quiesce();   /* no chunk changes hands while the run is built */
+    int rc = cuprof_g_config.enabled ? finish_work_nosigxfsz(ended_by, truncated) : 0;
+    /* The spill file's events are in the outputs now; after exec's write
+     * it stays, in case exec fails and the end merges it again. */
+    cuprof_spill_release(strcmp(ended_by, "exec") != 0);
+    tls_finishing = 0;
+    atomic_store(&cuprof_g.finish_done, 1);
     cuprof_guard_leave(guard);
+    /* A SIGINT & co that arrived on this thread while it wrote (process.c
+     * deferred it): it does now what it would have done. */
+    int sig = atomic_exchange(&cuprof_g.pending_sig, 0);
+    if (sig)
+        cuprof_process_reraise(sig);
     errno = saved_errno;
     return rc;
+}
+
+int cuprof_collector_finish(void)
+{
+    return cuprof_collector_finish_as("exit", 0);
+}
+
+void cuprof_collector_resume(void)
+{
+    if (atomic_load(&cuprof_g.init) != 2 || !cuprof_g_config.enabled)
+        return;
+    atomic_store(&cuprof_g.finish_done, 0);
+    atomic_store(&cuprof_g.finished, 0);
+    atomic_store(&cuprof_g.recording, 1);
+}
+
+/* For preload/inject.c (declared weak there): CUPROF_GPU as loaded. */
+__attribute__((visibility("hidden"))) int cuprof_collector_gpu_enabled(void);
+int cuprof_collector_gpu_enabled(void)
+{
+    return cuprof_g_config.gpu;
+}
+
+int cuprof_collector_finishing_here(void)
+{
+    return tls_finishing;
 }

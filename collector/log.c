@@ -5,9 +5,12 @@
 #include "collector/config.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Formats "cuprof: <prefix><message>\n" into one buffer and writes it. */
@@ -25,16 +28,32 @@ static void log_line(const char *prefix, const char *fmt, va_list ap)
     if (len > 0 && line[len - 1] == '\n')
         len--;
     line[len++] = '\n';
+    /* A stderr that is a closed pipe must not kill the program with the
+     * SIGPIPE our own line raised: blocked around the write, and consumed
+     * if we caused it (one pending before stays). */
+    sigset_t pipe_set, old, pend;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+    int was_pending = sigpending(&pend) == 0 && sigismember(&pend, SIGPIPE) == 1;
     const char *p = line;
+    int broken = 0;
     while (len > 0) {
         ssize_t w = write(STDERR_FILENO, p, len);
         if (w < 0 && errno == EINTR)
             continue;
-        if (w <= 0)
+        if (w <= 0) {
+            broken = w < 0 && errno == EPIPE;
             break;
+        }
         p += w;
         len -= (size_t)w;
     }
+    if (broken && !was_pending && sigpending(&pend) == 0 && sigismember(&pend, SIGPIPE) == 1) {
+        struct timespec zero = {0, 0};
+        sigtimedwait(&pipe_set, NULL, &zero);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     errno = saved;
 }
 

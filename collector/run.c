@@ -25,6 +25,7 @@ typedef struct run_priv {
     const char **knames;          /* [0..nkernels] */
     char **kfree;                 /* demangled names to free, [0..nkernels] */
     char gpu_reason[512];
+    uint64_t *dropped_by_api;     /* [napis] */
 } run_priv;
 
 static const char UNKNOWN_KERNEL[] = "(unknown kernel)";
@@ -237,15 +238,42 @@ static int load_threads(run_priv *r)
         th->chunks = slot;
         th->dropped = dropped;
         uint64_t have = 0;
-        for (cuprof_chunk *c = t->head; c && have < committed[i];
+        /* The oldest events first: the chunks spilled to the file (spill.c),
+         * their stamps turned into ns by the line to the next chunk's anchor
+         * (once: the file keeps a mark), then the chain in memory. */
+        size_t room = (size_t)(r->chunk_ptrs + total_chunks - slot);
+        cuprof_chunk **sp = (cuprof_chunk **)slot;
+        size_t ns = cuprof_spill_chunks(t, sp, room);
+        for (size_t j = 0; j < ns; j++) {
+            cuprof_chunk *c = sp[j];
+            if (!cuprof_spill_chunk_converted(c, 0)) {
+                cuprof_buffers_chunk_to_ns(c, CUPROF_CHUNK_EVENTS,
+                                           j + 1 < ns ? sp[j + 1]->anchor : t->head->anchor);
+                cuprof_spill_chunk_converted(c, 1);
+            }
+            *slot++ = sp[j]->ev;
+            have += CUPROF_CHUNK_EVENTS;
+            r->pub.spilled_events += CUPROF_CHUNK_EVENTS;
+        }
+        for (cuprof_chunk *c = t->head; c && have < committed[i] && slot < r->chunk_ptrs + total_chunks;
              c = atomic_load_explicit(&c->next, memory_order_acquire)) {
             *slot++ = c->ev;
             have += CUPROF_CHUNK_EVENTS;
         }
         th->n = have < committed[i] ? have : committed[i];
+        if (ns != t->spilled)
+            th->n = 0;   /* the spill file could not be read back (reported): the
+                            views would not be the thread's events in order */
         r->pub.nevents += th->n;
-        r->pub.dropped += th->dropped;
     }
+    /* Drops by API (the table counts them); their sum is the run's. */
+    r->dropped_by_api = calloc(r->pub.napis ? r->pub.napis : 1, sizeof *r->dropped_by_api);
+    for (size_t a = 0; r->dropped_by_api && a < r->pub.napis && a < CUPROF_MAX_APIS; a++) {
+        r->dropped_by_api[a] = atomic_load_explicit(&cuprof_dropped_api[a], memory_order_relaxed);
+        r->pub.dropped += r->dropped_by_api[a];
+    }
+    r->pub.dropped_by_api = r->pub.dropped ? r->dropped_by_api : NULL;
+    r->pub.spill_failure = cuprof_spill_failure();
     r->pub.threads = r->threads;
     r->pub.nthreads = nth;
     free(recs);
@@ -280,6 +308,7 @@ void cuprof_run_destroy(cuprof_run *run)
     free(r->kfree);
     free(r->knames);
     free(r->chunk_ptrs);
+    free(r->dropped_by_api);
     free(r->threads);
     free(r->argv);
     free(r->cmdline);

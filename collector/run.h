@@ -61,7 +61,19 @@ typedef struct cuprof_run {
     size_t nthreads;                 /* threads that recorded, registration order */
     const cuprof_run_thread *threads;
     uint64_t nevents;                /* sum of threads[].n */
-    uint64_t dropped;                /* sum of threads[].dropped */
+    uint64_t dropped;                /* calls not recorded (sum of dropped_by_api) */
+    const uint64_t *dropped_by_api;  /* [napis]: calls of each API not recorded (no
+                                        memory, spill failed); NULL = none. The table
+                                        counts them (no times) */
+    uint64_t spilled_events;         /* events that went through the spill file */
+    const char *spill_failure;       /* why spilling stopped (recording stopped
+                                        with it), NULL if it did not */
+
+    const char *ended_by;            /* how the process ended, in words: "exit",
+                                        "_exit", "exec", "SIGINT", "SIGSEGV", ...;
+                                        NULL = "exit" (set by the exit path) */
+    int truncated;                   /* 1: written from a crash (fatal signal,
+                                        abort): calls open at the crash are missing */
 
     cuprof_gpu_timeline gpu;
     const struct cuprof_gpu_run *gpu_run; /* device records; NULL until the exit

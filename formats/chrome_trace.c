@@ -6,7 +6,13 @@
  * recorded call is one complete ("X") event with ts/dur in microseconds (three
  * decimals: nanosecond precision) on the collector's clock, so a call made
  * inside another nests under it by time alone. Arguments by event class go
- * into "args". One event per line, so the file diffs and greps well.
+ * into "args" (dim3 values as [x,y,z] arrays); the class itself is a
+ * property of the entry point, written once in otherData.api_classes. One
+ * event per line, so the file diffs and greps well.
+ *
+ * Bytes per event are the exit path's cost (bench/RESULTS.md: ~230 bytes
+ * per launch, each paid again by the kernel's copy into the page cache), so
+ * nothing is repeated that a reader can find once.
  * The GPU lanes, the calls only CUPTI saw and the launch arrows come from
  * chrome_trace_gpu.c, written before the footer.
  */
@@ -14,6 +20,7 @@
 #include "collector/config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void chrome_next_entry(chrome_writer *cw)
@@ -95,23 +102,64 @@ void chrome_arg_hex(cuprof_out *o, const char *k, uint64_t v)
 
 void chrome_arg_dim3(cuprof_out *o, const char *k, uint64_t x, uint64_t y, uint64_t z)
 {
-    chrome_key(o, k);
-    cuprof_out_puts(o, "\"[");
-    cuprof_out_u64(o, x);
-    cuprof_out_puts(o, ", ");
-    cuprof_out_u64(o, y);
-    cuprof_out_puts(o, ", ");
-    cuprof_out_u64(o, z);
-    cuprof_out_puts(o, "]\"");
+    char buf[80], *p = buf;
+    *p++ = ',';
+    *p++ = '"';
+    size_t kl = strlen(k);
+    cuprof_out_write(o, buf, (size_t)(p - buf));
+    cuprof_out_write(o, k, kl);
+    p = CUPROF_FMT_LIT(buf, "\":[");
+    p = cuprof_fmt_u64(p, x);
+    *p++ = ',';
+    p = cuprof_fmt_u64(p, y);
+    *p++ = ',';
+    p = cuprof_fmt_u64(p, z);
+    *p++ = ']';
+    cuprof_out_write(o, buf, (size_t)(p - buf));
 }
 
-/* The class-specific arguments, each preceded by a comma. */
+/* ,"k": but without the comma for the first argument. */
+static void arg_key(cuprof_out *o, int *first, const char *k)
+{
+    if (*first) {
+        cuprof_out_putc(o, '"');
+        cuprof_out_puts(o, k);
+        cuprof_out_puts(o, "\":");
+        *first = 0;
+    } else {
+        chrome_key(o, k);
+    }
+}
+
+static void arg_u64(cuprof_out *o, int *first, const char *k, uint64_t v)
+{
+    arg_key(o, first, k);
+    cuprof_out_u64(o, v);
+}
+
+static void arg_str(cuprof_out *o, int *first, const char *k, const char *v)
+{
+    arg_key(o, first, k);
+    cuprof_out_json_cstr(o, v);
+}
+
+static void arg_hex(cuprof_out *o, int *first, const char *k, uint64_t v)
+{
+    arg_key(o, first, k);
+    cuprof_out_putc(o, '"');
+    cuprof_out_hex(o, v);
+    cuprof_out_putc(o, '"');
+}
+
+/* The arguments of the classes other than launch (chrome_cpu_events writes
+ * those itself), comma-separated. */
 static void event_args(cuprof_writer *w, const cuprof_event *ev)
 {
     cuprof_out *o = w->out;
+    int first = 1;
     switch (ev->cls) {
     case CUPROF_EV_LAUNCH:
-        chrome_arg_str(o, "kernel", cuprof_run_kernel_name(w->run, ev->a.launch.kernel));
+        arg_str(o, &first, "kernel", cuprof_run_kernel_name(w->run, ev->a.launch.kernel));
         chrome_arg_dim3(o, "grid", ev->a.launch.grid[0], ev->a.launch.grid[1], ev->a.launch.grid[2]);
         chrome_arg_dim3(o, "block", ev->a.launch.block[0], ev->a.launch.block[1], ev->a.launch.block[2]);
         chrome_arg_u64(o, "smem", ev->a.launch.smem);
@@ -119,16 +167,16 @@ static void event_args(cuprof_writer *w, const cuprof_event *ev)
         break;
     case CUPROF_EV_COPY:
     case CUPROF_EV_MEMSET:
-        chrome_arg_u64(o, "bytes", ev->a.copy.bytes);
-        chrome_arg_str(o, "kind", ev->cls == CUPROF_EV_MEMSET ? "memset" : cuprof_dir_name(ev->a.copy.dir));
-        chrome_arg_hex(o, "stream", ev->a.copy.stream);
-        chrome_key(o, "async");
+        arg_u64(o, &first, "bytes", ev->a.copy.bytes);
+        arg_str(o, &first, "kind", ev->cls == CUPROF_EV_MEMSET ? "memset" : cuprof_dir_name(ev->a.copy.dir));
+        arg_hex(o, &first, "stream", ev->a.copy.stream);
+        arg_key(o, &first, "async");
         cuprof_out_puts(o, ev->a.copy.async ? "true" : "false");
         break;
     case CUPROF_EV_ALLOC:
     case CUPROF_EV_FREE:
-        chrome_arg_u64(o, "bytes", ev->a.mem.bytes);
-        chrome_arg_hex(o, "ptr", ev->a.mem.ptr);
+        arg_u64(o, &first, "bytes", ev->a.mem.bytes);
+        arg_hex(o, &first, "ptr", ev->a.mem.ptr);
         break;
     case CUPROF_EV_SYNC:
     case CUPROF_EV_EVENT: {
@@ -137,70 +185,264 @@ static void event_args(cuprof_writer *w, const cuprof_event *ev)
         int is_event = ev->cls == CUPROF_EV_SYNC && strstr(api, "Event") != NULL;
         if (ev->cls == CUPROF_EV_SYNC && strstr(api, "DeviceSynchronize"))
             break;
-        chrome_arg_hex(o, is_event ? "event" : "stream", ev->a.sync.stream);
+        arg_hex(o, &first, is_event ? "event" : "stream", ev->a.sync.stream);
         break;
     }
     case CUPROF_EV_OCCUPANCY:
-        chrome_arg_str(o, "kernel", cuprof_run_kernel_name(w->run, ev->a.occ.kernel));
-        chrome_key(o, "block_size");
+        arg_str(o, &first, "kernel", cuprof_run_kernel_name(w->run, ev->a.occ.kernel));
+        arg_key(o, &first, "block_size");
         cuprof_out_i64(o, ev->a.occ.block_size);
-        chrome_arg_u64(o, "smem", ev->a.occ.smem);
-        chrome_key(o, "answer");
+        arg_u64(o, &first, "smem", ev->a.occ.smem);
+        arg_key(o, &first, "answer");
         cuprof_out_i64(o, ev->a.occ.answer);
         break;
     case CUPROF_EV_BLAS:
-        chrome_arg_u64(o, "m", ev->a.blas.m);
-        chrome_arg_u64(o, "n", ev->a.blas.n);
-        chrome_arg_u64(o, "k", ev->a.blas.k);
-        chrome_arg_u64(o, "batch", ev->a.blas.batch);
-        chrome_arg_str(o, "dtype", cuprof_dtype_name(ev->a.blas.atype));
-        chrome_arg_str(o, "ctype", cuprof_dtype_name(ev->a.blas.ctype));
-        chrome_arg_str(o, "compute", cuprof_compute_name(ev->a.blas.compute));
-        chrome_arg_str(o, "epilogue", cuprof_epilogue_name(ev->a.blas.epilogue));
-        chrome_arg_str(o, "transa", cuprof_trans_name(ev->a.blas.transa));
-        chrome_arg_str(o, "transb", cuprof_trans_name(ev->a.blas.transb));
-        chrome_key(o, "beta_nonzero");
+        arg_u64(o, &first, "m", ev->a.blas.m);
+        arg_u64(o, &first, "n", ev->a.blas.n);
+        arg_u64(o, &first, "k", ev->a.blas.k);
+        arg_u64(o, &first, "batch", ev->a.blas.batch);
+        arg_str(o, &first, "dtype", cuprof_dtype_name(ev->a.blas.atype));
+        arg_str(o, &first, "ctype", cuprof_dtype_name(ev->a.blas.ctype));
+        arg_str(o, &first, "compute", cuprof_compute_name(ev->a.blas.compute));
+        arg_str(o, &first, "epilogue", cuprof_epilogue_name(ev->a.blas.epilogue));
+        arg_str(o, &first, "transa", cuprof_trans_name(ev->a.blas.transa));
+        arg_str(o, &first, "transb", cuprof_trans_name(ev->a.blas.transb));
+        arg_key(o, &first, "beta_nonzero");
         cuprof_out_puts(o, ev->a.blas.beta_nonzero ? "true" : "false");
         break;
     default:
         break;
     }
-}
-
-static int chrome_event(cuprof_writer *w, const cuprof_run_thread *th, const cuprof_event *ev)
-{
-    chrome_writer *cw = (chrome_writer *)w;
-    cuprof_out *o = w->out;
-    chrome_next_entry(cw);
-    cuprof_out_puts(o, "{\"ph\":\"X\",\"cat\":");
-    cuprof_out_json_cstr(o, cuprof_run_api_category(w->run, ev->api));
-    cuprof_out_puts(o, ",\"name\":");
-    cuprof_out_json_cstr(o, cuprof_run_api_name(w->run, ev->api));
-    cuprof_out_puts(o, ",\"pid\":");
-    cuprof_out_i64(o, w->run->pid);
-    cuprof_out_puts(o, ",\"tid\":");
-    cuprof_out_u64(o, th->tid);
-    cuprof_out_puts(o, ",\"ts\":");
-    cuprof_out_ns_as_us(o, ev->t0);
-    cuprof_out_puts(o, ",\"dur\":");
-    cuprof_out_ns_as_us(o, ev->t1 > ev->t0 ? ev->t1 - ev->t0 : 0);
-    cuprof_out_puts(o, ",\"args\":{\"class\":");
-    cuprof_out_json_cstr(o, cuprof_class_name(ev->cls));
-    event_args(w, ev);
     if (ev->result != 0) {
-        chrome_key(o, "result");
+        arg_key(o, &first, "result");
         cuprof_out_i64(o, ev->result);
     }
-    cuprof_out_puts(o, "}}");
+}
+
+/* A string rendered once (JSON-escaped, with what surrounds it), reused by
+ * every event that needs it. */
+typedef struct chrome_str {
+    char *s;
+    size_t n;
+} chrome_str;
+
+/* Renders into *cs what fn writes to a memory output; 0 or -1. */
+static int render(chrome_str *cs, void (*fn)(cuprof_out *, const void *), const void *arg)
+{
+    cuprof_out m;
+    if (cuprof_out_open_mem(&m) < 0)
+        return -1;
+    fn(&m, arg);
+    if (cuprof_out_commit(&m) < 0) {
+        cuprof_out_discard(&m);
+        return -1;
+    }
+    cs->s = m.buf;
+    cs->n = m.len;
     return 0;
 }
 
+typedef struct prefix_arg {
+    const cuprof_run *run;
+    uint16_t api;
+} prefix_arg;
+
+/* ,\n{"ph":"X","cat":C,"name":N,"pid":P,"tid":  (always after another entry:
+ * the header wrote the process name) */
+static void put_prefix(cuprof_out *o, const void *arg)
+{
+    const prefix_arg *pa = arg;
+    cuprof_out_puts(o, ",\n{\"ph\":\"X\",\"cat\":");
+    cuprof_out_json_cstr(o, cuprof_run_api_category(pa->run, pa->api));
+    cuprof_out_puts(o, ",\"name\":");
+    cuprof_out_json_cstr(o, cuprof_run_api_name(pa->run, pa->api));
+    cuprof_out_puts(o, ",\"pid\":");
+    cuprof_out_i64(o, pa->run->pid);
+    cuprof_out_puts(o, ",\"tid\":");
+}
+
+static void put_json_name(cuprof_out *o, const void *arg)
+{
+    cuprof_out_json_cstr(o, arg);
+}
+
+/* What the CPU events reuse: per API its line's start, per kernel id its
+ * JSON name. Entries are rendered on first use. */
+typedef struct chrome_cache {
+    chrome_str *prefix;      /* [napis + 1]; the last for any api outside the table */
+    chrome_str *kname;       /* [nkernels + 1] */
+    size_t napis, nkernels;
+} chrome_cache;
+
+static void cache_free(chrome_cache *c)
+{
+    for (size_t i = 0; c->prefix && i <= c->napis; i++)
+        free(c->prefix[i].s);
+    for (size_t i = 0; c->kname && i <= c->nkernels; i++)
+        free(c->kname[i].s);
+    free(c->prefix);
+    free(c->kname);
+}
+
+static const chrome_str *cached_prefix(chrome_cache *c, const cuprof_run *run, uint16_t api)
+{
+    if (api >= c->napis)
+        return NULL;
+    chrome_str *cs = &c->prefix[api];
+    prefix_arg pa = {run, api};
+    if (!cs->s && render(cs, put_prefix, &pa) < 0)
+        return NULL;
+    return cs;
+}
+
+static const chrome_str *cached_kname(chrome_cache *c, const cuprof_run *run, uint32_t id)
+{
+    if (id > c->nkernels)
+        id = 0;   /* cuprof_run_kernel_name's "(unknown kernel)" */
+    chrome_str *cs = &c->kname[id];
+    if (!cs->s && render(cs, put_json_name, cuprof_run_kernel_name(run, id)) < 0)
+        return NULL;
+    return cs;
+}
+
+/* Room for the fixed-size parts of a line: tid, ts, dur, dim3s, smem,
+ * stream, result and the literals around them. */
+#define CHROME_LINE_ROOM 512
+
+/* A launch's arguments after the kernel name, and the line's end. */
+static char *launch_tail(char *p, const cuprof_event *ev)
+{
+    p = CUPROF_FMT_LIT(p, ",\"grid\":[");
+    p = cuprof_fmt_u64(p, ev->a.launch.grid[0]);
+    *p++ = ',';
+    p = cuprof_fmt_u64(p, ev->a.launch.grid[1]);
+    *p++ = ',';
+    p = cuprof_fmt_u64(p, ev->a.launch.grid[2]);
+    p = CUPROF_FMT_LIT(p, "],\"block\":[");
+    p = cuprof_fmt_u64(p, ev->a.launch.block[0]);
+    *p++ = ',';
+    p = cuprof_fmt_u64(p, ev->a.launch.block[1]);
+    *p++ = ',';
+    p = cuprof_fmt_u64(p, ev->a.launch.block[2]);
+    p = CUPROF_FMT_LIT(p, "],\"smem\":");
+    p = cuprof_fmt_u64(p, ev->a.launch.smem);
+    p = CUPROF_FMT_LIT(p, ",\"stream\":\"");
+    p = cuprof_fmt_hex(p, ev->a.launch.stream);
+    *p++ = '"';
+    if (ev->result != 0) {
+        p = CUPROF_FMT_LIT(p, ",\"result\":");
+        if (ev->result < 0) {
+            *p++ = '-';
+            p = cuprof_fmt_u64(p, (uint64_t)0 - (uint64_t)(int64_t)ev->result);
+        } else {
+            p = cuprof_fmt_u64(p, (uint64_t)ev->result);
+        }
+    }
+    *p++ = '}';
+    *p++ = '}';
+    return p;
+}
+
+/* One recorded call: an "X" event on its thread's row. The fixed-size parts
+ * are formatted in place in the output buffer, the names copied from the
+ * cache (this loop is most of the exit path: bench/RESULTS.md). */
+static void cpu_event(chrome_writer *cw, chrome_cache *c, const cuprof_run_thread *th,
+                      const cuprof_event *ev)
+{
+    cuprof_writer *w = &cw->base;
+    cuprof_out *o = w->out;
+    const chrome_str *pre = cached_prefix(c, w->run, ev->api);
+    if (pre) {
+        cuprof_out_write(o, pre->s, pre->n);
+    } else {   /* outside the API table, or out of memory: the slow way */
+        prefix_arg pa = {w->run, ev->api};
+        put_prefix(o, &pa);
+    }
+    if (o->cap - o->len < CHROME_LINE_ROOM && cuprof_out_reserve(o, CHROME_LINE_ROOM) < 0)
+        return;
+    char *p = o->buf + o->len;
+    p = cuprof_fmt_u64(p, th->tid);
+    p = CUPROF_FMT_LIT(p, ",\"ts\":");
+    p = cuprof_fmt_ns_as_us(p, ev->t0);
+    p = CUPROF_FMT_LIT(p, ",\"dur\":");
+    p = cuprof_fmt_ns_as_us(p, ev->t1 > ev->t0 ? ev->t1 - ev->t0 : 0);
+    p = CUPROF_FMT_LIT(p, ",\"args\":{");
+    const chrome_str *kn;
+    if (ev->cls == CUPROF_EV_LAUNCH && (kn = cached_kname(c, w->run, ev->a.launch.kernel))) {
+        p = CUPROF_FMT_LIT(p, "\"kernel\":");
+        o->len = (size_t)(p - o->buf);
+        cuprof_out_write(o, kn->s, kn->n);
+        if (o->cap - o->len < CHROME_LINE_ROOM && cuprof_out_reserve(o, CHROME_LINE_ROOM) < 0)
+            return;
+        o->len = (size_t)(launch_tail(o->buf + o->len, ev) - o->buf);
+        return;
+    }
+    o->len = (size_t)(p - o->buf);
+    event_args(w, ev);
+    cuprof_out_puts(o, "}}");
+}
+
+/* Every recorded call, thread by thread, in order; each API's class is
+ * noted in classes[] (by api) for otherData. Walks the chunks directly (no
+ * per-event callback or division). Returns 0, or -1 on out of memory. */
+static int chrome_cpu_events(chrome_writer *cw, uint8_t *classes, size_t nclasses)
+{
+    const cuprof_run *run = cw->base.run;
+    chrome_cache c = {calloc(run->napis + 1, sizeof(chrome_str)),
+                      calloc((size_t)run->nkernels + 1, sizeof(chrome_str)), run->napis,
+                      run->nkernels};
+    if (!c.prefix || !c.kname) {
+        cache_free(&c);
+        return -1;
+    }
+    for (size_t t = 0; t < run->nthreads && !cw->base.out->err; t++) {
+        const cuprof_run_thread *th = &run->threads[t];
+        for (uint64_t i = 0; i < th->n; i += th->per_chunk) {
+            const cuprof_event *chunk = th->chunks[i / th->per_chunk];
+            uint64_t m = th->n - i < th->per_chunk ? th->n - i : th->per_chunk;
+            for (uint64_t j = 0; j < m; j++) {
+                if (chunk[j].api < nclasses)
+                    classes[chunk[j].api] = chunk[j].cls + 1;
+                cpu_event(cw, &c, th, &chunk[j]);
+            }
+        }
+    }
+    cw->any = 1;
+    cache_free(&c);
+    return 0;
+}
+
+/* "api_classes":{"cudaLaunchKernel":"launch",...}: the event class of each
+ * entry point's calls in the trace (an entry point's calls all have one). */
+static void put_classes(cuprof_writer *w, const uint8_t *classes, size_t n)
+{
+    cuprof_out *o = w->out;
+    cuprof_out_puts(o, ",\"api_classes\":{");
+    int first = 1;
+    for (size_t a = 0; a < n; a++) {
+        if (!classes[a])
+            continue;
+        if (!first)
+            cuprof_out_putc(o, ',');
+        first = 0;
+        cuprof_out_json_cstr(o, cuprof_run_api_name(w->run, (uint16_t)a));
+        cuprof_out_putc(o, ':');
+        cuprof_out_json_cstr(o, cuprof_class_name((uint8_t)(classes[a] - 1)));
+    }
+    cuprof_out_putc(o, '}');
+}
+
+/* The events (CPU rows, then the GPU side) and otherData. */
 static int chrome_footer(cuprof_writer *w)
 {
     cuprof_out *o = w->out;
     const cuprof_run *run = w->run;
-    if (chrome_gpu_events((chrome_writer *)w) < 0)
+    uint8_t *classes = calloc(UINT16_MAX + 1, 1);   /* [api]: class + 1, 0 = no call */
+    if (!classes || chrome_cpu_events((chrome_writer *)w, classes, UINT16_MAX + 1) < 0 ||
+        chrome_gpu_events((chrome_writer *)w) < 0) {
+        free(classes);
         return -1;
+    }
     cuprof_out_puts(o, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"tool\":\"cuprof\",\"version\":");
     cuprof_out_json_cstr(o, CUPROF_VERSION);
     cuprof_out_puts(o, ",\"program\":");
@@ -227,7 +469,10 @@ static int chrome_footer(cuprof_writer *w)
     cuprof_out_puts(o, run->gpu.captured ? "true" : "false");
     cuprof_out_puts(o, ",\"reason\":");
     cuprof_out_json_cstr(o, run->gpu.reason ? run->gpu.reason : "");
-    cuprof_out_puts(o, "}}\n}\n");
+    cuprof_out_putc(o, '}');
+    put_classes(w, classes, UINT16_MAX + 1);
+    free(classes);
+    cuprof_out_puts(o, "}\n}\n");
     return 0;
 }
 
@@ -235,6 +480,6 @@ const cuprof_writer_ops cuprof_chrome_trace_ops = {
     .suffix = "trace.json",
     .size = sizeof(chrome_writer),
     .header = chrome_header,
-    .event = chrome_event,
+    .event = NULL,   /* the footer walks the events itself (chrome_cpu_events) */
     .footer = chrome_footer,
 };

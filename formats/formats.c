@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Every format written at exit, in this order. */
 static const cuprof_writer_ops *const all_formats[] = {
@@ -90,4 +91,16 @@ int cuprof_formats_write_all(const cuprof_run *run, const cuprof_summary *sum,
         append(written, written_len, "%s%s", nok > 1 ? "}" : "", "");
     }
     return (int)nok;
+}
+
+int cuprof_formats_exist(const char *dir, const char *name)
+{
+    for (size_t i = 0; i < sizeof all_formats / sizeof all_formats[0]; i++) {
+        char path[4608];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s.%s", dir, name, all_formats[i]->suffix);
+        if (lstat(path, &st) == 0)
+            return 1;
+    }
+    return 0;
 }

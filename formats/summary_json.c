@@ -89,6 +89,8 @@ static void put_api(cuprof_out *o, const cuprof_summary *s)
         cuprof_out_json_cstr(o, a->name);
         str(o, "category", a->category);
         num(o, "calls", a->calls);
+        if (a->dropped)
+            num(o, "dropped", a->dropped);
         num(o, "errors", a->errors);
         num(o, "cpu_total_ns", a->cpu_total_ns);
         num(o, "cpu_self_ns", a->cpu_self_ns);
@@ -219,6 +221,12 @@ static int json_header(cuprof_writer *w)
     num(o, "start_ns", run->t_start);
     num(o, "events", run->nevents);
     num(o, "dropped", run->dropped);
+    num(o, "spilled", run->spilled_events);
+    if (run->spill_failure)
+        str(o, "spill_failure", run->spill_failure);
+    str(o, "ended_by", run->ended_by ? run->ended_by : "exit");
+    cuprof_out_puts(o, ",\"truncated\":");
+    cuprof_out_puts(o, run->truncated ? "true" : "false");
     num(o, "threads", run->nthreads);
     num(o, "self_cpu_total_ns", s->self_cpu_total_ns);
     num(o, "self_cuda_total_ns", s->self_cuda_total_ns);

@@ -99,7 +99,12 @@ static void put_header_block(cuprof_writer *w)
     cuprof_out *o = w->out;
     const cuprof_run *run = w->run;
     char t[32];
-    cuprof_out_puts(o, "cuprof " CUPROF_VERSION " summary\n  program:       ");
+    cuprof_out_puts(o, "cuprof " CUPROF_VERSION " summary\n");
+    if (run->truncated)   /* first, so nobody reads the numbers as a whole run */
+        cuprof_out_printf(o, "  TRUNCATED:     the process crashed (%s); calls recorded before the "
+                             "crash are here, calls open at the crash are not\n",
+                          run->ended_by ? run->ended_by : "fatal signal");
+    cuprof_out_puts(o, "  program:       ");
     put_clean(o, run->program);
     cuprof_out_puts(o, "\n  arguments:     ");
     if (run->argc == 0)
@@ -112,12 +117,22 @@ static void put_header_block(cuprof_writer *w)
     cuprof_out_printf(o, "\n  pid:           %ld\n", run->pid);
     cuprof_out_printf(o, "  wall time:     %s (profiler start to exit)\n",
                       cuprof_fmt_time(t, sizeof t, run->wall_ns));
+    if (run->ended_by && !run->truncated && strcmp(run->ended_by, "exit") != 0)
+        cuprof_out_printf(o, "  ended by:      %s\n", run->ended_by);
     cuprof_out_printf(o, "  calls:         %llu recorded on %zu thread%s\n",
                       (unsigned long long)run->nevents, run->nthreads, run->nthreads == 1 ? "" : "s");
     if (run->dropped)
-        cuprof_out_printf(o, "  dropped:       %llu calls not recorded (event memory limit, "
-                             "CUPROF_MEM_LIMIT): the counts below miss them\n",
+        cuprof_out_printf(o, "  dropped:       %llu calls counted but not recorded (event memory "
+                             "limit, CUPROF_MEM_LIMIT, and no spill): # of Calls counts them, "
+                             "the times do not\n",
                           (unsigned long long)run->dropped);
+    if (run->spill_failure)
+        cuprof_out_printf(o, "  RECORDING STOPPED: events could not be spilled to disk (%s); "
+                             "calls after that are counted, not recorded\n", run->spill_failure);
+    if (run->spilled_events)
+        cuprof_out_printf(o, "  spilled:       %llu events went through the spill file "
+                             "(CUPROF_MEM_LIMIT) and are all here\n",
+                          (unsigned long long)run->spilled_events);
     cuprof_out_puts(o, "  GPU timeline:  ");
     cuprof_out_puts(o, run->gpu.captured ? "captured" : "not captured: ");
     if (!run->gpu.captured || (run->gpu.reason && run->gpu.reason[0])) {
@@ -175,7 +190,7 @@ static void put_api_table(txt_writer *tw)
         const cuprof_stat_api *a = &s->api[i];
         char cell[NCOLS][64];
         const char *cells[NCOLS];
-        uint64_t calls = a->calls ? a->calls : 1;
+        uint64_t calls = a->calls > a->dropped ? a->calls - a->dropped : 1;   /* timed calls */
         if (strlen(a->name) >= NAME_MAX_WIDTH - 3)   /* torch trims the same way */
             snprintf(cell[0], sizeof cell[0], "%.*s...", NAME_MAX_WIDTH - 3, a->name);
         else

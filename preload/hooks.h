@@ -14,6 +14,8 @@
 #define CUPROF_PRELOAD_HOOKS_H
 
 #include <errno.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -25,7 +27,9 @@
 #include "../collector/collector.h"
 
 /* Which library a real function lives in (see preload_libs in resolve.c). */
-enum preload_lib { PRELOAD_LIB_CUDART = 0, PRELOAD_LIB_CUBLAS = 1, PRELOAD_LIB_CUBLASLT = 2 };
+enum preload_lib {
+    PRELOAD_LIB_CUDART = 0, PRELOAD_LIB_CUBLAS = 1, PRELOAD_LIB_CUBLASLT = 2, PRELOAD_LIB_LIBC = 3,
+};
 
 /* A hook that must not record an event (kernel registration runs thousands of
  * times before main() in big programs and is not a call the user made). */
@@ -145,6 +149,34 @@ enum preload_lib { PRELOAD_LIB_CUDART = 0, PRELOAD_LIB_CUBLAS = 1, PRELOAD_LIB_C
       (cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten))
 
 /*
+ * The libc functions interposed so that no run is lost (issue 6: how a
+ * process ends or replaces itself; preload/hooks_libc.c, collector/process.h):
+ * X(name, return type, parameters). Only in libcuprof.so (the hooks-only test
+ * library has no collector to hand them to); exports.map lists them after
+ * PRELOAD_EXTRA_EXPORTS. execl, execlp and execle are variadic: they are
+ * hooked too (exports.map) but call the real execve/execvpe, so they have
+ * no entry here (PRELOAD_LIBC_VARIADIC).
+ */
+#define PRELOAD_LIBC_HOOKS(X) \
+    X(_exit, void, (int status)) \
+    X(_Exit, void, (int status)) \
+    X(quick_exit, void, (int status)) \
+    X(sigaction, int, (int sig, const struct sigaction *act, struct sigaction *oact)) \
+    X(signal, __sighandler_t, (int sig, __sighandler_t handler)) \
+    X(sysv_signal, __sighandler_t, (int sig, __sighandler_t handler)) \
+    X(bsd_signal, __sighandler_t, (int sig, __sighandler_t handler)) \
+    X(execve, int, (const char *path, char *const argv[], char *const envp[])) \
+    X(execv, int, (const char *path, char *const argv[])) \
+    X(execvp, int, (const char *file, char *const argv[])) \
+    X(execvpe, int, (const char *file, char *const argv[], char *const envp[])) \
+    X(fexecve, int, (int fd, char *const argv[], char *const envp[])) \
+    X(posix_spawn, int, (pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa, \
+                         const posix_spawnattr_t *attr, char *const argv[], char *const envp[])) \
+    X(posix_spawnp, int, (pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa, \
+                          const posix_spawnattr_t *attr, char *const argv[], char *const envp[]))
+#define PRELOAD_LIBC_VARIADIC(X) X(execl) X(execlp) X(execle)
+
+/*
  * Symbols the library exports besides the hooks, defined elsewhere in it:
  * X(name). InitializeInjection: the CUDA injection entry point
  * (CUDA_INJECTION64_PATH, preload/inject.c), which starts the collector and
@@ -163,6 +195,9 @@ enum preload_fn {
 #define PRELOAD_X_ID(name, lib, ret, params) PRELOAD_FN_##name,
     PRELOAD_HELPERS(PRELOAD_X_ID)
 #undef PRELOAD_X_ID
+#define PRELOAD_X_ID(name, ret, params) PRELOAD_FN_##name,
+    PRELOAD_LIBC_HOOKS(PRELOAD_X_ID)
+#undef PRELOAD_X_ID
     PRELOAD_N_FNS
 };
 
@@ -179,6 +214,9 @@ PRELOAD_HOOKS(PRELOAD_X_TYPE)
 #undef PRELOAD_X_TYPE
 #define PRELOAD_X_TYPE(name, lib, ret, params) typedef ret(*preload_##name##_fn) params;
 PRELOAD_HELPERS(PRELOAD_X_TYPE)
+#undef PRELOAD_X_TYPE
+#define PRELOAD_X_TYPE(name, ret, params) typedef ret(*preload_##name##_fn) params;
+PRELOAD_LIBC_HOOKS(PRELOAD_X_TYPE)
 #undef PRELOAD_X_TYPE
 
 /* The hooks are defined with the real CUDA signatures; the per-thread

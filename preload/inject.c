@@ -16,6 +16,10 @@
  * (tests/preload/libcuprof_hooks.so) is loaded next to a fake collector that
  * has no CUPTI part. */
 extern int cuprof_cupti_start(void) __attribute__((weak));
+/* collector/lifecycle.c: 0 when CUPROF_GPU=0 asked for no GPU timeline (then
+ * CUPTI must not start here either: its records are not bounded by
+ * CUPROF_MEM_LIMIT). Weak for the same reason. */
+extern int cuprof_collector_gpu_enabled(void) __attribute__((weak));
 
 /* Called once by the CUDA driver during its initialization, on the thread
  * that made the first CUDA call. Returns 1 (success: the driver treats 0 as
@@ -25,7 +29,7 @@ PRELOAD_EXPORT int InitializeInjection(void)
 {
     int e = errno;
     cuprof_collector_init();
-    if (cuprof_cupti_start)
+    if (cuprof_cupti_start && (!cuprof_collector_gpu_enabled || cuprof_collector_gpu_enabled()))
         cuprof_cupti_start();
     errno = e;
     return 1;

@@ -11,8 +11,13 @@ PRELOAD_LDFLAGS = -shared -Wl,--version-script=preload/exports.map $(LDFLAGS)
 $(B)/preload/%.o: preload/%.c preload/hooks.h collector/collector.h
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(PRELOAD_CFLAGS) -c -o $@ $<
 
-$(B)/libcuprof.so: $(PRELOAD_OBJS) $(COLLECTOR_OBJS) $(FORMATS_OBJS) preload/exports.map
-	$(call P,LD,$@)$(CC) $(PRELOAD_LDFLAGS) -Wl,-z,defs -o $@ $(PRELOAD_OBJS) \
+# hooks_libc.o (exit paths, signals, exec: collector/process.h) goes into the
+# product library only: the hooks-only test library has no collector for it.
+PRELOAD_LIBC_OBJ := $(B)/preload/hooks_libc.o
+$(PRELOAD_LIBC_OBJ): collector/process.h
+
+$(B)/libcuprof.so: $(PRELOAD_OBJS) $(PRELOAD_LIBC_OBJ) $(COLLECTOR_OBJS) $(FORMATS_OBJS) preload/exports.map
+	$(call P,LD,$@)$(CC) $(PRELOAD_LDFLAGS) -Wl,-z,defs -o $@ $(PRELOAD_OBJS) $(PRELOAD_LIBC_OBJ) \
 	    $(COLLECTOR_OBJS) $(FORMATS_OBJS) -ldl -lpthread
 
 # ---- tests (tests/unit/test_preload*.c) ------------------------------------

@@ -21,10 +21,11 @@
 #define CAT_PRELOAD_LIB_CUBLASLT "cublaslt"
 
 /* Sonames by enum preload_lib, for dlopen(RTLD_NOLOAD) when RTLD_NEXT misses. */
-static const char *const preload_sonames[3] = {
+static const char *const preload_sonames[4] = {
     [PRELOAD_LIB_CUDART] = "libcudart.so.13",
     [PRELOAD_LIB_CUBLAS] = "libcublas.so.13",
     [PRELOAD_LIB_CUBLASLT] = "libcublasLt.so.13",
+    [PRELOAD_LIB_LIBC] = "libc.so.6",
 };
 
 /* Name and library of every function in enum preload_fn order. */
@@ -37,6 +38,9 @@ static const struct {
 #undef X
 #define X(name, lib, ret, params) {#name, lib},
     PRELOAD_HELPERS(X)
+#undef X
+#define X(name, ret, params) {#name, PRELOAD_LIB_LIBC},
+    PRELOAD_LIBC_HOOKS(X)
 #undef X
 };
 
@@ -52,7 +56,7 @@ _Atomic(void *) preload_real_fns[PRELOAD_N_FNS];
 /* dlopen handles kept (never closed) for libraries found with RTLD_NOLOAD:
  * holding the reference keeps the real functions mapped even if the program
  * dlcloses its own handle. */
-static _Atomic(void *) lib_handles[3];
+static _Atomic(void *) lib_handles[4];
 
 /* Our own address, to reject a lookup that finds ourselves (possible when
  * the library is reached through a dlopen handle that includes us). */

@@ -38,3 +38,4 @@ $(B)/tests/test_e2e_gpu: tests/e2e/test_e2e_gpu.c $(E2E_HARNESS) tests/e2e/harne
 ALL_TARGETS += $(B)/tests/test_e2e_gpu
 E2E_TESTS   += $(B)/tests/test_e2e_gpu
 include tests/e2e/e2e_findings.mk
+include tests/e2e/e2e_robust.mk

@@ -118,10 +118,12 @@ static const cuprof_stat_api *row(const cuprof_summary *s, const char *name)
 #define NTHREADS 16
 #define PER_THREAD 100000
 
+static uint64_t per_thread = PER_THREAD;   /* events record_many makes */
+
 static void *record_many(void *arg)
 {
     uint64_t me = (uint64_t)(uintptr_t)arg;
-    for (uint64_t i = 0; i < PER_THREAD; i++) {
+    for (uint64_t i = 0; i < per_thread; i++) {
         cuprof_event *ev = cuprof_begin((uint16_t)me, CUPROF_EV_CALL);
         if (!ev)
             return (void *)1;
@@ -133,8 +135,11 @@ static void *record_many(void *arg)
     return NULL;
 }
 
-START_TEST(many_threads_nothing_lost)
+/* NTHREADS threads record n events each at once; every event is in the run,
+ * in order, its id maps back to it. */
+static void threads_record_all(uint64_t n)
 {
+    per_thread = n;
     for (int i = 0; i < 32; i++) {
         static char names[32][16];
         snprintf(names[i], sizeof names[i], "api%d", i);
@@ -154,14 +159,14 @@ START_TEST(many_threads_nothing_lost)
     cuprof_run *run = cuprof_run_build();
     ck_assert_ptr_nonnull(run);
     ck_assert_uint_eq(run->nthreads, NTHREADS);
-    ck_assert_uint_eq(run->nevents, (uint64_t)NTHREADS * PER_THREAD);
+    ck_assert_uint_eq(run->nevents, (uint64_t)NTHREADS * per_thread);
     ck_assert_uint_eq(run->dropped, 0);
     /* Plain comparisons in the loop: every ck_assert is a message to the
      * Check parent, too slow for 1.6 million events. */
     uint64_t bad = 0;
     for (size_t t = 0; t < run->nthreads; t++) {
         const cuprof_run_thread *th_ = &run->threads[t];
-        ck_assert_uint_eq(th_->n, PER_THREAD);
+        ck_assert_uint_eq(th_->n, per_thread);
         uint64_t who = cuprof_run_event(th_, 0)->a.raw[1];
         uint64_t prev_t0 = 0;
         for (uint64_t i = 0; i < th_->n; i++) {
@@ -180,9 +185,25 @@ START_TEST(many_threads_nothing_lost)
     ck_assert_ptr_nonnull(s);
     ck_assert_uint_eq(s->napi, NTHREADS);
     for (size_t i = 0; i < s->napi; i++)
-        ck_assert_uint_eq(s->api[i].calls, PER_THREAD);
+        ck_assert_uint_eq(s->api[i].calls, per_thread);
     cuprof_summary_destroy(s);
     cuprof_run_destroy(run);
+}
+
+START_TEST(many_threads_nothing_lost)
+{
+    threads_record_all(PER_THREAD);
+}
+END_TEST
+
+/* The same with a 1 MiB limit: sixteen threads spill at once (one
+ * descriptor, offsets by atomic add) and nothing is lost or reordered. */
+START_TEST(many_threads_spill_nothing_lost)
+{
+    setenv("CUPROF_MEM_LIMIT", "1M", 1);
+    threads_record_all(20000);
+    ck_assert_uint_gt(cuprof_spill_records(), 0);
+    cuprof_spill_release(1);
 }
 END_TEST
 
@@ -250,14 +271,67 @@ START_TEST(guard_and_errno)
 }
 END_TEST
 
-START_TEST(memory_limit_drops_and_counts)
+/* Beyond CUPROF_MEM_LIMIT the oldest chunks go to the spill file and come
+ * back at exit: nothing lost, in order, stamps in ns, memory at the limit
+ * (plus one first chunk per thread); nested calls open across a chunk
+ * boundary stay in memory until they close. */
+static uint64_t mono_ns_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+START_TEST(memory_limit_spills_nothing_lost)
 {
     setenv("CUPROF_MEM_LIMIT", "128K", 1);   /* two chunks */
     cuprof_collector_init();
     cuprof_api_register(APIS, NAPIS);
-    int recorded = 0;
+    uint64_t before = mono_ns_now();
     for (int i = 0; i < 5000; i++) {
         cuprof_event *ev = cuprof_begin(0, CUPROF_EV_CALL);
+        ck_assert_ptr_nonnull(ev);
+        ev->a.raw[0] = (uint64_t)i;
+        cuprof_event *in = i % 7 == 0 ? cuprof_begin(1, CUPROF_EV_CALL) : NULL;
+        if (in)
+            in->a.raw[0] = (uint64_t)i;
+        cuprof_end(in, 0);
+        cuprof_end(ev, 0);
+        ck_assert_uint_le(atomic_load(&cuprof_g.mem_bytes), 128u * 1024);
+    }
+    uint64_t after = mono_ns_now();
+    cuprof_run *run = cuprof_run_build();
+    ck_assert_uint_eq(run->dropped, 0);
+    ck_assert_uint_eq(run->nevents, 5000 + (5000 + 6) / 7);
+    ck_assert_uint_gt(run->spilled_events, 0);
+    const cuprof_run_thread *th = &run->threads[0];
+    uint64_t bad = 0, outer = 0, prev = 0;
+    for (uint64_t i = 0; i < th->n; i++) {
+        const cuprof_event *ev = cuprof_run_event(th, i);
+        if (ev->api == 0)
+            bad += ev->a.raw[0] != outer++;
+        bad += ev->t0 < before || ev->t1 > after || ev->t0 < prev;
+        prev = ev->t0;
+    }
+    ck_assert_uint_eq(bad, 0);
+    cuprof_run_destroy(run);
+    cuprof_spill_release(1);
+}
+END_TEST
+
+/* When the spill file cannot be written (its directory cannot be made),
+ * calls beyond the limit are counted per API, not recorded. */
+START_TEST(memory_limit_no_spill_counts)
+{
+    char bad[700];
+    snprintf(bad, sizeof bad, "%s/no/such", tmpdir);
+    setenv("CUPROF_OUT_DIR", bad, 1);
+    setenv("CUPROF_MEM_LIMIT", "128K", 1);
+    cuprof_collector_init();
+    cuprof_api_register(APIS, NAPIS);
+    int recorded = 0;
+    for (int i = 0; i < 5000; i++) {
+        cuprof_event *ev = cuprof_begin(i % 2, CUPROF_EV_CALL);
         recorded += ev != NULL;
         cuprof_end(ev, 0);
     }
@@ -265,6 +339,11 @@ START_TEST(memory_limit_drops_and_counts)
     cuprof_run *run = cuprof_run_build();
     ck_assert_uint_eq(run->nevents, 2 * CUPROF_CHUNK_EVENTS);
     ck_assert_uint_eq(run->dropped, 5000 - 2 * CUPROF_CHUNK_EVENTS);
+    ck_assert_ptr_nonnull(run->spill_failure);
+    cuprof_summary *s = cuprof_summary_build(run);
+    for (size_t i = 0; i < s->napi; i++)
+        ck_assert_uint_eq(s->api[i].calls, 2500);   /* exact, drops included */
+    cuprof_summary_destroy(s);
     cuprof_run_destroy(run);
 }
 END_TEST
@@ -790,10 +869,12 @@ Suite *collector_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, many_threads_nothing_lost);
+    tcase_add_test(tc, many_threads_spill_nothing_lost);
     tcase_add_test(tc, event_ids_unique_across_chunks);
     tcase_add_test(tc, open_calls_are_not_published);
     tcase_add_test(tc, guard_and_errno);
-    tcase_add_test(tc, memory_limit_drops_and_counts);
+    tcase_add_test(tc, memory_limit_spills_nothing_lost);
+    tcase_add_test(tc, memory_limit_no_spill_counts);
     tcase_add_test(tc, stamps_are_monotonic_ns);
     suite_add_tcase(s, tc);
 

@@ -1,0 +1,354 @@
+/*
+ * process_signals.c - the exit paths that are not exit(): terminating and
+ * fatal signals, _exit/_Exit/quick_exit, and the helper thread that writes
+ * the outputs for them (see process.h for the design and its async-signal-
+ * safety trade-off).
+ */
+#include "collector/internal.h"
+#include "collector/log.h"
+#include "collector/process.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+
+/* The signals we manage: the first four end the process cleanly (complete
+ * outputs), the others are crashes (outputs marked truncated). */
+static const struct {
+    int sig;
+    const char *name;   /* what summary.json's ended_by says */
+    int crash;
+} managed[] = {
+    {SIGINT, "SIGINT", 0},   {SIGTERM, "SIGTERM", 0}, {SIGHUP, "SIGHUP", 0},
+    {SIGQUIT, "SIGQUIT", 0}, {SIGSEGV, "SIGSEGV", 1}, {SIGBUS, "SIGBUS", 1},
+    {SIGFPE, "SIGFPE", 1},   {SIGILL, "SIGILL", 1},   {SIGABRT, "SIGABRT", 1},
+};
+#define N_MANAGED (sizeof managed / sizeof managed[0])
+
+/* Per managed signal. No lock: sigaction may be called from a signal
+ * handler (a handler that resets itself to SIG_DFL), and the kernel orders
+ * the real installs anyway. */
+static struct {
+    _Atomic int ours;             /* our handler is installed: the program's
+                                     disposition is SIG_DFL */
+    struct sigaction prog;        /* the program's view while ours (its flags, mask) */
+} sigs[N_MANAGED];
+
+static sigaction_fn real_sigaction;   /* libc's, never our interposer */
+static _Atomic int signals_on;        /* handlers installed (init ran) */
+static _Atomic int waiting;           /* a terminating signal's handler waits for the writer */
+static uintptr_t self_lo, self_hi;    /* libcuprof's code, to tell a crash in it */
+
+/* The writer thread ("cuprof-exit"). Woken through a futex, not a pipe: a
+ * program that closes every descriptor (daemons do) could have its own file
+ * under our pipe's number by the time we write to it. */
+static struct {
+    _Atomic int req;                  /* 1: run the exit path (futex word) */
+    _Atomic int running;              /* the thread runs in this process */
+    _Atomic long tid;                 /* its kernel thread id */
+    _Atomic int requested;            /* a request was sent (one per process image) */
+    const char *_Atomic ended_by;     /* what the request says */
+    _Atomic int truncated;
+    _Atomic int failed;               /* the writer crashed while writing */
+} wr;
+static sigjmp_buf writer_jmp;         /* where a crash in the writer lands */
+
+static long my_tid(void)
+{
+    return (long)syscall(SYS_gettid);
+}
+
+static int managed_index(int sig)
+{
+    for (size_t i = 0; i < N_MANAGED; i++)
+        if (managed[i].sig == sig)
+            return (int)i;
+    return -1;
+}
+
+void cuprof_process_reraise(int sig)
+{
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    if (real_sigaction)
+        real_sigaction(sig, &dfl, NULL);
+    int i = managed_index(sig);
+    if (i >= 0)
+        atomic_store(&sigs[i].ours, 0);
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, sig);
+    pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+    raise(sig);
+}
+
+/* ---- the writer thread ---------------------------------------------------------- */
+
+static void *writer_main(void *arg)
+{
+    (void)arg;
+    prctl(PR_SET_NAME, "cuprof-exit", 0, 0, 0);
+    free(malloc(64));   /* takes its own malloc arena now, not when it is needed */
+    atomic_store(&wr.tid, my_tid());
+    for (;;) {
+        while (!atomic_exchange(&wr.req, 0))
+            syscall(SYS_futex, &wr.req, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+        if (sigsetjmp(writer_jmp, 1) == 0)
+            cuprof_collector_finish_as(atomic_load(&wr.ended_by), atomic_load(&wr.truncated));
+        else
+            atomic_store(&wr.failed, 1);   /* crashed in the exit path: see on_signal */
+    }
+    return NULL;
+}
+
+/* Starts the writer with every signal blocked but the synchronous ones (a
+ * fault with its signal blocked kills the process outright; ours must land
+ * in on_signal, which jumps back to writer_main). */
+static void writer_start(void)
+{
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0)
+        return;
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    sigset_t mask, old;
+    sigfillset(&mask);
+    for (size_t i = 0; i < N_MANAGED; i++)
+        if (managed[i].crash)
+            sigdelset(&mask, managed[i].sig);
+    pthread_sigmask(SIG_SETMASK, &mask, &old);
+    pthread_t th;
+    if (pthread_create(&th, &attr, writer_main, NULL) == 0)
+        atomic_store(&wr.running, 1);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+}
+
+/* Asks the writer for the exit path (once) and waits at most ms for the
+ * outputs, whoever writes them (exit() may be running it on another
+ * thread). Async-signal-safe. Returns 0 when there is no writer. */
+static int write_and_wait(const char *ended_by, int truncated, int ms)
+{
+    if (!atomic_load(&wr.running))
+        return 0;
+    if (!atomic_exchange(&wr.requested, 1)) {
+        atomic_store(&wr.ended_by, ended_by);
+        atomic_store(&wr.truncated, truncated);
+        atomic_store(&wr.req, 1);   /* futex: a system call, async-signal-safe */
+        syscall(SYS_futex, &wr.req, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    }
+    static const char slow[] = "cuprof: still writing the profile before the process ends "
+                               "(send the signal again, e.g. Ctrl-C, to skip it)\n";
+    struct timespec t0, now, nap = {0, 2000000};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int said = 0;
+    while (!atomic_load(&cuprof_g.finish_done) && !atomic_load(&wr.failed)) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long long el = (long long)(now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
+        if (el >= ms)
+            break;
+        if (!said && el >= 3000 && !cuprof_g_config.quiet) {   /* write(2) only: a handler */
+            ssize_t k = write(STDERR_FILENO, slow, sizeof slow - 1);
+            (void)k;
+            said = 1;
+        }
+        nanosleep(&nap, NULL);
+    }
+    return 1;
+}
+
+/* ---- the handler ---------------------------------------------------------------- */
+
+/* 1 when the interrupted instruction is in libcuprof's code. */
+static int pc_in_self(void *ucv)
+{
+    if (!ucv || !self_hi)
+        return 0;
+    const ucontext_t *uc = ucv;
+    uintptr_t pc = 0;
+#if defined(__x86_64__)
+    pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    pc = (uintptr_t)uc->uc_mcontext.pc;
+#else
+    (void)uc;
+#endif
+    return pc >= self_lo && pc < self_hi;
+}
+
+static void on_signal(int sig, siginfo_t *si, void *ucv)
+{
+    (void)si;
+    int saved = errno;
+    int i = managed_index(sig);
+    int crash = i >= 0 && managed[i].crash;
+    const char *name = i >= 0 ? managed[i].name : "signal";
+    if (crash && my_tid() == atomic_load(&wr.tid))
+        siglongjmp(writer_jmp, 1);   /* the writer crashed: give up writing */
+    if (cuprof_process_is_vfork_child() || (crash && pc_in_self(ucv))) {
+        cuprof_process_reraise(sig);   /* nothing of ours can be trusted here */
+        errno = saved;
+        return;
+    }
+    if (cuprof_collector_finishing_here()) {
+        /* This thread is writing (exit()): finish first, then die of it. */
+        if (!crash) {
+            atomic_store(&cuprof_g.pending_sig, sig);
+            errno = saved;
+            return;
+        }
+        cuprof_process_reraise(sig);
+        errno = saved;
+        return;
+    }
+    /* A second SIGINT/SIGTERM while we wait: the user wants out now. */
+    if (crash || !atomic_exchange(&waiting, 1))
+        write_and_wait(name, crash, crash ? CUPROF_CRASH_WAIT_MS : CUPROF_EXIT_WAIT_MS);
+    cuprof_process_reraise(sig);
+    errno = saved;   /* a fault re-executes and kills; nothing else returns */
+}
+
+/* Our disposition for sig: SA_NODEFER and an empty mask for the terminating
+ * signals (a second Ctrl-C reaches on_signal while it waits). */
+static void our_action(int idx, struct sigaction *sa)
+{
+    memset(sa, 0, sizeof *sa);
+    sa->sa_sigaction = on_signal;
+    sa->sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK | (managed[idx].crash ? 0 : SA_NODEFER);
+    sigemptyset(&sa->sa_mask);
+}
+
+/* libcuprof's code range, for pc_in_self. */
+static int find_self(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    uintptr_t me = (uintptr_t)data;
+    for (int k = 0; k < info->dlpi_phnum; k++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+            continue;
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        if (me >= lo && me < hi) {
+            self_lo = lo;
+            self_hi = hi;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void cuprof_process_init(void)
+{
+    if (atomic_exchange(&signals_on, 1))
+        return;
+    real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+    if (!real_sigaction)
+        real_sigaction = sigaction;   /* statically bound: not interposed here */
+    dl_iterate_phdr(find_self, (void *)(uintptr_t)on_signal);
+    for (size_t i = 0; i < N_MANAGED; i++) {
+        struct sigaction cur, ours;
+        if (real_sigaction(managed[i].sig, NULL, &cur) != 0 || cur.sa_handler != SIG_DFL)
+            continue;   /* the program's handler, or SIG_IGN (nohup, &): leave it */
+        sigs[i].prog = cur;
+        our_action((int)i, &ours);
+        if (real_sigaction(managed[i].sig, &ours, NULL) == 0)
+            atomic_store(&sigs[i].ours, 1);
+    }
+    writer_start();
+}
+
+void cuprof_process_fork_child(void)
+{
+    /* The writer thread is not in the child. */
+    if (!atomic_load(&signals_on))
+        return;
+    atomic_store(&wr.running, 0);
+    atomic_store(&wr.tid, 0);
+    atomic_store(&wr.requested, 0);
+    atomic_store(&wr.failed, 0);
+    atomic_store(&waiting, 0);
+    atomic_store(&wr.req, 0);
+    writer_start();
+}
+
+int cuprof_process_sigaction(int sig, const struct sigaction *act, struct sigaction *old,
+                             sigaction_fn real)
+{
+    int i = managed_index(sig);
+    if (i < 0 || !atomic_load(&signals_on))
+        return real(sig, act, old);
+    if (!act) {   /* a query: the program's view */
+        if (atomic_load(&sigs[i].ours)) {
+            if (old)
+                *old = sigs[i].prog;
+            return 0;
+        }
+        return real(sig, NULL, old);
+    }
+    struct sigaction prev;
+    int was_ours = atomic_load(&sigs[i].ours);
+    if (was_ours)
+        prev = sigs[i].prog;
+    int rc;
+    if (act->sa_handler == SIG_DFL) {
+        struct sigaction ours;
+        our_action(i, &ours);
+        rc = real(sig, &ours, was_ours ? NULL : &prev);
+        if (rc == 0) {
+            sigs[i].prog = *act;
+            atomic_store(&sigs[i].ours, 1);
+        }
+    } else {
+        /* The program's handler or SIG_IGN, as asked: it decides what the
+         * signal does (if it exits, the exit paths write the outputs). */
+        atomic_store(&sigs[i].ours, 0);
+        rc = real(sig, act, was_ours ? NULL : &prev);
+        if (rc != 0 && was_ours)
+            atomic_store(&sigs[i].ours, 1);
+    }
+    if (rc == 0 && old)
+        *old = prev;
+    return rc;
+}
+
+void cuprof_process_ending(const char *ended_by)
+{
+    if (atomic_load(&cuprof_g.init) != 2 || atomic_load(&cuprof_g.finished) ||
+        cuprof_process_is_vfork_child())
+        return;
+    int saved = errno;
+    /* Through the writer: _exit is often called from a signal handler (or
+     * a forked child) where running the exit path here could deadlock. */
+    if (cuprof_collector_finishing_here() ||
+        !write_and_wait(ended_by, 0, CUPROF_EXIT_WAIT_MS))
+        cuprof_collector_finish_as(ended_by, 0);
+    errno = saved;
+}
+
+void cuprof_process_exec_begin(void)
+{
+    cuprof_process_ending("exec");
+}
+
+void cuprof_process_exec_failed(void)
+{
+    if (cuprof_process_is_vfork_child() || atomic_load(&cuprof_g.init) != 2)
+        return;
+    int saved = errno;   /* what exec failed with is the program's answer */
+    atomic_store(&wr.requested, 0);
+    cuprof_collector_resume();
+    errno = saved;
+}

@@ -1,0 +1,234 @@
+/*
+ * robust_prog.c - a small CUDA program that ends in every way a process
+ * can, for tests/e2e/test_e2e_robust.c (issue 6).
+ *
+ *   robust_prog [threads N] [calls N] [live] [rename] [hwm] END [ARGS...]
+ *
+ * Makes `calls` (default 20) cudaMalloc/cudaFree pairs on the main thread
+ * and, with `threads N`, as many on N other threads (joined first, unless
+ * `live`: then they keep calling until the process ends). `rename`: each
+ * thread renames itself ("worker-K") after its first call. `hwm`: print the
+ * peak resident memory (VmHWM) on stderr just before ending. Prints one line
+ * on stdout and one on stderr (the profiled and plain runs are compared
+ * byte for byte), then ends by END:
+ *
+ *   return | exit | exit-thread (exit(3) from another thread) | _exit |
+ *   _Exit | quick_exit | SIGINT | SIGTERM | SIGHUP | SIGQUIT (raise) |
+ *   abort | segv | fpe | handler-exit (SIGINT handler calls exit(5)) |
+ *   handler-_exit (one calling _exit(6)) | ignore (SIGINT ignored, raised,
+ *   then return) | handler-return (SIGTERM handler that returns; signal()
+ *   reports it back) | spin (calls until killed) | exec PROG ARGS
+ *   (exec with an empty environment) | vfork (a vfork child _exits, then
+ *   return) | fork N (N forked workers that each
+ *   make the calls and exit) | kill SIG KILL_US (another thread sends SIG
+ *   to the process 30 ms after the calls while main keeps calling; with
+ *   KILL_US >= 0, SIGKILL follows KILL_US microseconds later)
+ *
+ * Statuses: return 3, exit 3, _exit 4, _Exit 4, quick_exit 4.
+ */
+#include <cuda_runtime_api.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int ncalls = 20;
+static int do_rename, do_hwm;
+static volatile int live;
+
+static void calls(int n)
+{
+    for (int i = 0; i < n; i++) {
+        void *p = NULL;
+        cudaMalloc(&p, 256);
+        cudaFree(p);
+    }
+}
+
+static void *worker(void *arg)
+{
+    long k = (long)arg;
+    calls(1);
+    if (do_rename) {
+        char name[16];
+        snprintf(name, sizeof name, "worker-%ld", k);
+        pthread_setname_np(pthread_self(), name);
+    }
+    calls(ncalls - 1);
+    while (live)
+        calls(1);
+    return NULL;
+}
+
+static int kill_sig, kill_after_us = -1;
+static void *killer(void *arg)
+{
+    (void)arg;
+    usleep(30000);
+    kill(getpid(), kill_sig);   /* process-directed, like kill(1) */
+    if (kill_after_us >= 0) {
+        usleep((useconds_t)kill_after_us);
+        kill(getpid(), SIGKILL);
+    }
+    for (;;)
+        pause();
+    return NULL;
+}
+
+static void *exit_from_thread(void *arg)
+{
+    (void)arg;
+    calls(ncalls);
+    exit(3);
+}
+
+static void on_int_exit(int sig)
+{
+    (void)sig;
+    exit(5);
+}
+
+static void on_int__exit(int sig)
+{
+    (void)sig;
+    _exit(6);
+}
+
+static volatile sig_atomic_t got_term;
+static void on_term_return(int sig)
+{
+    (void)sig;
+    got_term = 1;
+}
+
+int main(int argc, char **argv)
+{
+    int nthreads = 0, i = 1;
+    for (; i < argc; i++) {
+        if (!strcmp(argv[i], "threads") && i + 1 < argc)
+            nthreads = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "calls") && i + 1 < argc)
+            ncalls = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "live"))
+            live = 1;
+        else if (!strcmp(argv[i], "rename"))
+            do_rename = 1;
+        else if (!strcmp(argv[i], "hwm"))
+            do_hwm = 1;
+        else
+            break;
+    }
+    const char *end = i < argc ? argv[i] : "return";
+    printf("robust_prog: %s\n", end);
+    fprintf(stderr, "robust_prog: stderr line\n");
+    fflush(stdout);
+
+    if (!strcmp(end, "handler-exit"))
+        signal(SIGINT, on_int_exit);
+    else if (!strcmp(end, "handler-_exit"))
+        signal(SIGINT, on_int__exit);
+
+    calls(ncalls);
+    pthread_t th[64];
+    if (nthreads > 64)
+        nthreads = 64;
+    for (long k = 0; k < nthreads; k++)
+        pthread_create(&th[k], NULL, worker, (void *)k);
+    if (!live)
+        for (int k = 0; k < nthreads; k++)
+            pthread_join(th[k], NULL);
+    else
+        usleep(20000);   /* the workers are calling when the process ends */
+
+    if (do_hwm) {   /* peak memory while recording, before any exit path */
+        char line[256];
+        FILE *f = fopen("/proc/self/status", "r");
+        while (f && fgets(line, sizeof line, f))
+            if (!strncmp(line, "VmHWM:", 6))
+                fprintf(stderr, "robust_prog: hwm_kb=%ld\n", atol(line + 6));
+        if (f)
+            fclose(f);
+    }
+    if (!strcmp(end, "exit")) exit(3);
+    if (!strcmp(end, "_exit")) _exit(4);
+    if (!strcmp(end, "_Exit")) _Exit(4);
+    if (!strcmp(end, "quick_exit")) quick_exit(4);
+    if (!strcmp(end, "SIGINT")) raise(SIGINT);
+    if (!strcmp(end, "SIGTERM")) raise(SIGTERM);
+    if (!strcmp(end, "SIGHUP")) raise(SIGHUP);
+    if (!strcmp(end, "SIGQUIT")) raise(SIGQUIT);
+    if (!strcmp(end, "abort")) abort();
+    if (!strcmp(end, "segv")) {
+        volatile int *volatile bad = NULL;   /* a real fault, not raise() */
+        *bad = 1;
+    }
+    if (!strcmp(end, "fpe")) raise(SIGFPE);
+    if (!strcmp(end, "handler-exit") || !strcmp(end, "handler-_exit")) raise(SIGINT);
+    if (!strcmp(end, "ignore")) {
+        signal(SIGINT, SIG_IGN);
+        raise(SIGINT);
+    }
+    if (!strcmp(end, "handler-return")) {
+        signal(SIGTERM, on_term_return);
+        raise(SIGTERM);
+        if (!got_term || signal(SIGTERM, SIG_DFL) != on_term_return)
+            return 9;
+        struct sigaction sa;
+        sigaction(SIGTERM, NULL, &sa);
+        if (sa.sa_handler != SIG_DFL)
+            return 10;   /* the program must see SIG_DFL, not our handler */
+    }
+    if (!strcmp(end, "vfork")) {   /* a vfork child that _exits: not our exit */
+        pid_t c = vfork();
+        if (c == 0)
+            _exit(0);
+        waitpid(c, NULL, 0);
+        return 3;
+    }
+    if (!strcmp(end, "exit-thread")) {
+        pthread_t t;
+        pthread_create(&t, NULL, exit_from_thread, NULL);
+        for (;;)
+            calls(1);
+    }
+    if (!strcmp(end, "kill") && i + 2 < argc) {
+        kill_sig = atoi(argv[i + 1]);
+        kill_after_us = atoi(argv[i + 2]);
+        pthread_t t;
+        pthread_create(&t, NULL, killer, NULL);
+        for (;;)
+            calls(1);
+    }
+    if (!strcmp(end, "spin")) {
+        printf("spinning\n");
+        fflush(stdout);
+        for (;;)
+            calls(1);
+    }
+    if (!strcmp(end, "exec") && i + 1 < argc) {
+        char *const env[] = {NULL};   /* a program that clears its environment */
+        execve(argv[i + 1], argv + i + 1, env);
+        perror("execve");
+        return 8;
+    }
+    if (!strcmp(end, "fork") && i + 1 < argc) {
+        int n = atoi(argv[i + 1]);
+        for (int k = 0; k < n; k++) {
+            pid_t c = fork();
+            if (c == 0) {
+                calls(ncalls);
+                exit(0);
+            }
+        }
+        int bad = 0, st;
+        while (wait(&st) > 0)
+            bad |= !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+        return bad ? 7 : 3;
+    }
+    return 3;
+}

@@ -1,0 +1,722 @@
+/*
+ * test_e2e_robust.c - issue 6 end to end on the simulated device: every way
+ * a process ends writes complete, valid files exactly once, and the program
+ * behaves as it does without the profiler.
+ *
+ * robust_prog (tests/e2e/robust_prog.c) ends in the way its argument says;
+ * each case runs it plain and under prof.sh, single- and multi-threaded,
+ * and compares: exit status (or signal), stdout byte for byte, stderr apart
+ * from "cuprof:" lines; then checks the files: exactly one set, no temporary
+ * file left, both JSON files valid, the calls counted exactly, ended_by and
+ * truncated as expected (and summary.txt's TRUNCATED line).
+ */
+#include "harness.h"
+
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TIMEOUT_S 60
+#define CALLS 20   /* robust_prog's default: cudaMalloc + cudaFree each */
+
+static char *dir;
+
+static void setup(void)
+{
+    dir = e2e_tmpdir();
+}
+
+static void teardown(void)
+{
+    e2e_rmtree(dir);
+    free(dir);
+}
+
+/* robust_prog ARGS under prof.sh -o dir (prof = 1) or plain, on the sim,
+ * with up to 4 extra env entries. */
+static e2e_result run_prog(int prof, const char *const env[], const char *const args[])
+{
+    const char *argv[40];
+    int n = 0;
+    if (prof) {
+        argv[n++] = e2e_path("prof.sh");
+        argv[n++] = "-o";
+        argv[n++] = dir;
+    }
+    argv[n++] = e2e_bpath("tests/robust_prog");
+    for (int i = 0; args[i] && n < 38; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    const char *envv[8] = {e2e_sim_env()};
+    for (int i = 0; env && env[i] && i < 6; i++)
+        envv[i + 1] = env[i];
+    return e2e_run(argv, envv, NULL, TIMEOUT_S);
+}
+
+/* s without its lines that start with "cuprof:" (malloc'd). */
+static char *strip_cuprof(const char *s)
+{
+    char *out = malloc(strlen(s) + 1), *o = out;
+    for (const char *p = s; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
+        if (strncmp(p, "cuprof:", 7) != 0) {
+            memcpy(o, p, len);
+            o += len;
+        }
+        p += len;
+    }
+    *o = '\0';
+    return out;
+}
+
+/* Names in dir: final files (*.trace.json, *.summary.*) and temporaries. */
+static int list_dir(const char *d, char names[][256], int max, int *ntmp)
+{
+    DIR *dp = opendir(d);
+    int n = 0;
+    *ntmp = 0;
+    struct dirent *e;
+    while (dp && (e = readdir(dp))) {
+        if (e->d_name[0] == '.') {
+            *ntmp += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+            continue;
+        }
+        if (n < max)
+            snprintf(names[n++], 256, "%s", e->d_name);
+    }
+    if (dp)
+        closedir(dp);
+    return n;
+}
+
+/* Checks dir holds exactly `sets` complete sets of files and no temporary
+ * file; returns the parsed summary.json of the set whose name contains
+ * `pick` (or the first), owned by the caller. */
+static json_t *check_sets(int sets, const char *pick)
+{
+    char names[64][256];
+    int ntmp;
+    int n = list_dir(dir, names, 64, &ntmp);
+    ck_assert_msg(ntmp == 0, "%d temporary file(s) left in %s", ntmp, dir);
+    ck_assert_msg(n == 3 * sets, "%d files in %s, want %d", n, dir, 3 * sets);
+    json_t *picked = NULL;
+    for (int i = 0; i < n; i++) {
+        char path[20000];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (strstr(names[i], ".json")) {
+            json_t *j = e2e_load_json(path);
+            ck_assert_msg(j != NULL, "%s is not valid JSON", names[i]);
+            if (strstr(names[i], ".summary.json") && !picked && (!pick || strstr(names[i], pick)))
+                picked = j;
+            else
+                json_decref(j);
+        } else {
+            char *t = e2e_read_file(path, NULL);
+            ck_assert_msg(t && strstr(t, "Self CPU time total"), "%s is not a complete table", names[i]);
+            free(t);
+        }
+    }
+    ck_assert(picked != NULL);
+    return picked;
+}
+
+static long long jint(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    ck_assert_msg(json_is_integer(v), "summary.json has no integer %s", key);
+    return json_integer_value(v);
+}
+
+/* ---- each exit path x single/multi-thread ------------------------------------------- */
+
+static const struct exit_case {
+    const char *end;        /* robust_prog's END */
+    int status;             /* exit status, 128 + signal when killed */
+    const char *ended_by;   /* summary.json */
+    int truncated;
+} cases[] = {
+    {"return", 3, "exit", 0},
+    {"exit", 3, "exit", 0},
+    {"exit-thread", 3, "exit", 0},
+    {"_exit", 4, "_exit", 0},
+    {"_Exit", 4, "_Exit", 0},
+    {"quick_exit", 4, "quick_exit", 0},
+    {"SIGINT", 128 + SIGINT, "SIGINT", 0},
+    {"SIGTERM", 128 + SIGTERM, "SIGTERM", 0},
+    {"SIGHUP", 128 + SIGHUP, "SIGHUP", 0},
+    {"SIGQUIT", 128 + SIGQUIT, "SIGQUIT", 0},
+    {"abort", 128 + SIGABRT, "SIGABRT", 1},
+    {"segv", 128 + SIGSEGV, "SIGSEGV", 1},
+    {"fpe", 128 + SIGFPE, "SIGFPE", 1},
+    {"handler-exit", 5, "exit", 0},     /* the program's handler ran, and exited */
+    {"handler-_exit", 6, "_exit", 0},
+    {"ignore", 3, "exit", 0},           /* SIGINT ignored: the program lives on */
+    {"handler-return", 3, "exit", 0},   /* its handler returned; it saw SIG_DFL back */
+    {"vfork", 3, "exit", 0},            /* the vfork child's _exit is not the parent's */
+};
+#define N_CASES ((int)(sizeof cases / sizeof cases[0]))
+
+/* One case: loop index i = case * 2 + (multi-threaded). */
+START_TEST(exit_path_matrix)
+{
+    const struct exit_case *c = &cases[_i / 2];
+    int threads = _i % 2 ? 3 : 0;
+    char nt[8];
+    snprintf(nt, sizeof nt, "%d", threads);
+    const char *args[] = {"threads", nt, c->end, NULL};
+    e2e_result plain = run_prog(0, NULL, args);
+    e2e_result prof = run_prog(1, NULL, args);
+    ck_assert_msg(plain.status == c->status, "%s plain: status %d", c->end, plain.status);
+    ck_assert_msg(prof.status == c->status, "%s (%d threads) profiled: status %d, want %d; stderr:\n%s",
+                  c->end, threads, prof.status, c->status, prof.err);
+    ck_assert_str_eq(prof.out, plain.out);
+    char *e1 = strip_cuprof(plain.err), *e2 = strip_cuprof(prof.err);
+    ck_assert_str_eq(e2, e1);
+    free(e1);
+    free(e2);
+    ck_assert_msg(strstr(prof.err, "cuprof: wrote "), "%s: no 'cuprof: wrote' line:\n%s", c->end, prof.err);
+
+    json_t *sum = check_sets(1, NULL);
+    ck_assert_str_eq(json_string_value(json_object_get(sum, "ended_by")), c->ended_by);
+    ck_assert(json_is_boolean(json_object_get(sum, "truncated")));
+    ck_assert_int_eq(json_is_true(json_object_get(sum, "truncated")), c->truncated);
+    long long want = 2LL * CALLS * (1 + threads);
+    if (!strcmp(c->end, "exit-thread"))   /* main keeps calling meanwhile */
+        ck_assert_int_ge(jint(sum, "events"), want + 2 * CALLS);
+    else
+        ck_assert_int_eq(jint(sum, "events"), want);
+    ck_assert_int_eq(jint(sum, "threads"), 1 + threads + !strcmp(c->end, "exit-thread"));
+    json_decref(sum);
+
+    char names[8][256];
+    int ntmp;
+    list_dir(dir, names, 8, &ntmp);
+    for (int i = 0; i < 3; i++)
+        if (strstr(names[i], "summary.txt")) {
+            char path[20000];
+            snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+            char *t = e2e_read_file(path, NULL);
+            ck_assert_int_eq(strstr(t, "\n  TRUNCATED:") != NULL, c->truncated);
+            free(t);
+        }
+    e2e_result_free(&plain);
+    e2e_result_free(&prof);
+}
+END_TEST
+
+/* exit() on one thread while the others are still launching: the calls
+ * they complete are written, the program's status stays. */
+START_TEST(exit_while_threads_launch)
+{
+    const char *args[] = {"threads", "4", "live", "exit", NULL};
+    e2e_result r = run_prog(1, NULL, args);
+    ck_assert_int_eq(r.status, 3);
+    json_t *sum = check_sets(1, NULL);
+    ck_assert_int_ge(jint(sum, "events"), 2 * CALLS * 5);
+    ck_assert_int_eq(jint(sum, "threads"), 5);
+    json_decref(sum);
+    e2e_result_free(&r);
+}
+END_TEST
+
+/* A signal sent to the process (any thread may take it) while every
+ * thread is calling: written, then the signal's own death. */
+START_TEST(external_signal_while_calling)
+{
+    static const int sigs[] = {SIGTERM, SIGINT};
+    char s[8];
+    snprintf(s, sizeof s, "%d", sigs[_i]);
+    const char *args[] = {"threads", "2", "live", "kill", s, "-1", NULL};
+    e2e_result r = run_prog(1, NULL, args);
+    ck_assert_int_eq(r.status, 128 + sigs[_i]);
+    json_t *sum = check_sets(1, NULL);
+    ck_assert_str_eq(json_string_value(json_object_get(sum, "ended_by")), sigs[_i] == SIGTERM ? "SIGTERM" : "SIGINT");
+    ck_assert_int_ge(jint(sum, "events"), 2 * CALLS * 3);
+    json_decref(sum);
+    e2e_result_free(&r);
+}
+END_TEST
+
+/* SIGKILL while the trace is being written (seen as its temporary file
+ * growing): no file under a final name, only the temporary. */
+START_TEST(sigkill_leaves_no_partial_file)
+{
+    pid_t pid = fork();
+    ck_assert(pid >= 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        dup2(null, 2);
+        putenv((char *)e2e_sim_env());
+        execl(e2e_path("prof.sh"), "prof.sh", "-q", "-o", dir, e2e_bpath("tests/robust_prog"),
+              "calls", "200000", "kill", "15", "-1", (char *)NULL);
+        _exit(127);
+    }
+    int seen_tmp = 0;
+    for (int ms = 0; ms < 30000 && !seen_tmp; ms++) {
+        DIR *dp = opendir(dir);
+        struct dirent *e;
+        while (dp && (e = readdir(dp)))
+            if (e->d_name[0] == '.' && strstr(e->d_name, "trace.json")) {
+                char path[20000];
+                struct stat st;
+                snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+                seen_tmp |= stat(path, &st) == 0 && st.st_size > (4 << 20);
+            }
+        if (dp)
+            closedir(dp);
+        if (!seen_tmp)
+            usleep(1000);
+    }
+    kill(pid, SIGKILL);
+    int st;
+    waitpid(pid, &st, 0);
+    ck_assert_msg(seen_tmp, "the trace was never seen being written under a temporary name");
+    ck_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+    char names[8][256];
+    int ntmp;
+    int n = list_dir(dir, names, 8, &ntmp);
+    ck_assert_msg(n == 0, "a file under a final name after SIGKILL mid-write: %s", n ? names[0] : "");
+    ck_assert_int_ge(ntmp, 1);
+}
+END_TEST
+
+/* ---- fork and exec --------------------------------------------------------------------- */
+
+/* Forked workers that use CUDA: one set of files per process, each with
+ * its own calls only (the parent's are not written twice). */
+START_TEST(fork_workers_get_their_own_files)
+{
+    const char *args[] = {"fork", "3", NULL};
+    e2e_result r = run_prog(1, NULL, args);
+    ck_assert_int_eq(r.status, 3);
+    char names[64][256];
+    int ntmp;
+    int n = list_dir(dir, names, 64, &ntmp);
+    ck_assert_int_eq(n, 12);
+    ck_assert_int_eq(ntmp, 0);
+    for (int i = 0; i < n; i++) {
+        if (!strstr(names[i], "summary.json"))
+            continue;
+        char path[20000];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        json_t *j = e2e_load_json(path);
+        ck_assert(j != NULL);
+        ck_assert_int_eq(jint(j, "events"), 2 * CALLS);
+        long long pid = jint(j, "pid");
+        char want[64];
+        snprintf(want, sizeof want, ".%lld.summary.json", pid);
+        ck_assert_msg(strstr(names[i], want), "%s: file name without its pid %lld", names[i], pid);
+        json_decref(j);
+    }
+    e2e_result_free(&r);
+}
+END_TEST
+
+/* exec with an empty environment after CUDA work: the first image's files
+ * are written before exec (ended_by "exec"), and the new image is profiled
+ * again (LD_PRELOAD, CUDA_INJECTION64_PATH and CUPROF_* put back) into
+ * the same directory, under a name that does not replace the first. */
+START_TEST(exec_writes_and_profiles_the_new_image)
+{
+    const char *args[] = {"exec", e2e_bpath("tests/robust_prog"), "calls", "5", "return", NULL};
+    e2e_result r = run_prog(1, NULL, args);
+    ck_assert_msg(r.status == 3, "status %d, stderr:\n%s", r.status, r.err);
+    ck_assert_int_eq(e2e_count(r.out, "robust_prog: "), 2);
+    json_t *before = check_sets(2, NULL);
+    json_decref(before);
+    char names[8][256];
+    int ntmp;
+    int n = list_dir(dir, names, 8, &ntmp);
+    int seen_exec = 0, seen_new = 0;
+    for (int i = 0; i < n; i++) {
+        if (!strstr(names[i], "summary.json"))
+            continue;
+        char path[20000];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        json_t *j = e2e_load_json(path);
+        const char *how = json_string_value(json_object_get(j, "ended_by"));
+        if (!strcmp(how, "exec")) {
+            seen_exec = 1;
+            ck_assert_int_eq(jint(j, "events"), 2 * CALLS);
+        } else {
+            seen_new = 1;
+            ck_assert_str_eq(how, "exit");
+            ck_assert_int_eq(jint(j, "events"), 2 * 5);
+            ck_assert_msg(strstr(names[i], ".1.summary.json"), "new image's files: %s", names[i]);
+        }
+        json_decref(j);
+    }
+    ck_assert(seen_exec && seen_new);
+    e2e_result_free(&r);
+}
+END_TEST
+
+/* exec that fails: errno as without the profiler (perror's line is the
+ * same), recording goes on, and the end rewrites the same files (one set,
+ * ended_by "exit", every call). */
+START_TEST(failed_exec_keeps_errno_and_recording)
+{
+    const char *args[] = {"exec", "/nonexistent/prog", NULL};
+    e2e_result plain = run_prog(0, NULL, args);
+    e2e_result prof = run_prog(1, NULL, args);
+    ck_assert_int_eq(plain.status, 8);
+    ck_assert_int_eq(prof.status, 8);
+    char *e1 = strip_cuprof(plain.err), *e2 = strip_cuprof(prof.err);
+    ck_assert_str_eq(e2, e1);
+    ck_assert(strstr(e1, "execve: No such file or directory"));
+    free(e1);
+    free(e2);
+    json_t *sum = check_sets(1, NULL);
+    ck_assert_str_eq(json_string_value(json_object_get(sum, "ended_by")), "exit");
+    ck_assert_int_eq(jint(sum, "events"), 2 * CALLS);
+    json_decref(sum);
+    e2e_result_free(&plain);
+    e2e_result_free(&prof);
+}
+END_TEST
+
+/* ---- threads --------------------------------------------------------------------------- */
+
+/* A thread that renamed itself (pthread_setname_np) after its first call
+ * appears under its new name when it is alive at exit; threads that ended
+ * before exit are written too (the matrix counts their calls). */
+START_TEST(thread_names_at_exit)
+{
+    const char *args[] = {"threads", "2", "live", "rename", "exit", NULL};
+    e2e_result r = run_prog(1, NULL, args);
+    ck_assert_int_eq(r.status, 3);
+    json_decref(check_sets(1, NULL));
+    char names[8][256];
+    int ntmp;
+    int n = list_dir(dir, names, 8, &ntmp);
+    for (int i = 0; i < n; i++)
+        if (strstr(names[i], "trace.json")) {
+            char path[20000];
+            snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+            json_t *t = e2e_load_json(path);
+            json_t *evs = json_object_get(t, "traceEvents"), *ev;
+            size_t k;
+            int seen = 0;
+            json_array_foreach(evs, k, ev) {
+                const char *nm = json_string_value(json_object_get(ev, "name"));
+                if (nm && !strcmp(nm, "thread_name")) {
+                    const char *tn = json_string_value(json_object_get(json_object_get(ev, "args"), "name"));
+                    seen |= tn && !strcmp(tn, "worker-0") ? 1 : tn && !strcmp(tn, "worker-1") ? 2 : 0;
+                }
+            }
+            ck_assert_msg(seen == 3, "renamed threads not under their new names (%d)", seen);
+            json_decref(t);
+        }
+    e2e_result_free(&r);
+}
+END_TEST
+
+/* ---- bad input ------------------------------------------------------------------------- */
+
+/* An output directory that cannot be created: the program runs and exits
+ * as always; cuprof says why there are no files. */
+START_TEST(unusable_output_dir)
+{
+    char bad[4200], env[4300];
+    snprintf(bad, sizeof bad, "%s/no/such/dir", dir);
+    snprintf(env, sizeof env, "CUPROF_OUT_DIR=%s", bad);
+    char pre[4300];
+    snprintf(pre, sizeof pre, "LD_PRELOAD=%s", e2e_bpath("libcuprof.so"));
+    const char *envs[] = {pre, env, NULL};
+    const char *args[] = {"exit", NULL};
+    e2e_result r = run_prog(0, envs, args);
+    ck_assert_int_eq(r.status, 3);
+    ck_assert_str_eq(r.out, "robust_prog: exit\n");
+    ck_assert_msg(strstr(r.err, "cuprof: cannot create files in") &&
+                  strstr(r.err, "no profile was written"), "stderr:\n%s", r.err);
+    e2e_result_free(&r);
+    /* A directory that vanished during the run (one level) is made again. */
+    snprintf(bad, sizeof bad, "%s/gone", dir);
+    snprintf(env, sizeof env, "CUPROF_OUT_DIR=%s", bad);
+    r = run_prog(0, envs, args);
+    ck_assert_int_eq(r.status, 3);
+    char path[4400];
+    snprintf(path, sizeof path, "%s/gone", dir);
+    char names[8][256];
+    int ntmp;
+    char *keep = dir;
+    dir = path;
+    ck_assert_int_eq(list_dir(dir, names, 8, &ntmp), 3);
+    dir = keep;
+    e2e_result_free(&r);
+}
+END_TEST
+
+/* A full disk, as a file-size limit (writes fail with EFBIG mid-file): the
+ * program's status is its own (SIGXFSZ does not kill it), no partial file
+ * is left, and stderr says why. */
+START_TEST(disk_full_while_writing)
+{
+    if (access("/usr/bin/prlimit", X_OK) != 0) {
+        fprintf(stderr, "note: prlimit not installed; disk-full case skipped\n");
+        return;
+    }
+    const char *argv[] = {"/usr/bin/prlimit", "--fsize=65536", e2e_path("prof.sh"), "-o", dir,
+                          e2e_bpath("tests/robust_prog"), "calls", "5000", "exit", NULL};
+    const char *env[] = {e2e_sim_env(), NULL};
+    e2e_result r = e2e_run(argv, env, NULL, TIMEOUT_S);
+    ck_assert_msg(r.status == 3, "status %d; stderr:\n%s", r.status, r.err);
+    ck_assert_msg(strstr(r.err, "File too large") && strstr(r.err, "no partial file"), "stderr:\n%s", r.err);
+    char names[8][256];
+    int ntmp;
+    int n = list_dir(dir, names, 8, &ntmp);
+    ck_assert_int_eq(ntmp, 0);
+    for (int i = 0; i < n; i++)
+        ck_assert_msg(!strstr(names[i], "trace.json"), "a trace was written over the size limit");
+    e2e_result_free(&r);
+}
+END_TEST
+
+/* Output files never replace another run's, nor follow a symlink planted
+ * under a final name: a second run with the same -n gets NAME.1, and the
+ * symlink's target is untouched. */
+START_TEST(no_clobber_no_symlink)
+{
+    char victim[4300], link1[4300];
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    FILE *f = fopen(victim, "w");
+    fputs("precious\n", f);
+    fclose(f);
+    snprintf(link1, sizeof link1, "%s/run.summary.json", dir);
+    ck_assert_int_eq(symlink(victim, link1), 0);
+    const char *argv[] = {e2e_path("prof.sh"), "-o", dir, "-n", "run", e2e_bpath("tests/robust_prog"), "return", NULL};
+    const char *env[] = {e2e_sim_env(), NULL};
+    e2e_result r = e2e_run(argv, env, NULL, TIMEOUT_S);
+    ck_assert_int_eq(r.status, 3);
+    ck_assert_msg(strstr(r.err, "/run.1.{"), "stderr:\n%s", r.err);
+    char *v = e2e_read_file(victim, NULL);
+    ck_assert_str_eq(v, "precious\n");
+    free(v);
+    e2e_result_free(&r);
+    r = e2e_run(argv, env, NULL, TIMEOUT_S);
+    ck_assert_msg(strstr(r.err, "/run.2.{"), "stderr:\n%s", r.err);
+    e2e_result_free(&r);
+}
+END_TEST
+
+/* Malformed CUPROF_* values: prof.sh refuses before the program starts. */
+START_TEST(malformed_env_refused)
+{
+    static const char *const bad[] = {"CUPROF_QUIET=maybe", "CUPROF_ENABLE=2", "CUPROF_GPU=x",
+                                      "CUPROF_PREFAULT=sometimes", "CUPROF_CLOCK=rdtsc",
+                                      "CUPROF_DEBUG=collector,typo", "CUPROF_MEM_LIMIT=12X",
+                                      "CUPROF_MEM_LIMIT=0"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *args[] = {"return", NULL};
+        const char *env[] = {bad[i], NULL};
+        e2e_result r = run_prog(1, env, args);
+        ck_assert_msg(r.status == 2, "%s: status %d", bad[i], r.status);
+        ck_assert_str_eq(r.out, "");
+        ck_assert_msg(strncmp(r.err, "cuprof: CUPROF_", 15) == 0, "%s: stderr %s", bad[i], r.err);
+        ck_assert_int_eq(e2e_count(r.err, "\n"), 1);
+        e2e_result_free(&r);
+    }
+}
+END_TEST
+
+/* CUPROF_QUIET=1: stderr is byte-for-byte the program's own. */
+START_TEST(quiet_leaves_stderr_alone)
+{
+    const char *args[] = {"threads", "2", "SIGTERM", NULL};
+    const char *env[] = {"CUPROF_QUIET=1", NULL};
+    e2e_result plain = run_prog(0, NULL, args);
+    e2e_result prof = run_prog(1, env, args);
+    ck_assert_int_eq(prof.status, plain.status);
+    ck_assert_str_eq(prof.out, plain.out);
+    ck_assert_str_eq(prof.err, plain.err);
+    json_decref(check_sets(1, NULL));
+    e2e_result_free(&plain);
+    e2e_result_free(&prof);
+}
+END_TEST
+
+/* stderr is a pipe nobody reads (closed): cuprof's own "wrote" line must
+ * not kill the program with SIGPIPE; its status stays its own. */
+START_TEST(stderr_closed_pipe_no_sigpipe)
+{
+    int p[2];
+    ck_assert_int_eq(pipe(p), 0);
+    close(p[0]);
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGPIPE, SIG_DFL);
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        dup2(p[1], 2);
+        putenv((char *)e2e_sim_env());
+        execl(e2e_path("prof.sh"), "prof.sh", "-o", dir, e2e_bpath("tests/profsh_prog"), "exit", "3",
+              (char *)NULL);
+        _exit(127);
+    }
+    close(p[1]);
+    int st;
+    waitpid(pid, &st, 0);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 3, "status 0x%x", st);
+    json_decref(check_sets(1, NULL));
+}
+END_TEST
+
+/* ---- long runs ------------------------------------------------------------------------ */
+
+/* api[] row `name`'s calls in a summary.json. */
+static long long api_calls(json_t *sum, const char *name, long long *dropped)
+{
+    json_t *api = json_object_get(sum, "api"), *row;
+    size_t i;
+    json_array_foreach(api, i, row)
+        if (!strcmp(json_string_value(json_object_get(row, "name")), name)) {
+            if (dropped)
+                *dropped = json_integer_value(json_object_get(row, "dropped"));
+            return json_integer_value(json_object_get(row, "calls"));
+        }
+    return -1;
+}
+
+/* 600 000 calls on three threads with a 2 MiB event memory limit: memory
+ * stays near the limit while recording (robust_prog's VmHWM before it
+ * exits), every call is in the table and the trace, the spill file is
+ * gone. */
+START_TEST(long_run_spills_nothing_lost)
+{
+    const char *args[] = {"calls", "100000", "threads", "2", "hwm", "exit", NULL};
+    const char *env[] = {"CUPROF_MEM_LIMIT=2M", "CUPROF_GPU=0", NULL};
+    e2e_result r = run_prog(1, env, args);
+    ck_assert_msg(r.status == 3, "status %d; stderr:\n%s", r.status, r.err);
+    const char *h = strstr(r.err, "hwm_kb=");
+    ck_assert(h != NULL);
+    long hwm = atol(h + 7);
+    /* 2 MiB of chunks + one first chunk per thread + the libraries: without
+     * the limit the same run holds ~40 MB of events */
+    ck_assert_msg(hwm < 24 * 1024, "peak memory %ld kB while recording", hwm);
+    ck_assert_msg(strstr(r.err, "older events go to"), "stderr:\n%s", r.err);
+    json_t *sum = check_sets(1, NULL);   /* (no spill file left either) */
+    ck_assert_int_eq(jint(sum, "events"), 600000);
+    ck_assert_int_eq(jint(sum, "dropped"), 0);
+    ck_assert_int_gt(jint(sum, "spilled"), 500000);
+    ck_assert_int_eq(api_calls(sum, "cudaMalloc", NULL), 300000);
+    ck_assert_int_eq(api_calls(sum, "cudaFree", NULL), 300000);
+    json_decref(sum);
+    char names[8][256];
+    int ntmp;
+    int n = list_dir(dir, names, 8, &ntmp);
+    for (int i = 0; i < n; i++)
+        if (strstr(names[i], "trace.json")) {
+            char path[20000];
+            snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+            char *t = e2e_read_file(path, NULL);
+            ck_assert_int_eq(e2e_count(t, "\"ph\":\"X\""), 600000);
+            free(t);
+        }
+    e2e_result_free(&r);
+}
+END_TEST
+
+/* The spill cannot be written (a file-size limit standing in for a full
+ * disk): a warning, recording stops, the table's counts stay exact, the
+ * summary says so, the program's status is its own. */
+START_TEST(spill_fails_counts_stay_exact)
+{
+    if (access("/usr/bin/prlimit", X_OK) != 0) {
+        fprintf(stderr, "note: prlimit not installed; spill failure case skipped\n");
+        return;
+    }
+    const char *argv[] = {"/usr/bin/prlimit", "--fsize=1048576", e2e_path("prof.sh"), "-o", dir,
+                          e2e_bpath("tests/robust_prog"), "calls", "100000", "exit", NULL};
+    const char *env[] = {e2e_sim_env(), "CUPROF_MEM_LIMIT=1M", "CUPROF_GPU=0", NULL};
+    e2e_result r = e2e_run(argv, env, NULL, TIMEOUT_S);
+    ck_assert_msg(r.status == 3, "status %d; stderr:\n%s", r.status, r.err);
+    ck_assert_msg(strstr(r.err, "cuprof: event memory limit reached and events cannot be spilled"),
+                  "stderr:\n%s", r.err);
+    char names[8][256];
+    int ntmp;
+    int n = list_dir(dir, names, 8, &ntmp);
+    ck_assert_int_eq(ntmp, 0);   /* the spill file is removed too */
+    for (int i = 0; i < n; i++) {
+        char path[20000];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (strstr(names[i], "summary.json")) {
+            json_t *sum = e2e_load_json(path);
+            ck_assert(sum != NULL);
+            long long dropped = 0;
+            ck_assert_int_eq(api_calls(sum, "cudaMalloc", &dropped), 100000);
+            ck_assert_int_gt(dropped, 0);
+            ck_assert_int_eq(api_calls(sum, "cudaFree", NULL), 100000);
+            ck_assert_int_eq(jint(sum, "events") + jint(sum, "dropped"), 200000);
+            ck_assert(json_is_string(json_object_get(sum, "spill_failure")));
+            json_decref(sum);
+        } else if (strstr(names[i], "summary.txt")) {
+            char *t = e2e_read_file(path, NULL);
+            ck_assert(strstr(t, "\n  RECORDING STOPPED: "));
+            free(t);
+        }
+    }
+    e2e_result_free(&r);
+}
+END_TEST
+
+static Suite *robust_suite(void)
+{
+    Suite *s = suite_create("e2e_robust");
+    TCase *t = tcase_create("exit_paths");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_set_timeout(t, 120);
+    tcase_add_loop_test(t, exit_path_matrix, 0, 2 * N_CASES);
+    tcase_add_test(t, exit_while_threads_launch);
+    tcase_add_loop_test(t, external_signal_while_calling, 0, 2);
+    tcase_add_test(t, sigkill_leaves_no_partial_file);
+    suite_add_tcase(s, t);
+
+    t = tcase_create("fork_exec_threads");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, fork_workers_get_their_own_files);
+    tcase_add_test(t, exec_writes_and_profiles_the_new_image);
+    tcase_add_test(t, failed_exec_keeps_errno_and_recording);
+    tcase_add_test(t, thread_names_at_exit);
+    suite_add_tcase(s, t);
+
+    t = tcase_create("bad_input");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, unusable_output_dir);
+    tcase_add_test(t, disk_full_while_writing);
+    tcase_add_test(t, no_clobber_no_symlink);
+    tcase_add_test(t, malformed_env_refused);
+    tcase_add_test(t, quiet_leaves_stderr_alone);
+    tcase_add_test(t, stderr_closed_pipe_no_sigpipe);
+    suite_add_tcase(s, t);
+
+    t = tcase_create("long_runs");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, long_run_spills_nothing_lost);
+    tcase_add_test(t, spill_fails_counts_stay_exact);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(robust_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
