@@ -72,7 +72,7 @@ $(B)/.deps-ok: scripts/deps.sh
 	$(Q)bash scripts/deps.sh
 	$(Q)touch $@
 
-test: deps-ok build-all
+test: deps-ok build-all $(UNIT_TESTS) $(E2E_TESTS)
 	$(Q)bash tests/run.sh $(UNIT_TESTS) $(E2E_TESTS)
 
 demo: deps-ok build-all

@@ -24,7 +24,8 @@ typedef struct cuprof_writer_ops {
      * output's sticky error). */
     int (*header)(cuprof_writer *w);
     /* Every recorded call, thread by thread, in order; NULL when the format
-     * works from the summary only. */
+     * works from the summary only or walks the run's events itself in its
+     * footer (the trace writer does, for speed: no call per event). */
     int (*event)(cuprof_writer *w, const cuprof_run_thread *th, const cuprof_event *ev);
     int (*footer)(cuprof_writer *w);
 } cuprof_writer_ops;
