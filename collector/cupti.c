@@ -10,6 +10,8 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
+#include <time.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -424,32 +426,120 @@ static void sync_device(void)
     f->cuptiActivityPopExternalCorrelationId(CUPROF_CUPTI_EXT_KIND, &last);
 }
 
-void cuprof_cupti_finish(void)
+/* The part of finish that calls into CUDA and CUPTI (synchronize, forced
+ * flush, dropped count, second clock point). It may block for as long as
+ * the device is busy, or for good when the exit path runs while another
+ * thread was stopped inside CUDA or CUPTI holding one of their locks (a
+ * signal landed there): a bounded finish runs it on a helper thread and
+ * stops waiting for it (the thread is left blocked until the process ends;
+ * its results are then never read). Results go to gpu_part, published by
+ * done. */
+static struct {
+    size_t dropped;
+    int have_b;
+    uint64_t cupti_b, off_b, err_b;
+    int done;        /* atomic: the part ran to its end */
+} gpu_part;
+
+static void gpu_part_run(void)
+{
+    const cuprof_cupti_api *f = &cuprof_cupti_fn;
+    sync_device();
+    f->cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    size_t dropped = 0;
+    if (f->cuptiActivityGetNumDroppedRecords != NULL &&
+        f->cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped) == CUPTI_SUCCESS)
+        gpu_part.dropped = dropped;
+    gpu_part.have_b = calibrate(&gpu_part.cupti_b, &gpu_part.off_b, &gpu_part.err_b) == 0;
+    __atomic_store_n(&gpu_part.done, 1, __ATOMIC_RELEASE);
+}
+
+static void *gpu_part_main(void *arg)
+{
+    (void)arg;
+    /* A process-directed signal must not pick this thread: it may block
+     * inside CUDA for good (see gpu_part). A fault stays deliverable (one
+     * with its signal blocked kills the process outright). */
+    sigset_t mask;
+    sigfillset(&mask);
+    sigdelset(&mask, SIGSEGV);
+    sigdelset(&mask, SIGBUS);
+    sigdelset(&mask, SIGFPE);
+    sigdelset(&mask, SIGILL);
+    pthread_sigmask(SIG_BLOCK, &mask, NULL);
+    gpu_part_run();
+    return NULL;
+}
+
+/* Runs gpu_part_run and waits for it at most wait_ms (< 0: inline, no
+ * bound). Returns 1 when it completed. */
+static int gpu_part_within(int wait_ms)
+{
+    if (wait_ms < 0) {
+        gpu_part_run();
+        return 1;
+    }
+    pthread_attr_t attr;
+    pthread_t th;
+    int started = 0;
+    if (pthread_attr_init(&attr) == 0) {
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        started = pthread_create(&th, &attr, gpu_part_main, NULL) == 0;
+        pthread_attr_destroy(&attr);
+    }
+    if (!started)
+        return 0;   /* no thread: calling CUDA here could block for good */
+    struct timespec t0, now, nap = {0, 1000000};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (!__atomic_load_n(&gpu_part.done, __ATOMIC_ACQUIRE)) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long long el = (long long)(now.tv_sec - t0.tv_sec) * 1000 +
+                       (now.tv_nsec - t0.tv_nsec) / 1000000;
+        if (el >= wait_ms)
+            return __atomic_load_n(&gpu_part.done, __ATOMIC_ACQUIRE);
+        nanosleep(&nap, NULL);
+    }
+    return 1;
+}
+
+int cuprof_cupti_finish_within(int wait_ms)
 {
     pthread_mutex_lock(&g.lock);
     if (g.finished || g.state != ST_ON) {
         g.finished = 1;
         pthread_mutex_unlock(&g.lock);
-        return;
+        return 0;
     }
     g.finished = 1;
-    const cuprof_cupti_api *f = &cuprof_cupti_fn;
-    sync_device();
-    f->cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    /* Not under g.lock: a bounded wait must be able to go on without it. */
+    pthread_mutex_unlock(&g.lock);
+    int complete = gpu_part_within(wait_ms);
+    pthread_mutex_lock(&g.lock);
     __atomic_store_n(&cuprof_cupti_active, 0, __ATOMIC_RELEASE);
-    size_t dropped = 0;
-    if (f->cuptiActivityGetNumDroppedRecords != NULL &&
-        f->cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped) == CUPTI_SUCCESS)
-        cuprof_cupti_store_add_dropped(dropped);
-    uint64_t err_b = 0;
-    if (calibrate(&g.clock.cupti_b, &g.clock.off_b, &err_b) != 0)
-        g.clock.cupti_b = 0;
-    else if (err_b > g.clock.err_ns)
-        g.clock.err_ns = err_b;
+    if (complete) {
+        cuprof_cupti_store_add_dropped(gpu_part.dropped);
+        if (!gpu_part.have_b)
+            g.clock.cupti_b = 0;
+        else {
+            g.clock.cupti_b = gpu_part.cupti_b;
+            g.clock.off_b = gpu_part.off_b;
+            if (gpu_part.err_b > g.clock.err_ns)
+                g.clock.err_ns = gpu_part.err_b;
+        }
+    } else {
+        g.clock.cupti_b = 0;   /* the start point alone */
+    }
     g.run.clock_offset_ns = (int64_t)g.clock.off_a;
     g.run.clock_error_ns = g.clock.err_ns;
+    /* What CUPTI delivered so far; anything it delivers later is late. */
     cuprof_cupti_store_finish(&g.clock, &g.run);
     pthread_mutex_unlock(&g.lock);
+    return complete ? 0 : 1;
+}
+
+void cuprof_cupti_finish(void)
+{
+    (void)cuprof_cupti_finish_within(-1);
 }
 
 const cuprof_gpu_run *cuprof_cupti_records(void)

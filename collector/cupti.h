@@ -89,6 +89,16 @@ CUPROF_CUPTI_HIDDEN void cuprof_cupti_set_exit_fn(void (*fn)(void));
  */
 CUPROF_CUPTI_HIDDEN void cuprof_cupti_finish(void);
 
+/* cuprof_cupti_finish for an exit path that runs while other threads may be
+ * stopped anywhere, inside CUDA or CUPTI holding their locks (a signal,
+ * _exit, exec): the part that calls into CUDA/CUPTI (synchronize, forced
+ * flush) runs on a helper thread and is waited for at most wait_ms (< 0:
+ * no bound, same as cuprof_cupti_finish). When it does not end in time the
+ * records are those CUPTI delivered so far, the rest count as late, and
+ * this returns 1 (the GPU timeline is partial); else 0. Not
+ * async-signal-safe. */
+CUPROF_CUPTI_HIDDEN int cuprof_cupti_finish_within(int wait_ms);
+
 /* The run, complete after cuprof_cupti_finish (before it: captured/status
  * only, arrays empty). Never NULL; owned by this module, valid until exit. */
 CUPROF_CUPTI_HIDDEN const cuprof_gpu_run *cuprof_cupti_records(void);

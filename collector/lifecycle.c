@@ -164,12 +164,26 @@ static void choose_name(char *dst, size_t n, const char *dir, const char *base)
 }
 
 /* Delivers every CUPTI record (synchronize, forced flush) and records
- * whether the GPU timeline was captured; returns the records. */
-static const cuprof_gpu_run *finish_gpu(void)
+ * whether the GPU timeline was captured; returns the records. wait_ms < 0:
+ * no bound (exit(): the other threads run on, any CUDA lock they hold is
+ * released). Otherwise (a signal, _exit, exec: another thread may be stopped
+ * inside CUDA holding its locks, and a synchronize or flush from here would
+ * wait for it for good) the CUDA part is given wait_ms, then the outputs are
+ * written with the records CUPTI delivered so far, marked partial. */
+static const cuprof_gpu_run *finish_gpu(int wait_ms)
 {
-    cuprof_cupti_finish();
+    int partial = cuprof_cupti_finish_within(wait_ms);
     const cuprof_gpu_run *g = cuprof_cupti_records();
-    if (g->captured) {
+    if (g->captured && partial) {
+        char why[256];
+        snprintf(why, sizeof why,
+                 "GPU timeline partial: CUDA did not answer within %d ms at the end (a thread "
+                 "was stopped inside a CUDA call, or the device was busy); records CUPTI had "
+                 "not delivered are missing",
+                 wait_ms);
+        cuprof_gpu_timeline_set(1, why);
+        cuprof_log("%s", why);
+    } else if (g->captured) {
         cuprof_gpu_timeline_set(1, g->dropped ? "some GPU records were dropped by CUPTI" : "");
     } else {
         const char *why = cuprof_cupti_reason();
@@ -183,7 +197,9 @@ static const cuprof_gpu_run *finish_gpu(void)
  * GPU lanes see all of them. */
 static int finish_work(const char *ended_by, int truncated)
 {
-    const cuprof_gpu_run *gpu = finish_gpu();
+    /* exit() alone lets the other threads run on; see finish_gpu. */
+    const cuprof_gpu_run *gpu =
+        finish_gpu(strcmp(ended_by, "exit") == 0 ? -1 : CUPROF_EXIT_GPU_WAIT_MS);
     cuprof_run *run = cuprof_run_build();
     if (!run) {
         cuprof_log("out of memory at exit: no files written");

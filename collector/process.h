@@ -34,7 +34,10 @@
  * arena) that runs the exit path, and waits for it with async-signal-safe
  * calls only (write, nanosleep, clock_gettime) for a bounded time; then it
  * lets the signal kill the process. A deadlock in the writer (a lock held by
- * the interrupted thread) costs at most the wait, never a hang; a crash in
+ * the interrupted thread) costs at most the wait, never a hang; the part
+ * that calls into CUDA/CUPTI, where such a lock is most likely (the signal
+ * lands on a thread inside a CUDA call), is bounded on its own
+ * (CUPROF_EXIT_GPU_WAIT_MS), so the CPU-side outputs are still written; a crash in
  * the writer (corrupted heap) jumps back into the writer's loop
  * (siglongjmp) and the process dies of the original signal. A second
  * SIGINT/SIGTERM while waiting skips the wait.
@@ -50,6 +53,13 @@
  * interrupted thread costs at most this. */
 #define CUPROF_EXIT_WAIT_MS 60000
 #define CUPROF_CRASH_WAIT_MS 10000
+/* Of that, what the exit path gives the part that calls into CUDA/CUPTI
+ * (device synchronize, forced flush) on these paths: another thread may be
+ * stopped inside CUDA holding its locks (the signal landed there), and then
+ * the call never returns. After it the CPU-side outputs are written with
+ * the GPU records delivered so far, marked partial
+ * (cuprof_cupti_finish_within). Well under both waits above. */
+#define CUPROF_EXIT_GPU_WAIT_MS 5000
 
 /* Installs our handler for the signals above whose disposition is SIG_DFL
  * and starts the writer thread. From cuprof_collector_init when recording

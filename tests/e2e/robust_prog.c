@@ -22,7 +22,11 @@
  *   return) | fork N (N forked workers that each
  *   make the calls and exit) | kill SIG KILL_US (another thread sends SIG
  *   to the process 30 ms after the calls while main keeps calling; with
- *   KILL_US >= 0, SIGKILL follows KILL_US microseconds later)
+ *   KILL_US >= 0, SIGKILL follows KILL_US microseconds later) |
+ *   kill-in-sync SIG (main launches a kernel that runs for hours and waits
+ *   in cudaDeviceSynchronize; another thread sends SIG to the process 30 ms
+ *   later: the signal lands while a thread is inside a CUDA call that does
+ *   not return, so the exit path's own synchronize would not either)
  *
  * Statuses: return 3, exit 3, _exit 4, _Exit 4, quick_exit 4.
  */
@@ -40,6 +44,7 @@
 static int ncalls = 20;
 static int do_rename, do_hwm;
 static volatile int live;
+static int started;   /* workers past their first call (atomic) */
 
 static void calls(int n)
 {
@@ -54,6 +59,7 @@ static void *worker(void *arg)
 {
     long k = (long)arg;
     calls(1);
+    __atomic_add_fetch(&started, 1, __ATOMIC_RELEASE);
     if (do_rename) {
         char name[16];
         snprintf(name, sizeof name, "worker-%ld", k);
@@ -78,6 +84,27 @@ static void *killer(void *arg)
     for (;;)
         pause();
     return NULL;
+}
+
+/* What nvcc's generated registration and <<<>>> do, by hand (C, no nvcc):
+ * a host stub registered as a kernel, launched through cudaLaunchKernel. */
+void **__cudaRegisterFatBinary(void *fatCubin);
+void __cudaRegisterFatBinaryEnd(void **h);
+void __cudaRegisterFunction(void **h, const char *hostFun, char *deviceFun, const char *deviceName,
+                            int thread_limit, uint3 *tid, uint3 *bid, dim3 *bDim, dim3 *gDim,
+                            int *wSize);
+static void long_kernel_stub(void) {}
+
+static void launch_long_kernel(void)
+{
+    static char fatbin[16];
+    void **h = __cudaRegisterFatBinary(fatbin);
+    __cudaRegisterFunction(h, (const char *)long_kernel_stub, (char *)"long_kernel", "long_kernel",
+                           -1, NULL, NULL, NULL, NULL, NULL);
+    __cudaRegisterFatBinaryEnd(h);
+    /* The most threads a launch takes: hours of device time on the sim. */
+    dim3 grid = {0x7fffffffu, 65535, 1}, block = {1024, 1, 1};
+    cudaLaunchKernel((const void *)long_kernel_stub, grid, block, NULL, 0, 0);
 }
 
 static void *exit_from_thread(void *arg)
@@ -142,8 +169,13 @@ int main(int argc, char **argv)
     if (!live)
         for (int k = 0; k < nthreads; k++)
             pthread_join(th[k], NULL);
-    else
-        usleep(20000);   /* the workers are calling when the process ends */
+    else {
+        /* Every worker has made a call (however loaded the machine; at
+         * most 10 s) and they are calling when the process ends. */
+        for (int w = 0; w < 10000 && __atomic_load_n(&started, __ATOMIC_ACQUIRE) < nthreads; w++)
+            usleep(1000);
+        usleep(20000);
+    }
 
     if (do_hwm) {   /* peak memory while recording, before any exit path */
         char line[256];
@@ -203,6 +235,14 @@ int main(int argc, char **argv)
         pthread_create(&t, NULL, killer, NULL);
         for (;;)
             calls(1);
+    }
+    if (!strcmp(end, "kill-in-sync") && i + 1 < argc) {
+        kill_sig = atoi(argv[i + 1]);
+        launch_long_kernel();
+        pthread_t t;
+        pthread_create(&t, NULL, killer, NULL);
+        cudaDeviceSynchronize();
+        return 11;   /* the kernel ended: not what the test is about */
     }
     if (!strcmp(end, "spin")) {
         printf("spinning\n");

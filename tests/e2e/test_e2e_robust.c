@@ -248,6 +248,38 @@ START_TEST(external_signal_while_calling)
 }
 END_TEST
 
+/* The signal lands while a thread is inside a CUDA call that does not
+ * return (a synchronize on a kernel that runs for hours; with the real
+ * driver, any thread stopped inside CUDA holding its locks): the exit path's
+ * own synchronize and flush would never return either. They are given a
+ * bounded time, then the files are written with what CUPTI delivered, the
+ * GPU timeline marked partial, and the process dies of its signal - in
+ * seconds, not at the end of the handler's wait. */
+START_TEST(signal_while_inside_cuda)
+{
+    static const int sigs[] = {SIGTERM, SIGINT};
+    char s[8];
+    snprintf(s, sizeof s, "%d", sigs[_i]);
+    const char *args[] = {"kill-in-sync", s, NULL};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    e2e_result r = run_prog(1, NULL, args);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    ck_assert_msg(r.status == 128 + sigs[_i], "status %d: %s", r.status, r.err);
+    ck_assert_int_lt(t1.tv_sec - t0.tv_sec, 30);
+    json_t *sum = check_sets(1, NULL);
+    ck_assert_str_eq(json_string_value(json_object_get(sum, "ended_by")),
+                     sigs[_i] == SIGTERM ? "SIGTERM" : "SIGINT");
+    json_t *gt = json_object_get(sum, "gpu_timeline");
+    ck_assert(json_is_true(json_object_get(gt, "captured")));
+    const char *why = json_string_value(json_object_get(gt, "reason"));
+    ck_assert_msg(why && strstr(why, "partial"), "reason: %s", why ? why : "(none)");
+    ck_assert_int_ge(jint(sum, "events"), CALLS);
+    json_decref(sum);
+    e2e_result_free(&r);
+}
+END_TEST
+
 /* SIGKILL while the trace is being written (seen as its temporary file
  * growing): no file under a final name, only the temporary. */
 START_TEST(sigkill_leaves_no_partial_file)
@@ -680,6 +712,7 @@ static Suite *robust_suite(void)
     tcase_add_loop_test(t, exit_path_matrix, 0, 2 * N_CASES);
     tcase_add_test(t, exit_while_threads_launch);
     tcase_add_loop_test(t, external_signal_while_calling, 0, 2);
+    tcase_add_loop_test(t, signal_while_inside_cuda, 0, 2);
     tcase_add_test(t, sigkill_leaves_no_partial_file);
     suite_add_tcase(s, t);
 

@@ -689,6 +689,56 @@ START_TEST(sim_finish_waits_for_the_device)
 }
 END_TEST
 
+static void sim_with_kernel(double bytes)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/libcudart.so.13", sim_dir);
+    ck_assert_msg(access(path, F_OK) == 0, "%s missing: build the sim first", path);
+    ck_assert_ptr_nonnull(dlopen(path, RTLD_NOW | RTLD_GLOBAL));
+    sim_load();
+    ck_assert_int_eq(cuprof_cupti_start(), 0);
+    sim.cusim_init();
+    cusim_kernel_desc kd = {
+        .name = "slow", .grid = {1, 1, 1}, .block = {1, 1, 1},
+        .cls = CUSIM_KERNEL_ELEMENTWISE, .bytes = bytes,
+    };
+    call k;
+    call_begin(&k, 9, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, "cudaLaunchKernel");
+    sim.cusim_launch(sim.cusim_stream_get(NULL, 0), &kd, k.c.correlation_id);
+    call_end(&k);
+}
+
+START_TEST(sim_bounded_finish_gives_up_on_the_device)
+{
+    /* An exit path that runs while another thread may be stuck inside CUDA
+     * (a signal): the synchronize + flush get wait_ms, then the records so
+     * far are kept and finish says the timeline is partial. A 1000 s
+     * kernel: the synchronize would not return. */
+    sim_with_kernel(3e15);
+    uint64_t t0 = cuprof_cupti_host_ns();
+    ck_assert_int_eq(cuprof_cupti_finish_within(200), 1);
+    uint64_t el = cuprof_cupti_host_ns() - t0;
+    ck_assert_uint_ge(el, 150000000u);
+    ck_assert_uint_lt(el, 5000000000u);
+    const cuprof_gpu_run *r = cuprof_cupti_records();
+    ck_assert_int_eq(r->captured, 1);
+    ck_assert_int_eq(cuprof_cupti_finish_within(200), 0);   /* once */
+}
+END_TEST
+
+START_TEST(sim_bounded_finish_in_time_is_complete)
+{
+    /* The same bound with a device that answers: complete, as unbounded. */
+    sim_with_kernel(1.5e11);   /* 50 ms */
+    ck_assert_int_eq(cuprof_cupti_finish_within(5000), 0);
+    const cuprof_gpu_run *r = cuprof_cupti_records();
+    ck_assert_uint_eq(r->n_kernels, 1);
+    ck_assert_uint_ge(r->kernels[0].end_ns - r->kernels[0].start_ns, 40000000u);
+    ck_assert_uint_eq(r->n_apis, 1);
+    ck_assert_uint_eq(r->n_syncs, 0);
+}
+END_TEST
+
 START_TEST(sim_second_subscriber_degrades_to_activity_only)
 {
     sim_load();
@@ -926,6 +976,8 @@ static Suite *cupti_suite(void)
     tcase_add_test(t, sim_dropped_records_are_counted);
     tcase_add_test(t, sim_own_calls_are_left_out);
     tcase_add_test(t, sim_finish_waits_for_the_device);
+    tcase_add_test(t, sim_bounded_finish_gives_up_on_the_device);
+    tcase_add_test(t, sim_bounded_finish_in_time_is_complete);
     tcase_add_test(t, sim_second_subscriber_degrades_to_activity_only);
     tcase_add_test(t, sim_threads_keep_their_own_ids);
     tcase_add_test(t, sim_forked_child_runs_cpu_only);
