@@ -47,8 +47,10 @@ tsan-test:
 # built with clang by tests/fuzz/fuzz_config.sh, skipped without clang);
 # `make fuzz-config FUZZ_CONFIG_SECONDS=600` for a longer one.
 FUZZ_CONFIG_SECONDS ?= 10
-$(B)/tests/test_fuzz_config: tests/fuzz/test_fuzz_config.c $(B)/tests/harness.o tests/e2e/harness.h
+$(B)/tests/test_fuzz_config: tests/fuzz/test_fuzz.c $(B)/tests/harness.o tests/e2e/harness.h
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -Itests/e2e \
+	  -DFUZZ_NAME='"config"' -DFUZZ_SCRIPT='"tests/fuzz/fuzz_config.sh"' \
+	  -DFUZZ_SECS_ENV='"FUZZ_CONFIG_SECONDS"' -DFUZZ_SECS_DEFAULT='"10"' \
 	  -o $@ $< $(B)/tests/harness.o $(LDFLAGS) $(JSON_LIBS) $(CHECK_LIBS)
 
 fuzz-config:

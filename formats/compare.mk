@@ -23,8 +23,10 @@ $(B)/tests/test_compare: tests/unit/test_compare.c $(COMPARE_OBJS) $(HARNESS_OBJ
 # what it accepts). tests/fuzz/fuzz_reader.sh knows how to build it with
 # clang, and says "skipped: clang not installed" where there is none.
 FUZZ_SECONDS ?= 20
-$(B)/tests/test_fuzz_reader: tests/fuzz/test_fuzz_reader.c $(HARNESS_OBJ) tests/e2e/harness.h
+$(B)/tests/test_fuzz_reader: tests/fuzz/test_fuzz.c $(HARNESS_OBJ) tests/e2e/harness.h
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -Itests/e2e \
+	  -DFUZZ_NAME='"summary_reader"' -DFUZZ_SCRIPT='"tests/fuzz/fuzz_reader.sh"' \
+	  -DFUZZ_SECS_ENV='"FUZZ_SECONDS"' -DFUZZ_SECS_DEFAULT='"20"' \
 	  -o $@ $< $(HARNESS_OBJ) $(LDFLAGS) $(JSON_LIBS) $(CHECK_LIBS)
 
 $(B)/fuzz/summary_reader: formats/fuzz_summary_reader.c $(COMPARE_SRCS) $(COMPARE_HDRS) \

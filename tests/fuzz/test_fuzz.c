@@ -1,8 +1,11 @@
 /*
- * test_fuzz_reader.c - a bounded libFuzzer run of the summary reader, as one
- * Check test (tests/fuzz/fuzz_reader.sh does the work). FUZZ_SECONDS sets the
- * time (default 20). Where clang is missing the script says
- * "skipped: clang not installed" and the test passes, printing that line.
+ * test_fuzz.c - a bounded libFuzzer run as one Check test. The same source is
+ * built once per fuzz target, with
+ *   FUZZ_NAME     the target's name ("summary_reader", "config")
+ *   FUZZ_SCRIPT   the script that builds and runs it (tests/fuzz/fuzz_*.sh)
+ *   FUZZ_SECS_ENV the variable that sets the time, FUZZ_SECS_DEFAULT if unset
+ * Where clang is missing the script says "skipped: ..." and the test passes,
+ * printing that line.
  */
 #include <check.h>
 #include <stdio.h>
@@ -11,12 +14,12 @@
 
 #include "harness.h"
 
-START_TEST(fuzz_summary_reader)
+START_TEST(bounded_fuzz_run)
 {
-    const char *secs = getenv("FUZZ_SECONDS");
+    const char *secs = getenv(FUZZ_SECS_ENV);
     if (!secs || !*secs)
-        secs = "20";
-    const char *argv[] = {"/bin/bash", e2e_path("tests/fuzz/fuzz_reader.sh"), "run", secs, NULL};
+        secs = FUZZ_SECS_DEFAULT;
+    const char *argv[] = {"/bin/bash", e2e_path(FUZZ_SCRIPT), "run", secs, NULL};
     e2e_result r = e2e_run(argv, NULL, NULL, atoi(secs) + 120);
     fputs(r.out, stdout);
     ck_assert_msg(r.status == 0, "fuzz run failed (exit %d):\n%s%s", r.status, r.out, r.err);
@@ -28,10 +31,10 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("fuzz_reader");
+    Suite *s = suite_create("fuzz_" FUZZ_NAME);
     TCase *tc = tcase_create("fuzz");
     tcase_set_timeout(tc, 300);
-    tcase_add_test(tc, fuzz_summary_reader);
+    tcase_add_test(tc, bounded_fuzz_run);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
