@@ -85,9 +85,11 @@ static void CUPTIAPI buffer_requested(uint8_t **buf, size_t *size, size_t *max_r
 static void print_record(const CUpti_Activity *rec)
 {
     switch (rec->kind) {
-    case CUPTI_ACTIVITY_KIND_RUNTIME: {
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER: {
         const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)rec;
-        emit("RUNTIME cbid=%u corr=%u start=%" PRIu64 " end=%" PRIu64 " tid=%u ret=%u\n", a->cbid,
+        emit("%s cbid=%u corr=%u start=%" PRIu64 " end=%" PRIu64 " tid=%u ret=%u\n",
+             rec->kind == CUPTI_ACTIVITY_KIND_DRIVER ? "DRIVER" : "RUNTIME", a->cbid,
              a->correlationId, a->start, a->end, a->threadId, a->returnValue);
         break;
     }
@@ -182,6 +184,10 @@ CLIENT_EXPORT int InitializeInjection(void)
     CUPTI_OK(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed));
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         CUPTI_OK(cuptiActivityEnable(kinds[i]));
+    /* CUPTI_CLIENT_DRIVER=1: driver-API records too (cuBLAS 13's launches). */
+    const char *drv = getenv("CUPTI_CLIENT_DRIVER");
+    if (drv && !strcmp(drv, "1"))
+        CUPTI_OK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER));
     atexit(client_finish);
     return 1;
 }

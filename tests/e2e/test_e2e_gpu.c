@@ -16,6 +16,7 @@
 
 #define RUN_TIMEOUT_S 120
 #define GPU_PID (1ll << 30)   /* formats/chrome_trace_int.h: GPU 0's trace pid */
+#define GEMM "nvjet_sm90_"        /* cuBLAS 13's Hopper GEMM kernels, as on an H100 */
 
 /* One profiled run: its outputs, parsed. */
 typedef struct prof_run {
@@ -180,16 +181,17 @@ static void check_times(prof_run *p)
 
 /* CUDA total of every row is its Self CUDA plus what its children caused:
  * in these programs the only calls with children are the BLAS calls, whose
- * children (cuBLAS's own cudaLaunchKernel) carry all their device time; and
- * every kernel and copy is charged to exactly one call's Self CUDA. */
+ * children (cuBLAS 13's own cuLaunchKernelEx, a driver-API call) carry all
+ * their device time; and every kernel and copy is charged to exactly one
+ * call's Self CUDA. */
 static void check_sums(prof_run *p, const char *blas)
 {
-    json_t *b = row(p, blas), *lk = row(p, "cudaLaunchKernel");
+    json_t *b = row(p, blas), *lk = row(p, "cuLaunchKernelEx");
     ck_assert_ptr_nonnull(b);
     ck_assert_ptr_nonnull(lk);
     ck_assert_int_eq(iget(b, "cuda_self_ns"), 0);
-    ck_assert_int_eq(iget(b, "cuda_total_ns"), kernel_time(p, "gemm"));
-    ck_assert_int_eq(iget(lk, "cuda_self_ns"), kernel_time(p, "gemm"));
+    ck_assert_int_eq(iget(b, "cuda_total_ns"), kernel_time(p, GEMM));
+    ck_assert_int_eq(iget(lk, "cuda_self_ns"), kernel_time(p, GEMM));
     ck_assert_int_eq(iget(lk, "calls"), iget(b, "calls"));   /* one launch per call */
     long long self = 0, dev = 0;
     size_t i;
@@ -217,7 +219,7 @@ START_TEST(modes_kernels_copies_attribution)
     prof_run p = profile_bench("64", mode, "5", "1", NULL);
     int eager = _i == 0, addmm = _i == 1, fused = _i == 2;
     const char *blas = fused ? "cublasLtMatmul" : "cublasGemmEx";
-    ck_assert_int_eq(count_kernels(&p, "gemm"), RUNS);
+    ck_assert_int_eq(count_kernels(&p, GEMM), RUNS);
     ck_assert_int_eq(count_kernels(&p, "_bias_"), fused ? RUNS : 0);   /* the bias epilogue */
     ck_assert_int_eq(count_kernels(&p, "bias_add"), eager ? RUNS : 0);
     /* nothing else but the program's one probe kernel in eager */
@@ -227,7 +229,7 @@ START_TEST(modes_kernels_copies_attribution)
     size_t i;
     json_t *e;
     json_array_foreach(json_object_get(p.sum, "kernels"), i, e)
-        if (strstr(sget(e, "name"), "gemm"))
+        if (strstr(sget(e, "name"), GEMM))
             k = e;
     ck_assert_ptr_nonnull(k);
     ck_assert_int_eq(iget(k, "launches"), RUNS);
@@ -259,7 +261,7 @@ START_TEST(modes_kernels_copies_attribution)
     }
     /* each GEMM kernel's external id is a BLAS call's: the arrow starts inside it */
     json_array_foreach(events(&p), i, e) {
-        if (strcmp(sget(e, "cat"), "kernel") || !strstr(sget(e, "name"), "gemm"))
+        if (strcmp(sget(e, "cat"), "kernel") || !strstr(sget(e, "name"), GEMM))
             continue;
         json_t *s = flow(&p, "s", iget(json_object_get(e, "args"), "correlation"));
         ck_assert_ptr_nonnull(s);
@@ -300,7 +302,7 @@ START_TEST(shifted_cupti_clock_lines_up)
     const char *status = sget(json_object_get(p.sum, "gpu"), "status");
     ck_assert_msg(strstr(status, _i < 2 ? "clock: timestamp callback" : "clock: measured offset"),
                   "%s", status);
-    ck_assert_int_eq(count_kernels(&p, "gemm"), RUNS);
+    ck_assert_int_eq(count_kernels(&p, GEMM), RUNS);
     check_times(&p);
     check_sums(&p, "cublasLtMatmul");
     prof_free(&p);
@@ -336,9 +338,10 @@ START_TEST(idle_share_small_vs_large)
 }
 END_TEST
 
-/* The issue's picture: cublasLtMatmul, under it cuBLASLt's own occupancy
- * query and launch (seen by CUPTI only), an arrow to the GEMM kernel on the
- * GPU lane, the kernel's grid, block and registers. */
+/* The issue's picture: cublasLtMatmul, under it cuBLASLt's own calls (seen
+ * by CUPTI only: a runtime cudaGetDevice and the driver cuLaunchKernelEx, as
+ * cuBLAS 13 does), an arrow to the GEMM kernel on the GPU lane, the kernel's
+ * grid, block and registers. */
 START_TEST(fused_4096_trace)
 {
     prof_run p = profile_bench("4096", "fused", "3", "1", NULL);
@@ -354,15 +357,16 @@ START_TEST(fused_4096_trace)
             if (strcmp(sget(c, "ph"), "X") || iget(c, "tid") != iget(lt, "tid") ||
                 nget(c, "ts") < t0 || nget(c, "ts") + nget(c, "dur") > t1)
                 continue;
-            if (!strcmp(sget(c, "name"), "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags"))
+            if (!strcmp(sget(c, "name"), "cudaGetDevice"))
                 occ = c;
-            if (!strcmp(sget(c, "name"), "cudaLaunchKernel"))
+            if (!strcmp(sget(c, "name"), "cuLaunchKernelEx"))
                 launch = c;
         }
         ck_assert_ptr_nonnull(occ);
         ck_assert_ptr_nonnull(launch);
         ck_assert_str_eq(sget(launch, "cat"), "cuda_runtime");
         ck_assert_str_eq(sget(json_object_get(launch, "args"), "source"), "cupti");
+        ck_assert_str_eq(sget(json_object_get(launch, "args"), "domain"), "driver");
         ck_assert_str_eq(sget(json_object_get(occ, "args"), "source"), "cupti");
         long long corr = iget(json_object_get(launch, "args"), "correlation");
         json_t *s = flow(&p, "s", corr), *f = flow(&p, "f", corr);
@@ -381,7 +385,7 @@ START_TEST(fused_4096_trace)
         ck_assert_int_eq(iget(k, "pid"), GPU_PID);
         ck_assert_int_eq(iget(f, "pid"), GPU_PID);
         ck_assert_int_eq(iget(f, "tid"), iget(k, "tid"));
-        ck_assert_ptr_nonnull(strstr(sget(k, "name"), "gemm"));
+        ck_assert_ptr_nonnull(strstr(sget(k, "name"), GEMM));
         ck_assert_ptr_nonnull(strstr(sget(k, "name"), "bias"));
         json_t *ka = json_object_get(k, "args");
         json_t *grid = json_object_get(ka, "grid"), *block = json_object_get(ka, "block");
@@ -406,8 +410,10 @@ START_TEST(fused_4096_trace)
                  !strncmp(sget(json_object_get(c, "args"), "name"), "stream ", 7));
     ck_assert_int_ge(lane, 2);
     ck_assert_int_gt(count_cat(&p, "cuda_sync", NULL), 0);   /* syncs are visible */
-    ck_assert_ptr_nonnull(row(&p, "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags"));
-    ck_assert_int_eq(iget(row(&p, "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags"), "calls"), 4);
+    ck_assert_ptr_nonnull(row(&p, "cuLaunchKernelEx"));
+    ck_assert_int_eq(iget(row(&p, "cuLaunchKernelEx"), "calls"), 4);
+    /* cuBLAS's other driver calls (attribute queries) are not kept */
+    ck_assert_ptr_null(row(&p, "cuKernelGetAttribute"));
     prof_free(&p);
 }
 END_TEST

@@ -62,6 +62,8 @@ typedef struct cusim_api_call {
     int status;              /* cudaError_t returned (valid at end) */
     uint32_t thread_id;      /* gettid() of the caller */
     const char *symbol_name; /* kernel device name for launches, else NULL */
+    int driver;              /* 1: a driver-API call (cbid is CUPTI_DRIVER_TRACE_CBID_*),
+                              * as cuBLAS 13 makes its launches (cuLaunchKernelEx) */
 } cusim_api_call;
 
 /* Opens a traced runtime-API call on this thread: assigns a correlation id,
@@ -81,6 +83,13 @@ CUSIM_EXPORT uint32_t cusim_current_correlation(void);
  * CUPTI's callback data carries it at the enter site. */
 CUSIM_EXPORT void cusim_api_begin_sym(cusim_api_call *c, uint32_t cbid, const char *name,
                                       const void *params, const char *symbol_name);
+/* cusim_api_begin_sym for a driver-API call (cbid from cupti_driver_cbid.h):
+ * what CUPTI's DRIVER activity kind and driver callback domain see. The
+ * runtime's own entry points never make these (as with the real runtime,
+ * whose internal driver calls CUPTI does not report); the simulated cuBLAS
+ * does, as the real cuBLAS 13 does for its GEMM launches. */
+CUSIM_EXPORT void cusim_api_begin_driver(cusim_api_call *c, uint32_t cbid, const char *name,
+                                         const void *params, const char *symbol_name);
 /* Note: start_gpu_ns / end_gpu_ns are stamped only while a tool is attached
  * (0 otherwise), which keeps an untraced call down to a few nanoseconds. */
 

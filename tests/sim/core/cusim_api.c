@@ -26,8 +26,9 @@ static uint32_t next_correlation(void)
     return t->corr_next++;
 }
 
-void cusim_api_begin_sym(cusim_api_call *c, uint32_t cbid, const char *name, const void *params,
-                         const char *symbol_name)
+/* Opens a call of either domain (c->driver already set). */
+static void begin(cusim_api_call *c, uint32_t cbid, const char *name, const void *params,
+                  const char *symbol_name)
 {
     cusim_thread *t = &cusim_self;
     c->cbid = cbid;
@@ -51,9 +52,24 @@ void cusim_api_begin_sym(cusim_api_call *c, uint32_t cbid, const char *name, con
         tool->api_enter(c);
 }
 
+void cusim_api_begin_sym(cusim_api_call *c, uint32_t cbid, const char *name, const void *params,
+                         const char *symbol_name)
+{
+    c->driver = 0;
+    begin(c, cbid, name, params, symbol_name);
+}
+
 void cusim_api_begin(cusim_api_call *c, uint32_t cbid, const char *name, const void *params)
 {
     cusim_api_begin_sym(c, cbid, name, params, NULL);
+}
+
+void cusim_api_begin_driver(cusim_api_call *c, uint32_t cbid, const char *name,
+                            const void *params, const char *symbol_name)
+{
+    /* The flag must be set before the tool's api_enter hook sees the call. */
+    c->driver = 1;
+    begin(c, cbid, name, params, symbol_name);
 }
 
 void cusim_api_end(cusim_api_call *c, int status)

@@ -4,8 +4,8 @@
  * the *_v2 names exported here).
  *
  * Every GEMM goes through simblas_run: cold start on the handle's first
- * GEMM, a traced occupancy query, one traced cudaLaunchKernel carrying a
- * cuBLAS-style kernel, and the result computed on the CPU (deferred until the
+ * GEMM, cuBLAS 13's traced call sequence ending in a driver cuLaunchKernelEx
+ * of a cuBLAS-style kernel (gemm_launch.c), and the result computed on the CPU (deferred until the
  * program can observe it) up to CUSIM_COMPUTE_MAX; beyond it the output is
  * left untouched: timing only.
  */

@@ -4,8 +4,8 @@
  * epilogues (others answer CUBLAS_STATUS_NOT_SUPPORTED).
  *
  * A matmul is one fused kernel whatever the epilogue, run by simblas_run like
- * a cuBLAS GEMM: cold start on the handle's first matmul, a traced occupancy
- * query, one traced cudaLaunchKernel, then the CPU computation (deferred
+ * a cuBLAS GEMM: cold start on the handle's first matmul, the traced call
+ * sequence ending in a driver cuLaunchKernelEx (gemm_launch.c), then the CPU computation (deferred
  * until the program can observe it) up to CUSIM_COMPUTE_MAX (timing only
  * above it: D is left untouched).
  */

@@ -1,15 +1,21 @@
 /*
  * gemm_launch.c - how a simulated cuBLAS GEMM reaches the simulated device:
- * the kernel it picks (tile, name, launch shape) and the call sequence real
- * cuBLAS shows under CUPTI: an occupancy query, then one cudaLaunchKernel.
+ * the kernel it picks (tile, name, launch shape) and the call sequence the
+ * real cuBLAS 13 shows under CUPTI on an H100 (scripts/cupti_probe.cu, driver
+ * 580, 2026-11-24): per GEMM two cudaGetDevice (runtime API), two
+ * cuKernelGetAttribute and one cuLaunchKernelEx (driver API), the kernel
+ * carrying the cuLaunchKernelEx's correlation id. No occupancy query: the
+ * cuBLAS 11/12 pattern of one before each launch is gone.
  *
- * Both are traced as runtime-API calls with cusim_api_begin/end and go to
- * libcusim directly, never through the exported cudart symbols (the real
- * library links cudart statically), so an LD_PRELOAD hook on
- * cudaLaunchKernel does not see them; CUPTI does.
+ * All are traced with cusim_api_begin/_driver and go to libcusim directly,
+ * never through the exported cudart symbols (the real library links cudart
+ * statically and calls the driver through cudaGetDriverEntryPointByVersion),
+ * so an LD_PRELOAD hook on cudaLaunchKernel does not see them; CUPTI does,
+ * the launch only with its DRIVER activity kind on.
  */
 #include "simblas.h"
 
+#include <cupti_driver_cbid.h>
 #include <cupti_runtime_cbid.h>
 #include <math.h>
 #include <pthread.h>
@@ -126,40 +132,30 @@ void simblas_plan_gemm(const simblas_gemm *g, int tile, simblas_plan *p)
 
 /* ---- the kernel name ----------------------------------------------------- */
 
-static const char *type_token(cudaDataType t, int tf32)
-{
-    switch (t) {
-    case CUDA_R_16F:
-        return "f16";
-    case CUDA_R_16BF:
-        return "bf16";
-    default:
-        return tf32 ? "tf32" : "f32";
-    }
-}
-
 /*
- * sm90_xmma_gemm_<A><B>_<D><acc>_<scale>_<opA><opB>_n_tilesize<M>x<N>x<K>_
- * warpgroupsize<W>x1x1_execute_segment_k_off[_bias_<T>][_relu|_gelu]_kernel__5x_cublas
- * e.g. sm90_xmma_gemm_bf16bf16_bf16f32_f32_nn_n_tilesize64x64x64_warpgroupsize1x1x1_
- * execute_segment_k_off_bias_bf16_kernel__5x_cublas
+ * The naming of cuBLAS 13's Hopper GEMM kernels ("nvjet"), as seen on an H100:
+ *   nvjet_sm90_tst_<M>x<N>_<K>x<S>_<cx>x<cy>_<t>_<bz|badd>[_coopA][_bias|_relu|_gelu...]_<opA><opB>T
+ * e.g. nvjet_sm90_tst_64x8_64x16_1x4_h_bz_NNT (64^3 bf16),
+ *      nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_NNT (4096^3 bf16, BIAS epilogue),
+ *      ..._h_badd_NNT (beta != 0).
+ * <t>: h for 16-bit inputs, s for fp32, t for tf32. The sim's own tiles fill
+ * the fields; the real heuristic's choices differ (64x8 for 64^3 there).
  */
 const char *simblas_kernel_name(const simblas_gemm *g, const simblas_plan *p)
 {
     char name[256], epi[64] = "";
-    const char *acc = g->acc16 ? "f16" : "f32";
+    const char *t = simblas_dtype_size(g->a.type) == 4 ? (g->tf32 ? "t" : "s") : "h";
+    if (tiles[p->tile].warpgroups > 1)
+        strcat(epi, "_coopA");
     if (g->epilogue & SIMBLAS_EPI_BIAS)
-        snprintf(epi, sizeof epi, "_bias_%s", type_token(g->bias_type, 0));
+        strcat(epi, "_bias");
     if (g->epilogue & SIMBLAS_EPI_RELU)
         strcat(epi, "_relu");
     if (g->epilogue & SIMBLAS_EPI_GELU)
         strcat(epi, "_gelu");
-    snprintf(name, sizeof name,
-             "sm90_xmma_gemm_%s%s_%s%s_%s_%c%c_n_tilesize%dx%dx%d_warpgroupsize%dx1x1"
-             "_execute_segment_k_off%s_kernel__5x_cublas",
-             type_token(g->a.type, g->tf32), type_token(g->b.type, g->tf32),
-             type_token(g->d.type, 0), acc, acc, g->trans_a ? 't' : 'n', g->trans_b ? 't' : 'n',
-             p->tile_m, p->tile_n, p->tile_k, tiles[p->tile].warpgroups, epi);
+    snprintf(name, sizeof name, "nvjet_sm90_tst_%dx%d_%dx%d_1x%d_%s_%s%s_%c%cT", p->tile_m,
+             p->tile_n, p->tile_k, tiles[p->tile].stages, tiles[p->tile].warpgroups, t,
+             g->beta != 0.0f ? "badd" : "bz", epi, g->trans_a ? 'T' : 'N', g->trans_b ? 'T' : 'N');
     return intern(name, strlen(name) + 1);
 }
 
@@ -197,7 +193,7 @@ static const cusim_kernel_desc *kernel_desc(const simblas_gemm *g, const simblas
     d.block[0] = (uint32_t)p->threads;
     d.block[1] = d.block[2] = 1;
     d.dynamic_smem = p->dynamic_smem;
-    d.static_smem = 0; /* sm90 xmma kernels keep everything in dynamic smem */
+    d.static_smem = 0; /* sm90 GEMM kernels keep everything in dynamic smem */
     d.registers = GEMM_REGISTERS;
     d.cls = CUSIM_KERNEL_GEMM;
     d.flops = 2.0 * (double)g->m * (double)g->n * (double)g->k * g->batch;
@@ -221,7 +217,7 @@ int simblas_run(simblas_ctx *ctx, const void *stream, const simblas_gemm *g, int
 {
     cusim_stream *s = cusim_stream_get(stream, 0);
     const cusim_kernel_desc *desc;
-    cusim_api_call occ, launch;
+    cusim_api_call dev, attr, launch;
     simblas_plan p;
     if (s == NULL)
         return -1;
@@ -229,15 +225,21 @@ int simblas_run(simblas_ctx *ctx, const void *stream, const simblas_gemm *g, int
         cold_start(ctx);
     simblas_spin(SIMBLAS_CALL_CPU_NS);
 
-    cusim_api_begin(&occ, CUPTI_RUNTIME_TRACE_CBID_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_v7000,
-                    "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", NULL);
-    simblas_plan_gemm(g, tile, &p); /* calls cusim_occupancy */
-    cusim_api_end(&occ, 0);
+    cusim_api_begin(&dev, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020, "cudaGetDevice", NULL);
+    cusim_api_end(&dev, 0);
+    for (int i = 0; i < 2; i++) {
+        cusim_api_begin_driver(&attr, CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute,
+                               "cuKernelGetAttribute", NULL, NULL);
+        cusim_api_end(&attr, 0);
+    }
+    simblas_plan_gemm(g, tile, &p);
+    cusim_api_begin(&dev, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020, "cudaGetDevice", NULL);
+    cusim_api_end(&dev, 0);
 
     desc = kernel_desc(g, &p);
     if (desc != NULL) {
-        cusim_api_begin_sym(&launch, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-                            "cudaLaunchKernel", NULL, desc->name);
+        cusim_api_begin_driver(&launch, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+                               "cuLaunchKernelEx", NULL, desc->name);
         cusim_launch(s, desc, cusim_current_correlation());
         cusim_api_end(&launch, 0);
     }

@@ -1,6 +1,7 @@
 /*
  * test_sim_trace.c - what the simulated device (and so CUPTI) sees of a
- * cuBLAS/cuBLASLt call: one occupancy query and one launch per GEMM, the
+ * cuBLAS/cuBLASLt call: cuBLAS 13's call sequence per GEMM (a driver
+ * cuLaunchKernelEx among runtime and driver queries, no occupancy query), the
  * kernel correlated to the launch, its name and launch shape, no dynamic
  * cudart calls, and the cold start on a handle's first GEMM.
  */
@@ -23,7 +24,7 @@ START_TEST(test_lt_one_kernel_per_matmul)
     expect_gemm_sequence(0, "first matmul");
     ck_assert_int_eq(lt_matmul(&r, 0.0f), CUBLAS_STATUS_SUCCESS); /* warm */
     ck_assert_int_eq(rec.nkern, 2);
-    expect_gemm_sequence(2, "second matmul");
+    expect_gemm_sequence(GEMM_SEQ_CALLS, "second matmul");
     k = &rec.desc[1];
     ck_assert_int_eq(k->cls, CUSIM_KERNEL_GEMM);
     ck_assert(k->flops == 2.0 * 64 * 48 * 32);
@@ -36,7 +37,7 @@ START_TEST(test_lt_one_kernel_per_matmul)
     ck_assert(k->block[0] == 128 || k->block[0] == 384);
     ck_assert_uint_gt(k->registers, 100);
     ck_assert_uint_gt(k->dynamic_smem, 32 * 1024);
-    ck_assert_ptr_nonnull(strstr(k->name, "_bias_bf16"));
+    ck_assert_ptr_nonnull(strstr(k->name, "_h_bz_bias_NNT"));
     /* the same problem twice gives the same interned name */
     ck_assert_ptr_eq(rec.kern[0].desc->name, rec.kern[1].desc->name);
     rec_stop();
@@ -175,22 +176,19 @@ START_TEST(test_kernel_names)
     const char *big = name_of(CUDA_R_16BF, CUBLAS_OP_T, 4096, 4096, 4096); /* timing only */
     const char *def = lt_name_of(CUBLASLT_EPILOGUE_DEFAULT), *bias = lt_name_of(CUBLASLT_EPILOGUE_BIAS);
     const char *relu = lt_name_of(CUBLASLT_EPILOGUE_RELU_BIAS), *gelu = lt_name_of(CUBLASLT_EPILOGUE_GELU_BIAS);
-    ck_assert_str_eq(bf, "sm90_xmma_gemm_bf16bf16_bf16f32_f32_nn_n_tilesize64x64x64_warpgroupsize1x1x1"
-                         "_execute_segment_k_off_kernel__5x_cublas");
-    ck_assert_ptr_nonnull(strstr(hf, "_f16f16_f16f32_f32_"));
-    ck_assert_ptr_nonnull(strstr(f32, "_f32f32_f32f32_f32_"));
-    ck_assert_ptr_nonnull(strstr(f32, "tilesize64x64x32"));
-    ck_assert_ptr_nonnull(strstr(bft, "_tn_n_"));
-    ck_assert_str_eq(big, "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_"
-                          "warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas");
-    ck_assert_str_ne(bf, hf);
+    ck_assert_str_eq(bf, "nvjet_sm90_tst_64x64_64x4_1x1_h_badd_NNT");
+    ck_assert_ptr_nonnull(strstr(hf, "_h_badd_"));
+    ck_assert_ptr_nonnull(strstr(f32, "_s_badd_"));
+    ck_assert_ptr_nonnull(strstr(f32, "_64x64_32x4_"));
+    ck_assert_ptr_nonnull(strstr(bft, "_TNT"));
+    ck_assert_str_eq(big, "nvjet_sm90_tst_128x256_64x4_1x1_h_badd_TNT");
     ck_assert_str_ne(bf, f32);
     ck_assert_str_ne(bf, bft);
     ck_assert_str_ne(def, bias);
     ck_assert_ptr_null(strstr(def, "_bias"));
-    ck_assert_ptr_nonnull(strstr(bias, "_bias_bf16_kernel__5x_cublas"));
-    ck_assert_ptr_nonnull(strstr(relu, "_bias_bf16_relu_"));
-    ck_assert_ptr_nonnull(strstr(gelu, "_bias_bf16_gelu_"));
+    ck_assert_ptr_nonnull(strstr(bias, "_bz_bias_NNT"));
+    ck_assert_ptr_nonnull(strstr(relu, "_bias_relu_"));
+    ck_assert_ptr_nonnull(strstr(gelu, "_bias_gelu_"));
     ck_assert_str_ne(relu, gelu);
     ck_assert_str_ne(relu, bias);
 }

@@ -12,6 +12,8 @@
 #include "test_util.h"
 
 #include <cupti_runtime_cbid.h>
+#include <cupti_driver_cbid.h>
+#include <cupti_runtime_cbid.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,7 @@ static void rec_enter(const cusim_api_call *c)
     if (rec.napi < REC_MAX) {
         rec_api *a = &rec.api[rec.napi++];
         a->cbid = c->cbid;
+        a->driver = c->driver;
         a->corr = c->correlation_id;
         snprintf(a->symbol, sizeof a->symbol, "%s", c->symbol_name ? c->symbol_name : "");
     }
@@ -134,18 +137,32 @@ void expect_close(double got, double want, cudaDataType t, const char *what, int
     ck_assert_msg(fabs(got - want) <= tol, "%s: D(%d,%d) = %g, want %g", what, i, j, got, want);
 }
 
-/* Checks the last three recorded things are: occupancy call, launch call, one
- * kernel correlated to the launch. */
+/* Checks the last recorded things are cuBLAS 13's GEMM sequence (see
+ * test_util.h) and one kernel correlated to its launch. */
 void expect_gemm_sequence(int first_api, const char *what)
 {
-    const rec_api *occ = &rec.api[first_api], *launch = &rec.api[first_api + 1];
-    ck_assert_msg(rec.napi == first_api + 2, "%s: %d api calls", what, rec.napi - first_api);
-    ck_assert_uint_eq(occ->cbid,
-                      CUPTI_RUNTIME_TRACE_CBID_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_v7000);
-    ck_assert_uint_eq(launch->cbid, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000);
-    ck_assert(occ->exited && launch->exited);
-    ck_assert_uint_ne(occ->corr, launch->corr);
-    ck_assert_uint_ne(launch->corr, 0);
+    static const struct {
+        int driver;
+        uint32_t cbid;
+    } want[GEMM_SEQ_CALLS] = {
+        {0, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020},
+        {1, CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute},
+        {1, CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute},
+        {0, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020},
+        {1, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx},
+    };
+    ck_assert_msg(rec.napi == first_api + GEMM_SEQ_CALLS, "%s: %d api calls", what,
+                  rec.napi - first_api);
+    for (int i = 0; i < GEMM_SEQ_CALLS; i++) {
+        const rec_api *a = &rec.api[first_api + i];
+        ck_assert_msg(a->driver == want[i].driver && a->cbid == want[i].cbid,
+                      "%s: call %d is %s cbid %u", what, i, a->driver ? "driver" : "runtime",
+                      a->cbid);
+        ck_assert(a->exited);
+        ck_assert_uint_ne(a->corr, 0);
+    }
+    const rec_api *launch = &rec.api[first_api + GEMM_SEQ_CALLS - 1];
+    ck_assert_uint_ne(rec.api[first_api].corr, launch->corr);
     ck_assert_uint_eq(rec.kern[rec.nkern - 1].correlation_id, launch->corr);
     ck_assert_str_eq(launch->symbol, rec.kern[rec.nkern - 1].desc->name);
 }

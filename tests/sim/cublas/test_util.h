@@ -18,7 +18,8 @@
 #define REC_MAX 64
 
 typedef struct rec_api {
-    uint32_t cbid;    /* CUPTI_RUNTIME_TRACE_CBID_* */
+    uint32_t cbid;    /* CUPTI_RUNTIME_TRACE_CBID_*, or _DRIVER_ when driver */
+    int driver;       /* a driver-API call */
     uint32_t corr;    /* correlation id */
     char symbol[256]; /* symbol_name at enter ("" if NULL) */
     int exited;       /* api_exit seen */
@@ -40,9 +41,11 @@ void rec_start(void);
 void rec_stop(void);
 /* Name of the last kernel queued (interned by the library, lives forever). */
 const char *last_kernel(void);
-/* Checks that the api calls from index first_api on are exactly: the
- * occupancy query, then a cudaLaunchKernel whose correlation id the last
- * kernel carries. */
+/* Checks that the api calls from index first_api on are exactly cuBLAS 13's
+ * (GEMM_SEQ_CALLS of them): cudaGetDevice, cuKernelGetAttribute x2,
+ * cudaGetDevice, then a driver cuLaunchKernelEx whose correlation id the
+ * last kernel carries. */
+#define GEMM_SEQ_CALLS 5
 void expect_gemm_sequence(int first_api, const char *what);
 
 /* ---- data ------------------------------------------------------------------- */

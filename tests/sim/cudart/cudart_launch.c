@@ -296,13 +296,15 @@ CUDART_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, 
     API_RETURN(cudart_launch(f, gridDim, blockDim, sharedMem, stream, 1));
 }
 
-/* The <<<>>> path. CUDA 13 has no params struct for it; we pass the
- * cudaLaunchKernel one with func = the host stub. */
+/* The <<<>>> path. The real CUPTI 13.0 reports it as cudaLaunchKernel
+ * (cbid 211, with that call's params struct), not as the
+ * __cudaLaunchKernel_v13000 id its header lists (seen on an H100, driver
+ * 580, scripts/cupti_probe.cu); so does the sim, func = the host stub. */
 CUDART_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
                                              void **args, size_t sharedMem, cudaStream_t stream)
 {
     cudart_func *f = cudart_func_find(kernel);
-    API_ENTER_SYM(__cudaLaunchKernel, v13000,
+    API_ENTER_SYM(cudaLaunchKernel, v7000,
                   (&(cudaLaunchKernel_v7000_params){f ? f->host_fn : NULL, gridDim, blockDim,
                                                      args, sharedMem, stream}),
                   f ? f->name : NULL);
@@ -314,8 +316,8 @@ CUDART_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid
                                                   cudaStream_t stream)
 {
     cudart_func *f = cudart_func_find(kernel);
-    API_ENTER_SYM(__cudaLaunchKernel_ptsz, v13000,
-                  (&(cudaLaunchKernel_v7000_params){f ? f->host_fn : NULL, gridDim, blockDim,
+    API_ENTER_SYM(cudaLaunchKernel_ptsz, v7000,
+                  (&(cudaLaunchKernel_ptsz_v7000_params){f ? f->host_fn : NULL, gridDim, blockDim,
                                                      args, sharedMem, stream}),
                   f ? f->name : NULL);
     API_RETURN(cudart_launch(f, gridDim, blockDim, sharedMem, stream, 1));

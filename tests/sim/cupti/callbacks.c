@@ -172,11 +172,12 @@ void cs_cb_detach(void)
     pthread_mutex_unlock(&cs_sub_lock);
 }
 
-void cs_cb_runtime(const cusim_api_call *c, CUpti_ApiCallbackSite site, uint64_t *corr_data,
-                   void *ret)
+void cs_cb_api(const cusim_api_call *c, CUpti_ApiCallbackSite site, uint64_t *corr_data,
+               void *ret)
 {
-    if (!atomic_load(&cs_sub.active) || c->cbid >= CUPTI_RUNTIME_TRACE_CBID_SIZE ||
-        !atomic_load(&cs_sub.on[CUPTI_CB_DOMAIN_RUNTIME_API][c->cbid]))
+    CUpti_CallbackDomain dom = c->driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
+    if (!atomic_load(&cs_sub.active) || c->cbid >= cs_domain_size(dom) ||
+        !atomic_load(&cs_sub.on[dom][c->cbid]))
         return;
     CUpti_CallbackFunc fn = atomic_load(&cs_sub.fn);
     if (fn == NULL)
@@ -192,5 +193,5 @@ void cs_cb_runtime(const cusim_api_call *c, CUpti_ApiCallbackSite site, uint64_t
     data.contextUid = 1;
     data.correlationData = corr_data;
     data.correlationId = c->correlation_id;
-    fn(atomic_load(&cs_sub.userdata), CUPTI_CB_DOMAIN_RUNTIME_API, c->cbid, &data);
+    fn(atomic_load(&cs_sub.userdata), dom, c->cbid, &data);
 }

@@ -8,7 +8,8 @@ SIMCUPTI_TEST_INJECT := $(SIM_DIR)/cupti/libtest_inject.so
 SIMCUPTI_HDRS := tests/sim/cupti/cupti_sim.h tests/sim/core/cusim.h
 SIMCUPTI_ODIR := $(SIM_DIR)/cupti
 SIMCUPTI_OBJS := $(patsubst tests/sim/cupti/%.c,$(SIMCUPTI_ODIR)/%.o,$(SIMCUPTI_SRCS))
-SIMCUPTI_GEN  := $(SIMCUPTI_ODIR)/cupti_result_names.inc $(SIMCUPTI_ODIR)/cupti_runtime_names.inc
+SIMCUPTI_GEN  := $(SIMCUPTI_ODIR)/cupti_result_names.inc $(SIMCUPTI_ODIR)/cupti_runtime_names.inc \
+                 $(SIMCUPTI_ODIR)/cupti_driver_names.inc
 SIMCUPTI_LIB  := $(SIM_DIR)/libcupti.so.13
 # -DCUPTI_LIB makes the real headers mark their prototypes visible.
 SIMCUPTI_CFLAGS = $(SIM_CFLAGS) -DCUPTI_LIB -I$(SIMCUPTI_ODIR) -pthread
@@ -20,6 +21,10 @@ $(SIMCUPTI_ODIR)/cupti_result_names.inc: $(CUDA_HOME)/include/cupti_result.h
 $(SIMCUPTI_ODIR)/cupti_runtime_names.inc: $(CUDA_HOME)/include/cupti_runtime_cbid.h
 	$(call P,GEN,$@)mkdir -p $(@D) && sed -n \
 	  's/^ *CUPTI_RUNTIME_TRACE_CBID_\([a-z][A-Za-z0-9_]*\) *= *\([0-9][0-9]*\),.*/    [\2] = "\1",/p' $< > $@
+
+$(SIMCUPTI_ODIR)/cupti_driver_names.inc: $(CUDA_HOME)/include/cupti_driver_cbid.h
+	$(call P,GEN,$@)mkdir -p $(@D) && sed -n \
+	  's/^ *CUPTI_DRIVER_TRACE_CBID_\([a-z][A-Za-z0-9_]*\) *= *\([0-9][0-9]*\),.*/    [\2] = "\1",/p' $< > $@
 
 $(SIMCUPTI_ODIR)/%.o: tests/sim/cupti/%.c $(SIMCUPTI_HDRS) $(SIMCUPTI_GEN)
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(SIMCUPTI_CFLAGS) -c -o $@ $<

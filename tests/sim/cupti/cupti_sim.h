@@ -116,11 +116,12 @@ void cs_dev_set_capacity(size_t records);
 
 /* ---- callbacks.c ------------------------------------------------------- */
 
-/* Gives a runtime API call to the subscriber if it enabled that callback.
+/* Gives an API call (runtime or driver domain, by c->driver) to the
+ * subscriber if it enabled that callback.
  * `corr_data` is the per-call slot CUpti_CallbackData.correlationData points
  * to; `ret` points to the call's return value (meaningful at exit). */
-void cs_cb_runtime(const cusim_api_call *c, CUpti_ApiCallbackSite site, uint64_t *corr_data,
-                   void *ret);
+void cs_cb_api(const cusim_api_call *c, CUpti_ApiCallbackSite site, uint64_t *corr_data,
+               void *ret);
 
 /* Drops the subscriber, if any (cuptiFinalize). */
 void cs_cb_detach(void);

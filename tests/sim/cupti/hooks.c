@@ -50,6 +50,12 @@ static void cs_write_ext(CUpti_ExternalCorrelationKind kind, uint64_t id, void *
     cs_buf_write(CS_CH_HOST, &r, sizeof r);
 }
 
+/* The activity kind of a call's API record. */
+static CUpti_ActivityKind api_kind(const cusim_api_call *c)
+{
+    return c->driver ? CUPTI_ACTIVITY_KIND_DRIVER : CUPTI_ACTIVITY_KIND_RUNTIME;
+}
+
 static void cs_on_api_enter(const cusim_api_call *c)
 {
     cs_thread *t = &cs_tls;
@@ -64,11 +70,14 @@ static void cs_on_api_enter(const cusim_api_call *c)
     f->correlation_data = 0;
     f->ret = 0;
     /* The real CUPTI puts one external correlation record per kind with a
-     * pushed id in front of the API record it creates. */
-    if (cs_kind_enabled(CUPTI_ACTIVITY_KIND_RUNTIME) &&
-        cs_kind_enabled(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION))
+     * pushed id in front of the API record it creates, and only when it
+     * creates one: a driver call (cuBLAS 13's cuLaunchKernelEx) gets none
+     * unless the DRIVER kind is on, and the kernel it launches, which
+     * carries its correlation id, then maps to no external id (seen on an
+     * H100 with CUPTI 13.0, scripts/cupti_probe.cu). */
+    if (cs_kind_enabled(api_kind(c)) && cs_kind_enabled(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION))
         cs_ext_for_each(cs_write_ext, (void *)c);
-    cs_cb_runtime(c, CUPTI_API_ENTER, &f->correlation_data, &f->ret);
+    cs_cb_api(c, CUPTI_API_ENTER, &f->correlation_data, &f->ret);
 }
 
 static void cs_on_api_exit(const cusim_api_call *c)
@@ -79,15 +88,15 @@ static void cs_on_api_exit(const cusim_api_call *c)
     if (t->nframes > 0 && t->nframes <= CS_FRAME_DEPTH && t->frames[t->nframes - 1].call == c)
         f = &t->frames[t->nframes - 1];
     f->ret = c->status;
-    cs_cb_runtime(c, CUPTI_API_EXIT, &f->correlation_data, &f->ret);
+    cs_cb_api(c, CUPTI_API_EXIT, &f->correlation_data, &f->ret);
     if (t->nframes > 0)
         t->nframes--;
 
-    if (!cs_kind_enabled(CUPTI_ACTIVITY_KIND_RUNTIME))
+    if (!cs_kind_enabled(api_kind(c)))
         return;
     CUpti_ActivityAPI r;
     memset(&r, 0, sizeof r);
-    r.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+    r.kind = api_kind(c);
     r.cbid = c->cbid;
     r.start = c->start_gpu_ns;
     r.end = c->end_gpu_ns;

@@ -20,6 +20,11 @@ static const char *const cs_runtime_names[CUPTI_RUNTIME_TRACE_CBID_SIZE] = {
 #include "cupti_runtime_names.inc"
 };
 
+/* [cbid] = "cuLaunchKernelEx" from cupti_driver_cbid.h */
+static const char *const cs_driver_names[CUPTI_DRIVER_TRACE_CBID_SIZE] = {
+#include "cupti_driver_names.inc"
+};
+
 CUptiResult CUPTIAPI cuptiGetVersion(uint32_t *version)
 {
     if (version == NULL)
@@ -79,9 +84,13 @@ CUptiResult CUPTIAPI cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t 
 {
     if (name == NULL)
         return cs_error(CUPTI_ERROR_INVALID_PARAMETER);
-    if (domain != CUPTI_CB_DOMAIN_RUNTIME_API)
-        return cs_error(CUPTI_ERROR_NOT_SUPPORTED); /* only the runtime is simulated */
-    const char *n = cs_runtime_cbid_name(cbid);
+    const char *n;
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
+        n = cs_runtime_cbid_name(cbid);
+    else if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
+        n = cbid < CUPTI_DRIVER_TRACE_CBID_SIZE ? cs_driver_names[cbid] : NULL;
+    else
+        return cs_error(CUPTI_ERROR_NOT_SUPPORTED); /* no other API domain is simulated */
     if (n == NULL)
         return cs_error(CUPTI_ERROR_INVALID_PARAMETER);
     *name = n;
