@@ -192,10 +192,12 @@ static int locate(const cuprof_run *run, uint64_t id, size_t *t, uint64_t *i)
 static int derived_rows(const cuprof_run *run, const cuprof_timeline *tl, size_t span,
                         size_t *drow, const char **xname, size_t *nx)
 {
-    uint32_t maxcb = 0;
+    /* Key: cbid * 2 + domain (runtime and driver cbids overlap). */
+#define CBKEY(a) ((size_t)(a)->cbid * 2 + (a)->driver)
+    size_t maxcb = 0;
     for (size_t k = 0; k < tl->nderived; k++)
-        if (tl->derived[k].rec->cbid > maxcb)
-            maxcb = tl->derived[k].rec->cbid;
+        if (CBKEY(tl->derived[k].rec) > maxcb)
+            maxcb = CBKEY(tl->derived[k].rec);
     size_t *by_cbid = malloc(((size_t)maxcb + 1) * sizeof *by_cbid);
     if (!by_cbid)
         return -1;
@@ -203,7 +205,7 @@ static int derived_rows(const cuprof_run *run, const cuprof_timeline *tl, size_t
         by_cbid[c] = SIZE_MAX;
     for (size_t k = 0; k < tl->nderived; k++) {
         const cuprof_gpu_api *a = tl->derived[k].rec;
-        size_t r = by_cbid[a->cbid];
+        size_t r = by_cbid[CBKEY(a)];
         for (size_t i = 0; r == SIZE_MAX && i < run->napis; i++)
             if (run->apis[i].name && !strcmp(run->apis[i].name, a->name))
                 r = i;
@@ -214,10 +216,11 @@ static int derived_rows(const cuprof_run *run, const cuprof_timeline *tl, size_t
             xname[*nx] = a->name;
             r = span + (*nx)++;
         }
-        by_cbid[a->cbid] = r;
+        by_cbid[CBKEY(a)] = r;
         drow[k] = r;
     }
     free(by_cbid);
+#undef CBKEY
     return 0;
 }
 

@@ -113,6 +113,17 @@ CUPROF_CUPTI_HIDDEN const char *cuprof_cupti_cbid_name(uint32_t cbid);
  * draw launch -> kernel arrows for these. */
 CUPROF_CUPTI_HIDDEN int cuprof_cupti_cbid_is_launch(uint32_t cbid);
 
+/* Driver-API callback ids (CUPTI_DRIVER_TRACE_CBID_*): the name
+ * ("cuLaunchKernelEx"), or "driver_cbid_<n>"; never NULL, static. */
+CUPROF_CUPTI_HIDDEN const char *cuprof_cupti_driver_cbid_name(uint32_t cbid);
+/* 1 for driver calls that launch kernels with their correlation id
+ * (cuLaunchKernel[Ex][_ptsz], cooperative, graph launches). cuBLAS 13
+ * launches its GEMMs with cuLaunchKernelEx, so these are how its kernels
+ * reach the call that caused them. */
+CUPROF_CUPTI_HIDDEN int cuprof_cupti_driver_cbid_is_launch(uint32_t cbid);
+/* 1 for the driver calls worth a record (launches, cuMemcpy*, cuMemset*). */
+CUPROF_CUPTI_HIDDEN int cuprof_cupti_driver_cbid_kept(uint32_t cbid);
+
 /* ---- hot path ----------------------------------------------------------- */
 
 /* Nonzero while external ids are being pushed (CUPTI running, not finished).

@@ -10,6 +10,9 @@ CUPTI_HDRS := collector/cupti.h collector/cupti_int.h collector/gpu.h collector/
 # CUPTI_RUNTIME_TRACE_CBID_<name>_v<NNNNN> = <id>  ->  [<id>] = "<name>",
 CUPTI_CBID_INC := $(B)/collector/cupti_cbid_names.inc
 CUPTI_CBID_HDR := $(CUDA_HOME)/include/cupti_runtime_cbid.h
+# Driver cbid -> name: CUPTI_DRIVER_TRACE_CBID_<name> = <id> (no version suffix).
+CUPTI_DRV_INC  := $(B)/collector/cupti_driver_names.inc
+CUPTI_DRV_HDR  := $(CUDA_HOME)/include/cupti_driver_cbid.h
 # Newer CUPTI headers let a second subscriber share the callback API.
 CUPTI_MULTI_SUB := $(shell grep -q allowMultipleSubscribers $(CUDA_HOME)/include/cupti_callbacks.h 2>/dev/null && echo -DCUPROF_CUPTI_MULTI_SUBSCRIBER)
 CUPTI_CFLAGS = $(CFLAGS) -fvisibility=hidden -I$(B)/collector $(CUPTI_MULTI_SUB)
@@ -19,7 +22,12 @@ $(CUPTI_CBID_INC): $(CUPTI_CBID_HDR) collector/cupti.mk
 	    's/^[[:space:]]*CUPTI_RUNTIME_TRACE_CBID_([A-Za-z0-9_]+)_v[0-9]+[[:space:]]*=[[:space:]]*([0-9]+).*/    [\2] = "\1",/p' \
 	    $< > $@.tmp && test -s $@.tmp && mv $@.tmp $@
 
-$(B)/collector/cupti_cbid.o: $(CUPTI_CBID_INC)
+$(CUPTI_DRV_INC): $(CUPTI_DRV_HDR) collector/cupti.mk
+	$(call P,GEN,$@)mkdir -p $(@D) && sed -n -E \
+	    's/^[[:space:]]*CUPTI_DRIVER_TRACE_CBID_([a-z][A-Za-z0-9_]*)[[:space:]]*=[[:space:]]*([0-9]+).*/    [\2] = "\1",/p' \
+	    $< > $@.tmp && test -s $@.tmp && mv $@.tmp $@
+
+$(B)/collector/cupti_cbid.o: $(CUPTI_CBID_INC) $(CUPTI_DRV_INC)
 $(CUPTI_OBJS): $(B)/collector/%.o: collector/%.c $(CUPTI_HDRS)
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CUPTI_CFLAGS) -c -o $@ $<
 

@@ -1,12 +1,15 @@
 /*
- * cupti_cbid.c - runtime-API callback ids: names and which ones launch work.
+ * cupti_cbid.c - runtime- and driver-API callback ids: names and which ones
+ * launch work.
  *
- * The name table is generated at build time from the toolkit's own
- * <cupti_runtime_cbid.h> (collector/cupti.mk): each
- * CUPTI_RUNTIME_TRACE_CBID_<name>_v<NNNNN> = <id> becomes [<id>] = "<name>",
- * so a newer toolkit brings its new ids without a code change.
+ * The name tables are generated at build time from the toolkit's own
+ * <cupti_runtime_cbid.h> and <cupti_driver_cbid.h> (collector/cupti.mk): each
+ * CUPTI_RUNTIME_TRACE_CBID_<name>_v<NNNNN> = <id> (CUPTI_DRIVER_TRACE_CBID_<name>
+ * = <id>) becomes [<id>] = "<name>", so a newer toolkit brings its new ids
+ * without a code change.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "cupti_int.h"
 
@@ -15,6 +18,13 @@ static const char *const cbid_names[] = {
 };
 
 #define N_CBID_NAMES (sizeof cbid_names / sizeof cbid_names[0])
+
+/* The same for the driver API, from <cupti_driver_cbid.h>. */
+static const char *const driver_names[] = {
+#include "cupti_driver_names.inc"
+};
+
+#define N_DRIVER_NAMES (sizeof driver_names / sizeof driver_names[0])
 
 const char *cuprof_cupti_cbid_name(uint32_t cbid)
 {
@@ -54,4 +64,48 @@ int cuprof_cupti_cbid_is_launch(uint32_t cbid)
     default:
         return 0;
     }
+}
+
+const char *cuprof_cupti_driver_cbid_name(uint32_t cbid)
+{
+    static char unknown[16][24];
+    static unsigned slot;
+
+    if (cbid < N_DRIVER_NAMES && driver_names[cbid] != NULL)
+        return driver_names[cbid];
+    char *s = unknown[__atomic_fetch_add(&slot, 1, __ATOMIC_RELAXED) % 16];
+    snprintf(s, sizeof unknown[0], "driver_cbid_%u", cbid);
+    return s;
+}
+
+int cuprof_cupti_driver_cbid_is_launch(uint32_t cbid)
+{
+    switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunch:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int cuprof_cupti_driver_cbid_kept(uint32_t cbid)
+{
+    /* Launches, copies and memsets: the driver calls that put work on the
+     * device. The rest (cuGetProcAddress, attribute queries: hundreds per
+     * cuBLAS handle) would only crowd the lane under the library call. */
+    if (cuprof_cupti_driver_cbid_is_launch(cbid))
+        return 1;
+    const char *n = cbid < N_DRIVER_NAMES ? driver_names[cbid] : NULL;
+    return n != NULL && (strncmp(n, "cuMemcpy", 8) == 0 || strncmp(n, "cuMemset", 8) == 0);
 }

@@ -224,8 +224,10 @@ static void add_memset(const CUpti_ActivityMemset4 *r)
     c->value = r->value;
 }
 
-static void add_api(const CUpti_ActivityAPI *r)
+static void add_api(const CUpti_ActivityAPI *r, int driver)
 {
+    if (driver && !cuprof_cupti_driver_cbid_kept(r->cbid))
+        return;
     cuprof_gpu_api *a = vec_add(&store.apis, sizeof *a);
     if (a == NULL) {
         store.dropped++;
@@ -235,11 +237,13 @@ static void add_api(const CUpti_ActivityAPI *r)
     a->end_ns = r->end;
     a->corr = r->correlationId;
     a->cbid = r->cbid;
-    a->name = cuprof_cupti_cbid_name(r->cbid);
+    a->driver = (uint8_t)driver;
+    a->name = driver ? cuprof_cupti_driver_cbid_name(r->cbid) : cuprof_cupti_cbid_name(r->cbid);
     a->thread_id = r->threadId;
     a->process_id = r->processId;
     a->result = (int32_t)r->returnValue;
-    a->is_launch = (uint8_t)cuprof_cupti_cbid_is_launch(r->cbid);
+    a->is_launch = (uint8_t)(driver ? cuprof_cupti_driver_cbid_is_launch(r->cbid)
+                                    : cuprof_cupti_cbid_is_launch(r->cbid));
 }
 
 static void add_sync(const CUpti_ActivitySynchronization2 *r)
@@ -289,7 +293,10 @@ static void add_record(const CUpti_Activity *r)
         add_memset((const CUpti_ActivityMemset4 *)r);
         break;
     case CUPTI_ACTIVITY_KIND_RUNTIME:
-        add_api((const CUpti_ActivityAPI *)r);
+        add_api((const CUpti_ActivityAPI *)r, 0);
+        break;
+    case CUPTI_ACTIVITY_KIND_DRIVER:
+        add_api((const CUpti_ActivityAPI *)r, 1);
         break;
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
         add_sync((const CUpti_ActivitySynchronization2 *)r);

@@ -2,7 +2,8 @@
  * findings_order.c - the rules of findings.h that follow the calls in the
  * order a thread made them, and the GPU records in time: cold-start (first
  * call vs median, and whether a sync separates it from the steady state),
- * heavyweight-kernels (an occupancy query before the launch), sync-wait
+ * heavyweight-kernels (an occupancy query before the launch, or a BLAS
+ * call's kernel), sync-wait
  * (GPU busy time inside a synchronize), addmm-pattern and fusion-candidate
  * (what comes right after a DtoD copy / a GEMM).
  */
@@ -122,7 +123,8 @@ void findings_rule_cold_start(fctx *c)
     free(first);
 }
 
-/* ---- heavyweight kernels (occupancy query before the launch) ------------ */
+/* ---- heavyweight kernels (occupancy query before the launch, or a
+ * kernel a BLAS library picked) ------------------------------------------ */
 
 static int is_occupancy(const char *name)
 {
@@ -150,6 +152,17 @@ static int after_occupancy(const fctx *c, const cuprof_gpu_kernel *k)
     return i > 0 && cuprof_run_event(th, i - 1)->cls == CUPROF_EV_OCCUPANCY;
 }
 
+/* 1 when a cuBLAS/cuBLASLt call caused the kernel: the library's heuristic
+ * picked it for the shape. cuBLAS 11/12 queried occupancy before each such
+ * launch (the pattern torch.profiler users know); cuBLAS 13's Hopper
+ * kernels do not (an H100, 2026-11-24), so the library call itself says it. */
+static int from_blas(const fctx *c, const cuprof_gpu_kernel *k)
+{
+    cuprof_cause cause = cuprof_timeline_cause(c->tl, k->corr, k->ext);
+    const cuprof_event *ev = cause.hooked ? cuprof_run_find_event(c->run, cause.hooked, NULL) : NULL;
+    return ev != NULL && ev->cls == CUPROF_EV_BLAS;
+}
+
 static void append_name(char *b, size_t n, const char *name, size_t *count)
 {
     if ((*count)++ >= 3) {
@@ -171,7 +184,8 @@ void findings_rule_heavyweight(fctx *c)
         return;
     uint64_t nh = 0, nl = 0;
     for (size_t i = 0; i < n; i++) {
-        heavy[i] = (uint8_t)after_occupancy(c, &c->g->kernels[i]);
+        heavy[i] = (uint8_t)(after_occupancy(c, &c->g->kernels[i]) ||
+                             from_blas(c, &c->g->kernels[i]));
         nh += heavy[i];
         nl += !heavy[i];
     }
@@ -203,8 +217,9 @@ void findings_rule_heavyweight(fctx *c)
         cuprof_finding *f = findings_add(c, "heavyweight-kernels", "info",
                                 "tune the heavyweight ones (shape, dtype, epilogue); the light "
                                 "ones are fusion candidates",
-                                "%llu launch%s of %zu kernel%s followed an occupancy query "
-                                "(adaptively launched, GEMM/conv-like: %s); %s",
+                                "%llu launch%s of %zu kernel%s followed an occupancy query or "
+                                "came from a cuBLAS/cuBLASLt call (adaptively launched, "
+                                "GEMM/conv-like: %s); %s",
                                 (unsigned long long)nh, nh == 1 ? "" : "es", ch, ch == 1 ? "" : "s",
                                 hn, rest);
         findings_num(f, "heavy_launches", (double)nh, 1);

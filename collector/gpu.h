@@ -92,7 +92,9 @@ typedef struct cuprof_gpu_copy {
     uint32_t value;         /* memset: the byte value */
 } cuprof_gpu_copy;
 
-/* One runtime-API call as CUPTI saw it (hooked or not). */
+/* One runtime- or driver-API call as CUPTI saw it (hooked or not). Of the
+ * driver API only launches, copies and memsets are kept (what cuBLAS 13
+ * and Triton launch with). */
 typedef struct cuprof_gpu_api {
     uint64_t start_ns;      /* host clock: entry */
     uint64_t end_ns;        /* host clock: return */
@@ -104,12 +106,14 @@ typedef struct cuprof_gpu_api {
                              * hook saw; the others belong in the CPU lane
                              * under it. */
     uint32_t corr;          /* CUPTI correlation id */
-    uint32_t cbid;          /* CUPTI_RUNTIME_TRACE_CBID_* */
-    const char *name;       /* from the cbid, e.g. "cudaLaunchKernel"; never NULL */
+    uint32_t cbid;          /* CUPTI_RUNTIME_TRACE_CBID_*, or _DRIVER_ when driver */
+    const char *name;       /* from the cbid, e.g. "cudaLaunchKernel",
+                             * "cuLaunchKernelEx"; never NULL */
     uint32_t thread_id;     /* OS thread id (gettid) of the caller */
     uint32_t process_id;    /* process id */
     int32_t result;         /* cudaError_t returned */
-    uint8_t is_launch;      /* cuprof_cupti_cbid_is_launch(cbid) */
+    uint8_t is_launch;      /* launches device work with its correlation id */
+    uint8_t driver;         /* 1: a driver-API call (cbid is a driver cbid) */
 } cuprof_gpu_api;
 
 /* One host-side wait CUPTI recorded. */

@@ -92,6 +92,18 @@ static const cuprof_run_thread *thread_of(const cuprof_run *run, uint32_t tid)
     return NULL;
 }
 
+/* 1 when a CUPTI record named rec is the hooked entry point named hook
+ * itself. nvcc 13's <<<>>> calls __cudaLaunchKernel[_ptsz], which the real
+ * CUPTI 13.0 reports as cudaLaunchKernel[_ptsz] (cbid 211/214, not the
+ * __cudaLaunchKernel ids of its header; seen on an H100, driver 580). */
+static int same_call(const char *hook, const char *rec)
+{
+    if (!strcmp(hook, rec))
+        return 1;
+    return !strncmp(hook, "__cudaLaunchKernel", 18) && !strncmp(rec, "cudaLaunchKernel", 16) &&
+           !strcmp(hook + 18, rec + 16);
+}
+
 /* A hooked call of this name on th enclosing [s, e]: the record is that
  * call (CUPTI started inside it, so no ext was pushed). Looks back from the
  * last call that began before s, over at most 64 calls. */
@@ -110,7 +122,7 @@ static int hooked_encloses(const cuprof_run *run, const cuprof_run_thread *th, c
     }
     for (uint64_t i = lo, k = 0; i > 0 && k < 64; i--, k++) {
         const cuprof_event *ev = cuprof_run_event(th, i - 1);
-        if (ev->t1 >= e && !strcmp(cuprof_run_api_name(run, ev->api), name))
+        if (ev->t1 >= e && same_call(cuprof_run_api_name(run, ev->api), name))
             return 1;
     }
     return 0;
@@ -159,7 +171,7 @@ static int join_apis(cuprof_timeline *tl)
         const cuprof_run_thread *th = NULL;
         const cuprof_event *parent = a->ext ? cuprof_run_find_event(run, a->ext, &th) : NULL;
         tl->api_derived[i] = -1;
-        if (parent && !strcmp(cuprof_run_api_name(run, parent->api), a->name))
+        if (parent && same_call(cuprof_run_api_name(run, parent->api), a->name))
             continue;   /* the hooked call itself */
         if (!parent && hooked_encloses(run, thread_of(run, a->thread_id), a->name, a->start_ns,
                                        a->end_ns))

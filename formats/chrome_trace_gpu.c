@@ -307,6 +307,8 @@ static void put_derived(chrome_writer *cw, const cuprof_timeline *tl)
         chrome_arg_u64(o, "correlation", d->rec->corr);
         chrome_arg_u64(o, "external id", d->rec->ext);
         chrome_arg_u64(o, "cbid", d->rec->cbid);
+        if (d->rec->driver)
+            cuprof_out_puts(o, ",\"domain\":\"driver\"");
         if (d->rec->result != 0) {
             chrome_key(o, "result");
             cuprof_out_i64(o, d->rec->result);

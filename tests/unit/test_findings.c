@@ -362,9 +362,20 @@ START_TEST(heavyweight_kernels)
     ck_assert_ptr_nonnull(strstr(f->message, "bias_add"));
     cuprof_summary_destroy(s);
 
-    reset();
+    reset();   /* no query (cuBLAS 13): the BLAS call that caused it says it */
     gemm_with_query(0);
+    expect("heavyweight-kernels", 1);
+
+    reset();   /* a user kernel alone, no query, no library: nothing heavy */
+    size_t l = launch(21000, 25000, 1, 32);
+    kern("_Z8bias_addPfi", 30000, 32000, l);
     expect("heavyweight-kernels", 0);
+
+    reset();   /* a user kernel after the program's own occupancy query */
+    ev(A_OCC, CUPROF_EV_OCCUPANCY, 1000, 1100, 0);
+    l = launch(2000, 3000, 1, 32);
+    kern("_Z6customPf", 4000, 9000, l);
+    expect("heavyweight-kernels", 1);
 }
 END_TEST
 
