@@ -99,10 +99,14 @@ for path in sorted(glob.glob(root + "/**/*.trace.json", recursive=True)):
     cpu_span = (min(e["ts"] for e in cpu), max(e["ts"] + e["dur"] for e in cpu)) if cpu else (0, 0)
     outside = [e for e in gpu if e["ts"] < cpu_span[0] or e["ts"] > cpu_span[1] + 1e6]
     neg = [e for e in ev if e.get("ph") == "X" and e.get("dur", 0) < 0]
+    flow_ids = set(ends)
+    no_arrow = [e for e in kern if e["args"].get("correlation") not in flow_ids]
+    no_ext = [e for e in kern if not e["args"].get("external id")]
     gt = od.get("gpu_timeline", {})
     print(f"{rel}: events={len(ev)} cpu_X={len(cpu)} gpu_X={len(gpu)} kernels={len(kern)} "
           f"flows={len(starts)} unmatched={unmatched} backwards={len(backwards)} "
           f"gpu_outside_cpu_span={len(outside)} negative_dur={len(neg)} "
+          f"kernels_without_arrow={len(no_arrow)} kernels_without_ext={len(no_ext)} "
           f"gpu_timeline={gt} dropped={od.get('dropped')}")
     print("   cats:", dict(cats))
     names = collections.Counter(e["name"] for e in kern)
@@ -110,7 +114,7 @@ for path in sorted(glob.glob(root + "/**/*.trace.json", recursive=True)):
         print(f"   kernel x{c}: {n[:150]}")
     cpu_names = collections.Counter(e["name"] for e in cpu)
     print("   cpu calls:", ", ".join(f"{n} x{c}" for n, c in cpu_names.most_common(14)))
-    if backwards or neg or unmatched:
+    if backwards or neg or unmatched or (no_arrow and gt.get("captured")):
         print("   FAIL: arrows or durations inconsistent"); bad += 1
     if backwards[:1]:
         i = backwards[0]; print("   e.g.", starts[i], ends[i])
@@ -124,4 +128,4 @@ echo "== debug stderr (head)"; head -n 40 "$out/debug.stderr"
 echo "== static"; grep -E 'rc=|cuprof|check:' "$out/static.txt" 2>/dev/null
 echo "== overhead (host ns per launch, 5 repeats)"
 awk '{ k = $2 " " $3; v[k] = v[k] " " $4 } END { for (k in v) print k ":" v[k] }' "$out/overhead.txt" | sort
-echo "== checks"; cat "$out/checks.txt" | grep -E 'FAIL|checks:|gpu_timeline=\{.captured.: False' | head -n 20
+echo "== checks"; grep -E 'FAIL|checks:|without' "$out/checks.txt" | cut -c1-400 | head -n 30
