@@ -4,6 +4,7 @@
  */
 #include "collector/timeline.h"
 #include "collector/aggregate.h"
+#include "collector/internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,12 @@ const cuprof_gpu_api *cuprof_timeline_api(const cuprof_timeline *tl, uint32_t co
     return NULL;
 }
 
+uint64_t cuprof_timeline_api_hooked(const cuprof_timeline *tl, const cuprof_gpu_api *a)
+{
+    long d = tl->api_derived[a - tl->gpu->apis];
+    return d >= 0 ? tl->derived[d].parent : tl->api_hooked[a - tl->gpu->apis];
+}
+
 cuprof_cause cuprof_timeline_cause(const cuprof_timeline *tl, uint32_t corr, uint64_t ext)
 {
     cuprof_cause c = {.api = cuprof_timeline_api(tl, corr), .derived = -1, .hooked = ext};
@@ -75,8 +82,8 @@ cuprof_cause cuprof_timeline_cause(const cuprof_timeline *tl, uint32_t corr, uin
         if (d >= 0) {
             c.derived = d;
             c.hooked = tl->derived[d].parent;
-        } else if (c.api->ext != 0) {
-            c.hooked = c.api->ext;
+        } else if (tl->api_hooked[c.api - tl->gpu->apis] != 0) {
+            c.hooked = tl->api_hooked[c.api - tl->gpu->apis];
         }
     }
     if (c.hooked != 0 && cuprof_run_find_event(tl->run, c.hooked, NULL) == NULL)
@@ -104,28 +111,40 @@ static int same_call(const char *hook, const char *rec)
            !strcmp(hook + 18, rec + 16);
 }
 
-/* A hooked call of this name on th enclosing [s, e]: the record is that
- * call (CUPTI started inside it, so no ext was pushed). Looks back from the
- * last call that began before s, over at most 64 calls. */
-static int hooked_encloses(const cuprof_run *run, const cuprof_run_thread *th, const char *name,
-                           uint64_t s, uint64_t e)
+/* The hooked call of this name on th around [s, e], as an event id, or 0:
+ * the record is that call (it pushed no ext: a top-level launch, or CUPTI
+ * started inside it). The two clocks may disagree by up to tol ns (TSC
+ * stamps converted at exit, CUPTI's callback or offset clock), so of the
+ * calls of that name within tol of [s, e] the one overlapping it most wins.
+ * Looks back from the last call that began by s + tol, over at most 64. */
+static uint64_t hooked_match(const cuprof_run *run, const cuprof_run_thread *th, const char *name,
+                             uint64_t s, uint64_t e, uint64_t tol)
 {
     if (!th || th->n == 0)
         return 0;
-    uint64_t lo = 0, hi = th->n;   /* first event with t0 > s */
+    uint64_t lo = 0, hi = th->n;   /* first event with t0 > s + tol */
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
-        if (cuprof_run_event(th, mid)->t0 <= s)
+        if (cuprof_run_event(th, mid)->t0 <= s + tol)
             lo = mid + 1;
         else
             hi = mid;
     }
+    uint64_t best = 0;
+    int64_t best_ov = INT64_MIN;
     for (uint64_t i = lo, k = 0; i > 0 && k < 64; i--, k++) {
         const cuprof_event *ev = cuprof_run_event(th, i - 1);
-        if (ev->t1 >= e && same_call(cuprof_run_api_name(run, ev->api), name))
-            return 1;
+        if (ev->depth == 0 && ev->t1 + tol < s)
+            break;   /* top-level calls do not overlap: every earlier one ended before */
+        if (ev->t1 + tol < e || !same_call(cuprof_run_api_name(run, ev->api), name))
+            continue;
+        int64_t ov = (int64_t)(ev->t1 < e ? ev->t1 : e) - (int64_t)(ev->t0 > s ? ev->t0 : s);
+        if (ov > best_ov) {
+            best_ov = ov;
+            best = ((uint64_t)th->index << CUPROF_ID_SEQ_BITS) | i;   /* seq i - 1, + 1 */
+        }
     }
-    return 0;
+    return best;
 }
 
 /* CUDA's module registration and <<<>>> configuration calls ("__cuda..."
@@ -156,10 +175,14 @@ static int join_apis(cuprof_timeline *tl)
     const cuprof_run *run = tl->run;
     const cuprof_gpu_run *g = tl->gpu;
     size_t n = g->n_apis;
+    /* how far apart the CUPTI and hook clocks may be: 1 us, or twice the
+     * offset measurement's error when CUPTI's own clock was shifted */
+    uint64_t tol = 1000 + 2 * g->clock_error_ns;
     tl->api_derived = malloc((n ? n : 1) * sizeof *tl->api_derived);
+    tl->api_hooked = calloc(n ? n : 1, sizeof *tl->api_hooked);
     tl->by_corr = malloc((n ? n : 1) * sizeof *tl->by_corr);
     tl->derived = calloc(n ? n : 1, sizeof *tl->derived);
-    if (!tl->api_derived || !tl->by_corr || !tl->derived)
+    if (!tl->api_derived || !tl->api_hooked || !tl->by_corr || !tl->derived)
         return -1;
     for (size_t i = 0; i < n; i++)
         tl->by_corr[i] = (uint32_t)i;
@@ -171,10 +194,11 @@ static int join_apis(cuprof_timeline *tl)
         const cuprof_run_thread *th = NULL;
         const cuprof_event *parent = a->ext ? cuprof_run_find_event(run, a->ext, &th) : NULL;
         tl->api_derived[i] = -1;
+        tl->api_hooked[i] = parent ? a->ext : 0;
         if (parent && same_call(cuprof_run_api_name(run, parent->api), a->name))
             continue;   /* the hooked call itself */
-        if (!parent && hooked_encloses(run, thread_of(run, a->thread_id), a->name, a->start_ns,
-                                       a->end_ns))
+        if (!parent && (tl->api_hooked[i] = hooked_match(run, thread_of(run, a->thread_id), a->name,
+                                                         a->start_ns, a->end_ns, tol)) != 0)
             continue;
         if (left_out(a, parent)) {
             tl->api_derived[i] = -2;
@@ -312,6 +336,7 @@ void cuprof_timeline_destroy(cuprof_timeline *tl)
     if (!tl)
         return;
     free(tl->api_derived);
+    free(tl->api_hooked);
     free(tl->by_corr);
     free(tl->derived);
     free(tl);

@@ -13,7 +13,8 @@
  *    placed on the CPU lane as a child of that hooked call (or at the top of
  *    its thread when no hooked call was open). A record with no ext is still
  *    the hooked call itself when a hooked call of the same name on the same
- *    thread encloses it in time (CUPTI started inside that call). CUDA's
+ *    thread encloses it in time (CUPTI started inside that call, or the call
+ *    is a top-level launch, which pushes no ext: collector/buffers.c). CUDA's
  *    module registration (__cudaRegister*, __cudaPush/PopCallConfiguration:
  *    "__cuda" names that launch nothing) and the profiler's own pointer
  *    queries inside a cudaMemcpyDefault hook are left out.
@@ -66,6 +67,10 @@ typedef struct cuprof_timeline {
     cuprof_derived_call *derived; /* by start time */
     long *api_derived;           /* [i] for gpu->apis[i]: index in derived, -1 = the
                                   * hooked call itself, -2 = left out */
+    uint64_t *api_hooked;        /* [i]: event id of the hooked call gpu->apis[i] is
+                                  * or ran in: its external id, or for a record
+                                  * without one, the hooked call of the same name
+                                  * around it (a top-level launch pushes none); 0 */
     uint32_t *by_corr;           /* indexes of gpu->apis sorted by corr */
     cuprof_gpu_stats stats;
 } cuprof_timeline;
@@ -78,6 +83,8 @@ void cuprof_timeline_destroy(cuprof_timeline *tl);
 
 /* Runtime record with correlation id corr, or NULL. O(log n). */
 const cuprof_gpu_api *cuprof_timeline_api(const cuprof_timeline *tl, uint32_t corr);
+/* Event id of the hooked call record a is, or ran in (api_hooked); 0 = none. */
+uint64_t cuprof_timeline_api_hooked(const cuprof_timeline *tl, const cuprof_gpu_api *a);
 /* Cause of a device record with (corr, ext). */
 cuprof_cause cuprof_timeline_cause(const cuprof_timeline *tl, uint32_t corr, uint64_t ext);
 

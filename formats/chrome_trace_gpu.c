@@ -163,8 +163,15 @@ static void x_head(cuprof_out *o, const char *cat, const char *name, int64_t pid
     cuprof_out_ns_as_us(o, t1 > t0 ? t1 - t0 : 0);
 }
 
+/* "external id" of a device record: the hooked call that caused it (its
+ * pushed id, or the launch found by timeline.c when none was pushed). */
+static uint64_t cause_id(const cuprof_timeline *tl, uint32_t corr, uint64_t ext)
+{
+    return cuprof_timeline_cause(tl, corr, ext).hooked;
+}
+
 static void put_kernel(chrome_writer *cw, name_cache *nc, const cuprof_gpu_kernel *k,
-                       const gpu_item *it)
+                       const gpu_item *it, uint64_t ext)
 {
     cuprof_out *o = cw->base.out;
     chrome_next_entry(cw);
@@ -172,7 +179,7 @@ static void put_kernel(chrome_writer *cw, name_cache *nc, const cuprof_gpu_kerne
            row_tid(k->stream, it->sub), k->start_ns, k->end_ns);
     cuprof_out_puts(o, ",\"args\":{\"correlation\":");
     cuprof_out_u64(o, k->corr);
-    chrome_arg_u64(o, "external id", k->ext);
+    chrome_arg_u64(o, "external id", ext);
     chrome_arg_u64(o, "device", k->device);
     chrome_arg_u64(o, "context", k->context);
     chrome_arg_u64(o, "stream", k->stream);
@@ -201,7 +208,8 @@ static void put_gbps(cuprof_out *o, uint64_t bytes, uint64_t ns)
     cuprof_out_putc(o, (char)('0' + centi % 10));
 }
 
-static void put_copy(chrome_writer *cw, const cuprof_gpu_copy *c, const gpu_item *it)
+static void put_copy(chrome_writer *cw, const cuprof_gpu_copy *c, const gpu_item *it,
+                     uint64_t ext)
 {
     cuprof_out *o = cw->base.out;
     char name[96];
@@ -216,7 +224,7 @@ static void put_copy(chrome_writer *cw, const cuprof_gpu_copy *c, const gpu_item
            row_tid(c->stream, it->sub), c->start_ns, c->end_ns);
     cuprof_out_puts(o, ",\"args\":{\"correlation\":");
     cuprof_out_u64(o, c->corr);
-    chrome_arg_u64(o, "external id", c->ext);
+    chrome_arg_u64(o, "external id", ext);
     chrome_arg_u64(o, "device", c->device);
     chrome_arg_u64(o, "context", c->context);
     chrome_arg_u64(o, "stream", c->stream);
@@ -242,7 +250,8 @@ static int call_anchor(const cuprof_timeline *tl, const cuprof_gpu_api *a, uint3
         return 1;
     }
     const cuprof_run_thread *th = NULL;
-    const cuprof_event *ev = a->ext ? cuprof_run_find_event(tl->run, a->ext, &th) : NULL;
+    uint64_t hooked = cuprof_timeline_api_hooked(tl, a);
+    const cuprof_event *ev = hooked ? cuprof_run_find_event(tl->run, hooked, &th) : NULL;
     *tid = ev ? th->tid : a->thread_id;
     *ts = a->start_ns;
     if (ev && (*ts < ev->t0 || *ts >= ev->t1))
@@ -330,7 +339,8 @@ static void put_syncs(chrome_writer *cw, const cuprof_timeline *tl)
         uint64_t t0 = s->start_ns, t1 = s->end_ns;
         uint32_t tid = a->thread_id;
         const cuprof_run_thread *th = NULL;
-        const cuprof_event *ev = a->ext ? cuprof_run_find_event(tl->run, a->ext, &th) : NULL;
+        uint64_t hooked = cuprof_timeline_api_hooked(tl, a);
+        const cuprof_event *ev = hooked ? cuprof_run_find_event(tl->run, hooked, &th) : NULL;
         if (ev) {
             tid = th->tid;
             if (t0 < ev->t0) t0 = ev->t0;
@@ -381,11 +391,11 @@ int chrome_gpu_events(chrome_writer *cw)
         uint64_t tid = row_tid(it[i].stream, it[i].sub);
         if (it[i].is_copy) {
             const cuprof_gpu_copy *c = &g->copies[it[i].idx];
-            put_copy(cw, c, &it[i]);
+            put_copy(cw, c, &it[i], cause_id(tl, c->corr, c->ext));
             put_flow(cw, tl, seen, c->corr, 0, pid, tid, c->start_ns);
         } else {
             const cuprof_gpu_kernel *kr = &g->kernels[it[i].idx];
-            put_kernel(cw, nc, kr, &it[i]);
+            put_kernel(cw, nc, kr, &it[i], cause_id(tl, kr->corr, kr->ext));
             put_flow(cw, tl, seen, kr->corr, 1, pid, tid, kr->start_ns);
         }
     }

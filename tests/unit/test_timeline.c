@@ -166,6 +166,51 @@ START_TEST(derived_calls)
 }
 END_TEST
 
+/* Top-level launches push no external id (collector/buffers.c): each
+ * launch's CUPTI record (named cudaLaunchKernel, as the real CUPTI reports
+ * <<<>>>) is matched to the hooked __cudaLaunchKernel around it by thread and
+ * time, with the clocks a little apart, and its kernel charged to that call. */
+START_TEST(launch_without_ext)
+{
+    make_run();
+    memset(evs, 0, sizeof evs);
+    for (int i = 0; i < 3; i++)   /* back to back, 10 ns apart */
+        evs[i] = (cuprof_event){.t0 = 100 + 110 * (uint64_t)i, .t1 = 200 + 110 * (uint64_t)i,
+                                .api = 1, .cls = CUPROF_EV_LAUNCH};
+    threads[0].n = 3;
+    run.nevents = 3;
+    /* records skewed against the hooks by up to 40 ns either way */
+    apis[0] = api(21, "cudaLaunchKernel", 95, 190, 0, 1);
+    apis[1] = api(22, "cudaLaunchKernel", 215, 330, 0, 1);   /* ends past its hook */
+    apis[2] = api(23, "cudaLaunchKernel", 290, 415, 0, 1);   /* starts before its hook */
+    for (int i = 0; i < 3; i++)
+        kernels[i] = kern(21 + (uint32_t)i, 0, "_Z1kv", 1000 + 1000 * (uint64_t)i,
+                          1100 + 1000 * (uint64_t)i + 100 * (uint64_t)i);
+    gpu.n_apis = 3;
+    gpu.n_kernels = 3;
+    gpu.n_copies = 0;
+    gpu.n_syncs = 0;
+    cuprof_timeline *tl = cuprof_timeline_build(&run);
+    ck_assert_ptr_nonnull(tl);
+    ck_assert_uint_eq(tl->nderived, 0);   /* no second "cudaLaunchKernel" call */
+    for (int i = 0; i < 3; i++) {
+        cuprof_cause c = cuprof_timeline_cause(tl, 21 + (uint32_t)i, 0);
+        ck_assert_int_eq(c.derived, -1);
+        ck_assert_msg(c.hooked == id_of(i), "record %d matched %llx", i,
+                      (unsigned long long)c.hooked);
+    }
+    cuprof_timeline_destroy(tl);
+    cuprof_summary *s = cuprof_summary_build(&run);
+    const cuprof_stat_api *hl = row(s, "__cudaLaunchKernel");
+    ck_assert_uint_eq(hl->calls, 3);
+    ck_assert_uint_eq(hl->cuda_self_ns, 100 + 200 + 300);
+    for (size_t i = 0; i < s->napi; i++)
+        ck_assert_msg(strcmp(s->api[i].name, "cudaLaunchKernel") != 0 || s->api[i].calls == 0,
+                      "the launches' records became calls of their own");
+    cuprof_summary_destroy(s);
+}
+END_TEST
+
 START_TEST(self_and_total_cuda)
 {
     make_run();
@@ -390,6 +435,7 @@ int main(void)
     TCase *tc = tcase_create("attribution");
     tcase_add_test(tc, interval_union);
     tcase_add_test(tc, derived_calls);
+    tcase_add_test(tc, launch_without_ext);
     tcase_add_test(tc, self_and_total_cuda);
     tcase_add_test(tc, busy_idle_latency);
     tcase_add_test(tc, kernel_and_copy_rows);
