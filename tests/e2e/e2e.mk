@@ -39,3 +39,11 @@ ALL_TARGETS += $(B)/tests/test_e2e_gpu
 E2E_TESTS   += $(B)/tests/test_e2e_gpu
 include tests/e2e/e2e_findings.mk
 include tests/e2e/e2e_robust.mk
+
+# The overhead regression guard (bench/check.sh) on hand-made results.
+$(B)/tests/test_bench_check: tests/e2e/test_bench_check.c $(E2E_HARNESS) tests/e2e/harness.h
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(E2E_HARNESS) \
+	    $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS)
+
+ALL_TARGETS += $(B)/tests/test_bench_check
+E2E_TESTS   += $(B)/tests/test_bench_check
