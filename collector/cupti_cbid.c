@@ -26,18 +26,30 @@ static const char *const driver_names[] = {
 
 #define N_DRIVER_NAMES (sizeof driver_names / sizeof driver_names[0])
 
-const char *cuprof_cupti_cbid_name(uint32_t cbid)
+/* names[cbid] of a generated table, or a stable name of its own for an id
+ * the table lacks ("<prefix><id>"): 16 rotating slots keep a returned
+ * pointer valid long enough for a caller that copies it. */
+static const char *table_name(const char *const *names, size_t n, uint32_t cbid,
+                              const char *prefix)
 {
-    /* Unknown ids get a stable name of their own; 16 rotating slots keep a
-     * returned pointer valid long enough for a caller that copies it. */
-    static char unknown[16][24];
+    static char unknown[16][32];
     static unsigned slot;
 
-    if (cbid < N_CBID_NAMES && cbid_names[cbid] != NULL)
-        return cbid_names[cbid];
+    if (cbid < n && names[cbid] != NULL)
+        return names[cbid];
     char *s = unknown[__atomic_fetch_add(&slot, 1, __ATOMIC_RELAXED) % 16];
-    snprintf(s, sizeof unknown[0], "cbid_%u", cbid);
+    snprintf(s, sizeof unknown[0], "%s%u", prefix, cbid);
     return s;
+}
+
+const char *cuprof_cupti_cbid_name(uint32_t cbid)
+{
+    return table_name(cbid_names, N_CBID_NAMES, cbid, "cbid_");
+}
+
+const char *cuprof_cupti_driver_cbid_name(uint32_t cbid)
+{
+    return table_name(driver_names, N_DRIVER_NAMES, cbid, "driver_cbid_");
 }
 
 int cuprof_cupti_cbid_is_launch(uint32_t cbid)
@@ -64,18 +76,6 @@ int cuprof_cupti_cbid_is_launch(uint32_t cbid)
     default:
         return 0;
     }
-}
-
-const char *cuprof_cupti_driver_cbid_name(uint32_t cbid)
-{
-    static char unknown[16][24];
-    static unsigned slot;
-
-    if (cbid < N_DRIVER_NAMES && driver_names[cbid] != NULL)
-        return driver_names[cbid];
-    char *s = unknown[__atomic_fetch_add(&slot, 1, __ATOMIC_RELAXED) % 16];
-    snprintf(s, sizeof unknown[0], "driver_cbid_%u", cbid);
-    return s;
 }
 
 int cuprof_cupti_driver_cbid_is_launch(uint32_t cbid)
