@@ -5,11 +5,12 @@
 #
 #   scripts/gpu_check.sh OUTDIR [STATIC_BIN]
 #
-# Needs what `make` built here (build/, bench/matmul_add, bench/launch_overhead)
+# Needs what `make` built here (build/, bench/matmul_add, bench/launch_overhead,
+# build/tests/robust_prog), nvcc (for scripts/mt_launch.cu)
 # and python3 (for the trace checks; the GPU machines have it, the project's
 # own tools read our files with jansson). STATIC_BIN: matmul_add built with
 # nvcc's default static cudart, to check the injection-only path.
-# Writes OUTDIR/{env,demo,overhead,static,checks}.txt and the profiles, and
+# Writes OUTDIR/{env,demo,overhead,static,endings,mt,checks}.txt and the profiles, and
 # prints a short report. Not part of `make test`: CI has no GPU.
 set -u
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -74,7 +75,29 @@ if [ -n "$static_bin" ]; then
   echo "rc=$?" >>"$out/static.txt"
 fi
 
-# 5. Invariants of every trace written above.
+# 5. Every way a process ends, plain and under cuprof: the same exit status
+#    and stdout, and files written (robust_prog, as tests/e2e/test_e2e_robust.c
+#    does on the sim); then 8 threads launching on their own streams.
+echo "== endings" >&2
+: >"$out/endings.txt"
+for end in return exit exit-thread _exit quick_exit SIGINT SIGTERM SIGHUP abort segv "fork 2" \
+           "exec /bin/true" handler-exit ignore; do
+  d=$(mktemp -d)
+  timeout 60 build/tests/robust_prog threads 2 calls 50 $end >"$d/plain.out" 2>/dev/null; ps=$?
+  timeout 60 ./prof.sh -q -o "$d" -n r build/tests/robust_prog threads 2 calls 50 $end \
+    >"$d/prof.out" 2>/dev/null; qs=$?
+  nf=$(ls "$d"/*.trace.json 2>/dev/null | wc -l)
+  cmp -s "$d/plain.out" "$d/prof.out" && same=same || same=DIFF
+  echo "end='$end' plain=$ps prof=$qs stdout=$same traces=$nf" >>"$out/endings.txt"
+  rm -rf "$d"
+done 2>/dev/null
+if "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" -cudart=shared -O2 -o /tmp/mt_launch scripts/mt_launch.cu \
+     >"$out/mt.txt" 2>&1; then
+  timeout 120 ./prof.sh -o "$out/mt" -n mt /tmp/mt_launch 8 2000 >>"$out/mt.txt" 2>&1
+  echo "rc=$?" >>"$out/mt.txt"
+fi
+
+# 6. Invariants of every trace written above.
 echo "== checks" >&2
 python3 - "$out" >"$out/checks.txt" 2>&1 <<'EOF_PY'
 import json, sys, glob, collections, os
@@ -109,6 +132,11 @@ for path in sorted(glob.glob(root + "/**/*.trace.json", recursive=True)):
           f"kernels_without_arrow={len(no_arrow)} kernels_without_ext={len(no_ext)} "
           f"gpu_timeline={gt} dropped={od.get('dropped')}")
     print("   cats:", dict(cats))
+    by_stream = collections.defaultdict(set)
+    for e in kern:
+        if e["args"].get("correlation") in starts:
+            by_stream[e["args"]["stream"]].add(starts[e["args"]["correlation"]]["tid"])
+    print("   streams fed by several threads:", sum(1 for v in by_stream.values() if len(v) > 1))
     names = collections.Counter(e["name"] for e in kern)
     for n, c in names.most_common(6):
         print(f"   kernel x{c}: {n[:150]}")
@@ -128,4 +156,6 @@ echo "== debug stderr (head)"; head -n 40 "$out/debug.stderr"
 echo "== static"; grep -E 'rc=|cuprof|check:' "$out/static.txt" 2>/dev/null
 echo "== overhead (host ns per launch, 5 repeats)"
 awk '{ k = $2 " " $3; v[k] = v[k] " " $4 } END { for (k in v) print k ":" v[k] }' "$out/overhead.txt" | sort
+echo "== endings (exit status and stdout, plain vs cuprof)"; cat "$out/endings.txt"
+echo "== threads"; grep -E 'mt_launch:|rc=' "$out/mt.txt"
 echo "== checks"; grep -E 'FAIL|checks:|without' "$out/checks.txt" | cut -c1-400 | head -n 30
