@@ -97,6 +97,17 @@ if "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" -cudart=shared -O2 -o /tmp/mt_launch
   echo "rc=$?" >>"$out/mt.txt"
 fi
 
+if "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" -cudart=shared -O2 -o /tmp/sync_kill scripts/sync_kill.cu \
+     >"$out/sync_kill.txt" 2>&1; then
+  for how in plain cuprof; do
+    t0=$(date +%s%N)
+    if [ $how = plain ]; then timeout 60 /tmp/sync_kill >/dev/null 2>&1; else
+      timeout 60 ./prof.sh -o "$out/sk" -n sk /tmp/sync_kill >/dev/null 2>>"$out/sync_kill.txt"; fi
+    rc=$?
+    echo "sync_kill $how: status $rc after $(( ($(date +%s%N) - t0) / 1000000 )) ms" >>"$out/sync_kill.txt"
+  done
+fi
+
 # 6. Invariants of every trace written above.
 echo "== checks" >&2
 python3 - "$out" >"$out/checks.txt" 2>&1 <<'EOF_PY'
@@ -158,4 +169,5 @@ echo "== overhead (host ns per launch, 5 repeats)"
 awk '{ k = $2 " " $3; v[k] = v[k] " " $4 } END { for (k in v) print k ":" v[k] }' "$out/overhead.txt" | sort
 echo "== endings (exit status and stdout, plain vs cuprof)"; cat "$out/endings.txt"
 echo "== threads"; grep -E 'mt_launch:|rc=' "$out/mt.txt"
+echo "== signal while the GPU is busy"; grep -E '^sync_kill|partial' "$out/sync_kill.txt"
 echo "== checks"; grep -E 'FAIL|checks:|without' "$out/checks.txt" | cut -c1-400 | head -n 30
