@@ -1,7 +1,8 @@
 /*
  * findings.c - the rules of findings.h that read the summary's rows and the
- * GPU stats (overhead/compute-bound, hotspot, many-calls, kernel-spread,
- * launch latency and gaps, copies), the list they fill, and the entry point.
+ * GPU stats (overhead/compute-bound, cuda-startup, hotspot, many-calls,
+ * kernel-spread, launch latency and gaps, copies), the list they fill, and
+ * the entry point.
  * The rules that follow the calls' order are in findings_order.c; the
  * thresholds, each with why, in findings_int.h.
  *
@@ -126,6 +127,52 @@ static void rule_bound(fctx *c)
         findings_num(f, "steady_window_ns", (double)ss.window_ns, 1);
         findings_num(f, "steady_kernels", (double)ss.kernels, 1);
     }
+}
+
+/* ---- cuda-startup ------------------------------------------------------------ */
+
+/* The longest top-level call (hooked, or one only CUPTI saw) that ended
+ * before the first kernel's launching call began. */
+static void rule_startup(fctx *c)
+{
+    const cuprof_summary *s = c->s;
+    if (!c->tl || c->tl->stats.window_start_ns == 0 || s->self_cpu_total_ns == 0)
+        return;
+    uint64_t before = c->tl->stats.window_start_ns, best = 0;
+    const char *name = NULL;
+    for (size_t t = 0; t < c->run->nthreads; t++) {
+        const cuprof_run_thread *th = &c->run->threads[t];
+        for (uint64_t i = 0; i < th->n; i++) {
+            const cuprof_event *e = cuprof_run_event(th, i);
+            if (e->t0 >= before)
+                break;   /* in start order: the rest began later */
+            if (e->depth == 0 && e->t1 <= before && findings_dur(e->t0, e->t1) > best) {
+                best = findings_dur(e->t0, e->t1);
+                name = cuprof_run_api_name(c->run, e->api);
+            }
+        }
+    }
+    for (size_t k = 0; k < c->tl->nderived; k++) {
+        const cuprof_derived_call *d = &c->tl->derived[k];
+        if (d->depth == 0 && d->t1 <= before && findings_dur(d->t0, d->t1) > best) {
+            best = findings_dur(d->t0, d->t1);
+            name = d->rec->name;
+        }
+    }
+    if (!name || best < STARTUP_MIN_NS || (double)best < STARTUP_SHARE * (double)s->self_cpu_total_ns)
+        return;
+    char d[32], p[32], a[32];
+    cuprof_finding *f = findings_add(c, "cuda-startup", "info",
+            "read the table without that row (set-up, not the loop), or start CUDA before the "
+            "part you measure (cudaFree(0) at start-up) and leave it out of the capture",
+            "%s took %s (%s of the Self CPU total %s) before the first kernel launch: CUDA "
+            "creating its context and loading modules, once per process, not the program's "
+            "per-step cost",
+            name, findings_fmt_ns(d, sizeof d, best),
+            findings_fmt_pct(p, sizeof p, (double)best / (double)s->self_cpu_total_ns),
+            findings_fmt_ns(a, sizeof a, s->self_cpu_total_ns));
+    findings_num(f, "startup_ns", (double)best, 1);
+    findings_num(f, "self_cpu_total_ns", (double)s->self_cpu_total_ns, 1);
 }
 
 /* ---- hotspot, many-calls, kernel-spread (from the rows) ------------------ */
@@ -338,6 +385,7 @@ int cuprof_findings_build(const cuprof_run *run, cuprof_summary *s)
     rule_bound(&c);
     findings_rule_sequences(&c);
     findings_rule_cold_start(&c);
+    rule_startup(&c);
     findings_rule_sync_wait(&c);
     rule_many_calls(&c);
     rule_copies(&c);

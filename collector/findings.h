@@ -10,8 +10,11 @@
  *   cold-start                       an entry point's first call far slower than
  *                                    its median, not separated from the steady
  *                                    state by a synchronization (no warm-up)
+ *   cuda-startup                     one call before the first launch holding a
+ *                                    large share of Self CPU (context creation)
  *   heavyweight-kernels              kernels launched after an occupancy query
- *                                    (GEMM/conv-like) vs the others
+ *                                    or by a cuBLAS/cuBLASLt call (GEMM/conv-like)
+ *                                    vs the others
  *   sync-wait                        a synchronize blocking much longer than the
  *                                    GPU worked during it
  *   addmm-pattern                    DtoD copy of the output's size right before

@@ -39,6 +39,13 @@
 #define COLD_MIN_CALLS 5
 #define COLD_RATIO 10
 #define COLD_MIN_EXTRA_NS 100000ull
+/* cuda-startup: one call before the first launch that took 20 ms or more
+ * and a fifth of Self CPU: CUDA creating its context and loading modules
+ * (100-200 ms on an H100, in whichever call comes first: cudaMalloc,
+ * cudaStreamCreate, PyTorch's cudaDeviceGetStreamPriorityRange), which the
+ * table's totals otherwise present as the program's cost. */
+#define STARTUP_MIN_NS 20000000ull
+#define STARTUP_SHARE 0.2
 /* sync-wait: a synchronize of at least 200 us during which the GPU was busy
  * less than a quarter of the time: the wait was not for GPU work. */
 #define SYNC_MIN_NS 200000ull

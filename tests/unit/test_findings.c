@@ -305,6 +305,42 @@ static void gemms(int n, uint64_t first_ns, int warm_n)
     }
 }
 
+/* CUDA's start-up in the first call: a 150 ms cudaMalloc (context creation
+ * on a real GPU: 100-200 ms on the H100) before any launch, then a short
+ * loop of launches; it is most of Self CPU and worth saying so. */
+static void startup_run(uint64_t first_ns)
+{
+    reset();
+    ev(A_MEMCPY, CUPROF_EV_COPY, 1000, 1000 + first_ns, 0);
+    uint64_t t = 2000 + first_ns;
+    for (int i = 0; i < 10; i++, t += 20000) {
+        size_t l = launch(t, t + 5000, 64, 128);
+        kern("_Z8bias_addPfi", t + 6000, t + 8000, l);
+    }
+}
+
+START_TEST(cuda_startup)
+{
+    startup_run(150000000);
+    expect("cuda-startup", 1);
+    cuprof_summary *s = build();
+    const cuprof_finding *f = find(s, "cuda-startup");
+    ck_assert_double_eq(number(f, "startup_ns"), 150000000);
+    ck_assert_ptr_nonnull(strstr(f->message, "cudaMemcpyAsync"));
+    ck_assert_ptr_nonnull(strstr(f->message, "150.00ms"));
+    cuprof_summary_destroy(s);
+
+    startup_run(2000000);   /* 2 ms: a slow call, not a start-up worth a word */
+    expect("cuda-startup", 0);
+
+    reset();   /* the long call comes after the first launch: not start-up */
+    size_t l = launch(1000, 6000, 64, 128);
+    kern("_Z8bias_addPfi", 7000, 9000, l);
+    ev(A_MEMCPY, CUPROF_EV_COPY, 10000, 150010000, 0);
+    expect("cuda-startup", 0);
+}
+END_TEST
+
 START_TEST(cold_start)
 {
     reset();   /* first GEMM 500 us, no warm-up */
@@ -584,6 +620,7 @@ int main(void)
     tcase_add_test(tc, hotspot);
     tcase_add_test(tc, many_calls);
     tcase_add_test(tc, cold_start);
+    tcase_add_test(tc, cuda_startup);
     tcase_add_test(tc, heavyweight_kernels);
     tcase_add_test(tc, sync_wait);
     tcase_add_test(tc, addmm_pattern);
