@@ -1,11 +1,13 @@
 /*
  * profsh_prog.c - a tiny CUDA program for the prof.sh end-to-end tests.
  *
- *   profsh_prog [threads N] [fork] [exit CODE]
+ *   profsh_prog [threads N] [fork] [memcpy-default] [exit CODE]
  *
  * Makes a few runtime calls (they fail with error 35 where there is no
  * driver: still recorded), optionally from N threads and from a forked
- * child, then exits with CODE (default 0). Prints "ok" on stdout.
+ * child, then exits with CODE (default 0). memcpy-default: first 5
+ * cudaMemcpy with cudaMemcpyDefault (host -> device), whose direction the
+ * profiler asks the runtime for. Prints "ok" on stdout.
  */
 #include <cuda_runtime_api.h>
 #include <pthread.h>
@@ -29,14 +31,24 @@ static void *calls(void *arg)
 
 int main(int argc, char **argv)
 {
-    int threads = 0, do_fork = 0, code = 0;
+    int threads = 0, do_fork = 0, code = 0, mdefault = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "threads") == 0 && i + 1 < argc)
             threads = atoi(argv[++i]);
         else if (strcmp(argv[i], "fork") == 0)
             do_fork = 1;
+        else if (strcmp(argv[i], "memcpy-default") == 0)
+            mdefault = 1;
         else if (strcmp(argv[i], "exit") == 0 && i + 1 < argc)
             code = atoi(argv[++i]);
+    }
+    if (mdefault) {
+        static char host[4096];
+        void *dev = NULL;
+        cudaMalloc(&dev, sizeof host);
+        for (int i = 0; i < 5; i++)
+            cudaMemcpy(dev, host, sizeof host, cudaMemcpyDefault);
+        cudaFree(dev);
     }
     calls(NULL);
     pthread_t th[64];

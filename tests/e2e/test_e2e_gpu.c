@@ -338,6 +338,32 @@ START_TEST(idle_share_small_vs_large)
 }
 END_TEST
 
+/* A cudaMemcpyDefault copy: the hook asks the runtime for the direction
+ * (cudaPeekAtLastError, cudaPointerGetAttributes) before the call. Those
+ * queries are the profiler's, not the program's: no row, no CPU-lane call. */
+START_TEST(memcpy_default_queries_are_ours)
+{
+    const char *args[] = {"memcpy-default", NULL};
+    prof_run p = profile(1, e2e_bpath("tests/profsh_prog"), args, NULL);
+    ck_assert_msg(p.r.status == 0, "exit %d\n%s", p.r.status, p.r.err);
+    json_t *mc = row(&p, "cudaMemcpy");
+    ck_assert_ptr_nonnull(mc);
+    ck_assert_int_eq(iget(mc, "calls"), 5);
+    ck_assert_ptr_null(row(&p, "cudaPointerGetAttributes"));
+    ck_assert_ptr_null(row(&p, "cudaPeekAtLastError"));
+    ck_assert_int_eq(count_cat(&p, "cuda_runtime", "cudaPointerGetAttributes"), 0);
+    /* the direction was found: five host-to-device copies on the device */
+    size_t i;
+    json_t *e, *htod = NULL;
+    json_array_foreach(json_object_get(p.sum, "copies"), i, e)
+        if (!strcmp(sget(e, "kind"), "HtoD"))
+            htod = e;
+    ck_assert_ptr_nonnull(htod);
+    ck_assert_int_ge(iget(htod, "calls"), 5);
+    prof_free(&p);
+}
+END_TEST
+
 /* The issue's picture: cublasLtMatmul, under it cuBLASLt's own calls (seen
  * by CUPTI only: a runtime cudaGetDevice and the driver cuLaunchKernelEx, as
  * cuBLAS 13 does), an arrow to the GEMM kernel on the GPU lane, the kernel's
@@ -458,6 +484,7 @@ int main(void)
     tcase_add_loop_test(tc, shifted_cupti_clock_lines_up, 0, 4);
     tcase_add_test(tc, idle_share_small_vs_large);
     tcase_add_test(tc, fused_4096_trace);
+    tcase_add_test(tc, memcpy_default_queries_are_ours);
     tcase_add_test(tc, real_libraries_cpu_only_with_reason);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
