@@ -70,6 +70,23 @@ void cuprof_guard_leave(int saved)
     tls.guard = saved;
 }
 
+int cuprof_own_cuda_enter(void)
+{
+    int saved = cuprof_guard_enter();
+    if (__atomic_load_n(&cuprof_cupti_active, __ATOMIC_RELAXED)) {
+        cuprof_cupti_push_own();
+        saved |= 2;   /* pushed: pop on leave */
+    }
+    return saved;
+}
+
+void cuprof_own_cuda_leave(int saved)
+{
+    if (saved & 2)
+        cuprof_cupti_pop_slow();
+    cuprof_guard_leave(saved & 1);
+}
+
 void cuprof_api_register(const cuprof_api_desc *table, size_t n)
 {
     pthread_mutex_lock(&cuprof_g.lock);

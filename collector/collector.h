@@ -116,6 +116,12 @@ uint64_t cuprof_event_id(const cuprof_event *ev);
  *     int g = cuprof_guard_enter(); ...real call...; cuprof_guard_leave(g); */
 int cuprof_guard_enter(void);
 void cuprof_guard_leave(int saved);
+/* The same for the profiler's own calls CUPTI sees (runtime API calls such
+ * as cudaPointerGetAttributes): also marks CUPTI's records of them as ours,
+ * so the GPU timeline drops them instead of showing program calls. Costs a
+ * CUPTI push/pop while CUPTI runs: not for hot paths. */
+int cuprof_own_cuda_enter(void);
+void cuprof_own_cuda_leave(int saved);
 
 /* Kernel-name table. register: from __cudaRegisterFunction (host stub and
  * device name, which the table copies); handle: from __cudaGetKernel, binds a

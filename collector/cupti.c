@@ -388,6 +388,11 @@ void cuprof_cupti_push_slow(uint64_t ext_id)
     cuprof_cupti_fn.cuptiActivityPushExternalCorrelationId(CUPROF_CUPTI_EXT_KIND, ext_id);
 }
 
+void cuprof_cupti_push_own(void)
+{
+    cuprof_cupti_push_slow(CUPROF_CUPTI_EXT_OWN);
+}
+
 void cuprof_cupti_pop_slow(void)
 {
     uint64_t last;

@@ -131,6 +131,9 @@ CUPROF_CUPTI_HIDDEN int cuprof_cupti_driver_cbid_kept(uint32_t cbid);
 CUPROF_CUPTI_HIDDEN extern int cuprof_cupti_active;
 CUPROF_CUPTI_HIDDEN void cuprof_cupti_push_slow(uint64_t ext_id);
 CUPROF_CUPTI_HIDDEN void cuprof_cupti_pop_slow(void);
+/* Pushes the profiler's own external id: CUPTI records made until the pop
+ * are dropped when the run is normalized (cupti_records.c). */
+CUPROF_CUPTI_HIDDEN void cuprof_cupti_push_own(void);
 
 /* Pushes ext_id (cuprof_event_id of the call about to run) as this thread's
  * external correlation id: every CUPTI record the call causes (the runtime

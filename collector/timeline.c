@@ -149,16 +149,12 @@ static uint64_t hooked_match(const cuprof_run *run, const cuprof_run_thread *th,
 
 /* CUDA's module registration and <<<>>> configuration calls ("__cuda..."
  * that launch nothing) run from constructors and stubs, not as calls the
- * program wrote; the hooks' own cudaMemcpyDefault direction query is ours. */
-static int left_out(const cuprof_gpu_api *a, const cuprof_event *parent)
+ * program wrote. (The hooks' own queries, a cudaMemcpyDefault's direction,
+ * never get here: their records carry our own external id and are dropped
+ * when the run is normalized, see cuprof_own_cuda_enter.) */
+static int left_out(const cuprof_gpu_api *a)
 {
-    if (!strncmp(a->name, "__cuda", 6) && !a->is_launch)
-        return 1;
-    if (parent && parent->cls == CUPROF_EV_COPY &&
-        (!strcmp(a->name, "cudaPointerGetAttributes") || !strcmp(a->name, "cudaPeekAtLastError") ||
-         !strcmp(a->name, "cudaGetLastError")))
-        return 1;
-    return 0;
+    return !strncmp(a->name, "__cuda", 6) && !a->is_launch;
 }
 
 static int cmp_derived(const void *a, const void *b)
@@ -200,7 +196,7 @@ static int join_apis(cuprof_timeline *tl)
         if (!parent && (tl->api_hooked[i] = hooked_match(run, thread_of(run, a->thread_id), a->name,
                                                          a->start_ns, a->end_ns, tol)) != 0)
             continue;
-        if (left_out(a, parent)) {
+        if (left_out(a)) {
             tl->api_derived[i] = -2;
             continue;
         }

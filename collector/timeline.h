@@ -16,8 +16,9 @@
  *    thread encloses it in time (CUPTI started inside that call, or the call
  *    is a top-level launch, which pushes no ext: collector/buffers.c). CUDA's
  *    module registration (__cudaRegister*, __cudaPush/PopCallConfiguration:
- *    "__cuda" names that launch nothing) and the profiler's own pointer
- *    queries inside a cudaMemcpyDefault hook are left out.
+ *    "__cuda" names that launch nothing) is left out. The profiler's own
+ *    queries (a cudaMemcpyDefault's direction) never reach the timeline:
+ *    they carry the profiler's own external id (cuprof_own_cuda_enter).
  *  - A kernel, copy or memset is caused by the runtime call with its
  *    correlation id: a derived call when that record is derived, else the
  *    hooked call its ext names.

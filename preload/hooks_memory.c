@@ -31,7 +31,7 @@ static uint8_t default_dir(void *dst, const void *src)
     if (attrs == NULL || peek == NULL || get == NULL)
         return CUPROF_DIR_UNKNOWN;
     int *errp = &errno, e = *errp;
-    int g = cuprof_guard_enter();
+    int g = cuprof_own_cuda_enter();   /* CUPTI sees these queries: mark them ours */
     uint8_t dir = CUPROF_DIR_UNKNOWN;
     if (peek() == cudaSuccess) {
         struct cudaPointerAttributes s = {0}, d = {0};
@@ -44,7 +44,7 @@ static uint8_t default_dir(void *dst, const void *src)
         else
             dir = s.device == d.device ? CUPROF_DIR_DTOD : CUPROF_DIR_PTOP;
     }
-    cuprof_guard_leave(g);
+    cuprof_own_cuda_leave(g);
     *errp = e;
     return dir;
 }
