@@ -329,13 +329,16 @@ cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
     ev->api = api;
     ev->depth = t->depth < 255 ? (uint8_t)t->depth : 255;
     ev->cls = cls;
-    /* A top-level launch pushes no external id: CUPTI's record of it (same
-     * name, same thread, inside the call: timeline.c finds it by that) and
-     * its kernel's correlation id are enough, and a push/pop pair costs
-     * about 1 us per launch with the real CUPTI (bench/H100.md), a quarter
-     * of the launch itself. Calls that run others inside (cuBLAS) push. */
+    /* Only calls that run other CUDA calls inside them push an external id
+     * (cuBLAS/cuBLASLt: their runtime and driver calls and kernels must
+     * reach them), and calls nested in another hooked call. A top-level
+     * runtime call does not: CUPTI's record of it (same name, same thread,
+     * inside the call: timeline.c finds it by that) and the correlation id
+     * its kernels, copies and syncs carry are enough, and a push/pop pair
+     * costs about 1 us per call with the real CUPTI (bench/H100.md), a
+     * quarter of a launch. */
     if (__atomic_load_n(&cuprof_cupti_active, __ATOMIC_RELAXED) && t->depth < 64 &&
-        (cls != CUPROF_EV_LAUNCH || t->depth > 0)) {
+        (cls == CUPROF_EV_BLAS || t->depth > 0)) {
         /* the id every CUPTI record this call causes is tied to
          * (== cuprof_event_id(ev): reserved is now the slot's seq + 1) */
         cuprof_cupti_push_slow(((uint64_t)t->index << CUPROF_ID_SEQ_BITS) | t->reserved);

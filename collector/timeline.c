@@ -112,7 +112,7 @@ static int same_call(const char *hook, const char *rec)
 }
 
 /* The hooked call of this name on th around [s, e], as an event id, or 0:
- * the record is that call (it pushed no ext: a top-level launch, or CUPTI
+ * the record is that call (it pushed no ext: a top-level runtime call, or CUPTI
  * started inside it). The two clocks may disagree by up to tol ns (TSC
  * stamps converted at exit, CUPTI's callback or offset clock), so of the
  * calls of that name within tol of [s, e] the one overlapping it most wins.

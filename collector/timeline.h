@@ -14,7 +14,7 @@
  *    its thread when no hooked call was open). A record with no ext is still
  *    the hooked call itself when a hooked call of the same name on the same
  *    thread encloses it in time (CUPTI started inside that call, or the call
- *    is a top-level launch, which pushes no ext: collector/buffers.c). CUDA's
+ *    is a top-level runtime call, which pushes no ext: collector/buffers.c). CUDA's
  *    module registration (__cudaRegister*, __cudaPush/PopCallConfiguration:
  *    "__cuda" names that launch nothing) is left out. The profiler's own
  *    queries (a cudaMemcpyDefault's direction) never reach the timeline:
@@ -71,7 +71,7 @@ typedef struct cuprof_timeline {
     uint64_t *api_hooked;        /* [i]: event id of the hooked call gpu->apis[i] is
                                   * or ran in: its external id, or for a record
                                   * without one, the hooked call of the same name
-                                  * around it (a top-level launch pushes none); 0 */
+                                  * around it (a top-level runtime call pushes none); 0 */
     uint32_t *by_corr;           /* indexes of gpu->apis sorted by corr */
     cuprof_gpu_stats stats;
 } cuprof_timeline;

@@ -166,7 +166,7 @@ START_TEST(derived_calls)
 }
 END_TEST
 
-/* Top-level launches push no external id (collector/buffers.c): each
+/* Top-level runtime calls push no external id (collector/buffers.c): each
  * launch's CUPTI record (named cudaLaunchKernel, as the real CUPTI reports
  * <<<>>>) is matched to the hooked __cudaLaunchKernel around it by thread and
  * time, with the clocks a little apart, and its kernel charged to that call. */
