@@ -336,9 +336,11 @@ cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
      * inside the call: timeline.c finds it by that) and the correlation id
      * its kernels, copies and syncs carry are enough, and a push/pop pair
      * costs about 1 us per call with the real CUPTI (bench/H100.md), a
-     * quarter of a launch. */
-    if (__atomic_load_n(&cuprof_cupti_active, __ATOMIC_RELAXED) && t->depth < 64 &&
-        (cls == CUPROF_EV_BLAS || t->depth > 0)) {
+     * quarter of a launch. (Every call pushes when CUPTI would not take our
+     * clock or thread ids: the match needs both, see cupti.h.) */
+    int cupti = __atomic_load_n(&cuprof_cupti_active, __ATOMIC_RELAXED);
+    if (cupti && t->depth < 64 &&
+        (cls == CUPROF_EV_BLAS || t->depth > 0 || cupti == CUPROF_CUPTI_PUSH_ALL)) {
         /* the id every CUPTI record this call causes is tied to
          * (== cuprof_event_id(ev): reserved is now the slot's seq + 1) */
         cuprof_cupti_push_slow(((uint64_t)t->index << CUPROF_ID_SEQ_BITS) | t->reserved);

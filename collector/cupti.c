@@ -40,6 +40,7 @@ static struct {
     char subscriber[192];         /* subscriber mode, in words */
     char missing[160];            /* activity kinds CUPTI refused */
     int ts_callback;              /* 1: CUPTI took our timestamp callback */
+    int tid_system;               /* 1: CUPTI's threadId is gettid() */
     CUpti_SubscriberHandle sub;   /* our subscriber, NULL if none */
     cuprof_cupti_clockmap clock;  /* CUPTI -> host clock */
     int finished;                 /* finish ran (under lock) */
@@ -245,8 +246,8 @@ static void set_attributes(void)
         f->cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &sz, &v);
     }
     /* threadId = gettid(), as the collector's threads, not pthread_self. */
-    if (f->cuptiSetThreadIdType != NULL)
-        f->cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+    g.tid_system = f->cuptiSetThreadIdType != NULL &&
+                   f->cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) == CUPTI_SUCCESS;
     /* Our clock for every record; CUPTI refuses once CUDA is up, then the
      * measured offset lines things up instead. */
     g.ts_callback = f->cuptiActivityRegisterTimestampCallback != NULL &&
@@ -355,7 +356,10 @@ int cuprof_cupti_start_path(const char *path)
             g.run.captured = 1;
             g.run.status = g.status;
             g.run.clock = g.ts_callback ? CUPROF_GPU_CLOCK_CALLBACK : CUPROF_GPU_CLOCK_OFFSET;
-            __atomic_store_n(&cuprof_cupti_active, 1, __ATOMIC_RELEASE);
+            /* Records matched by time need our thread ids and our clock. */
+            __atomic_store_n(&cuprof_cupti_active,
+                             g.ts_callback && g.tid_system ? CUPROF_CUPTI_ON : CUPROF_CUPTI_PUSH_ALL,
+                             __ATOMIC_RELEASE);
             pthread_atfork(NULL, NULL, atfork_child);
         } else {
             snprintf(g.status, sizeof g.status, "not captured: %s", g.reason);

@@ -127,7 +127,14 @@ CUPROF_CUPTI_HIDDEN int cuprof_cupti_driver_cbid_kept(uint32_t cbid);
 /* ---- hot path ----------------------------------------------------------- */
 
 /* Nonzero while external ids are being pushed (CUPTI running, not finished).
- * Read relaxed: a stale read costs at most one unattributed call. */
+ * Read relaxed: a stale read costs at most one unattributed call.
+ * CUPROF_CUPTI_ON: only calls that run CUDA calls inside them (cuBLAS) and
+ * nested calls push; a top-level call's CUPTI record is found by thread,
+ * name and time instead (collector/timeline.c), which needs CUPTI's thread
+ * ids to be gettid() and its timestamps our clock. CUPROF_CUPTI_PUSH_ALL:
+ * CUPTI refused one of those, every call pushes. */
+#define CUPROF_CUPTI_ON 1
+#define CUPROF_CUPTI_PUSH_ALL 2
 CUPROF_CUPTI_HIDDEN extern int cuprof_cupti_active;
 CUPROF_CUPTI_HIDDEN void cuprof_cupti_push_slow(uint64_t ext_id);
 CUPROF_CUPTI_HIDDEN void cuprof_cupti_pop_slow(void);

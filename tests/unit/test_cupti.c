@@ -528,6 +528,8 @@ START_TEST(sim_records_with_timestamp_callback)
     ck_assert_ptr_nonnull(strstr(cuprof_cupti_status(), "clock: timestamp callback"));
     ck_assert_ptr_nonnull(strstr(cuprof_cupti_status(), "subscriber: own"));
     ck_assert_ptr_nonnull(strstr(cuprof_cupti_status(), sim_dir));
+    /* our clock and gettid thread ids: top-level calls need not push */
+    ck_assert_int_eq(cuprof_cupti_active, CUPROF_CUPTI_ON);
     sim.cusim_init();
     scenario s;
     run_scenario(&s);
@@ -563,6 +565,8 @@ static void offset_clock_case(const char *offset)
     sim.cusim_init();
     ck_assert_int_eq(cuprof_cupti_start(), 0);
     ck_assert_ptr_nonnull(strstr(cuprof_cupti_status(), "clock: measured offset"));
+    /* not our clock: records cannot be matched by time, every call pushes */
+    ck_assert_int_eq(cuprof_cupti_active, CUPROF_CUPTI_PUSH_ALL);
     scenario s;
     run_scenario(&s);
     cuprof_cupti_finish();
