@@ -79,12 +79,11 @@ cuprof_cause cuprof_timeline_cause(const cuprof_timeline *tl, uint32_t corr, uin
     cuprof_cause c = {.api = cuprof_timeline_api(tl, corr), .derived = -1, .hooked = ext};
     if (c.api) {
         long d = tl->api_derived[c.api - tl->gpu->apis];
-        if (d >= 0) {
+        uint64_t h = cuprof_timeline_api_hooked(tl, c.api);
+        if (d >= 0)
             c.derived = d;
-            c.hooked = tl->derived[d].parent;
-        } else if (tl->api_hooked[c.api - tl->gpu->apis] != 0) {
-            c.hooked = tl->api_hooked[c.api - tl->gpu->apis];
-        }
+        if (d >= 0 || h != 0)
+            c.hooked = h;
     }
     if (c.hooked != 0 && cuprof_run_find_event(tl->run, c.hooked, NULL) == NULL)
         c.hooked = 0;   /* a call the run does not hold (still open at exit) */

@@ -163,13 +163,6 @@ static void x_head(cuprof_out *o, const char *cat, const char *name, int64_t pid
     cuprof_out_ns_as_us(o, t1 > t0 ? t1 - t0 : 0);
 }
 
-/* "external id" of a device record: the hooked call that caused it (its
- * pushed id, or the launch found by timeline.c when none was pushed). */
-static uint64_t cause_id(const cuprof_timeline *tl, uint32_t corr, uint64_t ext)
-{
-    return cuprof_timeline_cause(tl, corr, ext).hooked;
-}
-
 static void put_kernel(chrome_writer *cw, name_cache *nc, const cuprof_gpu_kernel *k,
                        const gpu_item *it, uint64_t ext)
 {
@@ -391,11 +384,12 @@ int chrome_gpu_events(chrome_writer *cw)
         uint64_t tid = row_tid(it[i].stream, it[i].sub);
         if (it[i].is_copy) {
             const cuprof_gpu_copy *c = &g->copies[it[i].idx];
-            put_copy(cw, c, &it[i], cause_id(tl, c->corr, c->ext));
+            /* "external id": the hooked call that caused it (pushed or matched) */
+            put_copy(cw, c, &it[i], cuprof_timeline_cause(tl, c->corr, c->ext).hooked);
             put_flow(cw, tl, seen, c->corr, 0, pid, tid, c->start_ns);
         } else {
             const cuprof_gpu_kernel *kr = &g->kernels[it[i].idx];
-            put_kernel(cw, nc, kr, &it[i], cause_id(tl, kr->corr, kr->ext));
+            put_kernel(cw, nc, kr, &it[i], cuprof_timeline_cause(tl, kr->corr, kr->ext).hooked);
             put_flow(cw, tl, seen, kr->corr, 1, pid, tid, kr->start_ns);
         }
     }
