@@ -54,6 +54,7 @@ E2E_TESTS   :=   # Check binaries that run whole programs, after the unit tests
 all: deps-ok build-all
 
 include tests/sim/sim.mk
+include model/model.mk
 include collector/collector.mk
 include collector/cupti.mk
 include formats/formats.mk

@@ -44,9 +44,9 @@ $(BENCH_B)/libfloor_fresh.so: bench/floor_hook.c
 $(BENCH_B)/libfloor_drain.so: bench/floor_hook.c
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(BENCH_CFLAGS) -DFLOOR_DRAIN -fPIC -shared -o $@ $< -ldl -lpthread
 
-$(BENCH_B)/write_bench: bench/write_bench.c $(COLLECTOR_OBJS) $(FORMATS_OBJS)
+$(BENCH_B)/write_bench: bench/write_bench.c $(COLLECTOR_OBJS) $(MODEL_OBJS) $(FORMATS_OBJS)
 	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -I. -o $@ $< $(COLLECTOR_OBJS) \
-	    $(FORMATS_OBJS) $(LDFLAGS) -ldl -lpthread
+	    $(MODEL_OBJS) $(FORMATS_OBJS) $(LDFLAGS) -ldl -lpthread
 
 ALL_TARGETS += $(BENCH_TOOLS)
 

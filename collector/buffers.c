@@ -343,7 +343,7 @@ cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
         (cls == CUPROF_EV_BLAS || t->depth > 0 || cupti == CUPROF_CUPTI_PUSH_ALL)) {
         /* the id every CUPTI record this call causes is tied to
          * (== cuprof_event_id(ev): reserved is now the slot's seq + 1) */
-        cuprof_cupti_push_slow(((uint64_t)t->index << CUPROF_ID_SEQ_BITS) | t->reserved);
+        cuprof_cupti_push_slow(cuprof_event_id_make(t->index, t->reserved - 1));
         tls.pushed |= 1ull << t->depth;
     }
     t->depth++;
@@ -445,14 +445,13 @@ uint64_t cuprof_event_id(const cuprof_event *ev)
         return 0;
     cuprof_thread *t = tls.thread;
     if (t && ev >= t->tail->ev && ev < t->tail->ev + CUPROF_CHUNK_EVENTS)   /* usual case */
-        return ((uint64_t)t->index << CUPROF_ID_SEQ_BITS) |
-               (t->tail->base + (uint64_t)(ev - t->tail->ev) + 1);
+        return cuprof_event_id_make(t->index, t->tail->base + (uint64_t)(ev - t->tail->ev));
     uint64_t id = 0;
     pthread_mutex_lock(&cuprof_g.lock);
     for (cuprof_thread *r = cuprof_g.threads; r && !id; r = r->next) {
         int64_t seq = find_seq(r, ev);
         if (seq >= 0)
-            id = ((uint64_t)r->index << CUPROF_ID_SEQ_BITS) | ((uint64_t)seq + 1);
+            id = cuprof_event_id_make(r->index, (uint64_t)seq);
     }
     pthread_mutex_unlock(&cuprof_g.lock);
     return id;

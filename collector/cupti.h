@@ -33,7 +33,7 @@
 
 #include <stdint.h>
 
-#include "gpu.h"
+#include "model/gpu.h"
 
 #define CUPROF_CUPTI_HIDDEN __attribute__((visibility("hidden")))
 

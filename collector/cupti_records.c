@@ -371,19 +371,6 @@ CMP_START(cuprof_gpu_copy)
 CMP_START(cuprof_gpu_api)
 CMP_START(cuprof_gpu_sync)
 
-static uint64_t ext_lookup(const cuprof_gpu_extmap *m, size_t n, uint32_t corr)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (m[mid].corr < corr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && m[lo].corr == corr ? m[lo].ext : 0;
-}
-
 /* Converts times, attaches external ids and drops the profiler's own
  * records of one array, in place, then sorts it; returns the new count. For
  * any record type with start_ns, end_ns, ext and corr fields. */
@@ -395,7 +382,7 @@ static uint64_t ext_lookup(const cuprof_gpu_extmap *m, size_t n, uint32_t corr)
         size_t out = 0;                                                          \
         for (size_t i = 0; i < v->n; i++) {                                      \
             type e = r[i];                                                       \
-            e.ext = ext_lookup(m, nm, e.corr);                                   \
+            e.ext = cuprof_gpu_extmap_find(m, nm, e.corr);                                   \
             if (e.ext == CUPROF_CUPTI_EXT_OWN)                                   \
                 continue;                                                        \
             e.start_ns = cuprof_cupti_clock_convert(cm, e.start_ns);             \
@@ -472,32 +459,4 @@ uint64_t cuprof_cupti_store_late(void)
     uint64_t n = store.late;
     pthread_mutex_unlock(&store.lock);
     return n;
-}
-
-/* ---- gpu.h helpers --------------------------------------------------------- */
-
-uint64_t cuprof_gpu_ext_of(const cuprof_gpu_run *run, uint32_t corr)
-{
-    return run != NULL ? ext_lookup(run->extmap, run->n_extmap, corr) : 0;
-}
-
-const char *cuprof_gpu_copy_kind_name(int kind)
-{
-    static const char *const names[] = {"HtoH", "HtoD", "DtoH", "DtoD", "PtoP", "Other",
-                                         "Memset"};
-    return kind >= 0 && kind < (int)(sizeof names / sizeof names[0]) ? names[kind] : "Other";
-}
-
-const char *cuprof_gpu_mem_name(int mem)
-{
-    static const char *const names[] = {"unknown", "pageable", "pinned", "device", "array",
-                                        "managed"};
-    return mem >= 0 && mem < (int)(sizeof names / sizeof names[0]) ? names[mem] : "unknown";
-}
-
-const char *cuprof_gpu_sync_name(int type)
-{
-    static const char *const names[] = {"sync", "event sync", "stream wait event",
-                                        "stream sync", "context sync"};
-    return type >= 0 && type < (int)(sizeof names / sizeof names[0]) ? names[type] : "sync";
 }

@@ -24,11 +24,6 @@
 #define CUPROF_CHUNK_BYTES 65536u
 #define CUPROF_CHUNK_EVENTS ((CUPROF_CHUNK_BYTES - 64u) / sizeof(cuprof_event))   /* 1023 */
 
-/* Event ids: thread index (1-based) in the high bits, the event's sequence
- * number on that thread + 1 in the low CUPROF_ID_SEQ_BITS. Unique, never 0,
- * and decodable back to the slot without any table. */
-#define CUPROF_ID_SEQ_BITS 40
-
 /* A block of events of one thread. */
 typedef struct cuprof_chunk {
     _Atomic(struct cuprof_chunk *) next;  /* next chunk of the thread, NULL at the tail */

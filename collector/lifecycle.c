@@ -26,11 +26,11 @@
  * write), takes its own pid and start time, and writes its own files.
  */
 #include "collector/internal.h"
-#include "collector/aggregate.h"
 #include "collector/clock.h"
 #include "collector/cupti.h"
 #include "collector/log.h"
-#include "collector/run.h"
+#include "collector/snapshot.h"
+#include "model/model.h"
 #include "formats/formats.h"
 
 #include "collector/process.h"
@@ -200,7 +200,7 @@ static int finish_work(const char *ended_by, int truncated)
     /* exit() alone lets the other threads run on; see finish_gpu. */
     const cuprof_gpu_run *gpu =
         finish_gpu(strcmp(ended_by, "exit") == 0 ? -1 : CUPROF_EXIT_GPU_WAIT_MS);
-    cuprof_run *run = cuprof_run_build();
+    cuprof_run *run = cuprof_snapshot_build();
     if (!run) {
         cuprof_log("out of memory at exit: no files written");
         return -1;
@@ -208,7 +208,7 @@ static int finish_work(const char *ended_by, int truncated)
     int rc = 0;
     if (run->nevents == 0 && run->dropped == 0 && gpu->n_apis == 0) {
         cuprof_debug(CUPROF_DBG_COLLECTOR, "pid %ld made no CUDA calls: no files", run->pid);
-        cuprof_run_destroy(run);
+        cuprof_snapshot_destroy(run);
         return 0;
     }
     run->gpu_run = gpu;
@@ -216,10 +216,10 @@ static int finish_work(const char *ended_by, int truncated)
     run->truncated = truncated;
     if (!gpu->captured)   /* once: finish_work runs once per process */
         cuprof_log("GPU timeline not captured (%s); the outputs are CPU-side only", run->gpu.reason);
-    cuprof_summary *sum = cuprof_summary_build(run);
-    if (!sum) {
+    cuprof_model *model = cuprof_model_build(run, cuprof_snapshot_demangle);
+    if (!model) {
         cuprof_log("out of memory at exit: no files written");
-        cuprof_run_destroy(run);
+        cuprof_snapshot_destroy(run);
         return -1;
     }
     const char *dir = cuprof_g_config.out_dir;
@@ -228,7 +228,7 @@ static int finish_work(const char *ended_by, int truncated)
     char base[300], name[320], written[256], err[512];
     output_name(base, sizeof base, run);
     choose_name(name, sizeof name, dir, base);
-    rc = cuprof_formats_write_all(run, sum, dir, name, written, sizeof written, err, sizeof err);
+    rc = cuprof_formats_write_all(model, dir, name, written, sizeof written, err, sizeof err);
     if (rc > 0)
         snprintf(cuprof_g.out_name, sizeof cuprof_g.out_name, "%s", name);
     if (rc > 0)
@@ -237,8 +237,8 @@ static int finish_work(const char *ended_by, int truncated)
                    run->dropped ? "; some calls were counted but not recorded, see the summary" : "");
     if (err[0])
         cuprof_log("%s%s", err, rc > 0 ? "" : "; no profile was written for this run");
-    cuprof_summary_destroy(sum);
-    cuprof_run_destroy(run);
+    cuprof_model_destroy(model);
+    cuprof_snapshot_destroy(run);
     return rc;
 }
 

@@ -17,7 +17,6 @@
  * chrome_trace_gpu.c, written before the footer.
  */
 #include "formats/chrome_trace_int.h"
-#include "collector/config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,7 +158,7 @@ static void event_args(cuprof_writer *w, const cuprof_event *ev)
     int first = 1;
     switch (ev->cls) {
     case CUPROF_EV_LAUNCH:
-        arg_str(o, &first, "kernel", cuprof_run_kernel_name(w->run, ev->a.launch.kernel));
+        arg_str(o, &first, "kernel", cuprof_names_kernel(&w->model->names, ev->a.launch.kernel));
         chrome_arg_dim3(o, "grid", ev->a.launch.grid[0], ev->a.launch.grid[1], ev->a.launch.grid[2]);
         chrome_arg_dim3(o, "block", ev->a.launch.block[0], ev->a.launch.block[1], ev->a.launch.block[2]);
         chrome_arg_u64(o, "smem", ev->a.launch.smem);
@@ -180,16 +179,14 @@ static void event_args(cuprof_writer *w, const cuprof_event *ev)
         break;
     case CUPROF_EV_SYNC:
     case CUPROF_EV_EVENT: {
-        /* the handle is an event for event syncs, a stream otherwise */
-        const char *api = cuprof_run_api_name(w->run, ev->api);
-        int is_event = ev->cls == CUPROF_EV_SYNC && strstr(api, "Event") != NULL;
-        if (ev->cls == CUPROF_EV_SYNC && strstr(api, "DeviceSynchronize"))
-            break;
-        arg_hex(o, &first, is_event ? "event" : "stream", ev->a.sync.stream);
+        int handle = cuprof_run_sync_handle(w->run, ev);
+        if (handle != CUPROF_SYNC_HANDLE_NONE)
+            arg_hex(o, &first, handle == CUPROF_SYNC_HANDLE_EVENT ? "event" : "stream",
+                    ev->a.sync.stream);
         break;
     }
     case CUPROF_EV_OCCUPANCY:
-        arg_str(o, &first, "kernel", cuprof_run_kernel_name(w->run, ev->a.occ.kernel));
+        arg_str(o, &first, "kernel", cuprof_names_kernel(&w->model->names, ev->a.occ.kernel));
         arg_key(o, &first, "block_size");
         cuprof_out_i64(o, ev->a.occ.block_size);
         arg_u64(o, &first, "smem", ev->a.occ.smem);
@@ -295,12 +292,12 @@ static const chrome_str *cached_prefix(chrome_cache *c, const cuprof_run *run, u
     return cs;
 }
 
-static const chrome_str *cached_kname(chrome_cache *c, const cuprof_run *run, uint32_t id)
+static const chrome_str *cached_kname(chrome_cache *c, const cuprof_names *names, uint32_t id)
 {
     if (id > c->nkernels)
-        id = 0;   /* cuprof_run_kernel_name's "(unknown kernel)" */
+        id = 0;   /* cuprof_names_kernel's "(unknown kernel)" */
     chrome_str *cs = &c->kname[id];
-    if (!cs->s && render(cs, put_json_name, cuprof_run_kernel_name(run, id)) < 0)
+    if (!cs->s && render(cs, put_json_name, cuprof_names_kernel(names, id)) < 0)
         return NULL;
     return cs;
 }
@@ -368,7 +365,7 @@ static void cpu_event(chrome_writer *cw, chrome_cache *c, const cuprof_run_threa
     p = cuprof_fmt_ns_as_us(p, ev->t1 > ev->t0 ? ev->t1 - ev->t0 : 0);
     p = CUPROF_FMT_LIT(p, ",\"args\":{");
     const chrome_str *kn;
-    if (ev->cls == CUPROF_EV_LAUNCH && (kn = cached_kname(c, w->run, ev->a.launch.kernel))) {
+    if (ev->cls == CUPROF_EV_LAUNCH && (kn = cached_kname(c, &w->model->names, ev->a.launch.kernel))) {
         p = CUPROF_FMT_LIT(p, "\"kernel\":");
         o->len = (size_t)(p - o->buf);
         cuprof_out_write(o, kn->s, kn->n);
@@ -444,7 +441,7 @@ static int chrome_footer(cuprof_writer *w)
         return -1;
     }
     cuprof_out_puts(o, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"tool\":\"cuprof\",\"version\":");
-    cuprof_out_json_cstr(o, CUPROF_VERSION);
+    cuprof_out_json_cstr(o, cuprof_run_version(run));
     cuprof_out_puts(o, ",\"program\":");
     cuprof_out_json_cstr(o, run->program);
     cuprof_out_puts(o, ",\"argv\":[");
@@ -476,10 +473,15 @@ static int chrome_footer(cuprof_writer *w)
     return 0;
 }
 
+/* The metadata, then the events and otherData. */
+static int chrome_write(cuprof_writer *w)
+{
+    int rc = chrome_header(w);
+    return rc == 0 ? chrome_footer(w) : rc;
+}
+
 const cuprof_writer_ops cuprof_chrome_trace_ops = {
     .suffix = "trace.json",
     .size = sizeof(chrome_writer),
-    .header = chrome_header,
-    .event = NULL,   /* the footer walks the events itself (chrome_cpu_events) */
-    .footer = chrome_footer,
+    .write = chrome_write,
 };

@@ -8,7 +8,7 @@
  *    jitter) goes to the first of the rows "stream 7 (overlap)",
  *    "stream 7 (overlap 2)", ... where it fits (tid = stream + k * 2^32).
  *  - Kernels, copies and memsets are "X" events with their CUPTI arguments.
- *  - Runtime calls only CUPTI saw (collector/timeline.h) are "X" events on
+ *  - Runtime calls only CUPTI saw (model/timeline.h) are "X" events on
  *    the CPU row of their thread, nested by time under the hooked call they
  *    ran in, cat "cuda_runtime", args.source "cupti".
  *  - Synchronizations CUPTI recorded are "X" events (cat "cuda_sync") on the
@@ -18,7 +18,6 @@
  *    with "bp":"e" on the device record, cat "ac2g", id = correlation id).
  */
 #include "formats/chrome_trace_int.h"
-#include "collector/timeline.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,25 +129,6 @@ static void lane_metadata(chrome_writer *cw, const gpu_item *it, size_t n)
     }
 }
 
-/* Demangled names, cached by the record's name pointer (records share them). */
-typedef struct name_cache {
-    const char *raw[64];
-    char *dem[64];
-    unsigned next;
-} name_cache;
-
-static const char *kernel_display(name_cache *nc, const char *raw)
-{
-    for (unsigned i = 0; i < 64; i++)
-        if (nc->raw[i] == raw)
-            return nc->dem[i] ? nc->dem[i] : raw;
-    unsigned slot = nc->next++ % 64;
-    free(nc->dem[slot]);
-    nc->raw[slot] = raw;
-    nc->dem[slot] = cuprof_demangle(raw);
-    return nc->dem[slot] ? nc->dem[slot] : raw;
-}
-
 static void x_head(cuprof_out *o, const char *cat, const char *name, int64_t pid, uint64_t tid,
                    uint64_t t0, uint64_t t1)
 {
@@ -163,12 +143,12 @@ static void x_head(cuprof_out *o, const char *cat, const char *name, int64_t pid
     cuprof_out_ns_as_us(o, t1 > t0 ? t1 - t0 : 0);
 }
 
-static void put_kernel(chrome_writer *cw, name_cache *nc, const cuprof_gpu_kernel *k,
+static void put_kernel(chrome_writer *cw, const cuprof_gpu_kernel *k, const char *display,
                        const gpu_item *it, uint64_t ext)
 {
     cuprof_out *o = cw->base.out;
     chrome_next_entry(cw);
-    x_head(o, "kernel", kernel_display(nc, k->name), CHROME_GPU_PID_BASE + k->device,
+    x_head(o, "kernel", display, CHROME_GPU_PID_BASE + k->device,
            row_tid(k->stream, it->sub), k->start_ns, k->end_ns);
     cuprof_out_puts(o, ",\"args\":{\"correlation\":");
     cuprof_out_u64(o, k->corr);
@@ -185,7 +165,7 @@ static void put_kernel(chrome_writer *cw, name_cache *nc, const cuprof_gpu_kerne
         chrome_arg_u64(o, "graph", 1);
     if (k->device_launched)
         chrome_arg_u64(o, "device launched", 1);
-    if (strcmp(kernel_display(nc, k->name), k->name) != 0)
+    if (strcmp(display, k->name) != 0)
         chrome_arg_str(o, "mangled", k->name);
     cuprof_out_puts(o, "}}");
 }
@@ -355,16 +335,16 @@ static void put_syncs(chrome_writer *cw, const cuprof_timeline *tl)
 int chrome_gpu_events(chrome_writer *cw)
 {
     const cuprof_run *run = cw->base.run;
-    const cuprof_timeline *tl = cw->base.sum ? cw->base.sum->timeline : NULL;
+    const cuprof_model *m = cw->base.model;
+    const cuprof_timeline *tl = m->timeline;
     if (!run->gpu.captured || !run->gpu_run || !tl)
         return 0;
     const cuprof_gpu_run *g = tl->gpu;
     size_t n = g->n_kernels + g->n_copies;
     gpu_item *it = calloc(n ? n : 1, sizeof *it);
     unsigned char *seen = calloc(g->n_apis ? g->n_apis : 1, 1);
-    name_cache *nc = calloc(1, sizeof *nc);
-    if (!it || !seen || !nc) {
-        free(it); free(seen); free(nc);
+    if (!it || !seen) {
+        free(it); free(seen);
         return -1;
     }
     size_t k = 0;
@@ -385,17 +365,15 @@ int chrome_gpu_events(chrome_writer *cw)
         if (it[i].is_copy) {
             const cuprof_gpu_copy *c = &g->copies[it[i].idx];
             /* "external id": the hooked call that caused it (pushed or matched) */
-            put_copy(cw, c, &it[i], cuprof_timeline_cause(tl, c->corr, c->ext).hooked);
+            put_copy(cw, c, &it[i], tl->copy_cause[it[i].idx].hooked);
             put_flow(cw, tl, seen, c->corr, 0, pid, tid, c->start_ns);
         } else {
             const cuprof_gpu_kernel *kr = &g->kernels[it[i].idx];
-            put_kernel(cw, nc, kr, &it[i], cuprof_timeline_cause(tl, kr->corr, kr->ext).hooked);
+            put_kernel(cw, kr, m->names.gpu_kernel[it[i].idx], &it[i],
+                       tl->kernel_cause[it[i].idx].hooked);
             put_flow(cw, tl, seen, kr->corr, 1, pid, tid, kr->start_ns);
         }
     }
-    for (unsigned i = 0; i < 64; i++)
-        free(nc->dem[i]);
-    free(nc);
     free(it);
     free(seen);
     return 0;

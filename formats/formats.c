@@ -16,26 +16,17 @@ static const cuprof_writer_ops *const all_formats[] = {
     &cuprof_summary_json_ops,
 };
 
-int cuprof_writer_run(const cuprof_writer_ops *ops, cuprof_out *out, const cuprof_run *run,
-                      const cuprof_summary *sum)
+int cuprof_writer_run(const cuprof_writer_ops *ops, cuprof_out *out, const cuprof_model *model)
 {
     cuprof_writer *w = calloc(1, ops->size > sizeof *w ? ops->size : sizeof *w);
     if (!w)
         return -1;
     w->ops = ops;
     w->out = out;
-    w->run = run;
-    w->sum = sum;
-    int rc = ops->header ? ops->header(w) : 0;
-    if (rc == 0 && ops->event) {
-        for (size_t t = 0; t < run->nthreads && rc == 0 && !out->err; t++) {
-            const cuprof_run_thread *th = &run->threads[t];
-            for (uint64_t i = 0; i < th->n && rc == 0; i++)
-                rc = ops->event(w, th, cuprof_run_event(th, i));
-        }
-    }
-    if (rc == 0 && ops->footer)
-        rc = ops->footer(w);
+    w->model = model;
+    w->run = model->run;
+    w->sum = model->summary;
+    int rc = ops->write(w);
     free(w);
     return rc == 0 && !out->err ? 0 : -1;
 }
@@ -48,8 +39,7 @@ static void append(char *dst, size_t len, const char *fmt, const char *a, const 
         snprintf(dst + used, len - used, fmt, a, b);
 }
 
-int cuprof_formats_write_all(const cuprof_run *run, const cuprof_summary *sum,
-                             const char *dir, const char *name,
+int cuprof_formats_write_all(const cuprof_model *model, const char *dir, const char *name,
                              char *written, size_t written_len, char *err, size_t err_len)
 {
     const size_t n = sizeof all_formats / sizeof all_formats[0];
@@ -71,7 +61,7 @@ int cuprof_formats_write_all(const cuprof_run *run, const cuprof_summary *sum,
                    " (make it writable, or choose another with prof.sh -o DIR / CUPROF_OUT_DIR)");
             break;
         }
-        int rc = cuprof_writer_run(ops, &out, run, sum);
+        int rc = cuprof_writer_run(ops, &out, model);
         if (rc != 0) {
             int e = out.err;
             cuprof_out_discard(&out);

@@ -2,15 +2,14 @@
  * formats.h - what the collector calls at exit: write every output file of
  * a run.
  *
- * formats/ knows files and nothing about CUDA calls: it reads the run model
- * (collector/run.h) and its aggregation (collector/aggregate.h), whose
- * strings are already resolved, and writes them.
+ * formats/ knows files and nothing about CUDA calls: it reads the model
+ * (model/model.h), whose names, joins and rows are already resolved, and
+ * writes them.
  */
 #ifndef CUPROF_FORMATS_H
 #define CUPROF_FORMATS_H
 
-#include "collector/aggregate.h"
-#include "collector/run.h"
+#include "model/model.h"
 
 #include <stddef.h>
 
@@ -22,8 +21,7 @@
  * the single suffix); err gets a user-facing sentence for each failure ("" if
  * none). Returns the number of files written. Never prints.
  */
-int cuprof_formats_write_all(const cuprof_run *run, const cuprof_summary *sum,
-                             const char *dir, const char *name,
+int cuprof_formats_write_all(const cuprof_model *model, const char *dir, const char *name,
                              char *written, size_t written_len, char *err, size_t err_len);
 
 /* 1 when DIR/NAME.<suffix> exists (any kind of file, links not followed)

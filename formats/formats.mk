@@ -6,12 +6,24 @@ FORMATS_SRCS := formats/outbuf.c formats/units.c formats/formats.c \
 FORMATS_OBJS := $(patsubst formats/%.c,$(B)/formats/%.o,$(FORMATS_SRCS))
 FORMATS_CFLAGS = $(CFLAGS) -fvisibility=hidden -I.
 
-$(B)/formats/%.o: formats/%.c $(wildcard formats/*.h) $(wildcard collector/*.h)
+$(B)/formats/%.o: formats/%.c $(wildcard formats/*.h) $(wildcard model/*.h) collector/event.h
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(FORMATS_CFLAGS) -c -o $@ $<
 
-$(B)/tests/test_formats: tests/unit/test_formats.c $(FORMATS_OBJS) $(COLLECTOR_OBJS) $(wildcard formats/*.h)
+# The writers and the model on hand-built runs: model/ + formats/ only.
+$(B)/tests/test_formats: tests/unit/test_formats.c $(FORMATS_OBJS) $(MODEL_OBJS) $(wildcard formats/*.h)
 	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -o $@ $< \
-	    $(FORMATS_OBJS) $(COLLECTOR_OBJS) $(LDFLAGS) $(CHECK_LIBS) $(JSON_LIBS) -ldl -lpthread
+	    $(FORMATS_OBJS) $(MODEL_OBJS) $(LDFLAGS) $(CHECK_LIBS) $(JSON_LIBS) -lstdc++ -lpthread
+
+# The GPU attribution math and the trace's GPU lanes on hand-built runs.
+$(B)/tests/test_timeline: tests/unit/test_timeline.c $(FORMATS_OBJS) $(MODEL_OBJS) $(wildcard model/*.h) $(wildcard formats/*.h)
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -o $@ $< \
+	    $(FORMATS_OBJS) $(MODEL_OBJS) $(LDFLAGS) $(CHECK_LIBS) $(JSON_LIBS) -lstdc++ -lpthread
+
+# The findings rules on hand-built runs, each with one run built to trigger
+# it and one built not to.
+$(B)/tests/test_findings: tests/unit/test_findings.c $(FORMATS_OBJS) $(MODEL_OBJS) $(wildcard model/*.h)
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -o $@ $< \
+	    $(FORMATS_OBJS) $(MODEL_OBJS) $(LDFLAGS) $(CHECK_LIBS) $(JSON_LIBS) -lstdc++ -lpthread
 
 # End-to-end tests of the front end (prof.sh); they need the library built.
 # (harness.o by path: tests.mk, which names it, is included after this file.)
@@ -26,11 +38,11 @@ $(B)/tests/profsh_prog: tests/e2e/profsh_prog.c
 	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) \
 	    -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lpthread
 
-# The collector's unit test links the writers too (see collector.mk).
-$(B)/tests/test_collector: $(COLLECTOR_OBJS) $(FORMATS_OBJS)
-$(B)/tests/test_timeline: $(COLLECTOR_OBJS) $(FORMATS_OBJS)
+# The collector's unit test links the model and the writers too (see collector.mk).
+$(B)/tests/test_collector: $(COLLECTOR_OBJS) $(MODEL_OBJS) $(FORMATS_OBJS)
 
-UNIT_TESTS  += $(B)/tests/test_formats
+UNIT_TESTS  += $(B)/tests/test_formats $(B)/tests/test_timeline $(B)/tests/test_findings
 E2E_TESTS   += $(B)/tests/test_e2e_profsh
-ALL_TARGETS += $(FORMATS_OBJS) $(B)/tests/test_formats $(B)/tests/test_e2e_profsh \
+ALL_TARGETS += $(FORMATS_OBJS) $(B)/tests/test_formats $(B)/tests/test_timeline \
+               $(B)/tests/test_findings $(B)/tests/test_e2e_profsh \
                $(B)/tests/profsh_prog

@@ -4,8 +4,7 @@
  * fields freely, rename none; times are integer nanoseconds.
  */
 #include "formats/writer.h"
-#include "collector/config.h"
-#include "collector/timeline.h"
+#include "model/timeline.h"
 
 /* "key": with a leading comma unless first (keys are plain literals). */
 static void key(cuprof_out *o, const char *k, int first)
@@ -52,10 +51,9 @@ static void fixed6(cuprof_out *o, const char *k, double v)
 
 /* "gpu": the header's GPU numbers (SCHEMA.md); the numbers only when the
  * timeline was captured. */
-static void put_gpu(cuprof_out *o, const cuprof_run *run, const cuprof_summary *s)
+static void put_gpu(cuprof_out *o, const cuprof_run *run, const cuprof_timeline *tl)
 {
     const cuprof_gpu_run *g = run->gpu_run;
-    const cuprof_timeline *tl = s->timeline;
     cuprof_out_puts(o, ",\n\"gpu\":{\"captured\":");
     cuprof_out_puts(o, run->gpu.captured ? "true" : "false");
     str(o, "status", g && g->status ? g->status : run->gpu.reason);
@@ -196,14 +194,14 @@ static void put_findings(cuprof_out *o, const cuprof_summary *s)
     cuprof_out_puts(o, "]");
 }
 
-static int json_header(cuprof_writer *w)
+static int json_write(cuprof_writer *w)
 {
     cuprof_out *o = w->out;
     const cuprof_run *run = w->run;
     const cuprof_summary *s = w->sum;
     cuprof_out_puts(o, "{\"schema\":\"cuprof.summary/1\"");
     str(o, "tool", "cuprof");
-    str(o, "version", CUPROF_VERSION);
+    str(o, "version", cuprof_run_version(run));
     str(o, "program", run->program);
     str(o, "exe", run->exe);
     key(o, "argv", 0);
@@ -234,7 +232,7 @@ static int json_header(cuprof_writer *w)
     cuprof_out_puts(o, run->gpu.captured ? "true" : "false");
     str(o, "reason", run->gpu.reason);
     cuprof_out_putc(o, '}');
-    put_gpu(o, run, s);
+    put_gpu(o, run, w->model->timeline);
     put_api(o, s);
     put_kernels(o, s);
     put_copies(o, s);
@@ -247,5 +245,5 @@ static int json_header(cuprof_writer *w)
 const cuprof_writer_ops cuprof_summary_json_ops = {
     .suffix = "summary.json",
     .size = sizeof(cuprof_writer),
-    .header = json_header,
+    .write = json_write,
 };

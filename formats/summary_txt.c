@@ -7,8 +7,7 @@
  */
 #include "formats/writer.h"
 #include "formats/units.h"
-#include "collector/config.h"
-#include "collector/timeline.h"
+#include "model/timeline.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -58,11 +57,11 @@ static void put_arg(cuprof_out *o, const char *a)
 }
 
 /* The header's GPU lines: busy and idle over the profiled window, launch
- * latency, records and drops, CUPTI's status (collector/timeline.h). */
+ * latency, records and drops, CUPTI's status (model/timeline.h). */
 static void put_gpu_block(cuprof_writer *w)
 {
     cuprof_out *o = w->out;
-    const cuprof_timeline *tl = w->sum->timeline;
+    const cuprof_timeline *tl = w->model->timeline;
     const cuprof_gpu_run *g = w->run->gpu_run;
     if (w->run->gpu.captured && g && g->status) {
         cuprof_out_puts(o, "  CUPTI:         ");
@@ -99,7 +98,7 @@ static void put_header_block(cuprof_writer *w)
     cuprof_out *o = w->out;
     const cuprof_run *run = w->run;
     char t[32];
-    cuprof_out_puts(o, "cuprof " CUPROF_VERSION " summary\n");
+    cuprof_out_printf(o, "cuprof %s summary\n", cuprof_run_version(run));
     if (run->truncated)   /* first, so nobody reads the numbers as a whole run */
         cuprof_out_printf(o, "  TRUNCATED:     the process crashed (%s); calls recorded before the "
                              "crash are here, calls open at the crash are not\n",
@@ -302,7 +301,7 @@ static void put_blas(cuprof_writer *w)
     }
 }
 
-/* What the rules noticed (collector/findings.h): one block per finding, the
+/* What the rules noticed (model/findings.h): one block per finding, the
  * message, then what to try. */
 static void put_findings(cuprof_writer *w)
 {
@@ -328,7 +327,7 @@ static void put_findings(cuprof_writer *w)
     }
 }
 
-static int txt_header(cuprof_writer *w)
+static int txt_write(cuprof_writer *w)
 {
     put_header_block(w);
     put_api_table((txt_writer *)w);
@@ -342,5 +341,5 @@ static int txt_header(cuprof_writer *w)
 const cuprof_writer_ops cuprof_summary_txt_ops = {
     .suffix = "summary.txt",
     .size = sizeof(txt_writer),
-    .header = txt_header,
+    .write = txt_write,
 };

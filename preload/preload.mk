@@ -16,9 +16,9 @@ $(B)/preload/%.o: preload/%.c preload/hooks.h collector/collector.h
 PRELOAD_LIBC_OBJ := $(B)/preload/hooks_libc.o
 $(PRELOAD_LIBC_OBJ): collector/process.h
 
-$(B)/libcuprof.so: $(PRELOAD_OBJS) $(PRELOAD_LIBC_OBJ) $(COLLECTOR_OBJS) $(FORMATS_OBJS) preload/exports.map
+$(B)/libcuprof.so: $(PRELOAD_OBJS) $(PRELOAD_LIBC_OBJ) $(COLLECTOR_OBJS) $(MODEL_OBJS) $(FORMATS_OBJS) preload/exports.map
 	$(call P,LD,$@)$(CC) $(PRELOAD_LDFLAGS) -Wl,-z,defs -o $@ $(PRELOAD_OBJS) $(PRELOAD_LIBC_OBJ) \
-	    $(COLLECTOR_OBJS) $(FORMATS_OBJS) -ldl -lpthread
+	    $(COLLECTOR_OBJS) $(MODEL_OBJS) $(FORMATS_OBJS) -ldl -lpthread
 
 # ---- tests (tests/unit/test_preload*.c) ------------------------------------
 # The hooks alone (cuprof_* left undefined), loaded next to a fake collector

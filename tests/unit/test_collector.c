@@ -10,9 +10,10 @@
  * collector; the fixture points the output at a temporary directory and
  * keeps the exit handler from writing anything when a test did not ask for it.
  */
-#include "collector/aggregate.h"
+#include "collector/snapshot.h"
+#include "tests/unit/test_model.h"
 #include "collector/internal.h"
-#include "collector/run.h"
+#include "model/run.h"
 
 #include <check.h>
 #include <errno.h>
@@ -156,7 +157,7 @@ static void threads_record_all(uint64_t n)
         pthread_join(th[i], &r);
         ck_assert_ptr_null(r);
     }
-    cuprof_run *run = cuprof_run_build();
+    cuprof_run *run = cuprof_snapshot_build();
     ck_assert_ptr_nonnull(run);
     ck_assert_uint_eq(run->nthreads, NTHREADS);
     ck_assert_uint_eq(run->nevents, (uint64_t)NTHREADS * per_thread);
@@ -181,13 +182,13 @@ static void threads_record_all(uint64_t n)
         }
     }
     ck_assert_uint_eq(bad, 0);
-    cuprof_summary *s = cuprof_summary_build(run);
+    cuprof_summary *s = test_summary_build(run);
     ck_assert_ptr_nonnull(s);
     ck_assert_uint_eq(s->napi, NTHREADS);
     for (size_t i = 0; i < s->napi; i++)
         ck_assert_uint_eq(s->api[i].calls, per_thread);
-    cuprof_summary_destroy(s);
-    cuprof_run_destroy(run);
+    test_summary_destroy(s);
+    cuprof_snapshot_destroy(run);
 }
 
 START_TEST(many_threads_nothing_lost)
@@ -222,13 +223,13 @@ START_TEST(event_ids_unique_across_chunks)
     for (int i = 1; i < N; i++)
         ck_assert_uint_gt(ids[i], ids[i - 1]);
     ck_assert_uint_eq(cuprof_event_id(NULL), 0);
-    cuprof_run *run = cuprof_run_build();
+    cuprof_run *run = cuprof_snapshot_build();
     ck_assert_uint_eq(run->nevents, N);
     for (int i = 0; i < N; i++)
         ck_assert_ptr_eq(cuprof_run_find_event(run, ids[i], NULL), evs[i]);
     ck_assert_ptr_null(cuprof_run_find_event(run, 0, NULL));
     ck_assert_ptr_null(cuprof_run_find_event(run, ids[N - 1] + 1, NULL));
-    cuprof_run_destroy(run);
+    cuprof_snapshot_destroy(run);
 }
 END_TEST
 
@@ -238,13 +239,13 @@ START_TEST(open_calls_are_not_published)
     cuprof_end(rec(0, CUPROF_EV_CALL), 0);
     cuprof_event *outer = rec(1, CUPROF_EV_CALL);
     cuprof_end(rec(2, CUPROF_EV_CALL), 0);   /* nested: complete, but outer is open */
-    cuprof_run *run = cuprof_run_build();
+    cuprof_run *run = cuprof_snapshot_build();
     ck_assert_uint_eq(run->nevents, 1);
-    cuprof_run_destroy(run);
+    cuprof_snapshot_destroy(run);
     cuprof_end(outer, 0);
-    run = cuprof_run_build();
+    run = cuprof_snapshot_build();
     ck_assert_uint_eq(run->nevents, 3);
-    cuprof_run_destroy(run);
+    cuprof_snapshot_destroy(run);
 }
 END_TEST
 
@@ -265,9 +266,9 @@ START_TEST(guard_and_errno)
     ev = rec(0, CUPROF_EV_CALL);
     cuprof_end(ev, 0);
     ck_assert_int_eq(errno, 1234);
-    cuprof_run *run = cuprof_run_build();
+    cuprof_run *run = cuprof_snapshot_build();
     ck_assert_uint_eq(run->nevents, 2);
-    cuprof_run_destroy(run);
+    cuprof_snapshot_destroy(run);
 }
 END_TEST
 
@@ -300,7 +301,7 @@ START_TEST(memory_limit_spills_nothing_lost)
         ck_assert_uint_le(atomic_load(&cuprof_g.mem_bytes), 128u * 1024);
     }
     uint64_t after = mono_ns_now();
-    cuprof_run *run = cuprof_run_build();
+    cuprof_run *run = cuprof_snapshot_build();
     ck_assert_uint_eq(run->dropped, 0);
     ck_assert_uint_eq(run->nevents, 5000 + (5000 + 6) / 7);
     ck_assert_uint_gt(run->spilled_events, 0);
@@ -314,7 +315,7 @@ START_TEST(memory_limit_spills_nothing_lost)
         prev = ev->t0;
     }
     ck_assert_uint_eq(bad, 0);
-    cuprof_run_destroy(run);
+    cuprof_snapshot_destroy(run);
     cuprof_spill_release(1);
 }
 END_TEST
@@ -336,15 +337,15 @@ START_TEST(memory_limit_no_spill_counts)
         cuprof_end(ev, 0);
     }
     ck_assert_int_eq(recorded, 2 * (int)CUPROF_CHUNK_EVENTS);
-    cuprof_run *run = cuprof_run_build();
+    cuprof_run *run = cuprof_snapshot_build();
     ck_assert_uint_eq(run->nevents, 2 * CUPROF_CHUNK_EVENTS);
     ck_assert_uint_eq(run->dropped, 5000 - 2 * CUPROF_CHUNK_EVENTS);
     ck_assert_ptr_nonnull(run->spill_failure);
-    cuprof_summary *s = cuprof_summary_build(run);
+    cuprof_summary *s = test_summary_build(run);
     for (size_t i = 0; i < s->napi; i++)
         ck_assert_uint_eq(s->api[i].calls, 2500);   /* exact, drops included */
-    cuprof_summary_destroy(s);
-    cuprof_run_destroy(run);
+    test_summary_destroy(s);
+    cuprof_snapshot_destroy(run);
 }
 END_TEST
 
@@ -374,7 +375,7 @@ START_TEST(stamps_are_monotonic_ns)
     for (int i = 0; i < 3 * (int)CUPROF_CHUNK_EVENTS; i++)
         cuprof_end(rec(0, CUPROF_EV_CALL), 0);
     uint64_t mid = mono_ns();
-    cuprof_run *run = cuprof_run_build();
+    cuprof_run *run = cuprof_snapshot_build();
     ck_assert_ptr_nonnull(run);
     ck_assert_uint_eq(run->nevents, 3 * CUPROF_CHUNK_EVENTS);
     uint64_t prev = 0;
@@ -387,19 +388,19 @@ START_TEST(stamps_are_monotonic_ns)
         prev = ev->t0;
     }
     uint64_t first_t0 = cuprof_run_event(&run->threads[0], 0)->t0;
-    cuprof_run_destroy(run);
+    cuprof_snapshot_destroy(run);
 
     usleep(2000);
     uint64_t later = mono_ns();
     cuprof_end(rec(1, CUPROF_EV_CALL), 0);
     uint64_t after = mono_ns();
-    run = cuprof_run_build();
+    run = cuprof_snapshot_build();
     ck_assert_uint_eq(run->nevents, 3 * CUPROF_CHUNK_EVENTS + 1);
     ck_assert_uint_eq(cuprof_run_event(&run->threads[0], 0)->t0, first_t0);   /* not twice */
     const cuprof_event *last = cuprof_run_event(&run->threads[0], run->threads[0].n - 1);
     ck_assert_uint_ge(last->t0 + slack, later);
     ck_assert_uint_le(last->t1, after + slack);
-    cuprof_run_destroy(run);
+    cuprof_snapshot_destroy(run);
 }
 END_TEST
 
@@ -453,8 +454,8 @@ START_TEST(depth_and_self_time)
     set_time(d, 1050, 1060);
     set_time(a2, 1200, 1210);
 
-    cuprof_run *run = cuprof_run_build();
-    cuprof_summary *s = cuprof_summary_build(run);
+    cuprof_run *run = cuprof_snapshot_build();
+    cuprof_summary *s = test_summary_build(run);
     const cuprof_stat_api *ra = row(s, "cudaA"), *rb = row(s, "cudaB"), *rc = row(s, "cudaC"),
                           *rd = row(s, "cudaD");
     ck_assert_ptr_nonnull(ra);
@@ -472,8 +473,8 @@ START_TEST(depth_and_self_time)
     ck_assert_uint_eq(ra->errors, 0);
     ck_assert_uint_eq(s->self_cpu_total_ns, 110);   /* = the top-level calls' total */
     ck_assert_str_eq(s->api[0].name, "cudaA");      /* most expensive first */
-    cuprof_summary_destroy(s);
-    cuprof_run_destroy(run);
+    test_summary_destroy(s);
+    cuprof_snapshot_destroy(run);
 }
 END_TEST
 
@@ -498,14 +499,14 @@ START_TEST(median_min_max)
         cuprof_end(ev, 0);
         set_time(ev, 1000 * (uint64_t)(i + 1), 1000 * (uint64_t)(i + 1) + durs[i]);
     }
-    cuprof_run *run = cuprof_run_build();
-    cuprof_summary *s = cuprof_summary_build(run);
+    cuprof_run *run = cuprof_snapshot_build();
+    cuprof_summary *s = test_summary_build(run);
     ck_assert_uint_eq(s->api[0].min_ns, 10);
     ck_assert_uint_eq(s->api[0].median_ns, 40);
     ck_assert_uint_eq(s->api[0].max_ns, 70);
     ck_assert_uint_eq(s->api[0].cpu_total_ns, 280);
-    cuprof_summary_destroy(s);
-    cuprof_run_destroy(run);
+    test_summary_destroy(s);
+    cuprof_snapshot_destroy(run);
 }
 END_TEST
 
@@ -552,8 +553,8 @@ START_TEST(kernels_copies_blas)
     ev->a.blas.atype = 2;   /* CUDA_R_16F */
     cuprof_end(ev, 0);
 
-    cuprof_run *run = cuprof_run_build();
-    cuprof_summary *s = cuprof_summary_build(run);
+    cuprof_run *run = cuprof_snapshot_build();
+    cuprof_summary *s = test_summary_build(run);
     ck_assert_uint_eq(s->nkernels, 3);
     ck_assert_str_eq(s->kernels[0].name, "bias_add_k(float*, float const*, int)");   /* demangled */
     ck_assert_uint_eq(s->kernels[0].launches, 3);
@@ -585,8 +586,8 @@ START_TEST(kernels_copies_blas)
     ck_assert_str_eq(s->blas[1].shapes[0].dtype, "fp16");
     ck_assert_str_eq(s->blas[1].shapes[0].epilogue, "DEFAULT");
     ck_assert_uint_eq(s->blas[1].shapes[0].batch, 4);
-    cuprof_summary_destroy(s);
-    cuprof_run_destroy(run);
+    test_summary_destroy(s);
+    cuprof_snapshot_destroy(run);
 }
 END_TEST
 
@@ -837,16 +838,16 @@ static void child_forks(void)
     if (c == 0) {   /* starts empty, records its own, writes fk.<pid>.* */
         for (int i = 0; i < 3; i++)
             cuprof_end(cuprof_begin(1, CUPROF_EV_CALL), 0);
-        cuprof_run *run = cuprof_run_build();
+        cuprof_run *run = cuprof_snapshot_build();
         int ok = run->nevents == 3 && run->pid == (long)getpid();
-        cuprof_run_destroy(run);
+        cuprof_snapshot_destroy(run);
         exit(ok ? 0 : 1);
     }
     int st;
     waitpid(c, &st, 0);
-    cuprof_run *run = cuprof_run_build();
+    cuprof_run *run = cuprof_snapshot_build();
     int ok = run->nevents == 10 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
-    cuprof_run_destroy(run);
+    cuprof_snapshot_destroy(run);
     exit(ok ? 0 : 1);
 }
 

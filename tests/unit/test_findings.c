@@ -8,10 +8,9 @@
  * kernel or copy names its launching call by external id (the event id of
  * the call), as CUPTI's records do after the collector's normalization.
  */
-#include "collector/aggregate.h"
-#include "collector/findings.h"
-#include "collector/internal.h"
-#include "collector/timeline.h"
+#include "tests/unit/test_model.h"
+#include "model/findings.h"
+#include "model/timeline.h"
 #include "formats/writer.h"
 
 #include <check.h>
@@ -47,7 +46,7 @@ static uint32_t next_corr;
 
 static uint64_t id_of(size_t i)
 {
-    return (1ull << CUPROF_ID_SEQ_BITS) | (uint64_t)(i + 1);
+    return cuprof_event_id_make(1, (uint64_t)i);
 }
 
 static void reset(void)
@@ -145,7 +144,7 @@ static cuprof_gpu_copy *gcopy(uint8_t kind, uint64_t s, uint64_t e, uint64_t byt
 
 static cuprof_summary *build(void)
 {
-    cuprof_summary *s = cuprof_summary_build(&run);
+    cuprof_summary *s = test_summary_build(&run);
     ck_assert_ptr_nonnull(s);
     return s;
 }
@@ -180,7 +179,7 @@ static void expect(const char *rule, int fires)
     } else {
         ck_assert_msg(f == NULL, "%s fired: %s", rule, f ? f->message : "");
     }
-    cuprof_summary_destroy(s);
+    test_summary_destroy(s);
 }
 
 /* n iterations of a launch (cpu_ns of CPU each) of a kernel of kern_ns, the
@@ -207,7 +206,7 @@ START_TEST(overhead_vs_compute_bound)
     const cuprof_finding *f = find(s, "overhead-bound");
     ck_assert_double_ge(number(f, "idle_share"), 0.9);
     ck_assert_double_ge(number(f, "cpu_cuda_ratio"), 5.0);
-    cuprof_summary_destroy(s);
+    test_summary_destroy(s);
 
     reset();   /* 5 us of CPU per launch, 500 us kernels: compute-bound */
     launches(20, 5000, 500000, 4000);
@@ -245,7 +244,7 @@ START_TEST(overhead_vs_compute_bound)
     ck_assert_double_ge(number(f, "idle_share"), 0.5);          /* the whole window */
     ck_assert_double_le(number(f, "steady_idle_share"), 0.05);  /* the loop */
     ck_assert_double_eq(number(f, "steady_kernels"), 10);
-    cuprof_summary_destroy(s);
+    test_summary_destroy(s);
 
     reset();   /* no GPU timeline: no verdict */
     launches(20, 20000, 1000, 4000);
@@ -328,7 +327,7 @@ START_TEST(cuda_startup)
     ck_assert_double_eq(number(f, "startup_ns"), 150000000);
     ck_assert_ptr_nonnull(strstr(f->message, "cudaMemcpyAsync"));
     ck_assert_ptr_nonnull(strstr(f->message, "150.00ms"));
-    cuprof_summary_destroy(s);
+    test_summary_destroy(s);
 
     startup_run(2000000);   /* 2 ms: a slow call, not a start-up worth a word */
     expect("cuda-startup", 0);
@@ -350,7 +349,7 @@ START_TEST(cold_start)
     const cuprof_finding *f = find(s, "cold-start");
     ck_assert_double_eq(number(f, "first_ns"), 500000);
     ck_assert_ptr_nonnull(strstr(f->message, "cublasGemmEx"));
-    cuprof_summary_destroy(s);
+    test_summary_destroy(s);
 
     reset();   /* the same, but two warm-up calls and a sync before the other eight */
     gemms(10, 500000, 2);
@@ -396,7 +395,7 @@ START_TEST(heavyweight_kernels)
     ck_assert_double_eq(number(f, "light_launches"), 1);
     ck_assert_ptr_nonnull(strstr(f->message, "gemm_kernel"));
     ck_assert_ptr_nonnull(strstr(f->message, "bias_add"));
-    cuprof_summary_destroy(s);
+    test_summary_destroy(s);
 
     reset();   /* no query (cuBLAS 13): the BLAS call that caused it says it */
     gemm_with_query(0);
@@ -449,7 +448,7 @@ START_TEST(addmm_pattern)
     const cuprof_finding *f = find(s, "addmm-pattern");
     ck_assert_double_eq(number(f, "occurrences"), 2);
     ck_assert_ptr_nonnull(strstr(f->advice, "EPILOGUE_BIAS"));
-    cuprof_summary_destroy(s);
+    test_summary_destroy(s);
 
     reset();   /* beta = 0: the copy is not the bias */
     copy_call(1000, 4000, CUPROF_DIR_DTOD, 64 * 64 * 2);
@@ -478,7 +477,7 @@ START_TEST(fusion_candidate)
     expect("fusion-candidate", 1);
     cuprof_summary *s = build();
     ck_assert_ptr_nonnull(strstr(find(s, "fusion-candidate")->message, "bias_add"));
-    cuprof_summary_destroy(s);
+    test_summary_destroy(s);
 
     reset();   /* a one-block kernel after the GEMM: not elementwise over its output */
     gemm(1000, 10000, 0);
@@ -559,7 +558,7 @@ static char *write_mem(const cuprof_writer_ops *ops, cuprof_summary *s)
 {
     cuprof_out o;
     ck_assert_int_eq(cuprof_out_open_mem(&o), 0);
-    ck_assert_int_eq(cuprof_writer_run(ops, &o, &run, s), 0);
+    ck_assert_int_eq(cuprof_writer_run(ops, &o, test_model_of(s)), 0);
     ck_assert_int_eq(cuprof_out_commit(&o), 0);
     char *text = strdup(o.buf);
     cuprof_out_discard(&o);
@@ -598,7 +597,7 @@ START_TEST(findings_in_the_files)
     ck_assert_ptr_nonnull(strstr(txt, "\nFindings\n  [warning] overhead-bound: "));
     ck_assert_ptr_nonnull(strstr(txt, "      try: "));
     free(txt);
-    cuprof_summary_destroy(s);
+    test_summary_destroy(s);
 
     reset();   /* no calls that say anything: "(none)" */
     ev(A_LASTERR, CUPROF_EV_CALL, 1000, 2000, 0);
@@ -608,7 +607,7 @@ START_TEST(findings_in_the_files)
     txt = write_mem(&cuprof_summary_txt_ops, s);
     ck_assert_ptr_nonnull(strstr(txt, "\nFindings\n  (none)\n"));
     free(txt);
-    cuprof_summary_destroy(s);
+    test_summary_destroy(s);
 }
 END_TEST
 

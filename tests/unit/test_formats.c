@@ -7,8 +7,8 @@
  *
  * The runs are built by hand: cuprof_run is plain data.
  */
-#include "collector/aggregate.h"
-#include "collector/run.h"
+#include "tests/unit/test_model.h"
+#include "model/run.h"
 #include "formats/formats.h"
 #include "formats/outbuf.h"
 #include "formats/units.h"
@@ -97,7 +97,7 @@ static char *render(const cuprof_writer_ops *ops, const cuprof_summary *s)
 {
     cuprof_out o;
     ck_assert_int_eq(cuprof_out_open_mem(&o), 0);
-    ck_assert_int_eq(cuprof_writer_run(ops, &o, &run, s), 0);
+    ck_assert_int_eq(cuprof_writer_run(ops, &o, test_model_of(s)), 0);
     ck_assert_int_eq(cuprof_out_commit(&o), 0);
     return o.buf;
 }
@@ -191,7 +191,7 @@ START_TEST(huge_hostile_name)
         name[i] = (char)(1 + (i * 7919) % 255);
     name[n] = '\0';
     make_run(name);
-    cuprof_summary *s = cuprof_summary_build(&run);
+    cuprof_summary *s = test_summary_build(&run);
     ck_assert_ptr_nonnull(s);
     char *trace = render(&cuprof_chrome_trace_ops, s);
     json_t *j = parse(trace);
@@ -213,7 +213,7 @@ START_TEST(huge_hostile_name)
     for (const char *p = txt; *p; p++)   /* no control characters but newlines */
         ck_assert(*p == '\n' || (unsigned char)*p >= 0x20);
     free(txt);
-    cuprof_summary_destroy(s);
+    test_summary_destroy(s);
     free(name);
 }
 END_TEST
@@ -301,7 +301,7 @@ static int dim3_is(json_t *a, long long x, long long y, long long z)
 START_TEST(trace_structure)
 {
     make_run("void k<int>(int)");
-    cuprof_summary *s = cuprof_summary_build(&run);
+    cuprof_summary *s = test_summary_build(&run);
     char *text = render(&cuprof_chrome_trace_ops, s);
     json_t *j = parse(text);
     ck_assert_str_eq(json_string_value(json_object_get(j, "displayTimeUnit")), "ns");
@@ -365,7 +365,7 @@ START_TEST(trace_structure)
     ck_assert(json_is_false(json_object_get(json_object_get(od, "gpu_timeline"), "captured")));
     json_decref(j);
     free(text);
-    cuprof_summary_destroy(s);
+    test_summary_destroy(s);
 }
 END_TEST
 
@@ -376,7 +376,7 @@ END_TEST
 START_TEST(summary_json_schema)
 {
     make_run("void k<int>(int)");
-    cuprof_summary *s = cuprof_summary_build(&run);
+    cuprof_summary *s = test_summary_build(&run);
     char *text = render(&cuprof_summary_json_ops, s);
     json_t *j = parse(text);
     ck_assert_str_eq(json_string_value(json_object_get(j, "schema")), "cuprof.summary/1");
@@ -453,14 +453,14 @@ START_TEST(summary_json_schema)
     ck_assert_str_eq(json_string_value(json_object_get(sh, "epilogue")), "BIAS");
     json_decref(j);
     free(text);
-    cuprof_summary_destroy(s);
+    test_summary_destroy(s);
 }
 END_TEST
 
 START_TEST(summary_txt_layout)
 {
     make_run("void k<int>(int)");
-    cuprof_summary *s = cuprof_summary_build(&run);
+    cuprof_summary *s = test_summary_build(&run);
     char *text = render(&cuprof_summary_txt_ops, s);
     static const char *const must[] = {
         "  program:       ./bench/app\n", "  arguments:     --mode eager 'with space'\n",
@@ -481,7 +481,7 @@ START_TEST(summary_txt_layout)
     /* dash rules: three, all the same length as the header line */
     ck_assert_int_eq((int)(strstr(text, "\n-") != NULL), 1);
     free(text);
-    cuprof_summary_destroy(s);
+    test_summary_destroy(s);
 }
 END_TEST
 
@@ -518,13 +518,13 @@ START_TEST(write_all_files)
 {
     mkdir_tmp();
     make_run("k2");
-    cuprof_summary *s = cuprof_summary_build(&run);
+    cuprof_summary *s = test_summary_build(&run);
     char written[256], err[512], p[512];
     snprintf(p, sizeof p, "%s/r1.trace.json", dir);
     FILE *f = fopen(p, "w");   /* an older file of the same name is replaced whole */
     fputs("old content that is longer than nothing at all", f);
     fclose(f);
-    ck_assert_int_eq(cuprof_formats_write_all(&run, s, dir, "r1", written, sizeof written, err, sizeof err), 3);
+    ck_assert_int_eq(cuprof_formats_write_all(test_model_of(s), dir, "r1", written, sizeof written, err, sizeof err), 3);
     ck_assert_str_eq(written, "{trace.json,summary.txt,summary.json}");
     ck_assert_str_eq(err, "");
     ck_assert_int_eq(nfiles(dir), 3);   /* no temporary file left */
@@ -532,11 +532,11 @@ START_TEST(write_all_files)
     json_t *j = json_load_file(p, 0, &jerr);
     ck_assert_msg(j != NULL, "%s", jerr.text);
     json_decref(j);
-    ck_assert_int_eq(cuprof_formats_write_all(&run, s, "/nonexistent/dir", "r1", written, sizeof written,
+    ck_assert_int_eq(cuprof_formats_write_all(test_model_of(s), "/nonexistent/dir", "r1", written, sizeof written,
                                               err, sizeof err), 0);
     ck_assert_ptr_nonnull(strstr(err, "cannot create files in /nonexistent/dir"));
     ck_assert_str_eq(written, "");
-    cuprof_summary_destroy(s);
+    test_summary_destroy(s);
     rm_dir();
 }
 END_TEST
@@ -565,9 +565,9 @@ START_TEST(failed_write_leaves_nothing)
     threads[0].chunks = bl;
     threads[0].n = threads[0].per_chunk = 40000;
     run.nevents = 40000;
-    cuprof_summary *s = cuprof_summary_build(&run);
+    cuprof_summary *s = test_summary_build(&run);
     char written[256], err[512];
-    int n = cuprof_formats_write_all(&run, s, dir, "big", written, sizeof written, err, sizeof err);
+    int n = cuprof_formats_write_all(test_model_of(s), dir, "big", written, sizeof written, err, sizeof err);
     ck_assert_int_lt(n, 3);   /* the trace (about 4 MB) cannot fit */
     ck_assert_ptr_nonnull(strstr(err, "writing big.trace.json failed"));
     char p[512];
@@ -578,7 +578,7 @@ START_TEST(failed_write_leaves_nothing)
     while ((e = readdir(dp)))
         ck_assert_msg(!strstr(e->d_name, ".tmp"), "temporary file left: %s", e->d_name);
     closedir(dp);
-    cuprof_summary_destroy(s);
+    test_summary_destroy(s);
     rm_dir();
 }
 END_TEST
@@ -661,12 +661,9 @@ START_TEST(ops_tables)
                                       &cuprof_summary_json_ops};
     for (int i = 0; i < 3; i++) {
         ck_assert_ptr_nonnull(all[i]->suffix);
-        ck_assert_ptr_nonnull(all[i]->header);
+        ck_assert_ptr_nonnull(all[i]->write);
         ck_assert_uint_ge(all[i]->size, sizeof(cuprof_writer));
     }
-    /* the trace walks the events itself, in its footer (no per-event
-     * callback: chrome_trace.c); trace_structure checks every one is there */
-    ck_assert_ptr_nonnull(cuprof_chrome_trace_ops.footer);
 }
 END_TEST
 

@@ -5,9 +5,8 @@
  * derived calls, Self/Total CUDA, busy-time union, idle share, launch
  * latency, kernel and copy rows, flows.
  */
-#include "collector/aggregate.h"
-#include "collector/internal.h"
-#include "collector/timeline.h"
+#include "tests/unit/test_model.h"
+#include "model/timeline.h"
 #include "formats/writer.h"
 
 #include <check.h>
@@ -38,7 +37,7 @@ static const char *knames[1] = {"(unknown kernel)"};
 
 static uint64_t id_of(int i)
 {
-    return (1ull << CUPROF_ID_SEQ_BITS) | (uint64_t)(i + 1);
+    return cuprof_event_id_make(1, (uint64_t)i);
 }
 
 static cuprof_gpu_api api(uint32_t corr, const char *name, uint64_t s, uint64_t e, uint64_t ext,
@@ -200,21 +199,21 @@ START_TEST(launch_without_ext)
                       (unsigned long long)c.hooked);
     }
     cuprof_timeline_destroy(tl);
-    cuprof_summary *s = cuprof_summary_build(&run);
+    cuprof_summary *s = test_summary_build(&run);
     const cuprof_stat_api *hl = row(s, "__cudaLaunchKernel");
     ck_assert_uint_eq(hl->calls, 3);
     ck_assert_uint_eq(hl->cuda_self_ns, 100 + 200 + 300);
     for (size_t i = 0; i < s->napi; i++)
         ck_assert_msg(strcmp(s->api[i].name, "cudaLaunchKernel") != 0 || s->api[i].calls == 0,
                       "the launches' records became calls of their own");
-    cuprof_summary_destroy(s);
+    test_summary_destroy(s);
 }
 END_TEST
 
 START_TEST(self_and_total_cuda)
 {
     make_run();
-    cuprof_summary *s = cuprof_summary_build(&run);
+    cuprof_summary *s = test_summary_build(&run);
     ck_assert_ptr_nonnull(s);
     const cuprof_stat_api *lt = row(s, "cublasLtMatmul");
     ck_assert_uint_eq(lt->cpu_total_ns, 1000);
@@ -250,16 +249,16 @@ START_TEST(self_and_total_cuda)
     ck_assert_uint_eq(s->self_cuda_total_ns, 1300 + 500 + 300);
     ck_assert_int_eq(s->sorted_by_cuda, 1);
     ck_assert_str_eq(s->api[0].name, "cudaLaunchKernel");   /* most CUDA total first */
-    cuprof_summary_destroy(s);
+    test_summary_destroy(s);
 }
 END_TEST
 
 START_TEST(busy_idle_latency)
 {
     make_run();
-    cuprof_summary *s = cuprof_summary_build(&run);
+    cuprof_summary *s = test_summary_build(&run);
     ck_assert_ptr_nonnull(s);
-    const cuprof_gpu_stats *st = &s->timeline->stats;
+    const cuprof_gpu_stats *st = &test_model_of(s)->timeline->stats;
     /* [1400,2600] (K1 and K4 overlap) + K2 500 + 200 + 100 + K3 300 */
     ck_assert_uint_eq(st->busy_ns, 1200 + 500 + 200 + 100 + 300);
     /* first kernel launch call (1200) to the last kernel end (5900) */
@@ -271,14 +270,14 @@ START_TEST(busy_idle_latency)
     ck_assert_uint_eq(st->latency_count, 3);
     ck_assert_uint_eq(st->latency_median_ns, 200);
     ck_assert_uint_eq(st->latency_max_ns, 400);
-    cuprof_summary_destroy(s);
+    test_summary_destroy(s);
 }
 END_TEST
 
 START_TEST(kernel_and_copy_rows)
 {
     make_run();
-    cuprof_summary *s = cuprof_summary_build(&run);
+    cuprof_summary *s = test_summary_build(&run);
     ck_assert_ptr_nonnull(s);
     ck_assert_uint_eq(s->nkernels, 3);
     ck_assert_str_eq(s->kernels[0].name, "gemm_a");
@@ -298,7 +297,7 @@ START_TEST(kernel_and_copy_rows)
     ck_assert_double_eq_tol(s->copies[0].gb_per_s, 10.0, 1e-9);
     ck_assert_str_eq(s->copies[1].kind, "DtoD");
     ck_assert_uint_eq(s->copies[1].gpu_total_ns, 100);
-    cuprof_summary_destroy(s);
+    test_summary_destroy(s);
 }
 END_TEST
 
@@ -307,7 +306,7 @@ static json_t *write_json(const cuprof_writer_ops *ops, cuprof_summary *s)
 {
     cuprof_out o;
     ck_assert_int_eq(cuprof_out_open_mem(&o), 0);
-    ck_assert_int_eq(cuprof_writer_run(ops, &o, &run, s), 0);
+    ck_assert_int_eq(cuprof_writer_run(ops, &o, test_model_of(s)), 0);
     ck_assert_int_eq(cuprof_out_commit(&o), 0);
     json_error_t err;
     json_t *j = json_loads(o.buf, 0, &err);
@@ -345,7 +344,7 @@ static int dim3_is(json_t *a, long long x, long long y, long long z)
 START_TEST(trace_gpu_lanes_and_flows)
 {
     make_run();
-    cuprof_summary *s = cuprof_summary_build(&run);
+    cuprof_summary *s = test_summary_build(&run);
     json_t *j = write_json(&cuprof_chrome_trace_ops, s);
     json_t *te = json_object_get(j, "traceEvents");
     /* the derived launch: nested by time under cublasLtMatmul, source cupti */
@@ -404,7 +403,7 @@ START_TEST(trace_gpu_lanes_and_flows)
     ck_assert_int_eq(json_integer_value(json_object_get(g, "dropped_records")), 3);
     ck_assert_str_eq(json_string_value(json_object_get(g, "status")), "CUPTI test");
     json_decref(j);
-    cuprof_summary_destroy(s);
+    test_summary_destroy(s);
 }
 END_TEST
 
@@ -414,9 +413,9 @@ START_TEST(no_gpu_run)
     run.gpu_run = NULL;
     run.gpu.captured = 0;
     run.gpu.reason = "CUPTI: test reason";
-    cuprof_summary *s = cuprof_summary_build(&run);
+    cuprof_summary *s = test_summary_build(&run);
     ck_assert_ptr_nonnull(s);
-    ck_assert_uint_eq(s->timeline->nderived, 0);
+    ck_assert_uint_eq(test_model_of(s)->timeline->nderived, 0);
     ck_assert_uint_eq(s->self_cuda_total_ns, 0);
     ck_assert_uint_eq(row(s, "cublasLtMatmul")->cpu_self_ns, 1000);
     json_t *j = write_json(&cuprof_summary_json_ops, s);
@@ -425,7 +424,7 @@ START_TEST(no_gpu_run)
     ck_assert_str_eq(json_string_value(json_object_get(g, "status")), "CUPTI: test reason");
     ck_assert_ptr_null(json_object_get(g, "busy_ns"));
     json_decref(j);
-    cuprof_summary_destroy(s);
+    test_summary_destroy(s);
 }
 END_TEST
 

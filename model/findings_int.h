@@ -1,12 +1,12 @@
 /*
- * findings_int.h - what the findings rules share (collector/findings*.c
+ * findings_int.h - what the findings rules share (model/findings*.c
  * only): the thresholds, the list being filled, number formatting.
  */
 #ifndef CUPROF_FINDINGS_INT_H
 #define CUPROF_FINDINGS_INT_H
 
-#include "collector/findings.h"
-#include "collector/timeline.h"
+#include "model/findings.h"
+#include "model/timeline.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -84,8 +84,9 @@ typedef struct finding_text {
 /* What the rules read and the list they fill. */
 typedef struct fctx {
     const cuprof_run *run;         /* the calls, per thread in begin order */
+    const cuprof_names *names;     /* kernel names as shown */
     const cuprof_summary *s;       /* the rows (findings not yet set) */
-    const cuprof_timeline *tl;     /* NULL or the summary's */
+    const cuprof_timeline *tl;     /* GPU records joined to the calls (NULL in some tests) */
     const cuprof_gpu_run *g;       /* GPU records, NULL when not captured */
     cuprof_finding *out;           /* [MAX_FINDINGS] */
     finding_text *text;            /* [MAX_FINDINGS], after out in the same block */

@@ -6,7 +6,7 @@
  * The CUDA headers are used for their enum values only (nothing is linked),
  * so a renumbering in a future toolkit is picked up at compile time.
  */
-#include "collector/run.h"
+#include "model/run.h"
 
 #include <cublasLt.h>
 #include <library_types.h>

@@ -2,9 +2,8 @@
  * timeline.c - GPU records joined to the calls that caused them (see
  * timeline.h for the rules).
  */
-#include "collector/timeline.h"
-#include "collector/aggregate.h"
-#include "collector/internal.h"
+#include "model/timeline.h"
+#include "model/summary.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,13 +41,11 @@ uint64_t cuprof_interval_union(uint64_t (*iv)[2], size_t n)
     return busy;
 }
 
-/* by_corr sort: qsort has no context argument, so the records go through a
- * file-level pointer (the exit path runs once, on one thread). */
-static const cuprof_gpu_api *sort_apis;
-
-static int cmp_corr(const void *a, const void *b)
+/* by_corr sort (glibc's qsort_r: the records are the context). */
+static int cmp_corr(const void *a, const void *b, void *apis)
 {
-    uint32_t x = sort_apis[*(const uint32_t *)a].corr, y = sort_apis[*(const uint32_t *)b].corr;
+    const cuprof_gpu_api *r = apis;
+    uint32_t x = r[*(const uint32_t *)a].corr, y = r[*(const uint32_t *)b].corr;
     return x < y ? -1 : x > y;
 }
 
@@ -140,7 +137,7 @@ static uint64_t hooked_match(const cuprof_run *run, const cuprof_run_thread *th,
         int64_t ov = (int64_t)(ev->t1 < e ? ev->t1 : e) - (int64_t)(ev->t0 > s ? ev->t0 : s);
         if (ov > best_ov) {
             best_ov = ov;
-            best = ((uint64_t)th->index << CUPROF_ID_SEQ_BITS) | i;   /* seq i - 1, + 1 */
+            best = cuprof_event_id_make(th->index, i - 1);
         }
     }
     return best;
@@ -181,8 +178,7 @@ static int join_apis(cuprof_timeline *tl)
         return -1;
     for (size_t i = 0; i < n; i++)
         tl->by_corr[i] = (uint32_t)i;
-    sort_apis = g->apis;
-    qsort(tl->by_corr, n, sizeof *tl->by_corr, cmp_corr);
+    qsort_r(tl->by_corr, n, sizeof *tl->by_corr, cmp_corr, (void *)g->apis);
 
     for (size_t i = 0; i < n; i++) {
         const cuprof_gpu_api *a = &g->apis[i];
@@ -312,6 +308,21 @@ static int compute_stats(cuprof_timeline *tl)
     return 0;
 }
 
+/* The cause of every kernel, copy and memset, once. */
+static int join_records(cuprof_timeline *tl)
+{
+    const cuprof_gpu_run *g = tl->gpu;
+    tl->kernel_cause = malloc((g->n_kernels ? g->n_kernels : 1) * sizeof *tl->kernel_cause);
+    tl->copy_cause = malloc((g->n_copies ? g->n_copies : 1) * sizeof *tl->copy_cause);
+    if (!tl->kernel_cause || !tl->copy_cause)
+        return -1;
+    for (size_t i = 0; i < g->n_kernels; i++)
+        tl->kernel_cause[i] = cuprof_timeline_cause(tl, g->kernels[i].corr, g->kernels[i].ext);
+    for (size_t i = 0; i < g->n_copies; i++)
+        tl->copy_cause[i] = cuprof_timeline_cause(tl, g->copies[i].corr, g->copies[i].ext);
+    return 0;
+}
+
 cuprof_timeline *cuprof_timeline_build(const cuprof_run *run)
 {
     cuprof_timeline *tl = calloc(1, sizeof *tl);
@@ -319,7 +330,7 @@ cuprof_timeline *cuprof_timeline_build(const cuprof_run *run)
         return NULL;
     tl->run = run;
     tl->gpu = run->gpu_run ? run->gpu_run : &EMPTY_GPU;
-    if (join_apis(tl) < 0 || compute_stats(tl) < 0) {
+    if (join_apis(tl) < 0 || join_records(tl) < 0 || compute_stats(tl) < 0) {
         cuprof_timeline_destroy(tl);
         return NULL;
     }
@@ -334,5 +345,7 @@ void cuprof_timeline_destroy(cuprof_timeline *tl)
     free(tl->api_hooked);
     free(tl->by_corr);
     free(tl->derived);
+    free(tl->kernel_cause);
+    free(tl->copy_cause);
     free(tl);
 }

@@ -1,7 +1,7 @@
 /*
  * gpu.h - the GPU side of a recorded run, as collector/cupti.c leaves it after
  * cuprof_cupti_finish(): kernels, copies, memsets, runtime-API calls and
- * synchronizations from CUPTI, normalized for the writers in formats/.
+ * synchronizations from CUPTI, normalized: the model's second input.
  *
  * Normalized means:
  *  - every timestamp is on the host clock (CLOCK_MONOTONIC ns, the clock of
@@ -13,7 +13,7 @@
  *  - each array is sorted by start time (ties by correlation id), and the
  *    correlation -> external map by correlation id;
  *  - strings are owned by the run and live until the process exits.
- * Nothing here depends on CUDA headers: formats/ includes it as is.
+ * Nothing here depends on CUDA headers. Functions in model/gpu.c.
  */
 #ifndef CUPROF_GPU_H
 #define CUPROF_GPU_H
@@ -160,6 +160,8 @@ typedef struct cuprof_gpu_run {
 
 /* External id for a correlation id, 0 if none. O(log n). */
 uint64_t cuprof_gpu_ext_of(const cuprof_gpu_run *run, uint32_t corr);
+/* The same in a map m[0..n) sorted by corr (while the run is being built). */
+uint64_t cuprof_gpu_extmap_find(const cuprof_gpu_extmap *m, size_t n, uint32_t corr);
 
 /* Names for tables: "HtoD", "DtoH", ..., "Memset"; "pageable", "pinned",
  * "device", ...; "stream sync", ...  Never NULL. */

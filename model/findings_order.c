@@ -7,8 +7,7 @@
  * (GPU busy time inside a synchronize), addmm-pattern and fusion-candidate
  * (what comes right after a DtoD copy / a GEMM).
  */
-#include "collector/findings_int.h"
-#include "collector/internal.h"
+#include "model/findings_int.h"
 
 #include <library_types.h>
 #include <stddef.h>
@@ -148,7 +147,7 @@ static int after_occupancy(const fctx *c, const cuprof_gpu_kernel *k)
     const cuprof_run_thread *th = NULL;
     if (!cause.hooked || !cuprof_run_find_event(c->run, cause.hooked, &th) || !th)
         return 0;
-    uint64_t i = (cause.hooked & ((1ull << CUPROF_ID_SEQ_BITS) - 1)) - 1;   /* index on th */
+    uint64_t i = cuprof_event_id_seq(cause.hooked);   /* index on th */
     return i > 0 && cuprof_run_event(th, i - 1)->cls == CUPROF_EV_OCCUPANCY;
 }
 
@@ -203,9 +202,7 @@ void findings_rule_heavyweight(fctx *c)
                 continue;
             seen_name[nseen] = kn;
             seen_heavy[nseen++] = heavy[i];
-            char *dm = cuprof_demangle(kn);
-            append_name(heavy[i] ? hn : ln, 300, dm ? dm : kn, heavy[i] ? &ch : &cl);
-            free(dm);
+            append_name(heavy[i] ? hn : ln, 300, c->names->gpu_kernel[i], heavy[i] ? &ch : &cl);
         }
         char rest[400];
         if (nl)
@@ -398,7 +395,7 @@ void findings_rule_sequences(fctx *c)
         findings_num(f, "dtod_gpu_total_ns", dtod ? (double)dtod->gpu_total_ns : 0, 1);
     }
     if (fuse) {
-        const char *kn = cuprof_run_kernel_name(run, fuse_kernel);
+        const char *kn = cuprof_names_kernel(c->names, fuse_kernel);
         uint64_t kt = 0;
         for (size_t i = 0; i < c->s->nkernels; i++)
             if (!strcmp(c->s->kernels[i].name, kn))

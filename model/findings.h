@@ -27,13 +27,15 @@
 #ifndef CUPROF_FINDINGS_H
 #define CUPROF_FINDINGS_H
 
-#include "collector/aggregate.h"
+#include "model/summary.h"
 
-/* Runs every rule on run and its summary s (built from run) and stores the
- * findings in s->findings / s->nfindings (one malloc block, freed by
+/* Runs every rule on run, its kernel names, its GPU records joined to the
+ * calls (tl, may be NULL) and its summary s (built from them), and stores
+ * the findings in s->findings / s->nfindings (one malloc block, freed by
  * cuprof_summary_destroy), most important first. Rules that need the GPU
  * timeline stay silent without one. Returns 0, or -1 on out of memory (then
  * s has no findings). Replaces findings already there. */
-int cuprof_findings_build(const cuprof_run *run, cuprof_summary *s);
+int cuprof_findings_build(const cuprof_run *run, const cuprof_names *names,
+                          const struct cuprof_timeline *tl, cuprof_summary *s);
 
 #endif /* CUPROF_FINDINGS_H */

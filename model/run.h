@@ -1,21 +1,21 @@
 /*
- * run.h - the recorded run, read-only, as the writers see it at exit.
+ * run.h - the recorded run: the model's input, plain data.
  *
- * cuprof_run_build() snapshots the collector into a cuprof_run: threads with
- * their events in order (views into the collector's chunks, not copies), the
- * API table, the kernel names (demangled), and the process metadata. The
- * struct is plain data so tests (and later readers) can fill one by hand.
+ * The collector's snapshot (collector/snapshot.h) fills one at exit:
+ * threads with their events in order (views into the collector's chunks,
+ * not copies), the API table, the raw kernel names, and the process
+ * metadata. Tests fill one by hand. Nothing here calls into the collector.
  *
  * The GPU timeline: the exit path attaches CUPTI's records as gpu_run
- * (collector/gpu.h: kernels, copies, memsets, runtime calls, syncs on the
- * host clock, each with the external id = cuprof_event_id of the call that
- * caused it, which cuprof_run_find_event() maps back); collector/timeline.h
- * joins them to the calls.
+ * (model/gpu.h: kernels, copies, memsets, runtime calls, syncs on the host
+ * clock, each with the external id = the event id of the call that caused
+ * it, which cuprof_run_find_event() maps back); model/timeline.h joins them
+ * to the calls.
  */
 #ifndef CUPROF_RUN_H
 #define CUPROF_RUN_H
 
-#include "collector/collector.h"
+#include "collector/event.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -33,7 +33,7 @@ typedef struct cuprof_run_thread {
     uint64_t dropped;                /* calls not recorded for lack of memory */
 } cuprof_run_thread;
 
-struct cuprof_gpu_run;   /* collector/gpu.h (issue 4) */
+struct cuprof_gpu_run;   /* model/gpu.h */
 
 /* Whether device-side records were captured, and why not. */
 typedef struct cuprof_gpu_timeline {
@@ -51,12 +51,14 @@ typedef struct cuprof_run {
     uint64_t t_end;                  /* clock when the run was built */
     uint64_t wall_ns;                /* t_end - t_start */
     const char *clock;               /* name of the time base */
+    const char *version;             /* cuprof's version that recorded it (NULL: unknown) */
 
     size_t napis;                    /* the API table (event.api indexes it) */
     const cuprof_api_desc *apis;
 
     uint32_t nkernels;               /* kernel names: ids 1..nkernels */
-    const char *const *kernel_names; /* [id] = demangled name; [0] = "(unknown kernel)" */
+    const char *const *kernel_names; /* [id] = name as registered (mangled); [0] unused;
+                                        model/names.h demangles them */
 
     size_t nthreads;                 /* threads that recorded, registration order */
     const cuprof_run_thread *threads;
@@ -76,8 +78,8 @@ typedef struct cuprof_run {
                                         abort): calls open at the crash are missing */
 
     cuprof_gpu_timeline gpu;
-    const struct cuprof_gpu_run *gpu_run; /* device records; NULL until the exit
-                                             path attaches CUPTI's (or in tests) */
+    const struct cuprof_gpu_run *gpu_run; /* device records (model/gpu.h); NULL
+                                             when none were captured */
 } cuprof_run;
 
 /* Event i of thread th (i < th->n). */
@@ -85,14 +87,6 @@ static inline const cuprof_event *cuprof_run_event(const cuprof_run_thread *th, 
 {
     return &th->chunks[i / th->per_chunk][i % th->per_chunk];
 }
-
-/* Snapshot of the live collector: the calls completed so far on every thread
- * (calls still open are left out). Kernel names used by some event are
- * demangled (__cxa_demangle from libstdc++ via dlopen, once per name; the
- * mangled name is kept when that fails). Returns NULL on out of memory.
- * Owned by the caller: cuprof_run_destroy. */
-cuprof_run *cuprof_run_build(void);
-void cuprof_run_destroy(cuprof_run *run);
 
 /* Thread and event behind an event id (cuprof_event_id), or NULL. */
 const cuprof_event *cuprof_run_find_event(const cuprof_run *run, uint64_t id,
@@ -102,19 +96,23 @@ const cuprof_event *cuprof_run_find_event(const cuprof_run *run, uint64_t id,
  * for an index outside the table. Strings live as long as the run. */
 const char *cuprof_run_api_name(const cuprof_run *run, uint16_t api);
 const char *cuprof_run_api_category(const cuprof_run *run, uint16_t api);
-/* Kernel name of an id; "(unknown kernel)" for 0 or out of range. */
+/* Kernel name of an id as registered (raw); "(unknown kernel)" for 0 or out
+ * of range. The outputs show cuprof_names_kernel's (model/names.h). */
 const char *cuprof_run_kernel_name(const cuprof_run *run, uint32_t id);
+/* The version string, "unknown" when the run has none. */
+const char *cuprof_run_version(const cuprof_run *run);
 
-/* name demangled as c++filt would (__cxa_demangle from a dlopen'd
- * libstdc++), malloc'd; NULL when it is not a mangled C++ name or no
- * demangler is available. */
-char *cuprof_demangle(const char *name);
+/* What a synchronizing call's handle (a.sync.stream) is. */
+enum cuprof_sync_handle {
+    CUPROF_SYNC_HANDLE_NONE = 0,     /* no handle (cudaDeviceSynchronize), or not a sync */
+    CUPROF_SYNC_HANDLE_STREAM = 1,   /* a stream (stream syncs, event record / wait) */
+    CUPROF_SYNC_HANDLE_EVENT = 2,    /* an event (cudaEventSynchronize, cudaEventQuery) */
+};
+/* The handle of ev (class CUPROF_EV_SYNC or CUPROF_EV_EVENT), by its entry
+ * point. */
+enum cuprof_sync_handle cuprof_run_sync_handle(const cuprof_run *run, const cuprof_event *ev);
 
-/* Records the GPU timeline state, by whoever knows it (the CUPTI code).
- * reason is copied. Default: not captured, "CUPTI not started". */
-void cuprof_gpu_timeline_set(int captured, const char *reason);
-
-/* The collector's vocabulary in words (static strings, never NULL): */
+/* The event vocabulary in words (model/vocab.c; static strings, never NULL): */
 const char *cuprof_dir_name(uint8_t dir);        /* enum cuprof_dir: "HtoD", .., "memset" */
 const char *cuprof_class_name(uint8_t cls);      /* enum cuprof_ev_class: "launch", .. */
 const char *cuprof_dtype_name(uint8_t dtype);    /* cudaDataType_t: "fp32", "bf16", .. */

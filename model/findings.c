@@ -11,7 +11,7 @@
  * of advice. Text is formatted with integer arithmetic only: printf's %f
  * follows the program's locale.
  */
-#include "collector/findings_int.h"
+#include "model/findings_int.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -370,7 +370,8 @@ static void rule_copies(fctx *c)
     }
 }
 
-int cuprof_findings_build(const cuprof_run *run, cuprof_summary *s)
+int cuprof_findings_build(const cuprof_run *run, const cuprof_names *names,
+                          const cuprof_timeline *tl, cuprof_summary *s)
 {
     free(s->findings);
     s->findings = NULL;
@@ -378,10 +379,10 @@ int cuprof_findings_build(const cuprof_run *run, cuprof_summary *s)
     void *block = malloc(MAX_FINDINGS * (sizeof(cuprof_finding) + sizeof(finding_text)));
     if (!block)
         return -1;
-    fctx c = {run, s, s->timeline, NULL, block,
+    fctx c = {run, names, s, tl, NULL, block,
               (finding_text *)((char *)block + MAX_FINDINGS * sizeof(cuprof_finding)), 0};
-    if (run->gpu.captured && run->gpu_run && s->timeline)
-        c.g = s->timeline->gpu;
+    if (run->gpu.captured && run->gpu_run && tl)
+        c.g = tl->gpu;
     rule_bound(&c);
     findings_rule_sequences(&c);
     findings_rule_cold_start(&c);

@@ -1,18 +1,21 @@
 /*
- * aggregate.h - the numbers the tables show, computed once at exit from a
+ * summary.h - the numbers the tables show, computed once at exit from a
  * cuprof_run: per API entry point, per kernel, per copy kind, per BLAS shape.
  *
  * Everything here is plain data with resolved strings (names, dtypes,
  * epilogues), so formats/ prints it without knowing CUDA. GPU fields are 0
  * without a GPU timeline; with one (run->gpu_run attached), the records are
- * joined to the calls (collector/timeline.h) and fill them: cuda_*_ns by the
- * attribution rules of collector/README.md, kernel rows from device records,
+ * joined to the calls (model/timeline.h) and fill them: cuda_*_ns by the
+ * attribution rules of model/README.md, kernel rows from device records,
  * copy rows' gpu_* fields, and the header's GPU numbers (timeline->stats).
  */
-#ifndef CUPROF_AGGREGATE_H
-#define CUPROF_AGGREGATE_H
+#ifndef CUPROF_SUMMARY_H
+#define CUPROF_SUMMARY_H
 
-#include "collector/run.h"
+#include "model/names.h"
+#include "model/run.h"
+
+struct cuprof_timeline;   /* model/timeline.h */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -85,7 +88,7 @@ typedef struct cuprof_finding_num {
     int integer;               /* 1: written as an integer (counts, ns) */
 } cuprof_finding_num;
 
-/* Something a rule noticed (collector/findings.h computes them). */
+/* Something a rule noticed (model/findings.h computes them). */
 typedef struct cuprof_finding {
     const char *rule;          /* short id, e.g. "overhead-bound" */
     const char *severity;      /* "info", "warning" */
@@ -110,14 +113,14 @@ typedef struct cuprof_summary {
     uint64_t self_cuda_total_ns; /* sum of cuda_self_ns over api rows */
     int sorted_by_cuda;        /* 1 when api rows are sorted by CUDA total */
     cuprof_stat_shape *shapes_all; /* owns every blas[].shapes (one block) */
-    struct cuprof_timeline *timeline; /* GPU records joined to the calls, and the
-                                       * header's GPU numbers (collector/timeline.h) */
-    char **kernel_names;       /* owns demangled kernel-row names (entries may be NULL) */
-    size_t nkernel_names;
 } cuprof_summary;
 
-/* Aggregates run. NULL on out of memory. Owned: cuprof_summary_destroy. */
-cuprof_summary *cuprof_summary_build(const cuprof_run *run);
+/* Aggregates run, with its kernel names (names) and its GPU records joined
+ * to the calls (tl), then runs the findings rules. NULL on out of memory.
+ * Strings point into run, names or static storage: they must outlive it.
+ * Owned: cuprof_summary_destroy. */
+cuprof_summary *cuprof_summary_build(const cuprof_run *run, const cuprof_names *names,
+                                     const struct cuprof_timeline *tl);
 void cuprof_summary_destroy(cuprof_summary *sum);
 
 /* Sorts v[0..n) ascending and returns its exact median: the middle value,
@@ -125,4 +128,4 @@ void cuprof_summary_destroy(cuprof_summary *sum);
  * n is 0. */
 uint64_t cuprof_median_u64(uint64_t *v, size_t n);
 
-#endif /* CUPROF_AGGREGATE_H */
+#endif /* CUPROF_SUMMARY_H */

@@ -1,9 +1,11 @@
 /*
- * run.c - the read-only run model built at exit (see run.h).
+ * snapshot.c - the live collector turned into the model's input at exit
+ * (see snapshot.h), and the demangler the model is given.
  */
-#include "collector/run.h"
-#include "collector/internal.h"
+#include "collector/snapshot.h"
 #include "collector/clock.h"
+#include "collector/config.h"
+#include "collector/internal.h"
 #include "collector/log.h"
 
 #include <dlfcn.h>
@@ -22,13 +24,10 @@ typedef struct run_priv {
     char exe[4096];
     cuprof_run_thread *threads;
     const cuprof_event **chunk_ptrs; /* all threads' chunk arrays, one block */
-    const char **knames;          /* [0..nkernels] */
-    char **kfree;                 /* demangled names to free, [0..nkernels] */
+    const char **knames;          /* [0..nkernels], raw names ([0] NULL) */
     char gpu_reason[512];
     uint64_t *dropped_by_api;     /* [napis] */
 } run_priv;
-
-static const char UNKNOWN_KERNEL[] = "(unknown kernel)";
 
 /* Whole small /proc file into a malloc'd buffer; *len gets the size. */
 static char *read_proc(const char *path, size_t *len)
@@ -106,23 +105,23 @@ static void thread_name(uint32_t tid, char name[16])
     memcpy(name, buf, 16);
 }
 
-typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
 
 /* __cxa_demangle from libstdc++ (loaded now, at exit only), or NULL. The C
  * library may not link libstdc++; a C++ program already has it loaded. */
-static demangle_fn find_demangler(void)
+static cxa_demangle_fn find_demangler(void)
 {
     void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
     if (!h) {
         cuprof_debug(CUPROF_DBG_COLLECTOR, "no libstdc++: kernel names stay mangled");
         return NULL;
     }
-    return (demangle_fn)(uintptr_t)dlsym(h, "__cxa_demangle");
+    return (cxa_demangle_fn)(uintptr_t)dlsym(h, "__cxa_demangle");
 }
 
-char *cuprof_demangle(const char *name)
+char *cuprof_snapshot_demangle(const char *name)
 {
-    static demangle_fn fn;
+    static cxa_demangle_fn fn;
     static int looked;
     if (!name || strncmp(name, "_Z", 2) != 0)
         return NULL;
@@ -140,51 +139,15 @@ char *cuprof_demangle(const char *name)
     return NULL;
 }
 
-/* Kernel names: demangled for the ids some event uses, raw for the rest. */
+/* Kernel names as registered (the model demangles the ones it shows). */
 static int load_kernel_names(run_priv *r)
 {
     uint32_t nk = cuprof_kernel_count();
     r->knames = calloc((size_t)nk + 1, sizeof *r->knames);
-    r->kfree = calloc((size_t)nk + 1, sizeof *r->kfree);
-    unsigned char *used = calloc((size_t)nk + 1, 1);
-    if (!r->knames || !r->kfree || !used) {
-        free(used);
+    if (!r->knames)
         return -1;
-    }
-    r->knames[0] = UNKNOWN_KERNEL;
-    for (uint32_t id = 1; id <= nk; id++) {
-        const char *s = cuprof_kernel_raw_name(id);
-        r->knames[id] = s ? s : UNKNOWN_KERNEL;
-    }
-    for (size_t t = 0; t < r->pub.nthreads; t++) {
-        const cuprof_run_thread *th = &r->pub.threads[t];
-        for (uint64_t i = 0; i < th->n; i++) {
-            const cuprof_event *ev = cuprof_run_event(th, i);
-            uint32_t id = ev->cls == CUPROF_EV_LAUNCH ? ev->a.launch.kernel
-                        : ev->cls == CUPROF_EV_OCCUPANCY ? ev->a.occ.kernel : 0;
-            if (id <= nk)
-                used[id] = 1;
-        }
-    }
-    demangle_fn demangle = NULL;
-    int looked = 0;
-    for (uint32_t id = 1; id <= nk; id++) {
-        if (!used[id] || strncmp(r->knames[id], "_Z", 2) != 0)
-            continue;
-        if (!looked) {
-            demangle = find_demangler();
-            looked = 1;
-        }
-        if (!demangle)
-            break;
-        int status = -1;
-        char *d = demangle(r->knames[id], NULL, NULL, &status);
-        if (d && status == 0)
-            r->knames[id] = r->kfree[id] = d;
-        else
-            free(d);
-    }
-    free(used);
+    for (uint32_t id = 1; id <= nk; id++)
+        r->knames[id] = cuprof_kernel_raw_name(id);
     r->pub.nkernels = nk;
     r->pub.kernel_names = r->knames;
     return 0;
@@ -281,7 +244,7 @@ static int load_threads(run_priv *r)
     return 0;
 }
 
-cuprof_run *cuprof_run_build(void)
+cuprof_run *cuprof_snapshot_build(void)
 {
     run_priv *r = calloc(1, sizeof *r);
     if (!r)
@@ -291,21 +254,19 @@ cuprof_run *cuprof_run_build(void)
     r->pub.wall_ns = r->pub.t_end - r->pub.t_start;
     r->pub.pid = cuprof_g.pid ? cuprof_g.pid : (long)getpid();
     r->pub.clock = CUPROF_CLOCK_NAME;
+    r->pub.version = CUPROF_VERSION;
     if (load_cmdline(r) < 0 || load_threads(r) < 0 || load_kernel_names(r) < 0) {
-        cuprof_run_destroy(&r->pub);
+        cuprof_snapshot_destroy(&r->pub);
         return NULL;
     }
     return &r->pub;
 }
 
-void cuprof_run_destroy(cuprof_run *run)
+void cuprof_snapshot_destroy(cuprof_run *run)
 {
     run_priv *r = (run_priv *)run;
     if (!r)
         return;
-    for (uint32_t id = 0; r->kfree && id <= r->pub.nkernels; id++)
-        free(r->kfree[id]);
-    free(r->kfree);
     free(r->knames);
     free(r->chunk_ptrs);
     free(r->dropped_by_api);
@@ -313,45 +274,4 @@ void cuprof_run_destroy(cuprof_run *run)
     free(r->argv);
     free(r->cmdline);
     free(r);
-}
-
-const cuprof_event *cuprof_run_find_event(const cuprof_run *run, uint64_t id,
-                                          const cuprof_run_thread **th)
-{
-    uint32_t index = (uint32_t)(id >> CUPROF_ID_SEQ_BITS);
-    uint64_t seq = id & ((1ull << CUPROF_ID_SEQ_BITS) - 1);
-    if (seq == 0)
-        return NULL;
-    for (size_t t = 0; t < run->nthreads; t++) {
-        const cuprof_run_thread *cand = &run->threads[t];
-        if (cand->index != index)
-            continue;
-        if (seq - 1 >= cand->n)
-            return NULL;
-        if (th)
-            *th = cand;
-        return cuprof_run_event(cand, seq - 1);
-    }
-    return NULL;
-}
-
-const char *cuprof_run_api_name(const cuprof_run *run, uint16_t api)
-{
-    if (api < run->napis && run->apis[api].name)
-        return run->apis[api].name;
-    return "(unknown api)";
-}
-
-const char *cuprof_run_api_category(const cuprof_run *run, uint16_t api)
-{
-    if (api < run->napis && run->apis[api].category)
-        return run->apis[api].category;
-    return "unknown";
-}
-
-const char *cuprof_run_kernel_name(const cuprof_run *run, uint32_t id)
-{
-    if (id == 0 || id > run->nkernels || !run->kernel_names || !run->kernel_names[id])
-        return UNKNOWN_KERNEL;
-    return run->kernel_names[id];
 }

@@ -1,5 +1,5 @@
 /*
- * aggregate.c - from the run model to the tables' numbers (see aggregate.h).
+ * summary.c - from the run model to the tables' numbers (see aggregate.h).
  *
  * Self time: on each thread, a call's direct children are the calls that
  * begin after it, before it returns, one level deeper. The events are in
@@ -7,16 +7,15 @@
  * finds each call's parent and takes the child's duration off the parent's
  * self time.
  *
- * With a GPU timeline (collector/timeline.h), runtime calls only CUPTI saw
+ * With a GPU timeline (model/timeline.h), runtime calls only CUPTI saw
  * (derived calls) are rows too, children of the hooked call they ran in; and
  * each kernel, copy and memset is charged as Self CUDA to the innermost call
  * that caused it (a derived call, else the hooked call) and to the CUDA total
- * of that call and every call around it (collector/README.md).
+ * of that call and every call around it (model/README.md).
  */
-#include "collector/aggregate.h"
-#include "collector/findings.h"
-#include "collector/internal.h"
-#include "collector/timeline.h"
+#include "model/summary.h"
+#include "model/findings.h"
+#include "model/timeline.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -182,7 +181,7 @@ static int locate(const cuprof_run *run, uint64_t id, size_t *t, uint64_t *i)
     if (id == 0 || cuprof_run_find_event(run, id, &th) == NULL)
         return -1;
     *t = (size_t)(th - run->threads);
-    *i = (id & ((1ull << CUPROF_ID_SEQ_BITS) - 1)) - 1;
+    *i = cuprof_event_id_seq(id);
     return 0;
 }
 
@@ -383,7 +382,7 @@ static int cmp_kernel(const void *a, const void *b)
 }
 
 /* Launch counts per kernel name, from the CPU side (no GPU timeline). */
-static int build_kernels_cpu(const cuprof_run *run, cuprof_summary *s)
+static int build_kernels_cpu(const cuprof_run *run, const cuprof_names *names, cuprof_summary *s)
 {
     size_t nk = (size_t)run->nkernels + 1;
     cuprof_stat_kernel *rows = calloc(nk, sizeof *rows);
@@ -402,7 +401,7 @@ static int build_kernels_cpu(const cuprof_run *run, cuprof_summary *s)
         if (rows[id].launches == 0)
             continue;
         rows[id].id = (uint32_t)id;
-        rows[id].name = cuprof_run_kernel_name(run, (uint32_t)id);
+        rows[id].name = cuprof_names_kernel(names, (uint32_t)id);
         rows[n++] = rows[id];
     }
     qsort(rows, n, sizeof *rows, cmp_kernel);
@@ -411,34 +410,32 @@ static int build_kernels_cpu(const cuprof_run *run, cuprof_summary *s)
     return 0;
 }
 
-/* Kernel records sorted by device name (the same name demangles once). */
-static const cuprof_gpu_kernel *sort_kernels;
-
-static int cmp_kernel_name(const void *a, const void *b)
+/* Kernel records sorted by device name (glibc's qsort_r: the records are
+ * the context). */
+static int cmp_kernel_name(const void *a, const void *b, void *kernels)
 {
-    const cuprof_gpu_kernel *x = &sort_kernels[*(const size_t *)a];
-    const cuprof_gpu_kernel *y = &sort_kernels[*(const size_t *)b];
+    const cuprof_gpu_kernel *x = &((const cuprof_gpu_kernel *)kernels)[*(const size_t *)a];
+    const cuprof_gpu_kernel *y = &((const cuprof_gpu_kernel *)kernels)[*(const size_t *)b];
     int c = strcmp(x->name, y->name);
     return c ? c : (x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns);
 }
 
 /* One row per kernel the device ran (kernels cuBLAS launched included):
  * executions, device time, min/median/max of one execution. */
-static int build_kernels_gpu(const cuprof_gpu_run *g, cuprof_summary *s)
+static int build_kernels_gpu(const cuprof_gpu_run *g, const cuprof_names *names,
+                             cuprof_summary *s)
 {
     size_t n = g->n_kernels;
     size_t *ix = malloc(n * sizeof *ix);
     uint64_t *durs = malloc(n * sizeof *durs);
     cuprof_stat_kernel *rows = calloc(n, sizeof *rows);
-    s->kernel_names = calloc(n, sizeof *s->kernel_names);
-    if (!ix || !durs || !rows || !s->kernel_names) {
+    if (!ix || !durs || !rows) {
         free(ix); free(durs); free(rows);
         return -1;
     }
     for (size_t i = 0; i < n; i++)
         ix[i] = i;
-    sort_kernels = g->kernels;
-    qsort(ix, n, sizeof *ix, cmp_kernel_name);
+    qsort_r(ix, n, sizeof *ix, cmp_kernel_name, (void *)g->kernels);
     size_t nr = 0;
     for (size_t i = 0, j; i < n; i = j) {
         const char *name = g->kernels[ix[i]].name;
@@ -454,9 +451,7 @@ static int build_kernels_gpu(const cuprof_gpu_run *g, cuprof_summary *s)
             if (d > r->max_ns) r->max_ns = d;
         }
         r->median_ns = median_select(durs, j - i);
-        char *dm = cuprof_demangle(name);
-        s->kernel_names[nr] = dm;
-        r->name = dm ? dm : name;
+        r->name = names->gpu_kernel[ix[i]];
         nr++;
     }
     free(ix);
@@ -464,15 +459,15 @@ static int build_kernels_gpu(const cuprof_gpu_run *g, cuprof_summary *s)
     qsort(rows, nr, sizeof *rows, cmp_kernel);
     s->kernels = rows;
     s->nkernels = nr;
-    s->nkernel_names = nr;
     return 0;
 }
 
-static int build_kernels(const cuprof_run *run, const cuprof_timeline *tl, cuprof_summary *s)
+static int build_kernels(const cuprof_run *run, const cuprof_names *names,
+                         const cuprof_timeline *tl, cuprof_summary *s)
 {
-    if (run->gpu.captured && tl->gpu->n_kernels > 0)
-        return build_kernels_gpu(tl->gpu, s);
-    return build_kernels_cpu(run, s);
+    if (run->gpu.captured && tl->gpu->n_kernels > 0 && names->ngpu_kernels == tl->gpu->n_kernels)
+        return build_kernels_gpu(tl->gpu, names, s);
+    return build_kernels_cpu(run, names, s);
 }
 
 /* Calls and bytes per copy direction (CPU side), device copies, bytes and
@@ -615,19 +610,18 @@ static int build_blas(const cuprof_run *run, cuprof_summary *s)
     return 0;
 }
 
-cuprof_summary *cuprof_summary_build(const cuprof_run *run)
+cuprof_summary *cuprof_summary_build(const cuprof_run *run, const cuprof_names *names,
+                                     const cuprof_timeline *tl)
 {
     cuprof_summary *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    cuprof_timeline *tl = cuprof_timeline_build(run);
-    s->timeline = tl;
-    if (!tl || build_api(run, tl, s) < 0 || build_kernels(run, tl, s) < 0 ||
+    if (build_api(run, tl, s) < 0 || build_kernels(run, names, tl, s) < 0 ||
         build_copies(run, tl, s) < 0 || build_blas(run, s) < 0) {
         cuprof_summary_destroy(s);
         return NULL;
     }
-    cuprof_findings_build(run, s);   /* no findings on out of memory, the rest stands */
+    cuprof_findings_build(run, names, tl, s);   /* none on out of memory, the rest stands */
     return s;
 }
 
@@ -641,9 +635,5 @@ void cuprof_summary_destroy(cuprof_summary *s)
     free(s->kernels);
     free(s->api);
     free(s->findings);
-    for (size_t i = 0; s->kernel_names && i < s->nkernel_names; i++)
-        free(s->kernel_names[i]);
-    free(s->kernel_names);
-    cuprof_timeline_destroy(s->timeline);
     free(s);
 }

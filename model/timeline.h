@@ -1,8 +1,8 @@
 /*
  * timeline.h - the GPU records of a run joined to the calls that caused them.
  *
- * Built at exit from a run whose gpu_run is attached (collector/gpu.h), once,
- * by cuprof_summary_build; the tables and the trace read it. Plain data, so
+ * Built at exit from a run whose gpu_run is attached (model/gpu.h), once,
+ * by cuprof_model_build; the tables and the trace read it. Plain data, so
  * formats/ uses it without knowing CUDA.
  *
  * Rules (collector/README.md, "GPU attribution"):
@@ -14,7 +14,7 @@
  *    its thread when no hooked call was open). A record with no ext is still
  *    the hooked call itself when a hooked call of the same name on the same
  *    thread encloses it in time (CUPTI started inside that call, or the call
- *    is a top-level runtime call, which pushes no ext: collector/buffers.c). CUDA's
+ *    is a top-level runtime call, which pushes no ext). CUDA's
  *    module registration (__cudaRegister*, __cudaPush/PopCallConfiguration:
  *    "__cuda" names that launch nothing) is left out. The profiler's own
  *    queries (a cudaMemcpyDefault's direction) never reach the timeline:
@@ -26,8 +26,8 @@
 #ifndef CUPROF_TIMELINE_H
 #define CUPROF_TIMELINE_H
 
-#include "collector/gpu.h"
-#include "collector/run.h"
+#include "model/gpu.h"
+#include "model/run.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -73,6 +73,8 @@ typedef struct cuprof_timeline {
                                   * without one, the hooked call of the same name
                                   * around it (a top-level runtime call pushes none); 0 */
     uint32_t *by_corr;           /* indexes of gpu->apis sorted by corr */
+    cuprof_cause *kernel_cause;  /* [i]: who caused gpu->kernels[i] */
+    cuprof_cause *copy_cause;    /* [i]: who caused gpu->copies[i] */
     cuprof_gpu_stats stats;
 } cuprof_timeline;
 

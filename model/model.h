@@ -1,0 +1,41 @@
+/*
+ * model.h - the run as plain data, built once at exit: what every writer
+ * in formats/ reads, and nothing else.
+ *
+ *   collector (snapshot)  ->  cuprof_run + cuprof_gpu_run  ->  cuprof_model_build
+ *                                                               |  names: every kernel name
+ *                                                               |    demangled once
+ *                                                               |  timeline: every GPU record
+ *                                                               |    joined to its cause
+ *                                                               |  summary: rows, findings
+ *                                                               v
+ *                                                    formats/ (const cuprof_model *)
+ *
+ * No global state, no I/O, no CUDA calls: the same input gives the same
+ * model, in the library at exit and in a test that fills a run by hand.
+ */
+#ifndef CUPROF_MODEL_H
+#define CUPROF_MODEL_H
+
+#include "model/gpu.h"
+#include "model/names.h"
+#include "model/run.h"
+#include "model/summary.h"
+#include "model/timeline.h"
+
+typedef struct cuprof_model {
+    const cuprof_run *run;        /* the recorded calls and metadata (not owned) */
+    const cuprof_gpu_run *gpu;    /* the device records: run->gpu_run, or an empty one */
+    cuprof_names names;           /* kernel names as shown */
+    cuprof_timeline *timeline;    /* GPU records joined to the calls; GPU stats */
+    cuprof_summary *summary;      /* the tables' rows and the findings */
+} cuprof_model;
+
+/* Builds the model of run (with its device records attached as
+ * run->gpu_run, or none). demangle turns mangled kernel names into what the
+ * outputs show (NULL: names stay as recorded). run, and the records, must
+ * outlive the model. NULL on out of memory. Owned: cuprof_model_destroy. */
+cuprof_model *cuprof_model_build(const cuprof_run *run, cuprof_demangle_fn demangle);
+void cuprof_model_destroy(cuprof_model *m);
+
+#endif /* CUPROF_MODEL_H */
