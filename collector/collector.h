@@ -12,6 +12,7 @@
 
 #include "collector/event.h"
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -58,5 +59,52 @@ uint32_t cuprof_kernel_lookup(const void *host_fn_or_handle);
  * Idempotent and safe from any thread or constructor; every hook calls it
  * through cuprof_begin, the library's constructor calls it too. */
 void cuprof_collector_init(void);
+
+/* ---- For the libc hooks (preload/hooks_libc.c): every way a process ends
+ * or replaces itself other than exit(). collector/process.h says what each
+ * path does and why. ---- */
+
+/* Installs our handler for the signals above whose disposition is SIG_DFL
+ * and starts the writer thread. From cuprof_collector_init when recording
+ * is enabled; once per process (and again in a forked child, below). */
+void cuprof_process_init(void);
+/* In a forked child (atfork handler): the writer thread did not survive. */
+void cuprof_process_fork_child(void);
+
+/* _exit/_Exit/quick_exit are about to end the process: writes the outputs
+ * (through the writer thread, bounded wait; ended_by names the function),
+ * unless this is a vfork child or nothing was recorded. Keeps errno. */
+void cuprof_process_ending(const char *ended_by);
+
+/* exec is about to replace the image: writes the outputs (ended_by
+ * "exec"). If exec then fails, call cuprof_process_exec_failed(): recording
+ * resumes and the files are written again (same names) at the real end. */
+void cuprof_process_exec_begin(void);
+void cuprof_process_exec_failed(void);
+
+/* sigaction as the program sees it: for the signals we manage, installing
+ * SIG_DFL keeps our handler (and remembers the program's struct), anything
+ * else is installed as asked; old gets the program's view. real is libc's
+ * sigaction. Returns what sigaction returns (errno as it sets it). */
+int cuprof_process_sigaction(int sig, const struct sigaction *act, struct sigaction *old,
+                             int (*real)(int, const struct sigaction *, struct sigaction *));
+
+/* The environment for an image about to be exec'd or spawned: envp plus
+ * whatever of LD_PRELOAD (our library), CUDA_INJECTION64_PATH and CUPROF_*
+ * the process had at start-up and envp lacks. Returns envp itself when
+ * nothing is missing (or when memory is short), else a malloc'd array
+ * (strings owned by it, or by envp / the saved copy) to release with
+ * cuprof_process_env_free. Never fails. */
+char **cuprof_process_exec_env(char *const envp[]);
+void cuprof_process_env_free(char **env, char *const envp[]);
+
+/* Lets sig do what SIG_DFL does (terminate, dump core) on this thread:
+ * restores the default disposition with libc's sigaction, unblocks sig and
+ * raises it. Async-signal-safe. Returns only if sig's default is to be
+ * ignored or stop. */
+void cuprof_process_reraise(int sig);
+
+/* 1 in a vfork child (shares the parent's memory: must not touch state). */
+int cuprof_process_is_vfork_child(void);
 
 #endif /* CUPROF_COLLECTOR_H */

@@ -24,7 +24,7 @@
 #include <cublas_api.h>
 #include <cublasLt.h>
 
-#include "../collector/collector.h"
+#include "collector/collector.h"
 
 /* Which library a real function lives in (see preload_libs in resolve.c). */
 enum preload_lib {

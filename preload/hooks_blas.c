@@ -12,7 +12,7 @@
  */
 #include <string.h>
 
-#include "hooks.h"
+#include "preload/hooks.h"
 
 /* What one GEMM call looks like, gathered before the call is timed. */
 typedef struct gemm_shape {

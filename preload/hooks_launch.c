@@ -11,7 +11,7 @@
  * The launch hooks are the hot path: no locks, no allocation, nothing beyond
  * the collector's own begin/lookup/end.
  */
-#include "hooks.h"
+#include "preload/hooks.h"
 
 /* Fills the launch arguments; kernel is a host stub or a cudaKernel_t. */
 static inline __attribute__((always_inline)) void fill_launch(cuprof_event *ev, const void *kernel,

@@ -10,8 +10,8 @@
  * Only in libcuprof.so. Inside the library nothing calls these names (the
  * collector uses libc's functions through dlsym(RTLD_NEXT)).
  */
-#include "hooks.h"
-#include "collector/process.h"
+#include "preload/hooks.h"
+#include "collector/collector.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
  */
 #include <stdbool.h>
 
-#include "hooks.h"
+#include "preload/hooks.h"
 
 /* Host or device side of a pointer, for cudaMemcpyDefault. */
 static bool on_device(const struct cudaPointerAttributes *a)

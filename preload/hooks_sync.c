@@ -5,7 +5,7 @@
  * waits and event records, the event for cudaEventSynchronize, 0 for the
  * device.
  */
-#include "hooks.h"
+#include "preload/hooks.h"
 
 static inline void fill_handle(preload_call c, const void *handle)
 {

@@ -14,7 +14,7 @@ $(B)/preload/%.o: preload/%.c preload/hooks.h collector/collector.h
 # hooks_libc.o (exit paths, signals, exec: collector/process.h) goes into the
 # product library only: the hooks-only test library has no collector for it.
 PRELOAD_LIBC_OBJ := $(B)/preload/hooks_libc.o
-$(PRELOAD_LIBC_OBJ): collector/process.h
+$(PRELOAD_LIBC_OBJ): collector/collector.h
 
 $(B)/libcuprof.so: $(PRELOAD_OBJS) $(PRELOAD_LIBC_OBJ) $(COLLECTOR_OBJS) $(MODEL_OBJS) $(FORMATS_OBJS) preload/exports.map
 	$(call P,LD,$@)$(CC) $(PRELOAD_LDFLAGS) -Wl,-z,defs -o $@ $(PRELOAD_OBJS) $(PRELOAD_LIBC_OBJ) \

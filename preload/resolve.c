@@ -13,7 +13,7 @@
 #include <pthread.h>
 #include <stddef.h>
 
-#include "hooks.h"
+#include "preload/hooks.h"
 
 /* Category of each library's calls, by the enum constant's name. */
 #define CAT_PRELOAD_LIB_CUDART "cuda_runtime"

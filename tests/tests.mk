@@ -6,3 +6,4 @@ HARNESS_OBJ := $(B)/tests/harness.o
 $(B)/tests/harness.o: tests/e2e/harness.c tests/e2e/harness.h
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -c -o $@ $<
 include tests/golden/golden.mk
+include tests/layering/layering.mk
