@@ -5,6 +5,9 @@
 #   make demo       profile the reference workloads and show the result
 #   make test       build everything and run the whole test suite
 #   make bench      run the benchmarks and write bench/RESULTS.md
+#   make asan-test  the unit tests under AddressSanitizer (build/asan)
+#   make tsan-test  the collector's test under ThreadSanitizer (build/tsan)
+#   make compdb     compile_commands.json for editors
 #   make V=1        show the full commands
 #
 # CUDA is taken from $(CUDA_HOME) (default /usr/local/cuda).
@@ -22,7 +25,10 @@ B       := build
 CSTD    := -std=c11 -D_GNU_SOURCE
 WARN    := -Wall -Wextra -Werror
 OPT     ?= -O2 -g
-CFLAGS  += $(CSTD) $(WARN) $(OPT) -fPIC -I$(CUDA_HOME)/include
+# -MMD -MP: each object's header dependencies, written next to it (.d) and
+# read back below, so no rule lists headers by hand to get rebuilt.
+DEPFLAGS := -MMD -MP
+CFLAGS  += $(CSTD) $(WARN) $(OPT) -fPIC -I$(CUDA_HOME)/include $(DEPFLAGS)
 # ASAN=1 / TSAN=1: sanitizer builds of the same sources.
 ifeq ($(ASAN),1)
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer
@@ -65,6 +71,16 @@ include formats/compare.mk
 
 build-all: $(ALL_TARGETS)
 
+# The header dependencies the compiler wrote (-MMD), for this build folder.
+-include $(shell find $(B) -name '*.d' 2>/dev/null)
+
+# make compdb: compile_commands.json for editors (clangd), recorded by bear
+# from a build in a folder of its own.
+compdb: deps-ok
+	$(Q)command -v bear >/dev/null || { echo "cuprof: make compdb needs bear (apt-get install bear)" >&2; exit 2; }
+	$(Q)rm -rf $(B)/compdb && bear --output compile_commands.json -- \
+	    $(MAKE) --no-print-directory B=$(B)/compdb build-all
+
 # Installs Check, jansson, libunwind and pkg-config when they are missing
 # (apt-get as root, otherwise prints the command); a stamp keeps it to once.
 deps-ok: $(B)/.deps-ok
@@ -82,5 +98,5 @@ demo: deps-ok build-all
 clean:
 	rm -rf $(B) prof-out $(BENCH_BINS)
 
-.PHONY: all build-all deps-ok test demo clean bench
+.PHONY: all build-all deps-ok test demo clean bench compdb
 .DEFAULT_GOAL := all

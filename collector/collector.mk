@@ -21,21 +21,6 @@ $(B)/tests/test_collector: tests/unit/test_collector.c $(wildcard collector/*.h)
 UNIT_TESTS  += $(B)/tests/test_collector
 ALL_TARGETS += $(COLLECTOR_OBJS) $(B)/tests/test_collector
 
-# make tsan-test: the collector's unit test (threads recording while
-# another exits, forks, the kernel table under concurrent lookups) built
-# with ThreadSanitizer into $(B)/tsan, a tree of its own (the normal build
-# is untouched), and run; any data race report fails it. Not part of
-# `make test`: see collector/README.md for why and how long it takes.
-# die_after_fork=0: the exit path starts its writer thread in a forked child
-# (collector/process.h), which glibc supports and TSan only warns about.
-TSAN_OPTIONS_RUN := halt_on_error=1 second_deadlock_stack=1 die_after_fork=0
-tsan-test:
-	$(Q)$(MAKE) --no-print-directory B=$(B)/tsan TSAN=1 $(B)/tsan/tests/test_collector
-	$(Q)CUPROF_TOP=$(CURDIR) CUPROF_BUILD=$(CURDIR)/$(B) TSAN_OPTIONS="$(TSAN_OPTIONS_RUN)" \
-	    $(B)/tsan/tests/test_collector
-
-.PHONY: tsan-test
-
 # A bounded libFuzzer run of the CUPROF_* parser (collector/fuzz_config.c,
 # built with clang by tests/fuzz/fuzz_config.sh, skipped without clang);
 # `make fuzz-config FUZZ_CONFIG_SECONDS=600` for a longer one.

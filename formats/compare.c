@@ -16,12 +16,16 @@ static int64_t sat_add(int64_t a, int64_t b)
 
 static void put(cmp_series *s, size_t r, int64_t v)
 {
+    if (r >= CMP_MAX_RUNS)
+        return;   /* callers stay below; the sanitizer build cannot tell */
     s->v[r] = v;
     s->has |= 1u << r;
 }
 
 static void add(cmp_series *s, size_t r, int64_t v)
 {
+    if (r >= CMP_MAX_RUNS)
+        return;
     s->v[r] = (s->has & (1u << r)) ? sat_add(s->v[r], v) : v;
     s->has |= 1u << r;
 }

@@ -6,4 +6,41 @@ HARNESS_OBJ := $(B)/tests/harness.o
 $(B)/tests/harness.o: tests/e2e/harness.c tests/e2e/harness.h
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -c -o $@ $<
 include tests/golden/golden.mk
+
+# ---- sanitizer builds, each in a build folder of its own (the normal build
+# is untouched): the same sources with ASAN=1 / TSAN=1 (top Makefile).
+
+# make asan-test: the unit tests that link the collector, the model, the
+# writers and the compare tool (with the cuprof-compare they run), built with
+# AddressSanitizer + UBSan into $(B)/asan and run; any report fails it. CI
+# runs it after make test. test_collector's exit-path tests end forked
+# children with chosen exit statuses, which LeakSanitizer's report at exit
+# would replace: leak detection is off for that binary only.
+ASAN_B     := $(B)/asan
+ASAN_TESTS := test_formats test_timeline test_findings test_compare test_collector
+ASAN_RUN    = CUPROF_TOP=$(CURDIR) CUPROF_BUILD=$(CURDIR)/$(ASAN_B) \
+              UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+asan-test: deps-ok
+	$(Q)$(MAKE) --no-print-directory B=$(ASAN_B) ASAN=1 $(addprefix $(ASAN_B)/tests/,$(ASAN_TESTS))
+	$(Q)set -e; for t in $(filter-out test_collector,$(ASAN_TESTS)); do \
+	    echo "== asan $$t"; $(ASAN_RUN) ASAN_OPTIONS=detect_leaks=1 $(ASAN_B)/tests/$$t; done; \
+	    echo "== asan test_collector (leak detection off: forked exit paths)"; \
+	    $(ASAN_RUN) ASAN_OPTIONS=detect_leaks=0 $(ASAN_B)/tests/test_collector
+
+# make tsan-test: the collector's unit test (threads recording while
+# another exits, forks, the kernel table under concurrent lookups) built
+# with ThreadSanitizer into $(B)/tsan, a tree of its own (the normal build
+# is untouched), and run; any data race report fails it. Not part of
+# `make test`: see collector/README.md for why and how long it takes.
+# die_after_fork=0: the exit path starts its writer thread in a forked child
+# (collector/process.h), which glibc supports and TSan only warns about.
+TSAN_OPTIONS_RUN := halt_on_error=1 second_deadlock_stack=1 die_after_fork=0
+tsan-test:
+	$(Q)$(MAKE) --no-print-directory B=$(B)/tsan TSAN=1 $(B)/tsan/tests/test_collector
+	$(Q)CUPROF_TOP=$(CURDIR) CUPROF_BUILD=$(CURDIR)/$(B) TSAN_OPTIONS="$(TSAN_OPTIONS_RUN)" \
+	    $(B)/tsan/tests/test_collector
+
+.PHONY: tsan-test
+
+.PHONY: asan-test
 include tests/layering/layering.mk
