@@ -67,7 +67,7 @@ include formats/formats.mk
 include preload/preload.mk
 include bench/bench.mk
 include tests/tests.mk
-include formats/compare.mk
+include formats/compare/compare.mk
 
 build-all: $(ALL_TARGETS)
 

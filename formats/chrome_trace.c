@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void chrome_next_entry(chrome_writer *cw)
+void cuprof_chrome_next_entry(chrome_writer *cw)
 {
     cuprof_out_puts(cw->base.out, cw->any ? ",\n" : "\n");
     cw->any = 1;
@@ -41,7 +41,7 @@ static int chrome_header(cuprof_writer *w)
     const cuprof_run *run = w->run;
     cuprof_out_puts(o, "{\"traceEvents\":[");
 
-    chrome_next_entry(cw);
+    cuprof_chrome_next_entry(cw);
     cuprof_out_puts(o, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
     cuprof_out_i64(o, run->pid);
     cuprof_out_puts(o, ",\"tid\":0,\"args\":{\"name\":");
@@ -52,7 +52,7 @@ static int chrome_header(cuprof_writer *w)
         char label[64];
         snprintf(label, sizeof label, "%s%s", th->name[0] ? th->name : "thread",
                  (long)th->tid == run->pid ? " (main)" : "");
-        chrome_next_entry(cw);
+        cuprof_chrome_next_entry(cw);
         cuprof_out_puts(o, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":");
         cuprof_out_i64(o, run->pid);
         cuprof_out_puts(o, ",\"tid\":");
@@ -60,7 +60,7 @@ static int chrome_header(cuprof_writer *w)
         cuprof_out_puts(o, ",\"args\":{\"name\":");
         cuprof_out_json_cstr(o, label);
         cuprof_out_puts(o, "}}");
-        chrome_next_entry(cw);
+        cuprof_chrome_next_entry(cw);
         cuprof_out_puts(o, "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":");
         cuprof_out_i64(o, run->pid);
         cuprof_out_puts(o, ",\"tid\":");
@@ -72,34 +72,34 @@ static int chrome_header(cuprof_writer *w)
     return 0;
 }
 
-void chrome_key(cuprof_out *o, const char *k)
+void cuprof_chrome_key(cuprof_out *o, const char *k)
 {
     cuprof_out_puts(o, ",\"");
     cuprof_out_puts(o, k);
     cuprof_out_puts(o, "\":");
 }
 
-void chrome_arg_u64(cuprof_out *o, const char *k, uint64_t v)
+void cuprof_chrome_arg_u64(cuprof_out *o, const char *k, uint64_t v)
 {
-    chrome_key(o, k);
+    cuprof_chrome_key(o, k);
     cuprof_out_u64(o, v);
 }
 
-void chrome_arg_str(cuprof_out *o, const char *k, const char *v)
+void cuprof_chrome_arg_str(cuprof_out *o, const char *k, const char *v)
 {
-    chrome_key(o, k);
+    cuprof_chrome_key(o, k);
     cuprof_out_json_cstr(o, v);
 }
 
-void chrome_arg_hex(cuprof_out *o, const char *k, uint64_t v)
+void cuprof_chrome_arg_hex(cuprof_out *o, const char *k, uint64_t v)
 {
-    chrome_key(o, k);
+    cuprof_chrome_key(o, k);
     cuprof_out_putc(o, '"');
     cuprof_out_hex(o, v);
     cuprof_out_putc(o, '"');
 }
 
-void chrome_arg_dim3(cuprof_out *o, const char *k, uint64_t x, uint64_t y, uint64_t z)
+void cuprof_chrome_arg_dim3(cuprof_out *o, const char *k, uint64_t x, uint64_t y, uint64_t z)
 {
     char buf[80], *p = buf;
     *p++ = ',';
@@ -126,7 +126,7 @@ static void arg_key(cuprof_out *o, int *first, const char *k)
         cuprof_out_puts(o, "\":");
         *first = 0;
     } else {
-        chrome_key(o, k);
+        cuprof_chrome_key(o, k);
     }
 }
 
@@ -159,10 +159,10 @@ static void event_args(cuprof_writer *w, const cuprof_event *ev)
     switch (ev->cls) {
     case CUPROF_EV_LAUNCH:
         arg_str(o, &first, "kernel", cuprof_names_kernel(&w->model->names, ev->a.launch.kernel));
-        chrome_arg_dim3(o, "grid", ev->a.launch.grid[0], ev->a.launch.grid[1], ev->a.launch.grid[2]);
-        chrome_arg_dim3(o, "block", ev->a.launch.block[0], ev->a.launch.block[1], ev->a.launch.block[2]);
-        chrome_arg_u64(o, "smem", ev->a.launch.smem);
-        chrome_arg_hex(o, "stream", ev->a.launch.stream);
+        cuprof_chrome_arg_dim3(o, "grid", ev->a.launch.grid[0], ev->a.launch.grid[1], ev->a.launch.grid[2]);
+        cuprof_chrome_arg_dim3(o, "block", ev->a.launch.block[0], ev->a.launch.block[1], ev->a.launch.block[2]);
+        cuprof_chrome_arg_u64(o, "smem", ev->a.launch.smem);
+        cuprof_chrome_arg_hex(o, "stream", ev->a.launch.stream);
         break;
     case CUPROF_EV_COPY:
     case CUPROF_EV_MEMSET:
@@ -436,7 +436,7 @@ static int chrome_footer(cuprof_writer *w)
     const cuprof_run *run = w->run;
     uint8_t *classes = calloc(UINT16_MAX + 1, 1);   /* [api]: class + 1, 0 = no call */
     if (!classes || chrome_cpu_events((chrome_writer *)w, classes, UINT16_MAX + 1) < 0 ||
-        chrome_gpu_events((chrome_writer *)w) < 0) {
+        cuprof_chrome_gpu_events((chrome_writer *)w) < 0) {
         free(classes);
         return -1;
     }

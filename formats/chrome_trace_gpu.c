@@ -82,7 +82,7 @@ static void meta(chrome_writer *cw, const char *what, int64_t pid, uint64_t tid,
                  const char *name, int64_t sort)
 {
     cuprof_out *o = cw->base.out;
-    chrome_next_entry(cw);
+    cuprof_chrome_next_entry(cw);
     cuprof_out_puts(o, "{\"ph\":\"M\",\"name\":\"");
     cuprof_out_puts(o, what);
     cuprof_out_putc(o, '"');
@@ -147,33 +147,33 @@ static void put_kernel(chrome_writer *cw, const cuprof_gpu_kernel *k, const char
                        const gpu_item *it, uint64_t ext)
 {
     cuprof_out *o = cw->base.out;
-    chrome_next_entry(cw);
+    cuprof_chrome_next_entry(cw);
     x_head(o, "kernel", display, CHROME_GPU_PID_BASE + k->device,
            row_tid(k->stream, it->sub), k->start_ns, k->end_ns);
     cuprof_out_puts(o, ",\"args\":{\"correlation\":");
     cuprof_out_u64(o, k->corr);
-    chrome_arg_u64(o, "external id", ext);
-    chrome_arg_u64(o, "device", k->device);
-    chrome_arg_u64(o, "context", k->context);
-    chrome_arg_u64(o, "stream", k->stream);
-    chrome_arg_dim3(o, "grid", k->grid[0], k->grid[1], k->grid[2]);
-    chrome_arg_dim3(o, "block", k->block[0], k->block[1], k->block[2]);
-    chrome_arg_u64(o, "registers per thread", k->registers);
-    chrome_arg_u64(o, "static shared memory", k->static_smem);
-    chrome_arg_u64(o, "dynamic shared memory", k->dynamic_smem);
+    cuprof_chrome_arg_u64(o, "external id", ext);
+    cuprof_chrome_arg_u64(o, "device", k->device);
+    cuprof_chrome_arg_u64(o, "context", k->context);
+    cuprof_chrome_arg_u64(o, "stream", k->stream);
+    cuprof_chrome_arg_dim3(o, "grid", k->grid[0], k->grid[1], k->grid[2]);
+    cuprof_chrome_arg_dim3(o, "block", k->block[0], k->block[1], k->block[2]);
+    cuprof_chrome_arg_u64(o, "registers per thread", k->registers);
+    cuprof_chrome_arg_u64(o, "static shared memory", k->static_smem);
+    cuprof_chrome_arg_u64(o, "dynamic shared memory", k->dynamic_smem);
     if (k->graph)
-        chrome_arg_u64(o, "graph", 1);
+        cuprof_chrome_arg_u64(o, "graph", 1);
     if (k->device_launched)
-        chrome_arg_u64(o, "device launched", 1);
+        cuprof_chrome_arg_u64(o, "device launched", 1);
     if (strcmp(display, k->name) != 0)
-        chrome_arg_str(o, "mangled", k->name);
+        cuprof_chrome_arg_str(o, "mangled", k->name);
     cuprof_out_puts(o, "}}");
 }
 
 /* bytes/ns = GB/s, with two decimals, without printf's locale. */
 static void put_gbps(cuprof_out *o, uint64_t bytes, uint64_t ns)
 {
-    chrome_key(o, "GB/s");
+    cuprof_chrome_key(o, "GB/s");
     uint64_t centi = ns ? (uint64_t)((double)bytes * 100.0 / (double)ns + 0.5) : 0;
     cuprof_out_u64(o, centi / 100);
     cuprof_out_putc(o, '.');
@@ -192,21 +192,21 @@ static void put_copy(chrome_writer *cw, const cuprof_gpu_copy *c, const gpu_item
     else
         snprintf(name, sizeof name, "Memcpy %s (%s -> %s)", cuprof_gpu_copy_kind_name(c->kind),
                  cuprof_gpu_mem_name(c->src_mem), cuprof_gpu_mem_name(c->dst_mem));
-    chrome_next_entry(cw);
+    cuprof_chrome_next_entry(cw);
     x_head(o, memset_ ? "gpu_memset" : "gpu_memcpy", name, CHROME_GPU_PID_BASE + c->device,
            row_tid(c->stream, it->sub), c->start_ns, c->end_ns);
     cuprof_out_puts(o, ",\"args\":{\"correlation\":");
     cuprof_out_u64(o, c->corr);
-    chrome_arg_u64(o, "external id", ext);
-    chrome_arg_u64(o, "device", c->device);
-    chrome_arg_u64(o, "context", c->context);
-    chrome_arg_u64(o, "stream", c->stream);
-    chrome_arg_u64(o, "bytes", c->bytes);
-    chrome_arg_str(o, "direction", cuprof_gpu_copy_kind_name(c->kind));
+    cuprof_chrome_arg_u64(o, "external id", ext);
+    cuprof_chrome_arg_u64(o, "device", c->device);
+    cuprof_chrome_arg_u64(o, "context", c->context);
+    cuprof_chrome_arg_u64(o, "stream", c->stream);
+    cuprof_chrome_arg_u64(o, "bytes", c->bytes);
+    cuprof_chrome_arg_str(o, "direction", cuprof_gpu_copy_kind_name(c->kind));
     if (memset_)
-        chrome_arg_u64(o, "value", c->value);
+        cuprof_chrome_arg_u64(o, "value", c->value);
     else
-        chrome_arg_str(o, "async", c->async ? "true" : "false");
+        cuprof_chrome_arg_str(o, "async", c->async ? "true" : "false");
     put_gbps(o, c->bytes, c->end_ns > c->start_ns ? c->end_ns - c->start_ns : 0);
     cuprof_out_puts(o, "}}");
 }
@@ -246,14 +246,14 @@ static void put_flow(chrome_writer *cw, const cuprof_timeline *tl, unsigned char
         return;
     seen[a - tl->gpu->apis] = 1;
     cuprof_out *o = cw->base.out;
-    chrome_next_entry(cw);
+    cuprof_chrome_next_entry(cw);
     cuprof_out_puts(o, "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":");
     cuprof_out_u64(o, corr);
     put_pid_tid(o, cw->base.run->pid, ctid);
     cuprof_out_puts(o, ",\"ts\":");
     cuprof_out_ns_as_us(o, cts);
     cuprof_out_puts(o, "}");
-    chrome_next_entry(cw);
+    cuprof_chrome_next_entry(cw);
     cuprof_out_puts(o, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":");
     cuprof_out_u64(o, corr);
     put_pid_tid(o, pid, tid);
@@ -283,16 +283,16 @@ static void put_derived(chrome_writer *cw, const cuprof_timeline *tl)
             meta(cw, "thread_name", run->pid, d->tid, "name", label, 0);
             named[nnamed++ % 64] = d->tid;
         }
-        chrome_next_entry(cw);
+        cuprof_chrome_next_entry(cw);
         x_head(o, "cuda_runtime", d->rec->name, run->pid, d->tid, d->t0, d->t1);
         cuprof_out_puts(o, ",\"args\":{\"source\":\"cupti\"");
-        chrome_arg_u64(o, "correlation", d->rec->corr);
-        chrome_arg_u64(o, "external id", d->rec->ext);
-        chrome_arg_u64(o, "cbid", d->rec->cbid);
+        cuprof_chrome_arg_u64(o, "correlation", d->rec->corr);
+        cuprof_chrome_arg_u64(o, "external id", d->rec->ext);
+        cuprof_chrome_arg_u64(o, "cbid", d->rec->cbid);
         if (d->rec->driver)
             cuprof_out_puts(o, ",\"domain\":\"driver\"");
         if (d->rec->result != 0) {
-            chrome_key(o, "result");
+            cuprof_chrome_key(o, "result");
             cuprof_out_i64(o, d->rec->result);
         }
         cuprof_out_puts(o, "}}");
@@ -319,20 +319,20 @@ static void put_syncs(chrome_writer *cw, const cuprof_timeline *tl)
             if (t0 < ev->t0) t0 = ev->t0;
             if (t1 > ev->t1) t1 = ev->t1;
         }
-        chrome_next_entry(cw);
+        cuprof_chrome_next_entry(cw);
         x_head(o, "cuda_sync", cuprof_gpu_sync_name(s->type), cw->base.run->pid, tid, t0, t1);
         cuprof_out_puts(o, ",\"args\":{\"correlation\":");
         cuprof_out_u64(o, s->corr);
-        chrome_arg_str(o, "call", a->name);
+        cuprof_chrome_arg_str(o, "call", a->name);
         if (s->stream != CUPROF_GPU_NO_STREAM)
-            chrome_arg_u64(o, "stream", s->stream);
+            cuprof_chrome_arg_u64(o, "stream", s->stream);
         if (s->event != CUPROF_GPU_NO_EVENT)
-            chrome_arg_u64(o, "event", s->event);
+            cuprof_chrome_arg_u64(o, "event", s->event);
         cuprof_out_puts(o, "}}");
     }
 }
 
-int chrome_gpu_events(chrome_writer *cw)
+int cuprof_chrome_gpu_events(chrome_writer *cw)
 {
     const cuprof_run *run = cw->base.run;
     const cuprof_model *m = cw->base.model;

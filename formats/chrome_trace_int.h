@@ -17,20 +17,20 @@ typedef struct chrome_writer {
 #define CHROME_GPU_PID_BASE (1ll << 30)
 
 /* Starts the next traceEvents entry. */
-void chrome_next_entry(chrome_writer *cw);
+void cuprof_chrome_next_entry(chrome_writer *cw);
 /* ,"k": (k is a literal without anything to escape) */
-void chrome_key(cuprof_out *o, const char *k);
-void chrome_arg_u64(cuprof_out *o, const char *k, uint64_t v);
-void chrome_arg_str(cuprof_out *o, const char *k, const char *v);
+void cuprof_chrome_key(cuprof_out *o, const char *k);
+void cuprof_chrome_arg_u64(cuprof_out *o, const char *k, uint64_t v);
+void cuprof_chrome_arg_str(cuprof_out *o, const char *k, const char *v);
 /* Handles (streams, events, pointers) as hex strings: JSON numbers lose
  * precision above 2^53. */
-void chrome_arg_hex(cuprof_out *o, const char *k, uint64_t v);
-void chrome_arg_dim3(cuprof_out *o, const char *k, uint64_t x, uint64_t y, uint64_t z);
+void cuprof_chrome_arg_hex(cuprof_out *o, const char *k, uint64_t v);
+void cuprof_chrome_arg_dim3(cuprof_out *o, const char *k, uint64_t x, uint64_t y, uint64_t z);
 
 /* Everything from the GPU timeline (chrome_trace_gpu.c): GPU processes and
  * stream rows, kernels/copies/memsets, calls only CUPTI saw on the CPU rows,
  * synchronizations, launch arrows. Nothing when no timeline was captured.
  * Returns 0, or -1 on out of memory. */
-int chrome_gpu_events(chrome_writer *cw);
+int cuprof_chrome_gpu_events(chrome_writer *cw);
 
 #endif /* CUPROF_CHROME_TRACE_INT_H */

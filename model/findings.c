@@ -19,7 +19,7 @@
 #include <string.h>
 
 /* Time in torch.profiler's units, integer math (no locale). */
-const char *findings_fmt_ns(char *b, size_t n, uint64_t ns)
+const char *cuprof_findings_fmt_ns(char *b, size_t n, uint64_t ns)
 {
     unsigned long long v = ns;
     if (v < 1000)
@@ -34,7 +34,7 @@ const char *findings_fmt_ns(char *b, size_t n, uint64_t ns)
 }
 
 /* A share in [0,1] as "91.2%". */
-const char *findings_fmt_pct(char *b, size_t n, double share)
+const char *cuprof_findings_fmt_pct(char *b, size_t n, double share)
 {
     unsigned long long t = (unsigned long long)(share * 1000.0 + 0.5);
     snprintf(b, n, "%llu.%llu%%", t / 10, t % 10);
@@ -42,7 +42,7 @@ const char *findings_fmt_pct(char *b, size_t n, double share)
 }
 
 /* A ratio as "14.2x". */
-const char *findings_fmt_x(char *b, size_t n, double r)
+const char *cuprof_findings_fmt_x(char *b, size_t n, double r)
 {
     unsigned long long t = (unsigned long long)(r * 10.0 + 0.5);
     snprintf(b, n, "%llu.%llux", t / 10, t % 10);
@@ -50,7 +50,7 @@ const char *findings_fmt_x(char *b, size_t n, double r)
 }
 
 /* Adds a finding; NULL when the list is full. */
-cuprof_finding *findings_add(fctx *c, const char *rule, const char *severity, const char *advice,
+cuprof_finding *cuprof_findings_add(fctx *c, const char *rule, const char *severity, const char *advice,
                            const char *fmt, ...)
 {
     if (c->n == MAX_FINDINGS)
@@ -70,7 +70,7 @@ cuprof_finding *findings_add(fctx *c, const char *rule, const char *severity, co
     return f;
 }
 
-void findings_num(cuprof_finding *f, const char *key, double v, int integer)
+void cuprof_findings_num(cuprof_finding *f, const char *key, double v, int integer)
 {
     if (f && f->nnums < CUPROF_FINDING_NUMS)
         f->nums[f->nnums++] = (cuprof_finding_num){key, v, integer};
@@ -91,41 +91,41 @@ static void rule_bound(fctx *c)
      * the loop); idle in either the whole window or the steady state, with
      * the CPU far ahead, is overhead. */
     findings_steady ss = {st->idle_share, st->window_end_ns - st->window_start_ns, 0};
-    int steady = findings_steady_state(c, &ss) == 0;
+    int steady = cuprof_findings_steady_state(c, &ss) == 0;
     double worst = ss.idle_share > st->idle_share ? ss.idle_share : st->idle_share;
     char a[32], b[32], p[32], x[32], w[32];
     cuprof_finding *f = NULL;
     if (ss.idle_share <= COMPUTE_IDLE_SHARE)
-        f = findings_add(c, "compute-bound", "info",
+        f = cuprof_findings_add(c, "compute-bound", "info",
                 "the kernels are the cost: start with the hotspot (shapes, dtype, a better "
                 "algorithm or epilogue); CPU-side changes will not speed this up",
                 "The GPU is busy %s of the %s %s (Self CUDA total %s, Self CPU total %s)",
-                findings_fmt_pct(p, sizeof p, 1.0 - ss.idle_share),
-                findings_fmt_ns(w, sizeof w, ss.window_ns),
+                cuprof_findings_fmt_pct(p, sizeof p, 1.0 - ss.idle_share),
+                cuprof_findings_fmt_ns(w, sizeof w, ss.window_ns),
                 steady ? "of the steady state (the stretch between syncs with the most launches)"
                        : "from the first launch to the last kernel",
-                findings_fmt_ns(b, sizeof b, s->self_cuda_total_ns),
-                findings_fmt_ns(a, sizeof a, s->self_cpu_total_ns));
+                cuprof_findings_fmt_ns(b, sizeof b, s->self_cuda_total_ns),
+                cuprof_findings_fmt_ns(a, sizeof a, s->self_cpu_total_ns));
     else if (ratio >= OVERHEAD_CPU_CUDA_RATIO && worst >= OVERHEAD_IDLE_SHARE)
-        f = findings_add(c, "overhead-bound", "warning",
+        f = cuprof_findings_add(c, "overhead-bound", "warning",
                 "make each launch do more work (bigger or batched operations), fuse kernels, "
                 "or replay the step as a CUDA graph",
                 "Self CPU total %s is %s Self CUDA total %s, and the GPU is idle %s of the %s "
                 "%s: the CPU spends more time dispatching than the GPU computing",
-                findings_fmt_ns(a, sizeof a, s->self_cpu_total_ns), findings_fmt_x(x, sizeof x, ratio),
-                findings_fmt_ns(b, sizeof b, s->self_cuda_total_ns),
-                findings_fmt_pct(p, sizeof p, st->idle_share),
-                findings_fmt_ns(w, sizeof w, st->window_end_ns - st->window_start_ns),
+                cuprof_findings_fmt_ns(a, sizeof a, s->self_cpu_total_ns), cuprof_findings_fmt_x(x, sizeof x, ratio),
+                cuprof_findings_fmt_ns(b, sizeof b, s->self_cuda_total_ns),
+                cuprof_findings_fmt_pct(p, sizeof p, st->idle_share),
+                cuprof_findings_fmt_ns(w, sizeof w, st->window_end_ns - st->window_start_ns),
                 "from the first launch to the last kernel");
-    findings_num(f, "self_cpu_total_ns", (double)s->self_cpu_total_ns, 1);
-    findings_num(f, "self_cuda_total_ns", (double)s->self_cuda_total_ns, 1);
-    findings_num(f, "cpu_cuda_ratio", ratio, 0);
-    findings_num(f, "idle_share", st->idle_share, 0);
-    findings_num(f, "window_ns", (double)(st->window_end_ns - st->window_start_ns), 1);
+    cuprof_findings_num(f, "self_cpu_total_ns", (double)s->self_cpu_total_ns, 1);
+    cuprof_findings_num(f, "self_cuda_total_ns", (double)s->self_cuda_total_ns, 1);
+    cuprof_findings_num(f, "cpu_cuda_ratio", ratio, 0);
+    cuprof_findings_num(f, "idle_share", st->idle_share, 0);
+    cuprof_findings_num(f, "window_ns", (double)(st->window_end_ns - st->window_start_ns), 1);
     if (steady) {
-        findings_num(f, "steady_idle_share", ss.idle_share, 0);
-        findings_num(f, "steady_window_ns", (double)ss.window_ns, 1);
-        findings_num(f, "steady_kernels", (double)ss.kernels, 1);
+        cuprof_findings_num(f, "steady_idle_share", ss.idle_share, 0);
+        cuprof_findings_num(f, "steady_window_ns", (double)ss.window_ns, 1);
+        cuprof_findings_num(f, "steady_kernels", (double)ss.kernels, 1);
     }
 }
 
@@ -162,17 +162,17 @@ static void rule_startup(fctx *c)
     if (!name || best < STARTUP_MIN_NS || (double)best < STARTUP_SHARE * (double)s->self_cpu_total_ns)
         return;
     char d[32], p[32], a[32];
-    cuprof_finding *f = findings_add(c, "cuda-startup", "info",
+    cuprof_finding *f = cuprof_findings_add(c, "cuda-startup", "info",
             "read the table without that row (set-up, not the loop), or start CUDA before the "
             "part you measure (cudaFree(0) at start-up) and leave it out of the capture",
             "%s took %s (%s of the Self CPU total %s) before the first kernel launch: CUDA "
             "creating its context and loading modules, once per process, not the program's "
             "per-step cost",
-            name, findings_fmt_ns(d, sizeof d, best),
-            findings_fmt_pct(p, sizeof p, (double)best / (double)s->self_cpu_total_ns),
-            findings_fmt_ns(a, sizeof a, s->self_cpu_total_ns));
-    findings_num(f, "startup_ns", (double)best, 1);
-    findings_num(f, "self_cpu_total_ns", (double)s->self_cpu_total_ns, 1);
+            name, cuprof_findings_fmt_ns(d, sizeof d, best),
+            cuprof_findings_fmt_pct(p, sizeof p, (double)best / (double)s->self_cpu_total_ns),
+            cuprof_findings_fmt_ns(a, sizeof a, s->self_cpu_total_ns));
+    cuprof_findings_num(f, "startup_ns", (double)best, 1);
+    cuprof_findings_num(f, "self_cpu_total_ns", (double)s->self_cpu_total_ns, 1);
 }
 
 /* ---- hotspot, many-calls, kernel-spread (from the rows) ------------------ */
@@ -190,16 +190,16 @@ static void rule_hotspot(fctx *c)
     if (share < HOTSPOT_SHARE)
         return;
     char p[32], t[32];
-    cuprof_finding *f = findings_add(c, "hotspot", "info",
+    cuprof_finding *f = cuprof_findings_add(c, "hotspot", "info",
                             "start optimizing there: its shape, dtype and algorithm decide the "
                             "run's GPU time",
                             "%s takes %s of the GPU kernel time (%s in %llu launches)",
-                            k->name, findings_fmt_pct(p, sizeof p, share), findings_fmt_ns(t, sizeof t, k->gpu_total_ns),
+                            k->name, cuprof_findings_fmt_pct(p, sizeof p, share), cuprof_findings_fmt_ns(t, sizeof t, k->gpu_total_ns),
                             (unsigned long long)k->launches);
-    findings_num(f, "share", share, 0);
-    findings_num(f, "gpu_total_ns", (double)k->gpu_total_ns, 1);
-    findings_num(f, "launches", (double)k->launches, 1);
-    findings_num(f, "kernels_gpu_total_ns", (double)total, 1);
+    cuprof_findings_num(f, "share", share, 0);
+    cuprof_findings_num(f, "gpu_total_ns", (double)k->gpu_total_ns, 1);
+    cuprof_findings_num(f, "launches", (double)k->launches, 1);
+    cuprof_findings_num(f, "kernels_gpu_total_ns", (double)total, 1);
 }
 
 static void rule_many_calls(fctx *c)
@@ -213,15 +213,15 @@ static void rule_many_calls(fctx *c)
         return;
     const cuprof_stat_api *a = &s->api[best];
     char t[32], m[32];
-    cuprof_finding *f = findings_add(c, "many-calls", "warning",
+    cuprof_finding *f = cuprof_findings_add(c, "many-calls", "warning",
                             "even cheap calls add up: batch the work, fuse kernels, or capture "
                             "the loop in a CUDA graph",
                             "%s was called %llu times (CPU total %s, median %s per call)",
                             a->name, (unsigned long long)a->calls,
-                            findings_fmt_ns(t, sizeof t, a->cpu_total_ns), findings_fmt_ns(m, sizeof m, a->median_ns));
-    findings_num(f, "calls", (double)a->calls, 1);
-    findings_num(f, "cpu_total_ns", (double)a->cpu_total_ns, 1);
-    findings_num(f, "median_ns", (double)a->median_ns, 1);
+                            cuprof_findings_fmt_ns(t, sizeof t, a->cpu_total_ns), cuprof_findings_fmt_ns(m, sizeof m, a->median_ns));
+    cuprof_findings_num(f, "calls", (double)a->calls, 1);
+    cuprof_findings_num(f, "cpu_total_ns", (double)a->cpu_total_ns, 1);
+    cuprof_findings_num(f, "median_ns", (double)a->median_ns, 1);
 }
 
 static void rule_kernel_spread(fctx *c)
@@ -238,18 +238,18 @@ static void rule_kernel_spread(fctx *c)
             mean < SPREAD_MEAN_RATIO * (double)k->median_ns)
             continue;
         char md[32], mn[32], mx[32];
-        cuprof_finding *f = findings_add(c, "kernel-spread", "info",
+        cuprof_finding *f = cuprof_findings_add(c, "kernel-spread", "info",
                                 "quote the median, and look at the slow executions in the trace "
                                 "(clocks, power, contention, a different code path)",
                                 "%s runs in a median %s but averages %s (max %s over "
                                 "%llu runs): a reader who only saw the average would get it wrong",
-                                k->name, findings_fmt_ns(md, sizeof md, k->median_ns),
-                                findings_fmt_ns(mn, sizeof mn, (uint64_t)mean), findings_fmt_ns(mx, sizeof mx, k->max_ns),
+                                k->name, cuprof_findings_fmt_ns(md, sizeof md, k->median_ns),
+                                cuprof_findings_fmt_ns(mn, sizeof mn, (uint64_t)mean), cuprof_findings_fmt_ns(mx, sizeof mx, k->max_ns),
                                 (unsigned long long)k->launches);
-        findings_num(f, "median_ns", (double)k->median_ns, 1);
-        findings_num(f, "mean_ns", mean, 1);
-        findings_num(f, "max_ns", (double)k->max_ns, 1);
-        findings_num(f, "launches", (double)k->launches, 1);
+        cuprof_findings_num(f, "median_ns", (double)k->median_ns, 1);
+        cuprof_findings_num(f, "mean_ns", mean, 1);
+        cuprof_findings_num(f, "max_ns", (double)k->max_ns, 1);
+        cuprof_findings_num(f, "launches", (double)k->launches, 1);
         shown++;
     }
 }
@@ -269,15 +269,15 @@ static void rule_launch(fctx *c)
     const cuprof_gpu_stats *st = &c->tl->stats;
     char a[32], b[32], x[32], g[32];
     if (st->latency_count && st->latency_median_ns >= LATENCY_QUEUE_NS) {
-        cuprof_finding *f = findings_add(c, "launch-latency", "info",
+        cuprof_finding *f = cuprof_findings_add(c, "launch-latency", "info",
                                 "expected when the GPU is the bottleneck; but time steps with CUDA "
                                 "events or a sync, not CPU timers, which see only the queueing",
                                 "Kernels start a median %s after their launching "
                                 "call (max %s): the CPU queues work that far ahead of the GPU",
-                                findings_fmt_ns(a, sizeof a, st->latency_median_ns),
-                                findings_fmt_ns(b, sizeof b, st->latency_max_ns));
-        findings_num(f, "latency_median_ns", (double)st->latency_median_ns, 1);
-        findings_num(f, "latency_max_ns", (double)st->latency_max_ns, 1);
+                                cuprof_findings_fmt_ns(a, sizeof a, st->latency_median_ns),
+                                cuprof_findings_fmt_ns(b, sizeof b, st->latency_max_ns));
+        cuprof_findings_num(f, "latency_median_ns", (double)st->latency_median_ns, 1);
+        cuprof_findings_num(f, "latency_max_ns", (double)st->latency_max_ns, 1);
     }
     size_t n = c->g->n_kernels;
     if (n < GAP_MIN_KERNELS)
@@ -307,17 +307,17 @@ static void rule_launch(fctx *c)
     free(durs);
     if (mg < GAP_MIN_NS || mg < mk)
         return;
-    cuprof_finding *f = findings_add(c, "launch-gaps", "info",
+    cuprof_finding *f = cuprof_findings_add(c, "launch-gaps", "info",
                             "the launches do not keep up: fewer, larger kernels, less CPU work "
                             "between launches, or a CUDA graph",
                             "The GPU idles a median %s between consecutive kernels, "
                             "longer than the median kernel (%s, %s); %s idle in all between them",
-                            findings_fmt_ns(a, sizeof a, mg), findings_fmt_ns(b, sizeof b, mk),
-                            findings_fmt_x(x, sizeof x, mk ? (double)mg / (double)mk : 0),
-                            findings_fmt_ns(g, sizeof g, total));
-    findings_num(f, "gap_median_ns", (double)mg, 1);
-    findings_num(f, "kernel_median_ns", (double)mk, 1);
-    findings_num(f, "gaps_total_ns", (double)total, 1);
+                            cuprof_findings_fmt_ns(a, sizeof a, mg), cuprof_findings_fmt_ns(b, sizeof b, mk),
+                            cuprof_findings_fmt_x(x, sizeof x, mk ? (double)mg / (double)mk : 0),
+                            cuprof_findings_fmt_ns(g, sizeof g, total));
+    cuprof_findings_num(f, "gap_median_ns", (double)mg, 1);
+    cuprof_findings_num(f, "kernel_median_ns", (double)mk, 1);
+    cuprof_findings_num(f, "gaps_total_ns", (double)total, 1);
 }
 
 /* ---- pageable-copy and blocking-copy ------------------------------------- */
@@ -346,27 +346,27 @@ static void rule_copies(fctx *c)
     }
     char t[32];
     if (np) {
-        cuprof_finding *f = findings_add(c, "pageable-copy", "warning",
+        cuprof_finding *f = cuprof_findings_add(c, "pageable-copy", "warning",
                                 "allocate the host side with cudaMallocHost (pinned) so copies are "
                                 "asynchronous and faster, and keep them out of the loop",
                                 "%llu host<->device copies (%llu bytes, %s on the "
                                 "GPU) from or to pageable host memory in the middle of the GPU work: "
                                 "each is staged and blocks the CPU",
-                                (unsigned long long)np, (unsigned long long)bp, findings_fmt_ns(t, sizeof t, tp));
-        findings_num(f, "copies", (double)np, 1);
-        findings_num(f, "bytes", (double)bp, 1);
-        findings_num(f, "gpu_total_ns", (double)tp, 1);
+                                (unsigned long long)np, (unsigned long long)bp, cuprof_findings_fmt_ns(t, sizeof t, tp));
+        cuprof_findings_num(f, "copies", (double)np, 1);
+        cuprof_findings_num(f, "bytes", (double)bp, 1);
+        cuprof_findings_num(f, "gpu_total_ns", (double)tp, 1);
     }
     if (nb) {
-        cuprof_finding *f = findings_add(c, "blocking-copy", "warning",
+        cuprof_finding *f = cuprof_findings_add(c, "blocking-copy", "warning",
                                 "use cudaMemcpyAsync into pinned memory and synchronize only where "
                                 "the host needs the data",
                                 "%llu device-to-host copies (%llu bytes, %s on the "
                                 "GPU) made the CPU wait in the middle of the GPU work",
-                                (unsigned long long)nb, (unsigned long long)bb, findings_fmt_ns(t, sizeof t, tb));
-        findings_num(f, "copies", (double)nb, 1);
-        findings_num(f, "bytes", (double)bb, 1);
-        findings_num(f, "gpu_total_ns", (double)tb, 1);
+                                (unsigned long long)nb, (unsigned long long)bb, cuprof_findings_fmt_ns(t, sizeof t, tb));
+        cuprof_findings_num(f, "copies", (double)nb, 1);
+        cuprof_findings_num(f, "bytes", (double)bb, 1);
+        cuprof_findings_num(f, "gpu_total_ns", (double)tb, 1);
     }
 }
 
@@ -384,15 +384,15 @@ int cuprof_findings_build(const cuprof_run *run, const cuprof_names *names,
     if (run->gpu.captured && run->gpu_run && tl)
         c.g = tl->gpu;
     rule_bound(&c);
-    findings_rule_sequences(&c);
-    findings_rule_cold_start(&c);
+    cuprof_findings_rule_sequences(&c);
+    cuprof_findings_rule_cold_start(&c);
     rule_startup(&c);
-    findings_rule_sync_wait(&c);
+    cuprof_findings_rule_sync_wait(&c);
     rule_many_calls(&c);
     rule_copies(&c);
     rule_launch(&c);
     rule_hotspot(&c);
-    findings_rule_heavyweight(&c);
+    cuprof_findings_rule_heavyweight(&c);
     rule_kernel_spread(&c);
     if (c.n == 0) {
         free(block);

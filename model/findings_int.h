@@ -96,16 +96,16 @@ typedef struct fctx {
 /* Time in torch.profiler's units ("850ns", "56.0us", "1.23ms"), a share as
  * "91.2%", a ratio as "14.2x", into b (n bytes); returns b. Integer
  * arithmetic only: printf's %f follows the program's locale. */
-const char *findings_fmt_ns(char *b, size_t n, uint64_t ns);
-const char *findings_fmt_pct(char *b, size_t n, double share);
-const char *findings_fmt_x(char *b, size_t n, double r);
+const char *cuprof_findings_fmt_ns(char *b, size_t n, uint64_t ns);
+const char *cuprof_findings_fmt_pct(char *b, size_t n, double share);
+const char *cuprof_findings_fmt_x(char *b, size_t n, double r);
 
 /* Adds a finding (message formatted like printf, advice copied); NULL when
  * the list is full. */
-cuprof_finding *findings_add(fctx *c, const char *rule, const char *severity, const char *advice,
+cuprof_finding *cuprof_findings_add(fctx *c, const char *rule, const char *severity, const char *advice,
                              const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Adds a number to f (f may be NULL: then nothing). */
-void findings_num(cuprof_finding *f, const char *key, double v, int integer);
+void cuprof_findings_num(cuprof_finding *f, const char *key, double v, int integer);
 
 /* b - a, 0 when b <= a. */
 static inline uint64_t findings_dur(uint64_t a, uint64_t b)
@@ -122,12 +122,12 @@ typedef struct findings_steady {
 
 /* Fills st; -1 when there is no steady state to read (no GPU records, or
  * fewer than STEADY_MIN_KERNELS kernels in any stretch, or out of memory). */
-int findings_steady_state(const fctx *c, findings_steady *st);
+int cuprof_findings_steady_state(const fctx *c, findings_steady *st);
 
 /* Rules that follow the calls' order (findings_order.c). */
-void findings_rule_cold_start(fctx *c);
-void findings_rule_heavyweight(fctx *c);
-void findings_rule_sync_wait(fctx *c);
-void findings_rule_sequences(fctx *c);
+void cuprof_findings_rule_cold_start(fctx *c);
+void cuprof_findings_rule_heavyweight(fctx *c);
+void cuprof_findings_rule_sync_wait(fctx *c);
+void cuprof_findings_rule_sequences(fctx *c);
 
 #endif /* CUPROF_FINDINGS_INT_H */

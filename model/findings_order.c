@@ -70,7 +70,7 @@ static void phase_counts(const cuprof_run_thread *th, uint16_t api, uint64_t at,
     }
 }
 
-void findings_rule_cold_start(fctx *c)
+void cuprof_findings_rule_cold_start(fctx *c)
 {
     const cuprof_run *run = c->run;
     const cuprof_summary *s = c->s;
@@ -104,19 +104,19 @@ void findings_rule_cold_start(fctx *c)
         if (2 * same <= all)
             continue;
         char fd[32], md[32], x[32];
-        cuprof_finding *f = findings_add(c, "cold-start", "warning",
+        cuprof_finding *f = cuprof_findings_add(c, "cold-start", "warning",
                                 "run a few warm-up iterations (and synchronize) before the part "
                                 "you measure, or narrow the capture to the steady state",
                                 "The first %s took %s, %s its median %s over %llu calls, "
                                 "with no warm-up before the steady state: one-time setup (cuBLAS "
                                 "workspace and heuristics, lazy module loading) is in the measured loop",
-                                a->name, findings_fmt_ns(fd, sizeof fd, d),
-                                findings_fmt_x(x, sizeof x, a->median_ns ? (double)d / (double)a->median_ns : 0),
-                                findings_fmt_ns(md, sizeof md, a->median_ns), (unsigned long long)a->calls);
-        findings_num(f, "first_ns", (double)d, 1);
-        findings_num(f, "median_ns", (double)a->median_ns, 1);
-        findings_num(f, "calls", (double)a->calls, 1);
-        findings_num(f, "calls_in_same_phase", (double)same, 1);
+                                a->name, cuprof_findings_fmt_ns(fd, sizeof fd, d),
+                                cuprof_findings_fmt_x(x, sizeof x, a->median_ns ? (double)d / (double)a->median_ns : 0),
+                                cuprof_findings_fmt_ns(md, sizeof md, a->median_ns), (unsigned long long)a->calls);
+        cuprof_findings_num(f, "first_ns", (double)d, 1);
+        cuprof_findings_num(f, "median_ns", (double)a->median_ns, 1);
+        cuprof_findings_num(f, "calls", (double)a->calls, 1);
+        cuprof_findings_num(f, "calls_in_same_phase", (double)same, 1);
         shown++;
     }
     free(first);
@@ -173,7 +173,7 @@ static void append_name(char *b, size_t n, const char *name, size_t *count)
     snprintf(b + l, n - l, "%s%.*s", l ? ", " : "", 90, name);
 }
 
-void findings_rule_heavyweight(fctx *c)
+void cuprof_findings_rule_heavyweight(fctx *c)
 {
     if (!c->g || !c->tl || c->g->n_kernels == 0)
         return;
@@ -211,7 +211,7 @@ void findings_rule_heavyweight(fctx *c)
                      nl == 1 ? "" : "es", cl, cl == 1 ? "" : "s", ln);
         else
             snprintf(rest, sizeof rest, "no other kernel ran");
-        cuprof_finding *f = findings_add(c, "heavyweight-kernels", "info",
+        cuprof_finding *f = cuprof_findings_add(c, "heavyweight-kernels", "info",
                                 "tune the heavyweight ones (shape, dtype, epilogue); the light "
                                 "ones are fusion candidates",
                                 "%llu launch%s of %zu kernel%s followed an occupancy query or "
@@ -219,10 +219,10 @@ void findings_rule_heavyweight(fctx *c)
                                 "GEMM/conv-like: %s); %s",
                                 (unsigned long long)nh, nh == 1 ? "" : "es", ch, ch == 1 ? "" : "s",
                                 hn, rest);
-        findings_num(f, "heavy_launches", (double)nh, 1);
-        findings_num(f, "light_launches", (double)nl, 1);
-        findings_num(f, "heavy_kernels", (double)ch, 1);
-        findings_num(f, "light_kernels", (double)cl, 1);
+        cuprof_findings_num(f, "heavy_launches", (double)nh, 1);
+        cuprof_findings_num(f, "light_launches", (double)nl, 1);
+        cuprof_findings_num(f, "heavy_kernels", (double)ch, 1);
+        cuprof_findings_num(f, "light_kernels", (double)cl, 1);
     }
     free(heavy);
 }
@@ -273,7 +273,7 @@ static uint64_t busy_in(const cuprof_gpu_run *g, uint64_t klong, uint64_t clong,
     return cuprof_interval_union(iv, n);
 }
 
-void findings_rule_sync_wait(fctx *c)
+void cuprof_findings_rule_sync_wait(fctx *c)
 {
     if (!c->g)
         return;
@@ -314,24 +314,24 @@ void findings_rule_sync_wait(fctx *c)
         return;
     uint64_t d = findings_dur(worst->t0, worst->t1);
     char a[32], b[32], p[32];
-    cuprof_finding *f = findings_add(c, "sync-wait", "warning",
+    cuprof_finding *f = cuprof_findings_add(c, "sync-wait", "warning",
                             "open the call in the trace: with nothing queued on the GPU the time is "
                             "host-side (lazy setup, library work deferred to the sync); keep the "
                             "GPU fed instead of waiting",
                             "%s blocked the CPU %s while the GPU was busy only %s of it "
                             "(%s)%s: the wait was not for GPU work",
-                            cuprof_run_api_name(c->run, worst->api), findings_fmt_ns(a, sizeof a, d),
-                            findings_fmt_ns(b, sizeof b, worst_busy),
-                            findings_fmt_pct(p, sizeof p, (double)worst_busy / (double)d),
+                            cuprof_run_api_name(c->run, worst->api), cuprof_findings_fmt_ns(a, sizeof a, d),
+                            cuprof_findings_fmt_ns(b, sizeof b, worst_busy),
+                            cuprof_findings_fmt_pct(p, sizeof p, (double)worst_busy / (double)d),
                             count > 1 ? " (the longest of several)" : "");
-    findings_num(f, "sync_ns", (double)d, 1);
-    findings_num(f, "gpu_busy_ns", (double)worst_busy, 1);
-    findings_num(f, "syncs", (double)count, 1);
+    cuprof_findings_num(f, "sync_ns", (double)d, 1);
+    cuprof_findings_num(f, "gpu_busy_ns", (double)worst_busy, 1);
+    cuprof_findings_num(f, "syncs", (double)count, 1);
 }
 
 /* ---- addmm-pattern and fusion-candidate (call order) ---------------------- */
 
-void findings_rule_sequences(fctx *c)
+void cuprof_findings_rule_sequences(fctx *c)
 {
     const cuprof_run *run = c->run;
     uint64_t addmm = 0, addmm_bytes = 0, fuse = 0, fuse_m = 0, fuse_n = 0;
@@ -380,7 +380,7 @@ void findings_rule_sequences(fctx *c)
             dtod = &c->s->copies[i];
     if (addmm) {
         char t[32];
-        cuprof_finding *f = findings_add(c, "addmm-pattern", "warning",
+        cuprof_finding *f = cuprof_findings_add(c, "addmm-pattern", "warning",
                                 "let the GEMM add the bias itself: cublasLtMatmul with "
                                 "CUBLASLT_EPILOGUE_BIAS (beta = 0) drops the copy and its memory traffic",
                                 "%llu times a device-to-device copy of the output's "
@@ -388,11 +388,11 @@ void findings_rule_sequences(fctx *c)
                                 "copied into the output, then accumulated by the GEMM (DtoD copies "
                                 "on the GPU: %s)",
                                 (unsigned long long)addmm, (unsigned long long)(addmm_bytes / addmm),
-                                dtod && dtod->gpu_total_ns ? findings_fmt_ns(t, sizeof t, dtod->gpu_total_ns)
+                                dtod && dtod->gpu_total_ns ? cuprof_findings_fmt_ns(t, sizeof t, dtod->gpu_total_ns)
                                                            : "unknown");
-        findings_num(f, "occurrences", (double)addmm, 1);
-        findings_num(f, "bytes", (double)addmm_bytes, 1);
-        findings_num(f, "dtod_gpu_total_ns", dtod ? (double)dtod->gpu_total_ns : 0, 1);
+        cuprof_findings_num(f, "occurrences", (double)addmm, 1);
+        cuprof_findings_num(f, "bytes", (double)addmm_bytes, 1);
+        cuprof_findings_num(f, "dtod_gpu_total_ns", dtod ? (double)dtod->gpu_total_ns : 0, 1);
     }
     if (fuse) {
         const char *kn = cuprof_names_kernel(c->names, fuse_kernel);
@@ -401,16 +401,16 @@ void findings_rule_sequences(fctx *c)
             if (!strcmp(c->s->kernels[i].name, kn))
                 kt = c->s->kernels[i].gpu_total_ns;
         char t[32];
-        cuprof_finding *f = findings_add(c, "fusion-candidate", "warning",
+        cuprof_finding *f = cuprof_findings_add(c, "fusion-candidate", "warning",
                                 "fuse it into the GEMM: a cuBLASLt epilogue (BIAS, RELU_BIAS, "
                                 "GELU_BIAS) or a compiler that fuses (torch.compile)",
                                 "%s is launched right after %llu GEMMs with one "
                                 "thread per output element or so (%llux%llu): an elementwise pass "
                                 "over the GEMM's output (GPU time %s)",
                                 kn, (unsigned long long)fuse, (unsigned long long)fuse_m,
-                                (unsigned long long)fuse_n, kt ? findings_fmt_ns(t, sizeof t, kt) : "unknown");
-        findings_num(f, "occurrences", (double)fuse, 1);
-        findings_num(f, "kernel_gpu_total_ns", (double)kt, 1);
+                                (unsigned long long)fuse_n, kt ? cuprof_findings_fmt_ns(t, sizeof t, kt) : "unknown");
+        cuprof_findings_num(f, "occurrences", (double)fuse, 1);
+        cuprof_findings_num(f, "kernel_gpu_total_ns", (double)kt, 1);
     }
 }
 
@@ -452,7 +452,7 @@ static uint64_t kernel_key(const fctx *c, const uint64_t *sync_t1, const size_t 
     return ((uint64_t)(ti + 1) << 40) | phase_at(sync_t1, off, ti, e->t0);
 }
 
-int findings_steady_state(const fctx *c, findings_steady *st)
+int cuprof_findings_steady_state(const fctx *c, findings_steady *st)
 {
     const cuprof_run *run = c->run;
     const cuprof_gpu_run *g = c->g;

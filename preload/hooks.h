@@ -235,21 +235,21 @@ PRELOAD_HOOKS(PRELOAD_X_DECL)
 
 /* Real function pointers, indexed by enum preload_fn; NULL until resolved
  * (or while the library is not loaded). Written only by resolve.c. */
-extern _Atomic(void *) preload_real_fns[PRELOAD_N_FNS];
+extern _Atomic(void *) cuprof_preload_real_fns[PRELOAD_N_FNS];
 
 /* Slow path: resolves everything once (and registers the API table), then
  * retries fn alone if it is still missing (its library may have been loaded
  * since, e.g. with RTLD_LOCAL). Returns the real function or NULL. */
-void *preload_resolve(unsigned fn);
+void *cuprof_preload_resolve(unsigned fn);
 /* Resolves every real function once; idempotent, thread-safe. */
-void preload_resolve_all(void);
+void cuprof_preload_resolve_all(void);
 
 /* The real function for fn: one load and a predictable branch once resolved. */
 static inline __attribute__((always_inline)) void *preload_real(unsigned fn)
 {
-    void *p = atomic_load_explicit(&preload_real_fns[fn], memory_order_acquire);
+    void *p = atomic_load_explicit(&cuprof_preload_real_fns[fn], memory_order_acquire);
     if (__builtin_expect(p == NULL, 0))
-        p = preload_resolve(fn);
+        p = cuprof_preload_resolve(fn);
     return p;
 }
 /* Typed accessor: PRELOAD_REAL(cudaMalloc) has type preload_cudaMalloc_fn. */

@@ -51,7 +51,7 @@ static const cuprof_api_desc preload_api_table[PRELOAD_N_HOOKS] = {
 #undef X
 };
 
-_Atomic(void *) preload_real_fns[PRELOAD_N_FNS];
+_Atomic(void *) cuprof_preload_real_fns[PRELOAD_N_FNS];
 
 /* dlopen handles kept (never closed) for libraries found with RTLD_NOLOAD:
  * holding the reference keeps the real functions mapped even if the program
@@ -63,7 +63,7 @@ static _Atomic(void *) lib_handles[4];
 static int is_self(void *p)
 {
     Dl_info self, found;
-    if (!dladdr((void *)preload_resolve_all, &self) || !dladdr(p, &found))
+    if (!dladdr((void *)cuprof_preload_resolve_all, &self) || !dladdr(p, &found))
         return 0;
     return self.dli_fbase == found.dli_fbase;
 }
@@ -94,7 +94,7 @@ static void *resolve_one(unsigned fn)
     if (p != NULL && is_self(p))
         p = NULL;
     if (p != NULL)
-        atomic_store_explicit(&preload_real_fns[fn], p, memory_order_release);
+        atomic_store_explicit(&cuprof_preload_real_fns[fn], p, memory_order_release);
     return p;
 }
 
@@ -117,16 +117,16 @@ static void resolve_all_once(void)
     resolving = 0;
 }
 
-void preload_resolve_all(void)
+void cuprof_preload_resolve_all(void)
 {
     pthread_once(&resolve_once, resolve_all_once);
 }
 
-void *preload_resolve(unsigned fn)
+void *cuprof_preload_resolve(unsigned fn)
 {
     if (!resolving)
-        preload_resolve_all();
-    void *p = atomic_load_explicit(&preload_real_fns[fn], memory_order_acquire);
+        cuprof_preload_resolve_all();
+    void *p = atomic_load_explicit(&cuprof_preload_real_fns[fn], memory_order_acquire);
     return p != NULL ? p : resolve_one(fn);
 }
 
@@ -135,5 +135,5 @@ void *preload_resolve(unsigned fn)
  * before our constructor) resolve on first use instead. */
 __attribute__((constructor)) static void preload_constructor(void)
 {
-    preload_resolve_all();
+    cuprof_preload_resolve_all();
 }

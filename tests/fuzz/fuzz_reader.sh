@@ -33,8 +33,8 @@ fi
 rm -f "$probe" "$probe.c"
 
 bin="$out/summary_reader"
-f="$top/formats"
-if ! "$cc" "${flags[@]}" -I"$f" -o "$bin" "$f/fuzz_summary_reader.c" "$f/summary_reader.c" \
+f="$top/formats/compare"
+if ! "$cc" "${flags[@]}" -I"$top" -o "$bin" "$f/fuzz_summary_reader.c" "$f/summary_reader.c" \
      "$f/compare.c" "$f/compare_diff.c" "$f/compare_text.c" "$f/compare_json.c" -ljansson; then
   echo "cuprof: fuzz: building $bin failed; see the compiler output above" >&2
   exit 1

@@ -16,9 +16,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "compare.h"
+#include "formats/compare/compare.h"
 #include "harness.h"
-#include "summary_reader.h"
+#include "formats/compare/summary_reader.h"
 
 #define GEMM "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize64x64x64_execute_kernel__5x_cublas"
 #define FUSED "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize64x64x64_bias_bf16_execute_kernel__5x_cublas"
@@ -643,7 +643,7 @@ START_TEST(reader_fields)
     json_decref(doc);
     summary *s = NULL;
     char err[SUMMARY_ERR_MAX];
-    ck_assert_int_eq(summary_parse(text, strlen(text), "x", &s, err, sizeof err), 0);
+    ck_assert_int_eq(cmp_summary_parse(text, strlen(text), "x", &s, err, sizeof err), 0);
     ck_assert_str_eq(s->program, "bench/matmul_add");
     ck_assert_uint_eq(s->argc, 5);
     ck_assert_str_eq(s->argv[2], "fused");
@@ -660,7 +660,7 @@ START_TEST(reader_fields)
     ck_assert(s->has_iterations);
     ck_assert_int_eq(s->iterations, 10);
     ck_assert_str_eq(s->findings[0].rule, "overhead-bound");
-    summary_destroy(s);
+    cmp_summary_destroy(s);
     free(text);
 }
 END_TEST
@@ -676,14 +676,14 @@ START_TEST(reader_optional_fields_tolerated)
     json_decref(d);
     summary *s = NULL;
     char err[SUMMARY_ERR_MAX];
-    ck_assert_msg(summary_parse(text, strlen(text), "x", &s, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(cmp_summary_parse(text, strlen(text), "x", &s, err, sizeof err) == 0, "%s", err);
     ck_assert(s->has_gpu);
     ck_assert(!s->gpu.has_busy_ns);
     ck_assert(!s->gpu.has_launch_latency_median_ns);
     ck_assert(s->gpu.has_idle_share);
     ck_assert_double_eq_tol(s->gpu.idle_share, 0.25, 1e-12);
     ck_assert(!s->has_iterations);
-    summary_destroy(s);
+    cmp_summary_destroy(s);
     free(text);
 }
 END_TEST
@@ -693,7 +693,7 @@ START_TEST(reader_error_is_one_line)
     summary *s = (summary *)1;
     char err[SUMMARY_ERR_MAX];
     const char bad[] = "{\"schema\": \"cuprof.summary/1\",\n\n \"program\": 5}";
-    ck_assert_int_eq(summary_parse(bad, sizeof bad - 1, "f\nx", &s, err, sizeof err), -1);
+    ck_assert_int_eq(cmp_summary_parse(bad, sizeof bad - 1, "f\nx", &s, err, sizeof err), -1);
     ck_assert_ptr_null(s);
     ck_assert_ptr_null(strchr(err, '\n'));
     ck_assert_str_eq(err, "cuprof: f?x: the summary.program is an integer, expected a string; "
@@ -705,17 +705,17 @@ END_TEST
 START_TEST(human_units)
 {
     char b[32];
-    compare_fmt_time(b, sizeof b, 850, 0);          ck_assert_str_eq(b, "850ns");
-    compare_fmt_time(b, sizeof b, 56000, 0);        ck_assert_str_eq(b, "56.000us");
-    compare_fmt_time(b, sizeof b, 1234000, 0);      ck_assert_str_eq(b, "1.234ms");
-    compare_fmt_time(b, sizeof b, 2500000000, 0);   ck_assert_str_eq(b, "2.500s");
-    compare_fmt_time(b, sizeof b, -1500, 1);        ck_assert_str_eq(b, "-1.500us");
-    compare_fmt_time(b, sizeof b, 1500, 1);         ck_assert_str_eq(b, "+1.500us");
-    compare_fmt_time(b, sizeof b, 0, 1);            ck_assert_str_eq(b, "0ns");
-    compare_fmt_time(b, sizeof b, INT64_MAX, 0);    ck_assert_str_eq(b, "9223372036.855s");
-    compare_fmt_bytes(b, sizeof b, 512, 0);         ck_assert_str_eq(b, "512B");
-    compare_fmt_bytes(b, sizeof b, 81920, 0);       ck_assert_str_eq(b, "80.00KiB");
-    compare_fmt_bytes(b, sizeof b, 3 << 20, 1);     ck_assert_str_eq(b, "+3.00MiB");
+    cmp_fmt_time(b, sizeof b, 850, 0);          ck_assert_str_eq(b, "850ns");
+    cmp_fmt_time(b, sizeof b, 56000, 0);        ck_assert_str_eq(b, "56.000us");
+    cmp_fmt_time(b, sizeof b, 1234000, 0);      ck_assert_str_eq(b, "1.234ms");
+    cmp_fmt_time(b, sizeof b, 2500000000, 0);   ck_assert_str_eq(b, "2.500s");
+    cmp_fmt_time(b, sizeof b, -1500, 1);        ck_assert_str_eq(b, "-1.500us");
+    cmp_fmt_time(b, sizeof b, 1500, 1);         ck_assert_str_eq(b, "+1.500us");
+    cmp_fmt_time(b, sizeof b, 0, 1);            ck_assert_str_eq(b, "0ns");
+    cmp_fmt_time(b, sizeof b, INT64_MAX, 0);    ck_assert_str_eq(b, "9223372036.855s");
+    cmp_fmt_bytes(b, sizeof b, 512, 0);         ck_assert_str_eq(b, "512B");
+    cmp_fmt_bytes(b, sizeof b, 81920, 0);       ck_assert_str_eq(b, "80.00KiB");
+    cmp_fmt_bytes(b, sizeof b, 3 << 20, 1);     ck_assert_str_eq(b, "+3.00MiB");
 }
 END_TEST
 

@@ -1,5 +1,5 @@
 /* summary_reader.c - see summary_reader.h. */
-#include "summary_reader.h"
+#include "formats/compare/summary_reader.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -146,7 +146,7 @@ static int read_api(const reader *r, json_t *root, summary *s)
     json_t *arr = get_array(r, root, "the summary", "api", &n);
     if (!arr || !(s->api = alloc_rows(r, n, sizeof *s->api)))
         return -1;
-    s->n_api = n; /* only now: summary_destroy walks the rows */
+    s->n_api = n; /* only now: cmp_summary_destroy walks the rows */
     for (size_t i = 0; i < s->n_api; i++) {
         char w[64];
         summary_api *a = &s->api[i];
@@ -172,7 +172,7 @@ static int read_kernels(const reader *r, json_t *root, summary *s)
     json_t *arr = get_array(r, root, "the summary", "kernels", &n);
     if (!arr || !(s->kernels = alloc_rows(r, n, sizeof *s->kernels)))
         return -1;
-    s->n_kernels = n; /* only now: summary_destroy walks the rows */
+    s->n_kernels = n; /* only now: cmp_summary_destroy walks the rows */
     for (size_t i = 0; i < s->n_kernels; i++) {
         char w[64];
         summary_kernel *k = &s->kernels[i];
@@ -194,7 +194,7 @@ static int read_copies(const reader *r, json_t *root, summary *s)
     json_t *arr = get_array(r, root, "the summary", "copies", &n);
     if (!arr || !(s->copies = alloc_rows(r, n, sizeof *s->copies)))
         return -1;
-    s->n_copies = n; /* only now: summary_destroy walks the rows */
+    s->n_copies = n; /* only now: cmp_summary_destroy walks the rows */
     for (size_t i = 0; i < s->n_copies; i++) {
         char w[64];
         summary_copy *c = &s->copies[i];
@@ -238,7 +238,7 @@ static int read_blas(const reader *r, json_t *root, summary *s)
     json_t *arr = get_array(r, root, "the summary", "blas", &n);
     if (!arr || !(s->blas = alloc_rows(r, n, sizeof *s->blas)))
         return -1;
-    s->n_blas = n; /* only now: summary_destroy walks the rows */
+    s->n_blas = n; /* only now: cmp_summary_destroy walks the rows */
     for (size_t i = 0; i < s->n_blas; i++) {
         char w[64];
         summary_blas *b = &s->blas[i];
@@ -256,7 +256,7 @@ static int read_findings(const reader *r, json_t *root, summary *s)
     json_t *arr = get_array(r, root, "the summary", "findings", &n);
     if (!arr || !(s->findings = alloc_rows(r, n, sizeof *s->findings)))
         return -1;
-    s->n_findings = n; /* only now: summary_destroy walks the rows */
+    s->n_findings = n; /* only now: cmp_summary_destroy walks the rows */
     for (size_t i = 0; i < s->n_findings; i++) {
         char w[64];
         summary_finding *f = &s->findings[i];
@@ -395,7 +395,7 @@ static int parse_error(const reader *r, const json_error_t *je)
     }
 }
 
-int summary_parse(const char *data, size_t len, const char *label, summary **out,
+int cmp_summary_parse(const char *data, size_t len, const char *label, summary **out,
                   char *err, size_t errlen)
 {
     reader r = {.label = label ? label : "(input)", .err = err, .errlen = errlen};
@@ -426,14 +426,14 @@ int summary_parse(const char *data, size_t len, const char *label, summary **out
         rc = read_root(&r, root, s);
     json_decref(root);
     if (rc) {
-        summary_destroy(s);
+        cmp_summary_destroy(s);
         return -1;
     }
     *out = s;
     return 0;
 }
 
-int summary_load(const char *path, summary **out, char *err, size_t errlen)
+int cmp_summary_load(const char *path, summary **out, char *err, size_t errlen)
 {
     reader r = {.label = path, .err = err, .errlen = errlen};
     *out = NULL;
@@ -483,12 +483,12 @@ int summary_load(const char *path, summary **out, char *err, size_t errlen)
         free(buf);
         return fail(&r, "check the file and the disk", "read error");
     }
-    int rc = summary_parse(buf, len, path, out, err, errlen);
+    int rc = cmp_summary_parse(buf, len, path, out, err, errlen);
     free(buf);
     return rc;
 }
 
-void summary_destroy(summary *s)
+void cmp_summary_destroy(summary *s)
 {
     if (!s)
         return;

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
+#include "formats/compare/compare.h"
 
 static const char usage[] =
     "usage: cuprof-compare [--json] RUN RUN [RUN ...]\n"
@@ -61,8 +61,8 @@ int main(int argc, char **argv)
     size_t loaded = 0;
     for (; loaded < n; loaded++) {
         char *path = NULL;
-        int bad = compare_resolve_path(files[loaded], &path, err, sizeof err) ||
-                  summary_load(path, &runs[loaded], err, sizeof err);
+        int bad = cmp_resolve_path(files[loaded], &path, err, sizeof err) ||
+                  cmp_summary_load(path, &runs[loaded], err, sizeof err);
         free(path);
         if (bad) {
             fprintf(stderr, "%s\n", err);
@@ -70,17 +70,17 @@ int main(int argc, char **argv)
         }
     }
     compare c;
-    if (compare_build(&c, (const summary *const *)runs, n)) {
+    if (cmp_build(&c, (const summary *const *)runs, n)) {
         fprintf(stderr, "cuprof: compare: out of memory; free some memory and try again\n");
         goto out;
     }
-    if ((json ? compare_print_json(&c, stdout) : compare_print_text(&c, stdout)) == 0)
+    if ((json ? cmp_print_json(&c, stdout) : cmp_print_text(&c, stdout)) == 0)
         rc = 0;
     else
         fprintf(stderr, "cuprof: compare: could not write the output; check where stdout goes\n");
-    compare_free(&c);
+    cmp_free(&c);
 out:
     for (size_t i = 0; i < loaded && i < n; i++)
-        summary_destroy(runs[i]);
+        cmp_summary_destroy(runs[i]);
     return rc;
 }

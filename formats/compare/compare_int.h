@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "compare.h"
+#include "formats/compare/compare.h"
 
 /* malloc'd printf; NULL when out of memory. */
 char *cmp_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,7 +1,7 @@
 /*
  * compare.h - side-by-side comparison of profiled runs (cuprof-compare).
  *
- * compare_build() lines up two or more summaries (formats/summary_reader.h)
+ * cmp_build() lines up two or more summaries (formats/compare/summary_reader.h)
  * into one model: overview metrics, per-iteration figures, and the union of
  * API calls, copies, BLAS shapes and kernels by name, each as one number per
  * run. It also derives the plain-words differences (kernels present in only
@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "summary_reader.h"
+#include "formats/compare/summary_reader.h"
 
 /* Runs are labelled A..Z, so at most 26. */
 #define CMP_MAX_RUNS 26
@@ -133,29 +133,29 @@ typedef struct compare {
  * names what is there and asks for a file). Returns 0 and a malloc'd path in
  * *path, or -1 and one "cuprof: ..." line in err[errlen].
  */
-int compare_resolve_path(const char *arg, char **path, char *err, size_t errlen);
+int cmp_resolve_path(const char *arg, char **path, char *err, size_t errlen);
 
 /* Fills *c from n summaries (2 <= n <= CMP_MAX_RUNS). Returns 0, or -1 when
  * out of memory or n is out of range (then *c holds nothing to free). */
-int compare_build(compare *c, const summary *const *runs, size_t n);
-/* Frees what compare_build allocated. */
-void compare_free(compare *c);
+int cmp_build(compare *c, const summary *const *runs, size_t n);
+/* Frees what cmp_build allocated. */
+void cmp_free(compare *c);
 
 /* Prints the table; returns 0, or -1 if writing failed. */
-int compare_print_text(const compare *c, FILE *out);
+int cmp_print_text(const compare *c, FILE *out);
 /* Prints the "cuprof.compare/1" JSON document; returns 0 or -1. */
-int compare_print_json(const compare *c, FILE *out);
+int cmp_print_json(const compare *c, FILE *out);
 
 /* Human time as torch.profiler prints it: "850ns", "56.000us", "1.234ms",
  * "2.500s"; with sign != 0 a leading '+' or '-' is always written. */
-void compare_fmt_time(char *buf, size_t len, int64_t ns, int sign);
+void cmp_fmt_time(char *buf, size_t len, int64_t ns, int sign);
 /* Human byte count: "512B", "4.00KiB", "1.50MiB", "2.00GiB". */
-void compare_fmt_bytes(char *buf, size_t len, int64_t bytes, int sign);
+void cmp_fmt_bytes(char *buf, size_t len, int64_t bytes, int sign);
 
 /* The plain-words line for presence[i]: "only in B: NAME (10 launches)",
  * "only in A: NAME (10 launches); gone from B" or "missing from B: NAME (A: 10,
  * C: 10 launches)". Raw names, no newline; returns the length written. */
-size_t compare_presence_text(const compare *c, size_t i, char *buf, size_t len);
+size_t cmp_presence_text(const compare *c, size_t i, char *buf, size_t len);
 
 /* Letter of run r: 'A' + r. */
 static inline char compare_letter(size_t r) { return (char)('A' + r); }

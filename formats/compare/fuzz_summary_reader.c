@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
+#include "formats/compare/compare.h"
 
 /* A small valid run to compare every accepted input against. */
 static const char base_json[] =
@@ -35,11 +35,11 @@ static FILE *sink;
 static void exercise(const summary *const *runs, size_t n)
 {
     compare c;
-    if (compare_build(&c, runs, n))
+    if (cmp_build(&c, runs, n))
         abort();    /* only out of memory fails, and the fuzzer limits rss */
-    if (compare_print_text(&c, sink) || compare_print_json(&c, sink))
+    if (cmp_print_text(&c, sink) || cmp_print_json(&c, sink))
         abort();
-    compare_free(&c);
+    cmp_free(&c);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -47,12 +47,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char err[SUMMARY_ERR_MAX];
     if (!sink) {
         sink = fopen("/dev/null", "w");
-        if (!sink || summary_parse(base_json, sizeof base_json - 1, "base", &base, err,
+        if (!sink || cmp_summary_parse(base_json, sizeof base_json - 1, "base", &base, err,
                                    sizeof err))
             abort();
     }
     summary *s = NULL;
-    if (summary_parse((const char *)data, size, "fuzz", &s, err, sizeof err)) {
+    if (cmp_summary_parse((const char *)data, size, "fuzz", &s, err, sizeof err)) {
         if (s || strncmp(err, "cuprof: fuzz: ", 14) != 0 || strchr(err, '\n') ||
             !strchr(err, ';'))
             abort();
@@ -61,6 +61,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const summary *two[2] = {base, s}, *three[3] = {s, base, s};
     exercise(two, 2);
     exercise(three, 3);
-    summary_destroy(s);
+    cmp_summary_destroy(s);
     return 0;
 }

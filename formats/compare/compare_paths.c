@@ -1,6 +1,6 @@
 /* compare_paths.c - turns cuprof-compare's arguments into summary files;
- * see compare_resolve_path in compare.h. */
-#include "compare.h"
+ * see cmp_resolve_path in compare.h. */
+#include "formats/compare/compare.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -88,7 +88,7 @@ static int list_summaries(const char *dir, char ***names, size_t *count, char *e
     return 0;
 }
 
-int compare_resolve_path(const char *arg, char **path, char *err, size_t errlen)
+int cmp_resolve_path(const char *arg, char **path, char *err, size_t errlen)
 {
     struct stat st;
     *path = NULL;

@@ -1,14 +1,14 @@
-# formats/compare.mk: cuprof-compare (reads summary.json back, compares runs),
+# formats/compare/compare.mk: cuprof-compare (reads summary.json back, compares runs),
 # its tests and the fuzz target of the summary reader. Included by the top
 # Makefile. Only these objects link jansson; the preloaded library never does.
-COMPARE_SRCS := formats/summary_reader.c formats/compare.c formats/compare_diff.c \
-                formats/compare_text.c formats/compare_paths.c \
-                formats/compare_json.c
-COMPARE_HDRS := formats/summary_reader.h formats/compare.h formats/compare_int.h
-COMPARE_OBJS := $(patsubst formats/%.c,$(B)/compare/%.o,$(COMPARE_SRCS))
+CMP_DIR := formats/compare
+COMPARE_SRCS := $(CMP_DIR)/summary_reader.c $(CMP_DIR)/compare.c $(CMP_DIR)/compare_diff.c \
+                $(CMP_DIR)/compare_text.c $(CMP_DIR)/compare_paths.c $(CMP_DIR)/compare_json.c
+COMPARE_HDRS := $(CMP_DIR)/summary_reader.h $(CMP_DIR)/compare.h $(CMP_DIR)/compare_int.h
+COMPARE_OBJS := $(patsubst $(CMP_DIR)/%.c,$(B)/compare/%.o,$(COMPARE_SRCS))
 
-$(B)/compare/%.o: formats/%.c $(COMPARE_HDRS)
-	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -c -o $@ $<
+$(B)/compare/%.o: $(CMP_DIR)/%.c
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -I. -c -o $@ $<
 
 $(B)/cuprof-compare: $(B)/compare/compare_main.o $(COMPARE_OBJS)
 	$(call P,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(JSON_LIBS)
@@ -16,7 +16,7 @@ $(B)/cuprof-compare: $(B)/compare/compare_main.o $(COMPARE_OBJS)
 # Unit tests: the reader and the compare tool, on fixtures the test writes.
 $(B)/tests/test_compare: tests/unit/test_compare.c $(COMPARE_OBJS) $(HARNESS_OBJ) \
                          $(COMPARE_HDRS) tests/e2e/harness.h $(B)/cuprof-compare
-	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -Iformats -Itests/e2e \
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -Itests/e2e \
 	  -o $@ $< $(COMPARE_OBJS) $(HARNESS_OBJ) $(LDFLAGS) $(JSON_LIBS) $(CHECK_LIBS)
 
 # A bounded libFuzzer run of the reader (and of the comparison built from
@@ -29,7 +29,7 @@ $(B)/tests/test_fuzz_reader: tests/fuzz/test_fuzz.c $(HARNESS_OBJ) tests/e2e/har
 	  -DFUZZ_SECS_ENV='"FUZZ_SECONDS"' -DFUZZ_SECS_DEFAULT='"20"' \
 	  -o $@ $< $(HARNESS_OBJ) $(LDFLAGS) $(JSON_LIBS) $(CHECK_LIBS)
 
-$(B)/fuzz/summary_reader: formats/fuzz_summary_reader.c $(COMPARE_SRCS) $(COMPARE_HDRS) \
+$(B)/fuzz/summary_reader: $(CMP_DIR)/fuzz_summary_reader.c $(COMPARE_SRCS) $(COMPARE_HDRS) \
                           tests/fuzz/fuzz_reader.sh
 	$(call P,FUZZCC,$@)bash tests/fuzz/fuzz_reader.sh build
 

@@ -1,7 +1,7 @@
 /* compare.c - builds the comparison model: metrics and rows by name; see
  * compare.h. Run names and the plain-words differences: compare_diff.c. */
-#include "compare.h"
-#include "compare_int.h"
+#include "formats/compare/compare.h"
+#include "formats/compare/compare_int.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -344,7 +344,7 @@ static int order_shape(const void *pa, const void *pb)
     return d ? d : strcmp(a->epilogue, b->epilogue);
 }
 
-int compare_build(compare *c, const summary *const *runs, size_t n)
+int cmp_build(compare *c, const summary *const *runs, size_t n)
 {
     memset(c, 0, sizeof *c);
     if (n < 2 || n > CMP_MAX_RUNS)
@@ -367,11 +367,11 @@ int compare_build(compare *c, const summary *const *runs, size_t n)
         goto fail;
     return 0;
 fail:
-    compare_free(c);
+    cmp_free(c);
     return -1;
 }
 
-void compare_free(compare *c)
+void cmp_free(compare *c)
 {
     for (size_t r = 0; r < CMP_MAX_RUNS; r++)
         free(c->names[r]);

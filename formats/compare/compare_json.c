@@ -1,6 +1,6 @@
 /* compare_json.c - the "cuprof.compare/1" document of cuprof-compare --json.
  * Shape documented in formats/SCHEMA.md ("compare"). */
-#include "compare.h"
+#include "formats/compare/compare.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -249,7 +249,7 @@ static json_t *presence(json_out *o)
             append(o, launches, (p->in & (1u << r)) ? json_integer((json_int_t)p->launches[r])
                                                     : json_null());
         char line[4608];
-        compare_presence_text(c, i, line, sizeof line);
+        cmp_presence_text(c, i, line, sizeof line);
         set(o, e, "name", str(o, p->name));
         set(o, e, "in", run_letters(o, p->in));
         set(o, e, "missing", run_letters(o, all & ~p->in));
@@ -285,7 +285,7 @@ static json_t *epilogues(json_out *o)
     return arr;
 }
 
-int compare_print_json(const compare *c, FILE *out)
+int cmp_print_json(const compare *c, FILE *out)
 {
     json_out o = {.c = c};
     json_t *doc = chk(&o, json_object());

@@ -1,8 +1,8 @@
 /* compare_diff.c - what tells the runs apart: their names (program plus the
  * arguments that differ) and the differences said in plain words (kernels
  * missing from some runs, GEMM epilogue changes). See compare.h. */
-#include "compare.h"
-#include "compare_int.h"
+#include "formats/compare/compare.h"
+#include "formats/compare/compare_int.h"
 
 #include <stdlib.h>
 #include <string.h>

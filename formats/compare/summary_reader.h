@@ -3,7 +3,7 @@
  * into plain C structs, for the tools that read runs back (cuprof-compare).
  *
  * This module links jansson; the preloaded library must never link it, so it
- * is only built into the tools and their tests (formats/compare.mk).
+ * is only built into the tools and their tests (formats/compare/compare.mk).
  *
  * Validation is strict on the fields the schema fixes (every type is checked,
  * integers must be whole numbers >= 0 that fit in int64_t) and lenient on
@@ -94,9 +94,9 @@ typedef struct summary_gpu {
     int64_t launch_latency_median_ns; /* kernel start minus launching call start */
 } summary_gpu;
 
-/* A whole run. All strings and arrays are owned and freed by summary_destroy. */
+/* A whole run. All strings and arrays are owned and freed by cmp_summary_destroy. */
 typedef struct summary {
-    char *path;             /* file it was read from (or the label given to summary_parse) */
+    char *path;             /* file it was read from (or the label given to cmp_summary_parse) */
     char *program;          /* profiled program as given to prof.sh */
     char **argv;            /* its argument vector, argc entries */
     size_t argc;
@@ -118,16 +118,16 @@ typedef struct summary {
 /*
  * Parses len bytes of data (need not be NUL-terminated) as a summary. label
  * names the input in error lines. On success returns 0 and *out owns a new
- * summary (free it with summary_destroy). On failure returns -1, leaves *out
+ * summary (free it with cmp_summary_destroy). On failure returns -1, leaves *out
  * NULL and writes one "cuprof: ..." line (no newline) into err[errlen].
  */
-int summary_parse(const char *data, size_t len, const char *label, summary **out,
+int cmp_summary_parse(const char *data, size_t len, const char *label, summary **out,
                   char *err, size_t errlen);
 
-/* Reads the file at path and parses it as summary_parse does. */
-int summary_load(const char *path, summary **out, char *err, size_t errlen);
+/* Reads the file at path and parses it as cmp_summary_parse does. */
+int cmp_summary_load(const char *path, summary **out, char *err, size_t errlen);
 
 /* Frees a summary and everything it owns; NULL is fine. */
-void summary_destroy(summary *s);
+void cmp_summary_destroy(summary *s);
 
 #endif

@@ -1,5 +1,5 @@
 /* compare_text.c - the side-by-side table of cuprof-compare; see compare.h. */
-#include "compare.h"
+#include "formats/compare/compare.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -25,7 +25,7 @@ static const char *sign_of(int64_t v, int sign)
     return !sign || v == 0 ? "" : v < 0 ? "-" : "+";
 }
 
-void compare_fmt_time(char *buf, size_t len, int64_t ns, int sign)
+void cmp_fmt_time(char *buf, size_t len, int64_t ns, int sign)
 {
     uint64_t m = magnitude(ns);
     const char *sg = sign_of(ns, sign);
@@ -41,7 +41,7 @@ void compare_fmt_time(char *buf, size_t len, int64_t ns, int sign)
         snprintf(buf, len, "%s%.3fs", sg, (double)m / 1e9);
 }
 
-void compare_fmt_bytes(char *buf, size_t len, int64_t bytes, int sign)
+void cmp_fmt_bytes(char *buf, size_t len, int64_t bytes, int sign)
 {
     static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     uint64_t m = magnitude(bytes);
@@ -66,10 +66,10 @@ static void fmt_value(char *buf, size_t len, cmp_unit unit, int64_t v, int sign)
 {
     switch (unit) {
     case CMP_NS:
-        compare_fmt_time(buf, len, v, sign);
+        cmp_fmt_time(buf, len, v, sign);
         return;
     case CMP_BYTES:
-        compare_fmt_bytes(buf, len, v, sign);
+        cmp_fmt_bytes(buf, len, v, sign);
         return;
     case CMP_PPM:
         snprintf(buf, len, sign ? "%+.1fpp" : "%.1f%%", (double)v / 1e4);
@@ -226,7 +226,7 @@ static void run_list(char *buf, size_t len, uint32_t mask, size_t n)
         }
 }
 
-size_t compare_presence_text(const compare *c, size_t i, char *buf, size_t len)
+size_t cmp_presence_text(const compare *c, size_t i, char *buf, size_t len)
 {
     const cmp_presence *p = &c->presence[i];
     uint32_t all = (uint32_t)((1ull << c->n_runs) - 1), gone = all & ~p->in;
@@ -273,7 +273,7 @@ static void differences(const text_out *t)
     section(t, "Differences");
     for (size_t i = 0; i < c->n_presence; i++) {
         char raw[4608], line[4608];
-        compare_presence_text(c, i, raw, sizeof raw);
+        cmp_presence_text(c, i, raw, sizeof raw);
         clean(line, sizeof line, raw, sizeof line - 1);
         fprintf(t->f, "  %s\n", line);
     }
@@ -385,7 +385,7 @@ static int name_width(const compare *c)
     return (int)(w > NAME_MAX ? NAME_MAX : w);
 }
 
-int compare_print_text(const compare *c, FILE *out)
+int cmp_print_text(const compare *c, FILE *out)
 {
     text_out t = {.f = out, .c = c, .name_w = name_width(c)};
     header(&t);
