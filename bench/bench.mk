@@ -17,7 +17,7 @@ $(BENCH_BINS): bench/%: bench/%.cu
 
 include tests/e2e/e2e.mk
 
-# ---- overhead benchmarks (issue 7): `make bench`, `make bench-check` -------
+# ---- overhead benchmarks: `make bench`, `make bench-check` -------
 # build/bench/calls: N calls of a cheap CUDA entry point (plain C, -lcudart;
 # run with LD_LIBRARY_PATH=build/sim). The floor hooks, plain and into fresh
 # memory, as their own LD_PRELOAD objects. write_bench: the collector and the
@@ -40,7 +40,7 @@ $(BENCH_B)/libfloor_hook.so: bench/floor_hook.c
 $(BENCH_B)/libfloor_fresh.so: bench/floor_hook.c
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(BENCH_CFLAGS) -DFLOOR_FRESH -fPIC -shared -o $@ $< -ldl
 
-# The drain experiment (issue 7): not in run.sh's table, run by hand.
+# The drain experiment: not in run.sh's table, run by hand.
 $(BENCH_B)/libfloor_drain.so: bench/floor_hook.c
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(BENCH_CFLAGS) -DFLOOR_DRAIN -fPIC -shared -o $@ $< -ldl -lpthread
 

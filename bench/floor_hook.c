@@ -17,8 +17,8 @@
  * (MAP_POPULATE), as a profiler that keeps every event must: the floor for
  * "keep everything until exit", which is cuprof's design.
  *
- * Built with -DFLOOR_DRAIN (build/bench/libfloor_drain.so, an experiment for
- * issue 7, not in `make bench`'s table) the calling thread writes 64-byte
+ * Built with -DFLOOR_DRAIN (build/bench/libfloor_drain.so, an experiment
+ * not in `make bench`'s table) the calling thread writes 64-byte
  * records into a small ring (2 halves of 32 KiB, cache-resident) and a
  * drainer thread copies each full half into fresh memory: everything is
  * kept, but the fresh-memory cost moves off the calling thread. When the

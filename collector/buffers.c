@@ -218,7 +218,7 @@ static cuprof_chunk *chunk_new(uint64_t base, int grow)
                            (unsigned long long)(after - CUPROF_CHUNK_BYTES));
         return NULL;
     }
-    cuprof_chunk *c = p;   /* mmap'd memory is zeroed, and never reused */
+    cuprof_chunk *c = p;   /* mmap'd memory is zeroed (a reused chunk is zeroed in chunk_grow) */
     c->base = base;
     c->anchor = cuprof_clock_anchor_now();
     return c;
@@ -322,8 +322,8 @@ cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
         }
     }
 
-    /* The slot is fresh mmap'd memory (chunks are never reused): t1, result
-     * and the arguments already read as 0. */
+    /* The slot is zeroed memory (fresh mmap, or a spilled chunk zeroed for
+     * reuse in chunk_grow): t1, result and the arguments already read as 0. */
     cuprof_event *ev = t->cur++;
     t->reserved++;
     ev->api = api;

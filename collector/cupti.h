@@ -14,8 +14,12 @@
  *   first hooked CUDA call -> cuprof_cupti_start()   fallback (LD_PRELOAD only;
  *                                                    also before CUDA is up)
  *   once, at start-up:  cuprof_cupti_set_exit_fn(exit_path)
- *   every hooked call:  cuprof_cupti_push(cuprof_event_id(ev)) ... real call ...
+ *   cuBLAS/cuBLASLt calls and calls nested in a hooked call (and every
+ *   call when CUPROF_CUPTI_PUSH_ALL):
+ *                       cuprof_cupti_push(cuprof_event_id(ev)) ... real call ...
  *                       cuprof_cupti_pop()
+ *   other top-level calls push nothing: their CUPTI record is matched to
+ *   the hooked call by thread, name and time (model/timeline.c)
  *   exit_path:          cuprof_cupti_finish(); run = cuprof_cupti_records();
  *
  * Exit ordering: CUDA registers its teardown with atexit() as it initializes

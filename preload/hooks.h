@@ -149,8 +149,8 @@ enum preload_lib {
       (cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten))
 
 /*
- * The libc functions interposed so that no run is lost (issue 6: how a
- * process ends or replaces itself; preload/hooks_libc.c, collector/process.h):
+ * The libc functions interposed so that no run is lost (how a process ends
+ * or replaces itself; preload/hooks_libc.c, collector/process.h):
  * X(name, return type, parameters). Only in libcuprof.so (the hooks-only test
  * library has no collector to hand them to); exports.map lists them after
  * PRELOAD_EXTRA_EXPORTS. execl, execlp and execle are variadic: they are

@@ -8,7 +8,7 @@
  * is timed, inside the guard, with errno kept.
  *
  * cuBLAS and cuBLASLt link cudart statically: the kernels they launch never
- * pass through our launch hooks (CUPTI sees them, issue 4).
+ * pass through our launch hooks (CUPTI sees them: collector/cupti.h).
  */
 #include <string.h>
 

@@ -1,4 +1,4 @@
-# tests/e2e/e2e_robust.mk: issue 6 end to end (included from tests/e2e/e2e.mk):
+# tests/e2e/e2e_robust.mk: the exit paths end to end (included from tests/e2e/e2e.mk):
 # every exit path x single/multi-thread, signals, fork and exec, bad input,
 # the program unchanged. robust_prog is linked against the toolkit's
 # libcudart (RUNPATH); the tests put the sim first on LD_LIBRARY_PATH.

@@ -1,6 +1,6 @@
 /*
  * robust_prog.c - a small CUDA program that ends in every way a process
- * can, for tests/e2e/test_e2e_robust.c (issue 6).
+ * can, for tests/e2e/test_e2e_robust.c.
  *
  *   robust_prog [threads N] [calls N] [live] [rename] [hwm] END [ARGS...]
  *

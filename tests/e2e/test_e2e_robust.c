@@ -1,5 +1,5 @@
 /*
- * test_e2e_robust.c - issue 6 end to end on the simulated device: every way
+ * test_e2e_robust.c - the exit paths end to end on the simulated device: every way
  * a process ends writes complete, valid files exactly once, and the program
  * behaves as it does without the profiler.
  *
