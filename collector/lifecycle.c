@@ -124,14 +124,6 @@ void cuprof_collector_init(void)
     atomic_store_explicit(&cuprof_g.init, 2, memory_order_release);
 }
 
-void cuprof_gpu_timeline_set(int captured, const char *reason)
-{
-    pthread_mutex_lock(&cuprof_g.lock);
-    cuprof_g.gpu_captured = captured;
-    snprintf(cuprof_g.gpu_reason, sizeof cuprof_g.gpu_reason, "%s", reason ? reason : "");
-    pthread_mutex_unlock(&cuprof_g.lock);
-}
-
 /* Base name of the output files (see config.h, CUPROF_NAME), before the
  * no-clobber suffix (choose_name). */
 static void output_name(char *dst, size_t n, const cuprof_run *run)

@@ -275,3 +275,11 @@ void cuprof_snapshot_destroy(cuprof_run *run)
     free(r->cmdline);
     free(r);
 }
+
+void cuprof_gpu_timeline_set(int captured, const char *reason)
+{
+    pthread_mutex_lock(&cuprof_g.lock);
+    cuprof_g.gpu_captured = captured;
+    snprintf(cuprof_g.gpu_reason, sizeof cuprof_g.gpu_reason, "%s", reason ? reason : "");
+    pthread_mutex_unlock(&cuprof_g.lock);
+}
