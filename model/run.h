@@ -16,6 +16,7 @@
 #define CUPROF_RUN_H
 
 #include "collector/event.h"
+#include "model/vocab.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -111,13 +112,5 @@ enum cuprof_sync_handle {
 /* The handle of ev (class CUPROF_EV_SYNC or CUPROF_EV_EVENT), by its entry
  * point. */
 enum cuprof_sync_handle cuprof_run_sync_handle(const cuprof_run *run, const cuprof_event *ev);
-
-/* The event vocabulary in words (model/vocab.c; static strings, never NULL): */
-const char *cuprof_dir_name(uint8_t dir);        /* enum cuprof_dir: "HtoD", .., "memset" */
-const char *cuprof_class_name(uint8_t cls);      /* enum cuprof_ev_class: "launch", .. */
-const char *cuprof_dtype_name(uint8_t dtype);    /* cudaDataType_t: "fp32", "bf16", .. */
-const char *cuprof_compute_name(uint16_t ct);    /* cublasComputeType_t: "32F", .. */
-const char *cuprof_epilogue_name(uint16_t epi);  /* cublasLtEpilogue_t: "DEFAULT", "BIAS", .. */
-const char *cuprof_trans_name(uint8_t op);       /* 0 "N", 1 "T", 2 "C" */
 
 #endif /* CUPROF_RUN_H */

@@ -6,7 +6,8 @@
  * The CUDA headers are used for their enum values only (nothing is linked),
  * so a renumbering in a future toolkit is picked up at compile time.
  */
-#include "model/run.h"
+#include "model/vocab.h"
+#include "collector/event.h"
 
 #include <cublasLt.h>
 #include <library_types.h>
