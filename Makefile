@@ -71,8 +71,13 @@ include formats/compare/compare.mk
 
 build-all: $(ALL_TARGETS)
 
-# The header dependencies the compiler wrote (-MMD), for this build folder.
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+# The header dependencies the compiler wrote (-MMD), for this build folder;
+# a .d whose source file has since moved or gone is skipped (its object is
+# rebuilt from the new rule), so a tree built before a move still builds.
+DEP_FILES := $(shell for d in $$(find $(B) -name '*.d' 2>/dev/null); do \
+    s=$$(sed -n '1s/^[^:]*:[[:space:]]*\([^[:space:]\\]*\).*/\1/p' "$$d"); \
+    if [ -z "$$s" ] || [ -e "$$s" ]; then echo "$$d"; fi; done)
+-include $(DEP_FILES)
 
 # make compdb: compile_commands.json for editors (clangd), recorded by bear
 # from a build in a folder of its own.
