@@ -133,9 +133,8 @@ static int is_occupancy(const char *name)
 /* 1 when the kernel's launching call had an occupancy query just before it,
  * inside the same hooked call (cuBLAS's launch path) or as the previous
  * hooked call on the thread. */
-static int after_occupancy(const fctx *c, const cuprof_gpu_kernel *k)
+static int after_occupancy(const fctx *c, cuprof_cause cause)
 {
-    cuprof_cause cause = cuprof_timeline_cause(c->tl, k->corr, k->ext);
     if (cause.derived >= 0) {
         const cuprof_derived_call *d = &c->tl->derived[cause.derived];
         for (long j = cause.derived - 1; j >= 0 && j >= cause.derived - 8; j--) {
@@ -155,9 +154,8 @@ static int after_occupancy(const fctx *c, const cuprof_gpu_kernel *k)
  * picked it for the shape. cuBLAS 11/12 queried occupancy before each such
  * launch (the pattern torch.profiler users know); cuBLAS 13's Hopper
  * kernels do not (an H100, 2026-11-24), so the library call itself says it. */
-static int from_blas(const fctx *c, const cuprof_gpu_kernel *k)
+static int from_blas(const fctx *c, cuprof_cause cause)
 {
-    cuprof_cause cause = cuprof_timeline_cause(c->tl, k->corr, k->ext);
     const cuprof_event *ev = cause.hooked ? cuprof_run_find_event(c->run, cause.hooked, NULL) : NULL;
     return ev != NULL && ev->cls == CUPROF_EV_BLAS;
 }
@@ -183,8 +181,8 @@ void cuprof_findings_rule_heavyweight(fctx *c)
         return;
     uint64_t nh = 0, nl = 0;
     for (size_t i = 0; i < n; i++) {
-        heavy[i] = (uint8_t)(after_occupancy(c, &c->g->kernels[i]) ||
-                             from_blas(c, &c->g->kernels[i]));
+        heavy[i] = (uint8_t)(after_occupancy(c, c->tl->kernel_cause[i]) ||
+                             from_blas(c, c->tl->kernel_cause[i]));
         nh += heavy[i];
         nl += !heavy[i];
     }
@@ -441,8 +439,7 @@ static int cmp_key(const void *a, const void *b)
 static uint64_t kernel_key(const fctx *c, const uint64_t *sync_t1, const size_t *off, size_t i,
                            uint64_t *t0)
 {
-    const cuprof_gpu_kernel *k = &c->g->kernels[i];
-    cuprof_cause cause = cuprof_timeline_cause(c->tl, k->corr, k->ext);
+    cuprof_cause cause = c->tl->kernel_cause[i];
     const cuprof_run_thread *th = NULL;
     const cuprof_event *e = cause.hooked ? cuprof_run_find_event(c->run, cause.hooked, &th) : NULL;
     if (!e || !th)

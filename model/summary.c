@@ -243,13 +243,11 @@ static void accumulate_derived(const cuprof_run *run, const cuprof_timeline *tl,
     }
 }
 
-/* Charges d ns of device time caused by (corr, ext): Self CUDA to the
+/* Charges d ns of device time caused by c (the timeline's join): Self CUDA to the
  * innermost causing call, CUDA total to it and to every call around it. */
-static void charge(const cuprof_run *run, const cuprof_timeline *tl, const size_t *drow,
-                   const call_index *ci, cuprof_stat_api *rows, uint32_t corr, uint64_t ext,
-                   uint64_t d)
+static void charge(const cuprof_run *run, const size_t *drow, const call_index *ci,
+                   cuprof_stat_api *rows, cuprof_cause c, uint64_t d)
 {
-    cuprof_cause c = cuprof_timeline_cause(tl, corr, ext);
     int self_done = 0;
     if (c.derived >= 0) {
         rows[drow[c.derived]].cuda_self_ns += d;
@@ -277,12 +275,12 @@ static void attribute_gpu(const cuprof_run *run, const cuprof_timeline *tl, cons
     for (size_t i = 0; i < g->n_kernels; i++) {
         const cuprof_gpu_kernel *k = &g->kernels[i];
         if (k->end_ns > k->start_ns)
-            charge(run, tl, drow, ci, rows, k->corr, k->ext, k->end_ns - k->start_ns);
+            charge(run, drow, ci, rows, tl->kernel_cause[i], k->end_ns - k->start_ns);
     }
     for (size_t i = 0; i < g->n_copies; i++) {
         const cuprof_gpu_copy *c = &g->copies[i];
         if (c->end_ns > c->start_ns)
-            charge(run, tl, drow, ci, rows, c->corr, c->ext, c->end_ns - c->start_ns);
+            charge(run, drow, ci, rows, tl->copy_cause[i], c->end_ns - c->start_ns);
     }
 }
 

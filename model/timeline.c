@@ -219,9 +219,8 @@ static int join_apis(cuprof_timeline *tl)
 
 /* Start of the call that caused a device record: its runtime record's
  * (CUPTI's own entry time), else the hooked call's; 0 if unknown. */
-static uint64_t cause_start(const cuprof_timeline *tl, uint32_t corr, uint64_t ext)
+static uint64_t cause_start(const cuprof_timeline *tl, cuprof_cause c)
 {
-    cuprof_cause c = cuprof_timeline_cause(tl, corr, ext);
     if (c.api)
         return c.api->start_ns;
     if (c.hooked)
@@ -241,7 +240,7 @@ static void find_window(const cuprof_timeline *tl, uint64_t *lo, uint64_t *hi)
     *hi = 0;
     for (size_t i = 0; i < g->n_kernels; i++) {
         const cuprof_gpu_kernel *k = &g->kernels[i];
-        uint64_t s = cause_start(tl, k->corr, k->ext);
+        uint64_t s = cause_start(tl, tl->kernel_cause[i]);
         if (s == 0 || s > k->start_ns)
             s = k->start_ns;
         if (s && s < *lo) *lo = s;
@@ -249,7 +248,7 @@ static void find_window(const cuprof_timeline *tl, uint64_t *lo, uint64_t *hi)
     }
     for (size_t i = 0; g->n_kernels == 0 && i < g->n_copies; i++) {
         const cuprof_gpu_copy *c = &g->copies[i];
-        uint64_t s = cause_start(tl, c->corr, c->ext);
+        uint64_t s = cause_start(tl, tl->copy_cause[i]);
         if (s == 0 || s > c->start_ns)
             s = c->start_ns;
         if (s && s < *lo) *lo = s;
@@ -276,7 +275,7 @@ static int compute_stats(cuprof_timeline *tl)
         const cuprof_gpu_kernel *kr = &g->kernels[i];
         iv[k][0] = kr->start_ns;
         iv[k++][1] = kr->end_ns;
-        uint64_t call = cause_start(tl, kr->corr, kr->ext);
+        uint64_t call = cause_start(tl, tl->kernel_cause[i]);
         if (call)
             lat[nl++] = kr->start_ns > call ? kr->start_ns - call : 0;
     }
