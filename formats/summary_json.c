@@ -3,6 +3,7 @@
  * (compare, merge, users' scripts). The schema is fixed in SCHEMA.md: add
  * fields freely, rename none; times are integer nanoseconds.
  */
+#include "formats/summary_schema.h"
 #include "formats/writer.h"
 #include "model/timeline.h"
 
@@ -77,121 +78,91 @@ static void put_gpu(cuprof_out *o, const cuprof_run *run, const cuprof_timeline 
     cuprof_out_putc(o, '}');
 }
 
-static void put_api(cuprof_out *o, const cuprof_summary *s)
+/* One listed field of a row (formats/summary_schema.h); *first: no comma
+ * before it. A NONZERO field is left out when 0. */
+static void field_STR(cuprof_out *o, const char *k, const char *v, int when, int *first)
 {
-    cuprof_out_puts(o, ",\n\"api\":[");
-    for (size_t i = 0; i < s->napi; i++) {
-        const cuprof_stat_api *a = &s->api[i];
-        cuprof_out_puts(o, i ? ",\n {" : "\n {");
-        key(o, "name", 1);
-        cuprof_out_json_cstr(o, a->name);
-        str(o, "category", a->category);
-        num(o, "calls", a->calls);
-        if (a->dropped)
-            num(o, "dropped", a->dropped);
-        num(o, "errors", a->errors);
-        num(o, "cpu_total_ns", a->cpu_total_ns);
-        num(o, "cpu_self_ns", a->cpu_self_ns);
-        num(o, "min_ns", a->min_ns);
-        num(o, "median_ns", a->median_ns);
-        num(o, "max_ns", a->max_ns);
-        num(o, "cuda_self_ns", a->cuda_self_ns);
-        num(o, "cuda_total_ns", a->cuda_total_ns);
+    (void)when;
+    key(o, k, *first);
+    *first = 0;
+    cuprof_out_json_cstr(o, v ? v : "");
+}
+
+static void field_U64(cuprof_out *o, const char *k, uint64_t v, int when, int *first)
+{
+    if (when == CUPROF_SCHEMA_NONZERO && v == 0)
+        return;
+    key(o, k, *first);
+    *first = 0;
+    cuprof_out_u64(o, v);
+}
+
+static void field_U32(cuprof_out *o, const char *k, uint32_t v, int when, int *first)
+{
+    field_U64(o, k, v, when, first);
+}
+
+static void field_FIX6(cuprof_out *o, const char *k, double v, int when, int *first)
+{
+    if (when == CUPROF_SCHEMA_NONZERO && v == 0.0)
+        return;
+    key(o, k, *first);
+    *first = 0;
+    fixed6_value(o, v);
+}
+
+#define PUT_FIELD(KIND, m, WHEN) field_##KIND(o, #m, row->m, CUPROF_SCHEMA_##WHEN, &first);
+
+/* ",\n\"name\":[" then one object per row, its listed fields, then what
+ * extra(o, row) adds (nested parts), then "}". */
+#define PUT_ROWS(name, type, rows, n, LIST, extra)                       \
+    do {                                                             \
+        cuprof_out_puts(o, ",\n\"" name "\":[");                      \
+        for (size_t i = 0; i < (n); i++) {                           \
+            const type *row = &(rows)[i];                            \
+            int first = 1;                                           \
+            cuprof_out_puts(o, i ? ",\n {" : "\n {");                 \
+            LIST(PUT_FIELD)                                          \
+            extra;                                                   \
+            cuprof_out_putc(o, '}');                                 \
+        }                                                            \
+        cuprof_out_putc(o, ']');                                     \
+    } while (0)
+
+static void put_shapes(cuprof_out *o, const cuprof_stat_blas *b)
+{
+    cuprof_out_puts(o, ",\"shapes\":[");
+    for (size_t j = 0; j < b->nshapes; j++) {
+        const cuprof_stat_shape *row = &b->shapes[j];
+        int first = 1;
+        cuprof_out_puts(o, j ? ",\n  {" : "\n  {");
+        CUPROF_SCHEMA_SHAPE(PUT_FIELD)
         cuprof_out_putc(o, '}');
     }
-    cuprof_out_puts(o, "]");
+    cuprof_out_putc(o, ']');
 }
 
-static void put_kernels(cuprof_out *o, const cuprof_summary *s)
+static void put_numbers(cuprof_out *o, const cuprof_finding *f)
 {
-    cuprof_out_puts(o, ",\n\"kernels\":[");
-    for (size_t i = 0; i < s->nkernels; i++) {
-        const cuprof_stat_kernel *k = &s->kernels[i];
-        cuprof_out_puts(o, i ? ",\n {" : "\n {");
-        key(o, "name", 1);
-        cuprof_out_json_cstr(o, k->name);
-        num(o, "launches", k->launches);
-        num(o, "gpu_total_ns", k->gpu_total_ns);
-        num(o, "min_ns", k->min_ns);
-        num(o, "median_ns", k->median_ns);
-        num(o, "max_ns", k->max_ns);
-        cuprof_out_putc(o, '}');
+    cuprof_out_puts(o, ",\"numbers\":{");
+    for (size_t j = 0; j < f->nnums; j++) {
+        const cuprof_finding_num *v = &f->nums[j];
+        key(o, v->key, j == 0);
+        if (v->integer)
+            cuprof_out_u64(o, v->value > 0 ? (uint64_t)(v->value + 0.5) : 0);
+        else
+            fixed6_value(o, v->value);
     }
-    cuprof_out_puts(o, "]");
+    cuprof_out_putc(o, '}');
 }
 
-static void put_copies(cuprof_out *o, const cuprof_summary *s)
+static void put_rows(cuprof_out *o, const cuprof_summary *s)
 {
-    cuprof_out_puts(o, ",\n\"copies\":[");
-    for (size_t i = 0; i < s->ncopies; i++) {
-        const cuprof_stat_copy *c = &s->copies[i];
-        cuprof_out_puts(o, i ? ",\n {" : "\n {");
-        key(o, "kind", 1);
-        cuprof_out_json_cstr(o, c->kind);
-        num(o, "calls", c->calls);
-        num(o, "bytes", c->bytes);
-        num(o, "gpu_total_ns", c->gpu_total_ns);
-        num(o, "gpu_copies", c->gpu_copies);
-        num(o, "gpu_bytes", c->gpu_bytes);
-        fixed6(o, "gb_per_s", c->gb_per_s);
-        cuprof_out_putc(o, '}');
-    }
-    cuprof_out_puts(o, "]");
-}
-
-static void put_blas(cuprof_out *o, const cuprof_summary *s)
-{
-    cuprof_out_puts(o, ",\n\"blas\":[");
-    for (size_t i = 0; i < s->nblas; i++) {
-        const cuprof_stat_blas *b = &s->blas[i];
-        cuprof_out_puts(o, i ? ",\n {" : "\n {");
-        key(o, "name", 1);
-        cuprof_out_json_cstr(o, b->name);
-        num(o, "calls", b->calls);
-        cuprof_out_puts(o, ",\"shapes\":[");
-        for (size_t j = 0; j < b->nshapes; j++) {
-            const cuprof_stat_shape *sh = &b->shapes[j];
-            cuprof_out_puts(o, j ? ",\n  {" : "\n  {");
-            key(o, "m", 1);
-            cuprof_out_u64(o, sh->m);
-            num(o, "n", sh->n);
-            num(o, "k", sh->k);
-            num(o, "batch", sh->batch);
-            str(o, "dtype", sh->dtype);
-            str(o, "epilogue", sh->epilogue);
-            str(o, "transa", sh->transa);
-            str(o, "transb", sh->transb);
-            num(o, "calls", sh->calls);
-            cuprof_out_putc(o, '}');
-        }
-        cuprof_out_puts(o, "]}");
-    }
-    cuprof_out_puts(o, "]");
-}
-
-static void put_findings(cuprof_out *o, const cuprof_summary *s)
-{
-    cuprof_out_puts(o, ",\n\"findings\":[");
-    for (size_t i = 0; i < s->nfindings; i++) {
-        const cuprof_finding *f = &s->findings[i];
-        cuprof_out_puts(o, i ? ",\n {" : "\n {");
-        key(o, "rule", 1);
-        cuprof_out_json_cstr(o, f->rule);
-        str(o, "severity", f->severity);
-        str(o, "message", f->message);
-        str(o, "advice", f->advice);
-        cuprof_out_puts(o, ",\"numbers\":{");
-        for (size_t j = 0; j < f->nnums; j++) {
-            const cuprof_finding_num *v = &f->nums[j];
-            key(o, v->key, j == 0);
-            if (v->integer)
-                cuprof_out_u64(o, v->value > 0 ? (uint64_t)(v->value + 0.5) : 0);
-            else
-                fixed6_value(o, v->value);
-        }
-        cuprof_out_puts(o, "}}");
-    }
-    cuprof_out_puts(o, "]");
+    PUT_ROWS("api", cuprof_stat_api, s->api, s->napi, CUPROF_SCHEMA_API, (void)0);
+    PUT_ROWS("kernels", cuprof_stat_kernel, s->kernels, s->nkernels, CUPROF_SCHEMA_KERNEL, (void)0);
+    PUT_ROWS("copies", cuprof_stat_copy, s->copies, s->ncopies, CUPROF_SCHEMA_COPY, (void)0);
+    PUT_ROWS("blas", cuprof_stat_blas, s->blas, s->nblas, CUPROF_SCHEMA_BLAS, put_shapes(o, row));
+    PUT_ROWS("findings", cuprof_finding, s->findings, s->nfindings, CUPROF_SCHEMA_FINDING, put_numbers(o, row));
 }
 
 static int json_write(cuprof_writer *w)
@@ -199,7 +170,7 @@ static int json_write(cuprof_writer *w)
     cuprof_out *o = w->out;
     const cuprof_run *run = w->run;
     const cuprof_summary *s = w->sum;
-    cuprof_out_puts(o, "{\"schema\":\"cuprof.summary/1\"");
+    cuprof_out_puts(o, "{\"schema\":\"" CUPROF_SCHEMA_VERSION "\"");
     str(o, "tool", "cuprof");
     str(o, "version", cuprof_run_version(run));
     str(o, "program", run->program);
@@ -233,11 +204,7 @@ static int json_write(cuprof_writer *w)
     str(o, "reason", run->gpu.reason);
     cuprof_out_putc(o, '}');
     put_gpu(o, run, w->model->timeline);
-    put_api(o, s);
-    put_kernels(o, s);
-    put_copies(o, s);
-    put_blas(o, s);
-    put_findings(o, s);
+    put_rows(o, s);
     cuprof_out_puts(o, "}\n");
     return 0;
 }

@@ -201,7 +201,7 @@ static cmp_blas_row *blas_row(compare *c, const char *name)
     return row;
 }
 
-static cmp_shape_row *shape_row(compare *c, const char *blas, const summary_shape *sh)
+static cmp_shape_row *shape_row(compare *c, const char *blas, const cuprof_stat_shape *sh)
 {
     for (size_t i = 0; i < c->n_shapes; i++) {
         cmp_shape_row *x = &c->shapes[i];
@@ -246,7 +246,7 @@ static int build_rows(compare *c)
             add(&row->cpu_self_ns, r, s->api[i].cpu_self_ns);
         }
         for (size_t i = 0; i < s->n_kernels; i++) {
-            const summary_kernel *k = &s->kernels[i];
+            const cuprof_stat_kernel *k = &s->kernels[i];
             cmp_kernel_row *row = kernel_row(c, k->name);
             if (!row)
                 return -1;
@@ -270,7 +270,7 @@ static int build_rows(compare *c)
             if (!row)
                 return -1;
             add(&row->calls, r, s->blas[i].calls);
-            for (size_t j = 0; j < s->blas[i].n_shapes; j++) {
+            for (size_t j = 0; j < s->blas[i].nshapes; j++) {
                 cmp_shape_row *sr = shape_row(c, s->blas[i].name, &s->blas[i].shapes[j]);
                 if (!sr)
                     return -1;

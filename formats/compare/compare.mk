@@ -40,3 +40,12 @@ ALL_TARGETS += $(B)/cuprof-compare $(B)/tests/test_compare $(B)/tests/test_fuzz_
 UNIT_TESTS  += $(B)/tests/test_compare $(B)/tests/test_fuzz_reader
 
 .PHONY: fuzz-reader
+
+# summary.json's field list (formats/summary_schema.h) against SCHEMA.md, and
+# the writer against this reader, field by field.
+$(B)/tests/test_schema: tests/unit/test_schema.c $(B)/compare/summary_reader.o $(FORMATS_OBJS) $(MODEL_OBJS)
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -o $@ $< \
+	    $(B)/compare/summary_reader.o $(FORMATS_OBJS) $(MODEL_OBJS) $(LDFLAGS) $(JSON_LIBS) $(CHECK_LIBS) -lstdc++ -lpthread -lm
+
+ALL_TARGETS += $(B)/tests/test_schema
+UNIT_TESTS  += $(B)/tests/test_schema

@@ -136,8 +136,8 @@ static size_t epilogues_of(const summary *s, bool all, int64_t m, int64_t n, int
 {
     size_t cnt = 0;
     for (size_t i = 0; i < s->n_blas; i++)
-        for (size_t j = 0; j < s->blas[i].n_shapes; j++) {
-            const summary_shape *sh = &s->blas[i].shapes[j];
+        for (size_t j = 0; j < s->blas[i].nshapes; j++) {
+            const cuprof_stat_shape *sh = &s->blas[i].shapes[j];
             if (!all && (sh->m != m || sh->n != n || sh->k != k || sh->batch != batch))
                 continue;
             bool seen = false;
@@ -222,11 +222,11 @@ out:
     return rc;
 }
 
-static bool shape_in(const summary *s, const summary_shape *x)
+static bool shape_in(const summary *s, const cuprof_stat_shape *x)
 {
     for (size_t i = 0; i < s->n_blas; i++)
-        for (size_t j = 0; j < s->blas[i].n_shapes; j++) {
-            const summary_shape *sh = &s->blas[i].shapes[j];
+        for (size_t j = 0; j < s->blas[i].nshapes; j++) {
+            const cuprof_stat_shape *sh = &s->blas[i].shapes[j];
             if (sh->m == x->m && sh->n == x->n && sh->k == x->k && sh->batch == x->batch)
                 return true;
         }
@@ -236,7 +236,7 @@ static bool shape_in(const summary *s, const summary_shape *x)
 static bool has_shapes(const summary *s)
 {
     for (size_t i = 0; i < s->n_blas; i++)
-        if (s->blas[i].n_shapes)
+        if (s->blas[i].nshapes)
             return true;
     return false;
 }
@@ -247,15 +247,15 @@ int cmp_build_epilogues(compare *c)
     for (size_t r = 1; r < c->n_runs; r++) {
         bool common = false;
         for (size_t i = 0; i < a->n_blas; i++)
-            for (size_t j = 0; j < a->blas[i].n_shapes; j++) {
-                const summary_shape *sh = &a->blas[i].shapes[j];
+            for (size_t j = 0; j < a->blas[i].nshapes; j++) {
+                const cuprof_stat_shape *sh = &a->blas[i].shapes[j];
                 if (!shape_in(c->runs[r], sh))
                     continue;
                 /* Each shape once: skip it if an earlier entry had it. */
                 bool earlier = false;
                 for (size_t i2 = 0; i2 <= i && !earlier; i2++)
-                    for (size_t j2 = 0; j2 < (i2 == i ? j : a->blas[i2].n_shapes); j2++) {
-                        const summary_shape *o = &a->blas[i2].shapes[j2];
+                    for (size_t j2 = 0; j2 < (i2 == i ? j : a->blas[i2].nshapes); j2++) {
+                        const cuprof_stat_shape *o = &a->blas[i2].shapes[j2];
                         earlier |= o->m == sh->m && o->n == sh->n && o->k == sh->k &&
                                    o->batch == sh->batch;
                     }

@@ -69,13 +69,21 @@ static json_t *need(const reader *r, json_t *obj, const char *where, const char 
     return v;
 }
 
-/* Reads obj.key as an integer >= 0. */
-static int get_count(const reader *r, json_t *obj, const char *where, const char *key,
-                     int64_t *out)
+/* The readers of one listed field (formats/summary_schema.h): a field
+ * written ALWAYS must be there; an ADDED or NONZERO one reads as "" or 0 when
+ * absent. Present fields are checked whatever their WHEN. */
+static json_t *field(const reader *r, json_t *obj, const char *where, const char *key,
+                     int when)
 {
-    json_t *v = need(r, obj, where, key);
+    return when == CUPROF_SCHEMA_ALWAYS ? need(r, obj, where, key) : json_object_get(obj, key);
+}
+
+static int get_U64(const reader *r, json_t *obj, const char *where, const char *key,
+                   uint64_t *out, int when)
+{
+    json_t *v = field(r, obj, where, key, when);
     if (!v)
-        return -1;
+        return when == CUPROF_SCHEMA_ALWAYS ? -1 : 0;
     if (!json_is_integer(v))
         return fail(r, TODO_REGEN, "%s.%s is %s, expected an integer", where, key,
                     type_name(v));
@@ -83,23 +91,72 @@ static int get_count(const reader *r, json_t *obj, const char *where, const char
     if (i < 0)
         return fail(r, TODO_REGEN, "%s.%s is %lld, expected a number >= 0", where, key,
                     (long long)i);
-    *out = (int64_t)i;
+    *out = (uint64_t)i;
     return 0;
 }
 
-/* Reads obj.key as a string and copies it. */
+static int get_U32(const reader *r, json_t *obj, const char *where, const char *key,
+                   uint32_t *out, int when)
+{
+    uint64_t v = 0;
+    if (get_U64(r, obj, where, key, &v, when))
+        return -1;
+    if (v > UINT32_MAX)
+        return fail(r, TODO_REGEN, "%s.%s is %llu, expected a number below 2^32", where, key,
+                    (unsigned long long)v);
+    *out = (uint32_t)v;
+    return 0;
+}
+
+static int get_FIX6(const reader *r, json_t *obj, const char *where, const char *key,
+                    double *out, int when)
+{
+    json_t *v = field(r, obj, where, key, when);
+    if (!v)
+        return when == CUPROF_SCHEMA_ALWAYS ? -1 : 0;
+    if (!json_is_number(v))
+        return fail(r, TODO_REGEN, "%s.%s is %s, expected a number", where, key, type_name(v));
+    double d = json_number_value(v);
+    if (!isfinite(d) || d < 0.0)
+        return fail(r, TODO_REGEN, "%s.%s is %g, expected a number >= 0", where, key, d);
+    *out = d;
+    return 0;
+}
+
+static int get_STR(const reader *r, json_t *obj, const char *where, const char *key,
+                   const char **out, int when)
+{
+    json_t *v = field(r, obj, where, key, when);
+    if (!v && when == CUPROF_SCHEMA_ALWAYS)
+        return -1;
+    if (v && !json_is_string(v))
+        return fail(r, TODO_REGEN, "%s.%s is %s, expected a string", where, key,
+                    type_name(v));
+    *out = strdup(v ? json_string_value(v) : "");
+    if (!*out)
+        return fail(r, "free some memory and try again", "out of memory");
+    return 0;
+}
+
+/* Reads obj.key as an integer >= 0 (the top level's fields). */
+static int get_count(const reader *r, json_t *obj, const char *where, const char *key,
+                     int64_t *out)
+{
+    uint64_t v = 0;
+    if (get_U64(r, obj, where, key, &v, CUPROF_SCHEMA_ALWAYS))
+        return -1;
+    *out = (int64_t)v;
+    return 0;
+}
+
+/* Reads obj.key as a string and copies it (the top level's fields). */
 static int get_str(const reader *r, json_t *obj, const char *where, const char *key,
                    char **out)
 {
-    json_t *v = need(r, obj, where, key);
-    if (!v)
+    const char *v = NULL;
+    if (get_STR(r, obj, where, key, &v, CUPROF_SCHEMA_ALWAYS))
         return -1;
-    if (!json_is_string(v))
-        return fail(r, TODO_REGEN, "%s.%s is %s, expected a string", where, key,
-                    type_name(v));
-    *out = strdup(json_string_value(v));
-    if (!*out)
-        return fail(r, "free some memory and try again", "out of memory");
+    *out = (char *)v;
     return 0;
 }
 
@@ -128,7 +185,7 @@ static void *alloc_rows(const reader *r, size_t n, size_t size)
 }
 
 /* Element i of array key, which must be an object; where gets its name. */
-static json_t *row(const reader *r, json_t *arr, const char *key, size_t i, char *where,
+static json_t *row_at(const reader *r, json_t *arr, const char *key, size_t i, char *where,
                    size_t wlen)
 {
     json_t *e = json_array_get(arr, i);
@@ -140,132 +197,58 @@ static json_t *row(const reader *r, json_t *arr, const char *key, size_t i, char
     return e;
 }
 
-static int read_api(const reader *r, json_t *root, summary *s)
+#define GET_FIELD(KIND, m, WHEN) \
+    || get_##KIND(r, e, w, #m, &row->m, CUPROF_SCHEMA_##WHEN)
+
+/* Reads the array key of obj into *rows / *n, each element's listed fields
+ * (LIST) and then what extra reads (nested parts; 0 on success); error
+ * lines name a row label[i]. *n is set as soon as the rows exist:
+ * cmp_summary_destroy walks them. */
+#define READ_ROWS(obj, objname, key, label, type, rows, n, LIST, extra)      \
+    do {                                                                  \
+        size_t cnt_ = 0;                                                  \
+        json_t *arr_ = get_array(r, obj, objname, key, &cnt_);            \
+        if (!arr_ || !((rows) = alloc_rows(r, cnt_, sizeof(type))))       \
+            return -1;                                                    \
+        (n) = cnt_;                                                       \
+        for (size_t i = 0; i < cnt_; i++) {                               \
+            char w[160];                                                  \
+            type *row = &(rows)[i];                                       \
+            json_t *e = row_at(r, arr_, label, i, w, sizeof w);           \
+            if (!e LIST(GET_FIELD) || (extra))                            \
+                return -1;                                                \
+        }                                                                 \
+    } while (0)
+
+static int read_shapes(const reader *r, json_t *obj, const char *bw, cuprof_stat_blas *b)
 {
-    size_t n = 0;
-    json_t *arr = get_array(r, root, "the summary", "api", &n);
-    if (!arr || !(s->api = alloc_rows(r, n, sizeof *s->api)))
-        return -1;
-    s->n_api = n; /* only now: cmp_summary_destroy walks the rows */
-    for (size_t i = 0; i < s->n_api; i++) {
-        char w[64];
-        summary_api *a = &s->api[i];
-        json_t *e = row(r, arr, "api", i, w, sizeof w);
-        if (!e || get_str(r, e, w, "name", &a->name) ||
-            get_count(r, e, w, "calls", &a->calls) ||
-            get_count(r, e, w, "errors", &a->errors) ||
-            get_count(r, e, w, "cpu_total_ns", &a->cpu_total_ns) ||
-            get_count(r, e, w, "cpu_self_ns", &a->cpu_self_ns) ||
-            get_count(r, e, w, "min_ns", &a->min_ns) ||
-            get_count(r, e, w, "median_ns", &a->median_ns) ||
-            get_count(r, e, w, "max_ns", &a->max_ns) ||
-            get_count(r, e, w, "cuda_self_ns", &a->cuda_self_ns) ||
-            get_count(r, e, w, "cuda_total_ns", &a->cuda_total_ns))
-            return -1;
-    }
+    char label[200];
+    snprintf(label, sizeof label, "%s.shapes", bw);
+    READ_ROWS(obj, bw, "shapes", label, cuprof_stat_shape, b->shapes, b->nshapes,
+              CUPROF_SCHEMA_SHAPE, 0);
     return 0;
 }
 
-static int read_kernels(const reader *r, json_t *root, summary *s)
+/* A copy row must name its direction. */
+static int copy_kind(const reader *r, const char *w, const cuprof_stat_copy *c)
 {
-    size_t n = 0;
-    json_t *arr = get_array(r, root, "the summary", "kernels", &n);
-    if (!arr || !(s->kernels = alloc_rows(r, n, sizeof *s->kernels)))
-        return -1;
-    s->n_kernels = n; /* only now: cmp_summary_destroy walks the rows */
-    for (size_t i = 0; i < s->n_kernels; i++) {
-        char w[64];
-        summary_kernel *k = &s->kernels[i];
-        json_t *e = row(r, arr, "kernels", i, w, sizeof w);
-        if (!e || get_str(r, e, w, "name", &k->name) ||
-            get_count(r, e, w, "launches", &k->launches) ||
-            get_count(r, e, w, "gpu_total_ns", &k->gpu_total_ns) ||
-            get_count(r, e, w, "min_ns", &k->min_ns) ||
-            get_count(r, e, w, "median_ns", &k->median_ns) ||
-            get_count(r, e, w, "max_ns", &k->max_ns))
-            return -1;
-    }
-    return 0;
+    if (c->kind[0])
+        return 0;
+    return fail(r, TODO_REGEN, "%s.kind is empty, expected a direction such as \"HtoD\"", w);
 }
 
-static int read_copies(const reader *r, json_t *root, summary *s)
+static int read_rows(const reader *r, json_t *root, summary *s)
 {
-    size_t n = 0;
-    json_t *arr = get_array(r, root, "the summary", "copies", &n);
-    if (!arr || !(s->copies = alloc_rows(r, n, sizeof *s->copies)))
-        return -1;
-    s->n_copies = n; /* only now: cmp_summary_destroy walks the rows */
-    for (size_t i = 0; i < s->n_copies; i++) {
-        char w[64];
-        summary_copy *c = &s->copies[i];
-        json_t *e = row(r, arr, "copies", i, w, sizeof w);
-        if (!e || get_str(r, e, w, "kind", &c->kind) ||
-            get_count(r, e, w, "calls", &c->calls) ||
-            get_count(r, e, w, "bytes", &c->bytes) ||
-            get_count(r, e, w, "gpu_total_ns", &c->gpu_total_ns))
-            return -1;
-        if (!c->kind[0])
-            return fail(r, TODO_REGEN, "%s.kind is empty, expected a direction such as \"HtoD\"", w);
-    }
-    return 0;
-}
-
-static int read_shapes(const reader *r, json_t *e, const char *bw, summary_blas *b)
-{
-    size_t n = 0;
-    json_t *arr = get_array(r, e, bw, "shapes", &n);
-    if (!arr || !(b->shapes = alloc_rows(r, n, sizeof *b->shapes)))
-        return -1;
-    b->n_shapes = n;
-    for (size_t j = 0; j < b->n_shapes; j++) {
-        char w[96], key[72];
-        summary_shape *sh = &b->shapes[j];
-        snprintf(key, sizeof key, "%s.shapes", bw);
-        json_t *x = row(r, arr, key, j, w, sizeof w);
-        if (!x || get_count(r, x, w, "m", &sh->m) || get_count(r, x, w, "n", &sh->n) ||
-            get_count(r, x, w, "k", &sh->k) || get_count(r, x, w, "batch", &sh->batch) ||
-            get_str(r, x, w, "dtype", &sh->dtype) ||
-            get_str(r, x, w, "epilogue", &sh->epilogue) ||
-            get_count(r, x, w, "calls", &sh->calls))
-            return -1;
-    }
-    return 0;
-}
-
-static int read_blas(const reader *r, json_t *root, summary *s)
-{
-    size_t n = 0;
-    json_t *arr = get_array(r, root, "the summary", "blas", &n);
-    if (!arr || !(s->blas = alloc_rows(r, n, sizeof *s->blas)))
-        return -1;
-    s->n_blas = n; /* only now: cmp_summary_destroy walks the rows */
-    for (size_t i = 0; i < s->n_blas; i++) {
-        char w[64];
-        summary_blas *b = &s->blas[i];
-        json_t *e = row(r, arr, "blas", i, w, sizeof w);
-        if (!e || get_str(r, e, w, "name", &b->name) ||
-            get_count(r, e, w, "calls", &b->calls) || read_shapes(r, e, w, b))
-            return -1;
-    }
-    return 0;
-}
-
-static int read_findings(const reader *r, json_t *root, summary *s)
-{
-    size_t n = 0;
-    json_t *arr = get_array(r, root, "the summary", "findings", &n);
-    if (!arr || !(s->findings = alloc_rows(r, n, sizeof *s->findings)))
-        return -1;
-    s->n_findings = n; /* only now: cmp_summary_destroy walks the rows */
-    for (size_t i = 0; i < s->n_findings; i++) {
-        char w[64];
-        summary_finding *f = &s->findings[i];
-        json_t *e = row(r, arr, "findings", i, w, sizeof w);
-        if (!e || get_str(r, e, w, "rule", &f->rule) ||
-            get_str(r, e, w, "severity", &f->severity) ||
-            get_str(r, e, w, "message", &f->message))
-            return -1;
-    }
+    READ_ROWS(root, "the summary", "api", "api", cuprof_stat_api, s->api, s->n_api,
+              CUPROF_SCHEMA_API, 0);
+    READ_ROWS(root, "the summary", "kernels", "kernels", cuprof_stat_kernel, s->kernels, s->n_kernels,
+              CUPROF_SCHEMA_KERNEL, 0);
+    READ_ROWS(root, "the summary", "copies", "copies", cuprof_stat_copy, s->copies, s->n_copies,
+              CUPROF_SCHEMA_COPY, copy_kind(r, w, row));
+    READ_ROWS(root, "the summary", "blas", "blas", cuprof_stat_blas, s->blas, s->n_blas,
+              CUPROF_SCHEMA_BLAS, read_shapes(r, e, w, row));
+    READ_ROWS(root, "the summary", "findings", "findings", cuprof_finding, s->findings, s->n_findings,
+              CUPROF_SCHEMA_FINDING, 0);
     return 0;
 }
 
@@ -364,9 +347,7 @@ static int read_root(const reader *r, json_t *root, summary *s)
         return fail(r, TODO_REGEN, "gpu_timeline.captured is %s, expected a boolean",
                     type_name(cap));
     s->gpu_captured = json_is_true(cap);
-    if (get_str(r, gt, "gpu_timeline", "reason", &s->gpu_reason) || read_api(r, root, s) ||
-        read_kernels(r, root, s) || read_copies(r, root, s) || read_blas(r, root, s) ||
-        read_findings(r, root, s))
+    if (get_str(r, gt, "gpu_timeline", "reason", &s->gpu_reason) || read_rows(r, root, s))
         return -1;
     read_optional(root, s);
     return 0;
@@ -488,6 +469,23 @@ int cmp_summary_load(const char *path, summary **out, char *err, size_t errlen)
     return rc;
 }
 
+/* Frees what a listed field owns: a string's copy. */
+static void free_STR(const char **p) { free((char *)*p); }
+static void free_U64(const uint64_t *p) { (void)p; }
+static void free_U32(const uint32_t *p) { (void)p; }
+static void free_FIX6(const double *p) { (void)p; }
+
+#define FREE_FIELD(KIND, m, WHEN) free_##KIND(&row_->m);
+#define FREE_ROWS(type, rows, n, LIST, extra)                  \
+    do {                                                    \
+        for (size_t i_ = 0; i_ < (n); i_++) {               \
+            type *row_ = &(rows)[i_];                       \
+            LIST(FREE_FIELD)                                \
+            { type *row = row_; (void)row; extra; }         \
+        }                                                   \
+        free(rows);                                         \
+    } while (0)
+
 void cmp_summary_destroy(summary *s)
 {
     if (!s)
@@ -498,29 +496,12 @@ void cmp_summary_destroy(summary *s)
         free(s->argv[i]);
     free(s->argv);
     free(s->gpu_reason);
-    for (size_t i = 0; i < s->n_api; i++)
-        free(s->api[i].name);
-    free(s->api);
-    for (size_t i = 0; i < s->n_kernels; i++)
-        free(s->kernels[i].name);
-    free(s->kernels);
-    for (size_t i = 0; i < s->n_copies; i++)
-        free(s->copies[i].kind);
-    free(s->copies);
-    for (size_t i = 0; i < s->n_blas; i++) {
-        for (size_t j = 0; j < s->blas[i].n_shapes; j++) {
-            free(s->blas[i].shapes[j].dtype);
-            free(s->blas[i].shapes[j].epilogue);
-        }
-        free(s->blas[i].shapes);
-        free(s->blas[i].name);
-    }
-    free(s->blas);
-    for (size_t i = 0; i < s->n_findings; i++) {
-        free(s->findings[i].rule);
-        free(s->findings[i].severity);
-        free(s->findings[i].message);
-    }
-    free(s->findings);
+    FREE_ROWS(cuprof_stat_api, s->api, s->n_api, CUPROF_SCHEMA_API, (void)0);
+    FREE_ROWS(cuprof_stat_kernel, s->kernels, s->n_kernels, CUPROF_SCHEMA_KERNEL, (void)0);
+    FREE_ROWS(cuprof_stat_copy, s->copies, s->n_copies, CUPROF_SCHEMA_COPY, (void)0);
+    FREE_ROWS(cuprof_stat_blas, s->blas, s->n_blas, CUPROF_SCHEMA_BLAS,
+              FREE_ROWS(cuprof_stat_shape, row->shapes, row->nshapes, CUPROF_SCHEMA_SHAPE,
+                        (void)0));
+    FREE_ROWS(cuprof_finding, s->findings, s->n_findings, CUPROF_SCHEMA_FINDING, (void)0);
     free(s);
 }

@@ -18,71 +18,22 @@
 #ifndef CUPROF_SUMMARY_READER_H
 #define CUPROF_SUMMARY_READER_H
 
+#include "formats/summary_schema.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define SUMMARY_SCHEMA "cuprof.summary/1"
+#define SUMMARY_SCHEMA CUPROF_SCHEMA_VERSION
 /* Size of the buffer the functions below write their error line into. */
 #define SUMMARY_ERR_MAX 1024
 /* Larger files are refused before parsing (a summary is kilobytes). */
 #define SUMMARY_MAX_BYTES ((size_t)256 << 20)
 
-/* One row of "api": a CUDA runtime / cuBLAS entry point the program called. */
-typedef struct summary_api {
-    char *name;             /* entry point, e.g. "cudaLaunchKernel" */
-    int64_t calls;          /* number of calls */
-    int64_t errors;         /* calls that returned an error */
-    int64_t cpu_total_ns;   /* host time inside the call, children included */
-    int64_t cpu_self_ns;    /* host time minus nested recorded calls */
-    int64_t min_ns;         /* shortest call */
-    int64_t median_ns;      /* median call */
-    int64_t max_ns;         /* longest call */
-    int64_t cuda_self_ns;   /* device time of what the call caused directly */
-    int64_t cuda_total_ns;  /* device time including nested calls */
-} summary_api;
-
-/* One row of "kernels": a demangled kernel name and its launches. */
-typedef struct summary_kernel {
-    char *name;             /* demangled kernel name */
-    int64_t launches;       /* number of launches */
-    int64_t gpu_total_ns;   /* summed device time (0 without a GPU timeline) */
-    int64_t min_ns;         /* shortest launch */
-    int64_t median_ns;      /* median launch */
-    int64_t max_ns;         /* longest launch */
-} summary_kernel;
-
-/* One row of "copies": one direction ("HtoD", ..., "memset"). */
-typedef struct summary_copy {
-    char *kind;             /* "HtoD" "DtoH" "DtoD" "HtoH" "PtoP" "memset" (others kept) */
-    int64_t calls;          /* number of copies */
-    int64_t bytes;          /* bytes moved */
-    int64_t gpu_total_ns;   /* summed device time */
-} summary_copy;
-
-/* One distinct GEMM shape of a BLAS entry point. */
-typedef struct summary_shape {
-    int64_t m, n, k;        /* GEMM dimensions */
-    int64_t batch;          /* batch count (1 when not batched) */
-    char *dtype;            /* data type as the writer names it, e.g. "bf16" */
-    char *epilogue;         /* cuBLASLt epilogue ("DEFAULT", "BIAS", ...) */
-    int64_t calls;          /* calls with this shape */
-} summary_shape;
-
-/* One row of "blas": a cuBLAS / cuBLASLt entry point and its shapes. */
-typedef struct summary_blas {
-    char *name;             /* e.g. "cublasLtMatmul" */
-    int64_t calls;          /* calls, all shapes */
-    summary_shape *shapes;  /* n_shapes entries, owned */
-    size_t n_shapes;
-} summary_blas;
-
-/* One entry of "findings". */
-typedef struct summary_finding {
-    char *rule;             /* rule id */
-    char *severity;         /* e.g. "info", "warning" */
-    char *message;          /* one line for the user */
-} summary_finding;
+/* The rows are the writer's own types (model/summary.h), filled from the
+ * fields formats/summary_schema.h lists; the reader owns their strings.
+ * Members the file does not carry (an api row's index, a kernel's id, a
+ * copy's dir, a finding's numbers) are 0. */
 
 /* The optional top-level "gpu" object; each field may be absent. */
 typedef struct summary_gpu {
@@ -104,11 +55,11 @@ typedef struct summary {
     int64_t wall_ns;        /* profiled wall time */
     bool gpu_captured;      /* gpu_timeline.captured */
     char *gpu_reason;       /* gpu_timeline.reason (may be "") */
-    summary_api *api;       size_t n_api;
-    summary_kernel *kernels; size_t n_kernels;
-    summary_copy *copies;   size_t n_copies;
-    summary_blas *blas;     size_t n_blas;
-    summary_finding *findings; size_t n_findings;
+    cuprof_stat_api *api;          size_t n_api;
+    cuprof_stat_kernel *kernels;   size_t n_kernels;
+    cuprof_stat_copy *copies;      size_t n_copies;
+    cuprof_stat_blas *blas;        size_t n_blas;   /* each with nshapes shapes */
+    cuprof_finding *findings;      size_t n_findings;
     bool has_gpu;           /* a "gpu" object was present */
     summary_gpu gpu;        /* its fields, when has_gpu */
     bool has_iterations;    /* an "iterations" count was present */
