@@ -162,8 +162,8 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
     if (domain != CUPTI_CB_DOMAIN_RUNTIME_API || data == NULL ||
         ((const CUpti_CallbackData *)data)->callbackSite != CUPTI_API_EXIT)
         return;
-    if (strncmp(cuprof_cupti_cbid_name(cbid), "__cuda", 6) == 0 &&
-        !cuprof_cupti_cbid_is_launch(cbid))
+    const char *name = cuprof_cbid_runtime_name(cbid);
+    if (name && strncmp(name, "__cuda", 6) == 0 && !cuprof_cbid_runtime_is_launch(cbid))
         return;
     cuda_came_up();
 }

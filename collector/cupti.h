@@ -107,26 +107,12 @@ CUPROF_CUPTI_HIDDEN int cuprof_cupti_finish_within(int wait_ms);
  * only, arrays empty). Never NULL; owned by this module, valid until exit. */
 CUPROF_CUPTI_HIDDEN const cuprof_gpu_run *cuprof_cupti_records(void);
 
-/* Runtime-API callback ids: name without the CUPTI_RUNTIME_TRACE_CBID_ prefix
- * and the _vNNNNN suffix ("cudaLaunchKernel_ptsz", "__cudaLaunchKernel"), or
- * "cbid_<n>" for ids this build does not know. Never NULL, static. */
+/* The name of a runtime-API callback id as model/cbid.h gives it, or
+ * "cbid_<n>" for an id this build does not know; the driver-API form, or
+ * "driver_cbid_<n>". Never NULL; the pointer stays valid until exit (an
+ * unknown id's name is made once and kept). */
 CUPROF_CUPTI_HIDDEN const char *cuprof_cupti_cbid_name(uint32_t cbid);
-/* 1 if the cbid is a call that launches device work with the call's
- * correlation id (kernel launches of every flavour, ptsz, ExC, cooperative,
- * CUDA 13's __cudaLaunchKernel 505/506, graph launches), else 0. The writers
- * draw launch -> kernel arrows for these. */
-CUPROF_CUPTI_HIDDEN int cuprof_cupti_cbid_is_launch(uint32_t cbid);
-
-/* Driver-API callback ids (CUPTI_DRIVER_TRACE_CBID_*): the name
- * ("cuLaunchKernelEx"), or "driver_cbid_<n>"; never NULL, static. */
 CUPROF_CUPTI_HIDDEN const char *cuprof_cupti_driver_cbid_name(uint32_t cbid);
-/* 1 for driver calls that launch kernels with their correlation id
- * (cuLaunchKernel[Ex][_ptsz], cooperative, graph launches). cuBLAS 13
- * launches its GEMMs with cuLaunchKernelEx, so these are how its kernels
- * reach the call that caused them. */
-CUPROF_CUPTI_HIDDEN int cuprof_cupti_driver_cbid_is_launch(uint32_t cbid);
-/* 1 for the driver calls worth a record (launches, cuMemcpy*, cuMemset*). */
-CUPROF_CUPTI_HIDDEN int cuprof_cupti_driver_cbid_kept(uint32_t cbid);
 
 /* ---- hot path ----------------------------------------------------------- */
 

@@ -4,8 +4,8 @@
  *
  *   cupti_load.c     finding and loading libcupti, the entry-point table, errors
  *   cupti.c          start, clock offset, hot path, finish, exit order
- *   cupti_records.c  buffer callbacks, parsing into compact records, normalizing
- *   cupti_cbid.c     runtime cbid -> name table (generated), launch cbids
+ *   cupti_records.c  buffer callbacks, parsing into compact records, normalizing,
+ *                    the names of the records' cbids (tables: model/cbid.h)
  */
 #ifndef CUPROF_CUPTI_INT_H
 #define CUPROF_CUPTI_INT_H
@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "cupti.h"
+#include "model/cbid.h"
 
 /* Every CUPTI entry point we use: X(required, name). A library missing a
  * required one is not used; optional ones may be NULL. */

@@ -10,6 +10,7 @@
  * Records for calls the process never saw (no external id) are kept.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -224,9 +225,54 @@ static void add_memset(const CUpti_ActivityMemset4 *r)
     c->value = r->value;
 }
 
+/* Names of ids model/cbid.h does not know ("cbid_<n>"), made once each
+ * and kept until exit: a record holds its name for the rest of the run. */
+typedef struct unknown_cbid {
+    struct unknown_cbid *next;
+    uint32_t cbid;
+    int driver;
+    char name[32];
+} unknown_cbid;
+
+static unknown_cbid *unknown_cbids;
+static pthread_mutex_t unknown_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *cbid_label(uint32_t cbid, int driver)
+{
+    const char *n = driver ? cuprof_cbid_driver_name(cbid) : cuprof_cbid_runtime_name(cbid);
+    if (n)
+        return n;
+    const char *out = driver ? "driver_cbid_unknown" : "cbid_unknown";
+    pthread_mutex_lock(&unknown_lock);
+    unknown_cbid *u = unknown_cbids;
+    while (u && (u->cbid != cbid || u->driver != driver))
+        u = u->next;
+    if (!u && (u = calloc(1, sizeof *u)) != NULL) {
+        u->cbid = cbid;
+        u->driver = driver;
+        snprintf(u->name, sizeof u->name, "%s%u", driver ? "driver_cbid_" : "cbid_", cbid);
+        u->next = unknown_cbids;
+        unknown_cbids = u;
+    }
+    if (u)
+        out = u->name;
+    pthread_mutex_unlock(&unknown_lock);
+    return out;
+}
+
+const char *cuprof_cupti_cbid_name(uint32_t cbid)
+{
+    return cbid_label(cbid, 0);
+}
+
+const char *cuprof_cupti_driver_cbid_name(uint32_t cbid)
+{
+    return cbid_label(cbid, 1);
+}
+
 static void add_api(const CUpti_ActivityAPI *r, int driver)
 {
-    if (driver && !cuprof_cupti_driver_cbid_kept(r->cbid))
+    if (driver && !cuprof_cbid_driver_kept(r->cbid))
         return;
     cuprof_gpu_api *a = vec_add(&store.apis, sizeof *a);
     if (a == NULL) {
@@ -242,8 +288,8 @@ static void add_api(const CUpti_ActivityAPI *r, int driver)
     a->thread_id = r->threadId;
     a->process_id = r->processId;
     a->result = (int32_t)r->returnValue;
-    a->is_launch = (uint8_t)(driver ? cuprof_cupti_driver_cbid_is_launch(r->cbid)
-                                    : cuprof_cupti_cbid_is_launch(r->cbid));
+    a->is_launch = (uint8_t)(driver ? cuprof_cbid_driver_is_launch(r->cbid)
+                                    : cuprof_cbid_runtime_is_launch(r->cbid));
 }
 
 static void add_sync(const CUpti_ActivitySynchronization2 *r)

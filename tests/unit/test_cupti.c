@@ -375,6 +375,25 @@ START_TEST(cbid_names_come_from_the_header)
     ck_assert_str_eq(cuprof_cupti_cbid_name(409), "cudaStreamGetCaptureInfo_v2");
     ck_assert_str_eq(cuprof_cupti_cbid_name(99999), "cbid_99999");
     ck_assert_str_eq(cuprof_cupti_cbid_name(0), "cbid_0");
+    ck_assert_ptr_null(cuprof_cbid_runtime_name(99999));
+    ck_assert_str_eq(cuprof_cupti_driver_cbid_name(99999), "driver_cbid_99999");
+}
+END_TEST
+
+/* A record keeps its cbid's name for the whole run: the names of unknown ids
+ * are made once and stay, however many there are (they were once 16
+ * rotating buffers, and the 17th unknown id renamed the first's records). */
+START_TEST(unknown_cbid_names_stay)
+{
+    const char *first[40];
+    for (uint32_t i = 0; i < 40; i++)
+        first[i] = cuprof_cupti_cbid_name(100000 + i);
+    for (uint32_t i = 0; i < 40; i++) {
+        char want[32];
+        snprintf(want, sizeof want, "cbid_%u", 100000 + i);
+        ck_assert_str_eq(first[i], want);
+        ck_assert_ptr_eq(cuprof_cupti_cbid_name(100000 + i), first[i]);
+    }
 }
 END_TEST
 
@@ -383,19 +402,19 @@ START_TEST(launch_cbids_include_cuda13)
     static const uint32_t launches[] = {13, 211, 213, 214, 269, 270, 272, 311, 312, 430, 431,
                                         505, 506};
     for (size_t i = 0; i < sizeof launches / sizeof launches[0]; i++)
-        ck_assert_msg(cuprof_cupti_cbid_is_launch(launches[i]), "cbid %u (%s) not a launch",
+        ck_assert_msg(cuprof_cbid_runtime_is_launch(launches[i]), "cbid %u (%s) not a launch",
                       launches[i], cuprof_cupti_cbid_name(launches[i]));
-    ck_assert_int_eq(cuprof_cupti_cbid_is_launch(284), 0); /* cudaLaunchHostFunc */
-    ck_assert_int_eq(cuprof_cupti_cbid_is_launch(31), 0);
-    ck_assert_int_eq(cuprof_cupti_cbid_is_launch(165), 0);
+    ck_assert_int_eq(cuprof_cbid_runtime_is_launch(284), 0); /* cudaLaunchHostFunc */
+    ck_assert_int_eq(cuprof_cbid_runtime_is_launch(31), 0);
+    ck_assert_int_eq(cuprof_cbid_runtime_is_launch(165), 0);
     /* Every launch-like name of this toolkit's header is covered: a new
      * launch entry point in a newer CUDA fails here, not in the arrows. */
     for (uint32_t id = 1; id < CUPTI_RUNTIME_TRACE_CBID_SIZE; id++) {
         const char *n = cuprof_cupti_cbid_name(id);
         int like = strstr(n, "Launch") != NULL && strstr(n, "HostFunc") == NULL &&
                    strncmp(n, "cbid_", 5) != 0;
-        ck_assert_msg(like == cuprof_cupti_cbid_is_launch(id), "cbid %u %s: is_launch %d", id,
-                      n, cuprof_cupti_cbid_is_launch(id));
+        ck_assert_msg(like == cuprof_cbid_runtime_is_launch(id), "cbid %u %s: is_launch %d", id,
+                      n, cuprof_cbid_runtime_is_launch(id));
     }
 }
 END_TEST
@@ -964,6 +983,7 @@ static Suite *cupti_suite(void)
     Suite *s = suite_create("cupti");
     TCase *t = tcase_create("cbid");
     tcase_add_test(t, cbid_names_come_from_the_header);
+    tcase_add_test(t, unknown_cbid_names_stay);
     tcase_add_test(t, launch_cbids_include_cuda13);
     suite_add_tcase(s, t);
     t = tcase_create("no_cupti");
