@@ -1,5 +1,6 @@
-# cuprof: top-level build. Each folder owns a fragment (*.mk) that appends to
-# the variables below; this file holds only what is shared.
+# cuprof: top-level build, in three parts: (1) each folder's fragment names
+# its sources and objects, (2) the products linked from several folders, (3)
+# tests/tests.mk, every test rule. Fragments append to the variables below.
 #
 #   make            build the profiler, the simulated device and the bench programs
 #   make demo       profile the reference workloads and show the result
@@ -56,18 +57,38 @@ endif
 ALL_TARGETS :=
 UNIT_TESTS  :=   # Check binaries run by `make test`, in order
 E2E_TESTS   :=   # Check binaries that run whole programs, after the unit tests
+HARNESS_OBJ := $(B)/tests/harness.o   # the tests' shared harness (tests/tests.mk)
 
 all: deps-ok build-all
 
-include tests/sim/sim.mk
+# ---- 1. Sources and objects: each folder names its sources, its objects
+# and how they compile (and a product made of its own objects alone).
 include model/model.mk
 include collector/collector.mk
-include collector/cupti.mk
 include formats/formats.mk
-include preload/preload.mk
-include bench/bench.mk
-include tests/tests.mk
 include formats/compare/compare.mk
+include preload/preload.mk
+include tests/sim/sim.mk
+include bench/bench.mk
+
+# ---- 2. Products linked from several folders.
+# libcuprof.so: the hooks + the collector + the model + the writers. -z defs:
+# a symbol missing from them fails the link, not the user's program at run
+# time.
+$(B)/libcuprof.so: $(PRELOAD_OBJS) $(PRELOAD_LIBC_OBJ) $(COLLECTOR_OBJS) $(MODEL_OBJS) \
+                   $(FORMATS_OBJS) preload/exports.map
+	$(call P,LD,$@)$(CC) $(PRELOAD_LDFLAGS) -Wl,-z,defs -o $@ $(PRELOAD_OBJS) $(PRELOAD_LIBC_OBJ) \
+	    $(COLLECTOR_OBJS) $(MODEL_OBJS) $(FORMATS_OBJS) -ldl -lpthread
+
+# write_bench: the exit path (model + writers) timed on N events (bench/).
+$(BENCH_B)/write_bench: bench/write_bench.c $(COLLECTOR_OBJS) $(MODEL_OBJS) $(FORMATS_OBJS)
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -I. -o $@ $< $(COLLECTOR_OBJS) \
+	    $(MODEL_OBJS) $(FORMATS_OBJS) $(LDFLAGS) -ldl -lpthread
+
+ALL_TARGETS += $(B)/libcuprof.so
+
+# ---- 3. Tests: every test rule lives under tests/.
+include tests/tests.mk
 
 build-all: $(ALL_TARGETS)
 

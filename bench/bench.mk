@@ -1,4 +1,4 @@
-# bench/: the reference workloads, built with nvcc against the real CUDA 13
+# bench/: sources and programs. The reference workloads, built with nvcc against the real CUDA 13
 # headers and libraries (at run time LD_LIBRARY_PATH=build/sim selects the
 # simulated device instead). Binaries live next to their sources.
 #
@@ -15,13 +15,12 @@ ALL_TARGETS += $(BENCH_BINS)
 $(BENCH_BINS): bench/%: bench/%.cu
 	$(call P,NVCC,$@)$(NVCC) $(BENCH_NVFLAGS) -o $@ $< $(BENCH_LIBS)
 
-include tests/e2e/e2e.mk
-
 # ---- overhead benchmarks: `make bench`, `make bench-check` -------
 # build/bench/calls: N calls of a cheap CUDA entry point (plain C, -lcudart;
 # run with LD_LIBRARY_PATH=build/sim). The floor hooks, plain and into fresh
-# memory, as their own LD_PRELOAD objects. write_bench: the collector and the
-# writers linked in, to time the exit path on N events. Never sanitized: the
+# memory, as their own LD_PRELOAD objects. write_bench (linked by the top
+# Makefile): the collector and the writers linked in, to time the exit path
+# on N events. Never sanitized: the
 # floor is preloaded into programs without the sanitizer runtime, and the
 # numbers are about the optimized build.
 BENCH_B       := $(B)/bench
@@ -43,10 +42,6 @@ $(BENCH_B)/libfloor_fresh.so: bench/floor_hook.c
 # The drain experiment: not in run.sh's table, run by hand.
 $(BENCH_B)/libfloor_drain.so: bench/floor_hook.c
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(BENCH_CFLAGS) -DFLOOR_DRAIN -fPIC -shared -o $@ $< -ldl -lpthread
-
-$(BENCH_B)/write_bench: bench/write_bench.c $(COLLECTOR_OBJS) $(MODEL_OBJS) $(FORMATS_OBJS)
-	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -I. -o $@ $< $(COLLECTOR_OBJS) \
-	    $(MODEL_OBJS) $(FORMATS_OBJS) $(LDFLAGS) -ldl -lpthread
 
 ALL_TARGETS += $(BENCH_TOOLS)
 

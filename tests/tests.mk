@@ -1,11 +1,14 @@
-# tests/: the shared end-to-end harness. Each module's fragment adds its own
-# Check binaries to UNIT_TESTS / E2E_TESTS and links $(HARNESS_OBJ) when it
-# runs whole programs.
-HARNESS_OBJ := $(B)/tests/harness.o
-
-$(B)/tests/harness.o: tests/e2e/harness.c tests/e2e/harness.h
+# tests/: every test rule. Each fragment adds its Check binaries to
+# UNIT_TESTS / E2E_TESTS; those that run whole programs link the shared
+# harness, $(HARNESS_OBJ) (named in the top Makefile).
+$(HARNESS_OBJ): tests/e2e/harness.c
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -c -o $@ $<
+
+include tests/unit/unit.mk
+include tests/fuzz/fuzz.mk
+include tests/e2e/e2e.mk
 include tests/golden/golden.mk
+include tests/layering/layering.mk
 
 # ---- sanitizer builds, each in a build folder of its own (the normal build
 # is untouched): the same sources with ASAN=1 / TSAN=1 (top Makefile).
@@ -43,4 +46,3 @@ tsan-test:
 .PHONY: tsan-test
 
 .PHONY: asan-test
-include tests/layering/layering.mk

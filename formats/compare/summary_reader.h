@@ -3,7 +3,8 @@
  * into plain C structs, for the tools that read runs back (cuprof-compare).
  *
  * This module links jansson; the preloaded library must never link it, so it
- * is only built into the tools and their tests (formats/compare/compare.mk).
+ * is only built into the tools and their tests (formats/compare/compare.mk,
+ * tests/unit/unit.mk).
  *
  * Validation is strict on the fields the schema fixes (every type is checked,
  * integers must be whole numbers >= 0 that fit in int64_t) and lenient on

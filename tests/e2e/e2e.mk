@@ -1,10 +1,6 @@
-# tests/e2e/: end-to-end tests of the simulated device through the bench
-# programs (included from bench/bench.mk, which owns those programs).
-#
-# The harness object is named by path here: tests/tests.mk, which defines
-# HARNESS_OBJ, is read after this fragment, and prerequisites are expanded
-# when read.
-E2E_HARNESS := $(B)/tests/harness.o
+# tests/e2e/: end-to-end tests: whole programs (the bench workloads, small
+# programs of their own) run under prof.sh on the simulated device, and
+# prof.sh itself.
 
 # launch_overhead built with per-thread default streams: the same launches go
 # through __cudaLaunchKernel_ptsz / cudaLaunchKernel_ptsz.
@@ -21,8 +17,8 @@ $(B)/tests/libcupti_client.so: tests/e2e/cupti_client.c
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CUPTI_CLIENT_CFLAGS) -o $@ $< \
 	    -L$(CUDA_HOME)/lib64 -lcupti -ldl -lpthread
 
-$(B)/tests/test_e2e_sim: tests/e2e/test_e2e_sim.c $(E2E_HARNESS) tests/e2e/harness.h
-	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(E2E_HARNESS) \
+$(B)/tests/test_e2e_sim: tests/e2e/test_e2e_sim.c $(HARNESS_OBJ) tests/e2e/harness.h
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(HARNESS_OBJ) \
 	    $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS)
 
 E2E_SIM_DEPS := $(B)/tests/launch_overhead_ptsz $(B)/tests/libcupti_client.so
@@ -31,18 +27,32 @@ E2E_TESTS   += $(B)/tests/test_e2e_sim
 
 # The GPU timeline end to end: prof.sh on the sim (needs the library, the
 # bench programs and profsh_prog, for the run against NVIDIA's libraries).
-$(B)/tests/test_e2e_gpu: tests/e2e/test_e2e_gpu.c $(E2E_HARNESS) tests/e2e/harness.h
-	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(E2E_HARNESS) \
+$(B)/tests/test_e2e_gpu: tests/e2e/test_e2e_gpu.c $(HARNESS_OBJ) tests/e2e/harness.h
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(HARNESS_OBJ) \
 	    $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS) -lm
 
 ALL_TARGETS += $(B)/tests/test_e2e_gpu
 E2E_TESTS   += $(B)/tests/test_e2e_gpu
+# The front end (prof.sh). profsh_prog: a tiny CUDA program (real libcudart
+# of the toolkit; calls fail with error 35 without a driver and are still
+# recorded).
+$(B)/tests/test_e2e_profsh: tests/e2e/test_e2e_profsh.c $(HARNESS_OBJ) $(B)/tests/profsh_prog
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -Itests/e2e -o $@ $< \
+	    $(HARNESS_OBJ) $(LDFLAGS) $(CHECK_LIBS) $(JSON_LIBS)
+
+$(B)/tests/profsh_prog: tests/e2e/profsh_prog.c
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) \
+	    -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lpthread
+
+ALL_TARGETS += $(B)/tests/test_e2e_profsh $(B)/tests/profsh_prog
+E2E_TESTS   += $(B)/tests/test_e2e_profsh
+
 include tests/e2e/e2e_findings.mk
 include tests/e2e/e2e_robust.mk
 
 # The overhead regression guard (bench/check.sh) on hand-made results.
-$(B)/tests/test_bench_check: tests/e2e/test_bench_check.c $(E2E_HARNESS) tests/e2e/harness.h
-	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(E2E_HARNESS) \
+$(B)/tests/test_bench_check: tests/e2e/test_bench_check.c $(HARNESS_OBJ) tests/e2e/harness.h
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(HARNESS_OBJ) \
 	    $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS)
 
 ALL_TARGETS += $(B)/tests/test_bench_check

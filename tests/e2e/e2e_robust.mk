@@ -6,8 +6,8 @@ $(B)/tests/robust_prog: tests/e2e/robust_prog.c
 	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(filter-out -fsanitize=%,$(CFLAGS)) -o $@ $< \
 	    -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lpthread
 
-$(B)/tests/test_e2e_robust: tests/e2e/test_e2e_robust.c $(E2E_HARNESS) tests/e2e/harness.h
-	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(E2E_HARNESS) \
+$(B)/tests/test_e2e_robust: tests/e2e/test_e2e_robust.c $(HARNESS_OBJ) tests/e2e/harness.h
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(HARNESS_OBJ) \
 	    $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS)
 
 ALL_TARGETS += $(B)/tests/test_e2e_robust $(B)/tests/robust_prog

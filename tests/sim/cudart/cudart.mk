@@ -15,12 +15,11 @@ $(CUDART_LIB): $(CUDART_OBJS) $(CUSIM_LIB) $(CUDART_MAP)
 	$(Q)ln -sf libcudart.so.13 $(SIM_DIR)/libcudart.so
 
 # Unit tests of the runtime: link the sim libraries like a program would, and
-# the e2e harness (tests/tests.mk, included later: named literally here) for
-# the nvcc-built program test.
+# the e2e harness for the nvcc-built program test.
 $(B)/tests/test_sim_cudart: tests/sim/cudart/test_sim_cudart.c $(CUDART_LIB) $(CUSIM_HDRS) \
-		$(B)/tests/harness.o
+		$(HARNESS_OBJ)
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -Itests/sim/core -Itests/e2e $(CHECK_CFLAGS) \
-	  -o $@ $< $(B)/tests/harness.o -L$(SIM_DIR) -lcudart -lcusim -Wl,-rpath,'$$ORIGIN/../sim' \
+	  -o $@ $< $(HARNESS_OBJ) -L$(SIM_DIR) -lcudart -lcusim -Wl,-rpath,'$$ORIGIN/../sim' \
 	  $(LDFLAGS) $(JSON_LIBS) $(CHECK_LIBS) -ldl -lpthread -lm
 
 ALL_TARGETS += $(CUDART_LIB)

@@ -1,0 +1,100 @@
+# tests/unit/: the Check unit tests of every folder, each linking the
+# objects it tests (model/ and formats/ tests link nothing of collector/).
+
+# ---- collector ---------------------------------------------------------------
+# The collector's objects linked straight into the test, with the model and
+# the writers it calls at exit.
+$(B)/tests/test_collector: tests/unit/test_collector.c $(COLLECTOR_OBJS) $(MODEL_OBJS) $(FORMATS_OBJS)
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -o $@ $< \
+	    $(COLLECTOR_OBJS) $(MODEL_OBJS) $(FORMATS_OBJS) $(LDFLAGS) $(CHECK_LIBS) $(JSON_LIBS) -lstdc++ -ldl -lpthread
+
+# The CUPTI objects alone, against the real libcupti of $(CUDA_HOME) and the
+# simulated one in $(SIM_DIR) (both found at run time; the binary links
+# neither, so it can pick per test).
+TEST_CUPTI_OBJS := $(CUPTI_OBJS) $(B)/model/gpu.o $(B)/model/cbid.o
+$(B)/tests/test_cupti: tests/unit/test_cupti.c $(TEST_CUPTI_OBJS) $(B)/tests/libtest_cupti_inject.so
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -o $@ $< \
+	    $(TEST_CUPTI_OBJS) $(LDFLAGS) $(CHECK_LIBS) -ldl -lpthread
+
+# The same test file as an injection library (CUDA_INJECTION64_PATH), so a
+# test can start CUPTI from inside the simulated driver's initialization.
+$(B)/tests/libtest_cupti_inject.so: tests/unit/test_cupti.c $(TEST_CUPTI_OBJS)
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -DTEST_CUPTI_INJECTION -fvisibility=hidden \
+	    -shared -I. -o $@ $< $(TEST_CUPTI_OBJS) $(LDFLAGS) -ldl -lpthread
+
+UNIT_TESTS  += $(B)/tests/test_collector $(B)/tests/test_cupti
+ALL_TARGETS += $(B)/tests/test_collector $(B)/tests/test_cupti $(B)/tests/libtest_cupti_inject.so
+
+# ---- model and formats: model/ + formats/ objects only ---------------------------
+# test_formats: the writers on hand-built runs; test_timeline: the GPU
+# attribution math and the trace's GPU lanes; test_findings: each rule with
+# one run built to trigger it and one built not to.
+MODEL_TESTS := test_formats test_timeline test_findings
+$(addprefix $(B)/tests/,$(MODEL_TESTS)): $(B)/tests/%: tests/unit/%.c $(FORMATS_OBJS) $(MODEL_OBJS)
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -o $@ $< \
+	    $(FORMATS_OBJS) $(MODEL_OBJS) $(LDFLAGS) $(CHECK_LIBS) $(JSON_LIBS) -lstdc++ -lpthread
+
+UNIT_TESTS  += $(addprefix $(B)/tests/,$(MODEL_TESTS))
+ALL_TARGETS += $(addprefix $(B)/tests/,$(MODEL_TESTS))
+
+# ---- compare -----------------------------------------------------------------------
+# The reader and the compare tool, on fixtures the test writes.
+$(B)/tests/test_compare: tests/unit/test_compare.c $(COMPARE_OBJS) $(HARNESS_OBJ) $(B)/cuprof-compare
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -Itests/e2e \
+	  -o $@ $< $(COMPARE_OBJS) $(HARNESS_OBJ) $(LDFLAGS) $(JSON_LIBS) $(CHECK_LIBS)
+
+# summary.json's field list (formats/summary_schema.h) against SCHEMA.md, and
+# the writer against compare's reader, field by field.
+$(B)/tests/test_schema: tests/unit/test_schema.c $(B)/compare/summary_reader.o $(FORMATS_OBJS) $(MODEL_OBJS)
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -o $@ $< \
+	    $(B)/compare/summary_reader.o $(FORMATS_OBJS) $(MODEL_OBJS) $(LDFLAGS) $(JSON_LIBS) \
+	    $(CHECK_LIBS) -lstdc++ -lpthread -lm
+
+UNIT_TESTS  += $(B)/tests/test_compare $(B)/tests/test_schema
+ALL_TARGETS += $(B)/tests/test_compare $(B)/tests/test_schema
+
+# ---- preload (tests/unit/test_preload*.c) ------------------------------------------
+# The hooks alone (cuprof_* left undefined), loaded next to a fake collector
+# that dumps what it recorded; and small programs built against the real
+# CUDA 13 libraries, run under both.
+PT          := $(B)/tests/preload
+CUDA_LIB    := $(CUDA_HOME)/lib64
+PT_PROG_LD  := -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB)
+PT_PROGS    := $(PT)/prog_cudart $(PT)/prog_blas $(PT)/prog_nocuda $(PT)/prog_dlopen \
+               $(PT)/libuser.so $(PT)/prog_kernels $(PT)/prog_kernels_ptsz
+
+$(PT)/libcuprof_hooks.so: $(PRELOAD_OBJS) preload/exports.map
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(PRELOAD_LDFLAGS) -o $@ $(PRELOAD_OBJS) -ldl -lpthread
+
+$(PT)/libfakecollector.so: tests/unit/test_preload_collector.c
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -I. -shared -o $@ $< $(LDFLAGS) -lpthread
+
+$(PT)/prog_cudart: tests/unit/test_preload_cudart.c
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) $(PT_PROG_LD) -lcudart -ldl
+
+$(PT)/prog_blas: tests/unit/test_preload_blas.c
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) $(PT_PROG_LD) -lcublasLt -lcublas -lcudart -ldl
+
+$(PT)/prog_nocuda: tests/unit/test_preload_nocuda.c
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -o $@ $< $(LDFLAGS)
+
+$(PT)/libuser.so: tests/unit/test_preload_user.c
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -shared -o $@ $< $(LDFLAGS) $(PT_PROG_LD) -lcudart
+
+$(PT)/prog_dlopen: tests/unit/test_preload_dlopen.c
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) -ldl -lpthread
+
+# nvcc: <<<>>> launches (__cudaGetKernel + __cudaLaunchKernel), shared cudart.
+$(PT)/prog_kernels: tests/unit/test_preload_kernels.cu
+	$(call P,NVCC,$@)mkdir -p $(@D) && $(NVCC) -cudart shared -o $@ $< -L$(CUDA_LIB) -Xlinker -rpath=$(CUDA_LIB)
+$(PT)/prog_kernels_ptsz: tests/unit/test_preload_kernels.cu
+	$(call P,NVCC,$@)mkdir -p $(@D) && $(NVCC) -cudart shared --default-stream per-thread -o $@ $< -L$(CUDA_LIB) -Xlinker -rpath=$(CUDA_LIB)
+
+$(B)/tests/test_preload: tests/unit/test_preload.c tests/unit/test_preload_run.c $(HARNESS_OBJ) \
+                         $(PT)/libcuprof_hooks.so $(PT)/libfakecollector.so $(PT_PROGS)
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -Itests/e2e -o $@ \
+	    tests/unit/test_preload.c tests/unit/test_preload_run.c \
+	    $(HARNESS_OBJ) $(LDFLAGS) $(CHECK_LIBS) $(JSON_LIBS)
+
+UNIT_TESTS  += $(B)/tests/test_preload
+ALL_TARGETS += $(B)/tests/test_preload
