@@ -14,13 +14,14 @@ include tests/layering/layering.mk
 # is untouched): the same sources with ASAN=1 / TSAN=1 (top Makefile).
 
 # make asan-test: the unit tests that link the collector, the model, the
-# writers and the compare tool (with the cuprof-compare they run), built with
-# AddressSanitizer + UBSan into $(B)/asan and run; any report fails it. CI
-# runs it after make test. test_collector's exit-path tests end forked
-# children with chosen exit statuses, which LeakSanitizer's report at exit
-# would replace: leak detection is off for that binary only.
+# writers, the compare tool (with the cuprof-compare they run) and
+# summary.json's schema, built with AddressSanitizer + UBSan into $(B)/asan
+# and run; any report fails it. CI runs it after make test. test_collector's
+# exit-path tests end forked children with chosen exit statuses, which
+# LeakSanitizer's report at exit would replace: leak detection is off for
+# that binary only.
 ASAN_B     := $(B)/asan
-ASAN_TESTS := test_formats test_timeline test_findings test_compare test_collector
+ASAN_TESTS := test_formats test_timeline test_findings test_compare test_schema test_collector
 ASAN_RUN    = CUPROF_TOP=$(CURDIR) CUPROF_BUILD=$(CURDIR)/$(ASAN_B) \
               UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 asan-test: deps-ok
