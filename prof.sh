@@ -164,6 +164,10 @@ export LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$lib"
 # CUPTI then starts in time for its timestamp callback, and also in programs
 # linked with static cudart, which no LD_PRELOAD hook sees. $lib is absolute.
 export CUDA_INJECTION64_PATH="$lib"
+# NVTX (header-only, in the program and its libraries) loads its tool from
+# this variable on the first NVTX call: ranges and marks come to us. A value
+# the user set is kept (the library says so once).
+export NVTX_INJECTION64_PATH="${NVTX_INJECTION64_PATH:-$lib}"
 
 # argv[0] stays what the user typed, as a shell would pass it.
 exec -a "$prog" "$path" "$@"

@@ -351,6 +351,44 @@ cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
     return ev;
 }
 
+int cuprof_instant(uint16_t api, uint8_t cls, uint32_t name, uint32_t domain, uint64_t id)
+{
+    if (__builtin_expect(!atomic_load_explicit(&cuprof_g.recording, memory_order_relaxed), 0)) {
+        if (atomic_load_explicit(&cuprof_g.init, memory_order_acquire) != 2)
+            cuprof_collector_init();
+        if (!atomic_load_explicit(&cuprof_g.recording, memory_order_acquire))
+            return -1;
+    }
+    if (tls.guard)
+        return -1;
+    cuprof_thread *t = tls.thread;
+    if (__builtin_expect(t == NULL || t->cur == t->end, 0)) {
+        int saved = errno;
+        if (t == NULL)   /* no CUPTI start here: an NVTX-only thread needs none */
+            t = thread_register();
+        else if (chunk_grow(t) < 0)
+            atomic_fetch_add_explicit(&t->dropped, 1, memory_order_relaxed), t = NULL;
+        errno = saved;
+        if (t == NULL) {
+            atomic_fetch_add_explicit(&cuprof_dropped_api[api < CUPROF_MAX_APIS ? api : 0], 1,
+                                      memory_order_relaxed);
+            return -1;
+        }
+    }
+    cuprof_event *ev = t->cur++;
+    t->reserved++;
+    ev->api = api;
+    ev->depth = t->depth < 255 ? (uint8_t)t->depth : 255;
+    ev->cls = cls;
+    ev->a.nvtx.name = name;
+    ev->a.nvtx.domain = domain;
+    ev->a.nvtx.id = id;
+    ev->t0 = ev->t1 = cuprof_clock_stamp();
+    if (t->depth == 0)   /* no call open: publish (this one included) */
+        atomic_store_explicit(&t->committed, t->reserved, memory_order_release);
+    return 0;
+}
+
 void cuprof_end(cuprof_event *ev, int32_t result)
 {
     if (!ev)

@@ -55,6 +55,14 @@ void cuprof_kernel_register(const void *host_fn, const char *device_name);
 void cuprof_kernel_handle(const void *handle, const void *host_fn);
 uint32_t cuprof_kernel_lookup(const void *host_fn_or_handle);
 
+/* NVTX (preload/nvtx.c). intern: the id of a string's interned copy (by
+ * content; 0 for NULL or out of memory), lock-free for a string this thread
+ * interned recently. instant: records an event of class cls with a.nvtx =
+ * {name, domain, id} at this moment (t1 = t0) that neither opens nor closes
+ * a call (depth unchanged, no external id); -1 when not recorded. */
+uint32_t cuprof_string_intern(const char *s);
+int cuprof_instant(uint16_t api, uint8_t cls, uint32_t name, uint32_t domain, uint64_t id);
+
 /* Starts the collector (reads CUPROF_* once, installs the exit path).
  * Idempotent and safe from any thread or constructor; every hook calls it
  * through cuprof_begin, the library's constructor calls it too. */

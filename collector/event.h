@@ -22,6 +22,13 @@ enum cuprof_ev_class {
     CUPROF_EV_OCCUPANCY = 7, /* occupancy query: a.occ */
     CUPROF_EV_BLAS = 8,      /* cuBLAS/cuBLASLt GEMM: a.blas */
     CUPROF_EV_EVENT = 9,     /* cudaEventRecord / cudaStreamWaitEvent: a.sync */
+    /* NVTX (preload/nvtx.c): instants, t1 == t0, never a parent of a call.
+     * The model pairs them into ranges (model/ranges.h). */
+    CUPROF_EV_RANGE_PUSH = 10,  /* nvtxRangePush*: a.nvtx (name, domain) */
+    CUPROF_EV_RANGE_POP = 11,   /* nvtxRangePop: a.nvtx (domain) */
+    CUPROF_EV_RANGE_START = 12, /* nvtxRangeStart*: a.nvtx (name, domain, id) */
+    CUPROF_EV_RANGE_END = 13,   /* nvtxRangeEnd: a.nvtx (id) */
+    CUPROF_EV_MARK = 14,        /* nvtxMark*: a.nvtx (name, domain) */
 };
 
 /* Copy directions, as the tables name them. */
@@ -77,6 +84,11 @@ typedef struct cuprof_event {
             uint16_t epilogue;      /* cublasLtEpilogue_t, 0 for cuBLAS */
             uint8_t beta_nonzero;   /* 1 when beta != 0 (known for host-side beta) */
         } blas;
+        struct {
+            uint32_t name;     /* string id (collector's string table), 0 = none */
+            uint32_t domain;   /* string id of the domain's name, 0 = the default one */
+            uint64_t id;       /* start/end ranges: the nvtxRangeId_t */
+        } nvtx;
         uint64_t raw[5];
     } a;
 } cuprof_event;

@@ -145,6 +145,13 @@ const char *cuprof_kernel_raw_name(uint32_t id);
 void cuprof_kernels_fork_prepare(void);
 void cuprof_kernels_fork_done(int child);
 
+/* strings.c: number of interned strings (ids 1..count); the string of id
+ * (NULL if unknown); fork handlers as for the kernel table. */
+uint32_t cuprof_string_count(void);
+const char *cuprof_string_get(uint32_t id);
+void cuprof_strings_fork_prepare(void);
+void cuprof_strings_fork_done(int child);
+
 /* lifecycle.c: the exit path. Stops recording, builds the run model,
  * aggregates it and writes the files; runs its work at most once per process
  * (later calls return at once). Returns the number of files written (0 when

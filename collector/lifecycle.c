@@ -62,16 +62,19 @@ static void fork_prepare(void)
 {
     pthread_mutex_lock(&cuprof_g.lock);
     cuprof_kernels_fork_prepare();
+    cuprof_strings_fork_prepare();
 }
 
 static void fork_parent(void)
 {
+    cuprof_strings_fork_done(0);
     cuprof_kernels_fork_done(0);
     pthread_mutex_unlock(&cuprof_g.lock);
 }
 
 static void fork_child(void)
 {
+    cuprof_strings_fork_done(1);
     cuprof_kernels_fork_done(1);
     pthread_mutex_init(&cuprof_g.lock, NULL);
     cuprof_buffers_reset_after_fork();

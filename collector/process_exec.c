@@ -9,9 +9,11 @@
  * to another value is left as the program set it.
  */
 #include "collector/internal.h"
+#include "collector/log.h"
 #include "collector/process.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,10 +68,23 @@ __attribute__((constructor)) static void save_environment(void)
     pthread_atfork(NULL, NULL, pid_after_fork);
     const char *self = self_path();
     const char *pre = getenv("LD_PRELOAD");
-    if (self && pre && list_has(pre, self))
+    if (self && pre && list_has(pre, self)) {
         saved_env.self = strdup(self);
+        /* NVTX finds its tool through this variable (preload/nvtx.c). A
+         * program that set its own keeps it, and we say so once. */
+        const char *nvtx = getenv("NVTX_INJECTION64_PATH");
+        if (!nvtx || !nvtx[0]) {
+            int e = errno;
+            setenv("NVTX_INJECTION64_PATH", self, 1);
+            errno = e;
+        } else if (strcmp(nvtx, self) != 0) {
+            cuprof_log("NVTX_INJECTION64_PATH is already set (%s): NVTX ranges go to that "
+                       "tool and are not in this profile; unset it to see them here", nvtx);
+        }
+    }
     for (char **e = environ; e && *e && saved_env.n < MAX_SAVED; e++)
-        if (strncmp(*e, "CUPROF_", 7) == 0 || strncmp(*e, "CUDA_INJECTION64_PATH=", 22) == 0)
+        if (strncmp(*e, "CUPROF_", 7) == 0 || strncmp(*e, "CUDA_INJECTION64_PATH=", 22) == 0 ||
+            strncmp(*e, "NVTX_INJECTION64_PATH=", 22) == 0)
             if ((saved_env.vars[saved_env.n] = strdup(*e)) != NULL)
                 saved_env.n++;
 }

@@ -25,6 +25,7 @@ typedef struct run_priv {
     cuprof_run_thread *threads;
     const cuprof_event **chunk_ptrs; /* all threads' chunk arrays, one block */
     const char **knames;          /* [0..nkernels], raw names ([0] NULL) */
+    const char **strs;            /* [0..nstrings], NVTX strings ([0] NULL) */
     char gpu_reason[512];
     uint64_t *dropped_by_api;     /* [napis] */
 } run_priv;
@@ -153,6 +154,20 @@ static int load_kernel_names(run_priv *r)
     return 0;
 }
 
+/* NVTX names and domains (collector/strings.c). */
+static int load_strings(run_priv *r)
+{
+    uint32_t n = cuprof_string_count();
+    r->strs = calloc((size_t)n + 1, sizeof *r->strs);
+    if (!r->strs)
+        return -1;
+    for (uint32_t id = 1; id <= n; id++)
+        r->strs[id] = cuprof_string_get(id);
+    r->pub.nstrings = n;
+    r->pub.strings = r->strs;
+    return 0;
+}
+
 /* Views of every listed thread's committed events. */
 static int load_threads(run_priv *r)
 {
@@ -255,7 +270,8 @@ cuprof_run *cuprof_snapshot_build(void)
     r->pub.pid = cuprof_g.pid ? cuprof_g.pid : (long)getpid();
     r->pub.clock = CUPROF_CLOCK_NAME;
     r->pub.version = CUPROF_VERSION;
-    if (load_cmdline(r) < 0 || load_threads(r) < 0 || load_kernel_names(r) < 0) {
+    if (load_cmdline(r) < 0 || load_threads(r) < 0 || load_kernel_names(r) < 0 ||
+        load_strings(r) < 0) {
         cuprof_snapshot_destroy(&r->pub);
         return NULL;
     }
@@ -268,6 +284,7 @@ void cuprof_snapshot_destroy(cuprof_run *run)
     if (!r)
         return;
     free(r->knames);
+    free(r->strs);
     free(r->chunk_ptrs);
     free(r->dropped_by_api);
     free(r->threads);

@@ -60,6 +60,8 @@ typedef struct cuprof_run {
     uint32_t nkernels;               /* kernel names: ids 1..nkernels */
     const char *const *kernel_names; /* [id] = name as registered (mangled); [0] unused;
                                         model/names.h demangles them */
+    uint32_t nstrings;               /* NVTX names and domains: ids 1..nstrings */
+    const char *const *strings;      /* [id] (event.a.nvtx.name/domain); [0] unused */
 
     size_t nthreads;                 /* threads that recorded, registration order */
     const cuprof_run_thread *threads;

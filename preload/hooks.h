@@ -183,7 +183,16 @@ enum preload_lib {
  * CUPTI while the driver initializes. exports.map lists them after the
  * hooks, and the export test allows exactly these.
  */
-#define PRELOAD_EXTRA_EXPORTS(X) X(InitializeInjection)
+#define PRELOAD_EXTRA_EXPORTS(X) X(InitializeInjection) X(InitializeInjectionNvtx2)
+
+/*
+ * NVTX entry points (preload/nvtx.c), recorded as instant events but not
+ * interposed: a program's NVTX header calls them through the function tables
+ * InitializeInjectionNvtx2 fills (NVTX_INJECTION64_PATH). X(name): the API
+ * ids after the hooks' (PRELOAD_API_<name>), in the same API table.
+ */
+#define PRELOAD_NVTX_APIS(X) \
+    X(nvtxRangePush) X(nvtxRangePop) X(nvtxRangeStart) X(nvtxRangeEnd) X(nvtxMark)
 
 /* Ids: hooks first (id = event.api), then helpers. */
 enum preload_fn {
@@ -199,6 +208,15 @@ enum preload_fn {
     PRELOAD_LIBC_HOOKS(PRELOAD_X_ID)
 #undef PRELOAD_X_ID
     PRELOAD_N_FNS
+};
+
+/* API ids of the NVTX entry points: after the hooks'. */
+enum preload_api_nvtx {
+    PRELOAD_API_NVTX_BEFORE_ = PRELOAD_N_HOOKS - 1,
+#define PRELOAD_X_ID(name) PRELOAD_API_##name,
+    PRELOAD_NVTX_APIS(PRELOAD_X_ID)
+#undef PRELOAD_X_ID
+    PRELOAD_N_APIS
 };
 
 /* The class each hook records, as constants the compiler folds. */

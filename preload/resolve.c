@@ -44,10 +44,14 @@ static const struct {
 #undef X
 };
 
-/* The collector's view of the hooks (event.api indexes it). */
-static const cuprof_api_desc preload_api_table[PRELOAD_N_HOOKS] = {
+/* The collector's view of the hooks and the NVTX entry points (event.api
+ * indexes it). */
+static const cuprof_api_desc preload_api_table[PRELOAD_N_APIS] = {
 #define X(name, lib, cls, ret, params) {#name, CAT_##lib},
     PRELOAD_HOOKS(X)
+#undef X
+#define X(name) {#name, "nvtx"},
+    PRELOAD_NVTX_APIS(X)
 #undef X
 };
 
@@ -111,7 +115,7 @@ static void resolve_all_once(void)
     /* Register before any pointer is published: a hook on another thread that
      * sees a resolved pointer may call cuprof_begin at once. The collector
      * itself starts from cuprof_begin, outside the once. */
-    cuprof_api_register(preload_api_table, PRELOAD_N_HOOKS);
+    cuprof_api_register(preload_api_table, PRELOAD_N_APIS);
     for (unsigned i = 0; i < PRELOAD_N_FNS; i++)
         resolve_one(i);
     resolving = 0;

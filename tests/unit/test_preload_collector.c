@@ -69,6 +69,42 @@ void cuprof_end(cuprof_event *ev, int32_t result)
     ev->t1 = 2;
 }
 
+/* NVTX: events like the hooks', names interned as kernel names are (the
+ * fake keeps one table; the dump shows ids). errno is clobbered on purpose:
+ * nvtx.c must restore it. */
+uint32_t cuprof_string_intern(const char *s)
+{
+    errno = TEST_PRELOAD_ERRNO;
+    if (!s)
+        return 0;
+    for (unsigned i = 1; i <= n_kernels; i++)
+        if (strcmp(kernel_names[i], s) == 0)
+            return i;
+    if (n_kernels >= FAKE_MAX_KERNELS)
+        return 0;
+    kernel_names[++n_kernels] = strdup(s);
+    return n_kernels;
+}
+
+int cuprof_instant(uint16_t api, uint8_t cls, uint32_t name, uint32_t domain, uint64_t id)
+{
+    errno = TEST_PRELOAD_ERRNO;
+    unsigned i = atomic_fetch_add(&n_events, 1);
+    if (i >= FAKE_MAX_EVENTS)
+        return -1;
+    cuprof_event *ev = &events[i];
+    memset(ev->a.raw, 0, sizeof ev->a.raw);
+    ev->api = api;
+    ev->cls = cls;
+    ev->depth = (uint8_t)call_depth;
+    ev->result = 0;
+    ev->t0 = ev->t1 = 1;
+    ev->a.nvtx.name = name;
+    ev->a.nvtx.domain = domain;
+    ev->a.nvtx.id = id;
+    return 0;
+}
+
 uint64_t cuprof_event_id(const cuprof_event *ev)
 {
     return (uint64_t)(ev - events) + 1;
