@@ -7,7 +7,7 @@
 # need the runtime as a shared library, as PyTorch uses it.
 BENCH_NVFLAGS := -cudart=shared -O2 -gencode arch=compute_90,code=[sm_90,compute_90] \
                  -Xcompiler -Wall
-BENCH_LIBS    := -lcublas -lcublasLt
+BENCH_LIBS    := -lcublas -lcublasLt -ldl
 
 BENCH_BINS := bench/matmul_add bench/launch_overhead
 ALL_TARGETS += $(BENCH_BINS)

@@ -26,6 +26,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
+#include <nvtx3/nvToolsExt.h>
 
 #include <math.h>
 #include <stdint.h>
@@ -111,6 +112,8 @@ struct opts {
     int warmup;       /* untimed iterations before them */
     enum mode mode;   /* eager, addmm or fused (see the top of the file) */
     enum check check; /* whether to verify y against the CPU reference */
+    int nvtx;         /* --nvtx: a "step" range per iteration, "matmul" and
+                         "bias_add" (or the fused op's name) inside it */
 };
 
 static void usage(FILE *f)
@@ -118,7 +121,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: matmul_add [--size N] [--m M] [--n N] [--k K] [--dtype bf16|fp16|fp32]\n"
             "                  [--iters I] [--warmup W] [--mode eager|addmm|fused]\n"
-            "                  [--check auto|on|off] [--no-check]\n"
+            "                  [--check auto|on|off] [--no-check] [--nvtx]\n"
             "  y = x*w + b with x: M x K, w: K x N, b: N (defaults: size 64, bf16, 10 iters,\n"
             "  2 warm-up, eager, check auto). --m/--n/--k override --size per dimension.\n"
             "  --check auto verifies when the device computes the result (probing whether\n"
@@ -165,6 +168,10 @@ static struct opts parse_args(int argc, char **argv)
         }
         if (!strcmp(a, "--no-check")) {
             o.check = CHECK_OFF;
+            continue;
+        }
+        if (!strcmp(a, "--nvtx")) {
+            o.nvtx = 1;
             continue;
         }
         if (!strcmp(a, "--size")) size = parse_int(a, v, 1);
@@ -375,23 +382,46 @@ static void launch_bias_add(struct work *wk)
     CUDA_CALL(cudaGetLastError()); /* launch errors surface here for <<<>>> */
 }
 
+/* NVTX ranges like the guide's record_function labels (--nvtx only). */
+static void range_push(const struct work *wk, const char *name)
+{
+    if (wk->o.nvtx)
+        nvtxRangePushA(name);
+}
+
+static void range_pop(const struct work *wk)
+{
+    if (wk->o.nvtx)
+        nvtxRangePop();
+}
+
 /* One iteration of the selected mode: y = x·w + b. */
 static void step(struct work *wk)
 {
     const struct opts *o = &wk->o;
+    range_push(wk, "step");
     if (o->mode == MODE_EAGER) {
+        range_push(wk, "matmul");
         gemm(wk, 0.0f);
+        range_pop(wk);
+        range_push(wk, "bias_add");
         launch_bias_add(wk);
+        range_pop(wk);
     } else if (o->mode == MODE_ADDMM) {
         size_t bytes = (size_t)o->m * o->n * dtype_size(o->dtype);
+        range_push(wk, "addmm");
         CUDA_CALL(cudaMemcpyAsync(wk->y, wk->bias_mat, bytes, cudaMemcpyDeviceToDevice, wk->stream));
         gemm(wk, 1.0f);
+        range_pop(wk);
     } else {
+        range_push(wk, "matmul_bias (fused)");
         float alpha = 1.0f, beta = 0.0f;
         BLAS_CALL(cublasLtMatmul(wk->lt, wk->lt_desc, &alpha, wk->w, wk->lt_a, wk->x, wk->lt_b,
                                  &beta, wk->y, wk->lt_d, wk->y, wk->lt_d, &wk->lt_algo.algo,
                                  wk->lt_ws, LT_WORKSPACE_BYTES, wk->stream));
+        range_pop(wk);
     }
+    range_pop(wk);
 }
 
 /* Runs warm-up and timed iterations; returns device ms per timed iteration. */

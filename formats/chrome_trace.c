@@ -379,6 +379,74 @@ static void cpu_event(chrome_writer *cw, chrome_cache *c, const cuprof_run_threa
     cuprof_out_puts(o, "}}");
 }
 
+/* An nvtxMark: an instant on its thread's row. */
+static void nvtx_mark(chrome_writer *cw, const cuprof_run_thread *th, const cuprof_event *ev)
+{
+    cuprof_writer *w = &cw->base;
+    cuprof_out *o = w->out;
+    cuprof_out_puts(o, ",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"nvtx\",\"name\":");
+    cuprof_out_json_cstr(o, cuprof_run_string(w->run, ev->a.nvtx.name));
+    cuprof_out_puts(o, ",\"pid\":");
+    cuprof_out_i64(o, w->run->pid);
+    cuprof_out_puts(o, ",\"tid\":");
+    cuprof_out_u64(o, th->tid);
+    cuprof_out_puts(o, ",\"ts\":");
+    cuprof_out_ns_as_us(o, ev->t0);
+    cuprof_out_puts(o, ",\"args\":{\"domain\":");
+    cuprof_out_json_cstr(o, cuprof_run_string(w->run, ev->a.nvtx.domain));
+    cuprof_out_puts(o, "}}");
+}
+
+/* NVTX ranges: push ranges as slices on their thread's row (they nest with
+ * the calls inside them), start/end ranges as async slices of their own
+ * track ("nvtx ranges"), since they may end on another thread. */
+static void put_ranges(chrome_writer *cw)
+{
+    cuprof_writer *w = &cw->base;
+    cuprof_out *o = w->out;
+    const cuprof_ranges *rg = w->model->ranges;
+    for (size_t k = 0; rg && k < rg->n; k++) {
+        const cuprof_range *r = &rg->r[k];
+        const char *name = cuprof_run_string(w->run, r->name);
+        if (r->start_end) {
+            for (int e = 0; e < 2; e++) {
+                cuprof_out_puts(o, e ? ",\n{\"ph\":\"e\"" : ",\n{\"ph\":\"b\"");
+                cuprof_out_puts(o, ",\"cat\":\"nvtx\",\"id2\":{\"local\":\"");
+                cuprof_out_u64(o, k);
+                cuprof_out_puts(o, "\"},\"name\":");
+                cuprof_out_json_cstr(o, name[0] ? name : "(unnamed)");
+                cuprof_out_puts(o, ",\"pid\":");
+                cuprof_out_i64(o, w->run->pid);
+                cuprof_out_puts(o, ",\"tid\":");
+                cuprof_out_u64(o, w->run->threads[r->thread].tid);
+                cuprof_out_puts(o, ",\"ts\":");
+                cuprof_out_ns_as_us(o, e ? r->t1 : r->t0);
+                cuprof_out_putc(o, '}');
+            }
+            continue;
+        }
+        cuprof_out_puts(o, ",\n{\"ph\":\"X\",\"cat\":\"nvtx\",\"name\":");
+        cuprof_out_json_cstr(o, name[0] ? name : "(unnamed)");
+        cuprof_out_puts(o, ",\"pid\":");
+        cuprof_out_i64(o, w->run->pid);
+        cuprof_out_puts(o, ",\"tid\":");
+        cuprof_out_u64(o, w->run->threads[r->thread].tid);
+        cuprof_out_puts(o, ",\"ts\":");
+        cuprof_out_ns_as_us(o, r->t0);
+        cuprof_out_puts(o, ",\"dur\":");
+        cuprof_out_ns_as_us(o, r->t1 > r->t0 ? r->t1 - r->t0 : 0);
+        cuprof_out_puts(o, ",\"args\":{\"domain\":");
+        cuprof_out_json_cstr(o, cuprof_run_string(w->run, r->domain));
+        cuprof_out_puts(o, ",\"gpu_ns\":");
+        cuprof_out_u64(o, r->gpu_ns);
+        cuprof_out_puts(o, ",\"kernels\":");
+        cuprof_out_u64(o, r->kernels);
+        if (!r->closed)
+            cuprof_out_puts(o, ",\"open_at_exit\":true");
+        cuprof_out_puts(o, "}}");
+    }
+}
+
 /* Every recorded call, thread by thread, in order; each API's class is
  * noted in classes[] (by api) for otherData. Walks the chunks directly (no
  * per-event callback or division). Returns 0, or -1 on out of memory. */
@@ -398,12 +466,18 @@ static int chrome_cpu_events(chrome_writer *cw, uint8_t *classes, size_t nclasse
             const cuprof_event *chunk = th->chunks[i / th->per_chunk];
             uint64_t m = th->n - i < th->per_chunk ? th->n - i : th->per_chunk;
             for (uint64_t j = 0; j < m; j++) {
+                if (chunk[j].cls >= CUPROF_EV_RANGE_PUSH) {   /* NVTX: put_ranges */
+                    if (chunk[j].cls == CUPROF_EV_MARK)
+                        nvtx_mark(cw, th, &chunk[j]);
+                    continue;
+                }
                 if (chunk[j].api < nclasses)
                     classes[chunk[j].api] = chunk[j].cls + 1;
                 cpu_event(cw, &c, th, &chunk[j]);
             }
         }
     }
+    put_ranges(cw);
     cw->any = 1;
     cache_free(&c);
     return 0;

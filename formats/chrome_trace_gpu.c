@@ -167,6 +167,10 @@ static void put_kernel(chrome_writer *cw, const cuprof_gpu_kernel *k, const char
         cuprof_chrome_arg_u64(o, "device launched", 1);
     if (strcmp(display, k->name) != 0)
         cuprof_chrome_arg_str(o, "mangled", k->name);
+    const cuprof_ranges *rg = cw->base.model->ranges;
+    if (rg && rg->kernel_range && rg->kernel_range[it->idx] >= 0)
+        cuprof_chrome_arg_str(o, "range", cuprof_run_string(cw->base.run,
+                                                            rg->r[rg->kernel_range[it->idx]].name));
     cuprof_out_puts(o, "}}");
 }
 

@@ -162,6 +162,7 @@ static void put_rows(cuprof_out *o, const cuprof_summary *s)
     PUT_ROWS("kernels", cuprof_stat_kernel, s->kernels, s->nkernels, CUPROF_SCHEMA_KERNEL, (void)0);
     PUT_ROWS("copies", cuprof_stat_copy, s->copies, s->ncopies, CUPROF_SCHEMA_COPY, (void)0);
     PUT_ROWS("blas", cuprof_stat_blas, s->blas, s->nblas, CUPROF_SCHEMA_BLAS, put_shapes(o, row));
+    PUT_ROWS("ranges", cuprof_stat_range, s->ranges, s->nranges, CUPROF_SCHEMA_RANGE, (void)0);
     PUT_ROWS("findings", cuprof_finding, s->findings, s->nfindings, CUPROF_SCHEMA_FINDING, put_numbers(o, row));
 }
 

@@ -86,6 +86,19 @@ enum cuprof_schema_when {
     X(STR, transb, ADDED)               \
     X(U64, calls, ALWAYS)
 
+/* ranges[]: cuprof_stat_range (the section is new: a reader takes a file
+ * without it as one with no ranges) */
+#define CUPROF_SCHEMA_RANGE(X)          \
+    X(STR, name, ALWAYS)                \
+    X(STR, domain, ALWAYS)              \
+    X(U64, calls, ALWAYS)               \
+    X(U64, cpu_total_ns, ALWAYS)        \
+    X(U64, gpu_total_ns, ALWAYS)        \
+    X(U64, kernels, ALWAYS)             \
+    X(U64, min_ns, ALWAYS)              \
+    X(U64, median_ns, ALWAYS)           \
+    X(U64, max_ns, ALWAYS)
+
 /* findings[]: cuprof_finding, then "numbers" */
 #define CUPROF_SCHEMA_FINDING(X)        \
     X(STR, rule, ALWAYS)                \

@@ -253,6 +253,40 @@ static void put_kernels(cuprof_writer *w)
     }
 }
 
+/* NVTX ranges, one row per name (domain), like torch's record_function
+ * rows but in a table of their own: their CPU time is the program's, not
+ * CUDA's, and their CUDA time is already in the calls above. */
+static void put_ranges(cuprof_writer *w)
+{
+    cuprof_out *o = w->out;
+    const cuprof_summary *s = w->sum;
+    if (s->nranges == 0)
+        return;
+    int gpu = w->run->gpu.captured;
+    cuprof_out_puts(o, "\nNVTX ranges (CPU: push to pop; CUDA: device time of the work launched inside)\n");
+    cuprof_out_printf(o, "  %8s  %12s  %12s  %12s  %12s", "Calls", "CPU total", "Min", "Median", "Max");
+    if (gpu)
+        cuprof_out_printf(o, "  %12s  %8s", "CUDA total", "Kernels");
+    cuprof_out_puts(o, "  Range\n");
+    for (size_t i = 0; i < s->nranges; i++) {
+        const cuprof_stat_range *r = &s->ranges[i];
+        char a[32], b[32], c[32], d[32];
+        cuprof_out_printf(o, "  %8llu  %12s  %12s  %12s  %12s", (unsigned long long)r->calls,
+                          cuprof_fmt_time(a, 32, r->cpu_total_ns), cuprof_fmt_time(b, 32, r->min_ns),
+                          cuprof_fmt_time(c, 32, r->median_ns), cuprof_fmt_time(d, 32, r->max_ns));
+        if (gpu)
+            cuprof_out_printf(o, "  %12s  %8llu", cuprof_fmt_time(a, 32, r->gpu_total_ns),
+                              (unsigned long long)r->kernels);
+        cuprof_out_puts(o, "  ");
+        put_clean(o, r->name[0] ? r->name : "(unnamed)");
+        if (r->domain[0]) {
+            cuprof_out_puts(o, " @");
+            put_clean(o, r->domain);
+        }
+        cuprof_out_putc(o, '\n');
+    }
+}
+
 static void put_copies(cuprof_writer *w)
 {
     cuprof_out *o = w->out;
@@ -331,6 +365,7 @@ static int txt_write(cuprof_writer *w)
 {
     put_header_block(w);
     put_api_table((txt_writer *)w);
+    put_ranges(w);
     put_kernels(w);
     put_copies(w);
     put_blas(w);

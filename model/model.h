@@ -19,6 +19,7 @@
 
 #include "model/gpu.h"
 #include "model/names.h"
+#include "model/ranges.h"
 #include "model/run.h"
 #include "model/summary.h"
 #include "model/timeline.h"
@@ -29,6 +30,7 @@ typedef struct cuprof_model {
     cuprof_names names;           /* kernel names as shown */
     cuprof_timeline *timeline;    /* GPU records joined to the calls; GPU stats */
     cuprof_summary *summary;      /* the tables' rows and the findings */
+    cuprof_ranges *ranges;        /* NVTX ranges, the GPU work inside each */
 } cuprof_model;
 
 /* Builds the model of run (with its device records attached as

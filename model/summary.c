@@ -342,6 +342,8 @@ static int build_api(const cuprof_run *run, const cuprof_timeline *tl, cuprof_su
             dropped = 0;
         if (rows[a].calls == 0 && dropped == 0)
             continue;
+        if (!strcmp(rows[a].category, "nvtx"))   /* ranges have rows of their own (ranges.c) */
+            continue;
         if (rows[a].calls)
             finish_row(&rows[a], durs + off[a] - rows[a].calls, self[a]);   /* off[a] is now its end */
         rows[a].calls += dropped;   /* the count stays exact; the times are of the recorded */
@@ -625,6 +627,8 @@ cuprof_summary *cuprof_summary_build(const cuprof_run *run, const cuprof_names *
 
 void cuprof_summary_destroy(cuprof_summary *s)
 {
+    if (s)
+        free(s->ranges);
     if (!s)
         return;
     free(s->shapes_all);

@@ -78,6 +78,17 @@ typedef struct cuprof_stat_blas {
     cuprof_stat_shape *shapes; /* most calls first */
 } cuprof_stat_blas;
 
+/* NVTX ranges of one name in one domain (model/ranges.h pairs them). */
+typedef struct cuprof_stat_range {
+    const char *name;          /* the range's message ("" when unnamed) */
+    const char *domain;        /* "" for the default domain */
+    uint64_t calls;            /* ranges of that name */
+    uint64_t cpu_total_ns;     /* sum of their durations on the host */
+    uint64_t gpu_total_ns;     /* device time of the work launched inside them */
+    uint64_t kernels;          /* kernels launched inside them */
+    uint64_t min_ns, median_ns, max_ns; /* of one range's duration */
+} cuprof_stat_range;
+
 /* Most numbers one finding carries. */
 #define CUPROF_FINDING_NUMS 8
 
@@ -113,6 +124,9 @@ typedef struct cuprof_summary {
     uint64_t self_cuda_total_ns; /* sum of cuda_self_ns over api rows */
     int sorted_by_cuda;        /* 1 when api rows are sorted by CUDA total */
     cuprof_stat_shape *shapes_all; /* owns every blas[].shapes (one block) */
+    size_t nranges;
+    cuprof_stat_range *ranges; /* most GPU time, then most CPU time first
+                                * (cuprof_ranges_summarize) */
 } cuprof_summary;
 
 /* Aggregates run, with its kernel names (names) and its GPU records joined

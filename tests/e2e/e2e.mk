@@ -57,3 +57,16 @@ $(B)/tests/test_bench_check: tests/e2e/test_bench_check.c $(HARNESS_OBJ) tests/e
 
 ALL_TARGETS += $(B)/tests/test_bench_check
 E2E_TESTS   += $(B)/tests/test_bench_check
+
+# NVTX ranges end to end (matmul_add --nvtx and nvtx_prog, a C program that
+# uses NVTX every way; linked against the toolkit's libcudart, run on the sim).
+$(B)/tests/nvtx_prog: tests/e2e/nvtx_prog.c
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(filter-out -fsanitize=%,$(CFLAGS)) -o $@ $< \
+	    -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -ldl -lpthread
+
+$(B)/tests/test_e2e_nvtx: tests/e2e/test_e2e_nvtx.c $(HARNESS_OBJ) $(B)/tests/nvtx_prog
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(HARNESS_OBJ) \
+	    $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS) -lm
+
+ALL_TARGETS += $(B)/tests/test_e2e_nvtx $(B)/tests/nvtx_prog
+E2E_TESTS   += $(B)/tests/test_e2e_nvtx

@@ -49,6 +49,9 @@ static const listed fields[] = {
 #define SECTION "blas[].shapes[]"
     CUPROF_SCHEMA_SHAPE(ROW)
 #undef SECTION
+#define SECTION "ranges[]"
+    CUPROF_SCHEMA_RANGE(ROW)
+#undef SECTION
 #define SECTION "findings[]"
     CUPROF_SCHEMA_FINDING(ROW)
 #undef SECTION
@@ -230,6 +233,8 @@ START_TEST(writer_and_reader_agree_on_every_field)
     cuprof_stat_shape shapes[2];
     cuprof_stat_blas blas[1];
     cuprof_finding findings[1];
+    cuprof_stat_range ranges[2];
+    memset(ranges, 0, sizeof ranges);
     memset(api, 0, sizeof api);
     memset(kernels, 0, sizeof kernels);
     memset(copies, 0, sizeof copies);
@@ -242,11 +247,12 @@ START_TEST(writer_and_reader_agree_on_every_field)
     for (cuprof_stat_shape *row = shapes; row < shapes + 2; row++) { CUPROF_SCHEMA_SHAPE(FILL) }
     for (cuprof_stat_blas *row = blas; row < blas + 1; row++) { CUPROF_SCHEMA_BLAS(FILL) }
     for (cuprof_finding *row = findings; row < findings + 1; row++) { CUPROF_SCHEMA_FINDING(FILL) }
+    for (cuprof_stat_range *row = ranges; row < ranges + 2; row++) { CUPROF_SCHEMA_RANGE(FILL) }
     blas[0].shapes = shapes;
     blas[0].nshapes = 2;
     cuprof_summary sum = {.napi = 2, .api = api, .nkernels = 1, .kernels = kernels,
                           .ncopies = 1, .copies = copies, .nblas = 1, .blas = blas,
-                          .nfindings = 1, .findings = findings};
+                          .nfindings = 1, .findings = findings, .nranges = 2, .ranges = ranges};
 
     char *text = write_json(&sum);
     summary *s = NULL;
@@ -282,6 +288,11 @@ START_TEST(writer_and_reader_agree_on_every_field)
         const cuprof_finding *w = findings, *r = s->findings;
         CUPROF_SCHEMA_FINDING(SAME)
     }
+    ck_assert_uint_eq(s->n_ranges, 2);
+    for (size_t i = 0; i < 2; i++) {
+        const cuprof_stat_range *w = &ranges[i], *r = &s->ranges[i];
+        CUPROF_SCHEMA_RANGE(SAME)
+    }
     cmp_summary_destroy(s);
     free(text);
 }
@@ -313,6 +324,7 @@ START_TEST(added_fields_are_optional)
     ck_assert_str_eq(s->blas[0].shapes[0].transa, "");
     ck_assert_str_eq(s->findings[0].advice, "");
     ck_assert_uint_eq(s->blas[0].shapes[0].k, 3);
+    ck_assert_uint_eq(s->n_ranges, 0);   /* written before NVTX: no section */
     cmp_summary_destroy(s);
 }
 END_TEST

@@ -1,0 +1,262 @@
+/* ranges.c - see ranges.h. */
+#include "model/ranges.h"
+#include "model/summary.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *cuprof_run_string(const cuprof_run *run, uint32_t s)
+{
+    return s >= 1 && s <= run->nstrings && run->strings[s] ? run->strings[s] : "";
+}
+
+/* End of the run on the host clock (for ranges never closed). */
+static uint64_t run_end(const cuprof_run *run)
+{
+    uint64_t end = run->t_start + run->wall_ns;
+    for (size_t t = 0; t < run->nthreads; t++) {
+        const cuprof_run_thread *th = &run->threads[t];
+        if (th->n && cuprof_run_event(th, th->n - 1)->t1 > end)
+            end = cuprof_run_event(th, th->n - 1)->t1;
+    }
+    return end;
+}
+
+static int push_range(cuprof_ranges *rg, size_t *cap, const cuprof_range *r)
+{
+    if (rg->n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 64;
+        cuprof_range *p = realloc(rg->r, nc * sizeof *p);
+        if (!p)
+            return -1;
+        rg->r = p;
+        *cap = nc;
+    }
+    rg->r[rg->n++] = *r;
+    return 0;
+}
+
+/* Push/pop pairs of thread t; inner[i] gets the innermost push range open
+ * at event i (-1 none). */
+static int pair_pushes(const cuprof_run *run, size_t t, uint64_t end, cuprof_ranges *rg,
+                       size_t *cap, int32_t *inner)
+{
+    const cuprof_run_thread *th = &run->threads[t];
+    int32_t stack[256];
+    int sp = 0, lost = 0;     /* lost: pushes beyond the stack, popped blind */
+    for (uint64_t i = 0; i < th->n; i++) {
+        const cuprof_event *ev = cuprof_run_event(th, i);
+        inner[i] = sp ? stack[sp - 1] : -1;
+        if (ev->cls == CUPROF_EV_RANGE_PUSH) {
+            if (sp == 256) {
+                lost++;
+                continue;
+            }
+            cuprof_range r = {.name = ev->a.nvtx.name, .domain = ev->a.nvtx.domain,
+                              .thread = (uint32_t)t, .level = (uint16_t)sp, .t0 = ev->t0,
+                              .first = i, .last = UINT64_MAX,
+                              .parent = sp ? stack[sp - 1] : -1};
+            if (push_range(rg, cap, &r) < 0)
+                return -1;
+            stack[sp++] = (int32_t)(rg->n - 1);
+        } else if (ev->cls == CUPROF_EV_RANGE_POP) {
+            if (lost) {
+                lost--;
+            } else if (sp) {
+                cuprof_range *r = &rg->r[stack[--sp]];
+                r->t1 = ev->t0;
+                r->last = i;
+                r->closed = 1;
+            }
+        }
+    }
+    while (sp)
+        rg->r[stack[--sp]].t1 = end;
+    return 0;
+}
+
+/* Start/end pairs over all threads, by range id. */
+static int pair_starts(const cuprof_run *run, uint64_t end, cuprof_ranges *rg, size_t *cap)
+{
+    size_t first = rg->n;
+    for (size_t t = 0; t < run->nthreads; t++) {
+        const cuprof_run_thread *th = &run->threads[t];
+        for (uint64_t i = 0; i < th->n; i++) {
+            const cuprof_event *ev = cuprof_run_event(th, i);
+            if (ev->cls == CUPROF_EV_MARK)
+                rg->nmarks++;
+            if (ev->cls != CUPROF_EV_RANGE_START)
+                continue;
+            cuprof_range r = {.name = ev->a.nvtx.name, .domain = ev->a.nvtx.domain,
+                              .thread = (uint32_t)t, .start_end = 1, .t0 = ev->t0, .t1 = end,
+                              .first = i, .last = UINT64_MAX, .parent = -1};
+            if (push_range(rg, cap, &r) < 0)
+                return -1;
+            rg->r[rg->n - 1].kernels = ev->a.nvtx.id;   /* the id, until paired */
+        }
+    }
+    for (size_t t = 0; t < run->nthreads; t++) {
+        const cuprof_run_thread *th = &run->threads[t];
+        for (uint64_t i = 0; i < th->n; i++) {
+            const cuprof_event *ev = cuprof_run_event(th, i);
+            if (ev->cls != CUPROF_EV_RANGE_END)
+                continue;
+            for (size_t k = first; k < rg->n; k++)
+                if (!rg->r[k].closed && rg->r[k].kernels == ev->a.nvtx.id) {
+                    rg->r[k].t1 = ev->t0;
+                    rg->r[k].closed = 1;
+                    break;
+                }
+        }
+    }
+    for (size_t k = first; k < rg->n; k++)
+        rg->r[k].kernels = 0;
+    return 0;
+}
+
+/* Charges d ns (and a kernel when kernel) of work caused by c to the push
+ * ranges around the hooked call behind it (the innermost and those around
+ * it) and to the start/end ranges of that thread open at its start; returns
+ * the innermost push range, else a start/end one, else -1. */
+static int32_t charge(const cuprof_run *run, cuprof_ranges *rg, int32_t *const *inner,
+                      cuprof_cause c, uint64_t d, int kernel)
+{
+    const cuprof_run_thread *th = NULL;
+    if (!rg->n || !c.hooked || !cuprof_run_find_event(run, c.hooked, &th))
+        return -1;
+    size_t t = (size_t)(th - run->threads);
+    uint64_t i = cuprof_event_id_seq(c.hooked);
+    int32_t innermost = inner[t][i];
+    for (int32_t k = innermost; k >= 0; k = rg->r[k].parent) {
+        rg->r[k].gpu_ns += d;
+        rg->r[k].kernels += (uint64_t)kernel;
+    }
+    uint64_t at = cuprof_run_event(th, i)->t0;
+    for (size_t k = 0; k < rg->n; k++) {
+        cuprof_range *r = &rg->r[k];
+        if (r->start_end && r->thread == t && r->t0 <= at && at < r->t1) {
+            r->gpu_ns += d;
+            r->kernels += (uint64_t)kernel;
+            if (innermost < 0)
+                innermost = (int32_t)k;
+        }
+    }
+    return innermost;
+}
+
+cuprof_ranges *cuprof_ranges_build(const cuprof_run *run, const cuprof_timeline *tl)
+{
+    cuprof_ranges *rg = calloc(1, sizeof *rg);
+    int32_t **inner = calloc(run->nthreads ? run->nthreads : 1, sizeof *inner);
+    size_t cap = 0;
+    int ok = rg && inner;
+    uint64_t end = run_end(run);
+    for (size_t t = 0; ok && t < run->nthreads; t++) {
+        uint64_t n = run->threads[t].n;
+        ok = (inner[t] = malloc((n ? n : 1) * sizeof **inner)) != NULL &&
+             pair_pushes(run, t, end, rg, &cap, inner[t]) == 0;
+    }
+    ok = ok && pair_starts(run, end, rg, &cap) == 0;
+    const cuprof_gpu_run *g = tl ? tl->gpu : NULL;
+    if (ok && g) {
+        rg->kernel_range = malloc((g->n_kernels ? g->n_kernels : 1) * sizeof *rg->kernel_range);
+        rg->copy_range = malloc((g->n_copies ? g->n_copies : 1) * sizeof *rg->copy_range);
+        ok = rg->kernel_range && rg->copy_range;
+        for (size_t i = 0; ok && i < g->n_kernels; i++) {
+            const cuprof_gpu_kernel *x = &g->kernels[i];
+            rg->kernel_range[i] = charge(run, rg, inner, tl->kernel_cause[i],
+                                         x->end_ns > x->start_ns ? x->end_ns - x->start_ns : 0, 1);
+        }
+        for (size_t i = 0; ok && i < g->n_copies; i++) {
+            const cuprof_gpu_copy *x = &g->copies[i];
+            rg->copy_range[i] = charge(run, rg, inner, tl->copy_cause[i],
+                                       x->end_ns > x->start_ns ? x->end_ns - x->start_ns : 0, 0);
+        }
+    }
+    for (size_t t = 0; inner && t < run->nthreads; t++)
+        free(inner[t]);
+    free(inner);
+    if (!ok) {
+        cuprof_ranges_destroy(rg);
+        return NULL;
+    }
+    return rg;
+}
+
+void cuprof_ranges_destroy(cuprof_ranges *rg)
+{
+    if (!rg)
+        return;
+    free(rg->r);
+    free(rg->kernel_range);
+    free(rg->copy_range);
+    free(rg);
+}
+
+static int cmp_range_key(const void *a, const void *b, void *ctx)
+{
+    const cuprof_range *r = ctx;
+    const cuprof_range *x = &r[*(const size_t *)a], *y = &r[*(const size_t *)b];
+    if (x->domain != y->domain)
+        return x->domain < y->domain ? -1 : 1;
+    if (x->name != y->name)
+        return x->name < y->name ? -1 : 1;
+    return 0;
+}
+
+static int cmp_range_row(const void *a, const void *b)
+{
+    const cuprof_stat_range *x = a, *y = b;
+    if (x->gpu_total_ns != y->gpu_total_ns)
+        return x->gpu_total_ns > y->gpu_total_ns ? -1 : 1;
+    if (x->cpu_total_ns != y->cpu_total_ns)
+        return x->cpu_total_ns > y->cpu_total_ns ? -1 : 1;
+    int c = strcmp(x->name, y->name);
+    return c ? c : strcmp(x->domain, y->domain);
+}
+
+int cuprof_ranges_summarize(const cuprof_ranges *rg, const cuprof_run *run, cuprof_summary *s)
+{
+    s->nranges = 0;
+    s->ranges = NULL;
+    if (!rg || rg->n == 0)
+        return 0;
+    size_t *order = malloc(rg->n * sizeof *order);
+    uint64_t *durs = malloc(rg->n * sizeof *durs);
+    s->ranges = calloc(rg->n, sizeof *s->ranges);
+    if (!order || !durs || !s->ranges) {
+        free(order);
+        free(durs);
+        free(s->ranges);
+        s->ranges = NULL;
+        return -1;
+    }
+    for (size_t i = 0; i < rg->n; i++)
+        order[i] = i;
+    qsort_r(order, rg->n, sizeof *order, cmp_range_key, rg->r);
+    for (size_t i = 0; i < rg->n;) {
+        size_t j = i;
+        cuprof_stat_range *row = &s->ranges[s->nranges++];
+        const cuprof_range *first = &rg->r[order[i]];
+        row->name = cuprof_run_string(run, first->name);
+        row->domain = cuprof_run_string(run, first->domain);
+        row->min_ns = UINT64_MAX;
+        for (; j < rg->n && cmp_range_key(&order[i], &order[j], rg->r) == 0; j++) {
+            const cuprof_range *r = &rg->r[order[j]];
+            uint64_t d = r->t1 > r->t0 ? r->t1 - r->t0 : 0;
+            durs[j - i] = d;
+            row->calls++;
+            row->cpu_total_ns += d;
+            row->gpu_total_ns += r->gpu_ns;
+            row->kernels += r->kernels;
+            if (d < row->min_ns) row->min_ns = d;
+            if (d > row->max_ns) row->max_ns = d;
+        }
+        row->median_ns = cuprof_median_u64(durs, j - i);
+        i = j;
+    }
+    free(order);
+    free(durs);
+    qsort(s->ranges, s->nranges, sizeof *s->ranges, cmp_range_row);
+    return 0;
+}
