@@ -147,7 +147,17 @@ START_TEST(no_cuda_program_unchanged)
     ck_assert_str_eq(pre.out, plain.out);
     ck_assert_str_eq(pre.err, plain.err);
     ck_assert_int_eq(d->n_ev, 0);
-    ck_assert_int_eq(d->n_api, PRELOAD_N_HOOKS);
+    /* the hooks, then the NVTX entry points (recorded, not interposed) */
+    ck_assert_int_eq(d->n_api, PRELOAD_N_APIS);
+    static const char *const nvtx[] = {
+#define X(name) #name,
+        PRELOAD_NVTX_APIS(X)
+#undef X
+    };
+    for (int i = PRELOAD_N_HOOKS; i < PRELOAD_N_APIS; i++) {
+        ck_assert_str_eq(d->api[i], nvtx[i - PRELOAD_N_HOOKS]);
+        ck_assert_str_eq(d->cat[i], "nvtx");
+    }
     for (int i = 0; i < PRELOAD_N_HOOKS; i++) {
         ck_assert_str_eq(d->api[i], hook_names[i]);
         const char *want = !strncmp(hook_names[i], "cublasLt", 8) ? "cublaslt"
