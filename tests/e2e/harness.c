@@ -189,3 +189,38 @@ int e2e_count(const char *hay, const char *needle)
         n++;
     return n;
 }
+
+e2e_prof e2e_profile(int sim, const char *const argv[], const char *const env[], int timeout_s)
+{
+    e2e_prof p = {.dir = e2e_tmpdir()};
+    const char *full[32] = {e2e_path("prof.sh"), "-o", p.dir, "-n", "x"};
+    int n = 5;
+    for (int i = 0; argv && argv[i] && n < 31; i++)
+        full[n++] = argv[i];
+    full[n] = NULL;
+    const char *envv[16] = {0};
+    int k = 0;
+    if (sim)
+        envv[k++] = e2e_sim_env();
+    for (int i = 0; env && env[i] && k < 15; i++)
+        envv[k++] = env[i];
+    p.r = e2e_run(full, envv, NULL, timeout_s);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/x.trace.json", p.dir);
+    p.trace = e2e_load_json(path);
+    snprintf(path, sizeof path, "%s/x.summary.json", p.dir);
+    p.sum = e2e_load_json(path);
+    snprintf(path, sizeof path, "%s/x.summary.txt", p.dir);
+    p.txt = e2e_read_file(path, NULL);
+    return p;
+}
+
+void e2e_prof_free(e2e_prof *p)
+{
+    json_decref(p->trace);
+    json_decref(p->sum);
+    free(p->txt);
+    e2e_result_free(&p->r);
+    e2e_rmtree(p->dir);
+    free(p->dir);
+}

@@ -47,4 +47,20 @@ json_t *e2e_load_json(const char *path);
 /* Number of times needle occurs in hay. */
 int e2e_count(const char *hay, const char *needle);
 
+/* One profiled run and its outputs, parsed (NULL where a file is missing
+ * or not valid). */
+typedef struct e2e_prof {
+    char *dir;       /* the output folder (-o), removed by e2e_prof_free */
+    e2e_result r;    /* prof.sh's exit status and output */
+    json_t *trace, *sum;
+    char *txt;
+} e2e_prof;
+
+/* ./prof.sh -o DIR -n x PROG ARGS... (argv: PROG and its arguments,
+ * NULL-terminated), with the simulated device first on the library path when
+ * sim, plus env entries (NULL-terminated, may be NULL); at most timeout_s
+ * seconds. Reads DIR/x.trace.json, x.summary.json and x.summary.txt. */
+e2e_prof e2e_profile(int sim, const char *const argv[], const char *const env[], int timeout_s);
+void e2e_prof_free(e2e_prof *p);
+
 #endif

@@ -18,40 +18,21 @@
 #define GPU_PID (1ll << 30)   /* formats/chrome_trace_int.h: GPU 0's trace pid */
 #define GEMM "nvjet_sm90_"        /* cuBLAS 13's Hopper GEMM kernels, as on an H100 */
 
-/* One profiled run: its outputs, parsed. */
-typedef struct prof_run {
-    char *dir;
-    e2e_result r;
-    json_t *trace, *sum;
-    char *txt;
-} prof_run;
+typedef e2e_prof prof_run;
 
 /* ./prof.sh -o DIR -n x PROG ARGS... with the sim first on the library path
- * (sim = 0: NVIDIA's own libraries) plus up to 4 env entries. */
+ * (sim = 0: NVIDIA's own libraries) plus up to 4 env entries; the outputs
+ * must be there. */
 static prof_run profile(int sim, const char *prog, const char *const args[], const char *const env[])
 {
-    prof_run p = {.dir = e2e_tmpdir()};
-    const char *argv[24] = {e2e_path("prof.sh"), "-o", p.dir, "-n", "x", prog};
-    int n = 6;
+    if (sim)
+        ck_assert_msg(access(e2e_bpath("sim/libcudart.so.13"), R_OK) == 0, "sim not built");
+    const char *argv[24] = {prog};
+    int n = 1;
     for (int i = 0; args && args[i] && n < 23; i++)
         argv[n++] = args[i];
     argv[n] = NULL;
-    const char *envv[8] = {0};
-    int k = 0;
-    if (sim) {
-        ck_assert_msg(access(e2e_bpath("sim/libcudart.so.13"), R_OK) == 0, "sim not built");
-        envv[k++] = e2e_sim_env();
-    }
-    for (int i = 0; env && env[i] && k < 7; i++)
-        envv[k++] = env[i];
-    p.r = e2e_run(argv, envv, NULL, RUN_TIMEOUT_S);
-    char path[4200];
-    snprintf(path, sizeof path, "%s/x.trace.json", p.dir);
-    p.trace = e2e_load_json(path);
-    snprintf(path, sizeof path, "%s/x.summary.json", p.dir);
-    p.sum = e2e_load_json(path);
-    snprintf(path, sizeof path, "%s/x.summary.txt", p.dir);
-    p.txt = e2e_read_file(path, NULL);
+    prof_run p = e2e_profile(sim, argv, env, RUN_TIMEOUT_S);
     ck_assert_msg(p.trace && p.sum && p.txt, "outputs missing; exit %d, stderr:\n%s", p.r.status,
                   p.r.err);
     return p;
@@ -67,15 +48,6 @@ static prof_run profile_bench(const char *size, const char *mode, const char *it
     return p;
 }
 
-static void prof_free(prof_run *p)
-{
-    json_decref(p->trace);
-    json_decref(p->sum);
-    free(p->txt);
-    e2e_result_free(&p->r);
-    e2e_rmtree(p->dir);
-    free(p->dir);
-}
 
 /* ---- reading the outputs --------------------------------------------------- */
 
@@ -274,7 +246,7 @@ START_TEST(modes_kernels_copies_attribution)
         ck_assert_msg(inside, "%s kernel's launch is not inside a %s call", mode, blas);
     }
     check_times(&p);
-    prof_free(&p);
+    e2e_prof_free(&p);
 }
 END_TEST
 
@@ -310,7 +282,7 @@ START_TEST(shifted_cupti_clock_lines_up)
     ck_assert_int_eq(count_kernels(&p, GEMM), RUNS);
     check_times(&p);
     check_sums(&p, _i < 2 ? "cublasLtMatmul" : "cublasGemmEx");
-    prof_free(&p);
+    e2e_prof_free(&p);
 }
 END_TEST
 
@@ -338,8 +310,8 @@ START_TEST(idle_share_small_vs_large)
     ck_assert_ptr_nonnull(strstr(s.txt, "  GPU idle:"));
     ck_assert_ptr_nonnull(strstr(s.txt, "  launch lat.:"));
     ck_assert_ptr_nonnull(strstr(s.txt, "0 dropped by CUPTI"));
-    prof_free(&s);
-    prof_free(&l);
+    e2e_prof_free(&s);
+    e2e_prof_free(&l);
 }
 END_TEST
 
@@ -365,7 +337,7 @@ START_TEST(memcpy_default_queries_are_ours)
             htod = e;
     ck_assert_ptr_nonnull(htod);
     ck_assert_int_ge(iget(htod, "calls"), 5);
-    prof_free(&p);
+    e2e_prof_free(&p);
 }
 END_TEST
 
@@ -445,7 +417,7 @@ START_TEST(fused_4096_trace)
     ck_assert_int_eq(iget(row(&p, "cuLaunchKernelEx"), "calls"), 4);
     /* cuBLAS's other driver calls (attribute queries) are not kept */
     ck_assert_ptr_null(row(&p, "cuKernelGetAttribute"));
-    prof_free(&p);
+    e2e_prof_free(&p);
 }
 END_TEST
 
@@ -471,12 +443,12 @@ START_TEST(real_libraries_cpu_only_with_reason)
         ck_assert_ptr_nonnull(strstr(p.r.err, "cuprof: GPU timeline not captured (CUPTI"));
         ck_assert_int_eq(e2e_count(p.r.err, "GPU timeline not captured"), 1);
     }
-    prof_free(&p);
+    e2e_prof_free(&p);
     /* quiet: nothing on stderr, outputs still there */
     const char *qenv[] = {"CUDA_VISIBLE_DEVICES=", "CUPROF_QUIET=1", NULL};
     p = profile(0, e2e_bpath("tests/profsh_prog"), args, qenv);
     ck_assert_str_eq(p.r.err, "");
-    prof_free(&p);
+    e2e_prof_free(&p);
 }
 END_TEST
 

@@ -14,45 +14,15 @@
 
 #define RUN_TIMEOUT_S 120
 
-typedef struct prof_run {
-    char *dir;
-    e2e_result r;
-    json_t *trace, *sum;
-    char *txt;
-} prof_run;
+typedef e2e_prof prof_run;
 
-static prof_run profile(const char *const argv_tail[], const char *const env[])
+/* prof.sh on the sim; the outputs must be there. */
+static prof_run profile(const char *const argv[], const char *const env[])
 {
-    prof_run p = {.dir = e2e_tmpdir()};
-    const char *argv[24] = {e2e_path("prof.sh"), "-o", p.dir, "-n", "x"};
-    int n = 5;
-    for (int i = 0; argv_tail[i] && n < 23; i++)
-        argv[n++] = argv_tail[i];
-    argv[n] = NULL;
-    const char *envv[6] = {e2e_sim_env()};
-    for (int i = 0; env && env[i] && i < 4; i++)
-        envv[i + 1] = env[i];
-    p.r = e2e_run(argv, envv, NULL, RUN_TIMEOUT_S);
-    char path[4200];
-    snprintf(path, sizeof path, "%s/x.trace.json", p.dir);
-    p.trace = e2e_load_json(path);
-    snprintf(path, sizeof path, "%s/x.summary.json", p.dir);
-    p.sum = e2e_load_json(path);
-    snprintf(path, sizeof path, "%s/x.summary.txt", p.dir);
-    p.txt = e2e_read_file(path, NULL);
+    prof_run p = e2e_profile(1, argv, env, RUN_TIMEOUT_S);
     ck_assert_msg(p.trace && p.sum && p.txt, "outputs missing; exit %d, stderr:\n%s", p.r.status,
                   p.r.err);
     return p;
-}
-
-static void prof_free(prof_run *p)
-{
-    json_decref(p->trace);
-    json_decref(p->sum);
-    free(p->txt);
-    e2e_result_free(&p->r);
-    e2e_rmtree(p->dir);
-    free(p->dir);
 }
 
 /* The ranges[] row of name (and domain), or NULL. */
@@ -129,7 +99,7 @@ START_TEST(matmul_add_steps_carry_their_kernels)
         slices += cat && nm && !strcmp(cat, "nvtx") && !strcmp(nm, "step");
     }
     ck_assert_int_eq(slices, 7);
-    prof_free(&p);
+    e2e_prof_free(&p);
 }
 END_TEST
 
@@ -169,7 +139,7 @@ START_TEST(every_kind_of_range_is_captured)
     ck_assert_int_eq(b, 1);
     ck_assert_int_eq(en, 1);
     ck_assert_int_eq(marks, 1);
-    prof_free(&p);
+    e2e_prof_free(&p);
 }
 END_TEST
 
@@ -182,7 +152,7 @@ START_TEST(a_program_s_own_nvtx_tool_is_kept)
     ck_assert_int_eq(p.r.status, 3);
     ck_assert_int_eq(e2e_count(p.r.err, "NVTX_INJECTION64_PATH is already set"), 1);
     ck_assert_uint_eq(json_array_size(json_object_get(p.sum, "ranges")), 0);
-    prof_free(&p);
+    e2e_prof_free(&p);
 }
 END_TEST
 
