@@ -287,7 +287,12 @@ static int chunk_grow(cuprof_thread *t)
     return 0;
 }
 
-cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
+/* The next slot of the calling thread, api and cls and depth set, or NULL
+ * (not recording, inside the guard, or dropped: then counted). The common
+ * part of cuprof_begin and cuprof_instant; cupti: a thread's first event
+ * starts CUPTI (calls do; NVTX events, which need no device, do not). */
+static inline __attribute__((always_inline)) cuprof_event *
+slot_take(uint16_t api, uint8_t cls, int cupti, cuprof_thread **tp)
 {
     /* recording is set only after init is done (lifecycle.c), so one relaxed
      * load covers both in the common case. */
@@ -308,7 +313,7 @@ cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
              * (InitializeInjection normally has; idempotent, and only here,
              * so processes that never call CUDA never load CUPTI), unless
              * CUPROF_GPU=0 asked for the hooks alone. */
-            if (cuprof_g_config.gpu)
+            if (cupti && cuprof_g_config.gpu)
                 cuprof_cupti_start();
             t = thread_register();
         }
@@ -329,6 +334,16 @@ cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
     ev->api = api;
     ev->depth = t->depth < 255 ? (uint8_t)t->depth : 255;
     ev->cls = cls;
+    *tp = t;
+    return ev;
+}
+
+cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
+{
+    cuprof_thread *t;
+    cuprof_event *ev = slot_take(api, cls, 1, &t);
+    if (!ev)
+        return NULL;
     /* Only calls that run other CUDA calls inside them push an external id
      * (cuBLAS/cuBLASLt: their runtime and driver calls and kernels must
      * reach them), and calls nested in another hooked call. A top-level
@@ -353,33 +368,10 @@ cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
 
 int cuprof_instant(uint16_t api, uint8_t cls, uint32_t name, uint32_t domain, uint64_t id)
 {
-    if (__builtin_expect(!atomic_load_explicit(&cuprof_g.recording, memory_order_relaxed), 0)) {
-        if (atomic_load_explicit(&cuprof_g.init, memory_order_acquire) != 2)
-            cuprof_collector_init();
-        if (!atomic_load_explicit(&cuprof_g.recording, memory_order_acquire))
-            return -1;
-    }
-    if (tls.guard)
+    cuprof_thread *t;
+    cuprof_event *ev = slot_take(api, cls, 0, &t);
+    if (!ev)
         return -1;
-    cuprof_thread *t = tls.thread;
-    if (__builtin_expect(t == NULL || t->cur == t->end, 0)) {
-        int saved = errno;
-        if (t == NULL)   /* no CUPTI start here: an NVTX-only thread needs none */
-            t = thread_register();
-        else if (chunk_grow(t) < 0)
-            atomic_fetch_add_explicit(&t->dropped, 1, memory_order_relaxed), t = NULL;
-        errno = saved;
-        if (t == NULL) {
-            atomic_fetch_add_explicit(&cuprof_dropped_api[api < CUPROF_MAX_APIS ? api : 0], 1,
-                                      memory_order_relaxed);
-            return -1;
-        }
-    }
-    cuprof_event *ev = t->cur++;
-    t->reserved++;
-    ev->api = api;
-    ev->depth = t->depth < 255 ? (uint8_t)t->depth : 255;
-    ev->cls = cls;
     ev->a.nvtx.name = name;
     ev->a.nvtx.domain = domain;
     ev->a.nvtx.id = id;

@@ -398,8 +398,8 @@ static void nvtx_mark(chrome_writer *cw, const cuprof_run_thread *th, const cupr
 }
 
 /* NVTX ranges: push ranges as slices on their thread's row (they nest with
- * the calls inside them), start/end ranges as async slices of their own
- * track ("nvtx ranges"), since they may end on another thread. */
+ * the calls inside them), start/end ranges as async slices (b/e) opened on
+ * their starting thread, since they may end on another thread. */
 static void put_ranges(chrome_writer *cw)
 {
     cuprof_writer *w = &cw->base;

@@ -143,6 +143,16 @@ static void x_head(cuprof_out *o, const char *cat, const char *name, int64_t pid
     cuprof_out_ns_as_us(o, t1 > t0 ? t1 - t0 : 0);
 }
 
+/* "range": the innermost NVTX range the work was launched in, if any. */
+static void put_range_arg(chrome_writer *cw, const gpu_item *it)
+{
+    const cuprof_ranges *rg = cw->base.model->ranges;
+    const int32_t *of = rg ? (it->is_copy ? rg->copy_range : rg->kernel_range) : NULL;
+    if (of && of[it->idx] >= 0)
+        cuprof_chrome_arg_str(cw->base.out, "range",
+                              cuprof_run_string(cw->base.run, rg->r[of[it->idx]].name));
+}
+
 static void put_kernel(chrome_writer *cw, const cuprof_gpu_kernel *k, const char *display,
                        const gpu_item *it, uint64_t ext)
 {
@@ -167,10 +177,7 @@ static void put_kernel(chrome_writer *cw, const cuprof_gpu_kernel *k, const char
         cuprof_chrome_arg_u64(o, "device launched", 1);
     if (strcmp(display, k->name) != 0)
         cuprof_chrome_arg_str(o, "mangled", k->name);
-    const cuprof_ranges *rg = cw->base.model->ranges;
-    if (rg && rg->kernel_range && rg->kernel_range[it->idx] >= 0)
-        cuprof_chrome_arg_str(o, "range", cuprof_run_string(cw->base.run,
-                                                            rg->r[rg->kernel_range[it->idx]].name));
+    put_range_arg(cw, it);
     cuprof_out_puts(o, "}}");
 }
 
@@ -212,6 +219,7 @@ static void put_copy(chrome_writer *cw, const cuprof_gpu_copy *c, const gpu_item
     else
         cuprof_chrome_arg_str(o, "async", c->async ? "true" : "false");
     put_gbps(o, c->bytes, c->end_ns > c->start_ns ? c->end_ns - c->start_ns : 0);
+    put_range_arg(cw, it);
     cuprof_out_puts(o, "}}");
 }
 

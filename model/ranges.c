@@ -75,42 +75,50 @@ static int pair_pushes(const cuprof_run *run, size_t t, uint64_t end, cuprof_ran
     return 0;
 }
 
+static int cmp_range_id(const void *a, const void *b)
+{
+    const cuprof_range *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
 /* Start/end pairs over all threads, by range id. */
 static int pair_starts(const cuprof_run *run, uint64_t end, cuprof_ranges *rg, size_t *cap)
 {
-    size_t first = rg->n;
+    rg->first_start = rg->n;
     for (size_t t = 0; t < run->nthreads; t++) {
         const cuprof_run_thread *th = &run->threads[t];
         for (uint64_t i = 0; i < th->n; i++) {
             const cuprof_event *ev = cuprof_run_event(th, i);
-            if (ev->cls == CUPROF_EV_MARK)
-                rg->nmarks++;
             if (ev->cls != CUPROF_EV_RANGE_START)
                 continue;
             cuprof_range r = {.name = ev->a.nvtx.name, .domain = ev->a.nvtx.domain,
                               .thread = (uint32_t)t, .start_end = 1, .t0 = ev->t0, .t1 = end,
-                              .first = i, .last = UINT64_MAX, .parent = -1};
+                              .first = i, .last = UINT64_MAX, .parent = -1,
+                              .id = ev->a.nvtx.id};
             if (push_range(rg, cap, &r) < 0)
                 return -1;
-            rg->r[rg->n - 1].kernels = ev->a.nvtx.id;   /* the id, until paired */
         }
     }
+    cuprof_range *starts = rg->r + rg->first_start;
+    size_t nstarts = rg->n - rg->first_start;
+    if (nstarts == 0)
+        return 0;
+    qsort(starts, nstarts, sizeof *starts, cmp_range_id);
     for (size_t t = 0; t < run->nthreads; t++) {
         const cuprof_run_thread *th = &run->threads[t];
         for (uint64_t i = 0; i < th->n; i++) {
             const cuprof_event *ev = cuprof_run_event(th, i);
             if (ev->cls != CUPROF_EV_RANGE_END)
                 continue;
-            for (size_t k = first; k < rg->n; k++)
-                if (!rg->r[k].closed && rg->r[k].kernels == ev->a.nvtx.id) {
-                    rg->r[k].t1 = ev->t0;
-                    rg->r[k].closed = 1;
-                    break;
-                }
+            cuprof_range key = {.id = ev->a.nvtx.id};
+            cuprof_range *r = bsearch(&key, starts, nstarts, sizeof *starts, cmp_range_id);
+            if (r && !r->closed) {
+                r->t1 = ev->t0;
+                r->last = i;
+                r->closed = 1;
+            }
         }
     }
-    for (size_t k = first; k < rg->n; k++)
-        rg->r[k].kernels = 0;
     return 0;
 }
 
@@ -132,9 +140,9 @@ static int32_t charge(const cuprof_run *run, cuprof_ranges *rg, int32_t *const *
         rg->r[k].kernels += (uint64_t)kernel;
     }
     uint64_t at = cuprof_run_event(th, i)->t0;
-    for (size_t k = 0; k < rg->n; k++) {
+    for (size_t k = rg->first_start; k < rg->n; k++) {
         cuprof_range *r = &rg->r[k];
-        if (r->start_end && r->thread == t && r->t0 <= at && at < r->t1) {
+        if (r->thread == t && r->t0 <= at && at < r->t1) {
             r->gpu_ns += d;
             r->kernels += (uint64_t)kernel;
             if (innermost < 0)

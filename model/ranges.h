@@ -36,15 +36,17 @@ typedef struct cuprof_range {
     int32_t parent;          /* push range around it on its thread, -1 = none */
     uint64_t gpu_ns;         /* device time of the work launched inside it */
     uint64_t kernels;        /* kernels launched inside it */
+    uint64_t id;             /* start/end ranges: the nvtxRangeId_t */
 } cuprof_range;
 
 typedef struct cuprof_ranges {
     size_t n;
     cuprof_range *r;         /* push ranges in open order per thread, then
-                              * start/end ranges in start order */
+                              * start/end ranges from first_start on, by id
+                              * (the order they started in) */
+    size_t first_start;
     int32_t *kernel_range;   /* [gpu kernel i]: innermost range, -1 = none */
     int32_t *copy_range;     /* [gpu copy i]: the same for copies and memsets */
-    size_t nmarks;           /* nvtxMark events */
 } cuprof_ranges;
 
 /* Pairs run's NVTX events and joins tl's device records to them. NULL on

@@ -123,8 +123,10 @@ START_TEST(every_kind_of_range_is_captured)
     ck_assert_int_ge(num(outer, "cpu_total_ns"), num(inner, "cpu_total_ns"));
     ck_assert_int_eq(num(outer, "gpu_total_ns"), num(inner, "gpu_total_ns"));
     ck_assert_int_gt(num(inner, "gpu_total_ns"), 0);
+    /* the start/end range owns its starting thread's calls until it ends */
+    ck_assert_int_eq(num(range_row(p.sum, "async", ""), "gpu_total_ns"), num(inner, "gpu_total_ns"));
     /* the start/end range, ended on the worker thread, is an async slice pair */
-    int b = 0, en = 0, marks = 0;
+    int b = 0, en = 0, marks = 0, memsets_in_inner = 0;
     json_t *e;
     size_t i;
     json_array_foreach(json_object_get(p.trace, "traceEvents"), i, e) {
@@ -135,10 +137,14 @@ START_TEST(every_kind_of_range_is_captured)
         b += !strcmp(ph, "b") && !strcmp(nm, "async");
         en += !strcmp(ph, "e") && !strcmp(nm, "async");
         marks += !strcmp(ph, "i") && !strcmp(nm, "mark");
+        const char *cat = json_string_value(json_object_get(e, "cat"));
+        const char *in = json_string_value(json_object_get(json_object_get(e, "args"), "range"));
+        memsets_in_inner += cat && !strcmp(cat, "gpu_memset") && in && !strcmp(in, "inner");
     }
     ck_assert_int_eq(b, 1);
     ck_assert_int_eq(en, 1);
     ck_assert_int_eq(marks, 1);
+    ck_assert_int_eq(memsets_in_inner, 1);   /* copies and memsets carry their range too */
     e2e_prof_free(&p);
 }
 END_TEST
