@@ -39,6 +39,26 @@ Options:
                      and any other process it starts writes NAME.PID.*
                      (files are never replaced: NAME.1.* when NAME.* exist)
   -q, --quiet        no cuprof messages on stderr (CUPROF_QUIET=1)
+
+Capture window (record part of the run; as nsys spells them):
+  --capture-range cudaProfilerApi
+                     record between cudaProfilerStart and cudaProfilerStop
+  --capture-range nvtx:NAME[@DOMAIN]
+                     record inside the NVTX range NAME (push/pop or
+                     start/end; default domain, DOMAIN, or any with @*;
+                     NAME also matches PyTorch's numbered NAME#N)
+  --capture-range-end stop|repeat:N|none
+                     after the first window (stop, the default), after N
+                     windows, or never (the range's end does not close it)
+  --skip-first N     the first N occurrences open no window (warm-up)
+  --steps N          record N occurrences (= --capture-range-end repeat:N)
+  --delay SECONDS    open the window SECONDS after start (not with
+                     --capture-range)
+  --duration SECONDS close it SECONDS after it opened
+  --step-range NAME[@DOMAIN]
+                     the NVTX range whose occurrences are steps (per-step
+                     statistics); default: the capture range, else a
+                     repeating top-level range named like a step
   -h, --help         this help
       --version      print the version
   --                 end of options (for a PROGRAM that starts with '-')
@@ -66,6 +86,41 @@ case "${1-}" in
     ;;
 esac
 
+# The capture options, checked here (the library falls back to the whole
+# run on a bad value; prof.sh refuses it before anything runs).
+cap_range= cap_end= cap_skip= cap_delay= cap_duration= step_range=
+set_capture() {
+  local opt=$1 v=$2
+  case "$opt" in
+    capture-range)
+      case "$v" in
+        cudaProfilerApi) ;;
+        nvtx:?*@) die "--capture-range $v: empty domain after '@' (NAME@DOMAIN, or NAME@* for any)" ;;
+        nvtx:@*) die "--capture-range $v: empty range name (nvtx:NAME[@DOMAIN])" ;;
+        nvtx:?*) ;;
+        *) die "--capture-range $v: expected cudaProfilerApi or nvtx:NAME[@DOMAIN]" ;;
+      esac
+      cap_range=$v ;;
+    capture-range-end)
+      [[ $v == stop || $v == none || $v =~ ^repeat:[1-9][0-9]{0,8}$ ]] ||
+        die "--capture-range-end $v: expected stop, repeat:N or none"
+      cap_end=$v ;;
+    steps)
+      [[ $v =~ ^[1-9][0-9]{0,8}$ ]] || die "--steps $v: expected a count of 1 or more"
+      cap_end=repeat:$v ;;
+    skip-first)
+      [[ $v =~ ^[0-9]{1,9}$ ]] || die "--skip-first $v: expected a count"
+      cap_skip=$v ;;
+    delay|duration)
+      [[ $v =~ ^[0-9]{1,9}(\.[0-9]{1,9})?$ ]] || die "--$opt $v: expected seconds, like 2 or 0.5"
+      [[ $opt == duration && $v =~ ^0*(\.0*)?$ ]] && die "--duration $v: must be more than 0"
+      if [ "$opt" = delay ]; then cap_delay=$v; else cap_duration=$v; fi ;;
+    step-range)
+      [[ -n $v && $v != @* && $v != *@ ]] || die "--step-range $v: expected NAME or NAME@DOMAIN"
+      step_range=$v ;;
+  esac
+}
+
 out_dir=./prof-out
 name=
 quiet=
@@ -82,6 +137,11 @@ while [ $# -gt 0 ]; do
     --name=*) name=${1#--name=}; shift ;;
     -n?*) name=${1#-n}; shift ;;
     -q|--quiet) quiet=1; shift ;;
+    --capture-range|--capture-range-end|--skip-first|--steps|--delay|--duration|--step-range)
+      [ $# -ge 2 ] || die "option $1 needs a value (see prof.sh --help)"
+      set_capture "${1#--}" "$2"; shift 2 ;;
+    --capture-range=*|--capture-range-end=*|--skip-first=*|--steps=*|--delay=*|--duration=*|--step-range=*)
+      opt=${1%%=*}; set_capture "${opt#--}" "${1#*=}"; shift ;;
     -h|--help) usage; exit 0 ;;
     --version) echo "cuprof ${version:-unknown}"; exit 0 ;;
     --) shift; break ;;
@@ -89,6 +149,13 @@ while [ $# -gt 0 ]; do
     *) break ;;
   esac
 done
+
+if [ -n "$cap_range" ] && [ -n "$cap_delay$cap_duration" ]; then
+  die "--delay/--duration and --capture-range cannot be combined: choose a time window or a range"
+fi
+if [ -z "$cap_range" ] && [ -n "$cap_end$cap_skip" ]; then
+  die "--capture-range-end, --steps and --skip-first need --capture-range (e.g. --capture-range nvtx:step)"
+fi
 
 [ $# -ge 1 ] || die "no program given; usage: prof.sh [options] [--] PROGRAM [ARGS...]"
 prog=$1
@@ -159,6 +226,15 @@ export CUPROF_OUT_DIR="$out_abs"
 export CUPROF_ROOT_PID=$$   # exec keeps the pid: this is PROGRAM's pid
 if [ -n "$name" ]; then export CUPROF_NAME="$name"; else unset CUPROF_NAME; fi
 [ -n "$quiet" ] && export CUPROF_QUIET=1
+# The capture window: what the options asked (CUPROF_* variables the
+# caller exported stay as they are otherwise, like the others).
+export_if_set() { if [ -n "$2" ]; then export "$1=$2"; fi; }
+export_if_set CUPROF_CAPTURE_RANGE "$cap_range"
+export_if_set CUPROF_CAPTURE_RANGE_END "$cap_end"
+export_if_set CUPROF_SKIP_FIRST "$cap_skip"
+export_if_set CUPROF_DELAY "$cap_delay"
+export_if_set CUPROF_DURATION "$cap_duration"
+export_if_set CUPROF_STEP_RANGE "$step_range"
 export LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$lib"
 # The CUDA driver loads this library's InitializeInjection while it starts:
 # CUPTI then starts in time for its timestamp callback, and also in programs

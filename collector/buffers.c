@@ -287,6 +287,22 @@ static int chunk_grow(cuprof_thread *t)
     return 0;
 }
 
+/* A call or NVTX event outside the capture window, the first of its thread
+ * or the first call: what a window's first event would otherwise pay for
+ * inside the window is done now (the thread's record and first chunk, and
+ * CUPTI's start by the first call: capture.c). */
+static __attribute__((noinline)) void gated_first(int cupti)
+{
+    if (tls.guard)
+        return;
+    int saved = errno;
+    if (cupti && !cuprof_capture_outside_seen())
+        cuprof_capture_outside();
+    if (!tls.thread)
+        thread_register();
+    errno = saved;
+}
+
 /* The next slot of the calling thread, api and cls and depth set, or NULL
  * (not recording, inside the guard, or dropped: then counted). The common
  * part of cuprof_begin and cuprof_instant; cupti: a thread's first event
@@ -296,11 +312,17 @@ slot_take(uint16_t api, uint8_t cls, int cupti, cuprof_thread **tp)
 {
     /* recording is set only after init is done (lifecycle.c), so one relaxed
      * load covers both in the common case. */
-    if (__builtin_expect(!atomic_load_explicit(&cuprof_g.recording, memory_order_relaxed), 0)) {
+    if (__builtin_expect(atomic_load_explicit(&cuprof_g.recording, memory_order_relaxed) !=
+                         CUPROF_REC_ON, 0)) {
         if (atomic_load_explicit(&cuprof_g.init, memory_order_acquire) != 2)
             cuprof_collector_init();
-        if (!atomic_load_explicit(&cuprof_g.recording, memory_order_acquire))
+        int rec = atomic_load_explicit(&cuprof_g.recording, memory_order_acquire);
+        if (rec != CUPROF_REC_ON) {
+            if (rec == CUPROF_REC_GATED &&
+                __builtin_expect(!tls.thread || (cupti && !cuprof_capture_outside_seen()), 0))
+                gated_first(cupti);
             return NULL;
+        }
     }
     if (tls.guard)
         return NULL;
@@ -368,17 +390,26 @@ cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
 
 int cuprof_instant(uint16_t api, uint8_t cls, uint32_t name, uint32_t domain, uint64_t id)
 {
+    /* The capture window may open or close here (capture.c): its range's
+     * push is recorded as the window's first event, its pop as the last. */
+    int closes = 0;
+    if (__builtin_expect(atomic_load_explicit(&cuprof_g.init, memory_order_acquire) != 2, 0))
+        cuprof_collector_init();
+    if (__builtin_expect(atomic_load_explicit(&cuprof_capture_nvtx_on, memory_order_relaxed), 0))
+        closes = cuprof_capture_nvtx(cls, name, domain, id);
     cuprof_thread *t;
     cuprof_event *ev = slot_take(api, cls, 0, &t);
-    if (!ev)
-        return -1;
-    ev->a.nvtx.name = name;
-    ev->a.nvtx.domain = domain;
-    ev->a.nvtx.id = id;
-    ev->t0 = ev->t1 = cuprof_clock_stamp();
-    if (t->depth == 0)   /* no call open: publish (this one included) */
-        atomic_store_explicit(&t->committed, t->reserved, memory_order_release);
-    return 0;
+    if (ev) {
+        ev->a.nvtx.name = name;
+        ev->a.nvtx.domain = domain;
+        ev->a.nvtx.id = id;
+        ev->t0 = ev->t1 = cuprof_clock_stamp();
+        if (t->depth == 0)   /* no call open: publish (this one included) */
+            atomic_store_explicit(&t->committed, t->reserved, memory_order_release);
+    }
+    if (closes)
+        cuprof_capture_close();
+    return ev ? 0 : -1;
 }
 
 void cuprof_end(cuprof_event *ev, int32_t result)

@@ -63,6 +63,11 @@ uint32_t cuprof_kernel_lookup(const void *host_fn_or_handle);
 uint32_t cuprof_string_intern(const char *s);
 int cuprof_instant(uint16_t api, uint8_t cls, uint32_t name, uint32_t domain, uint64_t id);
 
+/* cudaProfilerStart (start = 1, before the call is recorded) and
+ * cudaProfilerStop (start = 0, after): the capture window's trigger under
+ * CUPROF_CAPTURE_RANGE=cudaProfilerApi, nothing otherwise. Keeps errno. */
+void cuprof_capture_profiler_api(int start);
+
 /* Starts the collector (reads CUPROF_* once, installs the exit path).
  * Idempotent and safe from any thread or constructor; every hook calls it
  * through cuprof_begin, the library's constructor calls it too. */

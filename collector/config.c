@@ -17,6 +17,7 @@ cuprof_config cuprof_g_config = {
     .mem_limit = CUPROF_DEFAULT_MEM_LIMIT,
     .gpu = 1,
     .prefault = 1,
+    .capture_repeat = 1,
 };
 
 const cuprof_config *cuprof_config_get(void)
@@ -48,6 +49,78 @@ int cuprof_config_parse_size(const char *s, uint64_t *out)
     if (*s != '\0' || (shift && v > (UINT64_MAX >> shift)))
         return -1;
     *out = v << shift;
+    return 0;
+}
+
+int cuprof_config_parse_seconds(const char *s, uint64_t *ns)
+{
+    if (!s || !isdigit((unsigned char)*s))
+        return -1;
+    uint64_t whole = 0, frac = 0, scale = 1000000000ull;
+    for (; isdigit((unsigned char)*s); s++) {
+        if (whole > 1000000000ull)   /* 31 years: not a profiling window */
+            return -1;
+        whole = whole * 10 + (uint64_t)(*s - '0');
+    }
+    if (*s == '.') {
+        s++;
+        for (; isdigit((unsigned char)*s); s++) {
+            if (scale == 1)
+                return -1;
+            scale /= 10;
+            frac += (uint64_t)(*s - '0') * scale;
+        }
+    }
+    if (*s != '\0')
+        return -1;
+    *ns = whole * 1000000000ull + frac;
+    return 0;
+}
+
+int cuprof_config_split_range(const char *s, char *name, size_t nlen, char *domain, size_t dlen)
+{
+    const char *at = strrchr(s, '@');
+    size_t n = at ? (size_t)(at - s) : strlen(s);
+    const char *d = at ? at + 1 : "";
+    if (n == 0 || n >= nlen || strlen(d) >= dlen || (at && !*d))
+        return -1;
+    memcpy(name, s, n);
+    name[n] = '\0';
+    strcpy(domain, d);
+    return 0;
+}
+
+/* CUPROF_CAPTURE_RANGE into c; -1 when malformed. */
+static int parse_capture(cuprof_config *c, const char *v)
+{
+    if (strcmp(v, "cudaProfilerApi") == 0) {
+        c->capture = CUPROF_CAPTURE_PROFILER;
+        return 0;
+    }
+    if (strncmp(v, "nvtx:", 5) == 0 &&
+        cuprof_config_split_range(v + 5, c->capture_name, sizeof c->capture_name,
+                                  c->capture_domain, sizeof c->capture_domain) == 0) {
+        c->capture = CUPROF_CAPTURE_NVTX;
+        return 0;
+    }
+    return -1;
+}
+
+/* CUPROF_CAPTURE_RANGE_END into c; -1 when malformed. */
+static int parse_capture_end(cuprof_config *c, const char *v)
+{
+    char *end;
+    if (strcmp(v, "stop") == 0)
+        c->capture_repeat = 1;
+    else if (strcmp(v, "none") == 0)
+        c->capture_repeat = 0;
+    else if (strncmp(v, "repeat:", 7) == 0 && isdigit((unsigned char)v[7])) {
+        unsigned long n = strtoul(v + 7, &end, 10);
+        if (*end != '\0' || n == 0 || n > UINT32_MAX)
+            return -1;
+        c->capture_repeat = (uint32_t)n;
+    } else
+        return -1;
     return 0;
 }
 
@@ -97,6 +170,54 @@ static int parse_debug(const char *s, unsigned *out)
     return bad ? -1 : 0;
 }
 
+/* The capture window and the step range (config.h). A malformed one
+ * leaves the whole run recorded: never an empty profile by mistake. */
+static void load_capture(cuprof_config *c, char *warn, size_t warn_len)
+{
+    const char *v;
+    if ((v = getenv("CUPROF_CAPTURE_RANGE")) && *v && parse_capture(c, v) < 0) {
+        c->capture = CUPROF_CAPTURE_NONE;
+        warn_add(warn, warn_len, "CUPROF_CAPTURE_RANGE", v, "cudaProfilerApi or nvtx:NAME[@DOMAIN]");
+    }
+    if ((v = getenv("CUPROF_CAPTURE_RANGE_END")) && *v && parse_capture_end(c, v) < 0)
+        warn_add(warn, warn_len, "CUPROF_CAPTURE_RANGE_END", v, "stop, repeat:N or none");
+    if ((v = getenv("CUPROF_SKIP_FIRST")) && *v) {
+        char *end;
+        unsigned long n = strtoul(v, &end, 10);
+        if (!isdigit((unsigned char)*v) || *end != '\0' || n > UINT32_MAX)
+            warn_add(warn, warn_len, "CUPROF_SKIP_FIRST", v, "a count");
+        else
+            c->skip_first = (uint32_t)n;
+    }
+    int timed = 0;
+    if ((v = getenv("CUPROF_DELAY")) && *v) {
+        if (cuprof_config_parse_seconds(v, &c->delay_ns) < 0)
+            warn_add(warn, warn_len, "CUPROF_DELAY", v, "seconds like 2 or 0.5");
+        else
+            timed = 1;
+    }
+    if ((v = getenv("CUPROF_DURATION")) && *v) {
+        if (cuprof_config_parse_seconds(v, &c->duration_ns) < 0 || c->duration_ns == 0)
+            warn_add(warn, warn_len, "CUPROF_DURATION", v, "seconds like 2 or 0.5");
+        else
+            timed = 1;
+    }
+    if (timed && c->capture != CUPROF_CAPTURE_NONE) {
+        warn_add(warn, warn_len, "CUPROF_DELAY/CUPROF_DURATION", "", "usable with CUPROF_CAPTURE_RANGE");
+        c->delay_ns = c->duration_ns = 0;
+    } else if (timed) {
+        c->capture = CUPROF_CAPTURE_TIME;
+    }
+    if ((v = getenv("CUPROF_STEP_RANGE")) && *v) {
+        char name[256], dom[128];
+        if (cuprof_config_split_range(v, name, sizeof name, dom, sizeof dom) == 0 &&
+            strlen(v) < sizeof c->step_range)
+            strcpy(c->step_range, v);
+        else
+            warn_add(warn, warn_len, "CUPROF_STEP_RANGE", v, "NAME or NAME@DOMAIN");
+    }
+}
+
 void cuprof_config_load(cuprof_config *c, char *warn, size_t warn_len)
 {
     const char *v;
@@ -108,6 +229,7 @@ void cuprof_config_load(cuprof_config *c, char *warn, size_t warn_len)
     c->mem_limit = CUPROF_DEFAULT_MEM_LIMIT;
     c->gpu = 1;
     c->prefault = 1;
+    c->capture_repeat = 1;
 
     if ((v = getenv("CUPROF_OUT_DIR")) && *v) {
         if (strlen(v) < sizeof c->out_dir - 64)   /* room for the file name */
@@ -174,4 +296,5 @@ void cuprof_config_load(cuprof_config *c, char *warn, size_t warn_len)
         else
             warn_add(warn, warn_len, "CUPROF_MEM_LIMIT", v, "a size like 512M or 2G");
     }
+    load_capture(c, warn, warn_len);
 }

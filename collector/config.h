@@ -41,6 +41,28 @@
  *                     (clock_gettime always). Either way every output is in
  *                     CLOCK_MONOTONIC ns (see clock.h).
  *
+ * The capture window (collector/capture.c; prof.sh's options of the same
+ * names). Unset: the whole run is recorded.
+ *   CUPROF_CAPTURE_RANGE      "cudaProfilerApi": record between
+ *                     cudaProfilerStart and cudaProfilerStop;
+ *                     "nvtx:NAME[@DOMAIN]": record inside the NVTX range NAME
+ *                     (push/pop or start/end; of the default domain, of
+ *                     DOMAIN, or of any domain with "@*"; "NAME" also matches
+ *                     "NAME#7", PyTorch's numbered ProfilerStep#N).
+ *   CUPROF_CAPTURE_RANGE_END  when the window closes for good: "stop" (after
+ *                     the first window, the default), "repeat:N" (after N
+ *                     windows), "none" (the range's end does not close it).
+ *   CUPROF_SKIP_FIRST N       the first N occurrences of the trigger open no
+ *                     window (default 0).
+ *   CUPROF_DELAY, CUPROF_DURATION   seconds (decimal): the window opens DELAY
+ *                     after the collector starts and closes DURATION later
+ *                     (either alone: from the start, or until the end); not
+ *                     with CUPROF_CAPTURE_RANGE.
+ *   CUPROF_STEP_RANGE NAME[@DOMAIN]  the NVTX range whose occurrences are the
+ *                     steps of the per-step statistics (model/steps.h);
+ *                     default: the capture range, else a repeating top-level
+ *                     range found by name (model/steps.c).
+ *
  * A malformed value is reported once (cuprof: ...) and the default is used:
  * the program is never stopped by the library. prof.sh validates what it
  * sets before the program starts.
@@ -64,6 +86,14 @@ enum cuprof_debug_area {
 #define CUPROF_DEFAULT_OUT_DIR "prof-out"
 #define CUPROF_DEFAULT_MEM_LIMIT (1ull << 30)
 
+/* What opens the capture window (CUPROF_CAPTURE_RANGE, CUPROF_DELAY). */
+enum cuprof_capture_kind {
+    CUPROF_CAPTURE_NONE = 0,      /* the whole run */
+    CUPROF_CAPTURE_PROFILER = 1,  /* cudaProfilerStart .. cudaProfilerStop */
+    CUPROF_CAPTURE_NVTX = 2,      /* an NVTX range */
+    CUPROF_CAPTURE_TIME = 3,      /* CUPROF_DELAY / CUPROF_DURATION */
+};
+
 typedef struct cuprof_config {
     char out_dir[PATH_MAX];  /* CUPROF_OUT_DIR, never empty */
     int gpu;                 /* CUPROF_GPU != 0: start CUPTI */
@@ -75,6 +105,15 @@ typedef struct cuprof_config {
     int enabled;             /* CUPROF_ENABLE != 0 */
     unsigned debug;          /* CUPROF_DEBUG, enum cuprof_debug_area bits */
     uint64_t mem_limit;      /* CUPROF_MEM_LIMIT in bytes */
+    int capture;             /* enum cuprof_capture_kind */
+    char capture_name[256];  /* CUPROF_CAPTURE_RANGE nvtx: the range's name */
+    char capture_domain[128];/* ... its domain: "" default, "*" any */
+    uint32_t capture_repeat; /* windows before recording stops for good: 1 for
+                                "stop", N for "repeat:N", 0 for "none" */
+    uint32_t skip_first;     /* CUPROF_SKIP_FIRST */
+    uint64_t delay_ns;       /* CUPROF_DELAY */
+    uint64_t duration_ns;    /* CUPROF_DURATION, 0 = until the end */
+    char step_range[256];    /* CUPROF_STEP_RANGE: NAME[@DOMAIN], "" unset */
 } cuprof_config;
 
 /* Fills c from the environment (getenv), defaults for what is unset or
@@ -85,6 +124,14 @@ void cuprof_config_load(cuprof_config *c, char *warn, size_t warn_len);
 /* Parses a size like "512", "64K", "1G" (K/M/G binary, case-insensitive).
  * Returns 0 and sets *out, or -1 if s is not such a size. */
 int cuprof_config_parse_size(const char *s, uint64_t *out);
+
+/* Parses "1.5" (seconds, decimal, at most 9 fraction digits) into ns.
+ * Returns 0, or -1 if s is not such a number. */
+int cuprof_config_parse_seconds(const char *s, uint64_t *ns);
+/* Splits "NAME[@DOMAIN]" (the last '@') into name and domain (bounded,
+ * NUL-terminated; domain "" when there is none). -1 for an empty NAME or
+ * one that does not fit. */
+int cuprof_config_split_range(const char *s, char *name, size_t nlen, char *domain, size_t dlen);
 
 /* The configuration the collector loaded at init (defaults before init). */
 const cuprof_config *cuprof_config_get(void);

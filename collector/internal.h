@@ -16,6 +16,7 @@
 #include "collector/clock.h"
 #include "collector/collector.h"
 #include "collector/config.h"
+#include "model/run.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -62,10 +63,17 @@ typedef struct cuprof_thread {
                                      events [0, spilled * 1023) live there */
 } cuprof_thread;
 
+/* cuprof_g.recording: what cuprof_begin does. */
+enum cuprof_rec_state {
+    CUPROF_REC_OFF = 0,     /* not started, disabled, or the exit path runs */
+    CUPROF_REC_ON = 1,      /* record */
+    CUPROF_REC_GATED = 2,   /* outside the capture window (capture.c) */
+};
+
 /* The collector's global state (one instance, cuprof_g). */
 struct cuprof_state {
     _Atomic int init;             /* 0 not started, 1 running, 2 done */
-    _Atomic int recording;        /* 1 while cuprof_begin records */
+    _Atomic int recording;        /* enum cuprof_rec_state */
     _Atomic int finished;         /* set by the first cuprof_collector_finish */
     pthread_mutex_t lock;         /* guards threads/threads_tail/nthreads/apis */
     cuprof_thread *threads;       /* registered threads, oldest first */
@@ -132,6 +140,27 @@ uint64_t cuprof_spill_records(void);
 void cuprof_spill_release(int remove);
 /* In a forked child: the parent's file is not ours. */
 void cuprof_spill_reset_after_fork(void);
+
+/* capture.c: the capture window (CUPROF_CAPTURE_RANGE & co). */
+/* From init: sets the window up (timer thread for a timed one); returns
+ * the recording state to start in. */
+int cuprof_capture_init(void);
+/* The recording state the window asks for now (a failed exec resumes it). */
+int cuprof_capture_state(void);
+/* Set while NVTX events must pass through cuprof_capture_nvtx. */
+extern _Atomic int cuprof_capture_nvtx_on;
+/* Before an NVTX event is recorded: opens the window if the event is the
+ * trigger's start. 1 when it ends the range holding the window open: call
+ * cuprof_capture_close() after recording it. */
+int cuprof_capture_nvtx(uint8_t cls, uint32_t name, uint32_t domain, uint64_t id);
+void cuprof_capture_close(void);
+/* A call found the window closed: the first one starts CUPTI (so that it
+ * runs when a window opens) and makes the exit path write files. */
+void cuprof_capture_outside(void);
+int cuprof_capture_outside_seen(void);
+/* The windows so far for the run (strings and list stay owned by capture.c;
+ * a window open now closes at t_end). */
+void cuprof_capture_snapshot(cuprof_capture *out, uint64_t t_end);
 
 /* buffers.c: 1 when the calling thread is inside cuprof_guard_enter. */
 int cuprof_guard_active(void);

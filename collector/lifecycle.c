@@ -118,7 +118,7 @@ void cuprof_collector_init(void)
         cuprof_cupti_set_exit_fn(on_process_exit);
         pthread_atfork(fork_prepare, fork_parent, fork_child);
         cuprof_process_init();   /* signals, _exit & co: process.h */
-        atomic_store(&cuprof_g.recording, 1);
+        atomic_store(&cuprof_g.recording, cuprof_capture_init());
     }
     cuprof_debug(CUPROF_DBG_COLLECTOR, "started in pid %ld, output %s, recording %s",
                  cuprof_g.pid, cuprof_g_config.out_dir, cuprof_g_config.enabled ? "on" : "off");
@@ -134,9 +134,9 @@ static void output_name(char *dst, size_t n, const cuprof_run *run)
     const cuprof_config *c = &cuprof_g_config;
     if (c->name[0]) {
         if (c->root_pid == 0 || c->root_pid == run->pid)
-            snprintf(dst, n, "%s", c->name);
+            snprintf(dst, n, "%.255s", c->name);
         else
-            snprintf(dst, n, "%s.%ld", c->name, run->pid);
+            snprintf(dst, n, "%.255s.%ld", c->name, run->pid);
         return;
     }
     const char *base = strrchr(run->program, '/');
@@ -201,11 +201,17 @@ static int finish_work(const char *ended_by, int truncated)
         return -1;
     }
     int rc = 0;
-    if (run->nevents == 0 && run->dropped == 0 && gpu->n_apis == 0) {
+    if (run->nevents == 0 && run->dropped == 0 && gpu->n_apis == 0 &&
+        !run->capture.outside_calls) {
         cuprof_debug(CUPROF_DBG_COLLECTOR, "pid %ld made no CUDA calls: no files", run->pid);
         cuprof_snapshot_destroy(run);
         return 0;
     }
+    const cuprof_capture *cap = &run->capture;
+    if (cap->trigger && cap->opened == 0)
+        cuprof_log("the capture window never opened (%s: %llu seen, %u to skip); the files "
+                   "record no calls and say so",
+                   cap->trigger, (unsigned long long)cap->seen, cap->skip_first);
     run->gpu_run = gpu;
     run->ended_by = ended_by;
     run->truncated = truncated;
@@ -268,7 +274,7 @@ int cuprof_collector_finish_as(const char *ended_by, int truncated)
     int saved_errno = errno;
     int guard = cuprof_guard_enter();   /* our own work is not the program's */
     tls_finishing = 1;
-    atomic_store(&cuprof_g.recording, 0);
+    atomic_store(&cuprof_g.recording, CUPROF_REC_OFF);
     cuprof_spill_quiesce();   /* no chunk changes hands while the run is built */
     int rc = cuprof_g_config.enabled ? finish_work_nosigxfsz(ended_by, truncated) : 0;
     /* The spill file's events are in the outputs now; after exec's write
@@ -297,7 +303,7 @@ void cuprof_collector_resume(void)
         return;
     atomic_store(&cuprof_g.finish_done, 0);
     atomic_store(&cuprof_g.finished, 0);
-    atomic_store(&cuprof_g.recording, 1);
+    atomic_store(&cuprof_g.recording, cuprof_capture_state());
 }
 
 /* For preload/inject.c (declared weak there): CUPROF_GPU as loaded. */

@@ -69,6 +69,12 @@ static int chrome_header(cuprof_writer *w)
         cuprof_out_u64(o, th->index);
         cuprof_out_puts(o, "}}");
     }
+    if (run->capture.trigger) {   /* the capture windows' row (put_capture) */
+        cuprof_chrome_next_entry(cw);
+        cuprof_out_puts(o, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":");
+        cuprof_out_i64(o, run->pid);
+        cuprof_out_puts(o, ",\"tid\":0,\"args\":{\"name\":\"capture window\"}}");
+    }
     return 0;
 }
 
@@ -397,6 +403,28 @@ static void nvtx_mark(chrome_writer *cw, const cuprof_run_thread *th, const cupr
     cuprof_out_puts(o, "}}");
 }
 
+/* The capture windows: one slice each on a row of their own (tid 0), so
+ * the trace shows what was recorded and the gaps that were not. */
+static void put_capture(chrome_writer *cw)
+{
+    const cuprof_run *run = cw->base.run;
+    cuprof_out *o = cw->base.out;
+    const cuprof_capture *cap = &run->capture;
+    for (size_t i = 0; cap->trigger && i < cap->nwindows; i++) {
+        cuprof_out_puts(o, ",\n{\"ph\":\"X\",\"cat\":\"capture\",\"name\":\"capture window ");
+        cuprof_out_u64(o, i + 1);
+        cuprof_out_puts(o, "\",\"pid\":");
+        cuprof_out_i64(o, run->pid);
+        cuprof_out_puts(o, ",\"tid\":0,\"ts\":");
+        cuprof_out_ns_as_us(o, cap->windows[i][0]);
+        cuprof_out_puts(o, ",\"dur\":");
+        cuprof_out_ns_as_us(o, cap->windows[i][1] - cap->windows[i][0]);
+        cuprof_out_puts(o, ",\"args\":{\"trigger\":");
+        cuprof_out_json_cstr(o, cap->trigger);
+        cuprof_out_puts(o, "}}");
+    }
+}
+
 /* NVTX ranges: push ranges as slices on their thread's row (they nest with
  * the calls inside them), start/end ranges as async slices (b/e) opened on
  * their starting thread, since they may end on another thread. */
@@ -478,6 +506,7 @@ static int chrome_cpu_events(chrome_writer *cw, uint8_t *classes, size_t nclasse
         }
     }
     put_ranges(cw);
+    put_capture(cw);
     cw->any = 1;
     cache_free(&c);
     return 0;
@@ -536,6 +565,17 @@ static int chrome_footer(cuprof_writer *w)
     cuprof_out_u64(o, run->nevents);
     cuprof_out_puts(o, ",\"dropped\":");
     cuprof_out_u64(o, run->dropped);
+    if (run->capture.trigger) {
+        cuprof_out_puts(o, ",\"capture\":{\"trigger\":");
+        cuprof_out_json_cstr(o, run->capture.trigger);
+        cuprof_out_puts(o, ",\"spec\":");
+        cuprof_out_json_cstr(o, run->capture.spec);
+        cuprof_out_puts(o, ",\"windows\":");
+        cuprof_out_u64(o, run->capture.opened);
+        cuprof_out_puts(o, ",\"recorded_ns\":");
+        cuprof_out_u64(o, cuprof_capture_recorded_ns(&run->capture));
+        cuprof_out_putc(o, '}');
+    }
     cuprof_out_puts(o, ",\"gpu_timeline\":{\"captured\":");
     cuprof_out_puts(o, run->gpu.captured ? "true" : "false");
     cuprof_out_puts(o, ",\"reason\":");

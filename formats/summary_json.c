@@ -50,6 +50,34 @@ static void fixed6(cuprof_out *o, const char *k, double v)
     fixed6_value(o, v);
 }
 
+/* "capture": the capture window, when there was one (SCHEMA.md). */
+static void put_capture(cuprof_out *o, const cuprof_capture *cap)
+{
+    if (!cap->trigger)
+        return;
+    cuprof_out_puts(o, ",\n\"capture\":{\"trigger\":");
+    cuprof_out_json_cstr(o, cap->trigger);
+    str(o, "spec", cap->spec);
+    num(o, "skip_first", cap->skip_first);
+    num(o, "repeat", cap->repeat);
+    num(o, "seen", cap->seen);
+    num(o, "windows", cap->opened);
+    cuprof_out_puts(o, ",\"opened\":");
+    cuprof_out_puts(o, cap->opened ? "true" : "false");
+    cuprof_out_puts(o, ",\"open_at_end\":");
+    cuprof_out_puts(o, cap->open_at_end ? "true" : "false");
+    num(o, "recorded_ns", cuprof_capture_recorded_ns(cap));
+    cuprof_out_puts(o, ",\"spans\":[");
+    for (size_t i = 0; i < cap->nwindows; i++) {
+        cuprof_out_puts(o, i ? ",[" : "[");
+        cuprof_out_u64(o, cap->windows[i][0]);
+        cuprof_out_putc(o, ',');
+        cuprof_out_u64(o, cap->windows[i][1]);
+        cuprof_out_putc(o, ']');
+    }
+    cuprof_out_puts(o, "]}");
+}
+
 /* "gpu": the header's GPU numbers (SCHEMA.md); the numbers only when the
  * timeline was captured. */
 static void put_gpu(cuprof_out *o, const cuprof_run *run, const cuprof_timeline *tl)
@@ -156,13 +184,16 @@ static void put_numbers(cuprof_out *o, const cuprof_finding *f)
     cuprof_out_putc(o, '}');
 }
 
-static void put_rows(cuprof_out *o, const cuprof_summary *s)
+static void put_rows(cuprof_out *o, const cuprof_summary *s, const cuprof_steps *st)
 {
     PUT_ROWS("api", cuprof_stat_api, s->api, s->napi, CUPROF_SCHEMA_API, (void)0);
     PUT_ROWS("kernels", cuprof_stat_kernel, s->kernels, s->nkernels, CUPROF_SCHEMA_KERNEL, (void)0);
     PUT_ROWS("copies", cuprof_stat_copy, s->copies, s->ncopies, CUPROF_SCHEMA_COPY, (void)0);
     PUT_ROWS("blas", cuprof_stat_blas, s->blas, s->nblas, CUPROF_SCHEMA_BLAS, put_shapes(o, row));
     PUT_ROWS("ranges", cuprof_stat_range, s->ranges, s->nranges, CUPROF_SCHEMA_RANGE, (void)0);
+    PUT_ROWS("steps", cuprof_stat_step, s->steps, s->nsteps, CUPROF_SCHEMA_STEP, (void)0);
+    PUT_ROWS("step_list", cuprof_step, st ? st->s : NULL, st ? st->n : 0, CUPROF_SCHEMA_STEP_ROW,
+             (void)0);
     PUT_ROWS("findings", cuprof_finding, s->findings, s->nfindings, CUPROF_SCHEMA_FINDING, put_numbers(o, row));
 }
 
@@ -200,12 +231,13 @@ static int json_write(cuprof_writer *w)
     num(o, "threads", run->nthreads);
     num(o, "self_cpu_total_ns", s->self_cpu_total_ns);
     num(o, "self_cuda_total_ns", s->self_cuda_total_ns);
+    put_capture(o, &run->capture);
     cuprof_out_puts(o, ",\n\"gpu_timeline\":{\"captured\":");
     cuprof_out_puts(o, run->gpu.captured ? "true" : "false");
     str(o, "reason", run->gpu.reason);
     cuprof_out_putc(o, '}');
     put_gpu(o, run, w->model->timeline);
-    put_rows(o, s);
+    put_rows(o, s, w->model->steps);
     cuprof_out_puts(o, "}\n");
     return 0;
 }

@@ -99,6 +99,31 @@ enum cuprof_schema_when {
     X(U64, median_ns, ALWAYS)           \
     X(U64, max_ns, ALWAYS)
 
+/* steps[]: cuprof_stat_step (model/steps.h; one row, or none; the section
+ * is new: a reader takes a file without it as one with no steps) */
+#define CUPROF_SCHEMA_STEP(X)           \
+    X(STR, name, ALWAYS)                \
+    X(STR, domain, ALWAYS)              \
+    X(STR, chosen_by, ALWAYS)           \
+    X(U64, steps, ALWAYS)               \
+    X(U64, median_ns, ALWAYS)           \
+    X(U64, min_ns, ALWAYS)              \
+    X(U64, max_ns, ALWAYS)              \
+    X(U64, first_ns, ALWAYS)            \
+    X(U64, steady_median_ns, ALWAYS)    \
+    X(U64, gpu_median_ns, ALWAYS)       \
+    X(FIX6, busy_median, ALWAYS)
+
+/* step_list[]: cuprof_step, one per step in start order (written for
+ * programs that plot them; compare does not read it) */
+#define CUPROF_SCHEMA_STEP_ROW(X)       \
+    X(U64, index, ALWAYS)               \
+    X(U64, start_ns, ALWAYS)            \
+    X(U64, dur_ns, ALWAYS)              \
+    X(U64, gpu_ns, ALWAYS)              \
+    X(U64, kernels, ALWAYS)             \
+    X(U64, busy_ns, ALWAYS)
+
 /* findings[]: cuprof_finding, then "numbers" */
 #define CUPROF_SCHEMA_FINDING(X)        \
     X(STR, rule, ALWAYS)                \

@@ -120,6 +120,23 @@ static void put_header_block(cuprof_writer *w)
         cuprof_out_printf(o, "  ended by:      %s\n", run->ended_by);
     cuprof_out_printf(o, "  calls:         %llu recorded on %zu thread%s\n",
                       (unsigned long long)run->nevents, run->nthreads, run->nthreads == 1 ? "" : "s");
+    const cuprof_capture *cap = &run->capture;
+    if (cap->trigger && cap->opened == 0) {
+        cuprof_out_puts(o, "  CAPTURE WINDOW NEVER OPENED: ");
+        put_clean(o, cap->trigger);
+        cuprof_out_printf(o, " seen %llu time%s, %u to skip (%s); calls outside the window "
+                             "are not recorded, so the tables are empty\n",
+                          (unsigned long long)cap->seen, cap->seen == 1 ? "" : "s",
+                          cap->skip_first, cap->spec);
+    } else if (cap->trigger) {
+        char rec[32];
+        cuprof_out_puts(o, "  capture:       ");
+        put_clean(o, cap->spec);
+        cuprof_out_printf(o, ": %llu window%s, %s recorded of the wall time%s\n",
+                          (unsigned long long)cap->opened, cap->opened == 1 ? "" : "s",
+                          cuprof_fmt_time(rec, sizeof rec, cuprof_capture_recorded_ns(cap)),
+                          cap->open_at_end ? " (the last still open at the end)" : "");
+    }
     if (run->dropped)
         cuprof_out_printf(o, "  dropped:       %llu calls counted but not recorded (event memory "
                              "limit, CUPROF_MEM_LIMIT, and no spill): # of Calls counts them, "
@@ -287,6 +304,58 @@ static void put_ranges(cuprof_writer *w)
     }
 }
 
+/* Steps (model/steps.h): the step range's statistics, then one line per
+ * step (the first and last ones when there are many). */
+#define STEPS_LISTED 24
+static void put_steps(cuprof_writer *w)
+{
+    cuprof_out *o = w->out;
+    const cuprof_summary *s = w->sum;
+    const cuprof_steps *st = w->model->steps;
+    if (s->nsteps == 0 || !st || st->n == 0)
+        return;
+    const cuprof_stat_step *r = &s->steps[0];
+    int gpu = w->run->gpu.captured;
+    char a[32], b[32], c[32], d[32], e[32];
+    cuprof_out_puts(o, "\nSteps (NVTX range ");
+    put_clean(o, r->name);
+    if (r->domain[0]) {
+        cuprof_out_puts(o, "@");
+        put_clean(o, r->domain);
+    }
+    cuprof_out_printf(o, ", chosen by %s): %llu steps\n", r->chosen_by,
+                      (unsigned long long)r->steps);
+    cuprof_out_printf(o, "  step time:  median %s, min %s, max %s; first %s", cuprof_fmt_time(a, 32, r->median_ns),
+                      cuprof_fmt_time(b, 32, r->min_ns), cuprof_fmt_time(c, 32, r->max_ns),
+                      cuprof_fmt_time(d, 32, r->first_ns));
+    if (r->steps > 1)
+        cuprof_out_printf(o, ", then median %s", cuprof_fmt_time(e, 32, r->steady_median_ns));
+    cuprof_out_putc(o, '\n');
+    if (gpu)
+        cuprof_out_printf(o, "  GPU:        busy %s of the median step; %s of GPU work launched "
+                             "per step (median)\n",
+                          cuprof_fmt_pct(a, 32, (uint64_t)(r->busy_median * 1e6 + 0.5), 1000000),
+                          cuprof_fmt_time(b, 32, r->gpu_median_ns));
+    cuprof_out_printf(o, "  %8s  %12s  %12s", "Step", "Start", "Duration");
+    if (gpu)
+        cuprof_out_printf(o, "  %10s  %12s  %8s", "GPU busy", "GPU work", "Kernels");
+    cuprof_out_putc(o, '\n');
+    for (size_t i = 0; i < st->n; i++) {
+        if (st->n > STEPS_LISTED && i == STEPS_LISTED / 2) {
+            cuprof_out_printf(o, "  %8s  (%zu more)\n", "...", st->n - STEPS_LISTED);
+            i = st->n - STEPS_LISTED / 2;
+        }
+        const cuprof_step *x = &st->s[i];
+        cuprof_out_printf(o, "  %8llu  %12s  %12s", (unsigned long long)x->index,
+                          cuprof_fmt_time(a, 32, x->start_ns - st->s[0].start_ns),
+                          cuprof_fmt_time(b, 32, x->dur_ns));
+        if (gpu)
+            cuprof_out_printf(o, "  %10s  %12s  %8llu", cuprof_fmt_pct(c, 32, x->busy_ns, x->dur_ns),
+                              cuprof_fmt_time(d, 32, x->gpu_ns), (unsigned long long)x->kernels);
+        cuprof_out_putc(o, '\n');
+    }
+}
+
 static void put_copies(cuprof_writer *w)
 {
     cuprof_out *o = w->out;
@@ -366,6 +435,7 @@ static int txt_write(cuprof_writer *w)
     put_header_block(w);
     put_api_table((txt_writer *)w);
     put_ranges(w);
+    put_steps(w);
     put_kernels(w);
     put_copies(w);
     put_blas(w);

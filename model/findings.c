@@ -12,6 +12,7 @@
  * follows the program's locale.
  */
 #include "model/findings_int.h"
+#include "model/steps.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -371,7 +372,7 @@ static void rule_copies(fctx *c)
 }
 
 int cuprof_findings_build(const cuprof_run *run, const cuprof_names *names,
-                          const cuprof_timeline *tl, cuprof_summary *s)
+                          const cuprof_timeline *tl, const cuprof_steps *steps, cuprof_summary *s)
 {
     free(s->findings);
     s->findings = NULL;
@@ -379,11 +380,12 @@ int cuprof_findings_build(const cuprof_run *run, const cuprof_names *names,
     void *block = malloc(MAX_FINDINGS * (sizeof(cuprof_finding) + sizeof(finding_text)));
     if (!block)
         return -1;
-    fctx c = {run, names, s, tl, NULL, block,
+    fctx c = {run, names, s, tl, NULL, steps && steps->n ? steps : NULL, block,
               (finding_text *)((char *)block + MAX_FINDINGS * sizeof(cuprof_finding)), 0};
     if (run->gpu.captured && run->gpu_run && tl)
         c.g = tl->gpu;
     rule_bound(&c);
+    cuprof_findings_rule_steps(&c);
     cuprof_findings_rule_sequences(&c);
     cuprof_findings_rule_cold_start(&c);
     rule_startup(&c);

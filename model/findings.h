@@ -23,6 +23,9 @@
  *   kernel-spread                    max and mean of a kernel far above its median
  *   launch-latency / launch-gaps     CPU-to-GPU offset; GPU idle between kernels
  *   pageable-copy / blocking-copy    in the middle of the GPU work
+ *   step-cold-start                  the first step far slower than the steady steps
+ *   step-outlier                     a steady step far slower than their median
+ *   step-host-bound / step-gpu-bound the GPU's busy share of the median step
  */
 #ifndef CUPROF_FINDINGS_H
 #define CUPROF_FINDINGS_H
@@ -30,12 +33,15 @@
 #include "model/summary.h"
 
 /* Runs every rule on run, its kernel names, its GPU records joined to the
- * calls (tl, may be NULL) and its summary s (built from them), and stores
+ * calls (tl, may be NULL), its steps (model/steps.h; may be NULL) and its
+ * summary s (built from them), and stores
  * the findings in s->findings / s->nfindings (one malloc block, freed by
  * cuprof_summary_destroy), most important first. Rules that need the GPU
  * timeline stay silent without one. Returns 0, or -1 on out of memory (then
  * s has no findings). Replaces findings already there. */
+struct cuprof_steps;
 int cuprof_findings_build(const cuprof_run *run, const cuprof_names *names,
-                          const struct cuprof_timeline *tl, cuprof_summary *s);
+                          const struct cuprof_timeline *tl, const struct cuprof_steps *steps,
+                          cuprof_summary *s);
 
 #endif /* CUPROF_FINDINGS_H */

@@ -69,6 +69,24 @@
 #define GAP_MIN_NS 5000ull
 #define GAP_MIN_KERNELS 4
 
+/* step-cold-start: the first step 2x the steady steps' median and 100 us
+ * slower at least (the first-call tax is hundreds of us to seconds; short
+ * steps vary by tens of us on their own); needs 3 steps, so that there is
+ * a steady state of 2 to compare with. */
+#define STEP_COLD_MIN_STEPS 3
+#define STEP_COLD_RATIO 2.0
+#define STEP_COLD_MIN_EXTRA_NS 100000ull
+/* step-outlier: a steady step (not the first) 1.5x their median and 100 us
+ * slower, among 4 steady steps at least. */
+#define STEP_OUTLIER_MIN_STEPS 4
+#define STEP_OUTLIER_RATIO 1.5
+#define STEP_OUTLIER_MIN_EXTRA_NS 100000ull
+/* step-host-bound / step-gpu-bound: the GPU busy less than half of the
+ * median step (the host is the bottleneck: launches, syncs, data), or 80%
+ * and more (the kernels are the cost); 2 steps at least. */
+#define STEP_HOST_BOUND_BUSY 0.5
+#define STEP_GPU_BOUND_BUSY 0.8
+
 /* ---- the list being filled ------------------------------------------------ */
 
 #define MSG_MAX 640       /* a message with up to three kernel names */
@@ -88,6 +106,7 @@ typedef struct fctx {
     const cuprof_summary *s;       /* the rows (findings not yet set) */
     const cuprof_timeline *tl;     /* GPU records joined to the calls (NULL in some tests) */
     const cuprof_gpu_run *g;       /* GPU records, NULL when not captured */
+    const struct cuprof_steps *steps; /* the steps (model/steps.h), NULL when none */
     cuprof_finding *out;           /* [MAX_FINDINGS] */
     finding_text *text;            /* [MAX_FINDINGS], after out in the same block */
     size_t n;                      /* findings so far */
@@ -129,5 +148,7 @@ void cuprof_findings_rule_cold_start(fctx *c);
 void cuprof_findings_rule_heavyweight(fctx *c);
 void cuprof_findings_rule_sync_wait(fctx *c);
 void cuprof_findings_rule_sequences(fctx *c);
+/* Rules on the steps (findings_steps.c). */
+void cuprof_findings_rule_steps(fctx *c);
 
 #endif /* CUPROF_FINDINGS_INT_H */

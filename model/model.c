@@ -3,6 +3,7 @@
  * summary and its findings (see model.h).
  */
 #include "model/model.h"
+#include "model/findings.h"
 
 #include <stdlib.h>
 
@@ -12,14 +13,32 @@ cuprof_model *cuprof_model_build(const cuprof_run *run, cuprof_demangle_fn deman
     if (!m)
         return NULL;
     m->run = run;
+    if (run->capture.trigger && run->gpu_run) {
+        /* Through a capture window: join once to learn which records are
+         * the recorded calls', then build on those alone (model/capture.h). */
+        cuprof_timeline *all = cuprof_timeline_build(run);
+        m->clipped = all ? cuprof_capture_clip(run, all) : NULL;
+        cuprof_timeline_destroy(all);
+        if (!m->clipped) {
+            free(m);
+            return NULL;
+        }
+        m->run_clipped = *run;
+        m->run_clipped.gpu_run = m->clipped;
+        m->run = run = &m->run_clipped;
+    }
     if (cuprof_names_build(&m->names, run, run->gpu_run, demangle) < 0 ||
         !(m->timeline = cuprof_timeline_build(run)) ||
         !(m->summary = cuprof_summary_build(run, &m->names, m->timeline)) ||
         !(m->ranges = cuprof_ranges_build(run, m->timeline)) ||
-        cuprof_ranges_summarize(m->ranges, run, m->summary) < 0) {
+        cuprof_ranges_summarize(m->ranges, run, m->summary) < 0 ||
+        !(m->steps = cuprof_steps_build(run, m->ranges, m->timeline)) ||
+        cuprof_steps_summarize(m->steps, m->summary) < 0) {
         cuprof_model_destroy(m);
         return NULL;
     }
+    /* last: some rules read the steps (none on out of memory, the rest stands) */
+    cuprof_findings_build(run, &m->names, m->timeline, m->steps, m->summary);
     m->gpu = m->timeline->gpu;
     return m;
 }
@@ -28,9 +47,11 @@ void cuprof_model_destroy(cuprof_model *m)
 {
     if (!m)
         return;
+    cuprof_steps_destroy(m->steps);
     cuprof_ranges_destroy(m->ranges);
     cuprof_summary_destroy(m->summary);
     cuprof_timeline_destroy(m->timeline);
     cuprof_names_destroy(&m->names);
+    cuprof_capture_clip_free(m->clipped);
     free(m);
 }

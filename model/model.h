@@ -17,10 +17,12 @@
 #ifndef CUPROF_MODEL_H
 #define CUPROF_MODEL_H
 
+#include "model/capture.h"
 #include "model/gpu.h"
 #include "model/names.h"
 #include "model/ranges.h"
 #include "model/run.h"
+#include "model/steps.h"
 #include "model/summary.h"
 #include "model/timeline.h"
 
@@ -31,6 +33,11 @@ typedef struct cuprof_model {
     cuprof_timeline *timeline;    /* GPU records joined to the calls; GPU stats */
     cuprof_summary *summary;      /* the tables' rows and the findings */
     cuprof_ranges *ranges;        /* NVTX ranges, the GPU work inside each */
+    cuprof_steps *steps;          /* the step range's occurrences (model/steps.h) */
+    /* Through a capture window (run->capture): run is run_clipped, a copy of
+     * the recorded run whose gpu_run is clipped to the windows' calls. */
+    cuprof_run run_clipped;
+    cuprof_gpu_run *clipped;
 } cuprof_model;
 
 /* Builds the model of run (with its device records attached as

@@ -22,6 +22,35 @@ static uint64_t run_end(const cuprof_run *run)
     return end;
 }
 
+/* Capture windows: a range opened in window w whose close was not
+ * recorded (it came outside every window) ends at w's close, and is cut
+ * there as soon as the thread records an event of a later window (one
+ * stamped past half-way to the next window's open). w is
+ * found with 1 us of slack: window times and event stamps come from two
+ * clocks that agree to tens of ns (collector/clock.h). */
+#define WINDOW_SLACK_NS 1000
+
+typedef struct open_end {
+    uint64_t t1;     /* where the range ends if never closed */
+    uint64_t cut;    /* an event from here on is in a later window */
+} open_end;
+
+static open_end open_until(const cuprof_run *run, uint64_t t, uint64_t end)
+{
+    const cuprof_capture *cap = &run->capture;
+    open_end o = {end, UINT64_MAX};
+    if (!cap->trigger || cap->nwindows == 0)
+        return o;
+    size_t w = 0;
+    while (w + 1 < cap->nwindows && cap->windows[w + 1][0] <= t + WINDOW_SLACK_NS)
+        w++;
+    if (cap->windows[w][1] < end)
+        o.t1 = cap->windows[w][1];
+    if (w + 1 < cap->nwindows)   /* half-way between w's close and the next open */
+        o.cut = cap->windows[w][1] + (cap->windows[w + 1][0] - cap->windows[w][1]) / 2;
+    return o;
+}
+
 static int push_range(cuprof_ranges *rg, size_t *cap, const cuprof_range *r)
 {
     if (rg->n == *cap) {
@@ -43,9 +72,16 @@ static int pair_pushes(const cuprof_run *run, size_t t, uint64_t end, cuprof_ran
 {
     const cuprof_run_thread *th = &run->threads[t];
     int32_t stack[256];
+    open_end until[256];      /* [k]: where stack[k] ends if its pop never comes */
     int sp = 0, lost = 0;     /* lost: pushes beyond the stack, popped blind */
     for (uint64_t i = 0; i < th->n; i++) {
         const cuprof_event *ev = cuprof_run_event(th, i);
+        /* A range whose capture window closed before this event was
+         * cut by the window: its pop (outside) is not in the run. */
+        while (sp && ev->t0 >= until[sp - 1].cut) {
+            sp--;
+            rg->r[stack[sp]].t1 = until[sp].t1;
+        }
         inner[i] = sp ? stack[sp - 1] : -1;
         if (ev->cls == CUPROF_EV_RANGE_PUSH) {
             if (sp == 256) {
@@ -58,6 +94,7 @@ static int pair_pushes(const cuprof_run *run, size_t t, uint64_t end, cuprof_ran
                               .parent = sp ? stack[sp - 1] : -1};
             if (push_range(rg, cap, &r) < 0)
                 return -1;
+            until[sp] = open_until(run, ev->t0, end);
             stack[sp++] = (int32_t)(rg->n - 1);
         } else if (ev->cls == CUPROF_EV_RANGE_POP) {
             if (lost) {
@@ -70,8 +107,10 @@ static int pair_pushes(const cuprof_run *run, size_t t, uint64_t end, cuprof_ran
             }
         }
     }
-    while (sp)
-        rg->r[stack[--sp]].t1 = end;
+    while (sp) {
+        sp--;
+        rg->r[stack[sp]].t1 = until[sp].t1;
+    }
     return 0;
 }
 
@@ -92,7 +131,8 @@ static int pair_starts(const cuprof_run *run, uint64_t end, cuprof_ranges *rg, s
             if (ev->cls != CUPROF_EV_RANGE_START)
                 continue;
             cuprof_range r = {.name = ev->a.nvtx.name, .domain = ev->a.nvtx.domain,
-                              .thread = (uint32_t)t, .start_end = 1, .t0 = ev->t0, .t1 = end,
+                              .thread = (uint32_t)t, .start_end = 1, .t0 = ev->t0,
+                              .t1 = open_until(run, ev->t0, end).t1,
                               .first = i, .last = UINT64_MAX, .parent = -1,
                               .id = ev->a.nvtx.id};
             if (push_range(rg, cap, &r) < 0)

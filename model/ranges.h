@@ -7,7 +7,8 @@
  *    the two on that thread are inside it. A start/end range pairs its
  *    nvtxRangeStart and nvtxRangeEnd by range id, on any threads; the calls
  *    inside it are those of its starting thread between the two times.
- *  - A range never closed (no pop, no end) ends at the run's end; one whose
+ *  - A range never closed (no pop, no end) ends at the end of the capture
+ *    window it opened in (run->capture), else at the run's end; one whose
  *    pop or end came without its open is dropped.
  *  - A kernel, copy or memset belongs to the innermost range around the
  *    hooked call that caused it (timeline.h), and counts in that range and

@@ -65,3 +65,28 @@ enum cuprof_sync_handle cuprof_run_sync_handle(const cuprof_run *run, const cupr
         return CUPROF_SYNC_HANDLE_NONE;
     return strstr(api, "Event") ? CUPROF_SYNC_HANDLE_EVENT : CUPROF_SYNC_HANDLE_STREAM;
 }
+
+int cuprof_capture_contains(const cuprof_capture *cap, uint64_t t)
+{
+    if (!cap->trigger)
+        return 1;
+    /* windows are in time order and do not overlap: binary search */
+    size_t lo = 0, hi = cap->nwindows;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cap->windows[mid][1] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < cap->nwindows && cap->windows[lo][0] <= t;
+}
+
+uint64_t cuprof_capture_recorded_ns(const cuprof_capture *cap)
+{
+    uint64_t sum = 0;
+    for (size_t w = 0; cap->trigger && w < cap->nwindows; w++)
+        if (cap->windows[w][1] > cap->windows[w][0])
+            sum += cap->windows[w][1] - cap->windows[w][0];
+    return sum;
+}

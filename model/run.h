@@ -42,6 +42,32 @@ typedef struct cuprof_gpu_timeline {
     const char *reason;              /* never NULL: why not captured (or a note) */
 } cuprof_gpu_timeline;
 
+/* The capture window (collector/capture.c, CUPROF_CAPTURE_RANGE & co):
+ * what was recorded when the whole run was not. trigger NULL: the whole
+ * run was recorded (every other field 0). */
+typedef struct cuprof_capture {
+    const char *trigger;             /* in words: "cudaProfilerStart/Stop",
+                                        "NVTX range step", "time"; NULL = whole run */
+    const char *spec;                /* as given: "nvtx:step", "cudaProfilerApi",
+                                        "delay 2 s, duration 1 s" */
+    uint32_t repeat;                 /* windows before recording stops for good;
+                                        0 = the trigger's end does not close it */
+    uint32_t skip_first;             /* occurrences of the trigger that opened none */
+    uint64_t seen;                   /* occurrences of the trigger seen */
+    uint64_t opened;                 /* windows opened (nwindows may be fewer) */
+    size_t nwindows;                 /* windows kept, in order */
+    const uint64_t (*windows)[2];    /* [open, close) on the host clock; a window
+                                        still open at the end closes at t_end */
+    int open_at_end;                 /* 1: the last window was open when the run ended */
+    uint64_t outside_calls;          /* 1 when calls were made outside every window
+                                        (not counted further: that costs the hooks) */
+} cuprof_capture;
+
+/* 1 when t lies in one of cap's windows (always 1 with no window). */
+int cuprof_capture_contains(const cuprof_capture *cap, uint64_t t);
+/* Total length of cap's windows (0 with no window). */
+uint64_t cuprof_capture_recorded_ns(const cuprof_capture *cap);
+
 typedef struct cuprof_run {
     const char *program;             /* argv[0] as the program was started */
     const char *exe;                 /* /proc/self/exe, "" if unknown */
@@ -79,6 +105,12 @@ typedef struct cuprof_run {
                                         NULL = "exit" (set by the exit path) */
     int truncated;                   /* 1: written from a crash (fatal signal,
                                         abort): calls open at the crash are missing */
+
+    cuprof_capture capture;          /* what was recorded: the window(s) */
+    const char *step_range;          /* NAME[@DOMAIN] of the steps' range
+                                        (model/steps.h); NULL: found by name */
+    const char *step_range_from;     /* who chose it: "--step-range", "the
+                                        capture range" */
 
     cuprof_gpu_timeline gpu;
     const struct cuprof_gpu_run *gpu_run; /* device records (model/gpu.h); NULL

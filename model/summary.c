@@ -621,16 +621,15 @@ cuprof_summary *cuprof_summary_build(const cuprof_run *run, const cuprof_names *
         cuprof_summary_destroy(s);
         return NULL;
     }
-    cuprof_findings_build(run, names, tl, s);   /* none on out of memory, the rest stands */
-    return s;
+    return s;   /* findings: cuprof_findings_build, once the steps are known (model.c) */
 }
 
 void cuprof_summary_destroy(cuprof_summary *s)
 {
-    if (s)
-        free(s->ranges);
     if (!s)
         return;
+    free(s->ranges);
+    free(s->steps);
     free(s->shapes_all);
     free(s->blas);
     free(s->copies);

@@ -89,6 +89,19 @@ typedef struct cuprof_stat_range {
     uint64_t min_ns, median_ns, max_ns; /* of one range's duration */
 } cuprof_stat_range;
 
+/* The steps (model/steps.h): one row for the step range, when there is one. */
+typedef struct cuprof_stat_step {
+    const char *name;          /* the step range, "#N" stripped */
+    const char *domain;        /* "" default, "*" any */
+    const char *chosen_by;     /* "--step-range", "the capture range", "its name" */
+    uint64_t steps;            /* how many */
+    uint64_t median_ns, min_ns, max_ns; /* step time */
+    uint64_t first_ns;         /* the first step's */
+    uint64_t steady_median_ns; /* median of the steps after the first (0 with < 2) */
+    uint64_t gpu_median_ns;    /* median device time launched per step */
+    double busy_median;        /* median share of a step the GPU was busy, [0, 1] */
+} cuprof_stat_step;
+
 /* Most numbers one finding carries. */
 #define CUPROF_FINDING_NUMS 8
 
@@ -127,6 +140,8 @@ typedef struct cuprof_summary {
     size_t nranges;
     cuprof_stat_range *ranges; /* most GPU time, then most CPU time first
                                 * (cuprof_ranges_summarize) */
+    size_t nsteps;             /* 0 or 1 */
+    cuprof_stat_step *steps;   /* cuprof_steps_summarize */
 } cuprof_summary;
 
 /* Aggregates run, with its kernel names (names) and its GPU records joined

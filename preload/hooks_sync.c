@@ -7,6 +7,8 @@
  */
 #include "preload/hooks.h"
 
+#include <errno.h>
+
 static inline void fill_handle(preload_call c, const void *handle)
 {
     if (c.ev)
@@ -104,6 +106,9 @@ PRELOAD_EXPORT cudaError_t cudaEventRecordWithFlags_ptsz PRELOAD_SIG_EVRECF
 PRELOAD_EXPORT cudaError_t cudaProfilerStart(void)
 {
     preload_cudaProfilerStart_fn real = PRELOAD_REAL(cudaProfilerStart);
+    int e = errno;
+    cuprof_capture_profiler_api(1);   /* opens the capture window: this call is in it */
+    errno = e;
     preload_call c = HOOK_BEGIN(cudaProfilerStart);
     cudaError_t r = real ? real() : PRELOAD_CUDART_MISSING;
     return (cudaError_t)hook_end(c, r);
@@ -114,5 +119,9 @@ PRELOAD_EXPORT cudaError_t cudaProfilerStop(void)
     preload_cudaProfilerStop_fn real = PRELOAD_REAL(cudaProfilerStop);
     preload_call c = HOOK_BEGIN(cudaProfilerStop);
     cudaError_t r = real ? real() : PRELOAD_CUDART_MISSING;
-    return (cudaError_t)hook_end(c, r);
+    r = (cudaError_t)hook_end(c, r);
+    int e = errno;
+    cuprof_capture_profiler_api(0);   /* closes it: this call was its last */
+    errno = e;
+    return r;
 }

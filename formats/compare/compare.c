@@ -231,6 +231,45 @@ static cmp_finding_row *finding_row(compare *c, const char *rule)
     return row;
 }
 
+static cmp_range_row *range_row(compare *c, const cuprof_stat_range *x)
+{
+    for (size_t i = 0; i < c->n_ranges; i++)
+        if (strcmp(c->ranges[i].name, x->name) == 0 && strcmp(c->ranges[i].domain, x->domain) == 0)
+            return &c->ranges[i];
+    cmp_range_row *row = cmp_push((void **)&c->ranges, &c->n_ranges, sizeof *row);
+    if (row)
+        row->name = x->name, row->domain = x->domain;
+    return row;
+}
+
+/* NVTX ranges and steps: newer sections, absent from older files. */
+static int build_ranges(compare *c, size_t r)
+{
+    const summary *s = c->runs[r];
+    for (size_t i = 0; i < s->n_ranges; i++) {
+        cmp_range_row *row = range_row(c, &s->ranges[i]);
+        if (!row)
+            return -1;
+        add(&row->calls, r, s->ranges[i].calls);
+        add(&row->cpu_total_ns, r, s->ranges[i].cpu_total_ns);
+        put(&row->median_ns, r, s->ranges[i].median_ns);
+        if (s->gpu_captured)
+            add(&row->gpu_total_ns, r, s->ranges[i].gpu_total_ns);
+    }
+    if (s->n_steps) {
+        const cuprof_stat_step *st = &s->steps[0];
+        c->has_steps = true;
+        put(&c->steps.steps, r, st->steps);
+        put(&c->steps.median_ns, r, st->median_ns);
+        put(&c->steps.first_ns, r, st->first_ns);
+        if (st->steps > 1)
+            put(&c->steps.steady_median_ns, r, st->steady_median_ns);
+        if (s->gpu_captured)
+            put(&c->steps.busy_ppm, r, (int64_t)(st->busy_median * 1e6 + 0.5));
+    }
+    return 0;
+}
+
 static int build_rows(compare *c)
 {
     for (size_t r = 0; r < c->n_runs; r++) {
@@ -283,6 +322,8 @@ static int build_rows(compare *c)
                 return -1;
             row->severity[r] = s->findings[i].severity;
         }
+        if (build_ranges(c, r) < 0)
+            return -1;
     }
     return 0;
 }
@@ -313,6 +354,15 @@ static int order_kernel(const void *pa, const void *pb)
     int d = cmp_i64_desc(series_max(&a->gpu_total_ns), series_max(&b->gpu_total_ns));
     if (!d)
         d = cmp_i64_desc(series_max(&a->launches), series_max(&b->launches));
+    return d ? d : strcmp(a->name, b->name);
+}
+
+static int order_range(const void *pa, const void *pb)
+{
+    const cmp_range_row *a = pa, *b = pb;
+    int d = cmp_i64_desc(series_max(&a->gpu_total_ns), series_max(&b->gpu_total_ns));
+    if (!d)
+        d = cmp_i64_desc(series_max(&a->cpu_total_ns), series_max(&b->cpu_total_ns));
     return d ? d : strcmp(a->name, b->name);
 }
 
@@ -363,6 +413,8 @@ int cmp_build(compare *c, const summary *const *runs, size_t n)
         qsort(c->copies, c->n_copies, sizeof *c->copies, order_copy);
     if (c->n_shapes)
         qsort(c->shapes, c->n_shapes, sizeof *c->shapes, order_shape);
+    if (c->n_ranges)
+        qsort(c->ranges, c->n_ranges, sizeof *c->ranges, order_range);
     if (cmp_build_presence(c) || cmp_build_epilogues(c))
         goto fail;
     return 0;
@@ -382,6 +434,7 @@ void cmp_free(compare *c)
     free(c->shapes);
     free(c->kernels);
     free(c->findings);
+    free(c->ranges);
     free(c->presence);
     for (size_t i = 0; i < c->n_epilogues; i++) {
         free(c->epilogues[i].from);

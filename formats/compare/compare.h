@@ -82,6 +82,26 @@ typedef struct cmp_blas_row {
     cmp_series calls;           /* calls, all shapes */
 } cmp_blas_row;
 
+typedef struct cmp_range_row {
+    const char *name;           /* NVTX range name (borrowed) */
+    const char *domain;         /* its domain, "" default (borrowed) */
+    cmp_series calls;           /* occurrences */
+    cmp_series cpu_total_ns;    /* host time inside them */
+    cmp_series gpu_total_ns;    /* device time launched inside (absent without a GPU timeline) */
+    cmp_series median_ns;       /* median occurrence on the host */
+} cmp_range_row;
+
+/* The steps (model/steps.h) of each run: one row, whatever each run's step
+ * range is called (the label names them). */
+typedef struct cmp_step_row {
+    cmp_series steps;           /* how many */
+    cmp_series median_ns;       /* step time */
+    cmp_series first_ns;        /* the first step */
+    cmp_series steady_median_ns;/* the steps after the first */
+    cmp_series busy_ppm;        /* GPU busy share of the median step, ppm
+                                   (absent without a GPU timeline) */
+} cmp_step_row;
+
 typedef struct cmp_finding_row {
     const char *rule;           /* rule id (borrowed) */
     const char *severity[CMP_MAX_RUNS]; /* per run, NULL where it did not fire */
@@ -123,6 +143,9 @@ typedef struct compare {
     cmp_shape_row *shapes;   size_t n_shapes;
     cmp_kernel_row *kernels; size_t n_kernels;
     cmp_finding_row *findings; size_t n_findings;
+    cmp_range_row *ranges;   size_t n_ranges;     /* NVTX ranges by name and domain */
+    bool has_steps;                         /* some run has steps */
+    cmp_step_row steps;                     /* their numbers, where a run has them */
     cmp_presence *presence;  size_t n_presence;   /* kernels missing from some run */
     cmp_epilogue_change *epilogues; size_t n_epilogues; /* GEMM epilogues that changed */
 } compare;

@@ -204,6 +204,41 @@ static json_t *kernels(json_out *o)
     return arr;
 }
 
+static json_t *ranges(json_out *o)
+{
+    json_t *arr = chk(o, json_array());
+    for (size_t i = 0; i < o->c->n_ranges && arr; i++) {
+        const cmp_range_row *x = &o->c->ranges[i];
+        json_t *e = chk(o, json_object());
+        if (!e)
+            break;
+        set(o, e, "name", str(o, x->name));
+        set(o, e, "domain", str(o, x->domain));
+        set(o, e, "calls", series(o, CMP_COUNT, &x->calls));
+        set(o, e, "cpu_total_ns", series(o, CMP_NS, &x->cpu_total_ns));
+        set(o, e, "gpu_total_ns", series(o, CMP_NS, &x->gpu_total_ns));
+        set(o, e, "median_ns", series(o, CMP_NS, &x->median_ns));
+        append(o, arr, e);
+    }
+    return arr;
+}
+
+static json_t *steps(json_out *o)
+{
+    const compare *c = o->c;
+    if (!c->has_steps)
+        return json_null();
+    json_t *e = chk(o, json_object());
+    if (!e)
+        return NULL;
+    set(o, e, "steps", series(o, CMP_COUNT, &c->steps.steps));
+    set(o, e, "median_ns", series(o, CMP_NS, &c->steps.median_ns));
+    set(o, e, "first_ns", series(o, CMP_NS, &c->steps.first_ns));
+    set(o, e, "steady_median_ns", series(o, CMP_NS, &c->steps.steady_median_ns));
+    set(o, e, "busy_median", series(o, CMP_PPM, &c->steps.busy_ppm));
+    return e;
+}
+
 static json_t *findings(json_out *o)
 {
     json_t *arr = chk(o, json_array());
@@ -309,6 +344,8 @@ int cmp_print_json(const compare *c, FILE *out)
     set(&o, doc, "copies", copies(&o));
     set(&o, doc, "blas", blas(&o));
     set(&o, doc, "kernels", kernels(&o));
+    set(&o, doc, "ranges", ranges(&o));
+    set(&o, doc, "steps", steps(&o));
     set(&o, doc, "findings", findings(&o));
     set(&o, doc, "kernels_not_in_every_run", presence(&o));
     set(&o, doc, "epilogue_changes", epilogues(&o));

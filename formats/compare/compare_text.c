@@ -355,6 +355,35 @@ static void kernel_table(const text_out *t)
     }
 }
 
+static void ranges_table(const text_out *t)
+{
+    const compare *c = t->c;
+    if (c->has_steps) {
+        section(t, "Steps (each run's step range)");
+        row(t, 2, "steps", CMP_COUNT, &c->steps.steps);
+        row(t, 2, "median step", CMP_NS, &c->steps.median_ns);
+        row(t, 2, "first step", CMP_NS, &c->steps.first_ns);
+        if (series_has_nonzero(&c->steps.steady_median_ns))
+            row(t, 2, "after the first", CMP_NS, &c->steps.steady_median_ns);
+        if (c->steps.busy_ppm.has)
+            row(t, 2, "GPU busy", CMP_PPM, &c->steps.busy_ppm);
+    }
+    if (!c->n_ranges)
+        return;
+    section(t, "NVTX ranges: occurrences, CPU and GPU time inside");
+    for (size_t i = 0; i < c->n_ranges; i++) {
+        const cmp_range_row *x = &c->ranges[i];
+        char label[512];
+        snprintf(label, sizeof label, "%s%s%s", x->name[0] ? x->name : "(unnamed)",
+                 x->domain[0] ? "@" : "", x->domain);
+        row(t, 2, label, CMP_COUNT, &x->calls);
+        row(t, 4, "CPU total", CMP_NS, &x->cpu_total_ns);
+        if (x->gpu_total_ns.has)
+            row(t, 4, "GPU total", CMP_NS, &x->gpu_total_ns);
+        row(t, 4, "median", CMP_NS, &x->median_ns);
+    }
+}
+
 static void findings_table(const text_out *t)
 {
     const compare *c = t->c;
@@ -395,6 +424,7 @@ int cmp_print_text(const compare *c, FILE *out)
     blas_table(&t);
     copy_table(&t);
     kernel_table(&t);
+    ranges_table(&t);
     findings_table(&t);
     fflush(out);
     return ferror(out) ? -1 : 0;

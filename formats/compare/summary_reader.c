@@ -250,6 +250,9 @@ static int read_rows(const reader *r, json_t *root, summary *s)
     if (json_object_get(root, "ranges"))   /* a newer section: optional */
         READ_ROWS(root, "the summary", "ranges", "ranges", cuprof_stat_range, s->ranges,
                   s->n_ranges, CUPROF_SCHEMA_RANGE, 0);
+    if (json_object_get(root, "steps"))   /* newer still */
+        READ_ROWS(root, "the summary", "steps", "steps", cuprof_stat_step, s->steps, s->n_steps,
+                  CUPROF_SCHEMA_STEP, 0);
     READ_ROWS(root, "the summary", "findings", "findings", cuprof_finding, s->findings, s->n_findings,
               CUPROF_SCHEMA_FINDING, 0);
     return 0;
@@ -506,6 +509,7 @@ void cmp_summary_destroy(summary *s)
               FREE_ROWS(cuprof_stat_shape, row->shapes, row->nshapes, CUPROF_SCHEMA_SHAPE,
                         (void)0));
     FREE_ROWS(cuprof_stat_range, s->ranges, s->n_ranges, CUPROF_SCHEMA_RANGE, (void)0);
+    FREE_ROWS(cuprof_stat_step, s->steps, s->n_steps, CUPROF_SCHEMA_STEP, (void)0);
     FREE_ROWS(cuprof_finding, s->findings, s->n_findings, CUPROF_SCHEMA_FINDING, (void)0);
     free(s);
 }

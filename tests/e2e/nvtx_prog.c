@@ -5,11 +5,23 @@
  * ranges on a second thread, a domain with a registered string, a wide
  * string, a mark. Exits with status 3, which the profiled run must keep.
  * Linked against the toolkit's libcudart; the test puts the sim first.
+ *
+ * For the capture window's tests, two more modes:
+ *   nvtx_prog steps N   N steps, each a push range "ProfilerStep#i" (as
+ *                       PyTorch numbers them) holding two memsets of
+ *                       (i + 1) * 256 bytes, so the bytes tell which steps
+ *                       were recorded; cudaProfilerStart before step 3's
+ *                       range, cudaProfilerStop after step 4's. Exit 3.
+ *   nvtx_prog timed MS  a 256-byte memset every millisecond for MS ms. Exit 3.
  */
+#include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
 #include <nvtx3/nvToolsExt.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <wchar.h>
 
 __attribute__((constructor)) static void early(void)
@@ -32,8 +44,48 @@ static void *worker(void *arg)
     return NULL;
 }
 
-int main(void)
+static int steps(int n)
 {
+    void *d = NULL;
+    cudaMalloc(&d, (size_t)n * 256 + 256);
+    for (int i = 0; i < n; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "ProfilerStep#%d", i);
+        if (i == 3)
+            cudaProfilerStart();
+        nvtxRangePushA(name);
+        cudaMemset(d, 0, (size_t)(i + 1) * 256);
+        cudaMemset(d, 1, (size_t)(i + 1) * 256);
+        nvtxRangePop();
+        if (i == 4)
+            cudaProfilerStop();
+    }
+    cudaDeviceSynchronize();
+    cudaFree(d);
+    printf("nvtx_prog steps done\n");
+    return 3;
+}
+
+static int timed(int ms)
+{
+    void *d = NULL;
+    cudaMalloc(&d, 256);
+    for (int i = 0; i < ms; i++) {
+        cudaMemset(d, 0, 256);
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    cudaFree(d);
+    printf("nvtx_prog timed done\n");
+    return 3;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "steps") == 0)
+        return steps(atoi(argv[2]));
+    if (argc == 3 && strcmp(argv[1], "timed") == 0)
+        return timed(atoi(argv[2]));
     nvtxRangeId_t async = nvtxRangeStartA("async");
     void *d = NULL;
     nvtxRangePushA("outer");

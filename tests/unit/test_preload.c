@@ -276,6 +276,11 @@ static void check_cudart(const dump *d, const char *out, int sim)
     ck_assert_uint_eq(e->a.occ.smem, 1024);
     ck_assert_int_eq(d->ev[22].a.occ.block_size, 128);
     ck_assert_int_eq(d->ev[23].cls, CUPROF_EV_CALL); /* cudaProfilerStart */
+    /* the capture window's trigger: opened before cudaProfilerStart is
+     * recorded (it is the window's first call), closed after
+     * cudaProfilerStop (its last) */
+    ck_assert_int_eq(d->capture_start_at, 23);
+    ck_assert_int_eq(d->capture_stop_at, 25);
     /* launches: grid, block, smem, stream */
     e = &d->ev[25];
     ck_assert_int_eq(e->cls, CUPROF_EV_LAUNCH);

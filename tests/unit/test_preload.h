@@ -9,7 +9,8 @@
  *     api <id> <name> <category>
  *     kernel <id> <device name>
  *     stat <name> <value>          (begin_before_register, guard_enters,
- *                                   guard_leaves, guarded_begins, inits)
+ *                                   guard_leaves, guarded_begins, inits,
+ *                                   capture_start_at, capture_stop_at)
  *     ev <api> <cls> <depth> <result> <raw0> .. <raw4>   (raw in hex)
  * in the order the events began. To prove that hooks keep errno, its
  * cuprof_begin and cuprof_end set errno to TEST_PRELOAD_ERRNO.
@@ -38,6 +39,8 @@ typedef struct dump {
     int n_api;
     char *kernel[MAX_NAMES]; /* by id */
     int begin_before_register, guard_enters, guard_leaves, guarded_begins;
+    int capture_start_at, capture_stop_at; /* events begun when the profiler-API
+                                              trigger was told (-1: never) */
     cuprof_event ev[MAX_EV];
     int n_ev;
 } dump;

@@ -22,6 +22,9 @@ static atomic_uint n_events;
 static const cuprof_api_desc *api_table;
 static size_t api_n;
 static atomic_int begin_before_register, guard_enters, guard_leaves, guarded_begins, inits;
+/* The capture window's profiler-API trigger: how many events had begun when
+ * cudaProfilerStart / Stop told the collector (-1: never). */
+static atomic_int capture_start_at = -1, capture_stop_at = -1;
 
 static _Thread_local int guard_depth; /* > 0: the profiler's own calls */
 static _Thread_local int call_depth;  /* nesting of recorded calls */
@@ -103,6 +106,12 @@ int cuprof_instant(uint16_t api, uint8_t cls, uint32_t name, uint32_t domain, ui
     ev->a.nvtx.domain = domain;
     ev->a.nvtx.id = id;
     return 0;
+}
+
+void cuprof_capture_profiler_api(int start)
+{
+    errno = TEST_PRELOAD_ERRNO;   /* the hook must keep the program's errno */
+    atomic_store(start ? &capture_start_at : &capture_stop_at, (int)atomic_load(&n_events));
 }
 
 uint64_t cuprof_event_id(const cuprof_event *ev)
@@ -194,9 +203,11 @@ __attribute__((destructor)) static void fake_dump(void)
     for (unsigned i = 1; i <= n_kernels; i++)
         fprintf(f, "kernel %u %s\n", i, kernel_names[i]);
     fprintf(f, "stat begin_before_register %d\nstat guard_enters %d\nstat guard_leaves %d\n"
-               "stat guarded_begins %d\nstat inits %d\n",
+               "stat guarded_begins %d\nstat inits %d\nstat capture_start_at %d\n"
+               "stat capture_stop_at %d\n",
             atomic_load(&begin_before_register), atomic_load(&guard_enters),
-            atomic_load(&guard_leaves), atomic_load(&guarded_begins), atomic_load(&inits));
+            atomic_load(&guard_leaves), atomic_load(&guarded_begins), atomic_load(&inits),
+            atomic_load(&capture_start_at), atomic_load(&capture_stop_at));
     unsigned n = atomic_load(&n_events);
     for (unsigned i = 0; i < n && i < FAKE_MAX_EVENTS; i++) {
         const cuprof_event *e = &events[i];

@@ -20,6 +20,7 @@ dump *dump_load(const char *path)
     ck_assert_msg(f != NULL, "no dump at %s: the fake collector never ran", path);
     char line[1024], a[512], b[512];
     unsigned id;
+    int sid;
     while (fgets(line, sizeof line, f)) {
         if (sscanf(line, "api %u %511s %511s", &id, a, b) == 3 && id < MAX_NAMES) {
             d->api[id] = strdup(a);
@@ -27,7 +28,10 @@ dump *dump_load(const char *path)
             d->n_api = (int)id + 1;
         } else if (sscanf(line, "kernel %u %511s", &id, a) == 2 && id < MAX_NAMES) {
             d->kernel[id] = strdup(a);
-        } else if (sscanf(line, "stat %511s %u", a, &id) == 2) {
+        } else if (sscanf(line, "stat %511s %d", a, &sid) == 2) {
+            id = (unsigned)sid;
+            if (!strcmp(a, "capture_start_at")) d->capture_start_at = sid;
+            if (!strcmp(a, "capture_stop_at")) d->capture_stop_at = sid;
             if (!strcmp(a, "begin_before_register")) d->begin_before_register = (int)id;
             if (!strcmp(a, "guard_enters")) d->guard_enters = (int)id;
             if (!strcmp(a, "guard_leaves")) d->guard_leaves = (int)id;

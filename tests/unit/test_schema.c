@@ -52,6 +52,12 @@ static const listed fields[] = {
 #define SECTION "ranges[]"
     CUPROF_SCHEMA_RANGE(ROW)
 #undef SECTION
+#define SECTION "steps[]"
+    CUPROF_SCHEMA_STEP(ROW)
+#undef SECTION
+#define SECTION "step_list[]"
+    CUPROF_SCHEMA_STEP_ROW(ROW)
+#undef SECTION
 #define SECTION "findings[]"
     CUPROF_SCHEMA_FINDING(ROW)
 #undef SECTION

@@ -1,0 +1,29 @@
+/*
+ * capture.h - a run recorded through a capture window (run->capture): the
+ * GPU records of what was recorded, and nothing of what was not.
+ *
+ * CUPTI runs for the whole process (collector/capture.c says why), so its
+ * records include calls made outside every window. The model keeps:
+ *  - a runtime/driver record when it is, or ran inside, a recorded call
+ *    (the timeline joined it: api_hooked), or began inside a window;
+ *  - a kernel, copy, memset or sync when the record of the call that caused
+ *    it (same correlation id) is kept; with no such record, when its
+ *    external id names a recorded call, or (no external id either) when it
+ *    began inside a window.
+ * Work launched inside a window and run after it closed is kept: the window
+ * selects calls, and a call's GPU work belongs to it.
+ */
+#ifndef CUPROF_MODEL_CAPTURE_H
+#define CUPROF_MODEL_CAPTURE_H
+
+#include "model/gpu.h"
+#include "model/run.h"
+#include "model/timeline.h"
+
+/* The records of run->gpu_run to keep, by the rules above (tl: the
+ * timeline joined over all of them). NULL on out of memory. Owned:
+ * cuprof_capture_clip_free. */
+cuprof_gpu_run *cuprof_capture_clip(const cuprof_run *run, const cuprof_timeline *tl);
+void cuprof_capture_clip_free(cuprof_gpu_run *g);
+
+#endif /* CUPROF_MODEL_CAPTURE_H */
