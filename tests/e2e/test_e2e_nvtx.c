@@ -2,7 +2,9 @@
  * test_e2e_nvtx.c - NVTX ranges end to end on the simulated device: prof.sh
  * points NVTX_INJECTION64_PATH at the library, the program's own NVTX
  * headers load it, and the ranges reach the table, summary.json and the
- * trace, with the GPU work launched inside each.
+ * trace, with the GPU work launched inside each; the steps; the capture
+ * windows (--capture-range, --delay/--duration) keep exactly what ran
+ * inside them.
  */
 #include "harness.h"
 
@@ -99,6 +101,20 @@ START_TEST(matmul_add_steps_carry_their_kernels)
         slices += cat && nm && !strcmp(cat, "nvtx") && !strcmp(nm, "step");
     }
     ck_assert_int_eq(slices, 7);
+    /* the steps, found by their name: one row and one entry per step whose
+     * GPU time adds up to the range's */
+    json_t *st = json_array_get(json_object_get(p.sum, "steps"), 0);
+    ck_assert_ptr_nonnull(st);
+    ck_assert_int_eq(num(st, "steps"), 7);
+    ck_assert_str_eq(json_string_value(json_object_get(st, "chosen_by")), "its name");
+    json_t *list = json_object_get(p.sum, "step_list");
+    ck_assert_uint_eq(json_array_size(list), 7);
+    long long gpu = 0;
+    json_array_foreach(list, i, e)
+        gpu += num(e, "gpu_ns");
+    ck_assert_int_eq(gpu, num(step, "gpu_total_ns"));
+    ck_assert_int_eq(num(json_array_get(list, 0), "dur_ns"), num(st, "first_ns"));
+    ck_assert_ptr_nonnull(strstr(p.txt, "Steps (NVTX range step, chosen by its name): 7 steps"));
     e2e_prof_free(&p);
 }
 END_TEST
@@ -149,6 +165,167 @@ START_TEST(every_kind_of_range_is_captured)
 }
 END_TEST
 
+/* The api[] row of name, or NULL. */
+static json_t *row_named(json_t *sum, const char *section, const char *name)
+{
+    json_t *rows = json_object_get(sum, section), *r;
+    size_t i;
+    json_array_foreach(rows, i, r) {
+        const char *n = json_string_value(json_object_get(r, "name"));
+        if (!n)
+            n = json_string_value(json_object_get(r, "kind"));
+        if (n && !strcmp(n, name))
+            return r;
+    }
+    return NULL;
+}
+
+/* Kernel launches in summary.json (all kernels). */
+static long long launches(json_t *sum)
+{
+    long long n = 0;
+    json_t *r;
+    size_t i;
+    json_array_foreach(json_object_get(sum, "kernels"), i, r)
+        n += num(r, "launches");
+    return n;
+}
+
+START_TEST(nvtx_capture_keeps_exactly_the_window_s_steps)
+{
+    const char *args[] = {"--capture-range", "nvtx:step", "--skip-first", "2", "--steps", "3",
+                          e2e_path("bench/matmul_add"), "--mode", "eager", "--nvtx", "--iters",
+                          "5", "--warmup", "2", NULL};
+    prof_run p = profile(args, NULL);
+    ck_assert_msg(p.r.status == 0, "exit %d\n%s", p.r.status, p.r.err);
+    /* steps 3..5 of 7: one GEMM and one bias_add each, nothing from outside
+     * (the set-up's probe kernel, the warm-up steps, the final sync) */
+    ck_assert_int_eq(launches(p.sum), 6);
+    ck_assert_int_eq(num(row_named(p.sum, "api", "cublasGemmEx"), "calls"), 3);
+    ck_assert_ptr_null(row_named(p.sum, "api", "cudaMalloc"));
+    ck_assert_ptr_null(row_named(p.sum, "api", "cudaEventSynchronize"));
+    ck_assert_int_eq(num(range_row(p.sum, "step", ""), "calls"), 3);
+    json_t *cap = json_object_get(p.sum, "capture");
+    ck_assert_ptr_nonnull(cap);
+    ck_assert_int_eq(num(cap, "windows"), 3);
+    ck_assert_int_eq(num(cap, "seen"), 5);
+    ck_assert(json_is_true(json_object_get(cap, "opened")));
+    ck_assert_uint_eq(json_array_size(json_object_get(cap, "spans")), 3);
+    /* the steps are the capture range's */
+    json_t *st = json_array_get(json_object_get(p.sum, "steps"), 0);
+    ck_assert_ptr_nonnull(st);
+    ck_assert_int_eq(num(st, "steps"), 3);
+    ck_assert_str_eq(json_string_value(json_object_get(st, "chosen_by")), "the capture range");
+    /* the files say which window was captured */
+    ck_assert_ptr_nonnull(strstr(p.txt, "capture:       nvtx:step, end repeat:3, skip first 2: 3 windows"));
+    int windows = 0;
+    json_t *e;
+    size_t i;
+    json_array_foreach(json_object_get(p.trace, "traceEvents"), i, e) {
+        const char *cat = json_string_value(json_object_get(e, "cat"));
+        windows += cat && !strcmp(cat, "capture");
+    }
+    ck_assert_int_eq(windows, 3);
+    e2e_prof_free(&p);
+}
+END_TEST
+
+/* nvtx_prog steps 8: step i memsets (i + 1) * 256 bytes twice; profiler
+ * start before step 3, stop after step 4. */
+START_TEST(profiler_api_capture_keeps_what_is_between_start_and_stop)
+{
+    const char *args[] = {"--capture-range", "cudaProfilerApi", e2e_bpath("tests/nvtx_prog"),
+                          "steps", "8", NULL};
+    prof_run p = profile(args, NULL);
+    ck_assert_msg(p.r.status == 3, "exit %d (the program's own is 3)\n%s", p.r.status, p.r.err);
+    json_t *ms = row_named(p.sum, "copies", "memset");
+    ck_assert_ptr_nonnull(ms);
+    ck_assert_int_eq(num(ms, "calls"), 4);
+    ck_assert_int_eq(num(ms, "bytes"), 2 * 4 * 256 + 2 * 5 * 256);
+    ck_assert_int_eq(num(ms, "gpu_copies"), 4);   /* the device records outside are dropped */
+    ck_assert_int_eq(num(row_named(p.sum, "api", "cudaProfilerStart"), "calls"), 1);
+    ck_assert_int_eq(num(row_named(p.sum, "api", "cudaProfilerStop"), "calls"), 1);
+    ck_assert_ptr_null(row_named(p.sum, "api", "cudaMalloc"));
+    ck_assert_int_eq(num(json_object_get(p.sum, "capture"), "windows"), 1);
+    e2e_prof_free(&p);
+}
+END_TEST
+
+/* PyTorch numbers its steps (ProfilerStep#N): the name matches them all,
+ * and the steps carry the name without the number. */
+START_TEST(numbered_steps_match_their_name)
+{
+    const char *args[] = {"--capture-range", "nvtx:ProfilerStep", "--skip-first", "2",
+                          "--capture-range-end", "repeat:3", e2e_bpath("tests/nvtx_prog"),
+                          "steps", "8", NULL};
+    prof_run p = profile(args, NULL);
+    ck_assert_int_eq(p.r.status, 3);
+    json_t *ms = row_named(p.sum, "copies", "memset");
+    ck_assert_ptr_nonnull(ms);
+    ck_assert_int_eq(num(ms, "calls"), 6);
+    ck_assert_int_eq(num(ms, "bytes"), 2 * 256 * (3 + 4 + 5));
+    json_t *st = json_array_get(json_object_get(p.sum, "steps"), 0);
+    ck_assert_ptr_nonnull(st);
+    ck_assert_str_eq(json_string_value(json_object_get(st, "name")), "ProfilerStep");
+    ck_assert_int_eq(num(st, "steps"), 3);
+    ck_assert_uint_eq(json_array_size(json_object_get(p.sum, "step_list")), 3);
+    e2e_prof_free(&p);
+}
+END_TEST
+
+START_TEST(a_window_that_never_opens_is_reported)
+{
+    const char *args[] = {"--capture-range", "nvtx:nothing", e2e_bpath("tests/nvtx_prog"), "steps",
+                          "4", NULL};
+    prof_run p = profile(args, NULL);
+    ck_assert_int_eq(p.r.status, 3);   /* the program's own */
+    ck_assert_ptr_nonnull(strstr(p.r.out, "nvtx_prog steps done"));
+    ck_assert_int_eq(e2e_count(p.r.err, "cuprof: the capture window never opened"), 1);
+    json_t *cap = json_object_get(p.sum, "capture");
+    ck_assert(json_is_false(json_object_get(cap, "opened")));
+    ck_assert_int_eq(num(cap, "windows"), 0);
+    ck_assert_uint_eq(json_array_size(json_object_get(p.sum, "api")), 0);
+    ck_assert_ptr_nonnull(strstr(p.txt, "CAPTURE WINDOW NEVER OPENED"));
+    e2e_prof_free(&p);
+}
+END_TEST
+
+/* --delay/--duration: a memset every ms for 400 ms, the window from 100 to
+ * 200 ms: some are recorded, not all, and every recorded one began inside
+ * the window the trace shows. */
+START_TEST(timed_window_records_only_inside_it)
+{
+    const char *args[] = {"--delay", "0.1", "--duration", "0.1", e2e_bpath("tests/nvtx_prog"),
+                          "timed", "400", NULL};
+    prof_run p = profile(args, NULL);
+    ck_assert_int_eq(p.r.status, 3);
+    json_t *ms = row_named(p.sum, "copies", "memset");
+    ck_assert_ptr_nonnull(ms);
+    ck_assert_int_gt(num(ms, "calls"), 0);
+    ck_assert_int_lt(num(ms, "calls"), 400);
+    json_t *span = json_array_get(json_object_get(json_object_get(p.sum, "capture"), "spans"), 0);
+    ck_assert_ptr_nonnull(span);
+    double lo = (double)json_integer_value(json_array_get(span, 0)) / 1000.0;
+    double hi = (double)json_integer_value(json_array_get(span, 1)) / 1000.0;
+    ck_assert_double_gt(hi - lo, 90000.0);   /* us: 0.1 s, give or take the timer */
+    int inside = 0;
+    json_t *e;
+    size_t i;
+    json_array_foreach(json_object_get(p.trace, "traceEvents"), i, e) {
+        const char *nm = json_string_value(json_object_get(e, "name"));
+        const char *ph = json_string_value(json_object_get(e, "ph"));
+        if (!nm || !ph || strcmp(nm, "cudaMemset") != 0 || strcmp(ph, "X") != 0)
+            continue;
+        double ts = json_number_value(json_object_get(e, "ts"));
+        ck_assert_msg(ts >= lo - 1.0 && ts <= hi + 1.0, "memset at %.3f outside [%.3f, %.3f]", ts,
+                      lo, hi);
+        inside++;
+    }
+    ck_assert_int_eq(inside, num(ms, "calls"));
+    e2e_prof_free(&p);
+}
+END_TEST
+
 /* A program that set its own NVTX tool keeps it; cuprof says so once. */
 START_TEST(a_program_s_own_nvtx_tool_is_kept)
 {
@@ -170,6 +347,11 @@ int main(void)
     tcase_add_test(tc, matmul_add_steps_carry_their_kernels);
     tcase_add_test(tc, every_kind_of_range_is_captured);
     tcase_add_test(tc, a_program_s_own_nvtx_tool_is_kept);
+    tcase_add_test(tc, nvtx_capture_keeps_exactly_the_window_s_steps);
+    tcase_add_test(tc, profiler_api_capture_keeps_what_is_between_start_and_stop);
+    tcase_add_test(tc, numbered_steps_match_their_name);
+    tcase_add_test(tc, a_window_that_never_opens_is_reported);
+    tcase_add_test(tc, timed_window_records_only_inside_it);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
