@@ -49,6 +49,9 @@ static void setup(void)
     unsetenv("CUPROF_MEM_LIMIT");
     unsetenv("CUPROF_CLOCK");
     unsetenv("CUPROF_GPU");
+    unsetenv("CUPROF_CAPTURE_RANGE");
+    unsetenv("CUPROF_CAPTURE_RANGE_END");
+    unsetenv("CUPROF_SKIP_FIRST");
 }
 
 /* For tests that write t0/t1 by hand: stamps must already be ns (with TSC
@@ -268,6 +271,65 @@ START_TEST(guard_and_errno)
     ck_assert_int_eq(errno, 1234);
     cuprof_run *run = cuprof_snapshot_build();
     ck_assert_uint_eq(run->nevents, 2);
+    cuprof_snapshot_destroy(run);
+}
+END_TEST
+
+/* The capture window on an NVTX range: nothing is recorded outside it (the
+ * hooks get NULL), the skipped occurrence opens nothing, the range's push
+ * is the window's first event and its pop the last, a nested push of the
+ * same name does not count, and the window closes for good after
+ * repeat:N windows. */
+START_TEST(capture_window_gates_recording)
+{
+    setenv("CUPROF_GPU", "0", 1);
+    /* window times are clock_gettime's; TSC stamps agree with them to tens
+     * of ns after conversion, not to the ns this test checks */
+    setenv("CUPROF_CLOCK", "monotonic", 1);
+    setenv("CUPROF_CAPTURE_RANGE", "nvtx:step", 1);
+    setenv("CUPROF_SKIP_FIRST", "1", 1);
+    setenv("CUPROF_CAPTURE_RANGE_END", "repeat:2", 1);
+    cuprof_api_register(APIS, NAPIS);
+    uint32_t step = cuprof_string_intern("step"), other = cuprof_string_intern("other");
+    ck_assert_ptr_null(cuprof_begin(0, CUPROF_EV_CALL));                  /* before any */
+    ck_assert_int_eq(cuprof_instant(1, CUPROF_EV_RANGE_PUSH, step, 0, 0), -1);  /* skipped */
+    ck_assert_ptr_null(cuprof_begin(0, CUPROF_EV_CALL));
+    ck_assert_int_eq(cuprof_instant(1, CUPROF_EV_RANGE_POP, 0, 0, 0), -1);
+    for (int w = 0; w < 2; w++) {   /* two windows */
+        ck_assert_int_eq(cuprof_instant(1, CUPROF_EV_RANGE_PUSH, step, 0, 0), 0);
+        cuprof_event *ev = cuprof_begin(0, CUPROF_EV_CALL);
+        ck_assert_ptr_nonnull(ev);
+        cuprof_end(ev, 0);
+        ck_assert_int_eq(cuprof_instant(1, CUPROF_EV_RANGE_PUSH, step, 0, 0), 0);  /* nested */
+        ck_assert_int_eq(cuprof_instant(1, CUPROF_EV_RANGE_PUSH, other, 0, 0), 0);
+        ck_assert_int_eq(cuprof_instant(1, CUPROF_EV_RANGE_POP, 0, 0, 0), 0);
+        ck_assert_int_eq(cuprof_instant(1, CUPROF_EV_RANGE_POP, 0, 0, 0), 0);
+        ck_assert_ptr_nonnull((ev = cuprof_begin(0, CUPROF_EV_CALL)));      /* still open */
+        cuprof_end(ev, 0);
+        ck_assert_int_eq(cuprof_instant(1, CUPROF_EV_RANGE_POP, 0, 0, 0), 0);  /* closes */
+        ck_assert_ptr_null(cuprof_begin(0, CUPROF_EV_CALL));
+    }
+    /* repeat:2 reached: a third occurrence opens nothing */
+    ck_assert_int_eq(cuprof_instant(1, CUPROF_EV_RANGE_PUSH, step, 0, 0), -1);
+    ck_assert_ptr_null(cuprof_begin(0, CUPROF_EV_CALL));
+    cuprof_run *run = cuprof_snapshot_build();
+    ck_assert_uint_eq(run->nevents, 2 * 8);
+    ck_assert_uint_eq(run->dropped, 0);   /* gated calls are not drops */
+    ck_assert_str_eq(run->capture.trigger, "NVTX range step");
+    ck_assert_uint_eq(run->capture.seen, 3);
+    ck_assert_uint_eq(run->capture.opened, 2);
+    ck_assert_uint_eq(run->capture.nwindows, 2);
+    ck_assert_int_eq(run->capture.open_at_end, 0);
+    ck_assert(run->capture.outside_calls);
+    const cuprof_run_thread *th = &run->threads[0];
+    ck_assert_int_eq(cuprof_run_event(th, 0)->cls, CUPROF_EV_RANGE_PUSH);
+    ck_assert_int_eq(cuprof_run_event(th, 7)->cls, CUPROF_EV_RANGE_POP);
+    for (size_t w = 0; w < 2; w++) {   /* every event inside its window's span */
+        for (uint64_t i = w * 8; i < w * 8 + 8; i++)
+            ck_assert(cuprof_capture_contains(&run->capture, cuprof_run_event(th, i)->t0));
+    }
+    ck_assert_str_eq(run->step_range, "step");
+    ck_assert_str_eq(run->step_range_from, "the capture range");
     cuprof_snapshot_destroy(run);
 }
 END_TEST
@@ -874,6 +936,7 @@ Suite *collector_suite(void)
     tcase_add_test(tc, event_ids_unique_across_chunks);
     tcase_add_test(tc, open_calls_are_not_published);
     tcase_add_test(tc, guard_and_errno);
+    tcase_add_test(tc, capture_window_gates_recording);
     tcase_add_test(tc, memory_limit_spills_nothing_lost);
     tcase_add_test(tc, memory_limit_no_spill_counts);
     tcase_add_test(tc, stamps_are_monotonic_ns);

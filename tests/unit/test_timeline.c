@@ -428,6 +428,55 @@ START_TEST(no_gpu_run)
 }
 END_TEST
 
+/* Through capture windows [900, 2100) and [4900, 6100): the records of
+ * recorded calls stay, those of calls made outside the windows go, with
+ * the device work they caused. ev1 is made a cudaMalloc and the
+ * __cudaLaunchKernel record (corr 12, at 3100) loses its ext: a call no
+ * hook recorded, a launch made outside the windows. */
+START_TEST(capture_clip_keeps_the_windows_calls)
+{
+    static const uint64_t win[2][2] = {{900, 2100}, {4900, 6100}};
+    make_run();
+    evs[1].api = 5;
+    apis[2].ext = 0;      /* no hooked call was open around it */
+    kernels[1].ext = 0;
+    run.capture = (cuprof_capture){.trigger = "test", .spec = "test", .repeat = 2, .seen = 2,
+                                   .opened = 2, .nwindows = 2, .windows = win};
+    ck_assert(cuprof_capture_contains(&run.capture, 900));
+    ck_assert(!cuprof_capture_contains(&run.capture, 2100));
+    ck_assert(cuprof_capture_contains(&run.capture, 6000));
+    ck_assert(!cuprof_capture_contains(&run.capture, 3000));
+    ck_assert_uint_eq(cuprof_capture_recorded_ns(&run.capture), 2400);
+    cuprof_summary *s = test_summary_build(&run);
+    ck_assert_ptr_nonnull(s);
+    const cuprof_gpu_run *g = test_model_of(s)->gpu;
+    /* kept: the recorded calls' records (ext, or matched by name and time:
+     * cudaMalloc at 7010 is ev5's, outside the windows but recorded), and
+     * K4, caused by nothing known, which began inside a window */
+    ck_assert_uint_eq(g->n_apis, 6);
+    for (size_t i = 0; i < g->n_apis; i++) {
+        ck_assert_uint_ne(g->apis[i].corr, 12);   /* the gated launch */
+        ck_assert_uint_ne(g->apis[i].corr, 16);   /* cudaGetDevice at 500 */
+        ck_assert_uint_ne(g->apis[i].corr, 17);   /* at 2900 */
+    }
+    ck_assert_uint_eq(g->n_kernels, 3);
+    for (size_t i = 0; i < g->n_kernels; i++)
+        ck_assert_uint_ne(g->kernels[i].corr, 12);   /* K2, the gated launch's kernel */
+    ck_assert_uint_eq(g->n_copies, 2);
+    ck_assert_uint_eq(g->n_syncs, 1);
+    /* the run the model reads is the clipped one; the recorded run is untouched */
+    ck_assert_ptr_eq(test_model_of(s)->run->gpu_run, g);
+    ck_assert_uint_eq(gpu.n_kernels, 4);
+    /* and the same run with K4 outside the windows loses it too */
+    test_summary_destroy(s);
+    kernels[3].start_ns = 2200;
+    kernels[3].end_ns = 2600;
+    s = test_summary_build(&run);
+    ck_assert_uint_eq(test_model_of(s)->gpu->n_kernels, 2);
+    test_summary_destroy(s);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("timeline");
@@ -440,6 +489,7 @@ int main(void)
     tcase_add_test(tc, kernel_and_copy_rows);
     tcase_add_test(tc, trace_gpu_lanes_and_flows);
     tcase_add_test(tc, no_gpu_run);
+    tcase_add_test(tc, capture_clip_keeps_the_windows_calls);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
