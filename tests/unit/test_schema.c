@@ -240,7 +240,9 @@ START_TEST(writer_and_reader_agree_on_every_field)
     cuprof_stat_blas blas[1];
     cuprof_finding findings[1];
     cuprof_stat_range ranges[2];
+    cuprof_stat_step steps[1];
     memset(ranges, 0, sizeof ranges);
+    memset(steps, 0, sizeof steps);
     memset(api, 0, sizeof api);
     memset(kernels, 0, sizeof kernels);
     memset(copies, 0, sizeof copies);
@@ -254,11 +256,13 @@ START_TEST(writer_and_reader_agree_on_every_field)
     for (cuprof_stat_blas *row = blas; row < blas + 1; row++) { CUPROF_SCHEMA_BLAS(FILL) }
     for (cuprof_finding *row = findings; row < findings + 1; row++) { CUPROF_SCHEMA_FINDING(FILL) }
     for (cuprof_stat_range *row = ranges; row < ranges + 2; row++) { CUPROF_SCHEMA_RANGE(FILL) }
+    for (cuprof_stat_step *row = steps; row < steps + 1; row++) { CUPROF_SCHEMA_STEP(FILL) }
     blas[0].shapes = shapes;
     blas[0].nshapes = 2;
     cuprof_summary sum = {.napi = 2, .api = api, .nkernels = 1, .kernels = kernels,
                           .ncopies = 1, .copies = copies, .nblas = 1, .blas = blas,
-                          .nfindings = 1, .findings = findings, .nranges = 2, .ranges = ranges};
+                          .nfindings = 1, .findings = findings, .nranges = 2, .ranges = ranges,
+                          .nsteps = 1, .steps = steps};
 
     char *text = write_json(&sum);
     summary *s = NULL;
@@ -299,6 +303,11 @@ START_TEST(writer_and_reader_agree_on_every_field)
         const cuprof_stat_range *w = &ranges[i], *r = &s->ranges[i];
         CUPROF_SCHEMA_RANGE(SAME)
     }
+    ck_assert_uint_eq(s->n_steps, 1);
+    {
+        const cuprof_stat_step *w = steps, *r = s->steps;
+        CUPROF_SCHEMA_STEP(SAME)
+    }
     cmp_summary_destroy(s);
     free(text);
 }
@@ -331,6 +340,7 @@ START_TEST(added_fields_are_optional)
     ck_assert_str_eq(s->findings[0].advice, "");
     ck_assert_uint_eq(s->blas[0].shapes[0].k, 3);
     ck_assert_uint_eq(s->n_ranges, 0);   /* written before NVTX: no section */
+    ck_assert_uint_eq(s->n_steps, 0);
     cmp_summary_destroy(s);
 }
 END_TEST
