@@ -12,7 +12,7 @@
  * calls, waits for the other threads, then times N calls with
  * CLOCK_MONOTONIC.
  *
- *   calls [--n N] [--threads T] [--api launch|klaunch|occupancy] [--warmup W]
+ *   calls [--n N] [--threads T] [--api launch|klaunch|occupancy|nvtx] [--warmup W]
  *
  * launch    = cudaLaunchKernel(stub, ...)         (what PyTorch calls)
  * klaunch   = __cudaLaunchKernel(handle, ...)     (what nvcc 13 emits for <<<>>>)
@@ -20,6 +20,9 @@
  *             too, and lock-free in the sim, whose launches take one global
  *             lock (two threads launching contend there, whatever the hook);
  *             so it is the call the 2-thread scaling is measured with.
+ * nvtx      = nvtxRangePushA("step") + nvtxRangePop(): one "call" is the
+ *             pair (NVTX is header-only: without a tool in
+ *             NVTX_INJECTION64_PATH both are NVTX's own no-ops).
  *
  * Prints one line on stdout:
  *   calls api=launch threads=T n=N ns_per_call=X.XX min_thread=.. max_thread=.. rss_kb=..
@@ -28,6 +31,7 @@
  * 0 ok, 2 usage error, 3 CUDA error.
  */
 #include <cuda_runtime_api.h>
+#include <nvtx3/nvToolsExt.h>
 
 #include <pthread.h>
 #include <stdint.h>
@@ -56,8 +60,8 @@ static char dummy_name[] = "_Z12dummy_kernelv";
 
 static long n_calls = 2000000;
 static long n_warmup = 10000;
-enum { API_LAUNCH, API_KLAUNCH, API_OCCUPANCY };
-static const char *const api_names[] = {"launch", "klaunch", "occupancy"};
+enum { API_LAUNCH, API_KLAUNCH, API_OCCUPANCY, API_NVTX };
+static const char *const api_names[] = {"launch", "klaunch", "occupancy", "nvtx"};
 static const char *const api_calls[] = {"cudaLaunchKernel", "__cudaLaunchKernel",
                                         "cudaOccupancyMaxActiveBlocksPerMultiprocessor"};
 static int api = API_LAUNCH;
@@ -85,6 +89,11 @@ static int run_calls(worker *w, cudaKernel_t handle, long n)
         for (long i = 0; i < n; i++)
             if (__cudaLaunchKernel(handle, grid, block, NULL, 0, w->stream) != cudaSuccess)
                 return 1;
+    } else if (api == API_NVTX) {
+        for (long i = 0; i < n; i++) {
+            nvtxRangePushA("step");
+            nvtxRangePop();
+        }
     } else if (api == API_OCCUPANCY) {
         int blocks;
         for (long i = 0; i < n; i++)
@@ -151,7 +160,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--api") && v && (api = api_index(v)) >= 0)
             i++;
         else {
-            fprintf(stderr, "usage: calls [--n N] [--threads T] [--api launch|klaunch|occupancy] "
+            fprintf(stderr, "usage: calls [--n N] [--threads T] [--api launch|klaunch|occupancy|nvtx] "
                             "[--warmup W]\n");
             return 2;
         }

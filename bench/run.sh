@@ -101,9 +101,12 @@ run_calls() {
     none)        line=$("$CALLS" "${args[@]}" --n $n --warmup $warm) ;;
     floor)       line=$(LD_PRELOAD="$FLOOR" "$CALLS" "${args[@]}" --n $n --warmup $warm) ;;
     floor_fresh) line=$(LD_PRELOAD="$FLOOR_FRESH" "$CALLS" "${args[@]}" --n $n --warmup $warm) ;;
-    cuprof|cuprof_cupti)
-      local gpu=0; [ "$cfg" = cuprof_cupti ] && gpu=1
+    cuprof|cuprof_cupti|cuprof_gated)
+      local gpu=0 cap=; [ "$cfg" = cuprof_cupti ] && gpu=1
+      # gated: a capture window that never opens, so every call is outside it
+      [ "$cfg" = cuprof_gated ] && cap=nvtx:never-pushed
       line=$(LD_PRELOAD="$LIB" CUPROF_GPU=$gpu CUPROF_QUIET=1 CUPROF_OUT_DIR="$tmp/out" \
+             NVTX_INJECTION64_PATH="$LIB" CUPROF_CAPTURE_RANGE="$cap" \
              CUPROF_NAME=run CUPROF_MEM_LIMIT=8G "$CALLS" "${args[@]}" --n $n --warmup $warm)
       tb=$(stat -c %s "$tmp/out/run.trace.json" 2>/dev/null || echo 0) ;;
     uftrace)     line=$(uftrace record --force -d "$tmp/uftrace.data" "$CALLS" "${args[@]}" \
@@ -135,6 +138,8 @@ scenarios=(
   "occupancy_1t occupancy 1 floor floor_fresh cuprof"
   "occupancy_2t occupancy 2 floor floor_fresh cuprof"
   "launch_2t launch 2 floor cuprof"
+  "nvtx_1t nvtx 1 cuprof"
+  "gated_1t launch 1 floor cuprof_gated"
 )
 declare -A added  # added[scenario.cfg] = newline-separated per-repeat values (ns)
 declare -A rssd   # rssd[scenario.cfg] = per-repeat (rss with - without) * 1024 / events
@@ -145,7 +150,9 @@ declare -A abs    # abs[scenario.cfg] = per-repeat ns per call with the hook
 
 echo "bench: N=$N calls per thread, $REPEATS repeats, sim launch cost 0 (CUSIM_LAUNCH_CPU_NS=0)" >&2
 t_start=$(date +%s)
-[ $quick = 1 ] && unset 'scenarios[4]'   # launch_2t: the sim's lock, noise only
+# quick (CI): not launch_2t (the sim's lock, noise only), nor the NVTX and
+# capture-window rows (measured, not guarded)
+[ $quick = 1 ] && unset 'scenarios[4]' 'scenarios[5]' 'scenarios[6]'
 for rep in $(seq 1 "$REPEATS"); do
   for sc in "${scenarios[@]}"; do
     set -- $sc
@@ -261,6 +268,7 @@ label() {
     floor) echo "floor (rdtsc, reused ring)" ;; floor_fresh) echo "floor, fresh memory" ;;
     cuprof) echo "cuprof (CUPTI off)" ;; uftrace) echo "uftrace record --force" ;;
     ltrace) echo "ltrace -e (N=$LTRACE_N)" ;; cuprof_cupti) echo "cuprof + sim CUPTI" ;;
+    cuprof_gated) echo "cuprof, outside the window" ;;
   esac
 }
 

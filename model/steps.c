@@ -45,34 +45,74 @@ static int step_like(const char *name, size_t n)
     return 0;
 }
 
-/* The step range found by name (steps.h, rule 2): its index in rg (a
- * representative), or -1. */
-static long find_by_name(const cuprof_run *run, const cuprof_ranges *rg)
+/* A (domain, name) of top-level ranges and how often it occurs. */
+typedef struct name_count {
+    uint32_t domain, name;
+    const char *base;        /* the name's string, compared up to len */
+    size_t len;              /* its length without "#N" */
+    size_t count;
+} name_count;
+
+static int cmp_ids(const void *a, const void *b)
 {
-    long best = -1;
+    const name_count *x = a, *y = b;
+    if (x->domain != y->domain)
+        return x->domain < y->domain ? -1 : 1;
+    return x->name < y->name ? -1 : x->name > y->name;
+}
+
+static int cmp_base(const void *a, const void *b)
+{
+    const name_count *x = a, *y = b;
+    if (x->domain != y->domain)
+        return x->domain < y->domain ? -1 : 1;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = strncmp(x->base, y->base, n);
+    return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* The step range found by name (steps.h, rule 2): a representative (name,
+ * domain) in *best, 0; -1 when none (or out of memory). O(n log n): the
+ * top-level ranges are counted by id, then the ids by name without "#N". */
+static int find_by_name(const cuprof_run *run, const cuprof_ranges *rg, name_count *best)
+{
+    name_count *v = malloc((rg->n ? rg->n : 1) * sizeof *v);
+    if (!v)
+        return -1;
+    size_t n = 0;
+    for (size_t k = 0; k < rg->n; k++)
+        if (rg->r[k].start_end || rg->r[k].parent < 0)
+            v[n++] = (name_count){.domain = rg->r[k].domain, .name = rg->r[k].name, .count = 1};
+    qsort(v, n, sizeof *v, cmp_ids);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m && v[m - 1].domain == v[i].domain && v[m - 1].name == v[i].name) {
+            v[m - 1].count++;
+            continue;
+        }
+        v[m] = v[i];
+        v[m].base = cuprof_run_string(run, v[i].name);
+        v[m].len = cuprof_steps_base_len(v[m].base);
+        m++;
+    }
+    qsort(v, m, sizeof *v, cmp_base);
     int best_like = 0;
     size_t best_count = 0;
-    for (size_t k = 0; k < rg->n; k++) {
-        const cuprof_range *r = &rg->r[k];
-        if (!r->start_end && r->parent >= 0)
-            continue;   /* not top-level */
-        const char *name = cuprof_run_string(run, r->name);
-        size_t len = cuprof_steps_base_len(name);
-        int like = step_like(name, len);
-        if (like == 0 || like < best_like)
-            continue;
-        size_t count = 0;
-        const char *dom = cuprof_run_string(run, r->domain);
-        for (size_t j = 0; j < rg->n; j++)
-            count += (rg->r[j].start_end || rg->r[j].parent < 0) &&
-                     range_is(run, &rg->r[j], name, len, dom);
-        if (count >= 2 && (like > best_like || count > best_count)) {
-            best = (long)k;
+    for (size_t i = 0; i < m;) {
+        size_t j = i, count = 0;
+        while (j < m && cmp_base(&v[i], &v[j]) == 0)
+            count += v[j++].count;
+        int like = step_like(v[i].base, v[i].len);
+        if (like && count >= 2 &&
+            (like > best_like || (like == best_like && count > best_count))) {
+            *best = v[i];
             best_like = like;
             best_count = count;
         }
+        i = j;
     }
-    return best;
+    free(v);
+    return best_like ? 0 : -1;
 }
 
 static int cmp_step(const void *a, const void *b)
@@ -153,16 +193,12 @@ cuprof_steps *cuprof_steps_build(const cuprof_run *run, const cuprof_ranges *rg,
         strcpy(dbuf, at ? at + 1 : "");
         st->chosen_by = run->step_range_from ? run->step_range_from : "--step-range";
     } else {
-        long k = find_by_name(run, rg);
-        if (k < 0)
+        name_count best;
+        if (find_by_name(run, rg, &best) < 0 || best.len >= sizeof nbuf)
             return st;
-        const char *rn = cuprof_run_string(run, rg->r[k].name);
-        size_t n = cuprof_steps_base_len(rn);
-        if (n >= sizeof nbuf)
-            return st;
-        memcpy(nbuf, rn, n);
-        nbuf[n] = '\0';
-        snprintf(dbuf, sizeof dbuf, "%s", cuprof_run_string(run, rg->r[k].domain));
+        memcpy(nbuf, best.base, best.len);
+        nbuf[best.len] = '\0';
+        snprintf(dbuf, sizeof dbuf, "%s", cuprof_run_string(run, best.domain));
         st->chosen_by = "its name";
     }
     size_t nlen = strlen(nbuf), count = 0;
