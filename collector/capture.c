@@ -241,14 +241,13 @@ int cuprof_capture_outside_seen(void)
 
 void cuprof_capture_profiler_api(int start)
 {
-    if (atomic_load_explicit(&cuprof_g.init, memory_order_acquire) != 2) {
-        int e = errno;
-        cuprof_collector_init();
-        errno = e;
-    }
-    if (cap.kind != CUPROF_CAPTURE_PROFILER)
-        return;
     int e = errno;
+    if (atomic_load_explicit(&cuprof_g.init, memory_order_acquire) != 2)
+        cuprof_collector_init();
+    if (cap.kind != CUPROF_CAPTURE_PROFILER) {
+        errno = e;
+        return;
+    }
     pthread_mutex_lock(&cap.lock);
     if (start)
         occurrence_locked();
@@ -259,7 +258,7 @@ void cuprof_capture_profiler_api(int start)
 }
 
 /* 1 when (name, domain) is the capture range: the same name, or the name
- * followed by "#" and digits (ProfilerStep#12). */
+ * followed by "#" and digits (cuprof_nvtx_base_len). */
 static int is_trigger(uint32_t name, uint32_t domain)
 {
     if (!cap.any_domain && domain != cap.domain)
@@ -268,12 +267,7 @@ static int is_trigger(uint32_t name, uint32_t domain)
         return 1;
     const char *s = cuprof_string_get(name);
     size_t n = strlen(cuprof_g_config.capture_name);
-    if (!s || strncmp(s, cuprof_g_config.capture_name, n) != 0 || s[n] != '#' || !s[n + 1])
-        return 0;
-    for (s += n + 1; *s; s++)
-        if (*s < '0' || *s > '9')
-            return 0;
-    return 1;
+    return s && cuprof_nvtx_base_len(s) == n && strncmp(s, cuprof_g_config.capture_name, n) == 0;
 }
 
 int cuprof_capture_nvtx(uint8_t cls, uint32_t name, uint32_t domain, uint64_t id)

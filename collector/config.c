@@ -209,12 +209,11 @@ static void load_capture(cuprof_config *c, char *warn, size_t warn_len)
         c->capture = CUPROF_CAPTURE_TIME;
     }
     if ((v = getenv("CUPROF_STEP_RANGE")) && *v) {
-        char name[256], dom[128];
-        if (cuprof_config_split_range(v, name, sizeof name, dom, sizeof dom) == 0 &&
-            strlen(v) < sizeof c->step_range)
-            strcpy(c->step_range, v);
-        else
+        if (cuprof_config_split_range(v, c->step_name, sizeof c->step_name, c->step_domain,
+                                      sizeof c->step_domain) < 0) {
+            c->step_name[0] = c->step_domain[0] = '\0';
             warn_add(warn, warn_len, "CUPROF_STEP_RANGE", v, "NAME or NAME@DOMAIN");
+        }
     }
 }
 

@@ -113,7 +113,8 @@ typedef struct cuprof_config {
     uint32_t skip_first;     /* CUPROF_SKIP_FIRST */
     uint64_t delay_ns;       /* CUPROF_DELAY */
     uint64_t duration_ns;    /* CUPROF_DURATION, 0 = until the end */
-    char step_range[256];    /* CUPROF_STEP_RANGE: NAME[@DOMAIN], "" unset */
+    char step_name[256];     /* CUPROF_STEP_RANGE's NAME, "" unset */
+    char step_domain[128];   /* ... and DOMAIN ("" default, "*" any) */
 } cuprof_config;
 
 /* Fills c from the environment (getenv), defaults for what is unset or

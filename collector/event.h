@@ -95,6 +95,20 @@ typedef struct cuprof_event {
 
 _Static_assert(sizeof(cuprof_event) == 64, "cuprof_event must stay 64 bytes");
 
+/* Length of an NVTX range name without a "#digits" suffix (PyTorch numbers
+ * its steps: ProfilerStep#12 is a "ProfilerStep"). The one place the rule
+ * is written: the capture window (collector/capture.c) and the steps
+ * (model/steps.c) both match names by it. */
+static inline size_t cuprof_nvtx_base_len(const char *name)
+{
+    size_t n = 0, k;
+    while (name[n])
+        n++;
+    for (k = n; k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9'; k--)
+        ;
+    return k > 0 && k < n && name[k - 1] == '#' ? k - 1 : n;
+}
+
 /* Describes one interposed entry point; preload/ owns the table. */
 typedef struct cuprof_api_desc {
     const char *name;      /* entry point, e.g. "__cudaLaunchKernel" */

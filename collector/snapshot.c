@@ -27,7 +27,6 @@ typedef struct run_priv {
     const char **knames;          /* [0..nkernels], raw names ([0] NULL) */
     const char **strs;            /* [0..nstrings], NVTX strings ([0] NULL) */
     char gpu_reason[512];
-    char step_range[400];         /* the capture range as NAME@DOMAIN */
     uint64_t *dropped_by_api;     /* [napis] */
 } run_priv;
 
@@ -270,13 +269,13 @@ cuprof_run *cuprof_snapshot_build(void)
     r->pub.wall_ns = r->pub.t_end - r->pub.t_start;
     cuprof_capture_snapshot(&r->pub.capture, r->pub.t_end);
     const cuprof_config *cfg = &cuprof_g_config;
-    if (cfg->step_range[0]) {
-        r->pub.step_range = cfg->step_range;
+    if (cfg->step_name[0]) {
+        r->pub.step_range = cfg->step_name;
+        r->pub.step_domain = cfg->step_domain;
         r->pub.step_range_from = "--step-range";
     } else if (cfg->capture == CUPROF_CAPTURE_NVTX) {
-        snprintf(r->step_range, sizeof r->step_range, "%.255s%s%.127s", cfg->capture_name,
-                 cfg->capture_domain[0] ? "@" : "", cfg->capture_domain);
-        r->pub.step_range = r->step_range;
+        r->pub.step_range = cfg->capture_name;
+        r->pub.step_domain = cfg->capture_domain;
         r->pub.step_range_from = "the capture range";
     }
     r->pub.pid = cuprof_g.pid ? cuprof_g.pid : (long)getpid();

@@ -16,9 +16,9 @@ static int keep_device(const cuprof_run *run, const cuprof_timeline *tl, const c
     return cuprof_capture_contains(&run->capture, start);
 }
 
-/* Copies the kept elements of src[n] (each size bytes) into a new array;
- * *kept gets their count. keep(i) decides. NULL only on out of memory
- * (a zero count gives a non-NULL empty array). */
+/* Copies the elements i of src[n] for which cond holds into a new array
+ * dst; kept gets their count. dst is NULL only on out of memory (a zero
+ * count gives a non-NULL empty array). */
 #define CLIP(dst, src, n, kept, cond)                                                      \
     do {                                                                                   \
         dst = malloc(((n) ? (n) : 1) * sizeof *(src));                                     \

@@ -41,9 +41,15 @@ static open_end open_until(const cuprof_run *run, uint64_t t, uint64_t end)
     open_end o = {end, UINT64_MAX};
     if (!cap->trigger || cap->nwindows == 0)
         return o;
-    size_t w = 0;
-    while (w + 1 < cap->nwindows && cap->windows[w + 1][0] <= t + WINDOW_SLACK_NS)
-        w++;
+    size_t lo = 1, hi = cap->nwindows;   /* w: the last window opened by t (+ slack) */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cap->windows[mid][0] <= t + WINDOW_SLACK_NS)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t w = lo - 1;
     if (cap->windows[w][1] < end)
         o.t1 = cap->windows[w][1];
     if (w + 1 < cap->nwindows)   /* half-way between w's close and the next open */

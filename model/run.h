@@ -107,8 +107,9 @@ typedef struct cuprof_run {
                                         abort): calls open at the crash are missing */
 
     cuprof_capture capture;          /* what was recorded: the window(s) */
-    const char *step_range;          /* NAME[@DOMAIN] of the steps' range
-                                        (model/steps.h); NULL: found by name */
+    const char *step_range;          /* name of the steps' range (model/steps.h);
+                                        NULL: found by name */
+    const char *step_domain;         /* its domain: "" default, "*" any (NULL = "") */
     const char *step_range_from;     /* who chose it: "--step-range", "the
                                         capture range" */
 

@@ -8,21 +8,13 @@
 #include <string.h>
 #include <strings.h>
 
-size_t cuprof_steps_base_len(const char *name)
-{
-    size_t n = strlen(name), k = n;
-    while (k > 0 && isdigit((unsigned char)name[k - 1]))
-        k--;
-    return k > 0 && k < n && name[k - 1] == '#' ? k - 1 : n;
-}
-
 /* 1 when range r is named name (with or without "#N") in domain ("" the
  * default, "*" any). */
 static int range_is(const cuprof_run *run, const cuprof_range *r, const char *name,
                     size_t nlen, const char *domain)
 {
     const char *rn = cuprof_run_string(run, r->name);
-    if (cuprof_steps_base_len(rn) != nlen || strncmp(rn, name, nlen) != 0)
+    if (cuprof_nvtx_base_len(rn) != nlen || strncmp(rn, name, nlen) != 0)
         return 0;
     return strcmp(domain, "*") == 0 || strcmp(cuprof_run_string(run, r->domain), domain) == 0;
 }
@@ -92,7 +84,7 @@ static int find_by_name(const cuprof_run *run, const cuprof_ranges *rg, name_cou
         }
         v[m] = v[i];
         v[m].base = cuprof_run_string(run, v[i].name);
-        v[m].len = cuprof_steps_base_len(v[m].base);
+        v[m].len = cuprof_nvtx_base_len(v[m].base);
         m++;
     }
     qsort(v, m, sizeof *v, cmp_base);
@@ -184,13 +176,11 @@ cuprof_steps *cuprof_steps_build(const cuprof_run *run, const cuprof_ranges *rg,
         return st;
     char nbuf[256] = "", dbuf[128] = "";
     if (run->step_range) {
-        const char *at = strrchr(run->step_range, '@');
-        size_t n = at ? (size_t)(at - run->step_range) : strlen(run->step_range);
-        if (n >= sizeof nbuf || (at && strlen(at + 1) >= sizeof dbuf))
+        if (strlen(run->step_range) >= sizeof nbuf ||
+            (run->step_domain && strlen(run->step_domain) >= sizeof dbuf))
             return st;
-        memcpy(nbuf, run->step_range, n);
-        nbuf[n] = '\0';
-        strcpy(dbuf, at ? at + 1 : "");
+        strcpy(nbuf, run->step_range);
+        strcpy(dbuf, run->step_domain ? run->step_domain : "");
         st->chosen_by = run->step_range_from ? run->step_range_from : "--step-range";
     } else {
         name_count best;

@@ -54,7 +54,4 @@ void cuprof_steps_destroy(cuprof_steps *st);
 struct cuprof_summary;
 int cuprof_steps_summarize(const cuprof_steps *st, struct cuprof_summary *s);
 
-/* name stripped of a "#digits" suffix: its length. */
-size_t cuprof_steps_base_len(const char *name);
-
 #endif /* CUPROF_STEPS_H */

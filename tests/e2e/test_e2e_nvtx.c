@@ -273,6 +273,26 @@ START_TEST(numbered_steps_match_their_name)
 }
 END_TEST
 
+/* --step-range names the steps: any range, at any level, in its domain. */
+START_TEST(step_range_option_chooses_the_steps)
+{
+    const char *args[] = {"--step-range", "worker", e2e_bpath("tests/nvtx_prog"), NULL};
+    prof_run p = profile(args, NULL);
+    ck_assert_int_eq(p.r.status, 3);
+    json_t *st = json_array_get(json_object_get(p.sum, "steps"), 0);
+    ck_assert_ptr_nonnull(st);
+    ck_assert_str_eq(json_string_value(json_object_get(st, "name")), "worker");
+    ck_assert_str_eq(json_string_value(json_object_get(st, "chosen_by")), "--step-range");
+    ck_assert_int_eq(num(st, "steps"), 3);
+    e2e_prof_free(&p);
+    /* in another domain it is not there: no steps */
+    const char *args2[] = {"--step-range", "worker@mydomain", e2e_bpath("tests/nvtx_prog"), NULL};
+    p = profile(args2, NULL);
+    ck_assert_uint_eq(json_array_size(json_object_get(p.sum, "steps")), 0);
+    e2e_prof_free(&p);
+}
+END_TEST
+
 START_TEST(a_window_that_never_opens_is_reported)
 {
     const char *args[] = {"--capture-range", "nvtx:nothing", e2e_bpath("tests/nvtx_prog"), "steps",
@@ -350,6 +370,7 @@ int main(void)
     tcase_add_test(tc, nvtx_capture_keeps_exactly_the_window_s_steps);
     tcase_add_test(tc, profiler_api_capture_keeps_what_is_between_start_and_stop);
     tcase_add_test(tc, numbered_steps_match_their_name);
+    tcase_add_test(tc, step_range_option_chooses_the_steps);
     tcase_add_test(tc, a_window_that_never_opens_is_reported);
     tcase_add_test(tc, timed_window_records_only_inside_it);
     suite_add_tcase(s, tc);

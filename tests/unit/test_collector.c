@@ -329,6 +329,7 @@ START_TEST(capture_window_gates_recording)
             ck_assert(cuprof_capture_contains(&run->capture, cuprof_run_event(th, i)->t0));
     }
     ck_assert_str_eq(run->step_range, "step");
+    ck_assert_str_eq(run->step_domain, "");
     ck_assert_str_eq(run->step_range_from, "the capture range");
     cuprof_snapshot_destroy(run);
 }
