@@ -55,8 +55,8 @@ int main(int argc, char **argv)
             return 1;
         }
         ev->a.launch.kernel = kid;
-        ev->a.launch.grid[0] = (uint32_t)(1 + i % 1024);
-        ev->a.launch.grid[1] = ev->a.launch.grid[2] = 1;
+        ev->a.launch.grid_x = (uint32_t)(1 + i % 1024);
+        ev->a.launch.grid_y = ev->a.launch.grid_z = 1;
         ev->a.launch.block[0] = 256;
         ev->a.launch.block[1] = ev->a.launch.block[2] = 1;
         ev->a.launch.stream = 0x5000 + (uint64_t)(i % 4) * 0x100;

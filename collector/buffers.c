@@ -24,6 +24,7 @@
 #include "collector/clock.h"
 #include "collector/cupti.h"
 #include "collector/log.h"
+#include "collector/stacks.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -360,6 +361,13 @@ slot_take(uint16_t api, uint8_t cls, int cupti, cuprof_thread **tp)
     return ev;
 }
 
+/* The calls that get a host stack: the ones that put work on the GPU,
+ * wait for it, or own its memory. */
+#define STACK_CLASSES                                                                       \
+    ((1u << CUPROF_EV_LAUNCH) | (1u << CUPROF_EV_COPY) | (1u << CUPROF_EV_MEMSET) |         \
+     (1u << CUPROF_EV_ALLOC) | (1u << CUPROF_EV_FREE) | (1u << CUPROF_EV_SYNC) |            \
+     (1u << CUPROF_EV_BLAS))
+
 cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
 {
     cuprof_thread *t;
@@ -383,6 +391,11 @@ cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
         cuprof_cupti_push_slow(cuprof_event_id_make(t->index, t->reserved - 1));
         tls.pushed |= 1ull << t->depth;
     }
+    /* The host stack (--stacks) of the outermost call only: calls made
+     * inside it (cuBLAS's own launches) are charged to its stack. */
+    if (__builtin_expect(cuprof_stacks_mode != 0, 0) && t->depth == 0 &&
+        ((1u << cls) & STACK_CLASSES))
+        ev->stack = cuprof_stack_capture();
     t->depth++;
     ev->t0 = cuprof_clock_stamp();   /* last, so our own bookkeeping is not in the call */
     return ev;

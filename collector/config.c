@@ -295,5 +295,25 @@ void cuprof_config_load(cuprof_config *c, char *warn, size_t warn_len)
         else
             warn_add(warn, warn_len, "CUPROF_MEM_LIMIT", v, "a size like 512M or 2G");
     }
+    if ((v = getenv("CUPROF_STACKS")) && *v) {
+        int b = parse_bool(v);
+        if (b >= 0)
+            c->stacks = b ? CUPROF_STACKS_AUTO : CUPROF_STACKS_OFF;
+        else if (strcasecmp(v, "auto") == 0)
+            c->stacks = CUPROF_STACKS_AUTO;
+        else if (strcasecmp(v, "fp") == 0)
+            c->stacks = CUPROF_STACKS_FP;
+        else if (strcasecmp(v, "unwind") == 0)
+            c->stacks = CUPROF_STACKS_UNWIND;
+        else
+            warn_add(warn, warn_len, "CUPROF_STACKS", v, "0, 1, auto, fp or unwind");
+    }
+    if ((v = getenv("CUPROF_STACKS_COUNTS")) && *v) {
+        int b = parse_bool(v);
+        if (b < 0)
+            warn_add(warn, warn_len, "CUPROF_STACKS_COUNTS", v, "0 or 1");
+        else
+            c->stacks_counts = b;
+    }
     load_capture(c, warn, warn_len);
 }

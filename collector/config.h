@@ -40,6 +40,15 @@
  *                     never used where it is not invariant) or "monotonic"
  *                     (clock_gettime always). Either way every output is in
  *                     CLOCK_MONOTONIC ns (see clock.h).
+ *   CUPROF_STACKS     host call stacks of launches, copies, memsets, syncs,
+ *                     allocations and cuBLAS calls (collector/stacks.c):
+ *                     "0" none (default); "1" or "auto": frame pointers
+ *                     where the code keeps them, libunwind where it does not;
+ *                     "fp": frame pointers only (fastest; frames of code
+ *                     built without them are missing); "unwind": libunwind
+ *                     always.
+ *   CUPROF_STACKS_COUNTS  1: with stacks, also NAME.calls.folded (calls per
+ *                     stack, the launch-count flame graph).
  *
  * The capture window (collector/capture.c; prof.sh's options of the same
  * names). Unset: the whole run is recorded.
@@ -94,6 +103,14 @@ enum cuprof_capture_kind {
     CUPROF_CAPTURE_TIME = 3,      /* CUPROF_DELAY / CUPROF_DURATION */
 };
 
+/* CUPROF_STACKS */
+enum cuprof_stacks_mode {
+    CUPROF_STACKS_OFF = 0,
+    CUPROF_STACKS_AUTO = 1,     /* frame pointers, checked; libunwind where they fail */
+    CUPROF_STACKS_FP = 2,       /* frame pointers only */
+    CUPROF_STACKS_UNWIND = 3,   /* libunwind only */
+};
+
 typedef struct cuprof_config {
     char out_dir[PATH_MAX];  /* CUPROF_OUT_DIR, never empty */
     int gpu;                 /* CUPROF_GPU != 0: start CUPTI */
@@ -115,6 +132,8 @@ typedef struct cuprof_config {
     uint64_t duration_ns;    /* CUPROF_DURATION, 0 = until the end */
     char step_name[256];     /* CUPROF_STEP_RANGE's NAME, "" unset */
     char step_domain[128];   /* ... and DOMAIN ("" default, "*" any) */
+    int stacks;              /* CUPROF_STACKS: enum cuprof_stacks_mode */
+    int stacks_counts;       /* CUPROF_STACKS_COUNTS */
 } cuprof_config;
 
 /* Fills c from the environment (getenv), defaults for what is unset or

@@ -39,7 +39,7 @@ enum cuprof_dir {
 
 /*
  * One recorded call: exactly 64 bytes, arguments included (one cache line;
- * no pointers to heap data, names are interned ids).
+ * no pointers to heap data, names and stacks are interned ids).
  */
 typedef struct cuprof_event {
     uint64_t t0;     /* host clock at entry (cuprof_clock_now) */
@@ -51,7 +51,10 @@ typedef struct cuprof_event {
     union {
         struct {
             uint32_t kernel;   /* kernel-name id (cuprof_kernel_*), 0 = unknown */
-            uint32_t grid[3];
+            uint32_t grid_x;
+            uint16_t grid_y, grid_z;  /* CUDA's limit for both is 65535 on every GPU
+                                         (larger values are kept as 65535: the
+                                         launch failed anyway, result says so) */
             uint16_t block[3];
             uint16_t _pad;
             uint32_t smem;     /* dynamic shared memory, bytes */
@@ -89,8 +92,10 @@ typedef struct cuprof_event {
             uint32_t domain;   /* string id of the domain's name, 0 = the default one */
             uint64_t id;       /* start/end ranges: the nvtxRangeId_t */
         } nvtx;
-        uint64_t raw[5];
+        uint64_t raw[4];
     } a;
+    uint32_t stack;  /* host call stack id (collector/stacks.h, --stacks), 0 = none */
+    uint32_t _spare;
 } cuprof_event;
 
 _Static_assert(sizeof(cuprof_event) == 64, "cuprof_event must stay 64 bytes");

@@ -30,6 +30,7 @@
 #include "collector/cupti.h"
 #include "collector/log.h"
 #include "collector/snapshot.h"
+#include "collector/stacks.h"
 #include "model/model.h"
 #include "formats/formats.h"
 
@@ -63,10 +64,12 @@ static void fork_prepare(void)
     pthread_mutex_lock(&cuprof_g.lock);
     cuprof_kernels_fork_prepare();
     cuprof_strings_fork_prepare();
+    cuprof_stacks_fork_prepare();
 }
 
 static void fork_parent(void)
 {
+    cuprof_stacks_fork_done(0);
     cuprof_strings_fork_done(0);
     cuprof_kernels_fork_done(0);
     pthread_mutex_unlock(&cuprof_g.lock);
@@ -74,6 +77,7 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
+    cuprof_stacks_fork_done(1);
     cuprof_strings_fork_done(1);
     cuprof_kernels_fork_done(1);
     pthread_mutex_init(&cuprof_g.lock, NULL);
@@ -118,6 +122,7 @@ void cuprof_collector_init(void)
         cuprof_cupti_set_exit_fn(on_process_exit);
         pthread_atfork(fork_prepare, fork_parent, fork_child);
         cuprof_process_init();   /* signals, _exit & co: process.h */
+        cuprof_stacks_init(cuprof_g_config.stacks);
         atomic_store(&cuprof_g.recording, cuprof_capture_init());
     }
     cuprof_debug(CUPROF_DBG_COLLECTOR, "started in pid %ld, output %s, recording %s",

@@ -7,6 +7,7 @@
 #include "collector/config.h"
 #include "collector/internal.h"
 #include "collector/log.h"
+#include "collector/stacks.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -28,6 +29,7 @@ typedef struct run_priv {
     const char **strs;            /* [0..nstrings], NVTX strings ([0] NULL) */
     char gpu_reason[512];
     uint64_t *dropped_by_api;     /* [napis] */
+    void *stacks;                 /* the resolved stacks (stacks.h) */
 } run_priv;
 
 /* Whole small /proc file into a malloc'd buffer; *len gets the size. */
@@ -286,6 +288,12 @@ cuprof_run *cuprof_snapshot_build(void)
         cuprof_snapshot_destroy(&r->pub);
         return NULL;
     }
+    if (cuprof_stacks_mode) {
+        static const char *const modes[] = {"off", "auto", "fp", "unwind"};
+        r->pub.stacks_mode = modes[cuprof_stacks_mode & 3];
+        r->pub.stacks_counts = cfg->stacks_counts;
+        r->stacks = cuprof_stacks_run_fill(&r->pub);
+    }
     return &r->pub;
 }
 
@@ -294,6 +302,7 @@ void cuprof_snapshot_destroy(cuprof_run *run)
     run_priv *r = (run_priv *)run;
     if (!r)
         return;
+    cuprof_stacks_run_free(r->stacks);
     free(r->knames);
     free(r->strs);
     free(r->chunk_ptrs);

@@ -165,7 +165,7 @@ static void event_args(cuprof_writer *w, const cuprof_event *ev)
     switch (ev->cls) {
     case CUPROF_EV_LAUNCH:
         arg_str(o, &first, "kernel", cuprof_names_kernel(&w->model->names, ev->a.launch.kernel));
-        cuprof_chrome_arg_dim3(o, "grid", ev->a.launch.grid[0], ev->a.launch.grid[1], ev->a.launch.grid[2]);
+        cuprof_chrome_arg_dim3(o, "grid", ev->a.launch.grid_x, ev->a.launch.grid_y, ev->a.launch.grid_z);
         cuprof_chrome_arg_dim3(o, "block", ev->a.launch.block[0], ev->a.launch.block[1], ev->a.launch.block[2]);
         cuprof_chrome_arg_u64(o, "smem", ev->a.launch.smem);
         cuprof_chrome_arg_hex(o, "stream", ev->a.launch.stream);
@@ -316,11 +316,11 @@ static const chrome_str *cached_kname(chrome_cache *c, const cuprof_names *names
 static char *launch_tail(char *p, const cuprof_event *ev)
 {
     p = CUPROF_FMT_LIT(p, ",\"grid\":[");
-    p = cuprof_fmt_u64(p, ev->a.launch.grid[0]);
+    p = cuprof_fmt_u64(p, ev->a.launch.grid_x);
     *p++ = ',';
-    p = cuprof_fmt_u64(p, ev->a.launch.grid[1]);
+    p = cuprof_fmt_u64(p, ev->a.launch.grid_y);
     *p++ = ',';
-    p = cuprof_fmt_u64(p, ev->a.launch.grid[2]);
+    p = cuprof_fmt_u64(p, ev->a.launch.grid_z);
     p = CUPROF_FMT_LIT(p, "],\"block\":[");
     p = cuprof_fmt_u64(p, ev->a.launch.block[0]);
     *p++ = ',';

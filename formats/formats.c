@@ -14,6 +14,10 @@ static const cuprof_writer_ops *const all_formats[] = {
     &cuprof_chrome_trace_ops,
     &cuprof_summary_txt_ops,
     &cuprof_summary_json_ops,
+    &cuprof_gpu_folded_ops,
+    &cuprof_cpu_folded_ops,
+    &cuprof_calls_folded_ops,
+    &cuprof_speedscope_ops,
 };
 
 int cuprof_writer_run(const cuprof_writer_ops *ops, cuprof_out *out, const cuprof_model *model)
@@ -51,6 +55,8 @@ int cuprof_formats_write_all(const cuprof_model *model, const char *dir, const c
         err[0] = '\0';
     for (size_t i = 0; i < n; i++) {
         const cuprof_writer_ops *ops = all_formats[i];
+        if (ops->wanted && !ops->wanted(model))
+            continue;
         char file[512];
         snprintf(file, sizeof file, "%s.%s", name, ops->suffix);
         cuprof_out out;

@@ -22,6 +22,9 @@ typedef struct cuprof_writer_ops {
     /* Writes the file to w->out. Returns 0, or -1 to stop (output errors
      * are also caught by the output's sticky error). */
     int (*write)(cuprof_writer *w);
+    /* NULL: always written; else written only when it returns 1 (the stack
+     * outputs, for a run with stacks). */
+    int (*wanted)(const cuprof_model *model);
 } cuprof_writer_ops;
 
 /* What every format's state starts with. */
@@ -36,6 +39,10 @@ struct cuprof_writer {
 extern const cuprof_writer_ops cuprof_chrome_trace_ops;   /* chrome_trace.c */
 extern const cuprof_writer_ops cuprof_summary_txt_ops;    /* summary_txt.c */
 extern const cuprof_writer_ops cuprof_summary_json_ops;   /* summary_json.c */
+extern const cuprof_writer_ops cuprof_gpu_folded_ops;     /* flame.c: with stacks */
+extern const cuprof_writer_ops cuprof_cpu_folded_ops;
+extern const cuprof_writer_ops cuprof_calls_folded_ops;
+extern const cuprof_writer_ops cuprof_speedscope_ops;
 
 /* Runs one format over the model into out (file or memory). Returns 0, or
  * -1 (out->err set when it was an output error). Does not commit out. */

@@ -361,8 +361,8 @@ void cuprof_findings_rule_sequences(fctx *c)
                                (e->a.blas.batch ? e->a.blas.batch : 1);
                 uint64_t blk = (uint64_t)l->a.launch.block[0] * l->a.launch.block[1] *
                                l->a.launch.block[2];
-                uint64_t thr = (uint64_t)l->a.launch.grid[0] * l->a.launch.grid[1] *
-                               l->a.launch.grid[2] * blk;
+                uint64_t thr = (uint64_t)l->a.launch.grid_x * l->a.launch.grid_y *
+                               l->a.launch.grid_z * blk;
                 if (out && thr * FUSE_MIN_DIV >= out && thr <= FUSE_MAX_MUL * out + blk) {
                     fuse++;
                     fuse_kernel = l->a.launch.kernel;

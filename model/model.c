@@ -33,7 +33,8 @@ cuprof_model *cuprof_model_build(const cuprof_run *run, cuprof_demangle_fn deman
         !(m->ranges = cuprof_ranges_build(run, m->timeline)) ||
         cuprof_ranges_summarize(m->ranges, run, m->summary) < 0 ||
         !(m->steps = cuprof_steps_build(run, m->ranges, m->timeline)) ||
-        cuprof_steps_summarize(m->steps, m->summary) < 0) {
+        cuprof_steps_summarize(m->steps, m->summary) < 0 ||
+        !(m->stacks = cuprof_stacks_build(run, &m->names, m->timeline, demangle))) {
         cuprof_model_destroy(m);
         return NULL;
     }
@@ -47,6 +48,7 @@ void cuprof_model_destroy(cuprof_model *m)
 {
     if (!m)
         return;
+    cuprof_stacks_destroy(m->stacks);
     cuprof_steps_destroy(m->steps);
     cuprof_ranges_destroy(m->ranges);
     cuprof_summary_destroy(m->summary);

@@ -22,6 +22,7 @@
 #include "model/names.h"
 #include "model/ranges.h"
 #include "model/run.h"
+#include "model/stacks.h"
 #include "model/steps.h"
 #include "model/summary.h"
 #include "model/timeline.h"
@@ -34,6 +35,7 @@ typedef struct cuprof_model {
     cuprof_summary *summary;      /* the tables' rows and the findings */
     cuprof_ranges *ranges;        /* NVTX ranges, the GPU work inside each */
     cuprof_steps *steps;          /* the step range's occurrences (model/steps.h) */
+    cuprof_stacks *stacks;        /* time by host call stack (model/stacks.h) */
     /* Through a capture window (run->capture): run is run_clipped, a copy of
      * the recorded run whose gpu_run is clipped to the windows' calls. */
     cuprof_run run_clipped;

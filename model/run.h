@@ -68,6 +68,24 @@ int cuprof_capture_contains(const cuprof_capture *cap, uint64_t t);
 /* Total length of cap's windows (0 with no window). */
 uint64_t cuprof_capture_recorded_ns(const cuprof_capture *cap);
 
+/* A return address of a host call stack, resolved at exit
+ * (collector/stacks_sym.c). */
+typedef struct cuprof_run_frame {
+    uint64_t pc;                     /* return address (the call is just before it) */
+    const char *module;              /* path of the object it lies in, "" unknown */
+    const char *symbol;              /* function as in the ELF symbol table (C++
+                                        mangled; the model demangles), NULL unknown */
+    uint64_t offset;                 /* pc - function start; pc - module base when
+                                        the function is unknown */
+} cuprof_run_frame;
+
+/* One distinct host call stack (event.stack is its id). */
+typedef struct cuprof_run_stack {
+    uint32_t n;                      /* frames */
+    const uint32_t *frames;          /* indexes into run->frames, innermost (the
+                                        hooked call's caller) first */
+} cuprof_run_stack;
+
 typedef struct cuprof_run {
     const char *program;             /* argv[0] as the program was started */
     const char *exe;                 /* /proc/self/exe, "" if unknown */
@@ -112,6 +130,15 @@ typedef struct cuprof_run {
     const char *step_domain;         /* its domain: "" default, "*" any (NULL = "") */
     const char *step_range_from;     /* who chose it: "--step-range", "the
                                         capture range" */
+
+    const char *stacks_mode;         /* how stacks were taken ("auto", "fp",
+                                        "unwind"); NULL: no stacks */
+    uint32_t nstacks;                /* host call stacks: ids 1..nstacks */
+    const cuprof_run_stack *stacks;  /* [id]; [0] unused */
+    uint32_t nframes;                /* distinct return addresses */
+    const cuprof_run_frame *frames;
+    uint64_t stacks_lost;            /* calls whose stack was not kept (table full) */
+    int stacks_counts;               /* 1: a calls-count flame graph is wanted too */
 
     cuprof_gpu_timeline gpu;
     const struct cuprof_gpu_run *gpu_run; /* device records (model/gpu.h); NULL

@@ -19,9 +19,9 @@ static inline __attribute__((always_inline)) void fill_launch(cuprof_event *ev, 
                                                               cudaStream_t stream)
 {
     ev->a.launch.kernel = cuprof_kernel_lookup(kernel);
-    ev->a.launch.grid[0] = grid.x;
-    ev->a.launch.grid[1] = grid.y;
-    ev->a.launch.grid[2] = grid.z;
+    ev->a.launch.grid_x = grid.x;
+    ev->a.launch.grid_y = preload_u16(grid.y);
+    ev->a.launch.grid_z = preload_u16(grid.z);
     ev->a.launch.block[0] = preload_u16(block.x);
     ev->a.launch.block[1] = preload_u16(block.y);
     ev->a.launch.block[2] = preload_u16(block.z);

@@ -7,7 +7,7 @@ PRELOAD_OBJS := $(patsubst preload/%.c,$(B)/preload/%.o,$(PRELOAD_SRCS))
 # hooks_libc.o (exit paths, signals, exec: collector/process.h) goes into the
 # product library only: the hooks-only test library has no collector for it.
 PRELOAD_LIBC_OBJ := $(B)/preload/hooks_libc.o
-PRELOAD_CFLAGS = $(CFLAGS) -fvisibility=hidden -I.
+PRELOAD_CFLAGS = $(CFLAGS) -fvisibility=hidden -fno-omit-frame-pointer -I.
 # Exports only the hooks (exports.map).
 PRELOAD_LDFLAGS = -shared -Wl,--version-script=preload/exports.map $(LDFLAGS)
 

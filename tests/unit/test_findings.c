@@ -105,8 +105,8 @@ static size_t launch(uint64_t t0, uint64_t t1, uint32_t grid, uint16_t block)
 {
     size_t i = ev(A_LAUNCH, CUPROF_EV_LAUNCH, t0, t1, 0);
     evs[i].a.launch.kernel = 1;
-    evs[i].a.launch.grid[0] = grid;
-    evs[i].a.launch.grid[1] = evs[i].a.launch.grid[2] = 1;
+    evs[i].a.launch.grid_x = grid;
+    evs[i].a.launch.grid_y = evs[i].a.launch.grid_z = 1;
     evs[i].a.launch.block[0] = block;
     evs[i].a.launch.block[1] = evs[i].a.launch.block[2] = 1;
     return i;

@@ -54,8 +54,8 @@ static void make_run(const char *kernel2_name)
     evs[1] = (cuprof_event){.t0 = base + 1000, .t1 = base + 2000, .api = 4, .depth = 1, .cls = CUPROF_EV_OCCUPANCY};
     evs[1].a.occ.kernel = 1; evs[1].a.occ.block_size = 256; evs[1].a.occ.answer = 8;
     evs[2] = (cuprof_event){.t0 = base + 3000, .t1 = base + 6000, .api = 0, .depth = 1, .cls = CUPROF_EV_LAUNCH};
-    evs[2].a.launch.kernel = 1; evs[2].a.launch.grid[0] = 2; evs[2].a.launch.grid[1] = 1;
-    evs[2].a.launch.grid[2] = 1; evs[2].a.launch.block[0] = 128; evs[2].a.launch.block[1] = 1;
+    evs[2].a.launch.kernel = 1; evs[2].a.launch.grid_x = 2; evs[2].a.launch.grid_y = 1;
+    evs[2].a.launch.grid_z = 1; evs[2].a.launch.block[0] = 128; evs[2].a.launch.block[1] = 1;
     evs[2].a.launch.block[2] = 1; evs[2].a.launch.stream = 0x7f00deadbeefull;
     evs[3] = (cuprof_event){.t0 = base + 20000, .t1 = base + 20500, .api = 3, .cls = CUPROF_EV_ALLOC, .result = 2};
     evs[3].a.mem.bytes = 1 << 20;

@@ -284,9 +284,9 @@ static void check_cudart(const dump *d, const char *out, int sim)
     /* launches: grid, block, smem, stream */
     e = &d->ev[25];
     ck_assert_int_eq(e->cls, CUPROF_EV_LAUNCH);
-    ck_assert_uint_eq(e->a.launch.grid[0], 2);
-    ck_assert_uint_eq(e->a.launch.grid[1], 3);
-    ck_assert_uint_eq(e->a.launch.grid[2], 4);
+    ck_assert_uint_eq(e->a.launch.grid_x, 2);
+    ck_assert_uint_eq(e->a.launch.grid_y, 3);
+    ck_assert_uint_eq(e->a.launch.grid_z, 4);
     ck_assert_uint_eq(e->a.launch.block[0], 32);
     ck_assert_uint_eq(e->a.launch.block[1], 2);
     ck_assert_uint_eq(e->a.launch.block[2], 1);
@@ -294,8 +294,8 @@ static void check_cudart(const dump *d, const char *out, int sim)
     ck_assert_uint_eq(e->a.launch.stream, s1);
     ck_assert_uint_eq(e->a.launch.kernel, 0); /* a plain host function: no name */
     e = &d->ev[26]; /* cudaLaunchKernelExC: from the config struct */
-    ck_assert_uint_eq(e->a.launch.grid[0], 5);
-    ck_assert_uint_eq(e->a.launch.grid[2], 7);
+    ck_assert_uint_eq(e->a.launch.grid_x, 5);
+    ck_assert_uint_eq(e->a.launch.grid_z, 7);
     ck_assert_uint_eq(e->a.launch.block[0], 64);
     ck_assert_uint_eq(e->a.launch.smem, 96);
     ck_assert_uint_eq(e->a.launch.stream, s1);
@@ -316,7 +316,7 @@ static void check_cudart(const dump *d, const char *out, int sim)
     ck_assert_uint_eq(d->ev[39].a.launch.smem, 49);
     ck_assert_uint_eq(d->ev[39].a.launch.stream, s2);
     ck_assert_uint_eq(d->ev[40].a.launch.stream, s2);
-    ck_assert_uint_eq(d->ev[40].a.launch.grid[1], 6);
+    ck_assert_uint_eq(d->ev[40].a.launch.grid_y, 6);
     /* the guard: the program's guarded call went through (it printed a
      * result) and was not recorded */
     ck_assert_ptr_nonnull(strstr(out, "guarded cudaMalloc r="));
@@ -410,28 +410,28 @@ static void check_kernels(const dump *d, const char *out, int ptsz, int sim)
     ck_assert_ptr_nonnull(e);
     ck_assert_str_eq(ev_name(d, e), chevron);
     ck_assert_str_eq(kernel_name(d, e->a.launch.kernel), "_Z4addkPfi"); /* via the handle */
-    ck_assert_uint_eq(e->a.launch.grid[0], 3);
-    ck_assert_uint_eq(e->a.launch.grid[1], 2);
+    ck_assert_uint_eq(e->a.launch.grid_x, 3);
+    ck_assert_uint_eq(e->a.launch.grid_y, 2);
     ck_assert_uint_eq(e->a.launch.block[0], 32);
     ck_assert_uint_eq(e->a.launch.smem, 128);
     ck_assert_int_eq(e->result, want);
     e = nth(d, CUPROF_EV_LAUNCH, 1);
     ck_assert_str_eq(ev_name(d, e), chevron);
     ck_assert_str_eq(kernel_name(d, e->a.launch.kernel), "_Z4addkPfi");
-    ck_assert_uint_eq(e->a.launch.grid[0], 5);
+    ck_assert_uint_eq(e->a.launch.grid_x, 5);
     ck_assert_uint_eq(e->a.launch.block[0], 64);
     ck_assert_uint_eq(e->a.launch.smem, 0);
     e = nth(d, CUPROF_EV_LAUNCH, 2);
     ck_assert_str_eq(ev_name(d, e), lk);
     ck_assert_str_eq(kernel_name(d, e->a.launch.kernel), "_Z5scalePff"); /* via the stub */
-    ck_assert_uint_eq(e->a.launch.grid[0], 7);
+    ck_assert_uint_eq(e->a.launch.grid_x, 7);
     ck_assert_uint_eq(e->a.launch.block[0], 128);
     ck_assert_uint_eq(e->a.launch.smem, 256);
     ck_assert_int_eq(e->result, (int)printed(out, "launchkernel r="));
     e = nth(d, CUPROF_EV_LAUNCH, 3);
     ck_assert_str_eq(ev_name(d, e), lex);
     ck_assert_str_eq(kernel_name(d, e->a.launch.kernel), "_Z2tkILi3EEvPf");
-    ck_assert_uint_eq(e->a.launch.grid[0], 9);
+    ck_assert_uint_eq(e->a.launch.grid_x, 9);
     ck_assert_uint_eq(e->a.launch.block[0], 96);
     ck_assert_uint_eq(e->a.launch.smem, 512);
     ck_assert_ptr_null(nth(d, CUPROF_EV_LAUNCH, 4));

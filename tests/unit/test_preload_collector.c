@@ -212,8 +212,10 @@ __attribute__((destructor)) static void fake_dump(void)
     for (unsigned i = 0; i < n && i < FAKE_MAX_EVENTS; i++) {
         const cuprof_event *e = &events[i];
         fprintf(f, "ev %u %u %u %" PRId32, e->api, e->cls, e->depth, e->result);
+        uint64_t w[5];   /* the arguments, then the stack id word */
+        memcpy(w, &e->a, sizeof w);
         for (int j = 0; j < 5; j++)
-            fprintf(f, " %" PRIx64, e->a.raw[j]);
+            fprintf(f, " %" PRIx64, w[j]);
         fputc('\n', f);
     }
     fclose(f);

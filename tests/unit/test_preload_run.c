@@ -48,8 +48,10 @@ dump *dump_load(const char *path)
             e->cls = (uint8_t)cls;
             e->depth = (uint8_t)depth;
             e->result = result;
+            uint64_t w[5];   /* the arguments, then the stack id word */
             for (int i = 0; i < 5; i++)
-                e->a.raw[i] = raw[i];
+                w[i] = raw[i];
+            memcpy(&e->a, w, sizeof w);
         }
     }
     fclose(f);

@@ -1,0 +1,361 @@
+/*
+ * stacks_sym.c - at exit, the stacks' return addresses resolved to the
+ * object they lie in and the function around them (see stacks.h).
+ *
+ * The objects are the ones mapped now (dl_iterate_phdr); each one's ELF
+ * symbol table (.symtab, else .dynsym) is read from its file once, through
+ * a read-only mapping, and only function symbols are kept. No DWARF: no
+ * file:line (a frame shows as function + offset in its object).
+ */
+#include "collector/stacks.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct sym {
+    uint64_t lo, hi;                 /* [lo, hi) in the file's addresses; hi = lo when
+                                        the size is unknown */
+    const char *name;                /* in the file mapping */
+} sym;
+
+typedef struct module {
+    char *path;
+    uintptr_t base;                  /* load bias */
+    uintptr_t lo, hi;                /* its mapped segments, lowest to highest */
+    int loaded;                      /* symbols read (or tried) */
+    void *map;
+    size_t map_len;
+    sym *syms;
+    size_t nsyms;
+} module;
+
+typedef struct modules {
+    module *v;
+    size_t n, cap;
+} modules;
+
+/* What the run owns, freed by cuprof_stacks_run_free. */
+typedef struct owned {
+    cuprof_run_frame *frames;
+    cuprof_run_stack *stacks;
+    uint32_t *indexes;
+    char *strings;                   /* module paths and symbol names, one block */
+} owned;
+
+static int add_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    modules *ms = data;
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (a < lo)
+            lo = a;
+        if (a + ph->p_memsz > hi)
+            hi = a + ph->p_memsz;
+    }
+    if (hi == 0)
+        return 0;
+    if (ms->n == ms->cap) {
+        size_t cap = ms->cap ? ms->cap * 2 : 64;
+        module *v = realloc(ms->v, cap * sizeof *v);
+        if (!v)
+            return 1;
+        ms->v = v;
+        ms->cap = cap;
+    }
+    const char *name = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : NULL;
+    char exe[4096];
+    if (!name) {   /* the program itself */
+        ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        exe[len > 0 ? len : 0] = '\0';
+        name = exe;
+    }
+    module *m = &ms->v[ms->n];
+    memset(m, 0, sizeof *m);
+    m->path = strdup(name);
+    if (!m->path)
+        return 1;
+    m->base = info->dlpi_addr;
+    m->lo = lo;
+    m->hi = hi;
+    ms->n++;
+    return 0;
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+    const sym *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo ? 1 : (x->hi > y->hi) - (x->hi < y->hi);
+}
+
+/* Reads m's function symbols (once; a file that cannot be read has none). */
+static void load_symbols(module *m)
+{
+    m->loaded = 1;
+    if (m->path[0] != '/')
+        return;   /* the vDSO and the like: no file */
+    int fd = open(m->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    struct stat st;
+    void *map = MAP_FAILED;
+    if (fstat(fd, &st) == 0 && (size_t)st.st_size >= sizeof(Elf64_Ehdr))
+        map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED)
+        return;
+    m->map = map;
+    m->map_len = (size_t)st.st_size;
+    const unsigned char *f = map;
+    const Elf64_Ehdr *eh = map;
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh->e_shoff == 0 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
+        eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > m->map_len)
+        return;
+    const Elf64_Shdr *sh = (const Elf64_Shdr *)(f + eh->e_shoff);
+    /* .symtab when the object has one (static functions too), else .dynsym */
+    const Elf64_Shdr *tab = NULL;
+    for (int pass = 0; pass < 2 && !tab; pass++)
+        for (unsigned i = 0; i < eh->e_shnum; i++)
+            if (sh[i].sh_type == (pass == 0 ? SHT_SYMTAB : SHT_DYNSYM) && sh[i].sh_size > 0) {
+                tab = &sh[i];
+                break;
+            }
+    if (!tab || tab->sh_link >= eh->e_shnum || tab->sh_entsize != sizeof(Elf64_Sym) ||
+        tab->sh_offset + tab->sh_size > m->map_len)
+        return;
+    const Elf64_Shdr *strsh = &sh[tab->sh_link];
+    if (strsh->sh_offset + strsh->sh_size > m->map_len || strsh->sh_size == 0)
+        return;
+    const char *strs = (const char *)(f + strsh->sh_offset);
+    const Elf64_Sym *s = (const Elf64_Sym *)(f + tab->sh_offset);
+    size_t ns = tab->sh_size / sizeof *s, k = 0;
+    m->syms = malloc((ns ? ns : 1) * sizeof *m->syms);
+    if (!m->syms)
+        return;
+    for (size_t i = 0; i < ns; i++) {
+        int type = ELF64_ST_TYPE(s[i].st_info);
+        if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s[i].st_shndx == SHN_UNDEF ||
+            s[i].st_value == 0 || s[i].st_name >= strsh->sh_size)
+            continue;
+        const char *name = strs + s[i].st_name;
+        if (!memchr(name, '\0', strsh->sh_size - s[i].st_name))
+            continue;
+        m->syms[k].lo = s[i].st_value;
+        m->syms[k].hi = s[i].st_value + s[i].st_size;
+        m->syms[k].name = name;
+        k++;
+    }
+    qsort(m->syms, k, sizeof *m->syms, sym_cmp);
+    m->nsyms = k;
+}
+
+/* The function around file address a in m, or NULL. */
+static const sym *find_sym(module *m, uint64_t a)
+{
+    if (!m->loaded)
+        load_symbols(m);
+    size_t lo = 0, hi = m->nsyms;
+    while (lo < hi) {   /* last symbol starting at or before a */
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->syms[mid].lo <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* Among symbols starting at the same place or before: the nearest one
+     * whose extent holds a (aliases and nested sizes), else one of size 0. */
+    for (size_t i = lo; i > 0 && lo - i < 8; i--) {
+        const sym *c = &m->syms[i - 1];
+        if (a < c->hi || c->hi == c->lo)
+            return c;
+    }
+    return NULL;
+}
+
+static module *find_module(modules *ms, uintptr_t pc)
+{
+    for (size_t i = 0; i < ms->n; i++)
+        if (pc >= ms->v[i].lo && pc < ms->v[i].hi)
+            return &ms->v[i];
+    return NULL;
+}
+
+static int pc_cmp(const void *a, const void *b)
+{
+    uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Index of pc in the sorted array (it is there). */
+static uint32_t pc_index(const uintptr_t *v, size_t n, uintptr_t pc)
+{
+    size_t lo = 0, hi = n;
+    while (lo + 1 < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid] <= pc)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (uint32_t)lo;
+}
+
+void *cuprof_stacks_run_fill(cuprof_run *run)
+{
+    cuprof_stacks_stats st;
+    cuprof_stacks_stats_get(&st);
+    run->stacks_lost = st.lost;
+    if (st.stacks == 0)
+        return NULL;
+    owned *o = calloc(1, sizeof *o);
+    uintptr_t *pcs = malloc((st.frames ? st.frames : 1) * sizeof *pcs);
+    modules ms = {0};
+    if (!o || !pcs)
+        goto fail;
+    /* distinct return addresses, sorted */
+    size_t np = 0;
+    for (uint32_t id = 1; id <= st.stacks; id++) {
+        uint32_t n = 0;
+        const uintptr_t *p = cuprof_stack_pcs(id, &n);
+        for (uint32_t i = 0; p && i < n && np < st.frames; i++)
+            pcs[np++] = p[i];
+    }
+    qsort(pcs, np, sizeof *pcs, pc_cmp);
+    size_t nd = 0;
+    for (size_t i = 0; i < np; i++)
+        if (nd == 0 || pcs[i] != pcs[nd - 1])
+            pcs[nd++] = pcs[i];
+
+    o->frames = calloc(nd ? nd : 1, sizeof *o->frames);
+    o->stacks = calloc((size_t)st.stacks + 1, sizeof *o->stacks);
+    o->indexes = malloc((np ? np : 1) * sizeof *o->indexes);
+    if (!o->frames || !o->stacks || !o->indexes)
+        goto fail;
+    dl_iterate_phdr(add_module, &ms);
+
+    /* Names into one block: first their lengths, then the copies. */
+    const char **mod_of = calloc(nd ? nd : 1, sizeof *mod_of);
+    const char **sym_of = calloc(nd ? nd : 1, sizeof *sym_of);
+    if (!mod_of || !sym_of) {
+        free(mod_of);
+        free(sym_of);
+        goto fail;
+    }
+    size_t bytes = 1;
+    for (size_t i = 0; i < nd; i++) {
+        cuprof_run_frame *fr = &o->frames[i];
+        fr->pc = pcs[i];
+        module *m = find_module(&ms, pcs[i]);
+        if (!m)
+            continue;
+        mod_of[i] = m->path;
+        bytes += strlen(m->path) + 1;
+        /* pc - 1: the call instruction, which a tail call may end a function with */
+        const sym *s = find_sym(m, pcs[i] - 1 - m->base);
+        if (s) {
+            sym_of[i] = s->name;
+            bytes += strlen(s->name) + 1;
+            fr->offset = pcs[i] - m->base - s->lo;
+        }
+        else
+            fr->offset = pcs[i] - m->base;
+    }
+    o->strings = malloc(bytes);
+    if (!o->strings) {
+        free(mod_of);
+        free(sym_of);
+        goto fail;
+    }
+    char *w = o->strings;
+    *w++ = '\0';
+    const char *last_mod = NULL, *last_copy = o->strings;
+    for (size_t i = 0; i < nd; i++) {
+        cuprof_run_frame *fr = &o->frames[i];
+        fr->module = o->strings;   /* "" */
+        if (mod_of[i]) {
+            if (mod_of[i] != last_mod) {   /* sorted pcs: a module's come together */
+                size_t len = strlen(mod_of[i]) + 1;
+                memcpy(w, mod_of[i], len);
+                last_copy = w;
+                w += len;
+                last_mod = mod_of[i];
+            }
+            fr->module = last_copy;
+        }
+        if (sym_of[i]) {
+            size_t len = strlen(sym_of[i]) + 1;
+            memcpy(w, sym_of[i], len);
+            fr->symbol = w;
+            w += len;
+        }
+    }
+    free(mod_of);
+    free(sym_of);
+
+    /* the stacks as frame indexes */
+    size_t at = 0;
+    for (uint32_t id = 1; id <= st.stacks; id++) {
+        uint32_t n = 0;
+        const uintptr_t *p = cuprof_stack_pcs(id, &n);
+        if (!p || at + n > np)
+            continue;
+        o->stacks[id].n = n;
+        o->stacks[id].frames = &o->indexes[at];
+        for (uint32_t i = 0; i < n; i++)
+            o->indexes[at++] = pc_index(pcs, nd, p[i]);
+    }
+    for (size_t i = 0; i < ms.n; i++) {
+        if (ms.v[i].map)
+            munmap(ms.v[i].map, ms.v[i].map_len);
+        free(ms.v[i].syms);
+        free(ms.v[i].path);
+    }
+    free(ms.v);
+    free(pcs);
+    run->nstacks = st.stacks;
+    run->stacks = o->stacks;
+    run->nframes = (uint32_t)nd;
+    run->frames = o->frames;
+    return o;
+
+fail:
+    for (size_t i = 0; i < ms.n; i++) {
+        if (ms.v[i].map)
+            munmap(ms.v[i].map, ms.v[i].map_len);
+        free(ms.v[i].syms);
+        free(ms.v[i].path);
+    }
+    free(ms.v);
+    free(pcs);
+    if (o) {
+        free(o->frames);
+        free(o->stacks);
+        free(o->indexes);
+        free(o->strings);
+        free(o);
+    }
+    return NULL;
+}
+
+void cuprof_stacks_run_free(void *owned_)
+{
+    owned *o = owned_;
+    if (!o)
+        return;
+    free(o->frames);
+    free(o->stacks);
+    free(o->indexes);
+    free(o->strings);
+    free(o);
+}
