@@ -39,6 +39,15 @@ Options:
                      and any other process it starts writes NAME.PID.*
                      (files are never replaced: NAME.1.* when NAME.* exist)
   -q, --quiet        no cuprof messages on stderr (CUPROF_QUIET=1)
+  --stacks[=auto|fp|unwind]
+                     host call stack of every launch, copy, memset, sync,
+                     allocation and cuBLAS call; adds NAME.gpu.folded and
+                     NAME.cpu.folded (flamegraph.pl, speedscope) and
+                     NAME.speedscope.json, and "Top launch sites" to the
+                     table. auto (default): frame pointers where the code
+                     keeps them, libunwind where not; fp: frame pointers
+                     only (fastest); unwind: libunwind always
+  --stacks-counts    with --stacks, also NAME.calls.folded (calls per stack)
 
 Capture window (record part of the run; as nsys spells them):
   --capture-range cudaProfilerApi
@@ -124,6 +133,8 @@ set_capture() {
 out_dir=./prof-out
 name=
 quiet=
+stacks=
+stacks_counts=
 while [ $# -gt 0 ]; do
   case "$1" in
     -o|--output)
@@ -137,6 +148,15 @@ while [ $# -gt 0 ]; do
     --name=*) name=${1#--name=}; shift ;;
     -n?*) name=${1#-n}; shift ;;
     -q|--quiet) quiet=1; shift ;;
+    --stacks) stacks=auto; shift ;;
+    --stacks=*)
+      stacks=${1#--stacks=}
+      case "$stacks" in
+        auto|fp|unwind) ;;
+        *) die "--stacks=$stacks: expected auto, fp or unwind" ;;
+      esac
+      shift ;;
+    --stacks-counts) stacks_counts=1; shift ;;
     --capture-range|--capture-range-end|--skip-first|--steps|--delay|--duration|--step-range)
       [ $# -ge 2 ] || die "option $1 needs a value (see prof.sh --help)"
       set_capture "${1#--}" "$2"; shift 2 ;;
@@ -152,6 +172,9 @@ done
 
 if [ -n "$cap_range" ] && [ -n "$cap_delay$cap_duration" ]; then
   die "--delay/--duration and --capture-range cannot be combined: choose a time window or a range"
+fi
+if [ -n "$stacks_counts" ] && [ -z "$stacks" ]; then
+  die "--stacks-counts needs --stacks"
 fi
 if [ -z "$cap_range" ] && [ -n "$cap_end$cap_skip" ]; then
   die "--capture-range-end, --steps and --skip-first need --capture-range (e.g. --capture-range nvtx:step)"
@@ -191,7 +214,7 @@ if [ -n "${CUPROF_MEM_LIMIT:-}" ] &&
    { ! [[ $CUPROF_MEM_LIMIT =~ ^[0-9]+([kKmMgG][iI]?[bB]?)?$ ]] || [[ $CUPROF_MEM_LIMIT =~ ^0+[^1-9]*$ ]]; }; then
   die "CUPROF_MEM_LIMIT=$CUPROF_MEM_LIMIT is not a size like 512M or 2G"
 fi
-for var in CUPROF_QUIET CUPROF_ENABLE CUPROF_GPU CUPROF_PREFAULT; do
+for var in CUPROF_QUIET CUPROF_ENABLE CUPROF_GPU CUPROF_PREFAULT CUPROF_STACKS_COUNTS; do
   [ -n "${!var+set}" ] || continue
   v=${!var,,}
   case "$v" in
@@ -199,6 +222,12 @@ for var in CUPROF_QUIET CUPROF_ENABLE CUPROF_GPU CUPROF_PREFAULT; do
     *) die "$var=${!var} is not 0 or 1" ;;
   esac
 done
+if [ -n "${CUPROF_STACKS:-}" ]; then
+  case "${CUPROF_STACKS,,}" in
+    0|1|yes|no|true|false|on|off|auto|fp|unwind) ;;
+    *) die "CUPROF_STACKS=$CUPROF_STACKS is not 0, 1, auto, fp or unwind" ;;
+  esac
+fi
 if [ -n "${CUPROF_CLOCK:-}" ]; then
   case "${CUPROF_CLOCK,,}" in
     auto|tsc|monotonic) ;;
@@ -235,6 +264,8 @@ export_if_set CUPROF_SKIP_FIRST "$cap_skip"
 export_if_set CUPROF_DELAY "$cap_delay"
 export_if_set CUPROF_DURATION "$cap_duration"
 export_if_set CUPROF_STEP_RANGE "$step_range"
+export_if_set CUPROF_STACKS "$stacks"
+export_if_set CUPROF_STACKS_COUNTS "$stacks_counts"
 export LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$lib"
 # The CUDA driver loads this library's InitializeInjection while it starts:
 # CUPTI then starts in time for its timestamp callback, and also in programs

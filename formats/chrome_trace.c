@@ -220,6 +220,8 @@ static void event_args(cuprof_writer *w, const cuprof_event *ev)
         arg_key(o, &first, "result");
         cuprof_out_i64(o, ev->result);
     }
+    if (ev->stack)
+        arg_u64(o, &first, "stack", ev->stack);
 }
 
 /* A string rendered once (JSON-escaped, with what surrounds it), reused by
@@ -332,6 +334,10 @@ static char *launch_tail(char *p, const cuprof_event *ev)
     p = CUPROF_FMT_LIT(p, ",\"stream\":\"");
     p = cuprof_fmt_hex(p, ev->a.launch.stream);
     *p++ = '"';
+    if (ev->stack) {
+        p = CUPROF_FMT_LIT(p, ",\"stack\":");
+        p = cuprof_fmt_u64(p, ev->stack);
+    }
     if (ev->result != 0) {
         p = CUPROF_FMT_LIT(p, ",\"result\":");
         if (ev->result < 0) {
@@ -369,6 +375,10 @@ static void cpu_event(chrome_writer *cw, chrome_cache *c, const cuprof_run_threa
     p = cuprof_fmt_ns_as_us(p, ev->t0);
     p = CUPROF_FMT_LIT(p, ",\"dur\":");
     p = cuprof_fmt_ns_as_us(p, ev->t1 > ev->t0 ? ev->t1 - ev->t0 : 0);
+    if (ev->stack && cw->sf && ev->stack <= w->run->nstacks) {
+        p = CUPROF_FMT_LIT(p, ",\"sf\":");
+        p = cuprof_fmt_u64(p, cw->sf[ev->stack]);
+    }
     p = CUPROF_FMT_LIT(p, ",\"args\":{");
     const chrome_str *kn;
     if (ev->cls == CUPROF_EV_LAUNCH && (kn = cached_kname(c, &w->model->names, ev->a.launch.kernel))) {
@@ -532,6 +542,8 @@ static void put_classes(cuprof_writer *w, const uint8_t *classes, size_t n)
     cuprof_out_putc(o, '}');
 }
 
+static void put_stack_frames(chrome_writer *cw);
+
 /* The events (CPU rows, then the GPU side) and otherData. */
 static int chrome_footer(cuprof_writer *w)
 {
@@ -581,17 +593,86 @@ static int chrome_footer(cuprof_writer *w)
     cuprof_out_puts(o, ",\"reason\":");
     cuprof_out_json_cstr(o, run->gpu.reason ? run->gpu.reason : "");
     cuprof_out_putc(o, '}');
+    if (run->stacks_mode) {
+        cuprof_out_puts(o, ",\"stacks\":{\"mode\":");
+        cuprof_out_json_cstr(o, run->stacks_mode);
+        cuprof_out_puts(o, ",\"stacks\":");
+        cuprof_out_u64(o, run->nstacks);
+        cuprof_out_puts(o, ",\"lost\":");
+        cuprof_out_u64(o, run->stacks_lost);
+        cuprof_out_putc(o, '}');
+    }
     put_classes(w, classes, UINT16_MAX + 1);
     free(classes);
-    cuprof_out_puts(o, "}\n}\n");
+    cuprof_out_putc(o, '}');
+    put_stack_frames((chrome_writer *)w);
+    cuprof_out_puts(o, "\n}\n");
     return 0;
+}
+
+/* The host stacks as the Trace Event Format's "stackFrames": stack s is a
+ * chain of nodes, outermost first, from sf_base(s); its calls' "sf" names
+ * the innermost. Node names are the frames' (model/stacks.h), categories
+ * their objects. */
+static int stack_frames_index(chrome_writer *cw)
+{
+    const cuprof_run *run = cw->base.run;
+    if (!run->stacks || run->nstacks == 0 || !cw->base.model->stacks)
+        return 0;
+    cw->sf = calloc((size_t)run->nstacks + 1, sizeof *cw->sf);
+    if (!cw->sf)
+        return -1;
+    uint64_t next = 1;
+    for (uint32_t id = 1; id <= run->nstacks; id++) {
+        uint32_t n = run->stacks[id].n;
+        cw->sf[id] = n ? next + n - 1 : 0;
+        next += n;
+    }
+    return 0;
+}
+
+static void put_stack_frames(chrome_writer *cw)
+{
+    const cuprof_run *run = cw->base.run;
+    const cuprof_stacks *st = cw->base.model->stacks;
+    cuprof_out *o = cw->base.out;
+    if (!cw->sf)
+        return;
+    cuprof_out_puts(o, ",\n\"stackFrames\":{");
+    uint64_t node = 1;
+    for (uint32_t id = 1; id <= run->nstacks; id++) {
+        const cuprof_run_stack *s = &run->stacks[id];
+        for (uint32_t k = s->n; k > 0; k--, node++) {
+            uint32_t f = s->frames[k - 1];
+            cuprof_out_puts(o, node > 1 ? ",\"" : "\"");
+            cuprof_out_u64(o, node);
+            cuprof_out_puts(o, "\":{\"name\":");
+            cuprof_out_json_cstr(o, st->frame[f]);
+            cuprof_out_puts(o, ",\"category\":");
+            cuprof_out_json_cstr(o, st->module[f]);
+            if (k < s->n) {
+                cuprof_out_puts(o, ",\"parent\":\"");
+                cuprof_out_u64(o, node - 1);
+                cuprof_out_putc(o, '"');
+            }
+            cuprof_out_putc(o, '}');
+        }
+    }
+    cuprof_out_putc(o, '}');
 }
 
 /* The metadata, then the events and otherData. */
 static int chrome_write(cuprof_writer *w)
 {
-    int rc = chrome_header(w);
-    return rc == 0 ? chrome_footer(w) : rc;
+    chrome_writer *cw = (chrome_writer *)w;
+    int rc = stack_frames_index(cw);
+    if (rc == 0)
+        rc = chrome_header(w);
+    if (rc == 0)
+        rc = chrome_footer(w);
+    free(cw->sf);
+    cw->sf = NULL;
+    return rc;
 }
 
 const cuprof_writer_ops cuprof_chrome_trace_ops = {

@@ -10,6 +10,8 @@
 typedef struct chrome_writer {
     cuprof_writer base;     /* first: the driver sees a cuprof_writer */
     int any;                /* an entry was written: the next needs a comma */
+    uint64_t *sf;           /* [stack id]: its innermost node in stackFrames
+                               (--stacks), NULL without stacks */
 } chrome_writer;
 
 /* pid of the trace process holding GPU n's lanes: above any Linux pid

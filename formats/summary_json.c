@@ -184,7 +184,8 @@ static void put_numbers(cuprof_out *o, const cuprof_finding *f)
     cuprof_out_putc(o, '}');
 }
 
-static void put_rows(cuprof_out *o, const cuprof_summary *s, const cuprof_steps *st)
+static void put_rows(cuprof_out *o, const cuprof_summary *s, const cuprof_steps *st,
+                     const cuprof_stacks *sk)
 {
     PUT_ROWS("api", cuprof_stat_api, s->api, s->napi, CUPROF_SCHEMA_API, (void)0);
     PUT_ROWS("kernels", cuprof_stat_kernel, s->kernels, s->nkernels, CUPROF_SCHEMA_KERNEL, (void)0);
@@ -194,6 +195,8 @@ static void put_rows(cuprof_out *o, const cuprof_summary *s, const cuprof_steps 
     PUT_ROWS("steps", cuprof_stat_step, s->steps, s->nsteps, CUPROF_SCHEMA_STEP, (void)0);
     PUT_ROWS("step_list", cuprof_step, st ? st->s : NULL, st ? st->n : 0, CUPROF_SCHEMA_STEP_ROW,
              (void)0);
+    if (sk && sk->run->stacks_mode)
+        PUT_ROWS("sites", cuprof_stat_site, sk->sites, sk->nsites, CUPROF_SCHEMA_SITE, (void)0);
     PUT_ROWS("findings", cuprof_finding, s->findings, s->nfindings, CUPROF_SCHEMA_FINDING, put_numbers(o, row));
 }
 
@@ -237,7 +240,17 @@ static int json_write(cuprof_writer *w)
     str(o, "reason", run->gpu.reason);
     cuprof_out_putc(o, '}');
     put_gpu(o, run, w->model->timeline);
-    put_rows(o, s, w->model->steps);
+    if (run->stacks_mode) {
+        const cuprof_stacks *sk = w->model->stacks;
+        cuprof_out_puts(o, ",\n\"stacks\":{");
+        str(o, "mode", run->stacks_mode);
+        num(o, "stacks", run->nstacks);
+        num(o, "lost", run->stacks_lost);
+        num(o, "gpu_total_ns", sk ? sk->gpu_total_ns : 0);
+        num(o, "cpu_total_ns", sk ? sk->cpu_total_ns : 0);
+        cuprof_out_putc(o, '}');
+    }
+    put_rows(o, s, w->model->steps, w->model->stacks);
     cuprof_out_puts(o, "}\n");
     return 0;
 }

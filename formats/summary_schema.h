@@ -25,6 +25,7 @@
 #ifndef CUPROF_SUMMARY_SCHEMA_H
 #define CUPROF_SUMMARY_SCHEMA_H
 
+#include "model/stacks.h"
 #include "model/summary.h"
 
 #define CUPROF_SCHEMA_VERSION "cuprof.summary/1"
@@ -123,6 +124,16 @@ enum cuprof_schema_when {
     X(U64, gpu_ns, ALWAYS)              \
     X(U64, kernels, ALWAYS)             \
     X(U64, busy_ns, ALWAYS)
+
+/* sites[]: cuprof_stat_site (model/stacks.h; launch sites of a run with
+ * --stacks, by GPU time; the section is new and written only with stacks:
+ * a reader takes a file without it as one with no sites) */
+#define CUPROF_SCHEMA_SITE(X)           \
+    X(STR, site, ALWAYS)                \
+    X(U64, gpu_total_ns, ALWAYS)        \
+    X(U64, kernels, ALWAYS)             \
+    X(U64, calls, ALWAYS)               \
+    X(U64, cpu_total_ns, ALWAYS)
 
 /* findings[]: cuprof_finding, then "numbers" */
 #define CUPROF_SCHEMA_FINDING(X)        \

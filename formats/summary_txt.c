@@ -430,6 +430,44 @@ static void put_findings(cuprof_writer *w)
     }
 }
 
+/* Launch sites (--stacks, model/stacks.h): where in the program the GPU
+ * time was asked for, by GPU time. */
+#define SITES_SHOWN 15
+static void put_sites(cuprof_writer *w)
+{
+    cuprof_out *o = w->out;
+    const cuprof_stacks *sk = w->model->stacks;
+    if (!w->run->stacks_mode || !sk)
+        return;
+    cuprof_out_printf(o, "\nTop launch sites (host stacks, %s; innermost program frame of "
+                         "the calls; CUDA: device time of the work they caused)\n",
+                      w->run->stacks_mode);
+    if (sk->nsites == 0) {
+        cuprof_out_puts(o, "  (no call with a stack)\n");
+        return;
+    }
+    cuprof_out_printf(o, "  %12s  %6s  %8s  %8s  %12s  Site\n", "CUDA total", "CUDA %", "Kernels",
+                      "Calls", "CPU total");
+    size_t n = sk->nsites < SITES_SHOWN ? sk->nsites : SITES_SHOWN;
+    for (size_t i = 0; i < n; i++) {
+        const cuprof_stat_site *r = &sk->sites[i];
+        char a[32], b[32];
+        double pct = sk->gpu_total_ns ? 100.0 * (double)r->gpu_total_ns / (double)sk->gpu_total_ns : 0;
+        cuprof_out_printf(o, "  %12s  %5.1f%%  %8llu  %8llu  %12s  ",
+                          cuprof_fmt_time(a, 32, r->gpu_total_ns), pct,
+                          (unsigned long long)r->kernels, (unsigned long long)r->calls,
+                          cuprof_fmt_time(b, 32, r->cpu_total_ns));
+        put_clean(o, r->site);
+        cuprof_out_putc(o, '\n');
+    }
+    if (sk->nsites > n)
+        cuprof_out_printf(o, "  ... %zu more sites in the summary.json and the flame graphs\n",
+                          sk->nsites - n);
+    if (w->run->stacks_lost)
+        cuprof_out_printf(o, "  %llu calls got no stack (the stack table was full)\n",
+                          (unsigned long long)w->run->stacks_lost);
+}
+
 static int txt_write(cuprof_writer *w)
 {
     put_header_block(w);
@@ -439,6 +477,7 @@ static int txt_write(cuprof_writer *w)
     put_kernels(w);
     put_copies(w);
     put_blas(w);
+    put_sites(w);
     put_findings(w);
     return 0;
 }

@@ -58,6 +58,9 @@ static const listed fields[] = {
 #define SECTION "step_list[]"
     CUPROF_SCHEMA_STEP_ROW(ROW)
 #undef SECTION
+#define SECTION "sites[]"
+    CUPROF_SCHEMA_SITE(ROW)
+#undef SECTION
 #define SECTION "findings[]"
     CUPROF_SCHEMA_FINDING(ROW)
 #undef SECTION
