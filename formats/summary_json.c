@@ -243,7 +243,8 @@ static int json_write(cuprof_writer *w)
     if (run->stacks_mode) {
         const cuprof_stacks *sk = w->model->stacks;
         cuprof_out_puts(o, ",\n\"stacks\":{");
-        str(o, "mode", run->stacks_mode);
+        key(o, "mode", 1);
+        cuprof_out_json_cstr(o, run->stacks_mode);
         num(o, "stacks", run->nstacks);
         num(o, "lost", run->stacks_lost);
         num(o, "gpu_total_ns", sk ? sk->gpu_total_ns : 0);

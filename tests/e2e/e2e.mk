@@ -70,3 +70,26 @@ $(B)/tests/test_e2e_nvtx: tests/e2e/test_e2e_nvtx.c $(HARNESS_OBJ) $(B)/tests/nv
 
 ALL_TARGETS += $(B)/tests/test_e2e_nvtx $(B)/tests/nvtx_prog
 E2E_TESTS   += $(B)/tests/test_e2e_nvtx
+
+# Host stacks end to end (--stacks): stacks_prog, a C program with a known
+# chain of calls, built with frame pointers and without them (only libunwind
+# finds its callers then); libthrow.so, C++ that throws, loaded by it.
+$(B)/tests/stacks_prog_fp: tests/e2e/stacks_prog.c
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CSTD) $(WARN) -O2 -g -fno-omit-frame-pointer \
+	    -I$(CUDA_HOME)/include -o $@ $< -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -ldl
+
+$(B)/tests/stacks_prog_nofp: tests/e2e/stacks_prog.c
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CSTD) $(WARN) -O2 -g -fomit-frame-pointer \
+	    -I$(CUDA_HOME)/include -o $@ $< -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -ldl
+
+$(B)/tests/libthrow.so: tests/e2e/throw_lib.cc
+	$(call P,CXX,$@)mkdir -p $(@D) && $(CXX) -O2 -Wall -Wextra -Werror -fPIC -shared -o $@ $< -ldl
+
+$(B)/tests/test_e2e_stacks: tests/e2e/test_e2e_stacks.c $(HARNESS_OBJ) $(B)/tests/stacks_prog_fp \
+                           $(B)/tests/stacks_prog_nofp $(B)/tests/libthrow.so
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(HARNESS_OBJ) \
+	    $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS)
+
+ALL_TARGETS += $(B)/tests/test_e2e_stacks $(B)/tests/stacks_prog_fp $(B)/tests/stacks_prog_nofp \
+               $(B)/tests/libthrow.so
+E2E_TESTS   += $(B)/tests/test_e2e_stacks

@@ -1,0 +1,286 @@
+/*
+ * test_e2e_stacks.c - host call stacks end to end on the simulated device
+ * (prof.sh --stacks): the flame graphs add up to the run's GPU time to the
+ * ns and name the functions that made the calls, with frame pointers or
+ * without them (libunwind), deep stacks included; the trace's stackFrames
+ * and the speedscope file hold together; libunwind changes nothing for C++
+ * code the program loads later.
+ */
+#include "harness.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RUN_TIMEOUT_S 120
+
+/* prof.sh on the sim with CUPROF_STACKS=mode; the outputs must be there. */
+static e2e_prof profile(const char *const argv[], const char *mode)
+{
+    char env[64];
+    snprintf(env, sizeof env, "CUPROF_STACKS=%s", mode);
+    const char *envs[] = {env, NULL};
+    e2e_prof p = e2e_profile(1, argv, envs, RUN_TIMEOUT_S);
+    ck_assert_msg(p.trace && p.sum && p.txt, "outputs missing; exit %d, stderr:\n%s", p.r.status,
+                  p.r.err);
+    ck_assert_msg(p.r.status == 0, "exit %d\n%s", p.r.status, p.r.err);
+    return p;
+}
+
+/* DIR/x.SUFFIX as a string (must exist). */
+static char *out_file(const e2e_prof *p, const char *suffix)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/x.%s", p->dir, suffix);
+    char *s = e2e_read_file(path, NULL);
+    ck_assert_msg(s != NULL, "%s missing", path);
+    return s;
+}
+
+static json_int_t num(json_t *o, const char *k)
+{
+    return json_integer_value(json_object_get(o, k));
+}
+
+/* Sum of a folded file's values; kernels_only: lines whose leaf is not a
+ * "[memcpy ...]"/"[memset]". */
+static long long folded_sum(const char *text, int kernels_only)
+{
+    long long sum = 0;
+    for (const char *l = text; *l;) {
+        const char *nl = strchr(l, '\n');
+        size_t len = nl ? (size_t)(nl - l) : strlen(l);
+        const char *sp = l + len;
+        while (sp > l && sp[-1] != ' ')
+            sp--;
+        const char *leaf = sp - 1;
+        while (leaf > l && leaf[-1] != ';')
+            leaf--;
+        if (!kernels_only || *leaf != '[')
+            sum += atoll(sp);
+        l = nl ? nl + 1 : l + len;
+    }
+    return sum;
+}
+
+static long long rows_sum(json_t *sum, const char *section, const char *key)
+{
+    long long s = 0;
+    json_t *r;
+    size_t i;
+    json_array_foreach(json_object_get(sum, section), i, r)
+        s += num(r, key);
+    return s;
+}
+
+START_TEST(matmul_add_gpu_time_by_stack_adds_up)
+{
+    const char *args[] = {e2e_path("bench/matmul_add"), "--mode", "eager", NULL};
+    e2e_prof p = profile(args, "auto");
+    char *gpu = out_file(&p, "gpu.folded"), *cpu = out_file(&p, "cpu.folded");
+    long long kernels = rows_sum(p.sum, "kernels", "gpu_total_ns");
+    long long copies = rows_sum(p.sum, "copies", "gpu_total_ns");
+    json_t *st = json_object_get(p.sum, "stacks");
+    ck_assert_ptr_nonnull(st);
+    ck_assert_str_eq(json_string_value(json_object_get(st, "mode")), "auto");
+    ck_assert_int_gt(kernels, 0);
+    /* every kernel, copy and memset, to the ns */
+    ck_assert_int_eq(folded_sum(gpu, 1), kernels);
+    ck_assert_int_eq(folded_sum(gpu, 0), kernels + copies);
+    ck_assert_int_eq(num(st, "gpu_total_ns"), kernels + copies);
+    ck_assert_int_eq(folded_sum(cpu, 0), num(st, "cpu_total_ns"));
+    /* the functions that made the calls, under main */
+    ck_assert_msg(strstr(gpu, ";main;step(work*);gemm(work*, float);cublasGemmEx;nvjet"), "%s", gpu);
+    ck_assert_msg(strstr(gpu, ";main;step(work*);launch_bias_add(work*);__device_stub__"), "%s", gpu);
+    ck_assert_msg(strstr(gpu, ";void bias_add<__nv_bfloat16>("), "%s", gpu);
+    /* the two launch sites hold the kernels' time */
+    json_t *sites = json_object_get(p.sum, "sites");
+    ck_assert_int_ge(json_array_size(sites), 2);
+    long long top2 = 0;
+    for (size_t i = 0; i < 2; i++) {
+        const char *s = json_string_value(json_object_get(json_array_get(sites, i), "site"));
+        ck_assert_msg(!strcmp(s, "gemm(work*, float) (matmul_add)") ||
+                          !strcmp(s, "launch_bias_add(work*) (matmul_add)"), "site %s", s);
+        top2 += num(json_array_get(sites, i), "gpu_total_ns");
+    }
+    /* ... all of it but the probe kernel main launches */
+    long long probe = 0;
+    json_t *k;
+    size_t ki;
+    json_array_foreach(json_object_get(p.sum, "kernels"), ki, k)
+        if (!strncmp(json_string_value(json_object_get(k, "name")), "probe_kernel", 12))
+            probe += num(k, "gpu_total_ns");
+    ck_assert_int_eq(top2, kernels - probe);
+    ck_assert_msg(strstr(p.txt, "Top launch sites") && strstr(p.txt, "gemm(work*, float) (matmul_add)"),
+                  "%s", p.txt);
+    free(gpu);
+    free(cpu);
+    e2e_prof_free(&p);
+}
+END_TEST
+
+/* The trace: each call's sf names a stackFrames node whose parents lead to
+ * main; the cuBLAS call's to gemm. */
+START_TEST(trace_stack_frames_lead_to_the_caller)
+{
+    const char *args[] = {e2e_path("bench/matmul_add"), "--mode", "eager", NULL};
+    e2e_prof p = profile(args, "auto");
+    json_t *frames = json_object_get(p.trace, "stackFrames"), *e;
+    ck_assert_ptr_nonnull(frames);
+    size_t i, with_sf = 0, gemm_seen = 0;
+    json_array_foreach(json_object_get(p.trace, "traceEvents"), i, e) {
+        json_t *sf = json_object_get(e, "sf");
+        if (!sf)
+            continue;
+        with_sf++;
+        ck_assert_int_gt(json_integer_value(json_object_get(json_object_get(e, "args"), "stack")), 0);
+        char id[32];
+        snprintf(id, sizeof id, "%lld", (long long)json_integer_value(sf));
+        int main_seen = 0, gemm = 0, hops = 0;
+        for (json_t *node = json_object_get(frames, id); node && hops < 200; hops++) {
+            const char *name = json_string_value(json_object_get(node, "name"));
+            main_seen |= !strcmp(name, "main");
+            gemm |= !strcmp(name, "gemm(work*, float)");
+            json_t *parent = json_object_get(node, "parent");
+            node = parent ? json_object_get(frames, json_string_value(parent)) : NULL;
+        }
+        ck_assert_msg(main_seen, "event %zu: no main among its frames", i);
+        if (!strcmp(json_string_value(json_object_get(e, "name")), "cublasGemmEx")) {
+            ck_assert(gemm);
+            gemm_seen++;
+        }
+    }
+    ck_assert_int_gt(with_sf, 10);
+    ck_assert_int_gt(gemm_seen, 0);
+    e2e_prof_free(&p);
+}
+END_TEST
+
+/* speedscope.json: three profiles over shared frames; the GPU one weighs
+ * what the folded file does. */
+START_TEST(speedscope_file_holds_together)
+{
+    const char *args[] = {e2e_path("bench/matmul_add"), "--mode", "eager", NULL};
+    e2e_prof p = profile(args, "auto");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/x.speedscope.json", p.dir);
+    json_t *ss = e2e_load_json(path);
+    ck_assert_ptr_nonnull(ss);
+    ck_assert_str_eq(json_string_value(json_object_get(ss, "$schema")),
+                     "https://www.speedscope.app/file-format-schema.json");
+    size_t nframes = json_array_size(json_object_get(json_object_get(ss, "shared"), "frames"));
+    json_t *profiles = json_object_get(ss, "profiles");
+    ck_assert_int_eq(json_array_size(profiles), 3);
+    json_t *gp = json_array_get(profiles, 0), *s, *w;
+    ck_assert_str_eq(json_string_value(json_object_get(gp, "type")), "sampled");
+    long long total = 0;
+    size_t i, j;
+    json_array_foreach(json_object_get(gp, "weights"), i, w)
+        total += json_integer_value(w);
+    json_array_foreach(json_object_get(gp, "samples"), i, s) {
+        json_array_foreach(s, j, w)
+            ck_assert_uint_lt((size_t)json_integer_value(w), nframes);
+    }
+    ck_assert_int_eq(total, num(json_object_get(p.sum, "stacks"), "gpu_total_ns"));
+    ck_assert_int_eq(num(gp, "endValue"), total);
+    json_decref(ss);
+    e2e_prof_free(&p);
+}
+END_TEST
+
+/* The same known chain of functions, with and without frame pointers, by
+ * each way of taking stacks that must find it. */
+static void expect_chain(const char *prog, const char *mode)
+{
+    const char *args[] = {e2e_bpath(prog), "--depth", "60", NULL};
+    e2e_prof p = profile(args, mode);
+    char *cpu = out_file(&p, "cpu.folded");
+    ck_assert_msg(strstr(cpu, ";main;outer_fn;middle_fn;inner_fn;cudaMemsetAsync "),
+                  "%s --stacks=%s:\n%s", prog, mode, cpu);
+    ck_assert_msg(strstr(cpu, ";main;outer_fn;cudaStreamSynchronize "), "%s", cpu);
+    /* 60 nested calls: at least 55 frames of them (the compiler may fold the
+     * last ones together) */
+    const char *deep = strstr(cpu, ";main;recurse_fn;");
+    ck_assert_msg(deep != NULL, "%s", cpu);
+    const char *eol = strchr(deep, '\n');
+    int n = 0;
+    for (const char *q = deep; q && q < eol && (q = strstr(q, "recurse_fn")) && q < eol; q++)
+        n++;
+    ck_assert_msg(n >= 55 && n <= 60, "%d recurse_fn frames", n);
+    free(cpu);
+    e2e_prof_free(&p);
+}
+
+START_TEST(frame_pointers_auto) { expect_chain("tests/stacks_prog_fp", "auto"); }
+END_TEST
+START_TEST(frame_pointers_fp_only) { expect_chain("tests/stacks_prog_fp", "fp"); }
+END_TEST
+START_TEST(no_frame_pointers_auto) { expect_chain("tests/stacks_prog_nofp", "auto"); }
+END_TEST
+START_TEST(no_frame_pointers_unwind) { expect_chain("tests/stacks_prog_nofp", "unwind"); }
+END_TEST
+
+/* libunwind is loaded RTLD_LOCAL: C++ code loaded after it still unwinds
+ * with libgcc_s, and the library exports none of its symbols. */
+START_TEST(cxx_exceptions_keep_their_unwinder)
+{
+    const char *args[] = {e2e_bpath("tests/stacks_prog_fp"), "--exceptions", "2000",
+                          e2e_bpath("tests/libthrow.so"), NULL};
+    e2e_prof p = profile(args, "auto");
+    ck_assert_msg(strstr(p.r.out, "exceptions 2000 caught"), "%s", p.r.out);
+    ck_assert_msg(strstr(p.r.out, "unwinder ") && strstr(p.r.out, "libgcc_s"), "%s", p.r.out);
+    e2e_prof_free(&p);
+
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "nm -D --defined-only %s", e2e_bpath("libcuprof.so"));
+    FILE *f = popen(cmd, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[512];
+    int exported = 0;
+    while (fgets(line, sizeof line, f)) {
+        exported++;
+        ck_assert_msg(!strstr(line, "unw_") && !strstr(line, "_Unwind"), "exported: %s", line);
+    }
+    ck_assert_int_eq(pclose(f), 0);
+    ck_assert_int_gt(exported, 10);
+}
+END_TEST
+
+/* prof.sh checks the option before anything runs. */
+START_TEST(profsh_refuses_a_bad_mode)
+{
+    const char *args[] = {e2e_path("prof.sh"), "--stacks=frames", "true", NULL};
+    e2e_result r = e2e_run(args, NULL, NULL, 30);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_msg(strstr(r.err, "cuprof: --stacks=frames: expected auto, fp or unwind"), "%s", r.err);
+    e2e_result_free(&r);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("e2e_stacks");
+    TCase *tc = tcase_create("stacks");
+    tcase_set_timeout(tc, 3 * RUN_TIMEOUT_S);
+    tcase_add_test(tc, matmul_add_gpu_time_by_stack_adds_up);
+    tcase_add_test(tc, trace_stack_frames_lead_to_the_caller);
+    tcase_add_test(tc, speedscope_file_holds_together);
+    tcase_add_test(tc, frame_pointers_auto);
+    tcase_add_test(tc, frame_pointers_fp_only);
+    tcase_add_test(tc, no_frame_pointers_auto);
+    tcase_add_test(tc, no_frame_pointers_unwind);
+    tcase_add_test(tc, cxx_exceptions_keep_their_unwinder);
+    tcase_add_test(tc, profsh_refuses_a_bad_mode);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
