@@ -242,6 +242,33 @@ static cmp_range_row *range_row(compare *c, const cuprof_stat_range *x)
     return row;
 }
 
+static cmp_site_row *site_row(compare *c, const char *site)
+{
+    for (size_t i = 0; i < c->n_sites; i++)
+        if (strcmp(c->sites[i].site, site) == 0)
+            return &c->sites[i];
+    cmp_site_row *row = cmp_push((void **)&c->sites, &c->n_sites, sizeof *row);
+    if (row)
+        row->site = site;
+    return row;
+}
+
+/* Launch sites (--stacks). A run with stacks that lacks a site has 0 there:
+ * the site lost all its GPU time. */
+static int build_sites(compare *c, size_t r)
+{
+    const summary *s = c->runs[r];
+    for (size_t i = 0; i < s->n_sites; i++) {
+        cmp_site_row *row = site_row(c, s->sites[i].site);
+        if (!row)
+            return -1;
+        add(&row->gpu_total_ns, r, s->sites[i].gpu_total_ns);
+        add(&row->kernels, r, s->sites[i].kernels);
+        add(&row->calls, r, s->sites[i].calls);
+    }
+    return 0;
+}
+
 /* NVTX ranges and steps: newer sections, absent from older files. */
 static int build_ranges(compare *c, size_t r)
 {
@@ -322,7 +349,7 @@ static int build_rows(compare *c)
                 return -1;
             row->severity[r] = s->findings[i].severity;
         }
-        if (build_ranges(c, r) < 0)
+        if (build_ranges(c, r) < 0 || build_sites(c, r) < 0)
             return -1;
     }
     return 0;
@@ -364,6 +391,32 @@ static int order_range(const void *pa, const void *pb)
     if (!d)
         d = cmp_i64_desc(series_max(&a->cpu_total_ns), series_max(&b->cpu_total_ns));
     return d ? d : strcmp(a->name, b->name);
+}
+
+/* Largest change of a site's GPU time against run 0 (a run without the
+ * site counts 0 when it has sites at all). */
+static int64_t site_swing(const cmp_site_row *x, const compare *c)
+{
+    int64_t base = x->gpu_total_ns.v[0], most = 0;   /* v is 0 where absent */
+    for (size_t r = 1; r < c->n_runs; r++) {
+        if (!c->runs[r]->n_sites)
+            continue;
+        int64_t v = x->gpu_total_ns.v[r];
+        int64_t d = v > base ? v - base : base - v;
+        if (d > most)
+            most = d;
+    }
+    return most;
+}
+
+static const compare *sort_ctx;
+static int order_site(const void *pa, const void *pb)
+{
+    const cmp_site_row *a = pa, *b = pb;
+    int d = cmp_i64_desc(site_swing(a, sort_ctx), site_swing(b, sort_ctx));
+    if (!d)
+        d = cmp_i64_desc(series_max(&a->gpu_total_ns), series_max(&b->gpu_total_ns));
+    return d ? d : strcmp(a->site, b->site);
 }
 
 static int kind_rank(const char *k)
@@ -415,6 +468,18 @@ int cmp_build(compare *c, const summary *const *runs, size_t n)
         qsort(c->shapes, c->n_shapes, sizeof *c->shapes, order_shape);
     if (c->n_ranges)
         qsort(c->ranges, c->n_ranges, sizeof *c->ranges, order_range);
+    for (size_t i = 0; i < c->n_sites; i++)   /* a run with stacks: 0 where absent */
+        for (size_t r = 0; r < c->n_runs; r++)
+            if (c->runs[r]->n_sites && !(c->sites[i].gpu_total_ns.has & (1u << r))) {
+                put(&c->sites[i].gpu_total_ns, r, 0);
+                put(&c->sites[i].kernels, r, 0);
+                put(&c->sites[i].calls, r, 0);
+            }
+    if (c->n_sites) {
+        sort_ctx = c;   /* qsort has no context argument */
+        qsort(c->sites, c->n_sites, sizeof *c->sites, order_site);
+        sort_ctx = NULL;
+    }
     if (cmp_build_presence(c) || cmp_build_epilogues(c))
         goto fail;
     return 0;
@@ -435,6 +500,7 @@ void cmp_free(compare *c)
     free(c->kernels);
     free(c->findings);
     free(c->ranges);
+    free(c->sites);
     free(c->presence);
     for (size_t i = 0; i < c->n_epilogues; i++) {
         free(c->epilogues[i].from);

@@ -91,6 +91,14 @@ typedef struct cmp_range_row {
     cmp_series median_ns;       /* median occurrence on the host */
 } cmp_range_row;
 
+/* A launch site (runs with --stacks): the GPU time its calls caused. */
+typedef struct cmp_site_row {
+    const char *site;           /* "function (object)" (borrowed) */
+    cmp_series gpu_total_ns;    /* device time of the work its calls caused */
+    cmp_series kernels;         /* kernels among it */
+    cmp_series calls;           /* calls made from it */
+} cmp_site_row;
+
 /* The steps (model/steps.h) of each run: one row, whatever each run's step
  * range is called (the label names them). */
 typedef struct cmp_step_row {
@@ -144,6 +152,8 @@ typedef struct compare {
     cmp_kernel_row *kernels; size_t n_kernels;
     cmp_finding_row *findings; size_t n_findings;
     cmp_range_row *ranges;   size_t n_ranges;     /* NVTX ranges by name and domain */
+    cmp_site_row *sites;     size_t n_sites;      /* launch sites, by the largest GPU
+                                                     time gained or lost, then GPU time */
     bool has_steps;                         /* some run has steps */
     cmp_step_row steps;                     /* their numbers, where a run has them */
     cmp_presence *presence;  size_t n_presence;   /* kernels missing from some run */

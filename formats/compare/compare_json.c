@@ -223,6 +223,23 @@ static json_t *ranges(json_out *o)
     return arr;
 }
 
+static json_t *sites(json_out *o)
+{
+    json_t *arr = chk(o, json_array());
+    for (size_t i = 0; i < o->c->n_sites && arr; i++) {
+        const cmp_site_row *x = &o->c->sites[i];
+        json_t *e = chk(o, json_object());
+        if (!e)
+            break;
+        set(o, e, "site", str(o, x->site));
+        set(o, e, "gpu_total_ns", series(o, CMP_NS, &x->gpu_total_ns));
+        set(o, e, "kernels", series(o, CMP_COUNT, &x->kernels));
+        set(o, e, "calls", series(o, CMP_COUNT, &x->calls));
+        append(o, arr, e);
+    }
+    return arr;
+}
+
 static json_t *steps(json_out *o)
 {
     const compare *c = o->c;
@@ -345,6 +362,7 @@ int cmp_print_json(const compare *c, FILE *out)
     set(&o, doc, "blas", blas(&o));
     set(&o, doc, "kernels", kernels(&o));
     set(&o, doc, "ranges", ranges(&o));
+    set(&o, doc, "sites", sites(&o));
     set(&o, doc, "steps", steps(&o));
     set(&o, doc, "findings", findings(&o));
     set(&o, doc, "kernels_not_in_every_run", presence(&o));

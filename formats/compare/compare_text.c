@@ -384,6 +384,26 @@ static void ranges_table(const text_out *t)
     }
 }
 
+/* Launch sites (runs with --stacks): where in the program GPU time was
+ * gained or lost, the largest change first. */
+#define SITES_SHOWN 12
+static void sites_table(const text_out *t)
+{
+    const compare *c = t->c;
+    if (!c->n_sites)
+        return;
+    section(t, "Launch sites (--stacks): GPU time of the work each site's calls caused");
+    size_t n = c->n_sites < SITES_SHOWN ? c->n_sites : SITES_SHOWN;
+    for (size_t i = 0; i < n; i++) {
+        const cmp_site_row *x = &c->sites[i];
+        row(t, 2, x->site, CMP_NS, &x->gpu_total_ns);
+        row(t, 4, "kernels", CMP_COUNT, &x->kernels);
+        row(t, 4, "calls", CMP_COUNT, &x->calls);
+    }
+    if (c->n_sites > n)
+        fprintf(t->f, "  ... %zu more sites (compare --json lists them all)\n", c->n_sites - n);
+}
+
 static void findings_table(const text_out *t)
 {
     const compare *c = t->c;
@@ -425,6 +445,7 @@ int cmp_print_text(const compare *c, FILE *out)
     copy_table(&t);
     kernel_table(&t);
     ranges_table(&t);
+    sites_table(&t);
     findings_table(&t);
     fflush(out);
     return ferror(out) ? -1 : 0;

@@ -247,6 +247,9 @@ static int read_rows(const reader *r, json_t *root, summary *s)
               CUPROF_SCHEMA_COPY, copy_kind(r, w, row));
     READ_ROWS(root, "the summary", "blas", "blas", cuprof_stat_blas, s->blas, s->n_blas,
               CUPROF_SCHEMA_BLAS, read_shapes(r, e, w, row));
+    if (json_object_get(root, "sites"))    /* only in runs with --stacks */
+        READ_ROWS(root, "the summary", "sites", "sites", cuprof_stat_site, s->sites,
+                  s->n_sites, CUPROF_SCHEMA_SITE, 0);
     if (json_object_get(root, "ranges"))   /* a newer section: optional */
         READ_ROWS(root, "the summary", "ranges", "ranges", cuprof_stat_range, s->ranges,
                   s->n_ranges, CUPROF_SCHEMA_RANGE, 0);
@@ -509,6 +512,7 @@ void cmp_summary_destroy(summary *s)
               FREE_ROWS(cuprof_stat_shape, row->shapes, row->nshapes, CUPROF_SCHEMA_SHAPE,
                         (void)0));
     FREE_ROWS(cuprof_stat_range, s->ranges, s->n_ranges, CUPROF_SCHEMA_RANGE, (void)0);
+    FREE_ROWS(cuprof_stat_site, s->sites, s->n_sites, CUPROF_SCHEMA_SITE, (void)0);
     FREE_ROWS(cuprof_stat_step, s->steps, s->n_steps, CUPROF_SCHEMA_STEP, (void)0);
     FREE_ROWS(cuprof_finding, s->findings, s->n_findings, CUPROF_SCHEMA_FINDING, (void)0);
     free(s);

@@ -62,6 +62,7 @@ typedef struct summary {
     cuprof_stat_blas *blas;        size_t n_blas;   /* each with nshapes shapes */
     cuprof_finding *findings;      size_t n_findings;
     cuprof_stat_range *ranges;     size_t n_ranges; /* none in files written before NVTX */
+    cuprof_stat_site *sites;       size_t n_sites;  /* launch sites: only with --stacks */
     cuprof_stat_step *steps;       size_t n_steps;  /* 0 or 1; none before steps existed */
     bool has_gpu;           /* a "gpu" object was present */
     summary_gpu gpu;        /* its fields, when has_gpu */

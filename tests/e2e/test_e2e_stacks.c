@@ -247,6 +247,51 @@ START_TEST(cxx_exceptions_keep_their_unwinder)
 }
 END_TEST
 
+/* compare on two runs with stacks: the GPU time each launch site gained or
+ * lost. Eager's bias_add launches vanish in the fused run (the epilogue). */
+START_TEST(compare_shows_sites_side_by_side)
+{
+    const char *eager[] = {e2e_path("bench/matmul_add"), "--mode", "eager", NULL};
+    const char *fused[] = {e2e_path("bench/matmul_add"), "--mode", "fused", NULL};
+    e2e_prof a = profile(eager, "auto"), b = profile(fused, "auto");
+    char pa[4096], pb[4096];
+    snprintf(pa, sizeof pa, "%s/x.summary.json", a.dir);
+    snprintf(pb, sizeof pb, "%s/x.summary.json", b.dir);
+    const char *args[] = {e2e_path("prof.sh"), "compare", "--json", pa, pb, NULL};
+    e2e_result r = e2e_run(args, NULL, NULL, 60);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    json_error_t err;
+    json_t *doc = json_loads(r.out, 0, &err), *x;
+    ck_assert_msg(doc != NULL, "%s", err.text);
+    size_t i;
+    int seen = 0;
+    json_array_foreach(json_object_get(doc, "sites"), i, x) {
+        if (strcmp(json_string_value(json_object_get(x, "site")), "launch_bias_add(work*) (matmul_add)"))
+            continue;
+        json_t *v = json_object_get(json_object_get(x, "gpu_total_ns"), "values");
+        json_t *site_a = NULL, *row;
+        size_t j;
+        json_array_foreach(json_object_get(a.sum, "sites"), j, row)
+            if (!strcmp(json_string_value(json_object_get(row, "site")),
+                        "launch_bias_add(work*) (matmul_add)"))
+                site_a = row;
+        ck_assert_ptr_nonnull(site_a);
+        ck_assert_int_eq(json_integer_value(json_array_get(v, 0)), num(site_a, "gpu_total_ns"));
+        ck_assert_int_eq(json_integer_value(json_array_get(v, 1)), 0);
+        seen = 1;
+    }
+    ck_assert(seen);
+    json_decref(doc);
+    e2e_result_free(&r);
+    const char *targs[] = {e2e_path("prof.sh"), "compare", pa, pb, NULL};
+    r = e2e_run(targs, NULL, NULL, 60);
+    ck_assert_msg(strstr(r.out, "Launch sites (--stacks)"), "%s", r.out);
+    e2e_result_free(&r);
+    e2e_prof_free(&a);
+    e2e_prof_free(&b);
+}
+END_TEST
+
 /* prof.sh checks the option before anything runs. */
 START_TEST(profsh_refuses_a_bad_mode)
 {
@@ -271,6 +316,7 @@ static Suite *suite(void)
     tcase_add_test(tc, no_frame_pointers_auto);
     tcase_add_test(tc, no_frame_pointers_unwind);
     tcase_add_test(tc, cxx_exceptions_keep_their_unwinder);
+    tcase_add_test(tc, compare_shows_sites_side_by_side);
     tcase_add_test(tc, profsh_refuses_a_bad_mode);
     suite_add_tcase(s, tc);
     return s;
