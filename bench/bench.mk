@@ -29,8 +29,10 @@ BENCH_TOOLS   := $(BENCH_B)/calls $(BENCH_B)/libfloor_hook.so $(BENCH_B)/libfloo
                  $(BENCH_B)/libfloor_drain.so \
                  $(BENCH_B)/write_bench
 
+# Frame pointers: the --stacks rows measure the frame-pointer walk (auto,
+# fp) against libunwind (unwind) on the same program.
 $(BENCH_B)/calls: bench/calls.c
-	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(BENCH_CFLAGS) -o $@ $< \
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(BENCH_CFLAGS) -fno-omit-frame-pointer -o $@ $< \
 	    -L$(CUDA_HOME)/lib64 -lcudart -lpthread
 
 $(BENCH_B)/libfloor_hook.so: bench/floor_hook.c

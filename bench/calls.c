@@ -13,6 +13,9 @@
  * CLOCK_MONOTONIC.
  *
  *   calls [--n N] [--threads T] [--api launch|klaunch|occupancy|nvtx] [--warmup W]
+ *         [--depth D]
+ * --depth: the calls are made D nested function calls deep (the host-stack
+ * benchmarks: cuprof --stacks walks every frame).
  *
  * launch    = cudaLaunchKernel(stub, ...)         (what PyTorch calls)
  * klaunch   = __cudaLaunchKernel(handle, ...)     (what nvcc 13 emits for <<<>>>)
@@ -109,6 +112,18 @@ static int run_calls(worker *w, cudaKernel_t handle, long n)
     return 0;
 }
 
+static int depth;   /* --depth */
+
+/* The calls, d frames below the caller (noinline, not a tail call). */
+__attribute__((noinline)) static int nested_calls(worker *w, cudaKernel_t handle, long count, int d)
+{
+    if (d <= 0)
+        return run_calls(w, handle, count);
+    int rc = nested_calls(w, handle, count, d - 1);
+    __asm__ volatile("" ::: "memory");
+    return rc;
+}
+
 static void *worker_main(void *arg)
 {
     worker *w = arg;
@@ -116,12 +131,12 @@ static void *worker_main(void *arg)
     if (api == API_KLAUNCH && __cudaGetKernel(&handle, (const void *)dummy_kernel_stub) != cudaSuccess)
         w->err = 1;
     if (!w->err)
-        w->err = run_calls(w, handle, n_warmup);
+        w->err = nested_calls(w, handle, n_warmup, depth);
     pthread_barrier_wait(&start_line);
     if (w->err)
         return NULL;
     uint64_t t0 = now_ns();
-    w->err = run_calls(w, handle, n_calls);
+    w->err = nested_calls(w, handle, n_calls, depth);
     uint64_t t1 = now_ns();
     w->ns_per_call = (double)(t1 - t0) / (double)n_calls;
     return NULL;
@@ -159,9 +174,11 @@ int main(int argc, char **argv)
             nthreads = (int)arg_long(a, v, 1), i++;
         else if (!strcmp(a, "--api") && v && (api = api_index(v)) >= 0)
             i++;
+        else if (!strcmp(a, "--depth"))
+            depth = (int)arg_long(a, v, 0), i++;
         else {
             fprintf(stderr, "usage: calls [--n N] [--threads T] [--api launch|klaunch|occupancy|nvtx] "
-                            "[--warmup W]\n");
+                            "[--warmup W] [--depth D]\n");
             return 2;
         }
     }

@@ -94,19 +94,22 @@ LTRACE_N=2000   # ltrace costs ~0.3 ms per call: fewer calls, same per-call figu
 # run_calls CONFIG API THREADS: runs bench/calls once under CONFIG; prints
 # "ns_per_call rss_kb trace_bytes events".
 run_calls() {
-  local cfg=$1 api=$2 th=$3 n=$N warm=$WARMUP out line tb=0
+  local cfg=$1 api=${2%@*} th=$3 n=$N warm=$WARMUP out line tb=0
   local args=(--api "$api" --threads "$th")
+  # API@D: the calls made D frames deep (the --stacks rows)
+  [[ $2 == *@* ]] && args+=(--depth "${2#*@}")
   rm -rf "$tmp/out" "$tmp/uftrace.data"
   case "$cfg" in
     none)        line=$("$CALLS" "${args[@]}" --n $n --warmup $warm) ;;
     floor)       line=$(LD_PRELOAD="$FLOOR" "$CALLS" "${args[@]}" --n $n --warmup $warm) ;;
     floor_fresh) line=$(LD_PRELOAD="$FLOOR_FRESH" "$CALLS" "${args[@]}" --n $n --warmup $warm) ;;
-    cuprof|cuprof_cupti|cuprof_gated)
-      local gpu=0 cap=; [ "$cfg" = cuprof_cupti ] && gpu=1
+    cuprof|cuprof_cupti|cuprof_gated|cuprof_stk_*)
+      local gpu=0 cap= stk=0; [ "$cfg" = cuprof_cupti ] && gpu=1
+      [[ $cfg == cuprof_stk_* ]] && stk=${cfg#cuprof_stk_}
       # gated: a capture window that never opens, so every call is outside it
       [ "$cfg" = cuprof_gated ] && cap=nvtx:never-pushed
       line=$(LD_PRELOAD="$LIB" CUPROF_GPU=$gpu CUPROF_QUIET=1 CUPROF_OUT_DIR="$tmp/out" \
-             NVTX_INJECTION64_PATH="$LIB" CUPROF_CAPTURE_RANGE="$cap" \
+             NVTX_INJECTION64_PATH="$LIB" CUPROF_CAPTURE_RANGE="$cap" CUPROF_STACKS=$stk \
              CUPROF_NAME=run CUPROF_MEM_LIMIT=8G "$CALLS" "${args[@]}" --n $n --warmup $warm)
       tb=$(stat -c %s "$tmp/out/run.trace.json" 2>/dev/null || echo 0) ;;
     uftrace)     line=$(uftrace record --force -d "$tmp/uftrace.data" "$CALLS" "${args[@]}" \
@@ -140,6 +143,9 @@ scenarios=(
   "launch_2t launch 2 floor cuprof"
   "nvtx_1t nvtx 1 cuprof"
   "gated_1t launch 1 floor cuprof_gated"
+  "stacks_d10 launch@10 1 cuprof cuprof_stk_auto cuprof_stk_fp cuprof_stk_unwind"
+  "stacks_d30 launch@30 1 cuprof cuprof_stk_auto cuprof_stk_fp cuprof_stk_unwind"
+  "stacks_d60 launch@60 1 cuprof cuprof_stk_auto cuprof_stk_fp cuprof_stk_unwind"
 )
 declare -A added  # added[scenario.cfg] = newline-separated per-repeat values (ns)
 declare -A rssd   # rssd[scenario.cfg] = per-repeat (rss with - without) * 1024 / events
@@ -152,7 +158,8 @@ echo "bench: N=$N calls per thread, $REPEATS repeats, sim launch cost 0 (CUSIM_L
 t_start=$(date +%s)
 # quick (CI): not launch_2t (the sim's lock, noise only), nor the NVTX and
 # capture-window rows (measured, not guarded)
-[ $quick = 1 ] && unset 'scenarios[4]' 'scenarios[5]' 'scenarios[6]'
+[ $quick = 1 ] && unset 'scenarios[4]' 'scenarios[5]' 'scenarios[6]' 'scenarios[7]' \
+                        'scenarios[8]' 'scenarios[9]'
 for rep in $(seq 1 "$REPEATS"); do
   for sc in "${scenarios[@]}"; do
     set -- $sc
@@ -243,6 +250,23 @@ if [ $do_write = 1 ]; then
   done
 fi
 
+# ---- C++ exceptions under --stacks ---------------------------------------------------
+# tests/stacks_prog (C) loads tests/libthrow.so (C++) that throws and catches:
+# ns per throw without cuprof and with --stacks (libunwind loaded, RTLD_LOCAL:
+# the throws must keep libgcc_s's unwinder and its speed).
+EXC_PROG="$B/tests/stacks_prog_fp" EXC_LIB="$B/tests/libthrow.so"
+exc_plain= exc_stk= exc_ratio=
+if [ $quick = 0 ] && [ -x "$EXC_PROG" ] && [ -f "$EXC_LIB" ]; then
+  for rep in $(seq 1 "$REPEATS"); do
+    a=$("$EXC_PROG" --exceptions 20000 "$EXC_LIB" | sed -n 's/.*ns per throw \([0-9]*\).*/\1/p')
+    b=$(LD_PRELOAD="$LIB" CUPROF_STACKS=auto CUPROF_QUIET=1 CUPROF_OUT_DIR="$tmp/out" \
+        "$EXC_PROG" --exceptions 20000 "$EXC_LIB" | sed -n 's/.*ns per throw \([0-9]*\).*/\1/p')
+    [ -n "$a" ] && [ -n "$b" ] || continue
+    exc_plain+="$a"$'\n'; exc_stk+="$b"$'\n'
+    exc_ratio+="$(awk -v a="$a" -v b="$b" 'BEGIN{ if (a < 1) a = 1; printf "%.3f", b / a }')"$'\n'
+  done
+fi
+
 # ---- report -------------------------------------------------------------------------
 cpu=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)
 ncpu=$(nproc)
@@ -269,6 +293,9 @@ label() {
     cuprof) echo "cuprof (CUPTI off)" ;; uftrace) echo "uftrace record --force" ;;
     ltrace) echo "ltrace -e (N=$LTRACE_N)" ;; cuprof_cupti) echo "cuprof + sim CUPTI" ;;
     cuprof_gated) echo "cuprof, outside the window" ;;
+    cuprof_stk_auto) echo "cuprof --stacks (auto)" ;;
+    cuprof_stk_fp) echo "cuprof --stacks=fp" ;;
+    cuprof_stk_unwind) echo "cuprof --stacks=unwind" ;;
   esac
 }
 
@@ -302,6 +329,16 @@ label() {
   echo "From each configuration's fastest repeat (what bench/check.sh compares):"
   for k in $(printf '%s\n' "${!robust[@]}" | sort); do echo "- $k: ${robust[$k]}"; done
   echo
+  if [ -n "$exc_ratio" ]; then
+    echo "## C++ exceptions under --stacks (tests/stacks_prog loading tests/libthrow.so; median, min, max)"
+    echo
+    echo "| ns per throw                  |  median |     min |     max |"
+    echo "|-------------------------------|---------|---------|---------|"
+    printf '| %-29s | %7s | %7s | %7s |\n' "without cuprof" $(printf '%s' "$exc_plain" | grep -v '^$' | stats)
+    printf '| %-29s | %7s | %7s | %7s |\n' "cuprof --stacks (auto)" $(printf '%s' "$exc_stk" | grep -v '^$' | stats)
+    printf '| %-29s | %7s | %7s | %7s |\n' "ratio (per repeat)" $(printf '%s' "$exc_ratio" | grep -v '^$' | stats)
+    echo
+  fi
   echo "## Memory and trace size per event (cuprof, CUPTI off)"
   echo
   echo "| scenario       | RSS bytes/event (recording) | trace.json bytes/event |"

@@ -203,7 +203,11 @@ static __attribute__((noinline)) int fp_walk(uintptr_t *pcs, int max, int checke
         if (ra < 4096)
             break;
         pcs[n++] = ra;
-        if (checked) {
+        /* Our own frames (the hooks, the collector) keep frame pointers
+         * (-fno-omit-frame-pointer in their makefiles): no mark needed. The
+         * first one, the return into cuprof_stack_capture, is never met by
+         * learn(), which is called from another place there. */
+        if (checked && !(ra >= self_lo && ra < self_hi)) {
             const mark *m = mark_find(ra);
             if (!m)
                 return WALK_UNKNOWN;

@@ -8,6 +8,8 @@
  * file:line (a frame shows as function + offset in its object).
  */
 #include "collector/stacks.h"
+#include "collector/config.h"
+#include "collector/log.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -216,6 +218,11 @@ void *cuprof_stacks_run_fill(cuprof_run *run)
     cuprof_stacks_stats st;
     cuprof_stacks_stats_get(&st);
     run->stacks_lost = st.lost;
+    cuprof_debug(CUPROF_DBG_COLLECTOR,
+                 "stacks: %u distinct, %llu taken by frame pointers, %llu by libunwind, "
+                 "%u return addresses marked, %llu lost",
+                 st.stacks, (unsigned long long)st.by_fp, (unsigned long long)st.by_unwind,
+                 st.addresses, (unsigned long long)st.lost);
     if (st.stacks == 0)
         return NULL;
     owned *o = calloc(1, sizeof *o);
