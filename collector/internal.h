@@ -162,6 +162,10 @@ int cuprof_capture_outside_seen(void);
  * a window open now closes at t_end). */
 void cuprof_capture_snapshot(cuprof_capture *out, uint64_t t_end);
 
+/* process_signals.c: the executable segment holding libcuprof's code
+ * (found once). */
+void cuprof_self_text(uintptr_t *lo, uintptr_t *hi);
+
 /* buffers.c: 1 when the calling thread is inside cuprof_guard_enter. */
 int cuprof_guard_active(void);
 

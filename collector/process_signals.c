@@ -231,7 +231,7 @@ static void our_action(int idx, struct sigaction *sa)
     sigemptyset(&sa->sa_mask);
 }
 
-/* libcuprof's code range, for pc_in_self. */
+/* libcuprof's code range, for pc_in_self and the stacks (stacks.c). */
 static int find_self(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
@@ -248,6 +248,14 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *data)
         }
     }
     return 0;
+}
+
+void cuprof_self_text(uintptr_t *lo, uintptr_t *hi)
+{
+    if (!self_hi)
+        dl_iterate_phdr(find_self, (void *)(uintptr_t)on_signal);
+    *lo = self_lo;
+    *hi = self_hi;
 }
 
 void cuprof_process_init(void)

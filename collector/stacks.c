@@ -11,11 +11,11 @@
  */
 #include "collector/stacks.h"
 #include "collector/config.h"
+#include "collector/internal.h"
 #include "collector/log.h"
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -69,25 +69,6 @@ static void *reserve(size_t bytes)
     return p == MAP_FAILED ? NULL : p;
 }
 
-/* The executable segment holding our own code. */
-static int find_self(struct dl_phdr_info *info, size_t size, void *data)
-{
-    (void)size;
-    uintptr_t me = (uintptr_t)data;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
-            continue;
-        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
-        if (me >= lo && me < hi) {
-            self_lo = lo;
-            self_hi = hi;
-            return 1;
-        }
-    }
-    return 0;
-}
-
 void cuprof_stacks_init(int mode)
 {
     if (mode == CUPROF_STACKS_OFF)
@@ -99,7 +80,7 @@ void cuprof_stacks_init(int mode)
         cuprof_log("stacks: no memory for the stack tables; recording without stacks");
         return;
     }
-    dl_iterate_phdr(find_self, (void *)(uintptr_t)cuprof_stack_capture);
+    cuprof_self_text(&self_lo, &self_hi);
     if (mode != CUPROF_STACKS_FP) {
         /* RTLD_LOCAL: libunwind's _Unwind_* must not enter the global scope
          * (stacks.h). */

@@ -94,6 +94,17 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *data)
     return 0;
 }
 
+static void modules_free(modules *ms)
+{
+    for (size_t i = 0; i < ms->n; i++) {
+        if (ms->v[i].map)
+            munmap(ms->v[i].map, ms->v[i].map_len);
+        free(ms->v[i].syms);
+        free(ms->v[i].path);
+    }
+    free(ms->v);
+}
+
 static int sym_cmp(const void *a, const void *b)
 {
     const sym *x = a, *y = b;
@@ -322,13 +333,7 @@ void *cuprof_stacks_run_fill(cuprof_run *run)
         for (uint32_t i = 0; i < n; i++)
             o->indexes[at++] = pc_index(pcs, nd, p[i]);
     }
-    for (size_t i = 0; i < ms.n; i++) {
-        if (ms.v[i].map)
-            munmap(ms.v[i].map, ms.v[i].map_len);
-        free(ms.v[i].syms);
-        free(ms.v[i].path);
-    }
-    free(ms.v);
+    modules_free(&ms);
     free(pcs);
     run->nstacks = st.stacks;
     run->stacks = o->stacks;
@@ -337,21 +342,9 @@ void *cuprof_stacks_run_fill(cuprof_run *run)
     return o;
 
 fail:
-    for (size_t i = 0; i < ms.n; i++) {
-        if (ms.v[i].map)
-            munmap(ms.v[i].map, ms.v[i].map_len);
-        free(ms.v[i].syms);
-        free(ms.v[i].path);
-    }
-    free(ms.v);
+    modules_free(&ms);
     free(pcs);
-    if (o) {
-        free(o->frames);
-        free(o->stacks);
-        free(o->indexes);
-        free(o->strings);
-        free(o);
-    }
+    cuprof_stacks_run_free(o);
     return NULL;
 }
 

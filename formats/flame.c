@@ -25,11 +25,6 @@ typedef struct line {
     uint64_t value;
 } line;
 
-static size_t name_len(const char *s)
-{
-    return strlen(s);
-}
-
 static char *put_name(char *w, const char *s)
 {
     for (; *s; s++)
@@ -44,10 +39,10 @@ static char *row_text(const cuprof_stacks *st, const cuprof_stack_row *r)
     const cuprof_run_stack *s = r->stack && r->stack <= run->nstacks ? &run->stacks[r->stack]
                                                                     : NULL;
     const char *api = cuprof_stacks_api_name(st, r);
-    size_t len = name_len(api) + (r->leaf ? name_len(r->leaf) + 1 : 0) + 2;
+    size_t len = strlen(api) + (r->leaf ? strlen(r->leaf) + 1 : 0) + 2;
     if (s)
         for (uint32_t k = 0; k < s->n; k++)
-            len += name_len(st->frame[s->frames[k]]) + 1;
+            len += strlen(st->frame[s->frames[k]]) + 1;
     else
         len += sizeof NO_STACK;
     char *t = malloc(len), *w = t;

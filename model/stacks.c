@@ -49,8 +49,9 @@ static int launch_glue(const char *raw, const char *shown)
     return shown && strstr(shown, "cudaLaunch") && strchr(shown, '<');
 }
 
-uint32_t cuprof_stacks_of_event(const cuprof_run_thread *th, uint64_t i,
-                                const cuprof_event **outer)
+/* The stack of event i of th: its own, or its outermost enclosing call's
+ * (0 = none); *outer gets that outermost event. */
+static uint32_t stack_of_event(const cuprof_run_thread *th, uint64_t i, const cuprof_event **outer)
 {
     const cuprof_event *ev = cuprof_run_event(th, i);
     /* Events are in the order the calls began: the enclosing outermost call
@@ -110,7 +111,7 @@ static void charge(const cuprof_run *run, uint64_t hooked, cuprof_stack_row *row
         return;
     const cuprof_event *outer;
     uint64_t seq = cuprof_event_id_seq(hooked);
-    row->stack = seq < th->n ? cuprof_stacks_of_event(th, seq, &outer) : 0;
+    row->stack = seq < th->n ? stack_of_event(th, seq, &outer) : 0;
     row->api = seq < th->n ? outer->api : ev->api;
 }
 
@@ -196,8 +197,10 @@ static int sites_build(cuprof_stacks *s, const cuprof_run *run)
     site_of[0] = -1;
     for (uint32_t id = 1; id <= ns; id++) {
         site_of[id] = site_frame(s, run, id);
-        if (site_of[id] >= 0)
-            bytes += strlen(s->frame[site_of[id]]) + strlen(s->module[site_of[id]]) + 4;
+        if (site_of[id] >= 0) {   /* "frame (module)", "?" for no module */
+            const char *m = s->module[site_of[id]];
+            bytes += strlen(s->frame[site_of[id]]) + (*m ? strlen(m) : 1) + 4;
+        }
     }
     names = malloc(bytes + 1);
     if (!names) {

@@ -67,11 +67,6 @@ cuprof_stacks *cuprof_stacks_build(const cuprof_run *run, const cuprof_names *na
                                    const cuprof_timeline *tl, cuprof_demangle_fn demangle);
 void cuprof_stacks_destroy(cuprof_stacks *s);
 
-/* The stack of event ev of thread th (index i): its own, or its outermost
- * enclosing call's (0 = none). *outer gets that outermost event. */
-uint32_t cuprof_stacks_of_event(const cuprof_run_thread *th, uint64_t i,
-                                const cuprof_event **outer);
-
 /* Name of a GPU or CPU row's hooked call ("(no hooked call)" for none). */
 const char *cuprof_stacks_api_name(const cuprof_stacks *s, const cuprof_stack_row *r);
 
