@@ -110,7 +110,7 @@ compdb: deps-ok
 # Installs Check, jansson, libunwind and pkg-config when they are missing
 # (apt-get as root, otherwise prints the command); a stamp keeps it to once.
 deps-ok: $(B)/.deps-ok
-$(B)/.deps-ok: scripts/deps.sh
+$(B)/.deps-ok: scripts/deps.sh tests/viewers/package-lock.json
 	$(Q)mkdir -p $(B)
 	$(Q)bash scripts/deps.sh
 	$(Q)touch $@

@@ -1,22 +1,60 @@
 #!/usr/bin/env bash
-# Makes sure the Debian packages the build needs are present.
-# As root it installs what is missing with apt-get; otherwise it prints the
-# exact command to run and fails.
+# Makes sure what the build and the tests need is present.
+#
+# Required (the build fails without them): Debian's check, libjansson-dev,
+# libunwind-dev and pkg-config. As root it installs what is missing with
+# apt-get; otherwise it prints the exact command to run and fails.
+#
+# For the viewer tests (tests/viewers/: our files opened in real viewers in
+# headless Chromium): Debian's chromium, and speedscope + playwright-core from
+# npm at the versions tests/viewers/package-lock.json pins. Installed when
+# possible; when not, one line says so and those tests are skipped with a
+# note saying why, the rest of the build goes on.
 set -u
-need=()
+top=$(cd "$(dirname "$0")/.." && pwd)
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+as_root() { [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; }
+
+# apt_install PKG...: 0 when installed (an `apt-get update` first if the
+# package lists are stale).
+apt_install() {
+  apt-get install -y -q "$@" >/dev/null 2>&1 ||
+    { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q "$@" >/dev/null 2>&1; }
+}
+
+need=()
 for p in check libjansson-dev libunwind-dev pkg-config; do
   have_pkg "$p" || need+=("$p")
 done
-[ ${#need[@]} -eq 0 ] && exit 0
-if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+if [ ${#need[@]} -gt 0 ]; then
+  if ! as_root; then
+    echo "cuprof: missing packages: ${need[*]}; run: sudo apt-get install -y ${need[*]}" >&2
+    exit 1
+  fi
   echo "cuprof: installing missing packages: ${need[*]}" >&2
-  if ! { apt-get install -y -q "${need[@]}" >/dev/null 2>&1 ||
-         { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q "${need[@]}" >/dev/null; }; }; then
+  if ! apt_install "${need[@]}"; then
     echo "cuprof: could not install ${need[*]}; run: apt-get update && apt-get install -y ${need[*]}" >&2
     exit 1
   fi
-  exit 0
 fi
-echo "cuprof: missing packages: ${need[*]}; run: sudo apt-get install -y ${need[*]}" >&2
-exit 1
+
+# Viewer tests: best effort.
+if ! have_pkg chromium; then
+  if as_root && { echo "cuprof: installing chromium (viewer tests)" >&2; apt_install chromium; }; then
+    :
+  else
+    echo "cuprof: chromium not installed: the viewer tests will be skipped (apt-get install chromium)" >&2
+  fi
+fi
+viewers=$top/tests/viewers
+# node_modules/.cuprof-lock: the lock file the packages were installed from.
+if ! cmp -s "$viewers/package-lock.json" "$viewers/node_modules/.cuprof-lock"; then
+  if command -v npm >/dev/null &&
+     npm ci --prefix "$viewers" --no-audit --no-fund --loglevel=error >/dev/null 2>&1; then
+    cp "$viewers/package-lock.json" "$viewers/node_modules/.cuprof-lock"
+  else
+    echo "cuprof: could not install the viewer tests' npm packages: those tests will be" \
+         "skipped (run: npm ci --prefix tests/viewers)" >&2
+  fi
+fi
+exit 0

@@ -88,7 +88,7 @@ $(B)/tests/libthrow.so: tests/e2e/throw_lib.cc
 $(B)/tests/test_e2e_stacks: tests/e2e/test_e2e_stacks.c $(HARNESS_OBJ) $(B)/tests/stacks_prog_fp \
                            $(B)/tests/stacks_prog_nofp $(B)/tests/libthrow.so
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(HARNESS_OBJ) \
-	    $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS)
+	    $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS) -lm
 
 ALL_TARGETS += $(B)/tests/test_e2e_stacks $(B)/tests/stacks_prog_fp $(B)/tests/stacks_prog_nofp \
                $(B)/tests/libthrow.so
