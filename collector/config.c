@@ -315,5 +315,16 @@ void cuprof_config_load(cuprof_config *c, char *warn, size_t warn_len)
         else
             c->stacks_counts = b;
     }
+    if ((v = getenv("CUPROF_FORMAT")) && *v) {
+        static const char *const names[] = {"auto", "json", "perfetto", "both"};
+        int f = -1;
+        for (int i = 0; i < 4; i++)
+            if (strcasecmp(v, names[i]) == 0)
+                f = i;
+        if (f < 0)
+            warn_add(warn, warn_len, "CUPROF_FORMAT", v, "auto, json, perfetto or both");
+        else
+            c->trace_format = f;
+    }
     load_capture(c, warn, warn_len);
 }

@@ -134,6 +134,7 @@ typedef struct cuprof_config {
     char step_domain[128];   /* ... and DOMAIN ("" default, "*" any) */
     int stacks;              /* CUPROF_STACKS: enum cuprof_stacks_mode */
     int stacks_counts;       /* CUPROF_STACKS_COUNTS */
+    int trace_format;        /* CUPROF_FORMAT: CUPROF_TRACE_FORMAT_* (model/run.h) */
 } cuprof_config;
 
 /* Fills c from the environment (getenv), defaults for what is unset or

@@ -288,6 +288,7 @@ cuprof_run *cuprof_snapshot_build(void)
         cuprof_snapshot_destroy(&r->pub);
         return NULL;
     }
+    r->pub.trace_format = cfg->trace_format;
     if (cuprof_stacks_mode) {
         static const char *const modes[] = {"off", "auto", "fp", "unwind"};
         r->pub.stacks_mode = modes[cuprof_stacks_mode & 3];

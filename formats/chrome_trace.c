@@ -679,4 +679,5 @@ const cuprof_writer_ops cuprof_chrome_trace_ops = {
     .suffix = "trace.json",
     .size = sizeof(chrome_writer),
     .write = chrome_write,
+    .wanted = cuprof_trace_json_wanted,
 };

@@ -6,7 +6,8 @@
  *    events that overlap on one row, so a record that starts before the
  *    previous one on its stream ended (programmatic dependent launch, clock
  *    jitter) goes to the first of the rows "stream 7 (overlap)",
- *    "stream 7 (overlap 2)", ... where it fits (tid = stream + k * 2^32).
+ *    "stream 7 (overlap 2)", ... where it fits (tid = stream + k * 2^32;
+ *    gpu_rows.h).
  *  - Kernels, copies and memsets are "X" events with their CUPTI arguments.
  *  - Runtime calls only CUPTI saw (model/timeline.h) are "X" events on
  *    the CPU row of their thread, nested by time under the hooked call they
@@ -18,52 +19,14 @@
  *    with "bp":"e" on the device record, cat "ac2g", id = correlation id).
  */
 #include "formats/chrome_trace_int.h"
+#include "formats/gpu_rows.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* One kernel or copy on a lane. */
-typedef struct gpu_item {
-    uint64_t start, end;
-    uint32_t device, stream;
-    uint32_t sub;            /* overlap row: 0 = the stream's own row */
-    uint8_t is_copy;
-    size_t idx;              /* in kernels[] or copies[] */
-} gpu_item;
-
-static int cmp_item(const void *a, const void *b)
-{
-    const gpu_item *x = a, *y = b;
-    if (x->device != y->device) return x->device < y->device ? -1 : 1;
-    if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
-    if (x->start != y->start) return x->start < y->start ? -1 : 1;
-    return x->end < y->end ? -1 : x->end > y->end;
-}
-
-#define MAX_SUB 16   /* overlap rows per stream; more overlap shares the last */
-
-/* Items grouped by (device, stream) in start order; each gets the first
- * row whose last item has ended (greedy interval colouring). */
-static void assign_rows(gpu_item *it, size_t n)
-{
-    uint64_t row_end[MAX_SUB];
-    uint32_t nrows = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i == 0 || it[i].device != it[i - 1].device || it[i].stream != it[i - 1].stream)
-            nrows = 0;
-        uint32_t r = 0;
-        while (r < nrows && row_end[r] > it[i].start)
-            r++;
-        if (r == MAX_SUB)
-            r = MAX_SUB - 1;
-        if (r == nrows)
-            row_end[nrows++] = it[i].end;
-        else if (it[i].end > row_end[r])
-            row_end[r] = it[i].end;
-        it[i].sub = r;
-    }
-}
+typedef cuprof_gpu_row_item gpu_item;
+#define MAX_SUB CUPROF_GPU_MAX_ROWS
 
 static uint64_t row_tid(uint32_t stream, uint32_t sub)
 {
@@ -159,7 +122,7 @@ static void put_kernel(chrome_writer *cw, const cuprof_gpu_kernel *k, const char
     cuprof_out *o = cw->base.out;
     cuprof_chrome_next_entry(cw);
     x_head(o, "kernel", display, CHROME_GPU_PID_BASE + k->device,
-           row_tid(k->stream, it->sub), k->start_ns, k->end_ns);
+           row_tid(k->stream, it->sub), it->start, it->end);
     cuprof_out_puts(o, ",\"args\":{\"correlation\":");
     cuprof_out_u64(o, k->corr);
     cuprof_chrome_arg_u64(o, "external id", ext);
@@ -205,7 +168,7 @@ static void put_copy(chrome_writer *cw, const cuprof_gpu_copy *c, const gpu_item
                  cuprof_gpu_mem_name(c->src_mem), cuprof_gpu_mem_name(c->dst_mem));
     cuprof_chrome_next_entry(cw);
     x_head(o, memset_ ? "gpu_memset" : "gpu_memcpy", name, CHROME_GPU_PID_BASE + c->device,
-           row_tid(c->stream, it->sub), c->start_ns, c->end_ns);
+           row_tid(c->stream, it->sub), it->start, it->end);
     cuprof_out_puts(o, ",\"args\":{\"correlation\":");
     cuprof_out_u64(o, c->corr);
     cuprof_chrome_arg_u64(o, "external id", ext);
@@ -218,7 +181,7 @@ static void put_copy(chrome_writer *cw, const cuprof_gpu_copy *c, const gpu_item
         cuprof_chrome_arg_u64(o, "value", c->value);
     else
         cuprof_chrome_arg_str(o, "async", c->async ? "true" : "false");
-    put_gbps(o, c->bytes, c->end_ns > c->start_ns ? c->end_ns - c->start_ns : 0);
+    put_gbps(o, c->bytes, c->end_ns > c->start_ns ? c->end_ns - c->start_ns : 0);   /* recorded */
     put_range_arg(cw, it);
     cuprof_out_puts(o, "}}");
 }
@@ -352,22 +315,13 @@ int cuprof_chrome_gpu_events(chrome_writer *cw)
     if (!run->gpu.captured || !run->gpu_run || !tl)
         return 0;
     const cuprof_gpu_run *g = tl->gpu;
-    size_t n = g->n_kernels + g->n_copies;
-    gpu_item *it = calloc(n ? n : 1, sizeof *it);
+    size_t n;
+    gpu_item *it = cuprof_gpu_rows(g, &n);
     unsigned char *seen = calloc(g->n_apis ? g->n_apis : 1, 1);
     if (!it || !seen) {
         free(it); free(seen);
         return -1;
     }
-    size_t k = 0;
-    for (size_t i = 0; i < g->n_kernels; i++, k++)
-        it[k] = (gpu_item){g->kernels[i].start_ns, g->kernels[i].end_ns, g->kernels[i].device,
-                           g->kernels[i].stream, 0, 0, i};
-    for (size_t i = 0; i < g->n_copies; i++, k++)
-        it[k] = (gpu_item){g->copies[i].start_ns, g->copies[i].end_ns, g->copies[i].device,
-                           g->copies[i].stream, 0, 1, i};
-    qsort(it, n, sizeof *it, cmp_item);
-    assign_rows(it, n);
     lane_metadata(cw, it, n);
     put_derived(cw, tl);
     put_syncs(cw, tl);
@@ -378,12 +332,12 @@ int cuprof_chrome_gpu_events(chrome_writer *cw)
             const cuprof_gpu_copy *c = &g->copies[it[i].idx];
             /* "external id": the hooked call that caused it (pushed or matched) */
             put_copy(cw, c, &it[i], tl->copy_cause[it[i].idx].hooked);
-            put_flow(cw, tl, seen, c->corr, 0, pid, tid, c->start_ns);
+            put_flow(cw, tl, seen, c->corr, 0, pid, tid, it[i].start);
         } else {
             const cuprof_gpu_kernel *kr = &g->kernels[it[i].idx];
             put_kernel(cw, kr, m->names.gpu_kernel[it[i].idx], &it[i],
                        tl->kernel_cause[it[i].idx].hooked);
-            put_flow(cw, tl, seen, kr->corr, 1, pid, tid, kr->start_ns);
+            put_flow(cw, tl, seen, kr->corr, 1, pid, tid, it[i].start);
         }
     }
     free(it);

@@ -12,6 +12,7 @@
 /* Every format written at exit, in this order. */
 static const cuprof_writer_ops *const all_formats[] = {
     &cuprof_chrome_trace_ops,
+    &cuprof_perfetto_ops,
     &cuprof_summary_txt_ops,
     &cuprof_summary_json_ops,
     &cuprof_gpu_folded_ops,

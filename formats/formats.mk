@@ -3,7 +3,8 @@
 # only. Linked into build/libcuprof.so (top Makefile). Tests:
 # tests/unit/unit.mk.
 FORMATS_SRCS := formats/outbuf.c formats/units.c formats/formats.c \
-                formats/chrome_trace.c formats/chrome_trace_gpu.c formats/summary_txt.c formats/summary_json.c \
+                formats/chrome_trace.c formats/chrome_trace_gpu.c formats/gpu_rows.c formats/perfetto.c \
+                formats/summary_txt.c formats/summary_json.c \
                 formats/flame.c
 FORMATS_OBJS := $(patsubst formats/%.c,$(B)/formats/%.o,$(FORMATS_SRCS))
 FORMATS_CFLAGS = $(CFLAGS) -fvisibility=hidden -I.

@@ -43,6 +43,11 @@ extern const cuprof_writer_ops cuprof_gpu_folded_ops;     /* flame.c: with stack
 extern const cuprof_writer_ops cuprof_cpu_folded_ops;
 extern const cuprof_writer_ops cuprof_calls_folded_ops;
 extern const cuprof_writer_ops cuprof_speedscope_ops;
+extern const cuprof_writer_ops cuprof_perfetto_ops;       /* perfetto.c */
+
+/* 1 when the run's trace is written as JSON (CUPROF_FORMAT json or both,
+ * or auto and a run small enough: model/run.h); perfetto.c decides both. */
+int cuprof_trace_json_wanted(const cuprof_model *model);
 
 /* Runs one format over the model into out (file or memory). Returns 0, or
  * -1 (out->err set when it was an output error). Does not commit out. */

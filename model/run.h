@@ -86,6 +86,17 @@ typedef struct cuprof_run_stack {
                                         hooked call's caller) first */
 } cuprof_run_stack;
 
+/* Which trace files a run writes (CUPROF_FORMAT, prof.sh --format). AUTO:
+ * NAME.trace.json up to CUPROF_TRACE_AUTO_EVENTS events (calls and GPU
+ * records), NAME.perfetto-trace beyond (JSON does not scale: formats/). */
+enum {
+    CUPROF_TRACE_FORMAT_AUTO = 0,
+    CUPROF_TRACE_FORMAT_JSON = 1,
+    CUPROF_TRACE_FORMAT_PERFETTO = 2,
+    CUPROF_TRACE_FORMAT_BOTH = 3,
+};
+#define CUPROF_TRACE_AUTO_EVENTS 1000000u
+
 typedef struct cuprof_run {
     const char *program;             /* argv[0] as the program was started */
     const char *exe;                 /* /proc/self/exe, "" if unknown */
@@ -139,6 +150,7 @@ typedef struct cuprof_run {
     const cuprof_run_frame *frames;
     uint64_t stacks_lost;            /* calls whose stack was not kept (table full) */
     int stacks_counts;               /* 1: a calls-count flame graph is wanted too */
+    int trace_format;                /* CUPROF_TRACE_FORMAT_*: which trace files */
 
     cuprof_gpu_timeline gpu;
     const struct cuprof_gpu_run *gpu_run; /* device records (model/gpu.h); NULL

@@ -1,0 +1,60 @@
+/*
+ * gpu_rows.c - the GPU records as trace rows (gpu_rows.h).
+ */
+#include "formats/gpu_rows.h"
+
+#include <stdlib.h>
+
+static int cmp_item(const void *a, const void *b)
+{
+    const cuprof_gpu_row_item *x = a, *y = b;
+    if (x->device != y->device) return x->device < y->device ? -1 : 1;
+    if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* Items grouped by (device, stream) in start order; each gets the first
+ * row whose last item has ended. */
+static void assign_rows(cuprof_gpu_row_item *it, size_t n)
+{
+    uint64_t row_end[CUPROF_GPU_MAX_ROWS];
+    uint32_t nrows = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || it[i].device != it[i - 1].device || it[i].stream != it[i - 1].stream)
+            nrows = 0;
+        uint32_t r = 0;
+        while (r < nrows && row_end[r] > it[i].start + CUPROF_GPU_JITTER_NS)
+            r++;
+        if (r < nrows && row_end[r] > it[i].start) {   /* rounding: move it past */
+            it[i].start = row_end[r];
+            if (it[i].end < it[i].start)
+                it[i].end = it[i].start;
+        }
+        if (r == CUPROF_GPU_MAX_ROWS)
+            r = CUPROF_GPU_MAX_ROWS - 1;
+        if (r == nrows)
+            row_end[nrows++] = it[i].end;
+        else if (it[i].end > row_end[r])
+            row_end[r] = it[i].end;
+        it[i].sub = r;
+    }
+}
+
+cuprof_gpu_row_item *cuprof_gpu_rows(const cuprof_gpu_run *g, size_t *n)
+{
+    *n = g->n_kernels + g->n_copies;
+    cuprof_gpu_row_item *it = calloc(*n ? *n : 1, sizeof *it);
+    if (!it)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < g->n_kernels; i++, k++)
+        it[k] = (cuprof_gpu_row_item){g->kernels[i].start_ns, g->kernels[i].end_ns,
+                                      g->kernels[i].device, g->kernels[i].stream, 0, 0, i};
+    for (size_t i = 0; i < g->n_copies; i++, k++)
+        it[k] = (cuprof_gpu_row_item){g->copies[i].start_ns, g->copies[i].end_ns,
+                                      g->copies[i].device, g->copies[i].stream, 0, 1, i};
+    qsort(it, *n, sizeof *it, cmp_item);
+    assign_rows(it, *n);
+    return it;
+}

@@ -1,0 +1,36 @@
+/*
+ * gpu_rows.h - the GPU records as trace rows: every kernel, copy and memset
+ * sorted by device, stream and start, each given a row of its stream.
+ * Row 0 is the stream's own; a record that starts before the previous one
+ * on its row ended (programmatic dependent launch, clock jitter) goes to
+ * the first overlap row where it fits (greedy interval colouring), since
+ * viewers drop slices that overlap on one row. An overlap of at most
+ * CUPROF_GPU_JITTER_NS is the clocks' rounding, not concurrency (the sim
+ * and CUPTI both show 1-30 ns): the record stays on the row and starts
+ * where the one before it ended (start/end below; the model keeps the
+ * recorded times). Shared by the JSON and the Perfetto writers.
+ */
+#ifndef CUPROF_GPU_ROWS_H
+#define CUPROF_GPU_ROWS_H
+
+#include "model/gpu.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CUPROF_GPU_MAX_ROWS 16   /* rows per stream; more overlap shares the last */
+#define CUPROF_GPU_JITTER_NS 50  /* an overlap this short keeps the row */
+
+typedef struct cuprof_gpu_row_item {
+    uint64_t start, end;     /* as shown: the record's, moved past a jitter overlap */
+    uint32_t device, stream;
+    uint32_t sub;            /* row: 0 = the stream's own */
+    uint8_t is_copy;
+    size_t idx;              /* in g->kernels[] or g->copies[] */
+} cuprof_gpu_row_item;
+
+/* The records of g in rows; *n gets their number. Owned by the caller
+ * (free); NULL when out of memory. */
+cuprof_gpu_row_item *cuprof_gpu_rows(const cuprof_gpu_run *g, size_t *n);
+
+#endif /* CUPROF_GPU_ROWS_H */

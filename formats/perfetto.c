@@ -1,0 +1,930 @@
+/*
+ * perfetto.c - NAME.perfetto-trace: the trace in Perfetto's own protobuf
+ * format (a Trace message: TracePacket after TracePacket), for runs that
+ * JSON does not carry (ui.perfetto.dev holds ~2 GB; a 50-million-call
+ * trace.json is 8.5 GB). Encoded here by hand, protozero style, from the
+ * public .proto field numbers (named below where used).
+ *
+ * Layout:
+ *  - Sequence 1: the track descriptors. The process (uuid 1), a thread
+ *    track per recording thread (and per thread only CUPTI saw), a track
+ *    per GPU ("GPU 0") with a child per stream ("stream 7") and, where
+ *    records overlap on a stream (gpu_rows.h), a child of the stream per
+ *    overlap row. A clock snapshot makes CLOCK_MONOTONIC (ours) the
+ *    trace's clock.
+ *  - One sequence per track after it, written in time order: its defaults
+ *    name the track and an incremental clock (sequence-scoped clock 64), so
+ *    an event carries only its type, its name's iid and a timestamp delta.
+ *    Names, categories, argument names and repeated string values are
+ *    interned, each sent once per sequence the first time it is used.
+ *  - Thread tracks: every recorded call as a slice (BEGIN/END), nested by
+ *    time with the NVTX push ranges, the calls only CUPTI saw and the waits
+ *    CUPTI recorded; NVTX marks as instants. Arguments as debug
+ *    annotations, with the names the JSON trace uses.
+ *  - GPU tracks: kernels, copies and memsets; a flow from each launching
+ *    (copying) call to its device record, as the JSON trace's arrows.
+ * Not yet: NVTX start/end ranges, counter tracks, capture windows.
+ */
+#include "formats/gpu_rows.h"
+#include "formats/units.h"
+#include "formats/writer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- protobuf encoding ---- */
+
+typedef struct pb {
+    uint8_t *b;
+    size_t n, cap;
+    int oom;
+} pb;
+
+static int pb_reserve(pb *p, size_t more)
+{
+    if (p->n + more <= p->cap)
+        return 0;
+    size_t cap = p->cap ? p->cap : 256;
+    while (cap < p->n + more)
+        cap *= 2;
+    uint8_t *b = realloc(p->b, cap);
+    if (!b) {
+        p->oom = 1;
+        return -1;
+    }
+    p->b = b;
+    p->cap = cap;
+    return 0;
+}
+
+static void pb_raw(pb *p, const void *s, size_t n)
+{
+    if (pb_reserve(p, n) == 0) {
+        memcpy(p->b + p->n, s, n);
+        p->n += n;
+    }
+}
+
+static size_t varint_to(uint8_t *d, uint64_t v)
+{
+    size_t k = 0;
+    while (v >= 0x80) {
+        d[k++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    d[k++] = (uint8_t)v;
+    return k;
+}
+
+static void pb_varint(pb *p, uint64_t v)
+{
+    if (pb_reserve(p, 10) == 0)
+        p->n += varint_to(p->b + p->n, v);
+}
+
+enum { WT_VARINT = 0, WT_FIXED64 = 1, WT_LEN = 2 };
+
+static void pb_tag(pb *p, uint32_t field, unsigned wt)
+{
+    pb_varint(p, (uint64_t)field << 3 | wt);
+}
+
+static void pb_uint(pb *p, uint32_t field, uint64_t v)
+{
+    pb_tag(p, field, WT_VARINT);
+    pb_varint(p, v);
+}
+
+static void pb_fixed64(pb *p, uint32_t field, uint64_t v)
+{
+    pb_tag(p, field, WT_FIXED64);
+    uint8_t b[8];
+    for (int i = 0; i < 8; i++)
+        b[i] = (uint8_t)(v >> (8 * i));
+    pb_raw(p, b, 8);
+}
+
+static void pb_double(pb *p, uint32_t field, double d)
+{
+    uint64_t v;
+    memcpy(&v, &d, sizeof v);
+    pb_fixed64(p, field, v);
+}
+
+static void pb_bytes(pb *p, uint32_t field, const void *s, size_t n)
+{
+    pb_tag(p, field, WT_LEN);
+    pb_varint(p, n);
+    pb_raw(p, s, n);
+}
+
+static void pb_str(pb *p, uint32_t field, const char *s)
+{
+    pb_bytes(p, field, s, strlen(s));
+}
+
+static void pb_msg(pb *p, uint32_t field, const pb *inner)
+{
+    pb_bytes(p, field, inner->b, inner->n);
+}
+
+/* Field numbers (protos/perfetto/trace/...). */
+enum {
+    TRACE_PACKET = 1,                 /* Trace.packet */
+    PKT_CLOCK_SNAPSHOT = 6, PKT_TIMESTAMP = 8, PKT_SEQ_ID = 10, PKT_TRACK_EVENT = 11,
+    PKT_INTERNED = 12, PKT_SEQ_FLAGS = 13, PKT_DEFAULTS = 59, PKT_TRACK_DESCRIPTOR = 60,
+    SEQ_CLEARED = 1, SEQ_NEEDS_STATE = 2,
+    DEF_CLOCK_ID = 58, DEF_TRACK_EVENT = 11, TED_TRACK_UUID = 11,
+    CS_CLOCKS = 1, CS_PRIMARY = 2, CLK_ID = 1, CLK_TS = 2, CLK_INCREMENTAL = 3,
+    CLOCK_MONOTONIC = 3, CLOCK_SEQ = 64,
+    TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT = 5,
+    PD_PID = 1, PD_NAME = 6, THD_PID = 1, THD_TID = 2, THD_NAME = 5,
+    TE_CATEGORY_IIDS = 3, TE_ANNOTATIONS = 4, TE_TYPE = 9, TE_NAME_IID = 10,
+    TE_FLOW_IDS = 47, TE_TERMINATING_FLOW_IDS = 48,
+    TYPE_BEGIN = 1, TYPE_END = 2, TYPE_INSTANT = 3,
+    ID_CATEGORIES = 1, ID_NAMES = 2, ID_ANNOTATION_NAMES = 3, ID_STRING_VALUES = 29,
+    DA_NAME_IID = 1, DA_BOOL = 2, DA_UINT = 3, DA_INT = 4, DA_DOUBLE = 5, DA_POINTER = 7,
+    DA_STRING_IID = 17,
+};
+
+/* ---- interning ---- */
+
+/* Strings of one interned kind; iids from 1, the same in every sequence.
+ * seq: the last sequence the entry was sent on. */
+typedef struct pf_entry {
+    char *s;
+    uint64_t iid;
+    uint32_t seq;
+} pf_entry;
+
+typedef struct pf_table {
+    pf_entry *e;
+    size_t cap, n;
+    uint32_t field;     /* InternedData field */
+} pf_table;
+
+typedef struct pf_writer {
+    cuprof_writer base;
+    pb te, pkt, interned, ann;
+    pf_table names, cats, anames, svals;
+    uint32_t seq;       /* the sequence being written */
+    uint64_t last_ts;
+    int oom;
+} pf_writer;
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 1099511628211ull;
+    return h;
+}
+
+static void table_free(pf_table *t)
+{
+    for (size_t i = 0; i < t->cap; i++)
+        free(t->e[i].s);
+    free(t->e);
+}
+
+/* The iid of s in t, sent in this packet's interned data when the current
+ * sequence has not had it yet. 0 when out of memory. */
+static uint64_t intern(pf_writer *w, pf_table *t, const char *s)
+{
+    if (t->n * 2 >= t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 64;
+        pf_entry *e = calloc(cap, sizeof *e);
+        if (!e) {
+            w->oom = 1;
+            return 0;
+        }
+        for (size_t i = 0; i < t->cap; i++) {
+            if (!t->e[i].s)
+                continue;
+            size_t j = hash_str(t->e[i].s) & (cap - 1);
+            while (e[j].s)
+                j = (j + 1) & (cap - 1);
+            e[j] = t->e[i];
+        }
+        free(t->e);
+        t->e = e;
+        t->cap = cap;
+    }
+    size_t j = hash_str(s) & (t->cap - 1);
+    while (t->e[j].s && strcmp(t->e[j].s, s) != 0)
+        j = (j + 1) & (t->cap - 1);
+    pf_entry *e = &t->e[j];
+    if (!e->s) {
+        if (!(e->s = strdup(s))) {
+            w->oom = 1;
+            return 0;
+        }
+        e->iid = ++t->n;
+    }
+    if (e->seq != w->seq) {
+        e->seq = w->seq;
+        pb entry = {0};
+        pb_uint(&entry, 1, e->iid);          /* iid */
+        pb_str(&entry, 2, e->s);             /* name / str */
+        pb_msg(&w->interned, t->field, &entry);
+        w->oom |= entry.oom;
+        free(entry.b);
+    }
+    return e->iid;
+}
+
+/* ---- packets ---- */
+
+/* Appends pkt to the file as one Trace.packet and clears the scratch. */
+static void put_packet(pf_writer *w)
+{
+    uint8_t head[11];
+    size_t k = varint_to(head, (uint64_t)TRACE_PACKET << 3 | WT_LEN);
+    k += varint_to(head + k, w->pkt.n);
+    cuprof_out_write(w->base.out, head, k);
+    cuprof_out_write(w->base.out, w->pkt.b, w->pkt.n);
+    w->oom |= w->pkt.oom | w->te.oom | w->interned.oom | w->ann.oom;
+    w->pkt.n = w->te.n = w->interned.n = w->ann.n = 0;
+}
+
+/* Starts the next sequence: its defaults (track, incremental clock) and the
+ * clock's base t0. */
+static void seq_start(pf_writer *w, uint64_t track, uint64_t t0)
+{
+    w->seq++;
+    w->last_ts = t0;
+    pb def = {0}, ted = {0}, cs = {0}, clk = {0};
+    pb_uint(&ted, TED_TRACK_UUID, track);
+    pb_uint(&def, DEF_CLOCK_ID, CLOCK_SEQ);
+    pb_msg(&def, DEF_TRACK_EVENT, &ted);
+    pb_uint(&w->pkt, PKT_SEQ_ID, w->seq);
+    pb_uint(&w->pkt, PKT_SEQ_FLAGS, SEQ_CLEARED);
+    pb_msg(&w->pkt, PKT_DEFAULTS, &def);
+    put_packet(w);
+    pb_uint(&clk, CLK_ID, CLOCK_SEQ);
+    pb_uint(&clk, CLK_TS, t0);
+    pb_uint(&clk, CLK_INCREMENTAL, 1);
+    pb_msg(&cs, CS_CLOCKS, &clk);
+    clk.n = 0;
+    pb_uint(&clk, CLK_ID, CLOCK_MONOTONIC);
+    pb_uint(&clk, CLK_TS, t0);
+    pb_msg(&cs, CS_CLOCKS, &clk);
+    pb_uint(&w->pkt, PKT_SEQ_ID, w->seq);
+    pb_msg(&w->pkt, PKT_CLOCK_SNAPSHOT, &cs);
+    put_packet(w);
+    w->oom |= def.oom | ted.oom | cs.oom | clk.oom;
+    free(def.b); free(ted.b); free(cs.b); free(clk.b);
+}
+
+/* Starts a track event: type, and for BEGIN/INSTANT its name and
+ * category. Annotations and flows go into w->te after it; ev_end sends. */
+static void ev_begin(pf_writer *w, int type, const char *name, const char *cat)
+{
+    pb_uint(&w->te, TE_TYPE, (uint64_t)type);
+    if (name)
+        pb_uint(&w->te, TE_NAME_IID, intern(w, &w->names, name));
+    if (cat)
+        pb_uint(&w->te, TE_CATEGORY_IIDS, intern(w, &w->cats, cat));
+}
+
+static void ev_end(pf_writer *w, uint64_t ts)
+{
+    if (ts < w->last_ts)
+        ts = w->last_ts;   /* deltas are unsigned: never back in time */
+    pb_uint(&w->pkt, PKT_TIMESTAMP, ts - w->last_ts);
+    w->last_ts = ts;
+    pb_uint(&w->pkt, PKT_SEQ_ID, w->seq);
+    if (w->interned.n)
+        pb_msg(&w->pkt, PKT_INTERNED, &w->interned);
+    pb_uint(&w->pkt, PKT_SEQ_FLAGS, SEQ_NEEDS_STATE);
+    pb_msg(&w->pkt, PKT_TRACK_EVENT, &w->te);
+    put_packet(w);
+}
+
+static void slice_end(pf_writer *w, uint64_t ts)
+{
+    ev_begin(w, TYPE_END, NULL, NULL);
+    ev_end(w, ts);
+}
+
+/* ---- debug annotations (into w->te) ---- */
+
+static void ann_put(pf_writer *w, const char *key, uint32_t field, uint64_t v)
+{
+    w->ann.n = 0;
+    pb_uint(&w->ann, DA_NAME_IID, intern(w, &w->anames, key));
+    pb_uint(&w->ann, field, v);
+    pb_msg(&w->te, TE_ANNOTATIONS, &w->ann);
+}
+
+static void ann_uint(pf_writer *w, const char *key, uint64_t v) { ann_put(w, key, DA_UINT, v); }
+static void ann_int(pf_writer *w, const char *key, int64_t v) { ann_put(w, key, DA_INT, (uint64_t)v); }
+static void ann_ptr(pf_writer *w, const char *key, uint64_t v) { ann_put(w, key, DA_POINTER, v); }
+static void ann_bool(pf_writer *w, const char *key, int v) { ann_put(w, key, DA_BOOL, v != 0); }
+
+/* A string value, interned: names, kinds and types repeat. */
+static void ann_str(pf_writer *w, const char *key, const char *v)
+{
+    uint64_t iid = intern(w, &w->svals, v);
+    ann_put(w, key, DA_STRING_IID, iid);
+}
+
+static void ann_double(pf_writer *w, const char *key, double v)
+{
+    w->ann.n = 0;
+    pb_uint(&w->ann, DA_NAME_IID, intern(w, &w->anames, key));
+    pb_double(&w->ann, DA_DOUBLE, v);
+    pb_msg(&w->te, TE_ANNOTATIONS, &w->ann);
+}
+
+static void ann_dim3(pf_writer *w, const char *key, uint64_t x, uint64_t y, uint64_t z)
+{
+    char b[80];
+    snprintf(b, sizeof b, "[%llu,%llu,%llu]", (unsigned long long)x, (unsigned long long)y,
+             (unsigned long long)z);
+    ann_str(w, key, b);
+}
+
+/* ---- descriptors ---- */
+
+#define UUID_PROCESS 1ull
+#define UUID_THREAD(t) (0x100000ull + (t))          /* run->threads[t] */
+#define UUID_CUPTI_THREAD(k) (0x200000ull + (k))    /* a thread only CUPTI saw */
+#define UUID_GPU(d) (0x300000ull + (d))
+#define UUID_ROW(k) (0x400000ull + (k))             /* k-th (device, stream, row) */
+
+static void put_track(pf_writer *w, uint64_t uuid, uint64_t parent, const char *name,
+                      const pb *process, const pb *thread)
+{
+    pb td = {0};
+    pb_uint(&td, TD_UUID, uuid);
+    if (parent)
+        pb_uint(&td, TD_PARENT, parent);
+    if (name)
+        pb_str(&td, TD_NAME, name);
+    if (process)
+        pb_msg(&td, TD_PROCESS, process);
+    if (thread)
+        pb_msg(&td, TD_THREAD, thread);
+    pb_uint(&w->pkt, PKT_SEQ_ID, w->seq);
+    pb_msg(&w->pkt, PKT_TRACK_DESCRIPTOR, &td);
+    put_packet(w);
+    w->oom |= td.oom;
+    free(td.b);
+}
+
+static void put_thread_track(pf_writer *w, uint64_t uuid, uint32_t tid, const char *name)
+{
+    pb th = {0};
+    pb_uint(&th, THD_PID, (uint64_t)w->base.run->pid);
+    pb_uint(&th, THD_TID, tid);
+    pb_str(&th, THD_NAME, name);
+    put_track(w, uuid, UUID_PROCESS, NULL, NULL, &th);
+    w->oom |= th.oom;
+    free(th.b);
+}
+
+/* ---- what the CPU tracks hold besides the recorded calls ---- */
+
+enum { X_RANGE, X_DERIVED, X_SYNC };
+
+typedef struct pf_extra {
+    uint64_t t0, t1;
+    uint32_t kind;
+    uint32_t idx;
+} pf_extra;
+
+static int cmp_extra(const void *a, const void *b)
+{
+    const pf_extra *x = a, *y = b;
+    if (x->t0 != y->t0) return x->t0 < y->t0 ? -1 : 1;
+    return x->t1 > y->t1 ? -1 : x->t1 < y->t1;   /* the longer (outer) first */
+}
+
+/* Where each flow starts: a hooked call (key = its event id) or a call only
+ * CUPTI saw (key = 2^63 | derived index). */
+typedef struct pf_flow {
+    uint64_t key, id;
+} pf_flow;
+
+static int cmp_flow(const void *a, const void *b)
+{
+    const pf_flow *x = a, *y = b;
+    return x->key < y->key ? -1 : x->key > y->key;
+}
+
+typedef struct pf_flows {
+    pf_flow *f;
+    size_t n;
+    uint64_t *kernel_in, *copy_in;   /* [i]: flow ending at the record, 0 = none */
+} pf_flows;
+
+static void flows_free(pf_flows *fl)
+{
+    free(fl->f);
+    free(fl->kernel_in);
+    free(fl->copy_in);
+}
+
+/* The arrows: one per launching/copying call (the first of its records),
+ * as chrome_trace_gpu.c draws them. */
+static int flows_build(const cuprof_model *m, pf_flows *fl)
+{
+    memset(fl, 0, sizeof *fl);
+    const cuprof_timeline *tl = m->timeline;
+    if (!m->run->gpu.captured || !m->run->gpu_run || !tl)
+        return 0;
+    const cuprof_gpu_run *g = tl->gpu;
+    fl->f = calloc(g->n_kernels + g->n_copies + 1, sizeof *fl->f);
+    fl->kernel_in = calloc(g->n_kernels + 1, sizeof *fl->kernel_in);
+    fl->copy_in = calloc(g->n_copies + 1, sizeof *fl->copy_in);
+    unsigned char *seen = calloc(g->n_apis + 1, 1);
+    if (!fl->f || !fl->kernel_in || !fl->copy_in || !seen) {
+        free(seen);
+        flows_free(fl);
+        return -1;
+    }
+    for (size_t r = 0; r < g->n_kernels + g->n_copies; r++) {
+        int copy = r >= g->n_kernels;
+        size_t i = copy ? r - g->n_kernels : r;
+        uint32_t corr = copy ? g->copies[i].corr : g->kernels[i].corr;
+        const cuprof_gpu_api *a = cuprof_timeline_api(tl, corr);
+        if (!a || (!copy && !a->is_launch) || seen[a - g->apis])
+            continue;
+        long d = tl->api_derived[a - g->apis];
+        uint64_t key = d >= 0 ? (1ull << 63) | (uint64_t)d : cuprof_timeline_api_hooked(tl, a);
+        if (!key || d == -2)
+            continue;
+        seen[a - g->apis] = 1;
+        fl->f[fl->n++] = (pf_flow){key, corr};
+        (copy ? fl->copy_in : fl->kernel_in)[i] = corr;
+    }
+    free(seen);
+    qsort(fl->f, fl->n, sizeof *fl->f, cmp_flow);
+    return 0;
+}
+
+/* Flows starting at key, as flow_ids of the event being built. */
+static void flows_out(pf_writer *w, const pf_flows *fl, uint64_t key)
+{
+    if (!fl->n)
+        return;
+    size_t lo = 0, hi = fl->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (fl->f[mid].key < key) lo = mid + 1; else hi = mid;
+    }
+    for (; lo < fl->n && fl->f[lo].key == key; lo++)
+        pb_fixed64(&w->te, TE_FLOW_IDS, fl->f[lo].id);
+}
+
+/* A recorded call's arguments (chrome_trace.c's names). */
+static void call_args(pf_writer *w, const cuprof_event *ev)
+{
+    const cuprof_run *run = w->base.run;
+    const cuprof_model *m = w->base.model;
+    switch (ev->cls) {
+    case CUPROF_EV_LAUNCH:
+        ann_str(w, "kernel", cuprof_names_kernel(&m->names, ev->a.launch.kernel));
+        ann_dim3(w, "grid", ev->a.launch.grid_x, ev->a.launch.grid_y, ev->a.launch.grid_z);
+        ann_dim3(w, "block", ev->a.launch.block[0], ev->a.launch.block[1], ev->a.launch.block[2]);
+        ann_uint(w, "smem", ev->a.launch.smem);
+        ann_ptr(w, "stream", ev->a.launch.stream);
+        break;
+    case CUPROF_EV_COPY:
+    case CUPROF_EV_MEMSET:
+        ann_uint(w, "bytes", ev->a.copy.bytes);
+        ann_str(w, "kind", ev->cls == CUPROF_EV_MEMSET ? "memset" : cuprof_dir_name(ev->a.copy.dir));
+        ann_ptr(w, "stream", ev->a.copy.stream);
+        ann_bool(w, "async", ev->a.copy.async);
+        break;
+    case CUPROF_EV_ALLOC:
+    case CUPROF_EV_FREE:
+        ann_uint(w, "bytes", ev->a.mem.bytes);
+        ann_ptr(w, "ptr", ev->a.mem.ptr);
+        break;
+    case CUPROF_EV_SYNC:
+    case CUPROF_EV_EVENT: {
+        int handle = cuprof_run_sync_handle(run, ev);
+        if (handle != CUPROF_SYNC_HANDLE_NONE)
+            ann_ptr(w, handle == CUPROF_SYNC_HANDLE_EVENT ? "event" : "stream", ev->a.sync.stream);
+        break;
+    }
+    case CUPROF_EV_OCCUPANCY:
+        ann_str(w, "kernel", cuprof_names_kernel(&m->names, ev->a.occ.kernel));
+        ann_int(w, "block_size", ev->a.occ.block_size);
+        ann_uint(w, "smem", ev->a.occ.smem);
+        ann_int(w, "answer", ev->a.occ.answer);
+        break;
+    case CUPROF_EV_BLAS:
+        ann_uint(w, "m", ev->a.blas.m);
+        ann_uint(w, "n", ev->a.blas.n);
+        ann_uint(w, "k", ev->a.blas.k);
+        ann_uint(w, "batch", ev->a.blas.batch);
+        ann_str(w, "dtype", cuprof_dtype_name(ev->a.blas.atype));
+        ann_str(w, "ctype", cuprof_dtype_name(ev->a.blas.ctype));
+        ann_str(w, "compute", cuprof_compute_name(ev->a.blas.compute));
+        ann_str(w, "epilogue", cuprof_epilogue_name(ev->a.blas.epilogue));
+        ann_str(w, "transa", cuprof_trans_name(ev->a.blas.transa));
+        ann_str(w, "transb", cuprof_trans_name(ev->a.blas.transb));
+        ann_bool(w, "beta_nonzero", ev->a.blas.beta_nonzero);
+        break;
+    default:
+        break;
+    }
+    if (ev->result != 0)
+        ann_int(w, "result", ev->result);
+    if (ev->stack)
+        ann_uint(w, "stack", ev->stack);
+}
+
+#define PF_MAX_DEPTH 512
+
+/* The open slices of a track: their ends. */
+typedef struct pf_stack {
+    uint64_t end[PF_MAX_DEPTH];
+    unsigned n;
+} pf_stack;
+
+/* Closes the slices that end by t. */
+static void stack_close(pf_writer *w, pf_stack *st, uint64_t t)
+{
+    while (st->n && st->end[st->n - 1] <= t)
+        slice_end(w, st->end[--st->n]);
+}
+
+/* Opens a slice [t0, t1) (the event in w->te is complete but for its
+ * timestamp), inside the open ones: one that would end after its parent
+ * is cut at the parent's end. */
+static void stack_open(pf_writer *w, pf_stack *st, uint64_t t0, uint64_t t1)
+{
+    if (st->n && t1 > st->end[st->n - 1])
+        t1 = st->end[st->n - 1];
+    ev_end(w, t0);
+    if (st->n < PF_MAX_DEPTH)
+        st->end[st->n++] = t1 > t0 ? t1 : t0;
+    else
+        slice_end(w, t1);
+}
+
+/* An extra item of a thread track: its event (name, category, args). */
+static void extra_event(pf_writer *w, const pf_extra *x)
+{
+    const cuprof_run *run = w->base.run;
+    const cuprof_timeline *tl = w->base.model->timeline;
+    if (x->kind == X_RANGE) {
+        const cuprof_range *r = &w->base.model->ranges->r[x->idx];
+        const char *name = cuprof_run_string(run, r->name);
+        ev_begin(w, TYPE_BEGIN, name[0] ? name : "(unnamed)", "nvtx");
+        ann_str(w, "domain", cuprof_run_string(run, r->domain));
+        ann_uint(w, "gpu_ns", r->gpu_ns);
+        ann_uint(w, "kernels", r->kernels);
+    } else if (x->kind == X_DERIVED) {
+        const cuprof_derived_call *d = &tl->derived[x->idx];
+        ev_begin(w, TYPE_BEGIN, d->rec->name, "cuda_runtime");
+        ann_str(w, "source", "cupti");
+        ann_uint(w, "correlation", d->rec->corr);
+        ann_uint(w, "external id", d->rec->ext);
+        ann_uint(w, "cbid", d->rec->cbid);
+        if (d->rec->result != 0)
+            ann_int(w, "result", d->rec->result);
+    } else {
+        const cuprof_gpu_sync *s = &tl->gpu->syncs[x->idx];
+        ev_begin(w, TYPE_BEGIN, cuprof_gpu_sync_name(s->type), "cuda_sync");
+        ann_uint(w, "correlation", s->corr);
+        if (s->stream != CUPROF_GPU_NO_STREAM)
+            ann_uint(w, "stream", s->stream);
+        if (s->event != CUPROF_GPU_NO_EVENT)
+            ann_uint(w, "event", s->event);
+    }
+}
+
+/* The extras of the thread with this tid (thread index t, or -1 for a
+ * thread only CUPTI saw), sorted. */
+static pf_extra *thread_extras(const cuprof_model *m, long t, uint32_t tid, size_t *n)
+{
+    const cuprof_ranges *rg = m->ranges;
+    const cuprof_timeline *tl = m->timeline;
+    const cuprof_gpu_run *g = tl && m->run->gpu.captured ? tl->gpu : NULL;
+    size_t cap = (rg ? rg->n : 0) + (g ? tl->nderived + g->n_syncs : 0) + 1;
+    pf_extra *x = calloc(cap, sizeof *x);
+    *n = 0;
+    if (!x)
+        return NULL;
+    for (size_t k = 0; rg && t >= 0 && k < rg->n; k++)
+        if (rg->r[k].thread == (uint32_t)t && !rg->r[k].start_end)
+            x[(*n)++] = (pf_extra){rg->r[k].t0, rg->r[k].t1, X_RANGE, (uint32_t)k};
+    for (size_t k = 0; g && k < tl->nderived; k++)
+        if (tl->derived[k].tid == tid)
+            x[(*n)++] = (pf_extra){tl->derived[k].t0, tl->derived[k].t1, X_DERIVED, (uint32_t)k};
+    for (size_t k = 0; g && k < g->n_syncs; k++) {
+        const cuprof_gpu_sync *s = &g->syncs[k];
+        const cuprof_gpu_api *a = cuprof_timeline_api(tl, s->corr);
+        if (!a)
+            continue;
+        uint64_t t0 = s->start_ns, t1 = s->end_ns;
+        uint32_t stid = a->thread_id;
+        const cuprof_run_thread *th = NULL;
+        uint64_t hooked = cuprof_timeline_api_hooked(tl, a);
+        const cuprof_event *ev = hooked ? cuprof_run_find_event(m->run, hooked, &th) : NULL;
+        if (ev) {
+            stid = th->tid;
+            if (t0 < ev->t0) t0 = ev->t0;
+            if (t1 > ev->t1) t1 = ev->t1;
+        }
+        if (stid == tid)
+            x[(*n)++] = (pf_extra){t0, t1, X_SYNC, (uint32_t)k};
+    }
+    qsort(x, *n, sizeof *x, cmp_extra);
+    return x;
+}
+
+/* One thread track: its recorded calls (in the order they began) merged
+ * with its extras by start time. */
+static int thread_track(pf_writer *w, const pf_flows *fl, long t, uint32_t tid, uint64_t uuid)
+{
+    const cuprof_run *run = w->base.run;
+    const cuprof_run_thread *th = t >= 0 ? &run->threads[t] : NULL;
+    size_t nx, ix = 0;
+    pf_extra *x = thread_extras(w->base.model, t, tid, &nx);
+    if (!x)
+        return -1;
+    uint64_t n = th ? th->n : 0, i = 0;
+    if (n + nx == 0) {
+        free(x);
+        return 0;
+    }
+    uint64_t first = nx ? x[0].t0 : UINT64_MAX;
+    if (n && cuprof_run_event(th, 0)->t0 < first)
+        first = cuprof_run_event(th, 0)->t0;
+    seq_start(w, uuid, first);
+    pf_stack st = {.n = 0};
+    while ((i < n || ix < nx) && !w->base.out->err && !w->oom) {
+        const cuprof_event *ev = i < n ? cuprof_run_event(th, i) : NULL;
+        if (ev && (ix == nx || ev->t0 < x[ix].t0 ||
+                   (ev->t0 == x[ix].t0 && ev->t1 >= x[ix].t1))) {
+            i++;
+            if (ev->cls >= CUPROF_EV_RANGE_PUSH && ev->cls != CUPROF_EV_MARK)
+                continue;   /* NVTX range ends: the ranges are extras */
+            stack_close(w, &st, ev->t0);
+            if (ev->cls == CUPROF_EV_MARK) {
+                ev_begin(w, TYPE_INSTANT, cuprof_run_string(run, ev->a.nvtx.name), "nvtx");
+                ann_str(w, "domain", cuprof_run_string(run, ev->a.nvtx.domain));
+                ev_end(w, ev->t0);
+                continue;
+            }
+            ev_begin(w, TYPE_BEGIN, cuprof_run_api_name(run, ev->api),
+                     cuprof_run_api_category(run, ev->api));
+            call_args(w, ev);
+            flows_out(w, fl, cuprof_event_id_make(th->index, i - 1));
+            stack_open(w, &st, ev->t0, ev->t1);
+        } else {
+            const pf_extra *e = &x[ix++];
+            stack_close(w, &st, e->t0);
+            extra_event(w, e);
+            if (e->kind == X_DERIVED)
+                flows_out(w, fl, (1ull << 63) | e->idx);
+            stack_open(w, &st, e->t0, e->t1);
+        }
+    }
+    stack_close(w, &st, UINT64_MAX);
+    free(x);
+    return 0;
+}
+
+/* The GPU records of one row, in start order. */
+static void gpu_row(pf_writer *w, const pf_flows *fl, const cuprof_gpu_row_item *it, size_t n,
+                    uint64_t uuid)
+{
+    const cuprof_model *m = w->base.model;
+    const cuprof_timeline *tl = m->timeline;
+    const cuprof_gpu_run *g = tl->gpu;
+    seq_start(w, uuid, it[0].start);
+    uint64_t open_end = 0;
+    for (size_t i = 0; i < n && !w->base.out->err && !w->oom; i++) {
+        uint64_t t0 = it[i].start < open_end ? open_end : it[i].start;   /* a full last row */
+        uint64_t t1 = it[i].end > t0 ? it[i].end : t0;
+        if (it[i].is_copy) {
+            const cuprof_gpu_copy *c = &g->copies[it[i].idx];
+            char name[96];
+            int memset_ = c->kind == CUPROF_GPU_COPY_MEMSET;
+            if (memset_)
+                snprintf(name, sizeof name, "Memset (%s)", cuprof_gpu_mem_name(c->dst_mem));
+            else
+                snprintf(name, sizeof name, "Memcpy %s (%s -> %s)",
+                         cuprof_gpu_copy_kind_name(c->kind), cuprof_gpu_mem_name(c->src_mem),
+                         cuprof_gpu_mem_name(c->dst_mem));
+            ev_begin(w, TYPE_BEGIN, name, memset_ ? "gpu_memset" : "gpu_memcpy");
+            ann_uint(w, "correlation", c->corr);
+            ann_uint(w, "external id", tl->copy_cause[it[i].idx].hooked);
+            ann_uint(w, "device", c->device);
+            ann_uint(w, "stream", c->stream);
+            ann_uint(w, "bytes", c->bytes);
+            ann_str(w, "direction", cuprof_gpu_copy_kind_name(c->kind));
+            if (memset_)
+                ann_uint(w, "value", c->value);
+            else
+                ann_bool(w, "async", c->async);
+            ann_double(w, "GB/s", c->end_ns > c->start_ns
+                                      ? (double)c->bytes / (double)(c->end_ns - c->start_ns) : 0);
+            if (fl->copy_in && fl->copy_in[it[i].idx])
+                pb_fixed64(&w->te, TE_TERMINATING_FLOW_IDS, fl->copy_in[it[i].idx]);
+        } else {
+            const cuprof_gpu_kernel *k = &g->kernels[it[i].idx];
+            const char *display = m->names.gpu_kernel[it[i].idx];
+            ev_begin(w, TYPE_BEGIN, display, "kernel");
+            ann_uint(w, "correlation", k->corr);
+            ann_uint(w, "external id", tl->kernel_cause[it[i].idx].hooked);
+            ann_uint(w, "device", k->device);
+            ann_uint(w, "stream", k->stream);
+            ann_dim3(w, "grid", k->grid[0], k->grid[1], k->grid[2]);
+            ann_dim3(w, "block", k->block[0], k->block[1], k->block[2]);
+            ann_uint(w, "registers per thread", k->registers);
+            ann_uint(w, "static shared memory", k->static_smem);
+            ann_uint(w, "dynamic shared memory", k->dynamic_smem);
+            if (strcmp(display, k->name) != 0)
+                ann_str(w, "mangled", k->name);
+            if (fl->kernel_in && fl->kernel_in[it[i].idx])
+                pb_fixed64(&w->te, TE_TERMINATING_FLOW_IDS, fl->kernel_in[it[i].idx]);
+        }
+        ev_end(w, t0);
+        slice_end(w, t1);
+        open_end = t1;
+    }
+}
+
+/* The GPU tracks: one sequence per row (it sorted by cmp_row, numbered as
+ * descriptors() numbered them). */
+static int gpu_tracks(pf_writer *w, const pf_flows *fl, const cuprof_gpu_row_item *it, size_t n)
+{
+    uint64_t row = 0;
+    for (size_t i = 0; i < n && !w->base.out->err && !w->oom; row++) {
+        size_t j = i;
+        while (j < n && it[j].device == it[i].device && it[j].stream == it[i].stream &&
+               it[j].sub == it[i].sub)
+            j++;
+        gpu_row(w, fl, it + i, j - i, UUID_ROW(row));
+        i = j;
+    }
+    return 0;
+}
+
+/* Items of one (device, stream) reordered by row, then start (stable). */
+static int cmp_row(const void *a, const void *b)
+{
+    const cuprof_gpu_row_item *x = a, *y = b;
+    if (x->device != y->device) return x->device < y->device ? -1 : 1;
+    if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
+    if (x->sub != y->sub) return x->sub < y->sub ? -1 : 1;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* Sequence 1: the clock and every track. */
+static void descriptors(pf_writer *w, const cuprof_gpu_row_item *it, size_t n, uint32_t *cupti_tids,
+                        size_t ncupti)
+{
+    const cuprof_run *run = w->base.run;
+    w->seq = 1;
+    pb cs = {0}, clk = {0}, proc = {0};
+    pb_uint(&clk, CLK_ID, CLOCK_MONOTONIC);
+    pb_uint(&clk, CLK_TS, run->t_start);
+    pb_msg(&cs, CS_CLOCKS, &clk);
+    pb_uint(&cs, CS_PRIMARY, CLOCK_MONOTONIC);
+    pb_uint(&w->pkt, PKT_SEQ_ID, w->seq);
+    pb_msg(&w->pkt, PKT_CLOCK_SNAPSHOT, &cs);
+    put_packet(w);
+    const char *prog = strrchr(run->program, '/');
+    pb_uint(&proc, PD_PID, (uint64_t)run->pid);
+    pb_str(&proc, PD_NAME, prog ? prog + 1 : run->program);
+    put_track(w, UUID_PROCESS, 0, NULL, &proc, NULL);
+    w->oom |= cs.oom | clk.oom | proc.oom;
+    free(cs.b); free(clk.b); free(proc.b);
+    for (size_t t = 0; t < run->nthreads; t++) {
+        const cuprof_run_thread *th = &run->threads[t];
+        char label[64];
+        snprintf(label, sizeof label, "%s%s", th->name[0] ? th->name : "thread",
+                 (long)th->tid == run->pid ? " (main)" : "");
+        put_thread_track(w, UUID_THREAD(t), th->tid, label);
+    }
+    for (size_t k = 0; k < ncupti; k++) {
+        char label[32];
+        snprintf(label, sizeof label, "thread %u", cupti_tids[k]);
+        put_thread_track(w, UUID_CUPTI_THREAD(k), cupti_tids[k], label);
+    }
+    uint64_t row = 0, stream_row0 = 0;
+    for (size_t i = 0; i < n; row++) {
+        char label[64];
+        if (i == 0 || it[i].device != it[i - 1].device) {
+            snprintf(label, sizeof label, "GPU %u", it[i].device);
+            put_track(w, UUID_GPU(it[i].device), UUID_PROCESS, label, NULL, NULL);
+        }
+        if (it[i].stream == CUPROF_GPU_NO_STREAM)
+            snprintf(label, sizeof label, "stream ?");
+        else
+            snprintf(label, sizeof label, "stream %u", it[i].stream);
+        if (it[i].sub == 0) {
+            stream_row0 = UUID_ROW(row);
+            put_track(w, stream_row0, UUID_GPU(it[i].device), label, NULL, NULL);
+        } else {
+            size_t l = strlen(label);
+            snprintf(label + l, sizeof label - l, " (overlap %u)", it[i].sub);
+            put_track(w, UUID_ROW(row), stream_row0, label, NULL, NULL);
+        }
+        size_t j = i;
+        while (j < n && it[j].device == it[i].device && it[j].stream == it[i].stream &&
+               it[j].sub == it[i].sub)
+            j++;
+        i = j;
+    }
+}
+
+/* Threads only CUPTI saw (their calls are derived calls). */
+static uint32_t *cupti_threads(const cuprof_model *m, size_t *n)
+{
+    const cuprof_timeline *tl = m->timeline;
+    *n = 0;
+    size_t cap = tl && m->run->gpu.captured ? tl->nderived : 0;
+    uint32_t *tids = calloc(cap + 1, sizeof *tids);
+    if (!tids)
+        return NULL;
+    for (size_t k = 0; k < cap; k++) {
+        uint32_t tid = tl->derived[k].tid;
+        int known = 0;
+        for (size_t t = 0; t < m->run->nthreads && !known; t++)
+            known = m->run->threads[t].tid == tid;
+        for (size_t j = 0; j < *n && !known; j++)
+            known = tids[j] == tid;
+        if (!known)
+            tids[(*n)++] = tid;
+    }
+    return tids;
+}
+
+static int pf_write(cuprof_writer *base)
+{
+    pf_writer *w = (pf_writer *)base;
+    const cuprof_model *m = base->model;
+    w->names.field = ID_NAMES;
+    w->cats.field = ID_CATEGORIES;
+    w->anames.field = ID_ANNOTATION_NAMES;
+    w->svals.field = ID_STRING_VALUES;
+    int rc = 0;
+    size_t n = 0, ncupti = 0;
+    cuprof_gpu_row_item *it = NULL;
+    const cuprof_gpu_run *g = m->run->gpu.captured && m->run->gpu_run && m->timeline
+                                  ? m->timeline->gpu : NULL;
+    pf_flows fl;
+    uint32_t *ctids = cupti_threads(m, &ncupti);
+    if (!ctids || (g && !(it = cuprof_gpu_rows(g, &n))) || flows_build(m, &fl) < 0) {
+        free(ctids);
+        free(it);
+        return -1;
+    }
+    qsort(it, n, sizeof *it, cmp_row);
+    descriptors(w, it, n, ctids, ncupti);
+    for (size_t t = 0; t < base->run->nthreads && rc == 0; t++)
+        rc = thread_track(w, &fl, (long)t, base->run->threads[t].tid, UUID_THREAD(t));
+    for (size_t k = 0; k < ncupti && rc == 0; k++)
+        rc = thread_track(w, &fl, -1, ctids[k], UUID_CUPTI_THREAD(k));
+    if (rc == 0 && g)
+        rc = gpu_tracks(w, &fl, it, n);
+    free(it);
+    free(ctids);
+    flows_free(&fl);
+    free(w->te.b); free(w->pkt.b); free(w->interned.b); free(w->ann.b);
+    table_free(&w->names); table_free(&w->cats);
+    table_free(&w->anames); table_free(&w->svals);
+    return rc == 0 && !w->oom ? 0 : -1;
+}
+
+/* Which trace files this run writes (model/run.h: CUPROF_TRACE_FORMAT_*). */
+static int trace_format(const cuprof_model *m)
+{
+    const cuprof_run *run = m->run;
+    if (run->trace_format != CUPROF_TRACE_FORMAT_AUTO)
+        return run->trace_format;
+    uint64_t events = run->nevents;
+    if (run->gpu.captured && m->timeline)
+        events += m->timeline->gpu->n_kernels + m->timeline->gpu->n_copies;
+    return events > CUPROF_TRACE_AUTO_EVENTS ? CUPROF_TRACE_FORMAT_PERFETTO
+                                              : CUPROF_TRACE_FORMAT_JSON;
+}
+
+int cuprof_trace_json_wanted(const cuprof_model *m)
+{
+    return trace_format(m) & CUPROF_TRACE_FORMAT_JSON;
+}
+
+static int perfetto_wanted(const cuprof_model *m)
+{
+    return (trace_format(m) & CUPROF_TRACE_FORMAT_PERFETTO) != 0;
+}
+
+const cuprof_writer_ops cuprof_perfetto_ops = {
+    .suffix = "perfetto-trace",
+    .size = sizeof(pf_writer),
+    .write = pf_write,
+    .wanted = perfetto_wanted,
+};
