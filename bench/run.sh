@@ -236,17 +236,23 @@ o2=$(awk -v c="$(minof "${abs[occupancy_2t.cuprof]:-}")" -v b="$(minof "${base[o
 robust[occupancy.cuprof_2t_over_1t]=$(awk -v a="$o2" -v b="$o1" 'BEGIN{ if (b < 1) b = 1; printf "%.3f", a / b }')
 
 # ---- exit-time write cost --------------------------------------------------------
-declare -A wr
+# The same events written as trace.json and as NAME.perfetto-trace
+# (CUPROF_FORMAT), one after the other: the whole exit path each time
+# (stamps, model, summaries, the trace), so the difference is the trace's.
+declare -A wr wp
 if [ $do_write = 1 ]; then
   for n in $WRITE_SIZES; do
-    rm -rf "$tmp/wout"; mkdir -p "$tmp/wout"
-    memlim=$(( (n * 64 / 1048576 + 64) ))M
-    line=$(CUPROF_GPU=0 CUPROF_QUIET=1 CUPROF_OUT_DIR="$tmp/wout" CUPROF_NAME=w \
-           CUPROF_MEM_LIMIT=$memlim "$WRITE_BENCH" "$n")
-    tb=$(stat -c %s "$tmp/wout/w.trace.json" 2>/dev/null || echo 0)
-    wr[$n]="$(sed -n 's/.*write_s=\([0-9.]*\).*events_per_s=\([0-9]*\).*rss_kb=\([0-9]*\).*/\1 \2 \3/p' <<<"$line") $tb"
-    echo "bench: wrote $n events: $line" >&2
-    rm -rf "$tmp/wout"
+    for fmt in json perfetto; do
+      rm -rf "$tmp/wout"; mkdir -p "$tmp/wout"
+      memlim=$(( (n * 64 / 1048576 + 64) ))M
+      line=$(CUPROF_GPU=0 CUPROF_QUIET=1 CUPROF_OUT_DIR="$tmp/wout" CUPROF_NAME=w \
+             CUPROF_FORMAT=$fmt CUPROF_MEM_LIMIT=$memlim "$WRITE_BENCH" "$n")
+      tb=$(stat -c %s "$tmp/wout/w.trace.json" "$tmp/wout/w.perfetto-trace" 2>/dev/null | head -1)
+      r="$(sed -n 's/.*write_s=\([0-9.]*\).*events_per_s=\([0-9]*\).*rss_kb=\([0-9]*\).*/\1 \2 \3/p' <<<"$line") ${tb:-0}"
+      if [ $fmt = json ]; then wr[$n]=$r; else wp[$n]=$r; fi
+      echo "bench: wrote $n events ($fmt): $line" >&2
+      rm -rf "$tmp/wout"
+    done
   done
 fi
 
@@ -361,6 +367,20 @@ label() {
       printf '| %10s | %7s | %9s | %20s | %22s |\n' "$n" "$1" "$2" \
         "$(awk -v r="$3" -v n="$n" 'BEGIN{printf "%.1f", r * 1024 / n}')" \
         "$(awk -v t="$4" -v n="$n" 'BEGIN{printf "%.1f", t / n}')"
+    done
+    echo
+    echo "The same events with the trace as NAME.perfetto-trace (CUPROF_FORMAT=perfetto), measured"
+    echo "right after the JSON run above (seconds: the whole exit path, as above):"
+    echo
+    echo "| events     | seconds | JSON s / Perfetto s | perfetto bytes/event | JSON bytes / Perfetto bytes |"
+    echo "|------------|---------|---------------------|----------------------|-----------------------------|"
+    for n in $WRITE_SIZES; do
+      set -- ${wp[$n]}
+      read -r js _ _ jb <<<"${wr[$n]}"
+      printf '| %10s | %7s | %19s | %20s | %27s |\n' "$n" "$1" \
+        "$(awk -v a="$js" -v b="$1" 'BEGIN{printf "%.2f", b > 0 ? a / b : 0}')" \
+        "$(awk -v t="$4" -v n="$n" 'BEGIN{printf "%.1f", t / n}')" \
+        "$(awk -v a="$jb" -v b="$4" 'BEGIN{printf "%.2f", b > 0 ? a / b : 0}')"
     done
   fi
   for note in "${notes[@]}"; do echo; echo "Note: $note"; done

@@ -77,10 +77,17 @@ static size_t varint_to(uint8_t *d, uint64_t v)
     return k;
 }
 
-static void pb_varint(pb *p, uint64_t v)
+static inline void pb_varint(pb *p, uint64_t v)
 {
-    if (pb_reserve(p, 10) == 0)
-        p->n += varint_to(p->b + p->n, v);
+    if (p->cap - p->n >= 10 || pb_reserve(p, 10) == 0) {
+        uint8_t *d = p->b + p->n;
+        if (v < 0x80) {
+            *d = (uint8_t)v;
+            p->n++;
+        } else {
+            p->n += varint_to(d, v);
+        }
+    }
 }
 
 enum { WT_VARINT = 0, WT_FIXED64 = 1, WT_LEN = 2 };
@@ -151,17 +158,17 @@ enum {
 /* ---- interning ---- */
 
 /* Strings of one interned kind; iids from 1, the same in every sequence.
- * seq: the last sequence the entry was sent on. */
-typedef struct pf_entry {
-    char *s;
-    uint64_t iid;
-    uint32_t seq;
-} pf_entry;
-
+ * str[iid] the string, sent[iid] the last sequence it was sent on; slot[]
+ * an open-addressing index of iids by content; pc[] a cache by address for
+ * strings that outlive the writer (the run's names, literals). */
 typedef struct pf_table {
-    pf_entry *e;
-    size_t cap, n;
-    uint32_t field;     /* InternedData field */
+    char **str;
+    uint32_t *sent;
+    size_t n, cap;             /* str/sent hold cap + 1 entries */
+    uint32_t *slot;
+    size_t nslot;
+    struct { const char *p; uint32_t iid; } pc[512];
+    uint32_t field;            /* InternedData field */
 } pf_table;
 
 typedef struct pf_writer {
@@ -171,6 +178,7 @@ typedef struct pf_writer {
     uint32_t seq;       /* the sequence being written */
     uint64_t last_ts;
     int oom;
+    struct { uint64_t x, y, z; uint32_t iid; } dim3[4096];   /* ann_dim3's strings */
 } pf_writer;
 
 static uint64_t hash_str(const char *s)
@@ -183,55 +191,99 @@ static uint64_t hash_str(const char *s)
 
 static void table_free(pf_table *t)
 {
-    for (size_t i = 0; i < t->cap; i++)
-        free(t->e[i].s);
-    free(t->e);
+    for (size_t i = 1; i <= t->n; i++)
+        free(t->str[i]);
+    free(t->str);
+    free(t->sent);
+    free(t->slot);
 }
 
-/* The iid of s in t, sent in this packet's interned data when the current
- * sequence has not had it yet. 0 when out of memory. */
-static uint64_t intern(pf_writer *w, pf_table *t, const char *s)
+/* The iid of s (by content), added when new; 0 when out of memory. */
+static uint32_t table_find(pf_table *t, const char *s)
 {
-    if (t->n * 2 >= t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 64;
-        pf_entry *e = calloc(cap, sizeof *e);
-        if (!e) {
-            w->oom = 1;
+    if ((t->n + 1) * 2 >= t->nslot) {
+        size_t nslot = t->nslot ? t->nslot * 2 : 128;
+        uint32_t *slot = calloc(nslot, sizeof *slot);
+        if (!slot)
             return 0;
+        for (size_t i = 1; i <= t->n; i++) {
+            size_t j = hash_str(t->str[i]) & (nslot - 1);
+            while (slot[j])
+                j = (j + 1) & (nslot - 1);
+            slot[j] = (uint32_t)i;
         }
-        for (size_t i = 0; i < t->cap; i++) {
-            if (!t->e[i].s)
-                continue;
-            size_t j = hash_str(t->e[i].s) & (cap - 1);
-            while (e[j].s)
-                j = (j + 1) & (cap - 1);
-            e[j] = t->e[i];
-        }
-        free(t->e);
-        t->e = e;
+        free(t->slot);
+        t->slot = slot;
+        t->nslot = nslot;
+    }
+    size_t j = hash_str(s) & (t->nslot - 1);
+    while (t->slot[j] && strcmp(t->str[t->slot[j]], s) != 0)
+        j = (j + 1) & (t->nslot - 1);
+    if (t->slot[j])
+        return t->slot[j];
+    if (t->n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 64;
+        char **str = realloc(t->str, (cap + 1) * sizeof *str);
+        if (!str)
+            return 0;
+        t->str = str;
+        uint32_t *sent = realloc(t->sent, (cap + 1) * sizeof *sent);
+        if (!sent)
+            return 0;
+        t->sent = sent;
         t->cap = cap;
     }
-    size_t j = hash_str(s) & (t->cap - 1);
-    while (t->e[j].s && strcmp(t->e[j].s, s) != 0)
-        j = (j + 1) & (t->cap - 1);
-    pf_entry *e = &t->e[j];
-    if (!e->s) {
-        if (!(e->s = strdup(s))) {
-            w->oom = 1;
-            return 0;
-        }
-        e->iid = ++t->n;
+    char *c = strdup(s);
+    if (!c)
+        return 0;
+    t->n++;
+    t->str[t->n] = c;
+    t->sent[t->n] = 0;
+    t->slot[j] = (uint32_t)t->n;
+    return (uint32_t)t->n;
+}
+
+/* Sends entry iid of t in this packet's interned data unless the current
+ * sequence has it already. */
+static uint64_t send_iid(pf_writer *w, pf_table *t, uint32_t iid)
+{
+    if (!iid) {
+        w->oom = 1;
+        return 0;
     }
-    if (e->seq != w->seq) {
-        e->seq = w->seq;
+    if (t->sent[iid] != w->seq) {
+        t->sent[iid] = w->seq;
         pb entry = {0};
-        pb_uint(&entry, 1, e->iid);          /* iid */
-        pb_str(&entry, 2, e->s);             /* name / str */
+        pb_uint(&entry, 1, iid);              /* iid */
+        pb_str(&entry, 2, t->str[iid]);       /* name / str */
         pb_msg(&w->interned, t->field, &entry);
         w->oom |= entry.oom;
         free(entry.b);
     }
-    return e->iid;
+    return iid;
+}
+
+/* The iid of s, by content (s may be a buffer reused for another string). */
+static uint64_t intern(pf_writer *w, pf_table *t, const char *s)
+{
+    return send_iid(w, t, table_find(t, s));
+}
+
+/* The same for a string that stays put while the writer runs: found by its
+ * address after the first time. */
+static uint64_t intern_fixed(pf_writer *w, pf_table *t, const char *s)
+{
+    size_t h = ((uintptr_t)s >> 3) & 511;
+    if (t->pc[h].p != s) {
+        uint32_t iid = table_find(t, s);
+        if (!iid) {
+            w->oom = 1;
+            return 0;
+        }
+        t->pc[h].p = s;
+        t->pc[h].iid = iid;
+    }
+    return send_iid(w, t, t->pc[h].iid);
 }
 
 /* ---- packets ---- */
@@ -285,7 +337,15 @@ static void ev_begin(pf_writer *w, int type, const char *name, const char *cat)
     if (name)
         pb_uint(&w->te, TE_NAME_IID, intern(w, &w->names, name));
     if (cat)
-        pb_uint(&w->te, TE_CATEGORY_IIDS, intern(w, &w->cats, cat));
+        pb_uint(&w->te, TE_CATEGORY_IIDS, intern_fixed(w, &w->cats, cat));
+}
+
+/* The same for a name that stays put (the run's API names, kernel names). */
+static void ev_begin_fixed(pf_writer *w, int type, const char *name, const char *cat)
+{
+    pb_uint(&w->te, TE_TYPE, (uint64_t)type);
+    pb_uint(&w->te, TE_NAME_IID, intern_fixed(w, &w->names, name));
+    pb_uint(&w->te, TE_CATEGORY_IIDS, intern_fixed(w, &w->cats, cat));
 }
 
 static void ev_end(pf_writer *w, uint64_t ts)
@@ -310,12 +370,23 @@ static void slice_end(pf_writer *w, uint64_t ts)
 
 /* ---- debug annotations (into w->te) ---- */
 
+/* One annotation {name_iid, field: v} straight into the event: its size
+ * (at most 2 + 10 + 3 + 10 bytes) always fits a one-byte length. */
 static void ann_put(pf_writer *w, const char *key, uint32_t field, uint64_t v)
 {
-    w->ann.n = 0;
-    pb_uint(&w->ann, DA_NAME_IID, intern(w, &w->anames, key));
-    pb_uint(&w->ann, field, v);
-    pb_msg(&w->te, TE_ANNOTATIONS, &w->ann);
+    uint64_t iid = intern_fixed(w, &w->anames, key);
+    pb *te = &w->te;
+    if (te->cap - te->n < 40 && pb_reserve(te, 40) < 0)
+        return;
+    uint8_t *d = te->b + te->n;
+    d[0] = TE_ANNOTATIONS << 3 | WT_LEN;
+    size_t k = 2;
+    d[k++] = DA_NAME_IID << 3 | WT_VARINT;
+    k += varint_to(d + k, iid);
+    k += varint_to(d + k, (uint64_t)field << 3 | WT_VARINT);
+    k += varint_to(d + k, v);
+    d[1] = (uint8_t)(k - 2);
+    te->n += k;
 }
 
 static void ann_uint(pf_writer *w, const char *key, uint64_t v) { ann_put(w, key, DA_UINT, v); }
@@ -323,27 +394,42 @@ static void ann_int(pf_writer *w, const char *key, int64_t v) { ann_put(w, key, 
 static void ann_ptr(pf_writer *w, const char *key, uint64_t v) { ann_put(w, key, DA_POINTER, v); }
 static void ann_bool(pf_writer *w, const char *key, int v) { ann_put(w, key, DA_BOOL, v != 0); }
 
-/* A string value, interned: names, kinds and types repeat. */
+/* A string value, interned: names, kinds and types repeat. v stays put
+ * (the run's strings, literals); ann_dim3 has its own. */
 static void ann_str(pf_writer *w, const char *key, const char *v)
 {
-    uint64_t iid = intern(w, &w->svals, v);
+    uint64_t iid = intern_fixed(w, &w->svals, v);
     ann_put(w, key, DA_STRING_IID, iid);
 }
 
 static void ann_double(pf_writer *w, const char *key, double v)
 {
     w->ann.n = 0;
-    pb_uint(&w->ann, DA_NAME_IID, intern(w, &w->anames, key));
+    pb_uint(&w->ann, DA_NAME_IID, intern_fixed(w, &w->anames, key));
     pb_double(&w->ann, DA_DOUBLE, v);
     pb_msg(&w->te, TE_ANNOTATIONS, &w->ann);
 }
 
+/* "[x,y,z]", interned; the strings of recent values are cached by value
+ * (launches repeat a few shapes). */
 static void ann_dim3(pf_writer *w, const char *key, uint64_t x, uint64_t y, uint64_t z)
 {
-    char b[80];
-    snprintf(b, sizeof b, "[%llu,%llu,%llu]", (unsigned long long)x, (unsigned long long)y,
-             (unsigned long long)z);
-    ann_str(w, key, b);
+    size_t h = (size_t)(((x * 0x9E3779B97F4A7C15ull) ^ (y * 0xC2B2AE3D27D4EB4Full) ^ z) >> 52);
+    if (!w->dim3[h].iid || w->dim3[h].x != x || w->dim3[h].y != y || w->dim3[h].z != z) {
+        char b[80];
+        snprintf(b, sizeof b, "[%llu,%llu,%llu]", (unsigned long long)x,
+                 (unsigned long long)y, (unsigned long long)z);
+        uint32_t iid = table_find(&w->svals, b);
+        if (!iid) {
+            w->oom = 1;
+            return;
+        }
+        w->dim3[h].x = x;
+        w->dim3[h].y = y;
+        w->dim3[h].z = z;
+        w->dim3[h].iid = iid;
+    }
+    ann_put(w, key, DA_STRING_IID, send_iid(w, &w->svals, w->dim3[h].iid));
 }
 
 /* ---- descriptors ---- */
@@ -674,8 +760,8 @@ static int thread_track(pf_writer *w, const pf_flows *fl, long t, uint32_t tid, 
                 ev_end(w, ev->t0);
                 continue;
             }
-            ev_begin(w, TYPE_BEGIN, cuprof_run_api_name(run, ev->api),
-                     cuprof_run_api_category(run, ev->api));
+            ev_begin_fixed(w, TYPE_BEGIN, cuprof_run_api_name(run, ev->api),
+                           cuprof_run_api_category(run, ev->api));
             call_args(w, ev);
             flows_out(w, fl, cuprof_event_id_make(th->index, i - 1));
             stack_open(w, &st, ev->t0, ev->t1);
@@ -733,7 +819,7 @@ static void gpu_row(pf_writer *w, const pf_flows *fl, const cuprof_gpu_row_item 
         } else {
             const cuprof_gpu_kernel *k = &g->kernels[it[i].idx];
             const char *display = m->names.gpu_kernel[it[i].idx];
-            ev_begin(w, TYPE_BEGIN, display, "kernel");
+            ev_begin_fixed(w, TYPE_BEGIN, display, "kernel");
             ann_uint(w, "correlation", k->corr);
             ann_uint(w, "external id", tl->kernel_cause[it[i].idx].hooked);
             ann_uint(w, "device", k->device);

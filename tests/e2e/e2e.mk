@@ -93,3 +93,13 @@ $(B)/tests/test_e2e_stacks: tests/e2e/test_e2e_stacks.c $(HARNESS_OBJ) $(B)/test
 ALL_TARGETS += $(B)/tests/test_e2e_stacks $(B)/tests/stacks_prog_fp $(B)/tests/stacks_prog_nofp \
                $(B)/tests/libthrow.so
 E2E_TESTS   += $(B)/tests/test_e2e_stacks
+
+# The Perfetto protobuf trace end to end, read back by a decoder of the
+# tests' own (pftrace.c).
+$(B)/tests/test_e2e_perfetto: tests/e2e/test_e2e_perfetto.c tests/e2e/pftrace.c tests/e2e/pftrace.h \
+                             $(HARNESS_OBJ) tests/e2e/harness.h $(B)/tests/robust_prog
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< tests/e2e/pftrace.c \
+	    $(HARNESS_OBJ) $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS) -lm
+
+ALL_TARGETS += $(B)/tests/test_e2e_perfetto
+E2E_TESTS   += $(B)/tests/test_e2e_perfetto

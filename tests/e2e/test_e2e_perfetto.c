@@ -1,0 +1,217 @@
+/*
+ * test_e2e_perfetto.c - NAME.perfetto-trace end to end on the simulated
+ * device: read back with an independent decoder (pftrace.c), it follows
+ * the protobuf trace's rules and holds what NAME.trace.json of the same
+ * run holds: the same slices with the same names and nanosecond times on
+ * the CPU and GPU tracks, one arrow per JSON arrow. --format picks the
+ * files; a long run's trace counts every call.
+ */
+#include "harness.h"
+#include "pftrace.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define RUN_TIMEOUT_S 180
+
+static e2e_prof profile(const char *const argv[], const char *format)
+{
+    char env[64];
+    snprintf(env, sizeof env, "CUPROF_FORMAT=%s", format);
+    const char *envs[] = {env, NULL};
+    e2e_prof p = e2e_profile(1, argv, envs, RUN_TIMEOUT_S);
+    ck_assert_msg(p.r.status == 0 && p.sum, "exit %d\n%s", p.r.status, p.r.err);
+    return p;
+}
+
+static int has_file(const e2e_prof *p, const char *suffix)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/x.%s", p->dir, suffix);
+    return access(path, F_OK) == 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* "name|t0|t1" keys, sorted. */
+typedef struct keys {
+    char **k;
+    size_t n, cap;
+} keys;
+
+static void key_add(keys *ks, const char *name, uint64_t t0, uint64_t t1)
+{
+    if (ks->n == ks->cap) {
+        ks->cap = ks->cap ? 2 * ks->cap : 256;
+        ks->k = realloc(ks->k, ks->cap * sizeof *ks->k);
+        ck_assert_ptr_nonnull(ks->k);
+    }
+    size_t len = strlen(name) + 48;
+    ks->k[ks->n] = malloc(len);
+    snprintf(ks->k[ks->n++], len, "%s|%llu|%llu", name, (unsigned long long)t0,
+             (unsigned long long)t1);
+}
+
+static void keys_free(keys *ks)
+{
+    for (size_t i = 0; i < ks->n; i++)
+        free(ks->k[i]);
+    free(ks->k);
+}
+
+/* JSON's microseconds with three decimals as ns. */
+static uint64_t us_to_ns(json_t *v)
+{
+    return (uint64_t)llround(json_number_value(v) * 1000.0);
+}
+
+/* Both key lists hold the same entries. */
+static void same_keys(keys *a, keys *b, const char *what)
+{
+    qsort(a->k, a->n, sizeof *a->k, cmp_str);
+    qsort(b->k, b->n, sizeof *b->k, cmp_str);
+    ck_assert_msg(a->n == b->n, "%s: %zu in trace.json, %zu in perfetto-trace", what, a->n, b->n);
+    for (size_t i = 0; i < a->n; i++)
+        ck_assert_msg(strcmp(a->k[i], b->k[i]) == 0, "%s: json %s, perfetto %s", what, a->k[i],
+                      b->k[i]);
+}
+
+START_TEST(perfetto_holds_what_json_holds)
+{
+    const char *modes[] = {"eager", "fused"};
+    const char *args[] = {e2e_path("bench/matmul_add"), "--mode", modes[_i], NULL};
+    e2e_prof p = profile(args, "both");
+    ck_assert(has_file(&p, "trace.json") && has_file(&p, "perfetto-trace"));
+    char path[4096];
+    snprintf(path, sizeof path, "%s/x.perfetto-trace", p.dir);
+    pft t;
+    int rc = pft_load(path, &t);
+    ck_assert_msg(rc == 0, "%s", t.error);
+    ck_assert_int_eq(t.primary_clock, 3);   /* CLOCK_MONOTONIC, the recording clock */
+
+    /* The JSON side: X events on the process's own rows (CPU) and on the
+     * GPU processes, and its arrows. */
+    json_int_t pid = json_integer_value(json_object_get(json_object_get(p.trace, "otherData"), "pid"));
+    keys jcpu = {0}, jgpu = {0}, pcpu = {0}, pgpu = {0};
+    size_t jflows = 0, i;
+    json_t *e;
+    json_array_foreach(json_object_get(p.trace, "traceEvents"), i, e) {
+        const char *ph = json_string_value(json_object_get(e, "ph"));
+        const char *cat = json_string_value(json_object_get(e, "cat"));
+        if (!strcmp(ph, "s"))
+            jflows++;
+        if (strcmp(ph, "X") != 0 || (cat && !strcmp(cat, "capture")))
+            continue;
+        uint64_t t0 = us_to_ns(json_object_get(e, "ts"));
+        uint64_t t1 = t0 + us_to_ns(json_object_get(e, "dur"));
+        const char *name = json_string_value(json_object_get(e, "name"));
+        json_int_t epid = json_integer_value(json_object_get(e, "pid"));
+        key_add(epid == pid ? &jcpu : &jgpu, name, t0, t1);
+    }
+    size_t pout = 0, pin = 0, kernels = 0;
+    for (size_t k = 0; k < t.nslices; k++) {
+        const pft_slice *s = &t.slices[k];
+        const pft_track *tr = pft_track_of(&t, s->track);
+        ck_assert_ptr_nonnull(tr);
+        pout += s->nflow_out;
+        pin += s->nflow_in;
+        if (!strcmp(s->cat, "kernel")) {   /* correlation, ids, grid, block, ... */
+            ck_assert_uint_ge(s->nargs, 9);
+            kernels++;
+        }
+        if (s->instant)
+            continue;
+        key_add(tr->tid >= 0 ? &pcpu : &pgpu, s->name, s->t0, s->t1);
+        if (tr->tid >= 0)
+            ck_assert_int_eq(tr->pid, pid);
+        else   /* a GPU stream row: a child of "GPU 0" */
+            ck_assert_ptr_nonnull(strstr(tr->name, "stream "));
+    }
+    same_keys(&jcpu, &pcpu, "CPU slices");
+    same_keys(&jgpu, &pgpu, "GPU slices");
+    ck_assert_uint_gt(jflows, 0);
+    ck_assert_uint_eq(pout, jflows);
+    ck_assert_uint_eq(pin, jflows);
+    ck_assert_uint_gt(kernels, 0);
+    /* every flow that starts also ends */
+    for (size_t k = 0; k < t.nslices; k++) {
+        if (!t.slices[k].flow_out)
+            continue;
+        int ends = 0;
+        for (size_t j = 0; j < t.nslices && !ends; j++)
+            ends = t.slices[j].flow_in == t.slices[k].flow_out;
+        ck_assert_msg(ends, "flow %llu from %s never ends",
+                      (unsigned long long)t.slices[k].flow_out, t.slices[k].name);
+    }
+    keys_free(&jcpu); keys_free(&jgpu); keys_free(&pcpu); keys_free(&pgpu);
+    pft_free(&t);
+    e2e_prof_free(&p);
+}
+END_TEST
+
+/* --format picks the trace files; auto writes JSON for a small run. */
+START_TEST(format_picks_the_files)
+{
+    const char *args[] = {e2e_path("bench/matmul_add"), "--mode", "eager", NULL};
+    e2e_prof p = profile(args, "auto");
+    ck_assert(has_file(&p, "trace.json") && !has_file(&p, "perfetto-trace"));
+    e2e_prof_free(&p);
+    p = profile(args, "perfetto");
+    ck_assert(!has_file(&p, "trace.json") && has_file(&p, "perfetto-trace"));
+    ck_assert_ptr_nonnull(strstr(p.r.err, "perfetto-trace"));
+    e2e_prof_free(&p);
+
+    const char *bad[] = {e2e_path("prof.sh"), "--format", "xml", e2e_path("bench/matmul_add"), NULL};
+    e2e_result r = e2e_run(bad, NULL, NULL, 30);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "cuprof: --format xml: expected auto, json, perfetto or both"));
+    e2e_result_free(&r);
+}
+END_TEST
+
+/* A run of 200 000 calls: every call is one slice of the Perfetto trace,
+ * with its arguments. */
+START_TEST(long_run_counts_every_call)
+{
+    const char *args[] = {e2e_bpath("tests/robust_prog"), "calls", "100000", "return", NULL};
+    const char *envs[] = {"CUPROF_FORMAT=perfetto", "CUPROF_GPU=0", NULL};
+    e2e_prof p = e2e_profile(1, args, envs, RUN_TIMEOUT_S);
+    ck_assert_msg(p.r.status == 3 && p.sum, "exit %d\n%s", p.r.status, p.r.err);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/x.perfetto-trace", p.dir);
+    pft t;
+    int rc = pft_load(path, &t);
+    ck_assert_msg(rc == 0, "%s", t.error);
+    json_int_t events = json_integer_value(json_object_get(p.sum, "events"));
+    ck_assert_int_ge(events, 200000);
+    size_t calls = 0;
+    for (size_t k = 0; k < t.nslices; k++)
+        calls += !strcmp(t.slices[k].cat, "cuda_runtime") && t.slices[k].nargs >= 1;
+    ck_assert_uint_eq(calls, (size_t)events);
+    pft_free(&t);
+    e2e_prof_free(&p);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("e2e_perfetto");
+    TCase *tc = tcase_create("perfetto");
+    tcase_set_timeout(tc, 3 * RUN_TIMEOUT_S);
+    tcase_add_loop_test(tc, perfetto_holds_what_json_holds, 0, 2);
+    tcase_add_test(tc, format_picks_the_files);
+    tcase_add_test(tc, long_run_counts_every_call);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
