@@ -50,9 +50,10 @@ Options:
   --stacks-counts    with --stacks, also NAME.calls.folded (calls per stack)
   --format auto|json|perfetto|both
                      the trace as NAME.trace.json (Chrome JSON), as
-                     NAME.perfetto-trace (Perfetto's protobuf: ui.perfetto.dev,
-                     about 10x smaller, written faster) or both; auto (the
-                     default): JSON up to 1 million events, Perfetto beyond
+                     NAME.perfetto-trace (Perfetto's protobuf for
+                     ui.perfetto.dev: 3-4x smaller, opens where JSON is too
+                     big) or both; auto (the default): JSON up to 1 million
+                     events, Perfetto beyond
 
 Capture window (record part of the run; as nsys spells them):
   --capture-range cudaProfilerApi

@@ -103,3 +103,9 @@ $(B)/tests/test_e2e_perfetto: tests/e2e/test_e2e_perfetto.c tests/e2e/pftrace.c 
 
 ALL_TARGETS += $(B)/tests/test_e2e_perfetto
 E2E_TESTS   += $(B)/tests/test_e2e_perfetto
+
+# The same decoder as a command, for bench/long_run.sh.
+$(B)/tests/pfcount: tests/e2e/pfcount.c tests/e2e/pftrace.c tests/e2e/pftrace.h
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -o $@ $< tests/e2e/pftrace.c $(LDFLAGS)
+
+ALL_TARGETS += $(B)/tests/pfcount
