@@ -97,6 +97,12 @@ void cuprof_chrome_arg_str(cuprof_out *o, const char *k, const char *v)
     cuprof_out_json_cstr(o, v);
 }
 
+void cuprof_chrome_arg_bool(cuprof_out *o, const char *k, int v)
+{
+    cuprof_chrome_key(o, k);
+    cuprof_out_puts(o, v ? "true" : "false");
+}
+
 void cuprof_chrome_arg_hex(cuprof_out *o, const char *k, uint64_t v)
 {
     cuprof_chrome_key(o, k);

@@ -125,7 +125,7 @@ static void put_kernel(chrome_writer *cw, const cuprof_gpu_kernel *k, const char
            row_tid(k->stream, it->sub), it->start, it->end);
     cuprof_out_puts(o, ",\"args\":{\"correlation\":");
     cuprof_out_u64(o, k->corr);
-    cuprof_chrome_arg_u64(o, "external id", ext);
+    cuprof_chrome_arg_u64(o, "External id", ext);
     cuprof_chrome_arg_u64(o, "device", k->device);
     cuprof_chrome_arg_u64(o, "context", k->context);
     cuprof_chrome_arg_u64(o, "stream", k->stream);
@@ -171,7 +171,7 @@ static void put_copy(chrome_writer *cw, const cuprof_gpu_copy *c, const gpu_item
            row_tid(c->stream, it->sub), it->start, it->end);
     cuprof_out_puts(o, ",\"args\":{\"correlation\":");
     cuprof_out_u64(o, c->corr);
-    cuprof_chrome_arg_u64(o, "external id", ext);
+    cuprof_chrome_arg_u64(o, "External id", ext);
     cuprof_chrome_arg_u64(o, "device", c->device);
     cuprof_chrome_arg_u64(o, "context", c->context);
     cuprof_chrome_arg_u64(o, "stream", c->stream);
@@ -180,7 +180,7 @@ static void put_copy(chrome_writer *cw, const cuprof_gpu_copy *c, const gpu_item
     if (memset_)
         cuprof_chrome_arg_u64(o, "value", c->value);
     else
-        cuprof_chrome_arg_str(o, "async", c->async ? "true" : "false");
+        cuprof_chrome_arg_bool(o, "async", c->async);
     put_gbps(o, c->bytes, c->end_ns > c->start_ns ? c->end_ns - c->start_ns : 0);   /* recorded */
     put_range_arg(cw, it);
     cuprof_out_puts(o, "}}");
@@ -262,7 +262,7 @@ static void put_derived(chrome_writer *cw, const cuprof_timeline *tl)
         x_head(o, "cuda_runtime", d->rec->name, run->pid, d->tid, d->t0, d->t1);
         cuprof_out_puts(o, ",\"args\":{\"source\":\"cupti\"");
         cuprof_chrome_arg_u64(o, "correlation", d->rec->corr);
-        cuprof_chrome_arg_u64(o, "external id", d->rec->ext);
+        cuprof_chrome_arg_u64(o, "External id", d->rec->ext);
         cuprof_chrome_arg_u64(o, "cbid", d->rec->cbid);
         if (d->rec->driver)
             cuprof_out_puts(o, ",\"domain\":\"driver\"");
@@ -330,7 +330,7 @@ int cuprof_chrome_gpu_events(chrome_writer *cw)
         uint64_t tid = row_tid(it[i].stream, it[i].sub);
         if (it[i].is_copy) {
             const cuprof_gpu_copy *c = &g->copies[it[i].idx];
-            /* "external id": the hooked call that caused it (pushed or matched) */
+            /* "External id": the hooked call that caused it (pushed or matched) */
             put_copy(cw, c, &it[i], tl->copy_cause[it[i].idx].hooked);
             put_flow(cw, tl, seen, c->corr, 0, pid, tid, it[i].start);
         } else {

@@ -24,6 +24,7 @@ void cuprof_chrome_next_entry(chrome_writer *cw);
 void cuprof_chrome_key(cuprof_out *o, const char *k);
 void cuprof_chrome_arg_u64(cuprof_out *o, const char *k, uint64_t v);
 void cuprof_chrome_arg_str(cuprof_out *o, const char *k, const char *v);
+void cuprof_chrome_arg_bool(cuprof_out *o, const char *k, int v);
 /* Handles (streams, events, pointers) as hex strings: JSON numbers lose
  * precision above 2^53. */
 void cuprof_chrome_arg_hex(cuprof_out *o, const char *k, uint64_t v);

@@ -671,7 +671,7 @@ static void extra_event(pf_writer *w, const pf_extra *x)
         ev_begin(w, TYPE_BEGIN, d->rec->name, "cuda_runtime");
         ann_str(w, "source", "cupti");
         ann_uint(w, "correlation", d->rec->corr);
-        ann_uint(w, "external id", d->rec->ext);
+        ann_uint(w, "External id", d->rec->ext);
         ann_uint(w, "cbid", d->rec->cbid);
         if (d->rec->result != 0)
             ann_int(w, "result", d->rec->result);
@@ -803,7 +803,7 @@ static void gpu_row(pf_writer *w, const pf_flows *fl, const cuprof_gpu_row_item 
                          cuprof_gpu_mem_name(c->dst_mem));
             ev_begin(w, TYPE_BEGIN, name, memset_ ? "gpu_memset" : "gpu_memcpy");
             ann_uint(w, "correlation", c->corr);
-            ann_uint(w, "external id", tl->copy_cause[it[i].idx].hooked);
+            ann_uint(w, "External id", tl->copy_cause[it[i].idx].hooked);
             ann_uint(w, "device", c->device);
             ann_uint(w, "stream", c->stream);
             ann_uint(w, "bytes", c->bytes);
@@ -821,7 +821,7 @@ static void gpu_row(pf_writer *w, const pf_flows *fl, const cuprof_gpu_row_item 
             const char *display = m->names.gpu_kernel[it[i].idx];
             ev_begin_fixed(w, TYPE_BEGIN, display, "kernel");
             ann_uint(w, "correlation", k->corr);
-            ann_uint(w, "external id", tl->kernel_cause[it[i].idx].hooked);
+            ann_uint(w, "External id", tl->kernel_cause[it[i].idx].hooked);
             ann_uint(w, "device", k->device);
             ann_uint(w, "stream", k->stream);
             ann_dim3(w, "grid", k->grid[0], k->grid[1], k->grid[2]);

@@ -401,7 +401,7 @@ START_TEST(fused_4096_trace)
                              json_integer_value(json_array_get(block, 1)) *
                              json_integer_value(json_array_get(block, 2)), 0);
         ck_assert_int_gt(iget(ka, "registers per thread"), 0);
-        ck_assert_int_gt(iget(ka, "external id"), 0);
+        ck_assert_int_gt(iget(ka, "External id"), 0);
         found++;
     }
     ck_assert_int_eq(found, 4);   /* 3 iterations + 1 warm-up */

@@ -106,7 +106,7 @@ static json_t *norm_args(json_t *args)
             json_object_set_new(out, k, json_string("<rate>"));
         else if (!strcmp(k, "correlation"))
             json_object_set_new(out, k, json_integer(idmap_get(&corr_ids, json_integer_value(v))));
-        else if (!strcmp(k, "external id"))
+        else if (!strcmp(k, "External id"))
             json_object_set_new(out, k, json_integer(idmap_get(&ext_ids, json_integer_value(v))));
         else
             json_object_set(out, k, v);
