@@ -4,8 +4,9 @@
  *
  * One process; one row per thread, named by "M" metadata events; each
  * recorded call is one complete ("X") event with ts/dur in microseconds (three
- * decimals: nanosecond precision) on the collector's clock, so a call made
- * inside another nests under it by time alone. Arguments by event class go
+ * decimals: nanosecond precision), ts from baseTimeNanoseconds (the run's
+ * start on the collector's clock: small values keep their ns in a double),
+ * so a call made inside another nests under it by time alone. Arguments by event class go
  * into "args" (dim3 values as [x,y,z] arrays); the class itself is a
  * property of the entry point, written once in otherData.api_classes. One
  * event per line, so the file diffs and greps well.
@@ -378,7 +379,7 @@ static void cpu_event(chrome_writer *cw, chrome_cache *c, const cuprof_run_threa
     char *p = o->buf + o->len;
     p = cuprof_fmt_u64(p, th->tid);
     p = CUPROF_FMT_LIT(p, ",\"ts\":");
-    p = cuprof_fmt_ns_as_us(p, ev->t0);
+    p = cuprof_fmt_ns_as_us(p, cuprof_chrome_rel(cw, ev->t0));
     p = CUPROF_FMT_LIT(p, ",\"dur\":");
     p = cuprof_fmt_ns_as_us(p, ev->t1 > ev->t0 ? ev->t1 - ev->t0 : 0);
     if (ev->stack && cw->sf && ev->stack <= w->run->nstacks) {
@@ -413,7 +414,7 @@ static void nvtx_mark(chrome_writer *cw, const cuprof_run_thread *th, const cupr
     cuprof_out_puts(o, ",\"tid\":");
     cuprof_out_u64(o, th->tid);
     cuprof_out_puts(o, ",\"ts\":");
-    cuprof_out_ns_as_us(o, ev->t0);
+    cuprof_out_ns_as_us(o, cuprof_chrome_rel(cw, ev->t0));
     cuprof_out_puts(o, ",\"args\":{\"domain\":");
     cuprof_out_json_cstr(o, cuprof_run_string(w->run, ev->a.nvtx.domain));
     cuprof_out_puts(o, "}}");
@@ -432,7 +433,7 @@ static void put_capture(chrome_writer *cw)
         cuprof_out_puts(o, "\",\"pid\":");
         cuprof_out_i64(o, run->pid);
         cuprof_out_puts(o, ",\"tid\":0,\"ts\":");
-        cuprof_out_ns_as_us(o, cap->windows[i][0]);
+        cuprof_out_ns_as_us(o, cuprof_chrome_rel(cw, cap->windows[i][0]));
         cuprof_out_puts(o, ",\"dur\":");
         cuprof_out_ns_as_us(o, cap->windows[i][1] - cap->windows[i][0]);
         cuprof_out_puts(o, ",\"args\":{\"trigger\":");
@@ -464,7 +465,7 @@ static void put_ranges(chrome_writer *cw)
                 cuprof_out_puts(o, ",\"tid\":");
                 cuprof_out_u64(o, w->run->threads[r->thread].tid);
                 cuprof_out_puts(o, ",\"ts\":");
-                cuprof_out_ns_as_us(o, e ? r->t1 : r->t0);
+                cuprof_out_ns_as_us(o, cuprof_chrome_rel(cw, e ? r->t1 : r->t0));
                 cuprof_out_putc(o, '}');
             }
             continue;
@@ -476,7 +477,7 @@ static void put_ranges(chrome_writer *cw)
         cuprof_out_puts(o, ",\"tid\":");
         cuprof_out_u64(o, w->run->threads[r->thread].tid);
         cuprof_out_puts(o, ",\"ts\":");
-        cuprof_out_ns_as_us(o, r->t0);
+        cuprof_out_ns_as_us(o, cuprof_chrome_rel(cw, r->t0));
         cuprof_out_puts(o, ",\"dur\":");
         cuprof_out_ns_as_us(o, r->t1 > r->t0 ? r->t1 - r->t0 : 0);
         cuprof_out_puts(o, ",\"args\":{\"domain\":");
@@ -561,7 +562,11 @@ static int chrome_footer(cuprof_writer *w)
         free(classes);
         return -1;
     }
-    cuprof_out_puts(o, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"tool\":\"cuprof\",\"version\":");
+    /* ts are relative to baseTimeNanoseconds (Kineto's key), here the run's
+     * start on its clock (otherData.clock). */
+    cuprof_out_puts(o, "\n],\n\"displayTimeUnit\":\"ns\",\n\"baseTimeNanoseconds\":");
+    cuprof_out_u64(o, ((chrome_writer *)w)->t_base);
+    cuprof_out_puts(o, ",\n\"otherData\":{\"tool\":\"cuprof\",\"version\":");
     cuprof_out_json_cstr(o, cuprof_run_version(run));
     cuprof_out_puts(o, ",\"program\":");
     cuprof_out_json_cstr(o, run->program);
@@ -671,6 +676,7 @@ static void put_stack_frames(chrome_writer *cw)
 static int chrome_write(cuprof_writer *w)
 {
     chrome_writer *cw = (chrome_writer *)w;
+    cw->t_base = w->run->t_start;
     int rc = stack_frames_index(cw);
     if (rc == 0)
         rc = chrome_header(w);

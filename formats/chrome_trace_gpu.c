@@ -92,16 +92,17 @@ static void lane_metadata(chrome_writer *cw, const gpu_item *it, size_t n)
     }
 }
 
-static void x_head(cuprof_out *o, const char *cat, const char *name, int64_t pid, uint64_t tid,
-                   uint64_t t0, uint64_t t1)
+static void x_head(chrome_writer *cw, const char *cat, const char *name, int64_t pid,
+                   uint64_t tid, uint64_t t0, uint64_t t1)
 {
+    cuprof_out *o = cw->base.out;
     cuprof_out_puts(o, "{\"ph\":\"X\",\"cat\":\"");
     cuprof_out_puts(o, cat);
     cuprof_out_puts(o, "\",\"name\":");
     cuprof_out_json_cstr(o, name);
     put_pid_tid(o, pid, tid);
     cuprof_out_puts(o, ",\"ts\":");
-    cuprof_out_ns_as_us(o, t0);
+    cuprof_out_ns_as_us(o, cuprof_chrome_rel(cw, t0));
     cuprof_out_puts(o, ",\"dur\":");
     cuprof_out_ns_as_us(o, t1 > t0 ? t1 - t0 : 0);
 }
@@ -121,7 +122,7 @@ static void put_kernel(chrome_writer *cw, const cuprof_gpu_kernel *k, const char
 {
     cuprof_out *o = cw->base.out;
     cuprof_chrome_next_entry(cw);
-    x_head(o, "kernel", display, CHROME_GPU_PID_BASE + k->device,
+    x_head(cw, "kernel", display, CHROME_GPU_PID_BASE + k->device,
            row_tid(k->stream, it->sub), it->start, it->end);
     cuprof_out_puts(o, ",\"args\":{\"correlation\":");
     cuprof_out_u64(o, k->corr);
@@ -167,7 +168,7 @@ static void put_copy(chrome_writer *cw, const cuprof_gpu_copy *c, const gpu_item
         snprintf(name, sizeof name, "Memcpy %s (%s -> %s)", cuprof_gpu_copy_kind_name(c->kind),
                  cuprof_gpu_mem_name(c->src_mem), cuprof_gpu_mem_name(c->dst_mem));
     cuprof_chrome_next_entry(cw);
-    x_head(o, memset_ ? "gpu_memset" : "gpu_memcpy", name, CHROME_GPU_PID_BASE + c->device,
+    x_head(cw, memset_ ? "gpu_memset" : "gpu_memcpy", name, CHROME_GPU_PID_BASE + c->device,
            row_tid(c->stream, it->sub), it->start, it->end);
     cuprof_out_puts(o, ",\"args\":{\"correlation\":");
     cuprof_out_u64(o, c->corr);
@@ -226,14 +227,14 @@ static void put_flow(chrome_writer *cw, const cuprof_timeline *tl, unsigned char
     cuprof_out_u64(o, corr);
     put_pid_tid(o, cw->base.run->pid, ctid);
     cuprof_out_puts(o, ",\"ts\":");
-    cuprof_out_ns_as_us(o, cts);
+    cuprof_out_ns_as_us(o, cuprof_chrome_rel(cw, cts));
     cuprof_out_puts(o, "}");
     cuprof_chrome_next_entry(cw);
     cuprof_out_puts(o, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":");
     cuprof_out_u64(o, corr);
     put_pid_tid(o, pid, tid);
     cuprof_out_puts(o, ",\"ts\":");
-    cuprof_out_ns_as_us(o, ts);
+    cuprof_out_ns_as_us(o, cuprof_chrome_rel(cw, ts));
     cuprof_out_puts(o, "}");
 }
 
@@ -259,7 +260,7 @@ static void put_derived(chrome_writer *cw, const cuprof_timeline *tl)
             named[nnamed++ % 64] = d->tid;
         }
         cuprof_chrome_next_entry(cw);
-        x_head(o, "cuda_runtime", d->rec->name, run->pid, d->tid, d->t0, d->t1);
+        x_head(cw, "cuda_runtime", d->rec->name, run->pid, d->tid, d->t0, d->t1);
         cuprof_out_puts(o, ",\"args\":{\"source\":\"cupti\"");
         cuprof_chrome_arg_u64(o, "correlation", d->rec->corr);
         cuprof_chrome_arg_u64(o, "External id", d->rec->ext);
@@ -295,7 +296,7 @@ static void put_syncs(chrome_writer *cw, const cuprof_timeline *tl)
             if (t1 > ev->t1) t1 = ev->t1;
         }
         cuprof_chrome_next_entry(cw);
-        x_head(o, "cuda_sync", cuprof_gpu_sync_name(s->type), cw->base.run->pid, tid, t0, t1);
+        x_head(cw, "cuda_sync", cuprof_gpu_sync_name(s->type), cw->base.run->pid, tid, t0, t1);
         cuprof_out_puts(o, ",\"args\":{\"correlation\":");
         cuprof_out_u64(o, s->corr);
         cuprof_chrome_arg_str(o, "call", a->name);

@@ -12,7 +12,15 @@ typedef struct chrome_writer {
     int any;                /* an entry was written: the next needs a comma */
     uint64_t *sf;           /* [stack id]: its innermost node in stackFrames
                                (--stacks), NULL without stacks */
+    uint64_t t_base;        /* ts 0: the run's start (baseTimeNanoseconds) */
 } chrome_writer;
+
+/* A time as the trace writes it: ns since the base (viewers read ts as a
+ * double: small values keep the ns). */
+static inline uint64_t cuprof_chrome_rel(const chrome_writer *cw, uint64_t t)
+{
+    return t > cw->t_base ? t - cw->t_base : 0;
+}
 
 /* pid of the trace process holding GPU n's lanes: above any Linux pid
  * (pid_max is at most 2^22), so it never collides with a CPU process. */

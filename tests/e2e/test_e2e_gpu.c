@@ -124,7 +124,10 @@ static json_t *flow(prof_run *p, const char *ph, long long id)
 static void check_times(prof_run *p)
 {
     json_t *od = json_object_get(p->trace, "otherData");
-    double start = nget(od, "start_us"), end = start + (double)iget(od, "wall_ns") / 1000.0;
+    /* ts count from baseTimeNanoseconds, the run's start (Kineto's key) */
+    ck_assert_double_eq_tol((double)iget(p->trace, "baseTimeNanoseconds") / 1000.0,
+                            nget(od, "start_us"), 0.001);
+    double start = 0, end = (double)iget(od, "wall_ns") / 1000.0;
     int gpu = 0, arrows = 0;
     size_t i;
     json_t *e;

@@ -72,6 +72,12 @@ static uint64_t us_to_ns(json_t *v)
     return (uint64_t)llround(json_number_value(v) * 1000.0);
 }
 
+/* ts + the trace's base: ns on the run's clock, as the Perfetto trace has. */
+static uint64_t abs_ns(json_t *trace, json_t *ts)
+{
+    return (uint64_t)json_integer_value(json_object_get(trace, "baseTimeNanoseconds")) + us_to_ns(ts);
+}
+
 /* Both key lists hold the same entries. */
 static void same_keys(keys *a, keys *b, const char *what)
 {
@@ -109,7 +115,7 @@ START_TEST(perfetto_holds_what_json_holds)
             jflows++;
         if (strcmp(ph, "X") != 0 || (cat && !strcmp(cat, "capture")))
             continue;
-        uint64_t t0 = us_to_ns(json_object_get(e, "ts"));
+        uint64_t t0 = abs_ns(p.trace, json_object_get(e, "ts"));
         uint64_t t1 = t0 + us_to_ns(json_object_get(e, "dur"));
         const char *name = json_string_value(json_object_get(e, "name"));
         json_int_t epid = json_integer_value(json_object_get(e, "pid"));
