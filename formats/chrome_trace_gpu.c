@@ -6,8 +6,8 @@
  *    events that overlap on one row, so a record that starts before the
  *    previous one on its stream ended (programmatic dependent launch, clock
  *    jitter) goes to the first of the rows "stream 7 (overlap)",
- *    "stream 7 (overlap 2)", ... where it fits (tid = stream + k * 2^32;
- *    gpu_rows.h).
+ *    "stream 7 (overlap 2)", ... where it fits (tid 2^31 - 1 - (stream * 16
+ *    + k): viewers keep 32 bits; gpu_rows.h).
  *  - Kernels, copies and memsets are "X" events with their CUPTI arguments.
  *  - Runtime calls only CUPTI saw (model/timeline.h) are "X" events on
  *    the CPU row of their thread, nested by time under the hooked call they
@@ -28,9 +28,14 @@
 typedef cuprof_gpu_row_item gpu_item;
 #define MAX_SUB CUPROF_GPU_MAX_ROWS
 
+/* tid of a stream's row: the stream id for its own row; an overlap row's
+ * counts down from INT32_MAX (2^31 - 1 - (stream * 16 + row)), since
+ * viewers keep 32 bits of a tid and stream ids are small. */
 static uint64_t row_tid(uint32_t stream, uint32_t sub)
 {
-    return (uint64_t)stream + ((uint64_t)sub << 32);
+    if (sub == 0)
+        return stream;
+    return 0x7fffffffu - ((uint64_t)(stream & 0x7ffffff) * MAX_SUB + sub) % 0x7fffffffu;
 }
 
 static void put_pid_tid(cuprof_out *o, int64_t pid, uint64_t tid)

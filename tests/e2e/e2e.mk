@@ -109,3 +109,12 @@ $(B)/tests/pfcount: tests/e2e/pfcount.c tests/e2e/pftrace.c tests/e2e/pftrace.h
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -o $@ $< tests/e2e/pftrace.c $(LDFLAGS)
 
 ALL_TARGETS += $(B)/tests/pfcount
+
+# The Trace Event Format rules the viewers apply, on the demo's traces.
+$(B)/tests/test_e2e_trace_check: tests/e2e/test_e2e_trace_check.c tests/e2e/trace_check.c \
+                                tests/e2e/trace_check.h $(HARNESS_OBJ) tests/e2e/harness.h
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< tests/e2e/trace_check.c \
+	    $(HARNESS_OBJ) $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS)
+
+ALL_TARGETS += $(B)/tests/test_e2e_trace_check
+E2E_TESTS   += $(B)/tests/test_e2e_trace_check
