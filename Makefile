@@ -67,6 +67,7 @@ include model/model.mk
 include collector/collector.mk
 include formats/formats.mk
 include formats/compare/compare.mk
+include formats/export/export.mk
 include preload/preload.mk
 include tests/sim/sim.mk
 include bench/bench.mk
@@ -107,8 +108,9 @@ compdb: deps-ok
 	$(Q)rm -rf $(B)/compdb && bear --output compile_commands.json -- \
 	    $(MAKE) --no-print-directory B=$(B)/compdb build-all
 
-# Installs Check, jansson, libunwind and pkg-config when they are missing
-# (apt-get as root, otherwise prints the command); a stamp keeps it to once.
+# Installs Check, jansson, libunwind, SQLite and pkg-config when they are missing
+# (apt-get as root, otherwise prints the command), and the viewer tests' chromium
+# and npm packages where it can; a stamp keeps it to once.
 deps-ok: $(B)/.deps-ok
 $(B)/.deps-ok: scripts/deps.sh tests/viewers/package-lock.json
 	$(Q)mkdir -p $(B)

@@ -25,12 +25,16 @@ usage() {
   cat <<EOF_USAGE
 Usage: prof.sh [options] [--] PROGRAM [ARGS...]
        prof.sh compare [compare options] A.summary.json B.summary.json
+       prof.sh export sqlite NAME.trace.json [OUT.sqlite]
 
 Runs PROGRAM with the cuprof library preloaded. When each process that used
 CUDA exits, it writes to DIR:
   NAME.trace.json     Chrome/Perfetto trace (ui.perfetto.dev, chrome://tracing)
   NAME.summary.txt    profiler table (torch.profiler key_averages layout)
   NAME.summary.json   the same numbers for programs (formats/SCHEMA.md)
+"prof.sh export sqlite" turns a trace.json into an SQLite database with
+Nsight Systems' table names (CUPTI_ACTIVITY_KIND_KERNEL, ..._RUNTIME,
+..._MEMCPY, ..._MEMSET, StringIds, NVTX_EVENTS): nsys SQL queries run on it.
 
 Options:
   -o, --output DIR   output directory (default ./prof-out; created if missing)
@@ -98,6 +102,13 @@ case "${1-}" in
       exec "$top/build/cuprof-compare" "$@"
     fi
     die "compare is not built yet (run make in $top)"
+    ;;
+  export)
+    shift
+    if [ -x "$top/build/cuprof-export" ]; then
+      exec "$top/build/cuprof-export" "$@"
+    fi
+    die "export is not built yet (run make in $top)"
     ;;
 esac
 

@@ -2,6 +2,7 @@
 # Makes sure what the build and the tests need is present.
 #
 # Required (the build fails without them): Debian's check, libjansson-dev,
+# libsqlite3-dev and sqlite3 (prof.sh export and its test),
 # libunwind-dev and pkg-config. As root it installs what is missing with
 # apt-get; otherwise it prints the exact command to run and fails.
 #
@@ -23,7 +24,7 @@ apt_install() {
 }
 
 need=()
-for p in check libjansson-dev libunwind-dev pkg-config; do
+for p in check libjansson-dev libunwind-dev libsqlite3-dev sqlite3 pkg-config; do
   have_pkg "$p" || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then

@@ -118,3 +118,12 @@ $(B)/tests/test_e2e_trace_check: tests/e2e/test_e2e_trace_check.c tests/e2e/trac
 
 ALL_TARGETS += $(B)/tests/test_e2e_trace_check
 E2E_TESTS   += $(B)/tests/test_e2e_trace_check
+
+# prof.sh export sqlite, queried with the sqlite3 command.
+$(B)/tests/test_e2e_export: tests/e2e/test_e2e_export.c $(HARNESS_OBJ) tests/e2e/harness.h \
+                           $(B)/cuprof-export
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< \
+	    $(HARNESS_OBJ) $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS)
+
+ALL_TARGETS += $(B)/tests/test_e2e_export
+E2E_TESTS   += $(B)/tests/test_e2e_export
