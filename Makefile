@@ -68,6 +68,7 @@ include collector/collector.mk
 include formats/formats.mk
 include formats/compare/compare.mk
 include formats/export/export.mk
+include formats/stats/stats.mk
 include preload/preload.mk
 include tests/sim/sim.mk
 include bench/bench.mk

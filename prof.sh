@@ -26,6 +26,8 @@ usage() {
 Usage: prof.sh [options] [--] PROGRAM [ARGS...]
        prof.sh compare [compare options] A.summary.json B.summary.json
        prof.sh export sqlite NAME.trace.json [OUT.sqlite]
+       prof.sh stats [--report api|kernels|copies|blas|ranges] [--sort COLUMN]
+                     [--limit N] [--filter REGEX] [--csv|--json] NAME.summary.json
 
 Runs PROGRAM with the cuprof library preloaded. When each process that used
 CUDA exits, it writes to DIR:
@@ -102,6 +104,13 @@ case "${1-}" in
       exec "$top/build/cuprof-compare" "$@"
     fi
     die "compare is not built yet (run make in $top)"
+    ;;
+  stats)
+    shift
+    if [ -x "$top/build/cuprof-stats" ]; then
+      exec "$top/build/cuprof-stats" "$@"
+    fi
+    die "stats is not built yet (run make in $top)"
     ;;
   export)
     shift

@@ -127,3 +127,12 @@ $(B)/tests/test_e2e_export: tests/e2e/test_e2e_export.c $(HARNESS_OBJ) tests/e2e
 
 ALL_TARGETS += $(B)/tests/test_e2e_export
 E2E_TESTS   += $(B)/tests/test_e2e_export
+
+# prof.sh stats on the demo's summaries.
+$(B)/tests/test_e2e_stats: tests/e2e/test_e2e_stats.c $(HARNESS_OBJ) tests/e2e/harness.h \
+                          $(B)/cuprof-stats
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< \
+	    $(HARNESS_OBJ) $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS)
+
+ALL_TARGETS += $(B)/tests/test_e2e_stats
+E2E_TESTS   += $(B)/tests/test_e2e_stats
