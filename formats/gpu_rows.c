@@ -4,6 +4,7 @@
 #include "formats/gpu_rows.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static int cmp_item(const void *a, const void *b)
 {
@@ -26,8 +27,11 @@ static void assign_rows(cuprof_gpu_row_item *it, size_t n)
         uint32_t r = 0;
         while (r < nrows && row_end[r] > it[i].start + CUPROF_GPU_JITTER_NS)
             r++;
-        if (r < nrows && row_end[r] > it[i].start) {   /* rounding: move it past */
-            it[i].start = row_end[r];
+        if (r < nrows && row_end[r] > it[i].start) {
+            /* rounding: move it past, 1 ns clear of the end (speedscope
+             * computes an end as ts + dur in floating point, and a start
+             * equal to the end before it can come out first) */
+            it[i].start = row_end[r] + 1;
             if (it[i].end < it[i].start)
                 it[i].end = it[i].start;
         }
@@ -38,6 +42,24 @@ static void assign_rows(cuprof_gpu_row_item *it, size_t n)
         else if (it[i].end > row_end[r])
             row_end[r] = it[i].end;
         it[i].sub = r;
+    }
+}
+
+/* Records that touch on a row (one ends where the next starts) are shown
+ * 1 ns apart: the earlier one ends 1 ns sooner. speedscope reads an end as
+ * ts + dur in floating point and then finds it after the next start. */
+static void part_touching(cuprof_gpu_row_item *it, size_t n)
+{
+    size_t last[CUPROF_GPU_MAX_ROWS];
+    int have[CUPROF_GPU_MAX_ROWS] = {0};
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || it[i].device != it[i - 1].device || it[i].stream != it[i - 1].stream)
+            memset(have, 0, sizeof have);
+        uint32_t r = it[i].sub;
+        if (have[r] && it[last[r]].end == it[i].start && it[last[r]].end > it[last[r]].start + 1)
+            it[last[r]].end--;
+        last[r] = i;
+        have[r] = 1;
     }
 }
 
@@ -56,5 +78,6 @@ cuprof_gpu_row_item *cuprof_gpu_rows(const cuprof_gpu_run *g, size_t *n)
                                       g->copies[i].device, g->copies[i].stream, 0, 1, i};
     qsort(it, *n, sizeof *it, cmp_item);
     assign_rows(it, *n);
+    part_touching(it, *n);
     return it;
 }

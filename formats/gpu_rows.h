@@ -7,8 +7,9 @@
  * viewers drop slices that overlap on one row. An overlap of at most
  * CUPROF_GPU_JITTER_NS is the clocks' rounding, not concurrency (the sim
  * and CUPTI both show 1-30 ns): the record stays on the row and starts
- * where the one before it ended (start/end below; the model keeps the
- * recorded times). Shared by the JSON and the Perfetto writers.
+ * 1 ns after the one before it ended, and records that touch (one ends where
+ * the next starts) are shown 1 ns apart (start/end below; the model and the
+ * tables keep the recorded times). Shared by the JSON and the Perfetto writers.
  */
 #ifndef CUPROF_GPU_ROWS_H
 #define CUPROF_GPU_ROWS_H

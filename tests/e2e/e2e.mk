@@ -85,9 +85,9 @@ $(B)/tests/stacks_prog_nofp: tests/e2e/stacks_prog.c
 $(B)/tests/libthrow.so: tests/e2e/throw_lib.cc
 	$(call P,CXX,$@)mkdir -p $(@D) && $(CXX) -O2 -Wall -Wextra -Werror -fPIC -shared -o $@ $< -ldl
 
-$(B)/tests/test_e2e_stacks: tests/e2e/test_e2e_stacks.c $(HARNESS_OBJ) $(B)/tests/stacks_prog_fp \
+$(B)/tests/test_e2e_stacks: tests/e2e/test_e2e_stacks.c tests/e2e/viewers.c tests/e2e/viewers.h $(HARNESS_OBJ) $(B)/tests/stacks_prog_fp \
                            $(B)/tests/stacks_prog_nofp $(B)/tests/libthrow.so
-	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(HARNESS_OBJ) \
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< tests/e2e/viewers.c $(HARNESS_OBJ) \
 	    $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS) -lm
 
 ALL_TARGETS += $(B)/tests/test_e2e_stacks $(B)/tests/stacks_prog_fp $(B)/tests/stacks_prog_nofp \
@@ -136,3 +136,12 @@ $(B)/tests/test_e2e_stats: tests/e2e/test_e2e_stats.c $(HARNESS_OBJ) tests/e2e/h
 
 ALL_TARGETS += $(B)/tests/test_e2e_stats
 E2E_TESTS   += $(B)/tests/test_e2e_stats
+
+# The demo's traces in speedscope (headless Chromium, tests/viewers/).
+$(B)/tests/test_e2e_viewers: tests/e2e/test_e2e_viewers.c tests/e2e/viewers.c tests/e2e/viewers.h \
+                            $(HARNESS_OBJ) tests/e2e/harness.h
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< tests/e2e/viewers.c \
+	    $(HARNESS_OBJ) $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS) -lm
+
+ALL_TARGETS += $(B)/tests/test_e2e_viewers
+E2E_TESTS   += $(B)/tests/test_e2e_viewers

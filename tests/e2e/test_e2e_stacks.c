@@ -7,6 +7,7 @@
  * code the program loads later.
  */
 #include "harness.h"
+#include "viewers.h"
 
 #include <check.h>
 #include <math.h>
@@ -191,46 +192,6 @@ START_TEST(speedscope_file_holds_together)
 }
 END_TEST
 
-/* Where a program is on PATH, or NULL. Static storage. */
-static const char *on_path(const char *prog)
-{
-    static char buf[4096];
-    const char *path = getenv("PATH");
-    for (const char *d = path ? path : ""; *d;) {
-        size_t n = strcspn(d, ":");
-        snprintf(buf, sizeof buf, "%.*s/%s", (int)n, d, prog);
-        if (access(buf, X_OK) == 0)
-            return buf;
-        d += n + (d[n] == ':');
-    }
-    return NULL;
-}
-
-/* A weight as speedscope shows it ("83.50µs", "1.78ms", "48", "1,234") in
- * ns (or a count); *unit gets the size of its last digit's step. */
-static double shown_value(const char *text, double *unit)
-{
-    char digits[64];
-    size_t k = 0;
-    for (const char *c = text; *c && k + 1 < sizeof digits; c++)
-        if (*c != ',')
-            digits[k++] = *c;
-    digits[k] = '\0';
-    char *end;
-    double v = strtod(digits, &end);
-    double scale = 1;
-    if (strcmp(end, "s") == 0)
-        scale = 1e9;
-    else if (strcmp(end, "ms") == 0)
-        scale = 1e6;
-    else if (strcmp(end, "\xC2\xB5s") == 0)
-        scale = 1e3;
-    else
-        ck_assert_msg(strcmp(end, "ns") == 0 || *end == '\0', "unknown unit in %s", text);
-    *unit = strchr(digits, '.') ? scale / 100 : 1;
-    return v * scale;
-}
-
 /* The speedscope file opened in speedscope (npm) in headless Chromium
  * (tests/viewers/speedscope.mjs): it reads the three profiles with the
  * totals the file holds, and its flame graph draws the functions of
@@ -239,31 +200,19 @@ static double shown_value(const char *text, double *unit)
  * them). */
 START_TEST(speedscope_draws_it_in_chromium)
 {
-    const char *node = on_path("node");
-    const char *chromium = getenv("CHROMIUM") ? getenv("CHROMIUM") : "/usr/bin/chromium";
-    char mods[4096];
-    snprintf(mods, sizeof mods, "%s/tests/viewers/node_modules/speedscope", e2e_top());
-    const char *why = !node ? "node is not installed"
-                      : access(chromium, X_OK) != 0 ? "Chromium is not installed (apt-get install chromium)"
-                      : access(mods, R_OK) != 0 ? "the npm packages are not installed (npm ci --prefix tests/viewers)"
-                                                : NULL;
+    const char *why = viewer_missing();
     if (why) {
         fprintf(stderr, "SKIPPED speedscope in Chromium: %s; scripts/deps.sh installs it\n", why);
         return;
     }
-    char nodebuf[4096];
-    snprintf(nodebuf, sizeof nodebuf, "%s", node);
     const char *args[] = {e2e_path("bench/matmul_add"), "--mode", "eager", NULL};
     e2e_prof p = profile(args, "auto");
     char prof[4096], shot[4096];
     snprintf(prof, sizeof prof, "%s/x.speedscope.json", p.dir);
     snprintf(shot, sizeof shot, "%s/x.speedscope.png", p.dir);
-    const char *view[] = {nodebuf, e2e_path("tests/viewers/speedscope.mjs"), prof, shot, "main",
-                          "gemm(work*, float)", "launch_bias_add(work*)", NULL};
-    e2e_result r = e2e_run(view, NULL, NULL, RUN_TIMEOUT_S);
-    json_error_t jerr;
-    json_t *seen = json_loads(r.out, 0, &jerr);
-    ck_assert_msg(seen != NULL, "viewer printed no JSON (exit %d):\n%s\n%s", r.status, r.out, r.err);
+    const char *names[] = {"main", "gemm(work*, float)", "launch_bias_add(work*)", NULL};
+    e2e_result r;
+    json_t *seen = viewer_speedscope(prof, shot, names, &r);
     ck_assert_msg(r.status == 0, "speedscope did not draw it (exit %d):\n%s\n%s", r.status, r.out,
                   r.err);
     ck_assert_int_eq(json_array_size(json_object_get(seen, "missing")), 0);
@@ -288,12 +237,12 @@ START_TEST(speedscope_draws_it_in_chromium)
         json_array_foreach(json_object_get(fp, "weights"), j, w)
             sum += (double)json_integer_value(w);
         const char *text = json_string_value(json_object_get(row, "total"));
-        double v = shown_value(text, &unit);
+        double v = viewer_shown_value(text, &unit);
         ck_assert_msg(fabs(v - sum) <= unit * 0.51, "%s: speedscope shows %s, the file sums to %.0f",
                       json_string_value(json_object_get(fp, "name")), text, sum);
     }
     /* ... and the GPU one is the run's GPU time in the calls' work. */
-    double unit, gpu = shown_value(
+    double unit, gpu = viewer_shown_value(
         json_string_value(json_object_get(json_array_get(shown, 0), "total")), &unit);
     ck_assert_double_le(fabs(gpu - (double)num(json_object_get(p.sum, "stacks"), "gpu_total_ns")),
                         unit * 0.51);

@@ -11,7 +11,8 @@
 // with WebGL; a failed render leaves the area white).
 //
 // Prints one JSON object: {title, profiles: [{name, total}] (as speedscope
-// shows them), drawn: [...], missing: [...], fills, errors: [...]}. Exit 0
+// shows them), drawn: [...], missing: [...], fills, errors: [...],
+// warnings: [...] (the console's: speedscope's import warnings)}. Exit 0
 // when every NAME was drawn and the screenshot shows the frames, 1 when not,
 // 2 when the viewer could not be run at all (no Chromium, no speedscope).
 import { createServer } from 'node:http';
@@ -89,7 +90,7 @@ async function countFills(b64) {
   return n;
 }
 
-const errors = [];
+const errors = [], warnings = [];
 let browser;
 try {
   browser = await chromium.launch({
@@ -106,7 +107,10 @@ let result;
 try {
   const page = await browser.newPage({ viewport: { width: 1600, height: 900 } });
   page.on('pageerror', (e) => errors.push(String(e.message)));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+    if (m.type() === 'warning') warnings.push(m.text());
+  });
   page.on('requestfailed', (r) => errors.push('request failed: ' + r.url()));
   await page.addInitScript(() => {
     window.__drawn = new Set();
@@ -140,10 +144,10 @@ try {
   }
   const title = await page.title();
   const missing = names.filter((n) => !drawn.includes(n));
-  result = { title, profiles, drawn, missing, fills, errors };
+  result = { title, profiles, drawn, missing, fills, errors, warnings };
 } catch (e) {
   result = { title: '', profiles: [], drawn: [], missing: names, fills: 0,
-    errors: [...errors, String(e.message).split('\n')[0]] };
+    errors: [...errors, String(e.message).split('\n')[0]], warnings };
 }
 await browser.close();
 server.close();
