@@ -112,6 +112,17 @@ static void x_head(chrome_writer *cw, const char *cat, const char *name, int64_t
     cuprof_out_ns_as_us(o, t1 > t0 ? t1 - t0 : 0);
 }
 
+/* Where the row shows a record at other times than CUPTI's (gpu_rows.h:
+ * rounding overlaps, touching records), the recorded ones, in ns from the
+ * base: readers that need the exact times (prof.sh export) take these. */
+static void put_recorded(chrome_writer *cw, const gpu_item *it, uint64_t t0, uint64_t t1)
+{
+    if (it->start == t0 && it->end == t1)
+        return;
+    cuprof_chrome_arg_u64(cw->base.out, "recorded_start_ns", cuprof_chrome_rel(cw, t0));
+    cuprof_chrome_arg_u64(cw->base.out, "recorded_dur_ns", t1 > t0 ? t1 - t0 : 0);
+}
+
 /* "range": the innermost NVTX range the work was launched in, if any. */
 static void put_range_arg(chrome_writer *cw, const gpu_item *it)
 {
@@ -146,6 +157,7 @@ static void put_kernel(chrome_writer *cw, const cuprof_gpu_kernel *k, const char
         cuprof_chrome_arg_u64(o, "device launched", 1);
     if (strcmp(display, k->name) != 0)
         cuprof_chrome_arg_str(o, "mangled", k->name);
+    put_recorded(cw, it, k->start_ns, k->end_ns);
     put_range_arg(cw, it);
     cuprof_out_puts(o, "}}");
 }
@@ -188,6 +200,7 @@ static void put_copy(chrome_writer *cw, const cuprof_gpu_copy *c, const gpu_item
     else
         cuprof_chrome_arg_bool(o, "async", c->async);
     put_gbps(o, c->bytes, c->end_ns > c->start_ns ? c->end_ns - c->start_ns : 0);   /* recorded */
+    put_recorded(cw, it, c->start_ns, c->end_ns);
     put_range_arg(cw, it);
     cuprof_out_puts(o, "}}");
 }

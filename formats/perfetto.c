@@ -779,6 +779,12 @@ static int thread_track(pf_writer *w, const pf_flows *fl, long t, uint32_t tid, 
     return 0;
 }
 
+/* ns since the run's start (the JSON trace's base). */
+static uint64_t since_start(const pf_writer *w, uint64_t t)
+{
+    return t > w->base.run->t_start ? t - w->base.run->t_start : 0;
+}
+
 /* The GPU records of one row, in start order. */
 static void gpu_row(pf_writer *w, const pf_flows *fl, const cuprof_gpu_row_item *it, size_t n,
                     uint64_t uuid)
@@ -814,6 +820,10 @@ static void gpu_row(pf_writer *w, const pf_flows *fl, const cuprof_gpu_row_item 
                 ann_bool(w, "async", c->async);
             ann_double(w, "GB/s", c->end_ns > c->start_ns
                                       ? (double)c->bytes / (double)(c->end_ns - c->start_ns) : 0);
+            if (it[i].start != c->start_ns || it[i].end != c->end_ns) {   /* gpu_rows.h */
+                ann_uint(w, "recorded_start_ns", since_start(w, c->start_ns));
+                ann_uint(w, "recorded_dur_ns", c->end_ns > c->start_ns ? c->end_ns - c->start_ns : 0);
+            }
             if (fl->copy_in && fl->copy_in[it[i].idx])
                 pb_fixed64(&w->te, TE_TERMINATING_FLOW_IDS, fl->copy_in[it[i].idx]);
         } else {
@@ -831,6 +841,10 @@ static void gpu_row(pf_writer *w, const pf_flows *fl, const cuprof_gpu_row_item 
             ann_uint(w, "dynamic shared memory", k->dynamic_smem);
             if (strcmp(display, k->name) != 0)
                 ann_str(w, "mangled", k->name);
+            if (it[i].start != k->start_ns || it[i].end != k->end_ns) {   /* gpu_rows.h */
+                ann_uint(w, "recorded_start_ns", since_start(w, k->start_ns));
+                ann_uint(w, "recorded_dur_ns", k->end_ns > k->start_ns ? k->end_ns - k->start_ns : 0);
+            }
             if (fl->kernel_in && fl->kernel_in[it[i].idx])
                 pb_fixed64(&w->te, TE_TERMINATING_FLOW_IDS, fl->kernel_in[it[i].idx]);
         }

@@ -409,6 +409,44 @@ START_TEST(trace_gpu_lanes_and_flows)
 }
 END_TEST
 
+/* A record that touches the next on its row is drawn 1 ns shorter, one that
+ * overlaps the one before by rounding (<= 50 ns) 1 ns after it; both carry
+ * CUPTI's own times (recorded_start_ns from the base, recorded_dur_ns),
+ * which prof.sh export reads. */
+START_TEST(trace_rows_keep_recorded_times)
+{
+    make_run();
+    kernels[1].end_ns = 4200;     /* K2 [3500,4200] touches the HtoD copy at 4200 */
+    kernels[2].start_ns = 5290;   /* K3 starts 10 ns before the DtoD copy ends */
+    cuprof_summary *s = test_summary_build(&run);
+    json_t *j = write_json(&cuprof_chrome_trace_ops, s);
+    json_t *te = json_object_get(j, "traceEvents");
+    json_int_t base = json_integer_value(json_object_get(j, "baseTimeNanoseconds"));
+    json_t *k2 = find_ev(te, "X", "bias_add(float*, int)", -1), *k3 = NULL, *e;
+    size_t i;
+    json_array_foreach(te, i, e)   /* the second gemm_a: K3 */
+        if (!strcmp(json_string_value(json_object_get(e, "name")), "gemm_a") &&
+            json_number_value(json_object_get(e, "ts")) > 5.0 - (double)base / 1000.0)
+            k3 = e;
+    ck_assert_ptr_nonnull(k2);
+    ck_assert_ptr_nonnull(k3);
+    json_t *a2 = json_object_get(k2, "args"), *a3 = json_object_get(k3, "args");
+    ck_assert_double_eq_tol(json_number_value(json_object_get(k2, "dur")), 0.699, 1e-9);
+    ck_assert_int_eq(json_integer_value(json_object_get(a2, "recorded_dur_ns")), 700);
+    ck_assert_int_eq(json_integer_value(json_object_get(a2, "recorded_start_ns")) + base, 3500);
+    ck_assert_double_eq_tol(json_number_value(json_object_get(k3, "ts")) * 1000.0 + (double)base,
+                            5301.0, 1e-6);
+    ck_assert_int_eq(json_integer_value(json_object_get(a3, "recorded_start_ns")) + base, 5290);
+    ck_assert_int_eq(json_integer_value(json_object_get(a3, "recorded_dur_ns")), 610);
+    ck_assert_int_eq(json_integer_value(json_object_get(k3, "tid")), 7);   /* its own row */
+    /* a record drawn where CUPTI put it carries none */
+    json_t *k1 = find_ev(te, "X", "gemm_a", -1);
+    ck_assert_ptr_null(json_object_get(json_object_get(k1, "args"), "recorded_dur_ns"));
+    json_decref(j);
+    test_summary_destroy(s);
+}
+END_TEST
+
 START_TEST(no_gpu_run)
 {
     make_run();
@@ -490,6 +528,7 @@ int main(void)
     tcase_add_test(tc, busy_idle_latency);
     tcase_add_test(tc, kernel_and_copy_rows);
     tcase_add_test(tc, trace_gpu_lanes_and_flows);
+    tcase_add_test(tc, trace_rows_keep_recorded_times);
     tcase_add_test(tc, no_gpu_run);
     tcase_add_test(tc, capture_clip_keeps_the_windows_calls);
     suite_add_tcase(s, tc);
