@@ -23,7 +23,9 @@
  *    annotations, with the names the JSON trace uses.
  *  - GPU tracks: kernels, copies and memsets; a flow from each launching
  *    (copying) call to its device record, as the JSON trace's arrows.
- * Not yet: NVTX start/end ranges, counter tracks, capture windows.
+ *  - NVTX start/end ranges (they may end on another thread) on "NVTX ranges"
+ *    lanes under the process; the capture windows on a track of their own.
+ * Not yet: counter tracks, stacks.
  */
 #include "formats/gpu_rows.h"
 #include "formats/units.h"
@@ -439,6 +441,9 @@ static void ann_dim3(pf_writer *w, const char *key, uint64_t x, uint64_t y, uint
 #define UUID_CUPTI_THREAD(k) (0x200000ull + (k))    /* a thread only CUPTI saw */
 #define UUID_GPU(d) (0x300000ull + (d))
 #define UUID_ROW(k) (0x400000ull + (k))             /* k-th (device, stream, row) */
+#define UUID_NVTX_LANE(k) (0x500000ull + (k))       /* start/end ranges' lanes */
+#define UUID_CAPTURE 0x600000ull                    /* the capture windows */
+#define PF_NVTX_LANES 16
 
 static void put_track(pf_writer *w, uint64_t uuid, uint64_t parent, const char *name,
                       const pb *process, const pb *thread)
@@ -883,7 +888,7 @@ static int cmp_row(const void *a, const void *b)
 
 /* Sequence 1: the clock and every track. */
 static void descriptors(pf_writer *w, const cuprof_gpu_row_item *it, size_t n, uint32_t *cupti_tids,
-                        size_t ncupti)
+                        size_t ncupti, int nvtx_lanes_used)
 {
     const cuprof_run *run = w->base.run;
     w->seq = 1;
@@ -913,6 +918,13 @@ static void descriptors(pf_writer *w, const cuprof_gpu_row_item *it, size_t n, u
         snprintf(label, sizeof label, "thread %u", cupti_tids[k]);
         put_thread_track(w, UUID_CUPTI_THREAD(k), cupti_tids[k], label);
     }
+    for (int l = 0; l < nvtx_lanes_used; l++) {
+        char label[32];
+        snprintf(label, sizeof label, l ? "NVTX ranges (%d)" : "NVTX ranges", l + 1);
+        put_track(w, UUID_NVTX_LANE(l), UUID_PROCESS, label, NULL, NULL);
+    }
+    if (run->capture.trigger && run->capture.nwindows)
+        put_track(w, UUID_CAPTURE, UUID_PROCESS, "capture window", NULL, NULL);
     uint64_t row = 0, stream_row0 = 0;
     for (size_t i = 0; i < n; row++) {
         char label[64];
@@ -937,6 +949,92 @@ static void descriptors(pf_writer *w, const cuprof_gpu_row_item *it, size_t n, u
                it[j].sub == it[i].sub)
             j++;
         i = j;
+    }
+}
+
+/* NVTX start/end ranges (they may end on another thread) go on lanes of
+ * their own under the process, each on the first lane free at its start
+ * (more overlap shares the last, cut to nest there). */
+static int cmp_range_start(const void *a, const void *b, void *ctx)
+{
+    const cuprof_ranges *rg = ctx;
+    uint64_t x = rg->r[*(const size_t *)a].t0, y = rg->r[*(const size_t *)b].t0;
+    return x < y ? -1 : x > y;
+}
+
+/* order[]: the start/end ranges by start (*n of them); lane[k] for range
+ * k. Returns the lanes used, -1 when out of memory. */
+static int nvtx_lanes(const cuprof_ranges *rg, size_t **order, size_t *n, int **lane)
+{
+    size_t total = rg ? rg->n : 0;
+    *n = 0;
+    *order = calloc(total + 1, sizeof **order);
+    *lane = calloc(total + 1, sizeof **lane);
+    if (!*order || !*lane)
+        return -1;
+    for (size_t k = 0; k < total; k++)
+        if (rg->r[k].start_end)
+            (*order)[(*n)++] = k;
+    if (*n)
+        qsort_r(*order, *n, sizeof **order, cmp_range_start, (void *)rg);
+    uint64_t end[PF_NVTX_LANES];
+    int used = 0;
+    for (size_t i = 0; i < *n; i++) {
+        const cuprof_range *r = &rg->r[(*order)[i]];
+        int l = 0;
+        while (l < used && end[l] > r->t0)
+            l++;
+        if (l == PF_NVTX_LANES)
+            l = PF_NVTX_LANES - 1;
+        if (l == used)
+            used++;
+        if (l == used - 1 || r->t1 > end[l])
+            end[l] = r->t1;
+        (*lane)[(*order)[i]] = l;
+    }
+    return used;
+}
+
+/* The start/end ranges, one sequence per lane, and the capture windows,
+ * one sequence. */
+static void async_tracks(pf_writer *w, const size_t *order, size_t n, const int *lane, int nlanes)
+{
+    const cuprof_run *run = w->base.run;
+    const cuprof_ranges *rg = w->base.model->ranges;
+    for (int l = 0; l < nlanes && !w->oom; l++) {
+        int started = 0;
+        pf_stack st = {.n = 0};
+        for (size_t i = 0; i < n; i++) {
+            const cuprof_range *r = &rg->r[order[i]];
+            if (lane[order[i]] != l)
+                continue;
+            if (!started) {
+                seq_start(w, UUID_NVTX_LANE(l), r->t0);
+                started = 1;
+            }
+            stack_close(w, &st, r->t0);
+            const char *name = cuprof_run_string(run, r->name);
+            ev_begin(w, TYPE_BEGIN, name[0] ? name : "(unnamed)", "nvtx");
+            ann_str(w, "domain", cuprof_run_string(run, r->domain));
+            ann_uint(w, "gpu_ns", r->gpu_ns);
+            ann_uint(w, "kernels", r->kernels);
+            stack_open(w, &st, r->t0, r->t1);
+        }
+        stack_close(w, &st, UINT64_MAX);
+    }
+    const cuprof_capture *cap = &run->capture;
+    if (cap->trigger && cap->nwindows) {
+        seq_start(w, UUID_CAPTURE, cap->windows[0][0]);
+        for (size_t i = 0; i < cap->nwindows; i++) {
+            char name[48];
+            snprintf(name, sizeof name, "capture window %zu", i + 1);
+            ev_begin(w, TYPE_BEGIN, name, "capture");
+            ann_str(w, "trigger", cap->trigger);
+            ann_uint(w, "window", i + 1);
+            ev_end(w, cap->windows[i][0]);
+            slice_end(w, cap->windows[i][1] > cap->windows[i][0] ? cap->windows[i][1]
+                                                                  : cap->windows[i][0]);
+        }
     }
 }
 
@@ -976,20 +1074,29 @@ static int pf_write(cuprof_writer *base)
     const cuprof_gpu_run *g = m->run->gpu.captured && m->run->gpu_run && m->timeline
                                   ? m->timeline->gpu : NULL;
     pf_flows fl;
+    size_t *order = NULL, norder = 0;
+    int *lane = NULL;
     uint32_t *ctids = cupti_threads(m, &ncupti);
-    if (!ctids || (g && !(it = cuprof_gpu_rows(g, &n))) || flows_build(m, &fl) < 0) {
+    int nlanes = nvtx_lanes(m->ranges, &order, &norder, &lane);
+    if (!ctids || nlanes < 0 || (g && !(it = cuprof_gpu_rows(g, &n))) || flows_build(m, &fl) < 0) {
         free(ctids);
         free(it);
+        free(order);
+        free(lane);
         return -1;
     }
     qsort(it, n, sizeof *it, cmp_row);
-    descriptors(w, it, n, ctids, ncupti);
+    descriptors(w, it, n, ctids, ncupti, nlanes);
     for (size_t t = 0; t < base->run->nthreads && rc == 0; t++)
         rc = thread_track(w, &fl, (long)t, base->run->threads[t].tid, UUID_THREAD(t));
     for (size_t k = 0; k < ncupti && rc == 0; k++)
         rc = thread_track(w, &fl, -1, ctids[k], UUID_CUPTI_THREAD(k));
+    if (rc == 0)
+        async_tracks(w, order, norder, lane, nlanes);
     if (rc == 0 && g)
         rc = gpu_tracks(w, &fl, it, n);
+    free(order);
+    free(lane);
     free(it);
     free(ctids);
     flows_free(&fl);

@@ -97,7 +97,7 @@ E2E_TESTS   += $(B)/tests/test_e2e_stacks
 # The Perfetto protobuf trace end to end, read back by a decoder of the
 # tests' own (pftrace.c).
 $(B)/tests/test_e2e_perfetto: tests/e2e/test_e2e_perfetto.c tests/e2e/pftrace.c tests/e2e/pftrace.h \
-                             $(HARNESS_OBJ) tests/e2e/harness.h $(B)/tests/robust_prog
+                             $(HARNESS_OBJ) tests/e2e/harness.h $(B)/tests/robust_prog $(B)/tests/nvtx_prog
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< tests/e2e/pftrace.c \
 	    $(HARNESS_OBJ) $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS) -lm
 

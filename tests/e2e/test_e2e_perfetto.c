@@ -18,14 +18,19 @@
 
 #define RUN_TIMEOUT_S 180
 
-static e2e_prof profile(const char *const argv[], const char *format)
+static e2e_prof profile_status(const char *const argv[], const char *format, int want)
 {
     char env[64];
     snprintf(env, sizeof env, "CUPROF_FORMAT=%s", format);
     const char *envs[] = {env, NULL};
     e2e_prof p = e2e_profile(1, argv, envs, RUN_TIMEOUT_S);
-    ck_assert_msg(p.r.status == 0 && p.sum, "exit %d\n%s", p.r.status, p.r.err);
+    ck_assert_msg(p.r.status == want && p.sum, "exit %d\n%s", p.r.status, p.r.err);
     return p;
+}
+
+static e2e_prof profile(const char *const argv[], const char *format)
+{
+    return profile_status(argv, format, 0);
 }
 
 static int has_file(const e2e_prof *p, const char *suffix)
@@ -89,11 +94,26 @@ static void same_keys(keys *a, keys *b, const char *what)
                       b->k[i]);
 }
 
+/* The runs compared: matmul_add eager and fused (kernels, cuBLAS, copies),
+ * the NVTX program (push and start/end ranges, marks; it exits with 3),
+ * and matmul_add's NVTX steps with two capture windows. */
+static const char *const runs[][14] = {
+    {"bench/matmul_add", "--mode", "eager", NULL},
+    {"bench/matmul_add", "--mode", "fused", NULL},
+    {"@tests/nvtx_prog", NULL},
+    {"--capture-range", "nvtx:step", "--capture-range-end", "repeat:2", "--skip-first", "1",
+     "bench/matmul_add", "--mode", "eager", "--nvtx", "--iters", "4", NULL},
+};
+
 START_TEST(perfetto_holds_what_json_holds)
 {
-    const char *modes[] = {"eager", "fused"};
-    const char *args[] = {e2e_path("bench/matmul_add"), "--mode", modes[_i], NULL};
-    e2e_prof p = profile(args, "both");
+    const char *args[16];
+    size_t na = 0;
+    for (const char *const *a = runs[_i]; *a; a++)
+        args[na++] = (*a)[0] == '@' ? e2e_bpath(*a + 1)
+                     : strchr(*a, '/') ? e2e_path(*a) : *a;
+    args[na] = NULL;
+    e2e_prof p = profile_status(args, "both", _i == 2 ? 3 : 0);
     ck_assert(has_file(&p, "trace.json") && has_file(&p, "perfetto-trace"));
     char path[4096];
     snprintf(path, sizeof path, "%s/x.perfetto-trace", p.dir);
@@ -102,24 +122,34 @@ START_TEST(perfetto_holds_what_json_holds)
     ck_assert_msg(rc == 0, "%s", t.error);
     ck_assert_int_eq(t.primary_clock, 3);   /* CLOCK_MONOTONIC, the recording clock */
 
-    /* The JSON side: X events on the process's own rows (CPU) and on the
-     * GPU processes, and its arrows. */
+    /* The JSON side, by kind: X events on the process's own rows (CPU), on
+     * the GPU processes and the capture windows; NVTX start/end ranges
+     * (b/e pairs); the arrows. */
     json_int_t pid = json_integer_value(json_object_get(json_object_get(p.trace, "otherData"), "pid"));
-    keys jcpu = {0}, jgpu = {0}, pcpu = {0}, pgpu = {0};
+    keys j[4] = {{0}}, q[4] = {{0}};   /* cpu, gpu, async, capture */
     size_t jflows = 0, i;
     json_t *e;
     json_array_foreach(json_object_get(p.trace, "traceEvents"), i, e) {
         const char *ph = json_string_value(json_object_get(e, "ph"));
         const char *cat = json_string_value(json_object_get(e, "cat"));
+        const char *name = json_string_value(json_object_get(e, "name"));
         if (!strcmp(ph, "s"))
             jflows++;
-        if (strcmp(ph, "X") != 0 || (cat && !strcmp(cat, "capture")))
+        if (!strcmp(ph, "b")) {   /* its e: same name and id2 */
+            json_t *f;
+            size_t k;
+            json_array_foreach(json_object_get(p.trace, "traceEvents"), k, f)
+                if (!strcmp(json_string_value(json_object_get(f, "ph")), "e") &&
+                    json_equal(json_object_get(f, "id2"), json_object_get(e, "id2")))
+                    key_add(&j[2], name, abs_ns(p.trace, json_object_get(e, "ts")),
+                            abs_ns(p.trace, json_object_get(f, "ts")));
+        }
+        if (strcmp(ph, "X") != 0)
             continue;
         uint64_t t0 = abs_ns(p.trace, json_object_get(e, "ts"));
         uint64_t t1 = t0 + us_to_ns(json_object_get(e, "dur"));
-        const char *name = json_string_value(json_object_get(e, "name"));
         json_int_t epid = json_integer_value(json_object_get(e, "pid"));
-        key_add(epid == pid ? &jcpu : &jgpu, name, t0, t1);
+        key_add(&j[cat && !strcmp(cat, "capture") ? 3 : epid == pid ? 0 : 1], name, t0, t1);
     }
     size_t pout = 0, pin = 0, kernels = 0;
     for (size_t k = 0; k < t.nslices; k++) {
@@ -134,29 +164,42 @@ START_TEST(perfetto_holds_what_json_holds)
         }
         if (s->instant)
             continue;
-        key_add(tr->tid >= 0 ? &pcpu : &pgpu, s->name, s->t0, s->t1);
-        if (tr->tid >= 0)
+        int kind = tr->tid >= 0 ? 0
+                   : !strncmp(tr->name, "stream ", 7) ? 1
+                   : !strncmp(tr->name, "NVTX ranges", 11) ? 2
+                   : !strcmp(tr->name, "capture window") ? 3 : -1;
+        ck_assert_msg(kind >= 0, "slice %s on track %s", s->name, tr->name);
+        if (kind == 0)
             ck_assert_int_eq(tr->pid, pid);
-        else   /* a GPU stream row: a child of "GPU 0" */
-            ck_assert_ptr_nonnull(strstr(tr->name, "stream "));
+        key_add(&q[kind], s->name, s->t0, s->t1);
     }
-    same_keys(&jcpu, &pcpu, "CPU slices");
-    same_keys(&jgpu, &pgpu, "GPU slices");
-    ck_assert_uint_gt(jflows, 0);
+    static const char *const what[] = {"CPU slices", "GPU slices", "NVTX start/end ranges",
+                                       "capture windows"};
+    if (_i == 2)
+        ck_assert_uint_gt(j[2].n, 0);   /* the NVTX program has start/end ranges */
+    if (_i == 3)
+        ck_assert_uint_eq(j[3].n, 2);   /* two capture windows */
+    for (int k = 0; k < 4; k++) {
+        same_keys(&j[k], &q[k], what[k]);
+        keys_free(&j[k]);
+        keys_free(&q[k]);
+    }
     ck_assert_uint_eq(pout, jflows);
     ck_assert_uint_eq(pin, jflows);
-    ck_assert_uint_gt(kernels, 0);
+    if (_i < 2) {
+        ck_assert_uint_gt(jflows, 0);
+        ck_assert_uint_gt(kernels, 0);
+    }
     /* every flow that starts also ends */
     for (size_t k = 0; k < t.nslices; k++) {
         if (!t.slices[k].flow_out)
             continue;
         int ends = 0;
-        for (size_t j = 0; j < t.nslices && !ends; j++)
-            ends = t.slices[j].flow_in == t.slices[k].flow_out;
+        for (size_t m = 0; m < t.nslices && !ends; m++)
+            ends = t.slices[m].flow_in == t.slices[k].flow_out;
         ck_assert_msg(ends, "flow %llu from %s never ends",
                       (unsigned long long)t.slices[k].flow_out, t.slices[k].name);
     }
-    keys_free(&jcpu); keys_free(&jgpu); keys_free(&pcpu); keys_free(&pgpu);
     pft_free(&t);
     e2e_prof_free(&p);
 }
@@ -211,7 +254,7 @@ int main(void)
     Suite *s = suite_create("e2e_perfetto");
     TCase *tc = tcase_create("perfetto");
     tcase_set_timeout(tc, 3 * RUN_TIMEOUT_S);
-    tcase_add_loop_test(tc, perfetto_holds_what_json_holds, 0, 2);
+    tcase_add_loop_test(tc, perfetto_holds_what_json_holds, 0, 4);
     tcase_add_test(tc, format_picks_the_files);
     tcase_add_test(tc, long_run_counts_every_call);
     suite_add_tcase(s, tc);
