@@ -25,7 +25,10 @@
  *    (copying) call to its device record, as the JSON trace's arrows.
  *  - NVTX start/end ranges (they may end on another thread) on "NVTX ranges"
  *    lanes under the process; the capture windows on a track of their own.
- * Not yet: counter tracks, stacks.
+ *  - Counter tracks: "CUDA memory allocated" (bytes held by cudaMalloc and
+ *    its kin, frees matched by pointer) and per GPU "GPU 0 busy" (records
+ *    running: 0 when idle).
+ * Not yet: stacks.
  */
 #include "formats/gpu_rows.h"
 #include "formats/units.h"
@@ -147,7 +150,8 @@ enum {
     DEF_CLOCK_ID = 58, DEF_TRACK_EVENT = 11, TED_TRACK_UUID = 11,
     CS_CLOCKS = 1, CS_PRIMARY = 2, CLK_ID = 1, CLK_TS = 2, CLK_INCREMENTAL = 3,
     CLOCK_MONOTONIC = 3, CLOCK_SEQ = 64,
-    TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT = 5,
+    TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT = 5, TD_COUNTER = 8,
+    CD_UNIT = 3, UNIT_COUNT = 2, UNIT_SIZE_BYTES = 3, TE_COUNTER_VALUE = 30, TYPE_COUNTER = 4,
     PD_PID = 1, PD_NAME = 6, THD_PID = 1, THD_TID = 2, THD_NAME = 5,
     TE_CATEGORY_IIDS = 3, TE_ANNOTATIONS = 4, TE_TYPE = 9, TE_NAME_IID = 10,
     TE_FLOW_IDS = 47, TE_TERMINATING_FLOW_IDS = 48,
@@ -444,6 +448,8 @@ static void ann_dim3(pf_writer *w, const char *key, uint64_t x, uint64_t y, uint
 #define UUID_NVTX_LANE(k) (0x500000ull + (k))       /* start/end ranges' lanes */
 #define UUID_CAPTURE 0x600000ull                    /* the capture windows */
 #define PF_NVTX_LANES 16
+#define UUID_MEMORY 0x700000ull                     /* device memory allocated */
+#define UUID_GPU_BUSY(d) (0x800000ull + (d))        /* records running on GPU d */
 
 static void put_track(pf_writer *w, uint64_t uuid, uint64_t parent, const char *name,
                       const pb *process, const pb *thread)
@@ -458,6 +464,13 @@ static void put_track(pf_writer *w, uint64_t uuid, uint64_t parent, const char *
         pb_msg(&td, TD_PROCESS, process);
     if (thread)
         pb_msg(&td, TD_THREAD, thread);
+    if (uuid == UUID_MEMORY || (uuid >= UUID_GPU_BUSY(0) && uuid < UUID_GPU_BUSY(0x10000))) {
+        pb cd = {0};   /* a counter track: bytes, or records running */
+        pb_uint(&cd, CD_UNIT, uuid == UUID_MEMORY ? UNIT_SIZE_BYTES : UNIT_COUNT);
+        pb_msg(&td, TD_COUNTER, &cd);
+        td.oom |= cd.oom;
+        free(cd.b);
+    }
     pb_uint(&w->pkt, PKT_SEQ_ID, w->seq);
     pb_msg(&w->pkt, PKT_TRACK_DESCRIPTOR, &td);
     put_packet(w);
@@ -888,7 +901,7 @@ static int cmp_row(const void *a, const void *b)
 
 /* Sequence 1: the clock and every track. */
 static void descriptors(pf_writer *w, const cuprof_gpu_row_item *it, size_t n, uint32_t *cupti_tids,
-                        size_t ncupti, int nvtx_lanes_used)
+                        size_t ncupti, int nvtx_lanes_used, int has_memory)
 {
     const cuprof_run *run = w->base.run;
     w->seq = 1;
@@ -925,12 +938,16 @@ static void descriptors(pf_writer *w, const cuprof_gpu_row_item *it, size_t n, u
     }
     if (run->capture.trigger && run->capture.nwindows)
         put_track(w, UUID_CAPTURE, UUID_PROCESS, "capture window", NULL, NULL);
+    if (has_memory)
+        put_track(w, UUID_MEMORY, UUID_PROCESS, "CUDA memory allocated", NULL, NULL);
     uint64_t row = 0, stream_row0 = 0;
     for (size_t i = 0; i < n; row++) {
         char label[64];
         if (i == 0 || it[i].device != it[i - 1].device) {
             snprintf(label, sizeof label, "GPU %u", it[i].device);
             put_track(w, UUID_GPU(it[i].device), UUID_PROCESS, label, NULL, NULL);
+            snprintf(label, sizeof label, "GPU %u busy (records running)", it[i].device);
+            put_track(w, UUID_GPU_BUSY(it[i].device), UUID_GPU(it[i].device), label, NULL, NULL);
         }
         if (it[i].stream == CUPROF_GPU_NO_STREAM)
             snprintf(label, sizeof label, "stream ?");
@@ -1038,6 +1055,127 @@ static void async_tracks(pf_writer *w, const size_t *order, size_t n, const int 
     }
 }
 
+/* A change of a counter at t. */
+typedef struct pf_step {
+    uint64_t t;
+    int64_t delta;
+} pf_step;
+
+static int cmp_step(const void *a, const void *b)
+{
+    const pf_step *x = a, *y = b;
+    if (x->t != y->t) return x->t < y->t ? -1 : 1;
+    return x->delta < y->delta ? -1 : x->delta > y->delta;   /* decreases first */
+}
+
+/* One counter track's sequence: the running sum of steps (sorted), one
+ * value per distinct time. */
+static void counter_track(pf_writer *w, uint64_t uuid, pf_step *st, size_t n)
+{
+    if (!n)
+        return;
+    qsort(st, n, sizeof *st, cmp_step);
+    seq_start(w, uuid, st[0].t);
+    int64_t v = 0;
+    for (size_t i = 0; i < n && !w->oom; i++) {
+        v += st[i].delta;
+        if (i + 1 < n && st[i + 1].t == st[i].t)
+            continue;
+        pb_uint(&w->te, TE_TYPE, TYPE_COUNTER);
+        pb_uint(&w->te, TE_COUNTER_VALUE, (uint64_t)v);
+        ev_end(w, st[i].t);
+    }
+}
+
+/* An allocation or free, for memory_steps. */
+typedef struct pf_mem_ev {
+    uint64_t t, ptr, bytes;
+    int is_free;
+} pf_mem_ev;
+
+static int cmp_mem_ev(const void *a, const void *b)
+{
+    const pf_mem_ev *x = a, *y = b;
+    return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* Device memory held by the program's allocations (cudaMalloc and its
+ * kin, not host allocations): + at a successful allocation's end, - at
+ * the end of the free of that pointer, whatever thread made each. Returns
+ * 1 when it has samples, 0 when none, -1 when out of memory. */
+static int memory_steps(const cuprof_run *run, pf_step **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    size_t nev = 0, cap = 0;
+    pf_mem_ev *evs = NULL;
+    for (size_t t = 0; t < run->nthreads; t++) {
+        const cuprof_run_thread *th = &run->threads[t];
+        for (uint64_t i = 0; i < th->n; i++) {
+            const cuprof_event *ev = cuprof_run_event(th, i);
+            if ((ev->cls != CUPROF_EV_ALLOC && ev->cls != CUPROF_EV_FREE) || ev->result != 0 ||
+                !ev->a.mem.ptr || strstr(cuprof_run_api_name(run, ev->api), "Host"))
+                continue;
+            if (nev == cap) {
+                cap = cap ? 2 * cap : 256;
+                pf_mem_ev *e = realloc(evs, cap * sizeof *e);
+                if (!e) {
+                    free(evs);
+                    return -1;
+                }
+                evs = e;
+            }
+            evs[nev++] = (pf_mem_ev){ev->t1, ev->a.mem.ptr, ev->a.mem.bytes,
+                                     ev->cls == CUPROF_EV_FREE};
+        }
+    }
+    if (!nev)
+        return 0;
+    qsort(evs, nev, sizeof *evs, cmp_mem_ev);
+    *out = calloc(nev, sizeof **out);
+    if (!*out) {
+        free(evs);
+        return -1;
+    }
+    /* live allocations: the events themselves, found by pointer from the
+     * newest back (a freed pointer is marked by ptr 0) */
+    for (size_t i = 0; i < nev; i++) {
+        if (!evs[i].is_free) {
+            (*out)[(*n)++] = (pf_step){evs[i].t, (int64_t)evs[i].bytes};
+            continue;
+        }
+        for (size_t k = i; k-- > 0;)
+            if (!evs[k].is_free && evs[k].ptr == evs[i].ptr) {
+                (*out)[(*n)++] = (pf_step){evs[i].t, -(int64_t)evs[k].bytes};
+                evs[k].ptr = 0;
+                break;
+            }
+    }
+    free(evs);
+    return *n > 0;
+}
+
+/* Records running on each GPU: +1 at a record's start, -1 at its end (as
+ * the rows show them). One counter per device, it holds [lo, hi). */
+static void busy_counters(pf_writer *w, const cuprof_gpu_row_item *it, size_t n)
+{
+    pf_step *st = calloc(2 * n + 1, sizeof *st);
+    if (!st) {
+        w->oom = 1;
+        return;
+    }
+    for (size_t i = 0; i < n;) {
+        uint32_t dev = it[i].device;
+        size_t k = 0;
+        for (; i < n && it[i].device == dev; i++) {
+            st[k++] = (pf_step){it[i].start, 1};
+            st[k++] = (pf_step){it[i].end, -1};
+        }
+        counter_track(w, UUID_GPU_BUSY(dev), st, k);
+    }
+    free(st);
+}
+
 /* Threads only CUPTI saw (their calls are derived calls). */
 static uint32_t *cupti_threads(const cuprof_model *m, size_t *n)
 {
@@ -1078,23 +1216,33 @@ static int pf_write(cuprof_writer *base)
     int *lane = NULL;
     uint32_t *ctids = cupti_threads(m, &ncupti);
     int nlanes = nvtx_lanes(m->ranges, &order, &norder, &lane);
-    if (!ctids || nlanes < 0 || (g && !(it = cuprof_gpu_rows(g, &n))) || flows_build(m, &fl) < 0) {
+    pf_step *mem = NULL;
+    size_t nmem = 0;
+    int has_memory = memory_steps(base->run, &mem, &nmem);
+    if (!ctids || nlanes < 0 || has_memory < 0 || (g && !(it = cuprof_gpu_rows(g, &n))) ||
+        flows_build(m, &fl) < 0) {
         free(ctids);
         free(it);
         free(order);
         free(lane);
+        free(mem);
         return -1;
     }
     qsort(it, n, sizeof *it, cmp_row);
-    descriptors(w, it, n, ctids, ncupti, nlanes);
+    descriptors(w, it, n, ctids, ncupti, nlanes, has_memory);
     for (size_t t = 0; t < base->run->nthreads && rc == 0; t++)
         rc = thread_track(w, &fl, (long)t, base->run->threads[t].tid, UUID_THREAD(t));
     for (size_t k = 0; k < ncupti && rc == 0; k++)
         rc = thread_track(w, &fl, -1, ctids[k], UUID_CUPTI_THREAD(k));
     if (rc == 0)
         async_tracks(w, order, norder, lane, nlanes);
+    if (rc == 0)
+        counter_track(w, UUID_MEMORY, mem, nmem);
     if (rc == 0 && g)
         rc = gpu_tracks(w, &fl, it, n);
+    if (rc == 0 && g)
+        busy_counters(w, it, n);
+    free(mem);
     free(order);
     free(lane);
     free(it);

@@ -110,7 +110,7 @@ typedef struct ctx {
     size_t nseqs;
     open_slice *open;
     size_t nopen, capopen;
-    size_t capslices, captracks;
+    size_t capslices, captracks, capcounters;
 } ctx;
 
 static int fail(ctx *c, const char *fmt, ...)
@@ -271,7 +271,7 @@ static pft_slice *new_slice(ctx *c)
 static int track_event(ctx *c, seqst *s, uint64_t ts, rd r)
 {
     pft *t = c->t;
-    uint64_t type = 0, name_iid = 0, cat_iid = 0, track = s->track;
+    uint64_t type = 0, name_iid = 0, cat_iid = 0, track = s->track, value = 0;
     unsigned nargs = 0, nout = 0, nin = 0;
     uint64_t fout = 0, fin = 0;
     fld f, g;
@@ -280,6 +280,7 @@ static int track_event(ctx *c, seqst *s, uint64_t ts, rd r)
         else if (f.num == 10 && f.wt == 0) name_iid = f.v;
         else if (f.num == 3 && f.wt == 0) cat_iid = f.v;
         else if (f.num == 11 && f.wt == 0) track = f.v;
+        else if (f.num == 30 && f.wt == 0) value = f.v;
         else if (f.num == 47 && f.wt == 1) { if (!nout++) fout = f.v; }
         else if (f.num == 48 && f.wt == 1) { if (!nin++) fin = f.v; }
         else if (f.num == 4 && f.wt == 2) {
@@ -316,6 +317,17 @@ static int track_event(ctx *c, seqst *s, uint64_t ts, rd r)
             return 0;
         }
         return fail(c, "END with no open slice on track %llu", (unsigned long long)track);
+    }
+    if (type == 4) {   /* COUNTER */
+        if (t->ncounters == c->capcounters) {
+            c->capcounters = c->capcounters ? 2 * c->capcounters : 256;
+            pft_counter *n = realloc(t->counters, c->capcounters * sizeof *n);
+            if (!n)
+                return -1;
+            t->counters = n;
+        }
+        t->counters[t->ncounters++] = (pft_counter){track, ts, (int64_t)value};
+        return 0;
     }
     if (type != 1 && type != 3)
         return fail(c, "track event of type %llu", (unsigned long long)type);
@@ -459,6 +471,7 @@ void pft_free(pft *t)
     }
     free(t->tracks);
     free(t->slices);
+    free(t->counters);
     memset(t, 0, sizeof *t);
 }
 

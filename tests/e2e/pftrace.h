@@ -30,11 +30,19 @@ typedef struct pft_slice {
     unsigned nflow_out, nflow_in;
 } pft_slice;
 
+typedef struct pft_counter {
+    uint64_t track;             /* uuid */
+    uint64_t ts;
+    int64_t value;
+} pft_counter;
+
 typedef struct pft {
     pft_track *tracks;
     size_t ntracks;
     pft_slice *slices;
     size_t nslices;
+    pft_counter *counters;      /* TYPE_COUNTER events, in file order */
+    size_t ncounters;
     uint64_t packets, track_events;
     int primary_clock;          /* ClockSnapshot.primary_trace_clock, 0 = unset */
     char error[256];            /* "" when the file follows the rules above */

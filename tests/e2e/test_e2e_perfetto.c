@@ -94,6 +94,67 @@ static void same_keys(keys *a, keys *b, const char *what)
                       b->k[i]);
 }
 
+/* The counter tracks: "CUDA memory allocated" ends at what the trace's
+ * cudaMalloc calls hold after its cudaFree calls (matched by pointer) and
+ * never goes below 0; "GPU 0 busy" is never negative, ends at 0, and is
+ * above 0 for as long as summary.json says the GPU was busy (within 1 ns
+ * per record: the rows draw touching records 1 ns apart). */
+static void check_counters(const pft *t, const e2e_prof *p)
+{
+    const pft_track *mem = NULL, *busy = NULL;
+    for (size_t k = 0; k < t->ntracks; k++) {
+        if (t->tracks[k].name && !strcmp(t->tracks[k].name, "CUDA memory allocated"))
+            mem = &t->tracks[k];
+        if (t->tracks[k].name && !strcmp(t->tracks[k].name, "GPU 0 busy (records running)"))
+            busy = &t->tracks[k];
+    }
+    ck_assert_ptr_nonnull(mem);
+    ck_assert_ptr_nonnull(busy);
+    /* the JSON's allocations */
+    json_t *live = json_object(), *e;
+    long long held = 0;
+    size_t i;
+    json_array_foreach(json_object_get(p->trace, "traceEvents"), i, e) {
+        const char *name = json_string_value(json_object_get(e, "name"));
+        json_t *args = json_object_get(e, "args");
+        const char *ptr = json_string_value(json_object_get(args, "ptr"));
+        if (!name || !ptr || json_object_get(args, "result"))
+            continue;
+        if (!strcmp(name, "cudaMalloc")) {
+            json_object_set_new(live, ptr, json_integer(json_integer_value(json_object_get(args, "bytes"))));
+            held += json_integer_value(json_object_get(args, "bytes"));
+        } else if (!strcmp(name, "cudaFree") && json_object_get(live, ptr)) {
+            held -= json_integer_value(json_object_get(live, ptr));
+            json_object_del(live, ptr);
+        }
+    }
+    json_decref(live);
+    long long last_mem = -1, peak = 0, last_busy = -1, busy_ns = 0, since = 0;
+    size_t records = 0;
+    for (size_t k = 0; k < t->ncounters; k++) {
+        const pft_counter *c = &t->counters[k];
+        if (c->track == mem->uuid) {
+            ck_assert_int_ge(c->value, 0);
+            last_mem = c->value;
+            if (c->value > peak)
+                peak = c->value;
+        } else if (c->track == busy->uuid) {
+            ck_assert_int_ge(c->value, 0);
+            if (last_busy > 0)
+                busy_ns += (long long)c->ts - since;
+            since = (long long)c->ts;
+            last_busy = c->value;
+            records++;
+        }
+    }
+    ck_assert_int_gt(peak, 0);
+    ck_assert_int_eq(last_mem, held);
+    ck_assert_int_eq(last_busy, 0);
+    long long want = json_integer_value(json_object_get(json_object_get(p->sum, "gpu"), "busy_ns"));
+    ck_assert_msg(llabs(busy_ns - want) <= (long long)records, "busy %lld ns, summary %lld", busy_ns,
+                  want);
+}
+
 /* The runs compared: matmul_add eager and fused (kernels, cuBLAS, copies),
  * the NVTX program (push and start/end ranges, marks; it exits with 3),
  * and matmul_add's NVTX steps with two capture windows. */
@@ -200,6 +261,8 @@ START_TEST(perfetto_holds_what_json_holds)
         ck_assert_msg(ends, "flow %llu from %s never ends",
                       (unsigned long long)t.slices[k].flow_out, t.slices[k].name);
     }
+    if (_i < 2)
+        check_counters(&t, &p);
     pft_free(&t);
     e2e_prof_free(&p);
 }
