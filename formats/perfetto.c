@@ -1068,18 +1068,27 @@ static int cmp_step(const void *a, const void *b)
     return x->delta < y->delta ? -1 : x->delta > y->delta;   /* decreases first */
 }
 
+#define PF_COUNTER_POINTS 100000   /* samples per counter track at most */
+
 /* One counter track's sequence: the running sum of steps (sorted), one
- * value per distinct time. */
+ * value per distinct time; past PF_COUNTER_POINTS changes, one value per
+ * 1/PF_COUNTER_POINTS of the span (the last in it): a counter sample
+ * costs ~16 bytes, as much as a call, and a viewer draws no more points. */
 static void counter_track(pf_writer *w, uint64_t uuid, pf_step *st, size_t n)
 {
     if (!n)
         return;
-    qsort(st, n, sizeof *st, cmp_step);
+    size_t sorted = 1;   /* one thread's memory steps come in order: no sort */
+    while (sorted < n && cmp_step(&st[sorted - 1], &st[sorted]) <= 0)
+        sorted++;
+    if (sorted < n)
+        qsort(st, n, sizeof *st, cmp_step);
     seq_start(w, uuid, st[0].t);
+    uint64_t bucket = n > PF_COUNTER_POINTS ? (st[n - 1].t - st[0].t) / PF_COUNTER_POINTS + 1 : 1;
     int64_t v = 0;
     for (size_t i = 0; i < n && !w->oom; i++) {
         v += st[i].delta;
-        if (i + 1 < n && st[i + 1].t == st[i].t)
+        if (i + 1 < n && (st[i + 1].t - st[0].t) / bucket == (st[i].t - st[0].t) / bucket)
             continue;
         pb_uint(&w->te, TE_TYPE, TYPE_COUNTER);
         pb_uint(&w->te, TE_COUNTER_VALUE, (uint64_t)v);
@@ -1131,7 +1140,11 @@ static int memory_steps(const cuprof_run *run, pf_step **out, size_t *n)
     }
     if (!nev)
         return 0;
-    qsort(evs, nev, sizeof *evs, cmp_mem_ev);
+    size_t sorted = 1;   /* one thread's calls come in order: no sort */
+    while (sorted < nev && evs[sorted - 1].t <= evs[sorted].t)
+        sorted++;
+    if (sorted < nev)
+        qsort(evs, nev, sizeof *evs, cmp_mem_ev);
     *out = calloc(nev, sizeof **out);
     if (!*out) {
         free(evs);
