@@ -175,13 +175,13 @@ static void event_args(cuprof_writer *w, const cuprof_event *ev)
         cuprof_chrome_arg_dim3(o, "grid", ev->a.launch.grid_x, ev->a.launch.grid_y, ev->a.launch.grid_z);
         cuprof_chrome_arg_dim3(o, "block", ev->a.launch.block[0], ev->a.launch.block[1], ev->a.launch.block[2]);
         cuprof_chrome_arg_u64(o, "smem", ev->a.launch.smem);
-        cuprof_chrome_arg_hex(o, "stream", ev->a.launch.stream);
+        cuprof_chrome_arg_hex(o, "stream handle", ev->a.launch.stream);
         break;
     case CUPROF_EV_COPY:
     case CUPROF_EV_MEMSET:
         arg_u64(o, &first, "bytes", ev->a.copy.bytes);
         arg_str(o, &first, "kind", ev->cls == CUPROF_EV_MEMSET ? "memset" : cuprof_dir_name(ev->a.copy.dir));
-        arg_hex(o, &first, "stream", ev->a.copy.stream);
+        arg_hex(o, &first, "stream handle", ev->a.copy.stream);
         arg_key(o, &first, "async");
         cuprof_out_puts(o, ev->a.copy.async ? "true" : "false");
         break;
@@ -194,7 +194,7 @@ static void event_args(cuprof_writer *w, const cuprof_event *ev)
     case CUPROF_EV_EVENT: {
         int handle = cuprof_run_sync_handle(w->run, ev);
         if (handle != CUPROF_SYNC_HANDLE_NONE)
-            arg_hex(o, &first, handle == CUPROF_SYNC_HANDLE_EVENT ? "event" : "stream",
+            arg_hex(o, &first, handle == CUPROF_SYNC_HANDLE_EVENT ? "event handle" : "stream handle",
                     ev->a.sync.stream);
         break;
     }
@@ -338,7 +338,7 @@ static char *launch_tail(char *p, const cuprof_event *ev)
     p = cuprof_fmt_u64(p, ev->a.launch.block[2]);
     p = CUPROF_FMT_LIT(p, "],\"smem\":");
     p = cuprof_fmt_u64(p, ev->a.launch.smem);
-    p = CUPROF_FMT_LIT(p, ",\"stream\":\"");
+    p = CUPROF_FMT_LIT(p, ",\"stream handle\":\"");
     p = cuprof_fmt_hex(p, ev->a.launch.stream);
     *p++ = '"';
     if (ev->stack) {

@@ -594,13 +594,13 @@ static void call_args(pf_writer *w, const cuprof_event *ev)
         ann_dim3(w, "grid", ev->a.launch.grid_x, ev->a.launch.grid_y, ev->a.launch.grid_z);
         ann_dim3(w, "block", ev->a.launch.block[0], ev->a.launch.block[1], ev->a.launch.block[2]);
         ann_uint(w, "smem", ev->a.launch.smem);
-        ann_ptr(w, "stream", ev->a.launch.stream);
+        ann_ptr(w, "stream handle", ev->a.launch.stream);
         break;
     case CUPROF_EV_COPY:
     case CUPROF_EV_MEMSET:
         ann_uint(w, "bytes", ev->a.copy.bytes);
         ann_str(w, "kind", ev->cls == CUPROF_EV_MEMSET ? "memset" : cuprof_dir_name(ev->a.copy.dir));
-        ann_ptr(w, "stream", ev->a.copy.stream);
+        ann_ptr(w, "stream handle", ev->a.copy.stream);
         ann_bool(w, "async", ev->a.copy.async);
         break;
     case CUPROF_EV_ALLOC:
@@ -612,7 +612,8 @@ static void call_args(pf_writer *w, const cuprof_event *ev)
     case CUPROF_EV_EVENT: {
         int handle = cuprof_run_sync_handle(run, ev);
         if (handle != CUPROF_SYNC_HANDLE_NONE)
-            ann_ptr(w, handle == CUPROF_SYNC_HANDLE_EVENT ? "event" : "stream", ev->a.sync.stream);
+            ann_ptr(w, handle == CUPROF_SYNC_HANDLE_EVENT ? "event handle" : "stream handle",
+                    ev->a.sync.stream);
         break;
     }
     case CUPROF_EV_OCCUPANCY:

@@ -349,7 +349,10 @@ START_TEST(trace_structure)
     ck_assert_str_eq(json_string_value(json_object_get(classes, "cudaLaunchKernel")), "launch");
     ck_assert_str_eq(json_string_value(json_object_get(classes, "cublasLtMatmul")), "blas");
     ck_assert_str_eq(json_string_value(json_object_get(classes, "cudaMalloc")), "alloc");
-    ck_assert_str_eq(json_string_value(json_object_get(la, "stream")), "0x7f00deadbeef");
+    /* the cudaStream_t as a hex string, named apart from the GPU rows'
+     * "stream" (CUPTI's stream id, a number): one name, one type */
+    ck_assert_str_eq(json_string_value(json_object_get(la, "stream handle")), "0x7f00deadbeef");
+    ck_assert_ptr_null(json_object_get(la, "stream"));
     /* the launch nests inside the BLAS call by time */
     double bts = json_number_value(json_object_get(blas, "ts"));
     double bdur = json_number_value(json_object_get(blas, "dur"));
