@@ -207,7 +207,8 @@ e2e_prof e2e_profile(int sim, const char *const argv[], const char *const env[],
     p.r = e2e_run(full, envv, NULL, timeout_s);
     char path[4200];
     snprintf(path, sizeof path, "%s/x.trace.json", p.dir);
-    p.trace = e2e_load_json(path);
+    /* a run may write NAME.perfetto-trace instead (--format): no message */
+    p.trace = access(path, F_OK) == 0 ? e2e_load_json(path) : NULL;
     snprintf(path, sizeof path, "%s/x.summary.json", p.dir);
     p.sum = e2e_load_json(path);
     snprintf(path, sizeof path, "%s/x.summary.txt", p.dir);
