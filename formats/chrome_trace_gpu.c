@@ -179,11 +179,7 @@ static void put_copy(chrome_writer *cw, const cuprof_gpu_copy *c, const gpu_item
     cuprof_out *o = cw->base.out;
     char name[96];
     int memset_ = c->kind == CUPROF_GPU_COPY_MEMSET;
-    if (memset_)
-        snprintf(name, sizeof name, "Memset (%s)", cuprof_gpu_mem_name(c->dst_mem));
-    else
-        snprintf(name, sizeof name, "Memcpy %s (%s -> %s)", cuprof_gpu_copy_kind_name(c->kind),
-                 cuprof_gpu_mem_name(c->src_mem), cuprof_gpu_mem_name(c->dst_mem));
+    cuprof_gpu_copy_label(c, name, sizeof name);
     cuprof_chrome_next_entry(cw);
     x_head(cw, memset_ ? "gpu_memset" : "gpu_memcpy", name, CHROME_GPU_PID_BASE + c->device,
            row_tid(c->stream, it->sub), it->start, it->end);
@@ -300,19 +296,11 @@ static void put_syncs(chrome_writer *cw, const cuprof_timeline *tl)
     const cuprof_gpu_run *g = tl->gpu;
     for (size_t i = 0; i < g->n_syncs; i++) {
         const cuprof_gpu_sync *s = &g->syncs[i];
-        const cuprof_gpu_api *a = cuprof_timeline_api(tl, s->corr);
-        if (!a)
+        uint32_t tid;
+        uint64_t t0, t1;
+        if (!cuprof_timeline_sync_place(tl, s, &tid, &t0, &t1))
             continue;   /* no thread to show it on */
-        uint64_t t0 = s->start_ns, t1 = s->end_ns;
-        uint32_t tid = a->thread_id;
-        const cuprof_run_thread *th = NULL;
-        uint64_t hooked = cuprof_timeline_api_hooked(tl, a);
-        const cuprof_event *ev = hooked ? cuprof_run_find_event(tl->run, hooked, &th) : NULL;
-        if (ev) {
-            tid = th->tid;
-            if (t0 < ev->t0) t0 = ev->t0;
-            if (t1 > ev->t1) t1 = ev->t1;
-        }
+        const cuprof_gpu_api *a = cuprof_timeline_api(tl, s->corr);
         cuprof_chrome_next_entry(cw);
         x_head(cw, "cuda_sync", cuprof_gpu_sync_name(s->type), cw->base.run->pid, tid, t0, t1);
         cuprof_out_puts(o, ",\"args\":{\"correlation\":");

@@ -36,6 +36,24 @@ int cuprof_writer_run(const cuprof_writer_ops *ops, cuprof_out *out, const cupro
     return rc == 0 && !out->err ? 0 : -1;
 }
 
+/* Which trace files this run writes (model/run.h: CUPROF_TRACE_FORMAT_*). */
+int cuprof_trace_format(const cuprof_model *m)
+{
+    const cuprof_run *run = m->run;
+    if (run->trace_format != CUPROF_TRACE_FORMAT_AUTO)
+        return run->trace_format;
+    uint64_t events = run->nevents;
+    if (run->gpu.captured && m->timeline)
+        events += m->timeline->gpu->n_kernels + m->timeline->gpu->n_copies;
+    return events > CUPROF_TRACE_AUTO_EVENTS ? CUPROF_TRACE_FORMAT_PERFETTO
+                                              : CUPROF_TRACE_FORMAT_JSON;
+}
+
+int cuprof_trace_json_wanted(const cuprof_model *m)
+{
+    return (cuprof_trace_format(m) & CUPROF_TRACE_FORMAT_JSON) != 0;
+}
+
 /* Appends to a bounded string. */
 static void append(char *dst, size_t len, const char *fmt, const char *a, const char *b)
 {

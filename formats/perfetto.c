@@ -724,21 +724,9 @@ static pf_extra *thread_extras(const cuprof_model *m, long t, uint32_t tid, size
         if (tl->derived[k].tid == tid)
             x[(*n)++] = (pf_extra){tl->derived[k].t0, tl->derived[k].t1, X_DERIVED, (uint32_t)k};
     for (size_t k = 0; g && k < g->n_syncs; k++) {
-        const cuprof_gpu_sync *s = &g->syncs[k];
-        const cuprof_gpu_api *a = cuprof_timeline_api(tl, s->corr);
-        if (!a)
-            continue;
-        uint64_t t0 = s->start_ns, t1 = s->end_ns;
-        uint32_t stid = a->thread_id;
-        const cuprof_run_thread *th = NULL;
-        uint64_t hooked = cuprof_timeline_api_hooked(tl, a);
-        const cuprof_event *ev = hooked ? cuprof_run_find_event(m->run, hooked, &th) : NULL;
-        if (ev) {
-            stid = th->tid;
-            if (t0 < ev->t0) t0 = ev->t0;
-            if (t1 > ev->t1) t1 = ev->t1;
-        }
-        if (stid == tid)
+        uint32_t stid;
+        uint64_t t0, t1;
+        if (cuprof_timeline_sync_place(tl, &g->syncs[k], &stid, &t0, &t1) && stid == tid)
             x[(*n)++] = (pf_extra){t0, t1, X_SYNC, (uint32_t)k};
     }
     qsort(x, *n, sizeof *x, cmp_extra);
@@ -820,12 +808,7 @@ static void gpu_row(pf_writer *w, const pf_flows *fl, const cuprof_gpu_row_item 
             const cuprof_gpu_copy *c = &g->copies[it[i].idx];
             char name[96];
             int memset_ = c->kind == CUPROF_GPU_COPY_MEMSET;
-            if (memset_)
-                snprintf(name, sizeof name, "Memset (%s)", cuprof_gpu_mem_name(c->dst_mem));
-            else
-                snprintf(name, sizeof name, "Memcpy %s (%s -> %s)",
-                         cuprof_gpu_copy_kind_name(c->kind), cuprof_gpu_mem_name(c->src_mem),
-                         cuprof_gpu_mem_name(c->dst_mem));
+            cuprof_gpu_copy_label(c, name, sizeof name);
             ev_begin(w, TYPE_BEGIN, name, memset_ ? "gpu_memset" : "gpu_memcpy");
             ann_uint(w, "correlation", c->corr);
             ann_uint(w, "External id", tl->copy_cause[it[i].idx].hooked);
@@ -1268,27 +1251,9 @@ static int pf_write(cuprof_writer *base)
     return rc == 0 && !w->oom ? 0 : -1;
 }
 
-/* Which trace files this run writes (model/run.h: CUPROF_TRACE_FORMAT_*). */
-static int trace_format(const cuprof_model *m)
-{
-    const cuprof_run *run = m->run;
-    if (run->trace_format != CUPROF_TRACE_FORMAT_AUTO)
-        return run->trace_format;
-    uint64_t events = run->nevents;
-    if (run->gpu.captured && m->timeline)
-        events += m->timeline->gpu->n_kernels + m->timeline->gpu->n_copies;
-    return events > CUPROF_TRACE_AUTO_EVENTS ? CUPROF_TRACE_FORMAT_PERFETTO
-                                              : CUPROF_TRACE_FORMAT_JSON;
-}
-
-int cuprof_trace_json_wanted(const cuprof_model *m)
-{
-    return trace_format(m) & CUPROF_TRACE_FORMAT_JSON;
-}
-
 static int perfetto_wanted(const cuprof_model *m)
 {
-    return (trace_format(m) & CUPROF_TRACE_FORMAT_PERFETTO) != 0;
+    return (cuprof_trace_format(m) & CUPROF_TRACE_FORMAT_PERFETTO) != 0;
 }
 
 const cuprof_writer_ops cuprof_perfetto_ops = {

@@ -45,8 +45,10 @@ extern const cuprof_writer_ops cuprof_calls_folded_ops;
 extern const cuprof_writer_ops cuprof_speedscope_ops;
 extern const cuprof_writer_ops cuprof_perfetto_ops;       /* perfetto.c */
 
-/* 1 when the run's trace is written as JSON (CUPROF_FORMAT json or both,
- * or auto and a run small enough: model/run.h); perfetto.c decides both. */
+/* The run's trace files (CUPROF_TRACE_FORMAT_JSON, _PERFETTO or _BOTH):
+ * as asked (CUPROF_FORMAT), or for auto by the run's size (model/run.h).
+ * formats.c; chrome_trace.c and perfetto.c are written as it says. */
+int cuprof_trace_format(const cuprof_model *model);
 int cuprof_trace_json_wanted(const cuprof_model *model);
 
 /* Runs one format over the model into out (file or memory). Returns 0, or

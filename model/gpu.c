@@ -4,6 +4,8 @@
  */
 #include "model/gpu.h"
 
+#include <stdio.h>
+
 uint64_t cuprof_gpu_extmap_find(const cuprof_gpu_extmap *m, size_t n, uint32_t corr)
 {
     size_t lo = 0, hi = n;
@@ -41,4 +43,14 @@ const char *cuprof_gpu_sync_name(int type)
     static const char *const names[] = {"sync", "event sync", "stream wait event",
                                         "stream sync", "context sync"};
     return type >= 0 && type < (int)(sizeof names / sizeof names[0]) ? names[type] : "sync";
+}
+
+const char *cuprof_gpu_copy_label(const cuprof_gpu_copy *c, char *buf, size_t len)
+{
+    if (c->kind == CUPROF_GPU_COPY_MEMSET)
+        snprintf(buf, len, "Memset (%s)", cuprof_gpu_mem_name(c->dst_mem));
+    else
+        snprintf(buf, len, "Memcpy %s (%s -> %s)", cuprof_gpu_copy_kind_name(c->kind),
+                 cuprof_gpu_mem_name(c->src_mem), cuprof_gpu_mem_name(c->dst_mem));
+    return buf;
 }

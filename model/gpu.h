@@ -168,5 +168,8 @@ uint64_t cuprof_gpu_extmap_find(const cuprof_gpu_extmap *m, size_t n, uint32_t c
 const char *cuprof_gpu_copy_kind_name(int kind);
 const char *cuprof_gpu_mem_name(int mem);
 const char *cuprof_gpu_sync_name(int type);
+/* A copy or memset record as the traces name it: "Memcpy HtoD (pageable ->
+ * device)", "Memset (device)". Writes into buf; returns buf. */
+const char *cuprof_gpu_copy_label(const cuprof_gpu_copy *c, char *buf, size_t len);
 
 #endif /* CUPROF_GPU_H */

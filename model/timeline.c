@@ -65,6 +65,26 @@ const cuprof_gpu_api *cuprof_timeline_api(const cuprof_timeline *tl, uint32_t co
     return NULL;
 }
 
+int cuprof_timeline_sync_place(const cuprof_timeline *tl, const cuprof_gpu_sync *s,
+                               uint32_t *tid, uint64_t *t0, uint64_t *t1)
+{
+    const cuprof_gpu_api *a = cuprof_timeline_api(tl, s->corr);
+    if (!a)
+        return 0;
+    *t0 = s->start_ns;
+    *t1 = s->end_ns;
+    *tid = a->thread_id;
+    const cuprof_run_thread *th = NULL;
+    uint64_t hooked = cuprof_timeline_api_hooked(tl, a);
+    const cuprof_event *ev = hooked ? cuprof_run_find_event(tl->run, hooked, &th) : NULL;
+    if (ev) {
+        *tid = th->tid;
+        if (*t0 < ev->t0) *t0 = ev->t0;
+        if (*t1 > ev->t1) *t1 = ev->t1;
+    }
+    return 1;
+}
+
 uint64_t cuprof_timeline_api_hooked(const cuprof_timeline *tl, const cuprof_gpu_api *a)
 {
     long d = tl->api_derived[a - tl->gpu->apis];

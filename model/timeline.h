@@ -88,6 +88,12 @@ void cuprof_timeline_destroy(cuprof_timeline *tl);
 const cuprof_gpu_api *cuprof_timeline_api(const cuprof_timeline *tl, uint32_t corr);
 /* Event id of the hooked call record a is, or ran in (api_hooked); 0 = none. */
 uint64_t cuprof_timeline_api_hooked(const cuprof_timeline *tl, const cuprof_gpu_api *a);
+/* Where a host-side wait CUPTI recorded goes on the CPU rows: the thread of
+ * the synchronize call that waited and [*t0, *t1] clamped inside that call
+ * (the record's own thread and times when no hooked call is known). 0 when
+ * its runtime record is unknown (no thread to show it on). */
+int cuprof_timeline_sync_place(const cuprof_timeline *tl, const cuprof_gpu_sync *s,
+                               uint32_t *tid, uint64_t *t0, uint64_t *t1);
 /* Cause of a device record with (corr, ext). */
 cuprof_cause cuprof_timeline_cause(const cuprof_timeline *tl, uint32_t corr, uint64_t ext);
 

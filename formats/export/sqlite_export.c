@@ -162,7 +162,7 @@ static int event(exporter *x, json_t *e)
     const char *ph = sget(e, "ph"), *cat = sget(e, "cat"), *name = sget(e, "name");
     json_t *args = json_object_get(e, "args");
     int64_t pid = iget(e, "pid"), tid = iget(e, "tid");
-    int64_t gpid = pid * (1ll << 24), gtid = x->pid * (1ll << 24) + tid;
+    int64_t gtid = x->pid * (1ll << 24) + tid;   /* nsys: globalPid + tid */
     if (strcmp(ph, "X") == 0) {
         int64_t t0 = ns(x, json_object_get(e, "ts"));
         int64_t t1 = t0 + (int64_t)llround(json_number_value(json_object_get(e, "dur")) * 1000.0);
@@ -232,8 +232,7 @@ static int event(exporter *x, json_t *e)
         sqlite3_bind_int64(st, 4, iget(args, "context"));
         sqlite3_bind_int64(st, 5, iget(args, "stream"));
         sqlite3_bind_int64(st, 6, iget(args, "correlation"));
-        sqlite3_bind_int64(st, 7, x->pid * (1ll << 24));
-        (void)gpid;
+        sqlite3_bind_int64(st, 7, x->pid * (1ll << 24));   /* globalPid */
         return step(st);
     }
     if (!strcmp(cat, "nvtx") && (!strcmp(ph, "i") || !strcmp(ph, "b"))) {
