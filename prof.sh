@@ -54,12 +54,18 @@ Options:
                      keeps them, libunwind where not; fp: frame pointers
                      only (fastest); unwind: libunwind always
   --stacks-counts    with --stacks, also NAME.calls.folded (calls per stack)
-  --format auto|json|perfetto|both
+  --format auto|json|perfetto|both|none
                      the trace as NAME.trace.json (Chrome JSON), as
                      NAME.perfetto-trace (Perfetto's protobuf for
-                     ui.perfetto.dev: 3-4x smaller, opens where JSON is too
-                     big) or both; auto (the default): JSON up to 1 million
-                     events, Perfetto beyond
+                     ui.perfetto.dev: compressed, about 2 bytes an event,
+                     opens where JSON is too big), both, or none (the
+                     summaries only); auto (the default): JSON up to 1
+                     million events, Perfetto beyond
+  --compress auto|zstd|zlib|none
+                     how NAME.perfetto-trace is compressed: zstd (auto, the
+                     default; Perfetto v58 or newer, as ui.perfetto.dev),
+                     zlib (every Perfetto reads it; slower), none
+  --gzip             NAME.trace.json.gz instead of NAME.trace.json
 
 Capture window (record part of the run; as nsys spells them):
   --capture-range cudaProfilerApi
@@ -162,6 +168,8 @@ quiet=
 stacks=
 stacks_counts=
 trace_format=
+trace_compress=
+trace_gzip=
 while [ $# -gt 0 ]; do
   case "$1" in
     -o|--output)
@@ -186,15 +194,27 @@ while [ $# -gt 0 ]; do
     --stacks-counts) stacks_counts=1; shift ;;
     --format|--format=*)
       if [ "$1" = --format ]; then
-        [ $# -ge 2 ] || die "option --format needs a value: auto, json, perfetto or both"
+        [ $# -ge 2 ] || die "option --format needs a value: auto, json, perfetto, both or none"
         trace_format=$2; shift 2
       else
         trace_format=${1#--format=}; shift
       fi
       case "$trace_format" in
-        auto|json|perfetto|both) ;;
-        *) die "--format $trace_format: expected auto, json, perfetto or both" ;;
+        auto|json|perfetto|both|none) ;;
+        *) die "--format $trace_format: expected auto, json, perfetto, both or none" ;;
       esac ;;
+    --compress|--compress=*)
+      if [ "$1" = --compress ]; then
+        [ $# -ge 2 ] || die "option --compress needs a value: auto, zstd, zlib or none"
+        trace_compress=$2; shift 2
+      else
+        trace_compress=${1#--compress=}; shift
+      fi
+      case "$trace_compress" in
+        auto|zstd|zlib|none) ;;
+        *) die "--compress $trace_compress: expected auto, zstd, zlib or none" ;;
+      esac ;;
+    --gzip) trace_gzip=1; shift ;;
     --capture-range|--capture-range-end|--skip-first|--steps|--delay|--duration|--step-range)
       [ $# -ge 2 ] || die "option $1 needs a value (see prof.sh --help)"
       set_capture "${1#--}" "$2"; shift 2 ;;
@@ -268,8 +288,20 @@ if [ -n "${CUPROF_STACKS:-}" ]; then
 fi
 if [ -n "${CUPROF_FORMAT:-}" ]; then
   case "${CUPROF_FORMAT,,}" in
-    auto|json|perfetto|both) ;;
-    *) die "CUPROF_FORMAT=$CUPROF_FORMAT is not auto, json, perfetto or both" ;;
+    auto|json|perfetto|both|none) ;;
+    *) die "CUPROF_FORMAT=$CUPROF_FORMAT is not auto, json, perfetto, both or none" ;;
+  esac
+fi
+if [ -n "${CUPROF_COMPRESS:-}" ]; then
+  case "${CUPROF_COMPRESS,,}" in
+    auto|zstd|zlib|none) ;;
+    *) die "CUPROF_COMPRESS=$CUPROF_COMPRESS is not auto, zstd, zlib or none" ;;
+  esac
+fi
+if [ -n "${CUPROF_GZIP:-}" ]; then
+  case "${CUPROF_GZIP,,}" in
+    0|1|yes|no|true|false|on|off) ;;
+    *) die "CUPROF_GZIP=$CUPROF_GZIP is not 0 or 1" ;;
   esac
 fi
 if [ -n "${CUPROF_CLOCK:-}" ]; then
@@ -311,6 +343,8 @@ export_if_set CUPROF_STEP_RANGE "$step_range"
 export_if_set CUPROF_STACKS "$stacks"
 export_if_set CUPROF_STACKS_COUNTS "$stacks_counts"
 export_if_set CUPROF_FORMAT "$trace_format"
+export_if_set CUPROF_COMPRESS "$trace_compress"
+export_if_set CUPROF_GZIP "$trace_gzip"
 export LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$lib"
 # The CUDA driver loads this library's InitializeInjection while it starts:
 # CUPTI then starts in time for its timestamp callback, and also in programs

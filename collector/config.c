@@ -316,15 +316,33 @@ void cuprof_config_load(cuprof_config *c, char *warn, size_t warn_len)
             c->stacks_counts = b;
     }
     if ((v = getenv("CUPROF_FORMAT")) && *v) {
-        static const char *const names[] = {"auto", "json", "perfetto", "both"};
+        static const char *const names[] = {"auto", "json", "perfetto", "both", "none"};
+        int f = -1;
+        for (int i = 0; i < 5; i++)
+            if (strcasecmp(v, names[i]) == 0)
+                f = i;
+        if (f < 0)
+            warn_add(warn, warn_len, "CUPROF_FORMAT", v, "auto, json, perfetto, both or none");
+        else
+            c->trace_format = f;
+    }
+    if ((v = getenv("CUPROF_COMPRESS")) && *v) {
+        static const char *const names[] = {"auto", "zstd", "zlib", "none"};
         int f = -1;
         for (int i = 0; i < 4; i++)
             if (strcasecmp(v, names[i]) == 0)
                 f = i;
         if (f < 0)
-            warn_add(warn, warn_len, "CUPROF_FORMAT", v, "auto, json, perfetto or both");
+            warn_add(warn, warn_len, "CUPROF_COMPRESS", v, "auto, zstd, zlib or none");
         else
-            c->trace_format = f;
+            c->trace_compress = f;
+    }
+    if ((v = getenv("CUPROF_GZIP")) && *v) {
+        int b = parse_bool(v);
+        if (b < 0)
+            warn_add(warn, warn_len, "CUPROF_GZIP", v, "0 or 1");
+        else
+            c->trace_gzip = b;
     }
     load_capture(c, warn, warn_len);
 }

@@ -135,6 +135,8 @@ typedef struct cuprof_config {
     int stacks;              /* CUPROF_STACKS: enum cuprof_stacks_mode */
     int stacks_counts;       /* CUPROF_STACKS_COUNTS */
     int trace_format;        /* CUPROF_FORMAT: CUPROF_TRACE_FORMAT_* (model/run.h) */
+    int trace_compress;      /* CUPROF_COMPRESS: CUPROF_COMPRESS_* (model/run.h) */
+    int trace_gzip;          /* CUPROF_GZIP: trace.json.gz */
 } cuprof_config;
 
 /* Fills c from the environment (getenv), defaults for what is unset or

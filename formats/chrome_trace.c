@@ -693,3 +693,11 @@ const cuprof_writer_ops cuprof_chrome_trace_ops = {
     .write = chrome_write,
     .wanted = cuprof_trace_json_wanted,
 };
+
+const cuprof_writer_ops cuprof_chrome_trace_gz_ops = {
+    .suffix = "trace.json.gz",
+    .size = sizeof(chrome_writer),
+    .write = chrome_write,
+    .wanted = cuprof_trace_json_gz_wanted,
+    .plain = &cuprof_chrome_trace_ops,
+};

@@ -12,6 +12,7 @@
 /* Every format written at exit, in this order. */
 static const cuprof_writer_ops *const all_formats[] = {
     &cuprof_chrome_trace_ops,
+    &cuprof_chrome_trace_gz_ops,
     &cuprof_perfetto_ops,
     &cuprof_summary_txt_ops,
     &cuprof_summary_json_ops,
@@ -51,7 +52,12 @@ int cuprof_trace_format(const cuprof_model *m)
 
 int cuprof_trace_json_wanted(const cuprof_model *m)
 {
-    return (cuprof_trace_format(m) & CUPROF_TRACE_FORMAT_JSON) != 0;
+    return (cuprof_trace_format(m) & CUPROF_TRACE_FORMAT_JSON) != 0 && !m->run->trace_gzip;
+}
+
+int cuprof_trace_json_gz_wanted(const cuprof_model *m)
+{
+    return (cuprof_trace_format(m) & CUPROF_TRACE_FORMAT_JSON) != 0 && m->run->trace_gzip;
 }
 
 /* Appends to a bounded string. */
@@ -85,6 +91,17 @@ int cuprof_formats_write_all(const cuprof_model *model, const char *dir, const c
             append(err, err_len, ": %s%s", strerror(out.err),
                    " (make it writable, or choose another with prof.sh -o DIR / CUPROF_OUT_DIR)");
             break;
+        }
+        if (ops->plain && (model->run->truncated || cuprof_out_gzip(&out) < 0)) {
+            /* no libz (or a crash, where loading one could hang): plain */
+            cuprof_out_discard(&out);
+            ops = ops->plain;
+            snprintf(file, sizeof file, "%s.%s", name, ops->suffix);
+            if (cuprof_out_open(&out, dir, file) < 0) {
+                append(err, err_len, "%scannot create files in %.300s", err[0] ? "; " : "", dir);
+                append(err, err_len, ": %s%s", strerror(out.err), "");
+                break;
+            }
         }
         int rc = cuprof_writer_run(ops, &out, model);
         if (rc != 0) {

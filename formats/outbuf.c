@@ -2,6 +2,7 @@
  * outbuf.c - buffered, rename-on-commit output (see outbuf.h).
  */
 #include "formats/outbuf.h"
+#include "formats/codec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -107,6 +108,7 @@ static int write_all(int fd, const char *p, size_t n)
 
 typedef struct out_sink {
     int fd;
+    struct cuprof_gzip *gz;  /* compress first (no O_DIRECT then: sizes vary) */
     int direct_ok;           /* O_DIRECT may still be tried on fd */
     int direct_on;           /* fd has O_DIRECT set now */
     unsigned step;           /* buffers written */
@@ -138,8 +140,15 @@ static int sink_choose(out_sink *k)
 
 /* Writes one handed-over buffer (aligned start; aligned length unless
  * last). Returns 0 or an errno. */
+static int fd_sink(void *ctx, const char *p, size_t n)
+{
+    return write_all(*(const int *)ctx, p, n);
+}
+
 static int sink_write(out_sink *k, const char *p, size_t n, int last)
 {
+    if (k->gz)
+        return cuprof_gzip_put(k->gz, p, n, last, fd_sink, &k->fd);
     int aligned = n % OUT_ALIGN == 0 && (uintptr_t)p % OUT_ALIGN == 0 && !last && n > 0;
     int want = aligned ? sink_choose(k) : 0;
     k->step++;
@@ -223,14 +232,14 @@ static void pipe_free(struct cuprof_out_pipe *pp)
 }
 
 /* Starts the helper; NULL when it cannot (the caller goes on writing). */
-static struct cuprof_out_pipe *pipe_start(int fd)
+static struct cuprof_out_pipe *pipe_start(int fd, struct cuprof_gzip *gz)
 {
     struct cuprof_out_pipe *pp = calloc(1, sizeof *pp);
     if (!pp)
         return NULL;
     pthread_mutex_init(&pp->mu, NULL);
     pthread_cond_init(&pp->cv, NULL);
-    pp->sink = (out_sink){.fd = fd, .direct_ok = 1};
+    pp->sink = (out_sink){.fd = fd, .gz = gz, .direct_ok = !gz};
     for (unsigned i = 0; i < OUT_PIPE_NBUF; i++) {
         void *b = NULL;
         if (posix_memalign(&b, OUT_ALIGN, OUT_PIPE_BUF) != 0) {
@@ -303,7 +312,8 @@ static void out_flush(cuprof_out *o, int last)
         return;
     }
     if (!o->err) {
-        int e = write_all(o->fd, o->buf, n);
+        int e = o->gz ? cuprof_gzip_put(o->gz, o->buf, n, last, fd_sink, &o->fd)
+                      : write_all(o->fd, o->buf, n);
         if (e)
             o->err = e;
     }
@@ -312,7 +322,7 @@ static void out_flush(cuprof_out *o, int last)
     o->off += n;
     /* once, when the file passes OUT_PIPE_AFTER (no thread: go on here) */
     if (!last && !o->err && o->off >= OUT_PIPE_AFTER && o->off - n < OUT_PIPE_AFTER &&
-        (o->pipe = pipe_start(o->fd)) != NULL) {
+        (o->pipe = pipe_start(o->fd, o->gz)) != NULL) {
         memcpy(o->pipe->bufs[0], o->buf, o->len);
         free(o->buf);
         o->buf = o->pipe->bufs[0];
@@ -538,6 +548,8 @@ int cuprof_out_commit(cuprof_out *o)
         o->pipe = NULL;
         o->buf = NULL;   /* was the helper's */
     }
+    cuprof_gzip_free(o->gz);
+    o->gz = NULL;
     if (close(o->fd) != 0 && !o->err)
         o->err = errno;
     o->fd = -1;
@@ -551,6 +563,14 @@ int cuprof_out_commit(cuprof_out *o)
     return o->err ? -1 : 0;
 }
 
+int cuprof_out_gzip(cuprof_out *o)
+{
+    if (o->fd < 0 || o->off || o->len || o->gz)
+        return -1;
+    o->gz = cuprof_gzip_start();
+    return o->gz ? 0 : -1;
+}
+
 void cuprof_out_discard(cuprof_out *o)
 {
     if (o->pipe) {
@@ -558,6 +578,8 @@ void cuprof_out_discard(cuprof_out *o)
         o->pipe = NULL;
         o->buf = NULL;   /* was the helper's */
     }
+    cuprof_gzip_free(o->gz);
+    o->gz = NULL;
     if (o->fd >= 0) {
         close(o->fd);
         unlink(o->tmp);

@@ -24,6 +24,7 @@
 #include <string.h>
 
 struct cuprof_out_pipe;
+struct cuprof_gzip;
 
 typedef struct cuprof_out {
     int fd;                  /* temporary file; -1 for a memory buffer */
@@ -35,6 +36,7 @@ typedef struct cuprof_out {
     char path[PATH_MAX];     /* final path (file mode) */
     uint64_t off;            /* bytes handed to the file so far (file mode) */
     struct cuprof_out_pipe *pipe; /* helper thread and its buffers; NULL while small */
+    struct cuprof_gzip *gz;  /* set: the file is the bytes gzip-compressed (codec.h) */
 } cuprof_out;
 
 /* Opens DIR/.FILE.PID.tmp for writing (exclusive, not following symlinks);
@@ -47,6 +49,10 @@ int cuprof_out_open_mem(cuprof_out *o);
  * o->err set (the temporary file removed). Memory mode: keeps o->buf for
  * the caller (free it with cuprof_out_discard). */
 int cuprof_out_commit(cuprof_out *o);
+/* From here on the file holds the bytes gzip-compressed (file mode, before
+ * the first write; compressed by the helper thread once there is one).
+ * Returns 0, or -1 when libz cannot be loaded (the file stays plain). */
+int cuprof_out_gzip(cuprof_out *o);
 /* Abandons the output: closes and removes the temporary file, frees buf. */
 void cuprof_out_discard(cuprof_out *o);
 

@@ -30,13 +30,17 @@
  *    running: 0 when idle).
  * Not yet: stacks.
  */
+#include "formats/codec.h"
 #include "formats/gpu_rows.h"
 #include "formats/units.h"
 #include "formats/writer.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 /* ---- protobuf encoding ---- */
 
@@ -146,10 +150,11 @@ enum {
     TRACE_PACKET = 1,                 /* Trace.packet */
     PKT_CLOCK_SNAPSHOT = 6, PKT_TIMESTAMP = 8, PKT_SEQ_ID = 10, PKT_TRACK_EVENT = 11,
     PKT_INTERNED = 12, PKT_SEQ_FLAGS = 13, PKT_DEFAULTS = 59, PKT_TRACK_DESCRIPTOR = 60,
+    PKT_ZLIB_PACKETS = 50, PKT_ZSTD_PACKETS = 133,
     SEQ_CLEARED = 1, SEQ_NEEDS_STATE = 2,
     DEF_CLOCK_ID = 58, DEF_TRACK_EVENT = 11, TED_TRACK_UUID = 11,
     CS_CLOCKS = 1, CS_PRIMARY = 2, CLK_ID = 1, CLK_TS = 2, CLK_INCREMENTAL = 3,
-    CLOCK_MONOTONIC = 3, CLOCK_SEQ = 64,
+    CLK_MONOTONIC = 3, CLOCK_SEQ = 64,
     TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT = 5, TD_COUNTER = 8,
     CD_UNIT = 3, UNIT_COUNT = 2, UNIT_SIZE_BYTES = 3, TE_COUNTER_VALUE = 30, TYPE_COUNTER = 4,
     PD_PID = 1, PD_NAME = 6, THD_PID = 1, THD_TID = 2, THD_NAME = 5,
@@ -184,6 +189,9 @@ typedef struct pf_writer {
     uint32_t seq;       /* the sequence being written */
     uint64_t last_ts;
     int oom;
+    int codec;          /* CUPROF_COMPRESS_*: how chunk goes to the file */
+    pb chunk;           /* packets not yet sent to the file (a block) */
+    struct pf_zip *zip; /* the thread that compresses blocks; NULL: none (yet) */
     struct { uint64_t x, y, z; uint32_t iid; } dim3[4096];   /* ann_dim3's strings */
 } pf_writer;
 
@@ -279,7 +287,7 @@ static uint64_t intern(pf_writer *w, pf_table *t, const char *s)
  * address after the first time. */
 static uint64_t intern_fixed(pf_writer *w, pf_table *t, const char *s)
 {
-    size_t h = ((uintptr_t)s >> 3) & 511;
+    size_t h = (size_t)(((uintptr_t)s * 0x9E3779B97F4A7C15ull) >> 55);   /* 512 slots */
     if (t->pc[h].p != s) {
         uint32_t iid = table_find(t, s);
         if (!iid) {
@@ -294,14 +302,183 @@ static uint64_t intern_fixed(pf_writer *w, pf_table *t, const char *s)
 
 /* ---- packets ---- */
 
-/* Appends pkt to the file as one Trace.packet and clears the scratch. */
+/* Packets are compressed in blocks of about this many bytes (Perfetto's
+ * service compresses its buffers' packets the same way). */
+#define PF_CHUNK (1u << 20)
+
+/* Compresses one block of packets and appends it to out as one packet
+ * holding the compressed block. z/zcap: scratch, grown as needed. Returns
+ * 0, or -1 (out of memory, codec failure). */
+static int block_out(cuprof_out *out, int codec, const pb *blk, uint8_t **z, size_t *zcap)
+{
+    size_t need = cuprof_codec_bound(codec, blk->n);
+    if (need > *zcap) {
+        free(*z);
+        *zcap = 0;
+        if (!(*z = malloc(need)))
+            return -1;
+        *zcap = need;
+    }
+    size_t k = cuprof_codec_block(codec, *z, *zcap, blk->b, blk->n);
+    if (!k)
+        return -1;
+    uint8_t head[24];
+    uint32_t field = codec == CUPROF_COMPRESS_ZSTD ? PKT_ZSTD_PACKETS : PKT_ZLIB_PACKETS;
+    size_t inner = varint_to(head, (uint64_t)field << 3 | WT_LEN);
+    inner += varint_to(head + inner, k);
+    size_t h = varint_to(head + inner, (uint64_t)TRACE_PACKET << 3 | WT_LEN);
+    h += varint_to(head + inner + h, inner + k);
+    cuprof_out_write(out, head + inner, h);   /* Trace.packet { */
+    cuprof_out_write(out, head, inner);       /*   field { */
+    cuprof_out_write(out, *z, k);
+    return 0;
+}
+
+/* The compressing thread ("cuprof-zip"): takes a full block from the
+ * encoder, compresses it and appends it to the file, while the encoder
+ * fills the next block (two cores: the encoding and the compression of a
+ * large trace overlap). Once it runs, only it writes to the file. */
+typedef struct pf_zip {
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pb blk;              /* the block handed over */
+    int busy, quit, err;
+    cuprof_out *out;
+    int codec;
+    uint8_t *z;
+    size_t zcap;
+} pf_zip;
+
+static void *zip_main(void *arg)
+{
+    pf_zip *zp = arg;
+    prctl(PR_SET_NAME, "cuprof-zip", 0, 0, 0);
+    pthread_mutex_lock(&zp->mu);
+    for (;;) {
+        while (!zp->busy && !zp->quit)
+            pthread_cond_wait(&zp->cv, &zp->mu);
+        if (!zp->busy)
+            break;
+        pthread_mutex_unlock(&zp->mu);
+        int e = block_out(zp->out, zp->codec, &zp->blk, &zp->z, &zp->zcap);
+        pthread_mutex_lock(&zp->mu);
+        zp->err |= e < 0;
+        zp->blk.n = 0;
+        zp->busy = 0;
+        pthread_cond_broadcast(&zp->cv);
+    }
+    pthread_mutex_unlock(&zp->mu);
+    return NULL;
+}
+
+/* Starts the thread; NULL when it cannot (the encoder compresses itself). */
+static pf_zip *zip_start(cuprof_out *out, int codec)
+{
+    pf_zip *zp = calloc(1, sizeof *zp);
+    if (!zp)
+        return NULL;
+    zp->out = out;
+    zp->codec = codec;
+    pthread_mutex_init(&zp->mu, NULL);
+    pthread_cond_init(&zp->cv, NULL);
+    /* no signals for it: the program's handlers stay on the caller's thread */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&zp->th, NULL, zip_main, zp);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        pthread_cond_destroy(&zp->cv);
+        pthread_mutex_destroy(&zp->mu);
+        free(zp);
+        return NULL;
+    }
+    return zp;
+}
+
+/* Hands blk to the thread (after the one before is done) and takes back
+ * its emptied buffer, so no block is copied. */
+static void zip_hand(pf_zip *zp, pb *blk)
+{
+    pthread_mutex_lock(&zp->mu);
+    while (zp->busy)
+        pthread_cond_wait(&zp->cv, &zp->mu);
+    pb t = zp->blk;
+    zp->blk = *blk;
+    *blk = t;
+    blk->n = 0;
+    zp->busy = 1;
+    pthread_cond_broadcast(&zp->cv);
+    pthread_mutex_unlock(&zp->mu);
+}
+
+/* Ends the thread after its last block; returns -1 if a block failed. */
+static int zip_stop(pf_zip *zp)
+{
+    pthread_mutex_lock(&zp->mu);
+    zp->quit = 1;
+    pthread_cond_broadcast(&zp->cv);
+    pthread_mutex_unlock(&zp->mu);
+    pthread_join(zp->th, NULL);
+    int err = zp->err;
+    pthread_cond_destroy(&zp->cv);
+    pthread_mutex_destroy(&zp->mu);
+    free(zp->blk.b);
+    free(zp->z);
+    free(zp);
+    return err ? -1 : 0;
+}
+
+/* Sends the packets gathered in w->chunk to the file: as they are, or
+ * compressed into one packet (by the compressing thread, started with the
+ * first full block; here if it cannot start). */
+static void chunk_flush(pf_writer *w)
+{
+    if (!w->chunk.n)
+        return;
+    if (w->codec == CUPROF_COMPRESS_NONE) {
+        cuprof_out_write(w->base.out, w->chunk.b, w->chunk.n);
+        w->chunk.n = 0;
+        return;
+    }
+    if (!w->zip && w->chunk.n >= PF_CHUNK)
+        w->zip = zip_start(w->base.out, w->codec);
+    if (w->zip) {
+        zip_hand(w->zip, &w->chunk);
+        return;
+    }
+    uint8_t *z = NULL;
+    size_t zcap = 0;
+    if (block_out(w->base.out, w->codec, &w->chunk, &z, &zcap) < 0)
+        w->oom = 1;
+    free(z);
+    w->chunk.n = 0;
+}
+
+/* Room for n more bytes of packets at w->chunk.b + w->chunk.n (the block
+ * sent first when it is full); NULL when out of memory. */
+static uint8_t *chunk_room(pf_writer *w, size_t n)
+{
+    if (w->chunk.n >= PF_CHUNK)
+        chunk_flush(w);
+    if (w->chunk.cap - w->chunk.n < n && pb_reserve(&w->chunk, n) < 0) {
+        w->oom = 1;
+        return NULL;
+    }
+    return w->chunk.b + w->chunk.n;
+}
+
+/* Appends pkt as one Trace.packet and clears the scratch. */
 static void put_packet(pf_writer *w)
 {
-    uint8_t head[11];
-    size_t k = varint_to(head, (uint64_t)TRACE_PACKET << 3 | WT_LEN);
-    k += varint_to(head + k, w->pkt.n);
-    cuprof_out_write(w->base.out, head, k);
-    cuprof_out_write(w->base.out, w->pkt.b, w->pkt.n);
+    uint8_t *d = chunk_room(w, w->pkt.n + 11);
+    if (d) {
+        size_t k = varint_to(d, (uint64_t)TRACE_PACKET << 3 | WT_LEN);
+        k += varint_to(d + k, w->pkt.n);
+        memcpy(d + k, w->pkt.b, w->pkt.n);
+        w->chunk.n += k + w->pkt.n;
+    }
     w->oom |= w->pkt.oom | w->te.oom | w->interned.oom | w->ann.oom;
     w->pkt.n = w->te.n = w->interned.n = w->ann.n = 0;
 }
@@ -325,7 +502,7 @@ static void seq_start(pf_writer *w, uint64_t track, uint64_t t0)
     pb_uint(&clk, CLK_INCREMENTAL, 1);
     pb_msg(&cs, CS_CLOCKS, &clk);
     clk.n = 0;
-    pb_uint(&clk, CLK_ID, CLOCK_MONOTONIC);
+    pb_uint(&clk, CLK_ID, CLK_MONOTONIC);
     pb_uint(&clk, CLK_TS, t0);
     pb_msg(&cs, CS_CLOCKS, &clk);
     pb_uint(&w->pkt, PKT_SEQ_ID, w->seq);
@@ -354,18 +531,48 @@ static void ev_begin_fixed(pf_writer *w, int type, const char *name, const char 
     pb_uint(&w->te, TE_CATEGORY_IIDS, intern_fixed(w, &w->cats, cat));
 }
 
+static inline size_t varint_len(uint64_t v)
+{
+    return 1 + (size_t)(63 - __builtin_clzll(v | 1)) / 7;
+}
+
+/* Sends the event in w->te as a packet: timestamp (delta), sequence,
+ * interned data when the event brought new strings, flags, the event. The
+ * packet is written in place (its size computed first): events are most
+ * of the file. */
 static void ev_end(pf_writer *w, uint64_t ts)
 {
     if (ts < w->last_ts)
         ts = w->last_ts;   /* deltas are unsigned: never back in time */
-    pb_uint(&w->pkt, PKT_TIMESTAMP, ts - w->last_ts);
+    uint64_t dt = ts - w->last_ts;
     w->last_ts = ts;
-    pb_uint(&w->pkt, PKT_SEQ_ID, w->seq);
-    if (w->interned.n)
-        pb_msg(&w->pkt, PKT_INTERNED, &w->interned);
-    pb_uint(&w->pkt, PKT_SEQ_FLAGS, SEQ_NEEDS_STATE);
-    pb_msg(&w->pkt, PKT_TRACK_EVENT, &w->te);
-    put_packet(w);
+    size_t in = w->interned.n, te = w->te.n;
+    size_t n = 1 + varint_len(dt) + 1 + varint_len(w->seq) + 2 + 1 + varint_len(te) + te +
+               (in ? 1 + varint_len(in) + in : 0);
+    uint8_t *d = chunk_room(w, n + 11);
+    if (d) {
+        size_t k = 0;
+        d[k++] = TRACE_PACKET << 3 | WT_LEN;
+        k += varint_to(d + k, n);
+        d[k++] = PKT_TIMESTAMP << 3 | WT_VARINT;
+        k += varint_to(d + k, dt);
+        d[k++] = PKT_SEQ_ID << 3 | WT_VARINT;
+        k += varint_to(d + k, w->seq);
+        if (in) {
+            d[k++] = PKT_INTERNED << 3 | WT_LEN;
+            k += varint_to(d + k, in);
+            memcpy(d + k, w->interned.b, in);
+            k += in;
+        }
+        d[k++] = PKT_SEQ_FLAGS << 3 | WT_VARINT;
+        d[k++] = SEQ_NEEDS_STATE;
+        d[k++] = PKT_TRACK_EVENT << 3 | WT_LEN;
+        k += varint_to(d + k, te);
+        memcpy(d + k, w->te.b, te);
+        w->chunk.n += k + te;
+    }
+    w->oom |= w->te.oom | w->interned.oom | w->ann.oom;
+    w->te.n = w->interned.n = w->ann.n = 0;
 }
 
 static void slice_end(pf_writer *w, uint64_t ts)
@@ -890,10 +1097,10 @@ static void descriptors(pf_writer *w, const cuprof_gpu_row_item *it, size_t n, u
     const cuprof_run *run = w->base.run;
     w->seq = 1;
     pb cs = {0}, clk = {0}, proc = {0};
-    pb_uint(&clk, CLK_ID, CLOCK_MONOTONIC);
+    pb_uint(&clk, CLK_ID, CLK_MONOTONIC);
     pb_uint(&clk, CLK_TS, run->t_start);
     pb_msg(&cs, CS_CLOCKS, &clk);
-    pb_uint(&cs, CS_PRIMARY, CLOCK_MONOTONIC);
+    pb_uint(&cs, CS_PRIMARY, CLK_MONOTONIC);
     pb_uint(&w->pkt, PKT_SEQ_ID, w->seq);
     pb_msg(&w->pkt, PKT_CLOCK_SNAPSHOT, &cs);
     put_packet(w);
@@ -1195,6 +1402,21 @@ static uint32_t *cupti_threads(const cuprof_model *m, size_t *n)
     return tids;
 }
 
+/* The codec the file is written with: as asked where its library loads
+ * (AUTO: zstd, else zlib), else the next one down; none after a crash
+ * (loading a library then could wait on a lock the crashed thread held). */
+static int pf_codec(const cuprof_run *run)
+{
+    int c = run->trace_compress;
+    if (run->truncated || c == CUPROF_COMPRESS_NONE)
+        return CUPROF_COMPRESS_NONE;
+    if (c != CUPROF_COMPRESS_ZLIB && cuprof_codec_load(CUPROF_COMPRESS_ZSTD) == 0)
+        return CUPROF_COMPRESS_ZSTD;
+    if (cuprof_codec_load(CUPROF_COMPRESS_ZLIB) == 0)
+        return CUPROF_COMPRESS_ZLIB;
+    return CUPROF_COMPRESS_NONE;
+}
+
 static int pf_write(cuprof_writer *base)
 {
     pf_writer *w = (pf_writer *)base;
@@ -1203,6 +1425,7 @@ static int pf_write(cuprof_writer *base)
     w->cats.field = ID_CATEGORIES;
     w->anames.field = ID_ANNOTATION_NAMES;
     w->svals.field = ID_STRING_VALUES;
+    w->codec = pf_codec(base->run);
     int rc = 0;
     size_t n = 0, ncupti = 0;
     cuprof_gpu_row_item *it = NULL;
@@ -1239,6 +1462,11 @@ static int pf_write(cuprof_writer *base)
         rc = gpu_tracks(w, &fl, it, n);
     if (rc == 0 && g)
         busy_counters(w, it, n);
+    chunk_flush(w);
+    if (w->zip && zip_stop(w->zip) < 0)
+        w->oom = 1;
+    w->zip = NULL;
+    free(w->chunk.b);
     free(mem);
     free(order);
     free(lane);

@@ -25,6 +25,9 @@ typedef struct cuprof_writer_ops {
     /* NULL: always written; else written only when it returns 1 (the stack
      * outputs, for a run with stacks). */
     int (*wanted)(const cuprof_model *model);
+    /* Non-NULL: the file is gzip-compressed (outbuf's cuprof_out_gzip), and
+     * where libz cannot be loaded this format is written instead. */
+    const struct cuprof_writer_ops *plain;
 } cuprof_writer_ops;
 
 /* What every format's state starts with. */
@@ -37,6 +40,7 @@ struct cuprof_writer {
 };
 
 extern const cuprof_writer_ops cuprof_chrome_trace_ops;   /* chrome_trace.c */
+extern const cuprof_writer_ops cuprof_chrome_trace_gz_ops; /* the same, gzip'ed (--gzip) */
 extern const cuprof_writer_ops cuprof_summary_txt_ops;    /* summary_txt.c */
 extern const cuprof_writer_ops cuprof_summary_json_ops;   /* summary_json.c */
 extern const cuprof_writer_ops cuprof_gpu_folded_ops;     /* flame.c: with stacks */
@@ -49,7 +53,8 @@ extern const cuprof_writer_ops cuprof_perfetto_ops;       /* perfetto.c */
  * as asked (CUPROF_FORMAT), or for auto by the run's size (model/run.h).
  * formats.c; chrome_trace.c and perfetto.c are written as it says. */
 int cuprof_trace_format(const cuprof_model *model);
-int cuprof_trace_json_wanted(const cuprof_model *model);
+int cuprof_trace_json_wanted(const cuprof_model *model);   /* trace.json */
+int cuprof_trace_json_gz_wanted(const cuprof_model *model);   /* trace.json.gz */
 
 /* Runs one format over the model into out (file or memory). Returns 0, or
  * -1 (out->err set when it was an output error). Does not commit out. */

@@ -94,8 +94,22 @@ enum {
     CUPROF_TRACE_FORMAT_JSON = 1,
     CUPROF_TRACE_FORMAT_PERFETTO = 2,
     CUPROF_TRACE_FORMAT_BOTH = 3,
+    CUPROF_TRACE_FORMAT_NONE = 4,   /* no trace: the summaries only */
 };
 #define CUPROF_TRACE_AUTO_EVENTS 1000000u
+
+/* How NAME.perfetto-trace is compressed (CUPROF_COMPRESS, prof.sh
+ * --compress): in blocks of packets, as Perfetto's own tracing service does.
+ * AUTO: zstd (TracePacket.zstd_compressed_packets: Perfetto v58, Aug 2026,
+ * and ui.perfetto.dev), else zlib where libzstd cannot be loaded. ZLIB:
+ * TracePacket.compressed_packets, which every Perfetto reads. NONE: plain
+ * packets. */
+enum {
+    CUPROF_COMPRESS_AUTO = 0,
+    CUPROF_COMPRESS_ZSTD = 1,
+    CUPROF_COMPRESS_ZLIB = 2,
+    CUPROF_COMPRESS_NONE = 3,
+};
 
 typedef struct cuprof_run {
     const char *program;             /* argv[0] as the program was started */
@@ -151,6 +165,8 @@ typedef struct cuprof_run {
     uint64_t stacks_lost;            /* calls whose stack was not kept (table full) */
     int stacks_counts;               /* 1: a calls-count flame graph is wanted too */
     int trace_format;                /* CUPROF_TRACE_FORMAT_*: which trace files */
+    int trace_compress;              /* CUPROF_COMPRESS_*: the Perfetto trace's */
+    int trace_gzip;                  /* 1: NAME.trace.json.gz instead of trace.json */
 
     cuprof_gpu_timeline gpu;
     const struct cuprof_gpu_run *gpu_run; /* device records (model/gpu.h); NULL

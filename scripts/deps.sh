@@ -3,7 +3,9 @@
 #
 # Required (the build fails without them): Debian's check, libjansson-dev,
 # libsqlite3-dev and sqlite3 (prof.sh export and its test),
-# libunwind-dev and pkg-config. As root it installs what is missing with
+# libunwind-dev and pkg-config, zlib1g-dev and libzstd-dev (the headers of the
+# compression the library loads at exit with dlopen; the tests' Perfetto
+# reader links them). As root it installs what is missing with
 # apt-get; otherwise it prints the exact command to run and fails.
 #
 # For the viewer tests (tests/viewers/: our files opened in real viewers in
@@ -24,7 +26,7 @@ apt_install() {
 }
 
 need=()
-for p in check libjansson-dev libunwind-dev libsqlite3-dev sqlite3 pkg-config; do
+for p in check libjansson-dev libunwind-dev libsqlite3-dev sqlite3 pkg-config zlib1g-dev libzstd-dev; do
   have_pkg "$p" || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then

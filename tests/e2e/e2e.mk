@@ -95,18 +95,19 @@ ALL_TARGETS += $(B)/tests/test_e2e_stacks $(B)/tests/stacks_prog_fp $(B)/tests/s
 E2E_TESTS   += $(B)/tests/test_e2e_stacks
 
 # The Perfetto protobuf trace end to end, read back by a decoder of the
-# tests' own (pftrace.c).
+# tests' own (pftrace.c; compressed blocks through the real libzstd/libz).
+PFT_LIBS := -lzstd -lz
 $(B)/tests/test_e2e_perfetto: tests/e2e/test_e2e_perfetto.c tests/e2e/pftrace.c tests/e2e/pftrace.h \
                              $(HARNESS_OBJ) tests/e2e/harness.h $(B)/tests/robust_prog $(B)/tests/nvtx_prog
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< tests/e2e/pftrace.c \
-	    $(HARNESS_OBJ) $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS) -lm
+	    $(HARNESS_OBJ) $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS) $(PFT_LIBS) -lm
 
 ALL_TARGETS += $(B)/tests/test_e2e_perfetto
 E2E_TESTS   += $(B)/tests/test_e2e_perfetto
 
 # The same decoder as a command, for bench/long_run.sh.
 $(B)/tests/pfcount: tests/e2e/pfcount.c tests/e2e/pftrace.c tests/e2e/pftrace.h
-	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -o $@ $< tests/e2e/pftrace.c $(LDFLAGS)
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -o $@ $< tests/e2e/pftrace.c $(LDFLAGS) $(PFT_LIBS)
 
 ALL_TARGETS += $(B)/tests/pfcount
 

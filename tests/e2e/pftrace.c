@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
+#include <zstd.h>
 
 /* A protobuf message being read. */
 typedef struct rd {
@@ -422,6 +424,88 @@ static int packet(ctx *c, rd r)
     return track_event(c, s, ts, te);
 }
 
+/* The packets of a Trace message (the file, or a compressed block's
+ * contents: blocks may not nest). */
+static int trace_packets(ctx *c, rd r, int nested);
+
+/* A compressed block (TracePacket.compressed_packets, 50: zlib;
+ * .zstd_compressed_packets, 133: zstd) holds a Trace of packets. */
+static int compressed(ctx *c, unsigned field, rd b)
+{
+    size_t n = (size_t)(b.end - b.p), cap = n * 8 + 4096, got = 0;
+    uint8_t *out = NULL;
+    if (field == 133) {
+        unsigned long long size = ZSTD_getFrameContentSize(b.p, n);
+        if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || size > (1u << 30))
+            return fail(c, "zstd block without a content size");
+        out = malloc(size ? (size_t)size : 1);
+        got = out ? ZSTD_decompress(out, (size_t)size, b.p, n) : 0;
+        if (!out || ZSTD_isError(got) || got != size) {
+            free(out);
+            return fail(c, "zstd block does not decompress");
+        }
+    } else {
+        for (;;) {
+            uLongf len = (uLongf)cap;
+            out = malloc(cap);
+            if (!out)
+                return fail(c, "out of memory");
+            int rc = uncompress(out, &len, b.p, (uLong)n);
+            if (rc == Z_OK) {
+                got = len;
+                break;
+            }
+            free(out);
+            if (rc != Z_BUF_ERROR || cap > (1u << 30))
+                return fail(c, "zlib block does not decompress (%d)", rc);
+            cap *= 2;
+        }
+    }
+    if (field == 133)
+        c->t->zstd_blocks++;
+    else
+        c->t->zlib_blocks++;
+    c->t->uncompressed_bytes += got;
+    int rc = trace_packets(c, (rd){out, out + got, 0}, 1);
+    free(out);
+    return rc;
+}
+
+static int trace_packets(ctx *c, rd r, int nested)
+{
+    fld f, g;
+    int rc = 0;
+    while (rc == 0 && next(&r, &f)) {
+        if (f.num != 1 || f.wt != 2) {
+            rc = fail(c, "top-level field %u is not Trace.packet", f.num);
+            break;
+        }
+        /* a compressed block is a packet with that one field */
+        rd q = f.sub;
+        unsigned z = 0, others = 0;
+        rd zb = {0};
+        while (next(&q, &g)) {
+            if ((g.num == 50 || g.num == 133) && g.wt == 2) {
+                z = g.num;
+                zb = g.sub;
+            } else {
+                others++;
+            }
+        }
+        if (!z)
+            rc = packet(c, f.sub);
+        else if (nested)
+            rc = fail(c, "compressed block inside a compressed block");
+        else if (others)
+            rc = fail(c, "compressed block with other fields beside it");
+        else
+            rc = compressed(c, z, zb);
+    }
+    if (rc == 0 && r.bad)
+        rc = fail(c, "malformed Trace");
+    return rc;
+}
+
 int pft_load(const char *path, pft *t)
 {
     memset(t, 0, sizeof *t);
@@ -439,17 +523,7 @@ int pft_load(const char *path, pft *t)
         return fail(&c, "cannot read %s", path);
     }
     fclose(fp);
-    rd r = {buf, buf + len, 0};
-    fld f;
-    int rc = 0;
-    while (rc == 0 && next(&r, &f)) {
-        if (f.num != 1 || f.wt != 2)
-            rc = fail(&c, "top-level field %u is not Trace.packet", f.num);
-        else
-            rc = packet(&c, f.sub);
-    }
-    if (rc == 0 && r.bad)
-        rc = fail(&c, "malformed Trace");
+    int rc = trace_packets(&c, (rd){buf, buf + len, 0}, 0);
     if (rc == 0 && c.nopen)
         rc = fail(&c, "%zu slices never end", c.nopen);
     for (size_t i = 0; i < c.nis; i++)

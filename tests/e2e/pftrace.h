@@ -6,7 +6,8 @@
  * the rules a reader relies on: every interned id was sent on the
  * sequence before it is used, every event's track was described, slices
  * end on their track in the order they began, time never goes backwards
- * on a sequence. Independent of formats/perfetto.c (no shared code).
+ * on a sequence. Packets compressed in blocks (zlib, field 50; zstd, 133)
+ * are read through the real libz and libzstd. Independent of formats/perfetto.c (no shared code).
  */
 #ifndef CUPROF_PFTRACE_H
 #define CUPROF_PFTRACE_H
@@ -44,6 +45,9 @@ typedef struct pft {
     pft_counter *counters;      /* TYPE_COUNTER events, in file order */
     size_t ncounters;
     uint64_t packets, track_events;
+    uint64_t zlib_blocks;         /* TracePacket.compressed_packets (50) */
+    uint64_t zstd_blocks;         /* TracePacket.zstd_compressed_packets (133) */
+    uint64_t uncompressed_bytes;  /* what those blocks held */
     int primary_clock;          /* ClockSnapshot.primary_trace_clock, 0 = unset */
     char error[256];            /* "" when the file follows the rules above */
 } pft;

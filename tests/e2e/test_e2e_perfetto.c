@@ -4,7 +4,9 @@
  * the protobuf trace's rules and holds what NAME.trace.json of the same
  * run holds: the same slices with the same names and nanosecond times on
  * the CPU and GPU tracks, one arrow per JSON arrow. --format picks the
- * files; a long run's trace counts every call.
+ * files; a long run's trace counts every call. The Perfetto trace is read
+ * as written by default (zstd blocks), with --compress zlib and none; the
+ * JSON one also as --gzip writes it.
  */
 #include "harness.h"
 #include "pftrace.h"
@@ -15,17 +17,29 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #define RUN_TIMEOUT_S 180
 
-static e2e_prof profile_status(const char *const argv[], const char *format, int want)
+static e2e_prof profile_env(const char *const argv[], const char *format, int want,
+                            const char *more)
 {
     char env[64];
     snprintf(env, sizeof env, "CUPROF_FORMAT=%s", format);
-    const char *envs[] = {env, NULL};
+    char more_env[128] = "";
+    snprintf(more_env, sizeof more_env, "%s", more ? more : "");
+    char *sp = strchr(more_env, ' ');   /* at most two, space-separated */
+    if (sp)
+        *sp++ = '\0';
+    const char *envs[] = {env, more_env[0] ? more_env : NULL, sp, NULL};
     e2e_prof p = e2e_profile(1, argv, envs, RUN_TIMEOUT_S);
     ck_assert_msg(p.r.status == want && p.sum, "exit %d\n%s", p.r.status, p.r.err);
     return p;
+}
+
+static e2e_prof profile_status(const char *const argv[], const char *format, int want)
+{
+    return profile_env(argv, format, want, NULL);
 }
 
 static e2e_prof profile(const char *const argv[], const char *format)
@@ -38,6 +52,34 @@ static int has_file(const e2e_prof *p, const char *suffix)
     char path[4096];
     snprintf(path, sizeof path, "%s/x.%s", p->dir, suffix);
     return access(path, F_OK) == 0;
+}
+
+/* x.trace.json.gz, read through the real libz: NULL when unreadable. */
+static json_t *load_gz(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/x.trace.json.gz", dir);
+    gzFile f = gzopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t n = 0, cap = 1 << 20;
+    char *b = malloc(cap);
+    int k;
+    while (b && (k = gzread(f, b + n, (unsigned)(cap - n))) > 0) {
+        n += (size_t)k;
+        if (n == cap) {
+            char *nb = realloc(b, cap *= 2);
+            if (!nb) {
+                free(b);
+                b = NULL;
+            }
+            b = nb;
+        }
+    }
+    int gz_ok = gzclose(f) == Z_OK;
+    json_t *j = b && gz_ok ? json_loadb(b, n, 0, NULL) : NULL;
+    free(b);
+    return j;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -164,6 +206,7 @@ static const char *const runs[][14] = {
     {"@tests/nvtx_prog", NULL},
     {"--capture-range", "nvtx:step", "--capture-range-end", "repeat:2", "--skip-first", "1",
      "bench/matmul_add", "--mode", "eager", "--nvtx", "--iters", "4", NULL},
+    {"bench/matmul_add", "--mode", "eager", NULL},   /* --compress zlib --gzip */
 };
 
 START_TEST(perfetto_holds_what_json_holds)
@@ -174,13 +217,24 @@ START_TEST(perfetto_holds_what_json_holds)
         args[na++] = (*a)[0] == '@' ? e2e_bpath(*a + 1)
                      : strchr(*a, '/') ? e2e_path(*a) : *a;
     args[na] = NULL;
-    e2e_prof p = profile_status(args, "both", _i == 2 ? 3 : 0);
-    ck_assert(has_file(&p, "trace.json") && has_file(&p, "perfetto-trace"));
+    int gz = _i == 4;
+    e2e_prof p = profile_env(args, "both", _i == 2 ? 3 : 0,
+                             gz ? "CUPROF_COMPRESS=zlib CUPROF_GZIP=1" : NULL);
+    ck_assert(has_file(&p, gz ? "trace.json.gz" : "trace.json") && has_file(&p, "perfetto-trace"));
+    if (gz) {   /* the JSON trace only gzip'ed; read it so */
+        ck_assert(!has_file(&p, "trace.json"));
+        ck_assert_ptr_null(p.trace);
+        p.trace = load_gz(p.dir);
+        ck_assert_ptr_nonnull(p.trace);
+    }
     char path[4096];
     snprintf(path, sizeof path, "%s/x.perfetto-trace", p.dir);
     pft t;
     int rc = pft_load(path, &t);
     ck_assert_msg(rc == 0, "%s", t.error);
+    /* compressed in blocks: zstd by default, zlib when asked */
+    ck_assert_uint_gt(gz ? t.zlib_blocks : t.zstd_blocks, 0);
+    ck_assert_uint_eq(gz ? t.zstd_blocks : t.zlib_blocks, 0);
     ck_assert_int_eq(t.primary_clock, 3);   /* CLOCK_MONOTONIC, the recording clock */
 
     /* The JSON side, by kind: X events on the process's own rows (CPU), on
@@ -247,7 +301,7 @@ START_TEST(perfetto_holds_what_json_holds)
     }
     ck_assert_uint_eq(pout, jflows);
     ck_assert_uint_eq(pin, jflows);
-    if (_i < 2) {
+    if (_i < 2 || gz) {
         ck_assert_uint_gt(jflows, 0);
         ck_assert_uint_gt(kernels, 0);
     }
@@ -261,7 +315,7 @@ START_TEST(perfetto_holds_what_json_holds)
         ck_assert_msg(ends, "flow %llu from %s never ends",
                       (unsigned long long)t.slices[k].flow_out, t.slices[k].name);
     }
-    if (_i < 2)
+    if (_i < 2 || gz)
         check_counters(&t, &p);
     pft_free(&t);
     e2e_prof_free(&p);
@@ -283,8 +337,19 @@ START_TEST(format_picks_the_files)
     const char *bad[] = {e2e_path("prof.sh"), "--format", "xml", e2e_path("bench/matmul_add"), NULL};
     e2e_result r = e2e_run(bad, NULL, NULL, 30);
     ck_assert_int_eq(r.status, 2);
-    ck_assert_ptr_nonnull(strstr(r.err, "cuprof: --format xml: expected auto, json, perfetto or both"));
+    ck_assert_ptr_nonnull(
+        strstr(r.err, "cuprof: --format xml: expected auto, json, perfetto, both or none"));
     e2e_result_free(&r);
+    const char *badz[] = {e2e_path("prof.sh"), "--compress", "lz4", e2e_path("bench/matmul_add"), NULL};
+    r = e2e_run(badz, NULL, NULL, 30);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "cuprof: --compress lz4: expected auto, zstd, zlib or none"));
+    e2e_result_free(&r);
+
+    p = profile(args, "none");   /* the summaries only */
+    ck_assert(!has_file(&p, "trace.json") && !has_file(&p, "perfetto-trace"));
+    ck_assert(has_file(&p, "summary.txt"));
+    e2e_prof_free(&p);
 }
 END_TEST
 
@@ -293,7 +358,7 @@ END_TEST
 START_TEST(long_run_counts_every_call)
 {
     const char *args[] = {e2e_bpath("tests/robust_prog"), "calls", "100000", "return", NULL};
-    const char *envs[] = {"CUPROF_FORMAT=perfetto", "CUPROF_GPU=0", NULL};
+    const char *envs[] = {"CUPROF_FORMAT=perfetto", "CUPROF_GPU=0", "CUPROF_COMPRESS=none", NULL};
     e2e_prof p = e2e_profile(1, args, envs, RUN_TIMEOUT_S);
     ck_assert_msg(p.r.status == 3 && p.sum, "exit %d\n%s", p.r.status, p.r.err);
     char path[4096];
@@ -301,6 +366,7 @@ START_TEST(long_run_counts_every_call)
     pft t;
     int rc = pft_load(path, &t);
     ck_assert_msg(rc == 0, "%s", t.error);
+    ck_assert_uint_eq(t.zstd_blocks + t.zlib_blocks, 0);   /* --compress none */
     json_int_t events = json_integer_value(json_object_get(p.sum, "events"));
     ck_assert_int_ge(events, 200000);
     size_t calls = 0;
@@ -317,7 +383,7 @@ int main(void)
     Suite *s = suite_create("e2e_perfetto");
     TCase *tc = tcase_create("perfetto");
     tcase_set_timeout(tc, 3 * RUN_TIMEOUT_S);
-    tcase_add_loop_test(tc, perfetto_holds_what_json_holds, 0, 4);
+    tcase_add_loop_test(tc, perfetto_holds_what_json_holds, 0, 5);
     tcase_add_test(tc, format_picks_the_files);
     tcase_add_test(tc, long_run_counts_every_call);
     suite_add_tcase(s, tc);
