@@ -19,12 +19,14 @@
 #   3. exit-time cost: bench/write_bench fills the collector with 1, 10 and
 #      50 million launch events and times cuprof_collector_finish (the atexit
 #      path: stamps to ns, run build, aggregation, trace.json, summary.txt,
-#      summary.json), in events per second.
+#      summary.json), in events per second; and the trace's own share, as
+#      JSON and as Perfetto, against the same exit path with no trace.
 # Prints a table and writes the results (RESULTS.md by default, with a
 # fenced json block that bench/check.sh compares against).
 #
 # Environment: BENCH_N (calls per thread, default 2000000), BENCH_REPEATS (5),
-# BENCH_WRITE_SIZES ("1000000 10000000 50000000"), BENCH_TMP (scratch
+# BENCH_WRITE_SIZES ("1000000 10000000 50000000"), BENCH_WRITE_REPEATS (3),
+# BENCH_TMP (scratch
 # directory, default a fresh one under /tmp). --quick: N=1000000, 5 repeats, no
 # peers, no CUPTI, no launch_2t, write sizes "1000000" (what bench/check.sh
 # runs).
@@ -236,25 +238,35 @@ o2=$(awk -v c="$(minof "${abs[occupancy_2t.cuprof]:-}")" -v b="$(minof "${base[o
 robust[occupancy.cuprof_2t_over_1t]=$(awk -v a="$o2" -v b="$o1" 'BEGIN{ if (b < 1) b = 1; printf "%.3f", a / b }')
 
 # ---- exit-time write cost --------------------------------------------------------
-# The same events written as trace.json and as NAME.perfetto-trace
-# (CUPROF_FORMAT), one after the other: the whole exit path each time
-# (stamps, model, summaries, the trace), so the difference is the trace's.
-declare -A wr wp
+# The same events written with no trace (CUPROF_FORMAT=none: the summaries
+# only), as trace.json and as NAME.perfetto-trace, interleaved, WRITE_REPEATS
+# times (median): the whole exit path each time (stamps, model, summaries,
+# the trace), so a trace's own time is its run's minus the none run's.
+WRITE_REPEATS=${BENCH_WRITE_REPEATS:-3}
+declare -A wr wp wn wrs wps wns
 if [ $do_write = 1 ]; then
   for n in $WRITE_SIZES; do
-    for fmt in json perfetto; do
-      rm -rf "$tmp/wout"; mkdir -p "$tmp/wout"
-      memlim=$(( (n * 64 / 1048576 + 64) ))M
-      line=$(CUPROF_GPU=0 CUPROF_QUIET=1 CUPROF_OUT_DIR="$tmp/wout" CUPROF_NAME=w \
-             CUPROF_FORMAT=$fmt CUPROF_MEM_LIMIT=$memlim "$WRITE_BENCH" "$n")
-      tb=$(stat -c %s "$tmp/wout/w.trace.json" "$tmp/wout/w.perfetto-trace" 2>/dev/null | head -1)
-      r="$(sed -n 's/.*write_s=\([0-9.]*\).*events_per_s=\([0-9]*\).*rss_kb=\([0-9]*\).*/\1 \2 \3/p' <<<"$line") ${tb:-0}"
-      if [ $fmt = json ]; then wr[$n]=$r; else wp[$n]=$r; fi
-      echo "bench: wrote $n events ($fmt): $line" >&2
-      rm -rf "$tmp/wout"
+    for rep in $(seq 1 "$WRITE_REPEATS"); do
+      for fmt in none json perfetto; do
+        rm -rf "$tmp/wout"; mkdir -p "$tmp/wout"
+        memlim=$(( (n * 64 / 1048576 + 64) ))M
+        line=$(CUPROF_GPU=0 CUPROF_QUIET=1 CUPROF_OUT_DIR="$tmp/wout" CUPROF_NAME=w \
+               CUPROF_FORMAT=$fmt CUPROF_MEM_LIMIT=$memlim "$WRITE_BENCH" "$n")
+        tb=$(stat -c %s "$tmp/wout/w.trace.json" "$tmp/wout/w.perfetto-trace" 2>/dev/null | head -1)
+        r="$(sed -n 's/.*write_s=\([0-9.]*\).*events_per_s=\([0-9]*\).*rss_kb=\([0-9]*\).*/\1 \2 \3/p' <<<"$line") ${tb:-0}"
+        case $fmt in
+          none) wn[$n]=$r; wns[$n]+="${r%% *}"$'\n' ;;
+          json) wr[$n]=$r; wrs[$n]+="${r%% *}"$'\n' ;;
+          *) wp[$n]=$r; wps[$n]+="${r%% *}"$'\n' ;;
+        esac
+        echo "bench: wrote $n events ($fmt): $line" >&2
+        rm -rf "$tmp/wout"
+      done
     done
   done
 fi
+# median of the seconds of one size and format
+wmed() { printf '%s' "$1" | grep -v '^$' | stats | cut -d' ' -f1; }
 
 # ---- C++ exceptions under --stacks ---------------------------------------------------
 # tests/stacks_prog (C) loads tests/libthrow.so (C++) that throws and catches:
@@ -369,18 +381,22 @@ label() {
         "$(awk -v t="$4" -v n="$n" 'BEGIN{printf "%.1f", t / n}')"
     done
     echo
-    echo "The same events with the trace as NAME.perfetto-trace (CUPROF_FORMAT=perfetto), measured"
-    echo "right after the JSON run above (seconds: the whole exit path, as above):"
+    echo "The trace's own cost: the same events with no trace (CUPROF_FORMAT=none), as trace.json"
+    echo "and as NAME.perfetto-trace (zstd blocks, the default), interleaved, medians of"
+    echo "$WRITE_REPEATS; trace seconds = the run's exit path minus the none run's:"
     echo
-    echo "| events     | seconds | JSON s / Perfetto s | perfetto bytes/event | JSON bytes / Perfetto bytes |"
-    echo "|------------|---------|---------------------|----------------------|-----------------------------|"
+    echo "| events     | none s | JSON trace s | Perfetto trace s | JSON s / Perfetto s | JSON bytes/event | Perfetto bytes/event |"
+    echo "|------------|--------|--------------|------------------|---------------------|------------------|----------------------|"
     for n in $WRITE_SIZES; do
-      set -- ${wp[$n]}
-      read -r js _ _ jb <<<"${wr[$n]}"
-      printf '| %10s | %7s | %19s | %20s | %27s |\n' "$n" "$1" \
-        "$(awk -v a="$js" -v b="$1" 'BEGIN{printf "%.2f", b > 0 ? a / b : 0}')" \
-        "$(awk -v t="$4" -v n="$n" 'BEGIN{printf "%.1f", t / n}')" \
-        "$(awk -v a="$jb" -v b="$4" 'BEGIN{printf "%.2f", b > 0 ? a / b : 0}')"
+      a=$(wmed "${wns[$n]}"); j=$(wmed "${wrs[$n]}"); q=$(wmed "${wps[$n]}")
+      read -r _ _ _ jb <<<"${wr[$n]}"
+      read -r _ _ _ pbytes <<<"${wp[$n]}"
+      printf '| %10s | %6s | %12s | %16s | %19s | %16s | %20s |\n' "$n" "$a" \
+        "$(awk -v x="$j" -v a="$a" 'BEGIN{printf "%.3f", x - a}')" \
+        "$(awk -v x="$q" -v a="$a" 'BEGIN{printf "%.3f", x - a}')" \
+        "$(awk -v j="$j" -v q="$q" -v a="$a" 'BEGIN{d = q - a; printf "%.2f", (d > 0 ? (j - a) / d : 0)}')" \
+        "$(awk -v t="$jb" -v n="$n" 'BEGIN{printf "%.1f", t / n}')" \
+        "$(awk -v t="$pbytes" -v n="$n" 'BEGIN{printf "%.2f", t / n}')"
     done
   fi
   for note in "${notes[@]}"; do echo; echo "Note: $note"; done
