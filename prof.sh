@@ -66,6 +66,9 @@ Options:
                      default; Perfetto v58 or newer, as ui.perfetto.dev),
                      zlib (every Perfetto reads it; slower), none
   --gzip             NAME.trace.json.gz instead of NAME.trace.json
+  --export sqlite    also NAME.sqlite at exit, tables shaped like Nsight
+                     Systems' export (as prof.sh export sqlite; writes the
+                     JSON trace it is made from whatever the run's size)
 
 Capture window (record part of the run; as nsys spells them):
   --capture-range cudaProfilerApi
@@ -170,6 +173,7 @@ stacks_counts=
 trace_format=
 trace_compress=
 trace_gzip=
+export_kind=
 while [ $# -gt 0 ]; do
   case "$1" in
     -o|--output)
@@ -215,6 +219,17 @@ while [ $# -gt 0 ]; do
         *) die "--compress $trace_compress: expected auto, zstd, zlib or none" ;;
       esac ;;
     --gzip) trace_gzip=1; shift ;;
+    --export|--export=*)
+      if [ "$1" = --export ]; then
+        [ $# -ge 2 ] || die "option --export needs a value: sqlite"
+        export_kind=$2; shift 2
+      else
+        export_kind=${1#--export=}; shift
+      fi
+      case "$export_kind" in
+        sqlite|none) ;;
+        *) die "--export $export_kind: expected sqlite (or none)" ;;
+      esac ;;
     --capture-range|--capture-range-end|--skip-first|--steps|--delay|--duration|--step-range)
       [ $# -ge 2 ] || die "option $1 needs a value (see prof.sh --help)"
       set_capture "${1#--}" "$2"; shift 2 ;;
@@ -298,6 +313,12 @@ if [ -n "${CUPROF_COMPRESS:-}" ]; then
     *) die "CUPROF_COMPRESS=$CUPROF_COMPRESS is not auto, zstd, zlib or none" ;;
   esac
 fi
+if [ -n "${CUPROF_EXPORT:-}" ]; then
+  case "${CUPROF_EXPORT,,}" in
+    sqlite|none) ;;
+    *) die "CUPROF_EXPORT=$CUPROF_EXPORT is not sqlite or none" ;;
+  esac
+fi
 if [ -n "${CUPROF_GZIP:-}" ]; then
   case "${CUPROF_GZIP,,}" in
     0|1|yes|no|true|false|on|off) ;;
@@ -345,6 +366,7 @@ export_if_set CUPROF_STACKS_COUNTS "$stacks_counts"
 export_if_set CUPROF_FORMAT "$trace_format"
 export_if_set CUPROF_COMPRESS "$trace_compress"
 export_if_set CUPROF_GZIP "$trace_gzip"
+export_if_set CUPROF_EXPORT "$export_kind"
 export LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$lib"
 # The CUDA driver loads this library's InitializeInjection while it starts:
 # CUPTI then starts in time for its timestamp callback, and also in programs

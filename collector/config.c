@@ -344,5 +344,11 @@ void cuprof_config_load(cuprof_config *c, char *warn, size_t warn_len)
         else
             c->trace_gzip = b;
     }
+    if ((v = getenv("CUPROF_EXPORT")) && *v) {
+        if (strcasecmp(v, "sqlite") == 0)
+            c->export_sqlite = 1;
+        else if (strcasecmp(v, "none") != 0)
+            warn_add(warn, warn_len, "CUPROF_EXPORT", v, "sqlite or none");
+    }
     load_capture(c, warn, warn_len);
 }

@@ -137,6 +137,7 @@ typedef struct cuprof_config {
     int trace_format;        /* CUPROF_FORMAT: CUPROF_TRACE_FORMAT_* (model/run.h) */
     int trace_compress;      /* CUPROF_COMPRESS: CUPROF_COMPRESS_* (model/run.h) */
     int trace_gzip;          /* CUPROF_GZIP: trace.json.gz */
+    int export_sqlite;       /* CUPROF_EXPORT=sqlite: NAME.sqlite at exit (collector/export.c) */
 } cuprof_config;
 
 /* Fills c from the environment (getenv), defaults for what is unset or

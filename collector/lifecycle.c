@@ -28,6 +28,7 @@
 #include "collector/internal.h"
 #include "collector/clock.h"
 #include "collector/cupti.h"
+#include "collector/export.h"
 #include "collector/log.h"
 #include "collector/snapshot.h"
 #include "collector/stacks.h"
@@ -243,6 +244,8 @@ static int finish_work(const char *ended_by, int truncated)
                    run->dropped ? "; some calls were counted but not recorded, see the summary" : "");
     if (err[0])
         cuprof_log("%s%s", err, rc > 0 ? "" : "; no profile was written for this run");
+    if (rc > 0 && run->export_sqlite && !truncated && strcmp(ended_by, "exec") != 0)
+        cuprof_export_sqlite(dir, name, written);
     cuprof_model_destroy(model);
     cuprof_snapshot_destroy(run);
     return rc;

@@ -291,6 +291,7 @@ cuprof_run *cuprof_snapshot_build(void)
     r->pub.trace_format = cfg->trace_format;
     r->pub.trace_compress = cfg->trace_compress;
     r->pub.trace_gzip = cfg->trace_gzip;
+    r->pub.export_sqlite = cfg->export_sqlite;
     if (cuprof_stacks_mode) {
         static const char *const modes[] = {"off", "auto", "fp", "unwind"};
         r->pub.stacks_mode = modes[cuprof_stacks_mode & 3];

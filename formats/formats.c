@@ -41,13 +41,17 @@ int cuprof_writer_run(const cuprof_writer_ops *ops, cuprof_out *out, const cupro
 int cuprof_trace_format(const cuprof_model *m)
 {
     const cuprof_run *run = m->run;
-    if (run->trace_format != CUPROF_TRACE_FORMAT_AUTO)
-        return run->trace_format;
-    uint64_t events = run->nevents;
-    if (run->gpu.captured && m->timeline)
-        events += m->timeline->gpu->n_kernels + m->timeline->gpu->n_copies;
-    return events > CUPROF_TRACE_AUTO_EVENTS ? CUPROF_TRACE_FORMAT_PERFETTO
+    int f = run->trace_format;
+    if (f == CUPROF_TRACE_FORMAT_AUTO) {
+        uint64_t events = run->nevents;
+        if (run->gpu.captured && m->timeline)
+            events += m->timeline->gpu->n_kernels + m->timeline->gpu->n_copies;
+        f = events > CUPROF_TRACE_AUTO_EVENTS ? CUPROF_TRACE_FORMAT_PERFETTO
                                               : CUPROF_TRACE_FORMAT_JSON;
+    }
+    if (run->export_sqlite)   /* the export is made from the JSON trace */
+        f = (f & CUPROF_TRACE_FORMAT_PERFETTO) | CUPROF_TRACE_FORMAT_JSON;
+    return f;
 }
 
 int cuprof_trace_json_wanted(const cuprof_model *m)

@@ -167,6 +167,8 @@ typedef struct cuprof_run {
     int trace_format;                /* CUPROF_TRACE_FORMAT_*: which trace files */
     int trace_compress;              /* CUPROF_COMPRESS_*: the Perfetto trace's */
     int trace_gzip;                  /* 1: NAME.trace.json.gz instead of trace.json */
+    int export_sqlite;               /* 1: NAME.sqlite made from the JSON trace after
+                                        the files (which then include it) */
 
     cuprof_gpu_timeline gpu;
     const struct cuprof_gpu_run *gpu_run; /* device records (model/gpu.h); NULL

@@ -3,7 +3,7 @@
  * SQLite database shaped like Nsight Systems' export where the two overlap,
  * so that nsys SQL queries run on cuprof data (`prof.sh export sqlite`).
  *
- *   cuprof-export sqlite TRACE.json [OUT.sqlite]   (OUT: TRACE with .sqlite)
+ *   cuprof-export sqlite TRACE.json[.gz] [OUT.sqlite]   (OUT: TRACE with .sqlite)
  *
  * Tables (nsys's names and columns; times in ns on the run's clock,
  * CLOCK_MONOTONIC; strings in StringIds):
@@ -31,6 +31,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <sqlite3.h>
+#include <zlib.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -305,10 +306,23 @@ static void pair_async(json_t *evs)
     json_decref(open);
 }
 
+/* jansson's read callback over zlib's gzread, which reads a gzip'ed file
+ * (trace.json.gz, --gzip) and a plain one alike. */
+static size_t gz_read(void *buf, size_t n, void *arg)
+{
+    int k = gzread((gzFile)arg, buf, n > (1u << 30) ? 1u << 30 : (unsigned)n);
+    return k < 0 ? (size_t)-1 : (size_t)k;
+}
+
 static int export_sqlite(const char *in, const char *out)
 {
     json_error_t jerr;
-    json_t *trace = json_load_file(in, 0, &jerr);
+    gzFile gz = gzopen(in, "rb");
+    if (!gz)
+        return fail("cannot read the trace", strerror(errno ? errno : ENOENT));
+    gzbuffer(gz, 1u << 20);
+    json_t *trace = json_load_callback(gz_read, gz, 0, &jerr);
+    gzclose(gz);
     if (!trace)
         return fail("cannot read the trace", jerr.text);
     json_t *evs = json_object_get(trace, "traceEvents");
@@ -372,7 +386,7 @@ static int export_sqlite(const char *in, const char *out)
 int main(int argc, char **argv)
 {
     if (argc < 3 || argc > 4 || strcmp(argv[1], "sqlite") != 0) {
-        fprintf(stderr, "cuprof: usage: prof.sh export sqlite NAME.trace.json [OUT.sqlite]\n");
+        fprintf(stderr, "cuprof: usage: prof.sh export sqlite NAME.trace.json[.gz] [OUT.sqlite]\n");
         return 2;
     }
     const char *in = argv[2];
@@ -381,10 +395,14 @@ int main(int argc, char **argv)
         snprintf(out, sizeof out, "%s", argv[3]);
     } else {
         size_t n = strlen(in);
-        const char *suffix = ".trace.json";
-        size_t sl = strlen(suffix);
-        if (n > sl && strcmp(in + n - sl, suffix) == 0)
-            n -= sl;
+        static const char *const suffixes[] = {".trace.json.gz", ".trace.json"};
+        for (int i = 0; i < 2; i++) {
+            size_t sl = strlen(suffixes[i]);
+            if (n > sl && strcmp(in + n - sl, suffixes[i]) == 0) {
+                n -= sl;
+                break;
+            }
+        }
         snprintf(out, sizeof out, "%.*s.sqlite", (int)n, in);
     }
     int rc = export_sqlite(in, out);

@@ -2,7 +2,10 @@
  * test_e2e_export.c - prof.sh export sqlite end to end: the database of a
  * run, queried with Debian's sqlite3 command as an nsys user would, agrees
  * with the run's summary.json (kernel launches and GPU time per kernel,
- * copies), and its runtime calls join their kernels by correlationId.
+ * copies), and its runtime calls join their kernels by correlationId;
+ * the same for the database --export sqlite makes at exit (from a --gzip
+ * trace, in a run that asked for the Perfetto trace: the JSON one is
+ * written as well, since the export is made from it).
  * Skipped, with a note, only where the sqlite3 command is not installed
  * (scripts/deps.sh installs it).
  */
@@ -46,18 +49,30 @@ START_TEST(export_agrees_with_the_summary)
                         "scripts/deps.sh installs it\n");
         return;
     }
-    const char *modes[] = {"eager", "fused"};
+    const char *modes[] = {"eager", "fused", "eager"};
     const char *args[] = {e2e_path("bench/matmul_add"), "--mode", modes[_i], NULL};
-    e2e_prof p = e2e_profile(1, args, NULL, RUN_TIMEOUT_S);
-    ck_assert_msg(p.r.status == 0 && p.trace && p.sum, "exit %d\n%s", p.r.status, p.r.err);
+    int at_exit = _i == 2;
+    const char *envs[] = {"CUPROF_EXPORT=sqlite", "CUPROF_GZIP=1", "CUPROF_FORMAT=perfetto", NULL};
+    e2e_prof p = e2e_profile(1, args, at_exit ? envs : NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(p.r.status == 0 && (p.trace || at_exit) && p.sum, "exit %d\n%s", p.r.status,
+                  p.r.err);
     char trace[4096], db[4096];
-    snprintf(trace, sizeof trace, "%s/x.trace.json", p.dir);
+    snprintf(trace, sizeof trace, "%s/x.trace.json%s", p.dir, at_exit ? ".gz" : "");
     snprintf(db, sizeof db, "%s/x.sqlite", p.dir);
-    const char *exp[] = {e2e_path("prof.sh"), "export", "sqlite", trace, NULL};
-    e2e_result r = e2e_run(exp, NULL, NULL, RUN_TIMEOUT_S);
-    ck_assert_msg(r.status == 0, "export: exit %d\n%s", r.status, r.err);
-    ck_assert_ptr_nonnull(strstr(r.err, "cuprof: wrote"));
-    e2e_result_free(&r);
+    if (at_exit) {   /* made by the run; both traces there */
+        ck_assert_int_eq(access(trace, F_OK), 0);
+        char pf[4096];
+        snprintf(pf, sizeof pf, "%s/x.perfetto-trace", p.dir);
+        ck_assert_int_eq(access(pf, F_OK), 0);
+        ck_assert_msg(strstr(p.r.err, "cuprof: wrote") && strstr(p.r.err, "x.sqlite"), "%s", p.r.err);
+    } else {
+        const char *exp[] = {e2e_path("prof.sh"), "export", "sqlite", trace, NULL};
+        e2e_result r = e2e_run(exp, NULL, NULL, RUN_TIMEOUT_S);
+        ck_assert_msg(r.status == 0, "export: exit %d\n%s", r.status, r.err);
+        ck_assert_ptr_nonnull(strstr(r.err, "cuprof: wrote"));
+        e2e_result_free(&r);
+    }
+    ck_assert_int_eq(access(db, F_OK), 0);
 
     /* kernels: count, and per name launches and GPU time, as summary.json */
     long long launches = 0;
@@ -114,7 +129,7 @@ int main(void)
     Suite *s = suite_create("e2e_export");
     TCase *tc = tcase_create("export");
     tcase_set_timeout(tc, 3 * RUN_TIMEOUT_S);
-    tcase_add_loop_test(tc, export_agrees_with_the_summary, 0, 2);
+    tcase_add_loop_test(tc, export_agrees_with_the_summary, 0, 3);
     tcase_add_test(tc, export_refuses_what_is_not_a_trace);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
