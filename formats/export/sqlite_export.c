@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define GPU_PID_BASE (1ll << 30)   /* formats/chrome_trace_int.h */
 
@@ -406,7 +407,11 @@ int main(int argc, char **argv)
         snprintf(out, sizeof out, "%.*s.sqlite", (int)n, in);
     }
     int rc = export_sqlite(in, out);
-    if (rc == 0)
+    /* quiet as the profiled run was (--export sqlite runs us at its exit) */
+    const char *q = getenv("CUPROF_QUIET");
+    int quiet = q && (!strcmp(q, "1") || !strcasecmp(q, "yes") || !strcasecmp(q, "true") ||
+                      !strcasecmp(q, "on"));
+    if (rc == 0 && !quiet)
         fprintf(stderr, "cuprof: wrote %s\n", out);
     return rc;
 }
