@@ -150,6 +150,15 @@ static int parse_bool(const char *s)
     return -1;
 }
 
+/* The index of s in names (NULL-terminated), case-insensitive; -1 if absent. */
+static int parse_choice(const char *s, const char *const *names)
+{
+    for (int i = 0; names[i]; i++)
+        if (strcasecmp(s, names[i]) == 0)
+            return i;
+    return -1;
+}
+
 /* Parses CUPROF_DEBUG: comma-separated area names. Unknown names: -1. */
 static int parse_debug(const char *s, unsigned *out)
 {
@@ -316,22 +325,16 @@ void cuprof_config_load(cuprof_config *c, char *warn, size_t warn_len)
             c->stacks_counts = b;
     }
     if ((v = getenv("CUPROF_FORMAT")) && *v) {
-        static const char *const names[] = {"auto", "json", "perfetto", "both", "none"};
-        int f = -1;
-        for (int i = 0; i < 5; i++)
-            if (strcasecmp(v, names[i]) == 0)
-                f = i;
+        static const char *const names[] = {"auto", "json", "perfetto", "both", "none", NULL};
+        int f = parse_choice(v, names);   /* index = CUPROF_TRACE_FORMAT_* */
         if (f < 0)
             warn_add(warn, warn_len, "CUPROF_FORMAT", v, "auto, json, perfetto, both or none");
         else
             c->trace_format = f;
     }
     if ((v = getenv("CUPROF_COMPRESS")) && *v) {
-        static const char *const names[] = {"auto", "zstd", "zlib", "none"};
-        int f = -1;
-        for (int i = 0; i < 4; i++)
-            if (strcasecmp(v, names[i]) == 0)
-                f = i;
+        static const char *const names[] = {"auto", "zstd", "zlib", "none", NULL};
+        int f = parse_choice(v, names);   /* index = CUPROF_COMPRESS_* */
         if (f < 0)
             warn_add(warn, warn_len, "CUPROF_COMPRESS", v, "auto, zstd, zlib or none");
         else

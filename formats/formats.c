@@ -72,6 +72,21 @@ static void append(char *dst, size_t len, const char *fmt, const char *a, const 
         snprintf(dst + used, len - used, fmt, a, b);
 }
 
+/* Opens DIR/NAME.<ops suffix> (its name into file); -1 with the reason
+ * appended to err. */
+static int open_for(cuprof_out *out, const char *dir, const char *name,
+                    const cuprof_writer_ops *ops, char *file, size_t file_len, char *err,
+                    size_t err_len)
+{
+    snprintf(file, file_len, "%s.%s", name, ops->suffix);
+    if (cuprof_out_open(out, dir, file) == 0)
+        return 0;
+    append(err, err_len, "%scannot create files in %.300s", err[0] ? "; " : "", dir);
+    append(err, err_len, ": %s%s", strerror(out->err),
+           " (make it writable, or choose another with prof.sh -o DIR / CUPROF_OUT_DIR)");
+    return -1;
+}
+
 int cuprof_formats_write_all(const cuprof_model *model, const char *dir, const char *name,
                              char *written, size_t written_len, char *err, size_t err_len)
 {
@@ -87,25 +102,15 @@ int cuprof_formats_write_all(const cuprof_model *model, const char *dir, const c
         if (ops->wanted && !ops->wanted(model))
             continue;
         char file[512];
-        snprintf(file, sizeof file, "%s.%s", name, ops->suffix);
         cuprof_out out;
-        if (cuprof_out_open(&out, dir, file) < 0) {
-            /* The directory is the problem: every other file would fail too. */
-            append(err, err_len, "%scannot create files in %.300s", err[0] ? "; " : "", dir);
-            append(err, err_len, ": %s%s", strerror(out.err),
-                   " (make it writable, or choose another with prof.sh -o DIR / CUPROF_OUT_DIR)");
-            break;
-        }
+        if (open_for(&out, dir, name, ops, file, sizeof file, err, err_len) < 0)
+            break;   /* the directory is the problem: every other file would fail too */
         if (ops->plain && (model->run->truncated || cuprof_out_gzip(&out) < 0)) {
             /* no libz (or a crash, where loading one could hang): plain */
             cuprof_out_discard(&out);
             ops = ops->plain;
-            snprintf(file, sizeof file, "%s.%s", name, ops->suffix);
-            if (cuprof_out_open(&out, dir, file) < 0) {
-                append(err, err_len, "%scannot create files in %.300s", err[0] ? "; " : "", dir);
-                append(err, err_len, ": %s%s", strerror(out.err), "");
+            if (open_for(&out, dir, name, ops, file, sizeof file, err, err_len) < 0)
                 break;
-            }
         }
         int rc = cuprof_writer_run(ops, &out, model);
         if (rc != 0) {

@@ -456,6 +456,14 @@ static void chunk_flush(pf_writer *w)
     w->chunk.n = 0;
 }
 
+/* Whether to stop writing: out of memory, or the file failed. Once the
+ * compressing thread runs, only it touches the file (its error is seen at
+ * zip_stop and in the file's sticky error at commit). */
+static int pf_failed(const pf_writer *w)
+{
+    return w->oom || (!w->zip && w->base.out->err);
+}
+
 /* Room for n more bytes of packets at w->chunk.b + w->chunk.n (the block
  * sent first when it is full); NULL when out of memory. */
 static uint8_t *chunk_room(pf_writer *w, size_t n)
@@ -960,7 +968,7 @@ static int thread_track(pf_writer *w, const pf_flows *fl, long t, uint32_t tid, 
         first = cuprof_run_event(th, 0)->t0;
     seq_start(w, uuid, first);
     pf_stack st = {.n = 0};
-    while ((i < n || ix < nx) && !w->base.out->err && !w->oom) {
+    while ((i < n || ix < nx) && !pf_failed(w)) {
         const cuprof_event *ev = i < n ? cuprof_run_event(th, i) : NULL;
         if (ev && (ix == nx || ev->t0 < x[ix].t0 ||
                    (ev->t0 == x[ix].t0 && ev->t1 >= x[ix].t1))) {
@@ -999,6 +1007,15 @@ static uint64_t since_start(const pf_writer *w, uint64_t t)
     return t > w->base.run->t_start ? t - w->base.run->t_start : 0;
 }
 
+/* The NVTX range a GPU record ran under, as the JSON trace's "range". */
+static void range_arg(pf_writer *w, const cuprof_gpu_row_item *it)
+{
+    const cuprof_ranges *rg = w->base.model->ranges;
+    const int32_t *of = rg ? (it->is_copy ? rg->copy_range : rg->kernel_range) : NULL;
+    if (of && of[it->idx] >= 0)
+        ann_str(w, "range", cuprof_run_string(w->base.run, rg->r[of[it->idx]].name));
+}
+
 /* The GPU records of one row, in start order. */
 static void gpu_row(pf_writer *w, const pf_flows *fl, const cuprof_gpu_row_item *it, size_t n,
                     uint64_t uuid)
@@ -1008,7 +1025,7 @@ static void gpu_row(pf_writer *w, const pf_flows *fl, const cuprof_gpu_row_item 
     const cuprof_gpu_run *g = tl->gpu;
     seq_start(w, uuid, it[0].start);
     uint64_t open_end = 0;
-    for (size_t i = 0; i < n && !w->base.out->err && !w->oom; i++) {
+    for (size_t i = 0; i < n && !pf_failed(w); i++) {
         uint64_t t0 = it[i].start < open_end ? open_end : it[i].start;   /* a full last row */
         uint64_t t1 = it[i].end > t0 ? it[i].end : t0;
         if (it[i].is_copy) {
@@ -1020,6 +1037,7 @@ static void gpu_row(pf_writer *w, const pf_flows *fl, const cuprof_gpu_row_item 
             ann_uint(w, "correlation", c->corr);
             ann_uint(w, "External id", tl->copy_cause[it[i].idx].hooked);
             ann_uint(w, "device", c->device);
+            ann_uint(w, "context", c->context);
             ann_uint(w, "stream", c->stream);
             ann_uint(w, "bytes", c->bytes);
             ann_str(w, "direction", cuprof_gpu_copy_kind_name(c->kind));
@@ -1042,6 +1060,7 @@ static void gpu_row(pf_writer *w, const pf_flows *fl, const cuprof_gpu_row_item 
             ann_uint(w, "correlation", k->corr);
             ann_uint(w, "External id", tl->kernel_cause[it[i].idx].hooked);
             ann_uint(w, "device", k->device);
+            ann_uint(w, "context", k->context);
             ann_uint(w, "stream", k->stream);
             ann_dim3(w, "grid", k->grid[0], k->grid[1], k->grid[2]);
             ann_dim3(w, "block", k->block[0], k->block[1], k->block[2]);
@@ -1057,6 +1076,7 @@ static void gpu_row(pf_writer *w, const pf_flows *fl, const cuprof_gpu_row_item 
             if (fl->kernel_in && fl->kernel_in[it[i].idx])
                 pb_fixed64(&w->te, TE_TERMINATING_FLOW_IDS, fl->kernel_in[it[i].idx]);
         }
+        range_arg(w, &it[i]);
         ev_end(w, t0);
         slice_end(w, t1);
         open_end = t1;
@@ -1068,7 +1088,7 @@ static void gpu_row(pf_writer *w, const pf_flows *fl, const cuprof_gpu_row_item 
 static int gpu_tracks(pf_writer *w, const pf_flows *fl, const cuprof_gpu_row_item *it, size_t n)
 {
     uint64_t row = 0;
-    for (size_t i = 0; i < n && !w->base.out->err && !w->oom; row++) {
+    for (size_t i = 0; i < n && !pf_failed(w); row++) {
         size_t j = i;
         while (j < n && it[j].device == it[i].device && it[j].stream == it[i].stream &&
                it[j].sub == it[i].sub)

@@ -242,7 +242,7 @@ START_TEST(perfetto_holds_what_json_holds)
      * (b/e pairs); the arrows. */
     json_int_t pid = json_integer_value(json_object_get(json_object_get(p.trace, "otherData"), "pid"));
     keys j[4] = {{0}}, q[4] = {{0}};   /* cpu, gpu, async, capture */
-    size_t jflows = 0, i;
+    size_t jflows = 0, jargs = 0, i;
     json_t *e;
     json_array_foreach(json_object_get(p.trace, "traceEvents"), i, e) {
         const char *ph = json_string_value(json_object_get(e, "ph"));
@@ -264,9 +264,12 @@ START_TEST(perfetto_holds_what_json_holds)
         uint64_t t0 = abs_ns(p.trace, json_object_get(e, "ts"));
         uint64_t t1 = t0 + us_to_ns(json_object_get(e, "dur"));
         json_int_t epid = json_integer_value(json_object_get(e, "pid"));
-        key_add(&j[cat && !strcmp(cat, "capture") ? 3 : epid == pid ? 0 : 1], name, t0, t1);
+        int jk = cat && !strcmp(cat, "capture") ? 3 : epid == pid ? 0 : 1;
+        key_add(&j[jk], name, t0, t1);
+        if (jk == 1)   /* GPU records: the same arguments by name in both traces */
+            jargs += json_object_size(json_object_get(e, "args"));
     }
-    size_t pout = 0, pin = 0, kernels = 0;
+    size_t pout = 0, pin = 0, kernels = 0, pargs = 0;
     for (size_t k = 0; k < t.nslices; k++) {
         const pft_slice *s = &t.slices[k];
         const pft_track *tr = pft_track_of(&t, s->track);
@@ -287,6 +290,8 @@ START_TEST(perfetto_holds_what_json_holds)
         if (kind == 0)
             ck_assert_int_eq(tr->pid, pid);
         key_add(&q[kind], s->name, s->t0, s->t1);
+        if (kind == 1)
+            pargs += s->nargs;
     }
     static const char *const what[] = {"CPU slices", "GPU slices", "NVTX start/end ranges",
                                        "capture windows"};
@@ -301,6 +306,7 @@ START_TEST(perfetto_holds_what_json_holds)
     }
     ck_assert_uint_eq(pout, jflows);
     ck_assert_uint_eq(pin, jflows);
+    ck_assert_uint_eq(pargs, jargs);
     if (_i < 2 || gz) {
         ck_assert_uint_gt(jflows, 0);
         ck_assert_uint_gt(kernels, 0);
