@@ -16,7 +16,9 @@
  *    CPU row of the thread that waited, inside its synchronize call.
  *  - Arrows from each launching call to its kernel, and from each copy call
  *    to its copy: flow events as Kineto writes them ("s" on the CPU call, "f"
- *    with "bp":"e" on the device record, cat "ac2g", id = correlation id).
+ *    with "bp":"e" on the device record, cat "ac2g", id = correlation id),
+ *    and at each end a process-scoped instant "ac2g" the DevTools engine
+ *    binds the arrow to (put_flow_anchor).
  */
 #include "formats/chrome_trace_int.h"
 #include "formats/gpu_rows.h"
@@ -222,6 +224,26 @@ static int call_anchor(const cuprof_timeline *tl, const cuprof_gpu_api *a, uint3
     return *ts != 0;
 }
 
+/* Where the DevTools trace engine binds an arrow's end: it takes the
+ * non-flow event with the flow event's ts, pid, tid and category, and the
+ * launch ("cuda_runtime") and the kernel ("kernel") keep Kineto's categories,
+ * which HTA reads. So each end gets a process-scoped instant in the arrow's
+ * category at the same point: DevTools draws it on the thread's row;
+ * Perfetto and chrome://tracing put process instants on a row of their own
+ * and keep binding the arrow to the enclosing slice. Written after the flow
+ * event, so that an importer binding to the innermost slice open at that ts
+ * still finds the launch or the kernel. */
+static void put_flow_anchor(chrome_writer *cw, int64_t pid, uint64_t tid, uint64_t ts)
+{
+    cuprof_out *o = cw->base.out;
+    cuprof_chrome_next_entry(cw);
+    cuprof_out_puts(o, "{\"ph\":\"I\",\"s\":\"p\",\"cat\":\"ac2g\",\"name\":\"ac2g\"");
+    put_pid_tid(o, pid, tid);
+    cuprof_out_puts(o, ",\"ts\":");
+    cuprof_out_ns_as_us(o, cuprof_chrome_rel(cw, ts));
+    cuprof_out_puts(o, "}");
+}
+
 /* The arrow from the call with corr to a device record at (pid, tid, ts);
  * once per correlation id (seen[] by api index). */
 static void put_flow(chrome_writer *cw, const cuprof_timeline *tl, unsigned char *seen,
@@ -243,6 +265,7 @@ static void put_flow(chrome_writer *cw, const cuprof_timeline *tl, unsigned char
     cuprof_out_puts(o, ",\"ts\":");
     cuprof_out_ns_as_us(o, cuprof_chrome_rel(cw, cts));
     cuprof_out_puts(o, "}");
+    put_flow_anchor(cw, cw->base.run->pid, ctid, cts);
     cuprof_chrome_next_entry(cw);
     cuprof_out_puts(o, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":");
     cuprof_out_u64(o, corr);
@@ -250,6 +273,7 @@ static void put_flow(chrome_writer *cw, const cuprof_timeline *tl, unsigned char
     cuprof_out_puts(o, ",\"ts\":");
     cuprof_out_ns_as_us(o, cuprof_chrome_rel(cw, ts));
     cuprof_out_puts(o, "}");
+    put_flow_anchor(cw, pid, tid, ts);
 }
 
 /* Calls only CUPTI saw, on their thread's CPU row; rows for threads that

@@ -9,7 +9,8 @@
 # apt-get; otherwise it prints the exact command to run and fails.
 #
 # For the viewer tests (tests/viewers/: our files opened in real viewers in
-# headless Chromium): Debian's chromium, and speedscope + playwright-core from
+# headless Chromium, or node): Debian's chromium, and speedscope + playwright-core +
+# @paulirish/trace_engine (Chrome DevTools' trace engine) from
 # npm at the versions tests/viewers/package-lock.json pins. Installed when
 # possible; when not, one line says so and those tests are skipped with a
 # note saying why, the rest of the build goes on.

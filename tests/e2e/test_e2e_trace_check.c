@@ -52,6 +52,14 @@ START_TEST(checker_catches_each_rule)
          "1 begins and 0 ends"},
         {"{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"args\":{}}]}",
          "without args.name"},
+        /* bound by Perfetto's rule (inside a slice) but not by DevTools'
+         * (no event of the flow's category at the flow's ts) */
+        {"{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"a\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1},"
+         "{\"ph\":\"I\",\"s\":\"p\",\"cat\":\"c\",\"name\":\"f\",\"pid\":1,\"tid\":1,\"ts\":1.5},"
+         "{\"ph\":\"s\",\"cat\":\"c\",\"name\":\"f\",\"id\":1,\"pid\":1,\"tid\":1,\"ts\":1.5},"
+         "{\"ph\":\"X\",\"cat\":\"k\",\"name\":\"k\",\"pid\":2,\"tid\":7,\"ts\":6,\"dur\":1},"
+         "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"c\",\"name\":\"f\",\"id\":1,\"pid\":2,\"tid\":7,\"ts\":6}]}",
+         "flow end c|f|1 at 6000 on pid 2 tid 7: no X or I event of category \"c\""},
     };
     char out[2048];
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -64,7 +72,9 @@ START_TEST(checker_catches_each_rule)
                    "\"dur\":1},{\"ph\":\"s\",\"cat\":\"c\",\"name\":\"f\",\"id\":1,\"pid\":1,"
                    "\"tid\":1,\"ts\":2.5},{\"ph\":\"X\",\"name\":\"k\",\"pid\":2,\"tid\":7,\"ts\":6,"
                    "\"dur\":1},{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"c\",\"name\":\"f\",\"id\":1,"
-                   "\"pid\":2,\"tid\":7,\"ts\":6}]}",
+                   "\"pid\":2,\"tid\":7,\"ts\":6},{\"ph\":\"I\",\"s\":\"p\",\"cat\":\"c\",\"name\":\"f\","
+                   "\"pid\":1,\"tid\":1,\"ts\":2.5},{\"ph\":\"I\",\"s\":\"p\",\"cat\":\"c\","
+                   "\"name\":\"f\",\"pid\":2,\"tid\":7,\"ts\":6}]}",
                    out, sizeof out),
         0);
 }

@@ -1,11 +1,14 @@
 /*
  * test_e2e_viewers.c - the demo's trace.json files (matmul_add eager,
- * addmm, fused at sizes 64 and 4096) opened in speedscope (npm) in headless
- * Chromium: imported with no warning or error (speedscope reports slices
- * that do not nest, which large absolute timestamps and touching slices
- * used to cause), one profile per CPU thread and GPU stream, each GPU
- * stream's total the sum of its slices. Skipped, with a note, only where
- * node, Chromium or the npm packages are not installed.
+ * addmm, fused at sizes 64 and 4096) opened in the viewers people use:
+ *  - speedscope (npm) in headless Chromium: imported with no warning or
+ *    error (speedscope reports slices that do not nest, which large absolute
+ *    timestamps and touching slices used to cause), one profile per CPU
+ *    thread and GPU stream, each GPU stream's total the sum of its slices;
+ *  - the trace engine of Chrome DevTools' Performance panel (npm, in node):
+ *    an arrow for every GPU record, from its launching call to its start.
+ * Each is skipped, with a note, only where node, Chromium or the npm
+ * packages are not installed.
  */
 #include "harness.h"
 #include "viewers.h"
@@ -18,19 +21,11 @@
 
 #define RUN_TIMEOUT_S 180
 
-START_TEST(demo_traces_load_in_speedscope)
+/* speedscope: imported with no warning, one profile per CPU thread and GPU
+ * stream, each stream's total the sum of its slices. */
+static void check_speedscope(const e2e_prof *pp)
 {
-    const char *why = viewer_missing();
-    if (why) {
-        fprintf(stderr, "SKIPPED trace.json in speedscope: %s; scripts/deps.sh installs it\n", why);
-        return;
-    }
-    static const char *const modes[] = {"eager", "addmm", "fused"};
-    static const char *const sizes[] = {"64", "4096"};
-    const char *args[] = {e2e_path("bench/matmul_add"), "--mode", modes[_i % 3], "--size",
-                          sizes[_i / 3], "--dtype", "bf16", "--iters", "20", "--warmup", "2", NULL};
-    e2e_prof p = e2e_profile(1, args, NULL, RUN_TIMEOUT_S);
-    ck_assert_msg(p.r.status == 0 && p.trace, "exit %d\n%s", p.r.status, p.r.err);
+    const e2e_prof p = *pp;
     char trace[4096], shot[4096];
     snprintf(trace, sizeof trace, "%s/x.trace.json", p.dir);
     snprintf(shot, sizeof shot, "%s/x.trace.png", p.dir);
@@ -80,6 +75,129 @@ START_TEST(demo_traces_load_in_speedscope)
     ck_assert_int_eq(streams_seen, nstreams);
     json_decref(seen);
     e2e_result_free(&r);
+}
+
+static int64_t ts_ns(json_t *ts)
+{
+    return llround(json_number_value(ts) * 1000.0);
+}
+
+/* Is (pid, tid, t) inside a call that launches work (a runtime or cuBLAS
+ * call, not a wait) on the CPU rows of the trace? */
+static int inside_launching_call(json_t *trace, int64_t pid, int64_t tid, int64_t t)
+{
+    size_t i;
+    json_t *ev;
+    json_array_foreach(json_object_get(trace, "traceEvents"), i, ev) {
+        const char *cat = json_string_value(json_object_get(ev, "cat"));
+        if (strcmp(json_string_value(json_object_get(ev, "ph")), "X") != 0 || !cat ||
+            (strcmp(cat, "cuda_runtime") && strcmp(cat, "cublas") && strcmp(cat, "cublaslt")) ||
+            json_integer_value(json_object_get(ev, "pid")) != pid ||
+            json_integer_value(json_object_get(ev, "tid")) != tid)
+            continue;
+        int64_t t0 = ts_ns(json_object_get(ev, "ts"));
+        if (t0 <= t && t <= t0 + ts_ns(json_object_get(ev, "dur")))
+            return 1;
+    }
+    return 0;
+}
+
+/* The DevTools trace engine: one arrow per GPU record (each kernel, copy
+ * and memset of these runs was launched by a call the trace shows), from
+ * inside its launching call on the CPU row to the record's start on its
+ * stream's row, and the records drawn on those rows. */
+static void check_devtools(const e2e_prof *p)
+{
+    char trace[4096];
+    snprintf(trace, sizeof trace, "%s/x.trace.json", p->dir);
+    e2e_result r;
+    json_t *seen = viewer_devtools(trace, &r);
+    ck_assert_msg(r.status == 0, "devtools.mjs: exit %d\n%s", r.status, r.out);
+    json_t *evs = json_object_get(p->trace, "traceEvents");
+    ck_assert_int_eq(json_integer_value(json_object_get(seen, "events")), json_array_size(evs));
+
+    /* the GPU records, and how many arrows arrive at each */
+    size_t ngpu = 0, i;
+    json_t *ev;
+    json_array_foreach(evs, i, ev)
+        ngpu += !strcmp(json_string_value(json_object_get(ev, "ph")), "X") &&
+                json_integer_value(json_object_get(ev, "pid")) >= (1ll << 30);
+    ck_assert_msg(ngpu > 0, "no GPU records in the trace");
+    int *arrived = calloc(json_array_size(evs), sizeof *arrived);
+    ck_assert_ptr_nonnull(arrived);
+
+    json_t *flows = json_object_get(seen, "flows"), *flow;
+    ck_assert_msg(json_array_size(flows) == ngpu, "DevTools binds %zu arrows; the trace has %zu GPU records",
+                  json_array_size(flows), ngpu);
+    json_array_foreach(flows, i, flow) {
+        ck_assert_int_eq(json_array_size(flow), 2);
+        json_t *from = json_array_get(flow, 0), *to = json_array_get(flow, 1);
+        int64_t fpid = json_integer_value(json_object_get(from, "pid"));
+        int64_t ftid = json_integer_value(json_object_get(from, "tid"));
+        int64_t tpid = json_integer_value(json_object_get(to, "pid"));
+        int64_t ttid = json_integer_value(json_object_get(to, "tid"));
+        int64_t tts = ts_ns(json_object_get(to, "ts"));
+        ck_assert_msg(fpid < (1ll << 30) && tpid >= (1ll << 30), "arrow %zu: from pid %lld to pid %lld",
+                      i, (long long)fpid, (long long)tpid);
+        ck_assert_msg(inside_launching_call(p->trace, fpid, ftid, ts_ns(json_object_get(from, "ts"))),
+                      "arrow %zu leaves from no launching call (tid %lld ts %.3f)", i, (long long)ftid,
+                      json_number_value(json_object_get(from, "ts")));
+        size_t k, hits = 0;
+        json_t *g;
+        json_array_foreach(evs, k, g) {
+            if (!strcmp(json_string_value(json_object_get(g, "ph")), "X") &&
+                json_integer_value(json_object_get(g, "pid")) == tpid &&
+                json_integer_value(json_object_get(g, "tid")) == ttid &&
+                ts_ns(json_object_get(g, "ts")) == tts) {
+                arrived[k]++;
+                hits++;
+            }
+        }
+        ck_assert_msg(hits == 1, "arrow %zu arrives at %zu GPU records (stream %lld ts %.3f)", i, hits,
+                      (long long)ttid, json_number_value(json_object_get(to, "ts")));
+    }
+    json_array_foreach(evs, i, ev)
+        if (!strcmp(json_string_value(json_object_get(ev, "ph")), "X") &&
+            json_integer_value(json_object_get(ev, "pid")) >= (1ll << 30))
+            ck_assert_msg(arrived[i] == 1, "%s at %.3f: %d arrows arrive",
+                          json_string_value(json_object_get(ev, "name")),
+                          json_number_value(json_object_get(ev, "ts")), arrived[i]);
+    free(arrived);
+
+    /* the rows DevTools draws: each GPU record on its stream's row */
+    size_t drawn = 0;
+    json_t *th;
+    json_array_foreach(json_object_get(seen, "threads"), i, th)
+        if (json_integer_value(json_object_get(th, "pid")) >= (1ll << 30))
+            drawn += (size_t)json_integer_value(json_object_get(th, "entries"));
+    ck_assert_msg(drawn >= ngpu, "DevTools draws %zu events on GPU rows, fewer than %zu records", drawn,
+                  ngpu);
+    json_decref(seen);
+    e2e_result_free(&r);
+}
+
+/* The demo's runs, each trace.json in every viewer that can run here. */
+START_TEST(demo_traces_in_viewers)
+{
+    const char *no_speedscope = viewer_missing(), *no_devtools = devtools_missing();
+    if (no_speedscope)
+        fprintf(stderr, "SKIPPED trace.json in speedscope: %s; scripts/deps.sh installs it\n",
+                no_speedscope);
+    if (no_devtools)
+        fprintf(stderr, "SKIPPED trace.json in the DevTools trace engine: %s; scripts/deps.sh installs it\n",
+                no_devtools);
+    if (no_speedscope && no_devtools)
+        return;
+    static const char *const modes[] = {"eager", "addmm", "fused"};
+    static const char *const sizes[] = {"64", "4096"};
+    const char *args[] = {e2e_path("bench/matmul_add"), "--mode", modes[_i % 3], "--size",
+                          sizes[_i / 3], "--dtype", "bf16", "--iters", "20", "--warmup", "2", NULL};
+    e2e_prof p = e2e_profile(1, args, NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(p.r.status == 0 && p.trace, "exit %d\n%s", p.r.status, p.r.err);
+    if (!no_devtools)
+        check_devtools(&p);
+    if (!no_speedscope)
+        check_speedscope(&p);
     e2e_prof_free(&p);
 }
 END_TEST
@@ -89,7 +207,7 @@ int main(void)
     Suite *s = suite_create("e2e_viewers");
     TCase *tc = tcase_create("viewers");
     tcase_set_timeout(tc, 2 * RUN_TIMEOUT_S);
-    tcase_add_loop_test(tc, demo_traces_load_in_speedscope, 0, 6);
+    tcase_add_loop_test(tc, demo_traces_in_viewers, 0, 6);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -75,6 +75,21 @@ static int inside(const xev *xs, size_t n, int64_t pid, int64_t tid, int64_t t)
     return 0;
 }
 
+/* A drawn event a DevTools flow can bind to: its (pid, tid, ts, cat). */
+typedef struct anchor {
+    int64_t pid, tid, ts;
+    const char *cat;
+} anchor;
+
+static int cmp_anchor(const void *a, const void *b)
+{
+    const anchor *x = a, *y = b;
+    if (x->pid != y->pid) return x->pid < y->pid ? -1 : 1;
+    if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    return strcmp(x->cat, y->cat);
+}
+
 /* A flow end or async end, by its key. */
 typedef struct fkey {
     char *key;
@@ -131,9 +146,12 @@ size_t trace_check(json_t *trace, char *out, size_t out_len, size_t max)
     size_t n = json_array_size(evs), nx = 0, nk = 0;
     xev *xs = calloc(n + 1, sizeof *xs);
     fkey *ks = calloc(n + 1, sizeof *ks);
-    if (!xs || !ks) {
+    anchor *as = calloc(n + 1, sizeof *as);
+    size_t na = 0;
+    if (!xs || !ks || !as) {
         free(xs);
         free(ks);
+        free(as);
         violation(&r, "out of memory");
         return r.n;
     }
@@ -146,7 +164,7 @@ size_t trace_check(json_t *trace, char *out, size_t out_len, size_t max)
             violation(&r, "event %zu: no phase", i);
             continue;
         }
-        if (!strchr("XisfbeMC", ph[0]))
+        if (!strchr("XiIsfbeMC", ph[0]))
             continue;
         if (!fits32(json_object_get(e, "pid")) || !fits32(json_object_get(e, "tid"))) {
             violation(&r, "event %zu (%s %s): pid/tid missing or wider than 32 bits", i, ph,
@@ -168,6 +186,10 @@ size_t trace_check(json_t *trace, char *out, size_t out_len, size_t max)
             continue;
         }
         int64_t ts = ns_of(json_object_get(e, "ts"));
+        if (ph[0] == 'X' || ph[0] == 'I') {
+            const char *cat = json_string_value(json_object_get(e, "cat"));
+            as[na++] = (anchor){pid, tid, ts, cat ? cat : ""};
+        }
         if (ph[0] == 'X') {
             json_t *dur = json_object_get(e, "dur");
             if (!json_is_number(dur) || json_number_value(dur) < 0) {
@@ -189,6 +211,7 @@ size_t trace_check(json_t *trace, char *out, size_t out_len, size_t max)
         }
     }
     qsort(xs, nx, sizeof *xs, cmp_x);
+    qsort(as, na, sizeof *as, cmp_anchor);
     /* nesting on each (pid, tid) */
     size_t *stack = calloc(nx + 1, sizeof *stack), depth = 0;
     for (size_t k = 0; stack && k < nx; k++) {
@@ -220,6 +243,13 @@ size_t trace_check(json_t *trace, char *out, size_t out_len, size_t max)
             violation(&r, "flow %s %s at %lld on pid %lld tid %lld: no slice there to bind to",
                       ks[k].ph == 's' ? "start" : "end", ks[k].key, (long long)ks[k].ts,
                       (long long)pid, (long long)tid);
+        const char *cat = json_string_value(json_object_get(ev, "cat"));
+        anchor want = {pid, tid, ks[k].ts, cat ? cat : ""};
+        if (!bsearch(&want, as, na, sizeof *as, cmp_anchor))
+            violation(&r, "flow %s %s at %lld on pid %lld tid %lld: no X or I event of category "
+                          "\"%s\" at that ts (the DevTools engine binds by ts, pid, tid and cat)",
+                      ks[k].ph == 's' ? "start" : "end", ks[k].key, (long long)ks[k].ts,
+                      (long long)pid, (long long)tid, want.cat);
     }
     qsort(ks, nk, sizeof *ks, cmp_key);
     for (size_t k = 0; k < nk;) {
@@ -241,5 +271,6 @@ size_t trace_check(json_t *trace, char *out, size_t out_len, size_t max)
         free(ks[k].key);
     free(ks);
     free(xs);
+    free(as);
     return r.n;
 }

@@ -1,8 +1,9 @@
 /*
  * trace_check.h - a checker of Chrome JSON traces against the Trace Event
- * Format rules the viewers apply (Perfetto's JSON importer, chrome://tracing):
+ * Format rules the viewers apply (Perfetto's JSON importer, chrome://tracing, the
+ * DevTools trace engine):
  *
- *  - every event has a phase; X, i, s, f, b, e, M events have integer pid
+ *  - every event has a phase; X, i, I, s, f, b, e, M events have integer pid
  *    and tid that fit in 32 bits (Perfetto keeps 32: wider tids fold onto
  *    another thread's track), X events a ts and a dur >= 0;
  *  - X events on one (pid, tid) nest: each one that starts inside another
@@ -11,6 +12,9 @@
  *    (the slice it leaves from), each "f" with "bp":"e" inside one at its
  *    ts (the slice it arrives at); "s" and "f" pair one to one by (cat,
  *    name, id);
+ *  - flows as the DevTools trace engine binds them: an X or I event with the
+ *    flow event's ts, pid, tid and category, at each end (the engine draws
+ *    no arrow otherwise, whatever slice encloses the flow event);
  *  - async b/e pair by (cat, name, id2.local or id) on one pid, e not before b;
  *  - M events name their process or thread (args.name) or give a
  *    sort_index (args.sort_index).

@@ -1,6 +1,6 @@
 /*
- * viewers.c - speedscope in headless Chromium for the Check tests
- * (viewers.h).
+ * viewers.c - speedscope in headless Chromium and the DevTools trace
+ * engine in node, for the Check tests (viewers.h).
  */
 #include "viewers.h"
 
@@ -36,6 +36,28 @@ const char *viewer_missing(void)
            : access(chromium, X_OK) != 0 ? "Chromium is not installed (apt-get install chromium)"
            : access(mods, R_OK) != 0 ? "the npm packages are not installed (npm ci --prefix tests/viewers)"
                                      : NULL;
+}
+
+const char *devtools_missing(void)
+{
+    char mods[4096];
+    snprintf(mods, sizeof mods, "%s/tests/viewers/node_modules/@paulirish/trace_engine", e2e_top());
+    return !on_path("node") ? "node is not installed"
+           : access(mods, R_OK) != 0 ? "the npm packages are not installed (npm ci --prefix tests/viewers)"
+                                     : NULL;
+}
+
+json_t *viewer_devtools(const char *trace, e2e_result *r)
+{
+    char node[4096];
+    snprintf(node, sizeof node, "%s", on_path("node"));
+    const char *argv[] = {node, e2e_path("tests/viewers/devtools.mjs"), trace, NULL};
+    *r = e2e_run(argv, NULL, NULL, VIEWER_TIMEOUT_S);
+    json_error_t jerr;
+    json_t *seen = json_loads(r->out, 0, &jerr);
+    ck_assert_msg(seen != NULL, "devtools.mjs printed no JSON (exit %d):\n%.2000s\n%.2000s",
+                  r->status, r->out, r->err);
+    return seen;
 }
 
 json_t *viewer_speedscope(const char *profile, const char *shot, const char *const names[],
