@@ -193,6 +193,7 @@ typedef struct pf_writer {
     pb chunk;           /* packets not yet sent to the file (a block) */
     struct pf_zip *zip; /* the thread that compresses blocks; NULL: none (yet) */
     struct { uint64_t x, y, z; uint32_t iid; } dim3[4096];   /* ann_dim3's strings */
+    struct pf_call_enc *calls;   /* encoded calls of this sequence (call_cached); NULL: none */
 } pf_writer;
 
 static uint64_t hash_str(const char *s)
@@ -859,6 +860,71 @@ static void call_args(pf_writer *w, const cuprof_event *ev)
         ann_uint(w, "stack", ev->stack);
 }
 
+/* A call's event as encoded (type, name, category, arguments: call_args),
+ * kept for the calls that follow with the same API and arguments: a loop
+ * launches the same kernels with the same shapes over and over, and their
+ * events are most of a large trace. Valid within one sequence (the strings
+ * the bytes refer to were sent in it). */
+#define PF_CALL_SLOTS 4096
+#define PF_CALL_BYTES 112
+typedef struct pf_call_enc {
+    uint32_t seq;         /* 0: empty */
+    uint16_t api;
+    uint8_t cls, len;
+    int32_t result;
+    uint32_t stack;
+    uint64_t raw[4];      /* the arguments, as recorded */
+    uint8_t bytes[PF_CALL_BYTES];
+} pf_call_enc;
+
+static int call_same(const pf_call_enc *c, const pf_writer *w, const cuprof_event *ev)
+{
+    return c->seq == w->seq && c->api == ev->api && c->cls == ev->cls &&
+           c->result == ev->result && c->stack == ev->stack &&
+           memcmp(c->raw, ev->a.raw, sizeof c->raw) == 0;
+}
+
+/* The event of call ev into w->te: its type, name, category and arguments,
+ * copied from the cache when an identical call was encoded earlier in this
+ * sequence, else encoded (and kept). Two slots per hash (a loop's calls
+ * often outnumber what one slot each would keep apart). */
+static void call_event(pf_writer *w, const cuprof_event *ev)
+{
+    const cuprof_run *run = w->base.run;
+    pf_call_enc *c = NULL;
+    if (w->calls && ev->cls != CUPROF_EV_ALLOC && ev->cls != CUPROF_EV_FREE) {
+        uint64_t h = ev->a.raw[0] * 0x9E3779B97F4A7C15ull ^ ev->a.raw[1] * 0xC2B2AE3D27D4EB4Full ^
+                     ev->a.raw[2] * 0x165667B19E3779F9ull ^ ev->a.raw[3] ^
+                     ((uint64_t)ev->api << 32 | ev->stack);
+        h = (h ^ h >> 29) * 0xBF58476D1CE4E5B9ull;
+        pf_call_enc *set = &w->calls[(h >> 52) & ~(uint64_t)1];   /* 4096 slots, in pairs */
+        for (int k = 0; k < 2 && !c; k++)
+            if (call_same(&set[k], w, ev))
+                c = &set[k];
+        if (c && pb_reserve(&w->te, c->len) == 0) {
+            memcpy(w->te.b + w->te.n, c->bytes, c->len);
+            w->te.n += c->len;
+            return;
+        }
+        c = set[0].seq != w->seq ? &set[0] : set[1].seq != w->seq ? &set[1] : &set[(h >> 40) & 1];
+    }
+    size_t at = w->te.n;
+    ev_begin_fixed(w, TYPE_BEGIN, cuprof_run_api_name(run, ev->api),
+                   cuprof_run_api_category(run, ev->api));
+    call_args(w, ev);
+    size_t len = w->te.n - at;
+    if (c && !w->oom && !w->te.oom && len <= PF_CALL_BYTES) {
+        c->seq = w->seq;
+        c->api = ev->api;
+        c->cls = ev->cls;
+        c->len = (uint8_t)len;
+        c->result = ev->result;
+        c->stack = ev->stack;
+        memcpy(c->raw, ev->a.raw, sizeof c->raw);
+        memcpy(c->bytes, w->te.b + at, len);
+    }
+}
+
 #define PF_MAX_DEPTH 512
 
 /* The open slices of a track: their ends. */
@@ -907,12 +973,17 @@ static void extra_event(pf_writer *w, const pf_extra *x)
         ann_uint(w, "correlation", d->rec->corr);
         ann_uint(w, "External id", d->rec->ext);
         ann_uint(w, "cbid", d->rec->cbid);
+        if (d->rec->driver)
+            ann_str(w, "domain", "driver");
         if (d->rec->result != 0)
             ann_int(w, "result", d->rec->result);
     } else {
         const cuprof_gpu_sync *s = &tl->gpu->syncs[x->idx];
+        const cuprof_gpu_api *a = cuprof_timeline_api(tl, s->corr);
         ev_begin(w, TYPE_BEGIN, cuprof_gpu_sync_name(s->type), "cuda_sync");
         ann_uint(w, "correlation", s->corr);
+        if (a)
+            ann_str(w, "call", a->name);
         if (s->stream != CUPROF_GPU_NO_STREAM)
             ann_uint(w, "stream", s->stream);
         if (s->event != CUPROF_GPU_NO_EVENT)
@@ -982,9 +1053,7 @@ static int thread_track(pf_writer *w, const pf_flows *fl, long t, uint32_t tid, 
                 ev_end(w, ev->t0);
                 continue;
             }
-            ev_begin_fixed(w, TYPE_BEGIN, cuprof_run_api_name(run, ev->api),
-                           cuprof_run_api_category(run, ev->api));
-            call_args(w, ev);
+            call_event(w, ev);
             flows_out(w, fl, cuprof_event_id_make(th->index, i - 1));
             stack_open(w, &st, ev->t0, ev->t1);
         } else {
@@ -1446,6 +1515,7 @@ static int pf_write(cuprof_writer *base)
     w->anames.field = ID_ANNOTATION_NAMES;
     w->svals.field = ID_STRING_VALUES;
     w->codec = pf_codec(base->run);
+    w->calls = calloc(PF_CALL_SLOTS, sizeof *w->calls);   /* none: every call encoded */
     int rc = 0;
     size_t n = 0, ncupti = 0;
     cuprof_gpu_row_item *it = NULL;
@@ -1494,6 +1564,7 @@ static int pf_write(cuprof_writer *base)
     free(ctids);
     flows_free(&fl);
     free(w->te.b); free(w->pkt.b); free(w->interned.b); free(w->ann.b);
+    free(w->calls);
     table_free(&w->names); table_free(&w->cats);
     table_free(&w->anames); table_free(&w->svals);
     return rc == 0 && !w->oom ? 0 : -1;

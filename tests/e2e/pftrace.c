@@ -276,6 +276,8 @@ static int track_event(ctx *c, seqst *s, uint64_t ts, rd r)
     uint64_t type = 0, name_iid = 0, cat_iid = 0, track = s->track, value = 0;
     unsigned nargs = 0, nout = 0, nin = 0;
     uint64_t fout = 0, fin = 0;
+    char *args = NULL;              /* "key=value\n" per annotation */
+    size_t nargs_len = 0, args_cap = 0;
     fld f, g;
     while (next(&r, &f)) {
         if (f.num == 9 && f.wt == 0) type = f.v;
@@ -289,23 +291,54 @@ static int track_event(ctx *c, seqst *s, uint64_t ts, rd r)
             nargs++;
             rd a = f.sub;
             uint64_t an = 0;
+            char val[512] = "";
             while (next(&a, &g)) {
                 if (g.num == 1 && g.wt == 0)
                     an = g.v;
-                else if (g.num == 17 && g.wt == 0 && !lookup(c, 29, s->id, g.v))
-                    return fail(c, "string value iid %llu not sent on sequence %u",
-                                (unsigned long long)g.v, s->id);
+                else if (g.num == 17 && g.wt == 0) {
+                    const char *v = lookup(c, 29, s->id, g.v);
+                    if (!v)
+                        return free(args), fail(c, "string value iid %llu not sent on sequence %u",
+                                                (unsigned long long)g.v, s->id);
+                    snprintf(val, sizeof val, "%s", v);
+                } else if (g.num == 2 && g.wt == 0)
+                    snprintf(val, sizeof val, "%s", g.v ? "true" : "false");
+                else if (g.num == 3 && g.wt == 0)
+                    snprintf(val, sizeof val, "%llu", (unsigned long long)g.v);
+                else if (g.num == 4 && g.wt == 0)
+                    snprintf(val, sizeof val, "%lld", (long long)g.v);
+                else if (g.num == 7 && g.wt == 0)   /* as trace.json spells one: 0, 0x1f */
+                    snprintf(val, sizeof val, g.v ? "0x%llx" : "0", (unsigned long long)g.v);
+                else if (g.num == 6 && g.wt == 2)
+                    snprintf(val, sizeof val, "%.*s", (int)(g.sub.end - g.sub.p), (const char *)g.sub.p);
+                else if (g.num == 5 && g.wt == 1) {
+                    double d;
+                    memcpy(&d, &g.v, sizeof d);
+                    snprintf(val, sizeof val, "%g", d);
+                }
             }
-            if (!an || !lookup(c, 3, s->id, an))
-                return fail(c, "annotation name iid %llu not sent on sequence %u",
-                            (unsigned long long)an, s->id);
+            const char *key = an ? lookup(c, 3, s->id, an) : NULL;
+            if (!key)
+                return free(args), fail(c, "annotation name iid %llu not sent on sequence %u",
+                                        (unsigned long long)an, s->id);
+            size_t need = strlen(key) + strlen(val) + 3;
+            if (nargs_len + need > args_cap) {
+                args_cap = (nargs_len + need) * 2;
+                char *n = realloc(args, args_cap);
+                if (!n)
+                    return free(args), -1;
+                args = n;
+            }
+            nargs_len += (size_t)sprintf(args + nargs_len, "%s=%s\n", key, val);
         }
     }
     if (r.bad)
-        return fail(c, "malformed track event");
+        return free(args), fail(c, "malformed track event");
+    if (type != 1 && type != 3)
+        free(args), args = NULL;   /* only slices and instants keep theirs */
     t->track_events++;
     if (!pft_track_of(t, track))
-        return fail(c, "event on undescribed track %llu", (unsigned long long)track);
+        return free(args), fail(c, "event on undescribed track %llu", (unsigned long long)track);
     if (type == 2) {   /* END: the innermost open slice of its track */
         for (size_t i = c->nopen; i-- > 0;) {
             if (c->open[i].track != track)
@@ -336,12 +369,15 @@ static int track_event(ctx *c, seqst *s, uint64_t ts, rd r)
     const char *name = lookup(c, 2, s->id, name_iid);
     const char *cat = cat_iid ? lookup(c, 1, s->id, cat_iid) : "";
     if (!name || !cat)
-        return fail(c, "name iid %llu or category iid %llu not sent on sequence %u",
+        return free(args), fail(c, "name iid %llu or category iid %llu not sent on sequence %u",
                     (unsigned long long)name_iid, (unsigned long long)cat_iid, s->id);
     pft_slice *sl = new_slice(c);
     if (!sl || !(sl->name = strdup(name)) || !(sl->cat = strdup(cat)))
+        return free(args), -1;
+    *sl = (pft_slice){track, sl->name, sl->cat, ts, ts, type == 3, nargs, fout, fin, nout, nin,
+                      args ? args : strdup("")};
+    if (!sl->args)
         return -1;
-    *sl = (pft_slice){track, sl->name, sl->cat, ts, ts, type == 3, nargs, fout, fin, nout, nin};
     if (type == 1) {
         if (c->nopen == c->capopen) {
             c->capopen = c->capopen ? 2 * c->capopen : 64;
@@ -542,6 +578,7 @@ void pft_free(pft *t)
     for (size_t i = 0; i < t->nslices; i++) {
         free(t->slices[i].name);
         free(t->slices[i].cat);
+        free(t->slices[i].args);
     }
     free(t->tracks);
     free(t->slices);

@@ -29,6 +29,9 @@ typedef struct pft_slice {
     unsigned nargs;             /* debug annotations */
     uint64_t flow_out, flow_in; /* the first flow id starting / ending here, 0 = none */
     unsigned nflow_out, nflow_in;
+    char *args;                 /* "key=value\n" per annotation, in file order: ints and
+                                   uints in decimal, pointers 0x-hex (0 as 0), bools true/false,
+                                   doubles %g, strings as they are */
 } pft_slice;
 
 typedef struct pft_counter {

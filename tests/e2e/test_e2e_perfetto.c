@@ -113,6 +113,63 @@ static void keys_free(keys *ks)
     free(ks->k);
 }
 
+/* A call's arguments as text, one "key=value" per line, sorted: the JSON
+ * trace's args object, or the Perfetto slice's annotations (pftrace.h's
+ * rendering, which this one follows: [x,y,z] arrays, pointers as 0x-hex
+ * strings in JSON). Owned. */
+static char *sorted_lines(char *text)
+{
+    size_t n = 0, cap = 16;
+    char **lines = malloc(cap * sizeof *lines);
+    ck_assert_ptr_nonnull(lines);
+    for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        if (n == cap)
+            ck_assert_ptr_nonnull(lines = realloc(lines, (cap *= 2) * sizeof *lines));
+        lines[n++] = l;
+    }
+    qsort(lines, n, sizeof *lines, cmp_str);
+    size_t len = 1;
+    for (size_t i = 0; i < n; i++)
+        len += strlen(lines[i]) + 1;
+    char *out = malloc(len), *o = out;
+    ck_assert_ptr_nonnull(out);
+    *o = '\0';
+    for (size_t i = 0; i < n; i++)
+        o += sprintf(o, "%s;", lines[i]);
+    free(lines);
+    return out;
+}
+
+static char *json_args_text(json_t *args)
+{
+    size_t len = 1, used = 0;
+    char *text = calloc(1, len);
+    const char *key;
+    json_t *v;
+    json_object_foreach(args, key, v) {
+        char val[512];
+        if (json_is_integer(v))
+            snprintf(val, sizeof val, "%lld", (long long)json_integer_value(v));
+        else if (json_is_boolean(v))
+            snprintf(val, sizeof val, "%s", json_is_true(v) ? "true" : "false");
+        else if (json_is_string(v))
+            snprintf(val, sizeof val, "%s", json_string_value(v));
+        else if (json_is_array(v) && json_array_size(v) == 3)
+            snprintf(val, sizeof val, "[%lld,%lld,%lld]",
+                     (long long)json_integer_value(json_array_get(v, 0)),
+                     (long long)json_integer_value(json_array_get(v, 1)),
+                     (long long)json_integer_value(json_array_get(v, 2)));
+        else
+            snprintf(val, sizeof val, "(%s)", json_is_real(v) ? "real" : "other");
+        size_t need = strlen(key) + strlen(val) + 3;
+        ck_assert_ptr_nonnull(text = realloc(text, len += need));
+        used += (size_t)sprintf(text + used, "%s=%s\n", key, val);
+    }
+    char *out = sorted_lines(text);
+    free(text);
+    return out;
+}
+
 /* JSON's microseconds with three decimals as ns. */
 static uint64_t us_to_ns(json_t *v)
 {
@@ -265,7 +322,16 @@ START_TEST(perfetto_holds_what_json_holds)
         uint64_t t1 = t0 + us_to_ns(json_object_get(e, "dur"));
         json_int_t epid = json_integer_value(json_object_get(e, "pid"));
         int jk = cat && !strcmp(cat, "capture") ? 3 : epid == pid ? 0 : 1;
-        key_add(&j[jk], name, t0, t1);
+        if (jk == 0) {   /* CPU calls: with their arguments */
+            char *a = json_args_text(json_object_get(e, "args"));
+            char *nm = malloc(strlen(name) + strlen(a) + 2);
+            ck_assert_ptr_nonnull(nm);
+            sprintf(nm, "%s|%s", name, a);
+            key_add(&j[jk], nm, t0, t1);
+            free(nm);
+            free(a);
+        } else
+            key_add(&j[jk], name, t0, t1);
         if (jk == 1)   /* GPU records: the same arguments by name in both traces */
             jargs += json_object_size(json_object_get(e, "args"));
     }
@@ -289,7 +355,19 @@ START_TEST(perfetto_holds_what_json_holds)
         ck_assert_msg(kind >= 0, "slice %s on track %s", s->name, tr->name);
         if (kind == 0)
             ck_assert_int_eq(tr->pid, pid);
-        key_add(&q[kind], s->name, s->t0, s->t1);
+        if (kind == 0) {
+            char *text = strdup(s->args);
+            ck_assert_ptr_nonnull(text);
+            char *a = sorted_lines(text);
+            char *nm = malloc(strlen(s->name) + strlen(a) + 2);
+            ck_assert_ptr_nonnull(nm);
+            sprintf(nm, "%s|%s", s->name, a);
+            key_add(&q[kind], nm, s->t0, s->t1);
+            free(nm);
+            free(a);
+            free(text);
+        } else
+            key_add(&q[kind], s->name, s->t0, s->t1);
         if (kind == 1)
             pargs += s->nargs;
     }
