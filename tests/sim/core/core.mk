@@ -2,7 +2,7 @@
 # links; and its unit test, which compiles the same sources in (habit 11) so
 # it can reach the internals.
 CUSIM_SRCS := $(wildcard tests/sim/core/cusim_*.c)
-CUSIM_HDRS := tests/sim/core/cusim.h tests/sim/core/cusim_internal.h
+CUSIM_HDRS := tests/sim/core/cusim.h tests/sim/core/cusim_internal.h tests/sim/core/cusim_stub.h
 CUSIM_OBJS := $(patsubst tests/sim/core/%.c,$(SIM_DIR)/core/%.o,$(CUSIM_SRCS))
 CUSIM_LIB  := $(SIM_DIR)/libcusim.so
 

@@ -16,18 +16,26 @@ CUBLAS_LINK     = -L$(SIM_DIR) -lcusim -lpthread -lm -Wl,-rpath,'$$ORIGIN'
 $(SIM_DIR)/cublas/%.o: $(CUBLAS_DIR)/%.c $(CUBLAS_HDRS)
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(SIM_CFLAGS) -c -o $@ $<
 
-$(LIBCUBLASLT): $(call CUBLAS_OBJ,cublasLt cublasLt_desc $(CUBLAS_COMMON)) \
+# What the real libraries export and these sources do not define.
+$(SIM_DIR)/cublas/lt_stubs.c: tests/sim/gen_stubs.sh $(call CUBLAS_OBJ,cublasLt cublasLt_desc $(CUBLAS_COMMON))
+	$(call SIM_STUBS_GEN,$(call SIM_REAL_LIB,libcublasLt.so.13),CUBLASWINAPI,cublasStatus_t,CUBLAS_STATUS_NOT_SUPPORTED,<cublasLt.h>,$(CUDA_HOME)/include/cublasLt.h,$(call CUBLAS_OBJ,cublasLt cublasLt_desc $(CUBLAS_COMMON)))
+$(SIM_DIR)/cublas/blas_stubs.c: tests/sim/gen_stubs.sh $(call CUBLAS_OBJ,cublas $(CUBLAS_COMMON))
+	$(call SIM_STUBS_GEN,$(call SIM_REAL_LIB,libcublas.so.13),CUBLASWINAPI,cublasStatus_t,CUBLAS_STATUS_NOT_SUPPORTED,<cublas.h>,$(CUDA_HOME)/include/cublas_api.h $(CUDA_HOME)/include/cublas.h,$(call CUBLAS_OBJ,cublas $(CUBLAS_COMMON)))
+$(SIM_DIR)/cublas/%_stubs.o: $(SIM_DIR)/cublas/%_stubs.c tests/sim/core/cusim_stub.h
+	$(call P,CC,$@)$(CC) $(SIM_CFLAGS) -c -o $@ $<
+
+$(LIBCUBLASLT): $(call CUBLAS_OBJ,cublasLt cublasLt_desc $(CUBLAS_COMMON) lt_stubs) \
 		$(CUBLAS_DIR)/libcublasLt.map $(CUSIM_LIB)
 	$(call P,LD,$@)$(CC) -shared -Wl,-soname,libcublasLt.so.13 \
 	  -Wl,--version-script=$(CUBLAS_DIR)/libcublasLt.map -o $@ \
-	  $(call CUBLAS_OBJ,cublasLt cublasLt_desc $(CUBLAS_COMMON)) $(LDFLAGS) $(CUBLAS_LINK)
+	  $(call CUBLAS_OBJ,cublasLt cublasLt_desc $(CUBLAS_COMMON) lt_stubs) $(LDFLAGS) $(CUBLAS_LINK)
 	$(Q)ln -sf libcublasLt.so.13 $(SIM_DIR)/libcublasLt.so
 
-$(LIBCUBLAS): $(call CUBLAS_OBJ,cublas $(CUBLAS_COMMON)) $(CUBLAS_DIR)/libcublas.map \
+$(LIBCUBLAS): $(call CUBLAS_OBJ,cublas $(CUBLAS_COMMON) blas_stubs) $(CUBLAS_DIR)/libcublas.map \
 		$(LIBCUBLASLT) $(CUSIM_LIB)
 	$(call P,LD,$@)$(CC) -shared -Wl,-soname,libcublas.so.13 \
 	  -Wl,--version-script=$(CUBLAS_DIR)/libcublas.map -o $@ \
-	  $(call CUBLAS_OBJ,cublas $(CUBLAS_COMMON)) $(LDFLAGS) \
+	  $(call CUBLAS_OBJ,cublas $(CUBLAS_COMMON) blas_stubs) $(LDFLAGS) \
 	  -Wl,--no-as-needed -L$(SIM_DIR) -l:libcublasLt.so.13 $(CUBLAS_LINK)
 	$(Q)ln -sf libcublas.so.13 $(SIM_DIR)/libcublas.so
 

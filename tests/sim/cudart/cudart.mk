@@ -9,9 +9,16 @@ CUDART_MAP  := tests/sim/cudart/libcudart.map
 $(SIM_DIR)/cudart/%.o: tests/sim/cudart/%.c $(CUDART_HDRS)
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(SIM_CFLAGS) -c -o $@ $<
 
-$(CUDART_LIB): $(CUDART_OBJS) $(CUSIM_LIB) $(CUDART_MAP)
+# What the real libcudart exports and these sources do not define.
+$(SIM_DIR)/cudart/stubs.c: tests/sim/gen_stubs.sh $(CUDART_OBJS)
+	$(call SIM_STUBS_GEN,$(call SIM_REAL_LIB,libcudart.so.13),CUDARTAPI,cudaError_t,cudart_stub_status(),"cudart_internal.h",$(CUDA_HOME)/include/cuda_runtime_api.h,$(CUDART_OBJS))
+$(SIM_DIR)/cudart/stubs.o: $(SIM_DIR)/cudart/stubs.c $(CUDART_HDRS)
+	$(call P,CC,$@)$(CC) $(SIM_CFLAGS) -Itests/sim/cudart -c -o $@ $<
+
+$(CUDART_LIB): $(CUDART_OBJS) $(SIM_DIR)/cudart/stubs.o $(CUSIM_LIB) $(CUDART_MAP)
 	$(call P,LD,$@)$(CC) -shared -Wl,-soname,libcudart.so.13 -Wl,--version-script=$(CUDART_MAP) \
-	  -o $@ $(CUDART_OBJS) -L$(SIM_DIR) -lcusim -Wl,-rpath,'$$ORIGIN' $(LDFLAGS) -lpthread
+	  -o $@ $(CUDART_OBJS) $(SIM_DIR)/cudart/stubs.o -L$(SIM_DIR) -lcusim -Wl,-rpath,'$$ORIGIN' \
+	  $(LDFLAGS) -lpthread
 	$(Q)ln -sf libcudart.so.13 $(SIM_DIR)/libcudart.so
 
 # Unit tests of the runtime: link the sim libraries like a program would, and

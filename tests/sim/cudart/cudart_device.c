@@ -19,6 +19,12 @@ void cudart_set_error(cudaError_t err)
         last_error = err;
 }
 
+cudaError_t cudart_stub_status(void)
+{
+    cudart_set_error(cudaErrorNotSupported);
+    return cudaErrorNotSupported;
+}
+
 CUDART_EXPORT cudaError_t cudaGetLastError(void)
 {
     API_ENTER(cudaGetLastError, v3020, NULL);

@@ -29,8 +29,14 @@ $(SIMCUPTI_ODIR)/cupti_driver_names.inc: $(CUDA_HOME)/include/cupti_driver_cbid.
 $(SIMCUPTI_ODIR)/%.o: tests/sim/cupti/%.c $(SIMCUPTI_HDRS) $(SIMCUPTI_GEN)
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(SIMCUPTI_CFLAGS) -c -o $@ $<
 
-$(SIMCUPTI_LIB): $(SIMCUPTI_OBJS) tests/sim/cupti/libcupti.map $(CUSIM_LIB)
-	$(call P,LD,$@)$(CC) -shared -o $@ $(SIMCUPTI_OBJS) -Wl,-soname,libcupti.so.13 \
+# What the real libcupti exports and these sources do not define.
+$(SIMCUPTI_ODIR)/stubs.c: tests/sim/gen_stubs.sh $(SIMCUPTI_OBJS)
+	$(call SIM_STUBS_GEN,$(call SIM_REAL_LIB,libcupti.so.13),CUPTIAPI,CUptiResult,CUPTI_ERROR_NOT_SUPPORTED,<cupti.h>,$(wildcard $(CUDA_HOME)/include/cupti*.h),$(SIMCUPTI_OBJS))
+$(SIMCUPTI_ODIR)/stubs.o: $(SIMCUPTI_ODIR)/stubs.c tests/sim/core/cusim_stub.h
+	$(call P,CC,$@)$(CC) $(SIMCUPTI_CFLAGS) -c -o $@ $<
+
+$(SIMCUPTI_LIB): $(SIMCUPTI_OBJS) $(SIMCUPTI_ODIR)/stubs.o tests/sim/cupti/libcupti.map $(CUSIM_LIB)
+	$(call P,LD,$@)$(CC) -shared -o $@ $(SIMCUPTI_OBJS) $(SIMCUPTI_ODIR)/stubs.o -Wl,-soname,libcupti.so.13 \
 	  -Wl,--version-script=tests/sim/cupti/libcupti.map -Wl,--no-undefined \
 	  -L$(SIM_DIR) -lcusim -Wl,-rpath,'$$ORIGIN' -pthread $(LDFLAGS)
 

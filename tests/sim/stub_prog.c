@@ -1,0 +1,50 @@
+/*
+ * stub_prog.c - calls one entry point of each simulated library that the
+ * sim does not model (tests/sim/gen_stubs.sh), twice, through the library
+ * as a program links it (dlopen by soname, dlsym by name at the real
+ * version), and prints what each returned; test_sim_exports.c runs it.
+ *
+ *   cudart  cudaGLGetDevices        -> cudaErrorNotSupported (801), kept as
+ *                                      the last error (cudaGetLastError)
+ *   cublas  cublasGetLoggerCallback -> CUBLAS_STATUS_NOT_SUPPORTED (15)
+ *   cupti   cuptiPCSamplingEnable   -> CUPTI_ERROR_NOT_SUPPORTED
+ *   cupti   InitializeInjectionNvtx2 -> 0 (NVTX: "not initialised")
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+
+static void *sym(const char *lib, const char *name, const char *version)
+{
+    void *h = dlopen(lib, RTLD_NOW | RTLD_GLOBAL);
+    void *f = h ? dlvsym(h, name, version) : NULL;
+    if (!f)
+        printf("%s: no %s@%s (%s)\n", lib, name, version, dlerror());
+    return f;
+}
+
+int main(void)
+{
+    typedef int (*gl_devices)(unsigned *, int *, unsigned, int);
+    typedef int (*last_error)(void);
+    typedef int (*logger_cb)(void **);
+    typedef int (*pcs_enable)(void *);
+    typedef int (*nvtx_init)(void *);
+    gl_devices gl = (gl_devices)sym("libcudart.so.13", "cudaGLGetDevices", "libcudart.so.13");
+    last_error le = (last_error)sym("libcudart.so.13", "cudaGetLastError", "libcudart.so.13");
+    logger_cb lg = (logger_cb)sym("libcublas.so.13", "cublasGetLoggerCallback", "libcublas.so.13");
+    pcs_enable pc = (pcs_enable)sym("libcupti.so.13", "cuptiPCSamplingEnable", "libcupti.so.13");
+    nvtx_init nv = (nvtx_init)sym("libcupti.so.13", "InitializeInjectionNvtx2", "libcupti.so.13");
+    if (!gl || !le || !lg || !pc || !nv)
+        return 1;
+    unsigned count = 7;
+    int devices[1];
+    void *cb = &count;
+    for (int i = 0; i < 2; i++) {
+        printf("cudaGLGetDevices %d\n", gl(&count, devices, 1, 1));
+        printf("cudaGetLastError %d\n", le());
+        printf("cublasGetLoggerCallback %d\n", lg(&cb));
+        printf("cuptiPCSamplingEnable %d\n", pc(NULL));
+        printf("InitializeInjectionNvtx2 %d\n", nv(NULL));
+    }
+    return 0;
+}
