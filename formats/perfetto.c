@@ -897,7 +897,7 @@ static void call_event(pf_writer *w, const cuprof_event *ev)
                      ev->a.raw[2] * 0x165667B19E3779F9ull ^ ev->a.raw[3] ^
                      ((uint64_t)ev->api << 32 | ev->stack);
         h = (h ^ h >> 29) * 0xBF58476D1CE4E5B9ull;
-        pf_call_enc *set = &w->calls[(h >> 52) & ~(uint64_t)1];   /* 4096 slots, in pairs */
+        pf_call_enc *set = &w->calls[(h >> 32) % PF_CALL_SLOTS & ~(uint64_t)1];   /* a pair */
         for (int k = 0; k < 2 && !c; k++)
             if (call_same(&set[k], w, ev))
                 c = &set[k];
@@ -906,7 +906,7 @@ static void call_event(pf_writer *w, const cuprof_event *ev)
             w->te.n += c->len;
             return;
         }
-        c = set[0].seq != w->seq ? &set[0] : set[1].seq != w->seq ? &set[1] : &set[(h >> 40) & 1];
+        c = set[0].seq != w->seq ? &set[0] : set[1].seq != w->seq ? &set[1] : &set[h >> 63];
     }
     size_t at = w->te.n;
     ev_begin_fixed(w, TYPE_BEGIN, cuprof_run_api_name(run, ev->api),

@@ -277,7 +277,7 @@ static int track_event(ctx *c, seqst *s, uint64_t ts, rd r)
     unsigned nargs = 0, nout = 0, nin = 0;
     uint64_t fout = 0, fin = 0;
     char *args = NULL;              /* "key=value\n" per annotation */
-    size_t nargs_len = 0, args_cap = 0;
+    size_t args_len = 0, args_cap = 0;
     fld f, g;
     while (next(&r, &f)) {
         if (f.num == 9 && f.wt == 0) type = f.v;
@@ -322,14 +322,14 @@ static int track_event(ctx *c, seqst *s, uint64_t ts, rd r)
                 return free(args), fail(c, "annotation name iid %llu not sent on sequence %u",
                                         (unsigned long long)an, s->id);
             size_t need = strlen(key) + strlen(val) + 3;
-            if (nargs_len + need > args_cap) {
-                args_cap = (nargs_len + need) * 2;
+            if (args_len + need > args_cap) {
+                args_cap = (args_len + need) * 2;
                 char *n = realloc(args, args_cap);
                 if (!n)
                     return free(args), -1;
                 args = n;
             }
-            nargs_len += (size_t)sprintf(args + nargs_len, "%s=%s\n", key, val);
+            args_len += (size_t)sprintf(args + args_len, "%s=%s\n", key, val);
         }
     }
     if (r.bad)

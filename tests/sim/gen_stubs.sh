@@ -86,7 +86,7 @@ END {
   print ""
   for (i = 1; i <= n; i++) {
     r = rets[i]
-    printf "static cusim_stub_site site_%d = {\"%s\", 0, 0, 0};\n", i, names[i]
+    printf "static cusim_stub_site site_%d = {\"%s\", 0, 0};\n", i, names[i]
     printf "CUSIM_STUB %s cusim_stub_%d(void) __asm__(\"%s\");\n", r, i, names[i]
     printf "%s cusim_stub_%d(void)\n{\n    cusim_stub_hit(&site_%d);\n", r, i, i
     if (r == "void")

@@ -7,7 +7,8 @@
 // Prints one JSON object: {events: how many the file holds, flows: [[{ph,
 // cat, name, pid, tid, ts}, ...], ...] (each arrow as the events the engine
 // bound its ends to, ts in the file's microseconds), threads: [{pid, tid,
-// entries}] (the events the panel draws on each thread's row)}. Exit 0 when
+// entries, slices}] (the events the panel draws on each thread's row, and
+// how many of them are complete "X" events)}. Exit 0 when
 // the engine parsed the trace, 1 when it threw, 2 when it could not be run
 // (the npm package is not installed).
 import { readFileSync } from 'node:fs';
@@ -56,7 +57,8 @@ try {
   for (const proc of data.Renderer.processes.values())
     for (const th of proc.threads.values())
       threads.push({ pid: th.entries[0]?.pid ?? null, tid: th.tid ?? th.entries[0]?.tid ?? null,
-                     entries: th.entries.length });
+                     entries: th.entries.length,
+                     slices: th.entries.filter((e) => e.ph === 'X').length });
   console.log(JSON.stringify({ events: events.length, flows, threads }));
 } catch (e) {
   console.log(JSON.stringify({ error: `the trace engine threw: ${e.stack ?? e}` }));

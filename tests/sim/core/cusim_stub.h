@@ -13,14 +13,11 @@
 
 typedef struct cusim_stub_site {
     const char *name;
-    int said;                   /* the line was printed */
-    unsigned long calls;
+    int said;                   /* the line was printed (the site is on the called list) */
     struct cusim_stub_site *next;   /* the sites called so far */
 } cusim_stub_site;
 
 /* Notes a call of site (thread-safe). In libcusim.so. */
-__attribute__((visibility("default"))) void cusim_stub_hit(cusim_stub_site *site);
-/* Calls of not-simulated entry points so far, in all the sim's libraries. */
-__attribute__((visibility("default"))) unsigned long cusim_stub_calls(void);
+CUSIM_STUB void cusim_stub_hit(cusim_stub_site *site);
 
 #endif
