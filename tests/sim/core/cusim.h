@@ -187,7 +187,7 @@ typedef struct cusim_kernel_desc {
     enum cusim_kernel_class cls;
     double flops;        /* GEMM */
     double bytes;        /* GEMM, elementwise */
-    int tensor_dtype_bits; /* GEMM: 16 (bf16/fp16) or 32 (tf32/fp32 path) */
+    int tensor_dtype_bits; /* GEMM: 16 (bf16/fp16), 32 (tf32/fp32 path) or 64 (fp64) */
 } cusim_kernel_desc;
 
 /* Queues a kernel on s, attributed to correlation id `corr` (normally

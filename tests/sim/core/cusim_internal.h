@@ -23,6 +23,7 @@
 #define CUSIM_HBM_BPS 3.0e12            /* device memory bandwidth, bytes/s */
 #define CUSIM_GEMM16_FLOPS 790e12       /* bf16/fp16 dense tensor-core rate */
 #define CUSIM_GEMM32_FLOPS 395e12       /* tf32 tensor-core path for fp32 */
+#define CUSIM_FP64_FLOPS 67e12          /* fp64 tensor-core rate (DGEMM, ZGEMM) */
 #define CUSIM_GEMM_FIXED_NS 2500.0      /* GEMM prologue/epilogue/tail */
 #define CUSIM_ELEM_FIXED_NS 1000.0      /* elementwise fixed cost */
 #define CUSIM_ELEM_FLOOR_NS 2000.0      /* shortest elementwise/user kernel */

@@ -11,7 +11,9 @@ double cusim_model_kernel_ns(const cusim_kernel_desc *k)
 {
     switch (k->cls) {
     case CUSIM_KERNEL_GEMM: {
-        double rate = k->tensor_dtype_bits <= 16 ? CUSIM_GEMM16_FLOPS : CUSIM_GEMM32_FLOPS;
+        double rate = k->tensor_dtype_bits <= 16   ? CUSIM_GEMM16_FLOPS
+                      : k->tensor_dtype_bits <= 32 ? CUSIM_GEMM32_FLOPS
+                                                   : CUSIM_FP64_FLOPS;
         double compute = k->flops / rate * 1e9;
         double memory = k->bytes / CUSIM_HBM_BPS * 1e9;
         return fmax(compute, memory) + CUSIM_GEMM_FIXED_NS;

@@ -9,29 +9,16 @@
  * program can observe it) up to CUSIM_COMPUTE_MAX; beyond it the output is
  * left untouched: timing only.
  */
-#include "simblas.h"
+#include "cublas_handle.h"
 
-#include <cublas_api.h>
 #include <cublasLt.h>
 #include <stdlib.h>
 
 #define EXPORT __attribute__((visibility("default")))
-#define HANDLE_MAGIC 0xb1a5c0deu
-
-/* What cublasHandle_t points to. */
-struct cublasContext {
-    uint32_t magic;            /* HANDLE_MAGIC while alive */
-    cudaStream_t stream;       /* cublasSetStream; NULL = legacy default stream */
-    cublasMath_t math;         /* cublasSetMathMode */
-    cublasPointerMode_t pmode; /* where alpha/beta live (both readable here) */
-    void *user_ws;             /* cublasSetWorkspace (accepted, not used) */
-    size_t user_ws_size;       /* its size in bytes */
-    simblas_ctx engine;        /* cold-start state and our own workspace */
-};
 
 static int handle_ok(cublasHandle_t h)
 {
-    return h != NULL && h->magic == HANDLE_MAGIC;
+    return simblas_handle_ok(h);
 }
 
 EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
@@ -46,7 +33,7 @@ EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
     h = calloc(1, sizeof *h);
     if (h == NULL)
         return CUBLAS_STATUS_ALLOC_FAILED;
-    h->magic = HANDLE_MAGIC;
+    h->magic = SIMBLAS_HANDLE_MAGIC;
     h->math = CUBLAS_DEFAULT_MATH;
     h->pmode = CUBLAS_POINTER_MODE_HOST;
     *handle = h;
@@ -155,15 +142,30 @@ EXPORT cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPoint
     return CUBLAS_STATUS_SUCCESS;
 }
 
+/* ---- routines outside the GEMM engine (blas_compute.c, blas_timed.c) ---- */
+
+cublasStatus_t simblas_call(cublasHandle_t handle, const simblas_routine *r, int64_t m,
+                            int64_t n, int64_t k, int64_t batch, void (*job)(void *), void *arg)
+{
+    if (!handle_ok(handle)) {
+        free(arg);
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    }
+    cusim_init();
+    if (simblas_run_routine(&handle->engine, handle->stream, r, m, n, k, batch, job, arg) != 0)
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
 /* ---- the GEMM family ------------------------------------------------------ */
 
 /* One GEMM call's arguments, whichever entry point it came through. */
 typedef struct gemm_args {
     cublasOperation_t transa, transb;
-    int m, n, k;
+    int64_t m, n, k;
     const void *alpha, *beta; /* host or device memory: both readable here */
     simblas_matrix a, b, c;   /* c is also the output */
-    int batch;
+    int64_t batch;
     cublasComputeType_t compute;
 } gemm_args;
 
@@ -172,7 +174,7 @@ static int op_ok(cublasOperation_t op)
     return op == CUBLAS_OP_N || op == CUBLAS_OP_T || op == CUBLAS_OP_C;
 }
 
-static int max1(int v)
+static int64_t max1(int64_t v)
 {
     return v > 1 ? v : 1;
 }
@@ -247,7 +249,9 @@ static cublasStatus_t gemm(cublasHandle_t handle, const gemm_args *x)
     g.m = x->m;
     g.n = x->n;
     g.k = x->k;
-    g.batch = x->batch;
+    if (x->batch > INT32_MAX)
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    g.batch = (int)x->batch;
     g.a = x->a;
     g.b = x->b;
     g.c = g.d = x->c;
@@ -262,7 +266,7 @@ static cublasStatus_t gemm(cublasHandle_t handle, const gemm_args *x)
     return CUBLAS_STATUS_SUCCESS;
 }
 
-static simblas_matrix mat(const void *p, cudaDataType t, int ld, long long stride)
+static simblas_matrix mat(const void *p, cudaDataType t, int64_t ld, long long stride)
 {
     simblas_matrix m = {.ptr = p, .array = NULL, .type = t, .ld = ld, .stride = stride};
     return m;
@@ -275,87 +279,160 @@ static cublasComputeType_t compute_32f(cublasHandle_t handle)
                : CUBLAS_COMPUTE_32F;
 }
 
-EXPORT cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
-                                     cublasOperation_t transb, int m, int n, int k,
-                                     const float *alpha, const float *A, int lda, const float *B,
-                                     int ldb, const float *beta, float *C, int ldc)
+/* A batch of per-matrix pointers (device memory, which is host memory here). */
+static cublasStatus_t gemm_arrays(cublasHandle_t handle, gemm_args *x, const void *const *a,
+                                  const void *const *b, const void *const *c)
 {
-    gemm_args x = {transa, transb, m, n, k, alpha, beta, mat(A, CUDA_R_32F, lda, 0),
-                   mat(B, CUDA_R_32F, ldb, 0), mat(C, CUDA_R_32F, ldc, 0), 1,
-                   compute_32f(handle)};
-    return gemm(handle, &x);
-}
-
-EXPORT cublasStatus_t cublasSgemmStridedBatched(
-    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
-    const float *alpha, const float *A, int lda, long long int strideA, const float *B, int ldb,
-    long long int strideB, const float *beta, float *C, int ldc, long long int strideC,
-    int batchCount)
-{
-    gemm_args x = {transa, transb, m, n, k, alpha, beta, mat(A, CUDA_R_32F, lda, strideA),
-                   mat(B, CUDA_R_32F, ldb, strideB), mat(C, CUDA_R_32F, ldc, strideC),
-                   batchCount, compute_32f(handle)};
-    return gemm(handle, &x);
-}
-
-/* cublas_api.h declares cublasHgemm only for C++ (C has no __half type); the
- * symbol is the same, and __half_raw has __half's layout. */
-EXPORT cublasStatus_t cublasHgemm(cublasHandle_t handle, cublasOperation_t transa,
-                                  cublasOperation_t transb, int m, int n, int k,
-                                  const __half_raw *alpha, const __half_raw *A, int lda,
-                                  const __half_raw *B, int ldb, const __half_raw *beta,
-                                  __half_raw *C, int ldc)
-{
-    gemm_args x = {transa, transb, m, n, k, alpha, beta, mat(A, CUDA_R_16F, lda, 0),
-                   mat(B, CUDA_R_16F, ldb, 0), mat(C, CUDA_R_16F, ldc, 0), 1,
-                   CUBLAS_COMPUTE_16F};
-    return gemm(handle, &x);
-}
-
-EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
-                                   cublasOperation_t transb, int m, int n, int k,
-                                   const void *alpha, const void *A, cudaDataType Atype, int lda,
-                                   const void *B, cudaDataType Btype, int ldb, const void *beta,
-                                   void *C, cudaDataType Ctype, int ldc,
-                                   cublasComputeType_t computeType, cublasGemmAlgo_t algo)
-{
-    gemm_args x = {transa, transb, m, n, k, alpha, beta, mat(A, Atype, lda, 0),
-                   mat(B, Btype, ldb, 0), mat(C, Ctype, ldc, 0), 1, computeType};
-    (void)algo; /* every algo id maps to the heuristic's choice */
-    return gemm(handle, &x);
-}
-
-EXPORT cublasStatus_t cublasGemmStridedBatchedEx(
-    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
-    const void *alpha, const void *A, cudaDataType Atype, int lda, long long int strideA,
-    const void *B, cudaDataType Btype, int ldb, long long int strideB, const void *beta, void *C,
-    cudaDataType Ctype, int ldc, long long int strideC, int batchCount,
-    cublasComputeType_t computeType, cublasGemmAlgo_t algo)
-{
-    gemm_args x = {transa, transb, m, n, k, alpha, beta, mat(A, Atype, lda, strideA),
-                   mat(B, Btype, ldb, strideB), mat(C, Ctype, ldc, strideC), batchCount,
-                   computeType};
-    (void)algo;
-    return gemm(handle, &x);
-}
-
-EXPORT cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
-                                          cublasOperation_t transb, int m, int n, int k,
-                                          const void *alpha, const void *const Aarray[],
-                                          cudaDataType Atype, int lda, const void *const Barray[],
-                                          cudaDataType Btype, int ldb, const void *beta,
-                                          void *const Carray[], cudaDataType Ctype, int ldc,
-                                          int batchCount, cublasComputeType_t computeType,
-                                          cublasGemmAlgo_t algo)
-{
-    gemm_args x = {transa, transb, m, n, k, alpha, beta, mat(NULL, Atype, lda, 0),
-                   mat(NULL, Btype, ldb, 0), mat(NULL, Ctype, ldc, 0), batchCount, computeType};
-    (void)algo;
-    if (batchCount > 0 && (Aarray == NULL || Barray == NULL || Carray == NULL))
+    if (x->batch > 0 && (a == NULL || b == NULL || c == NULL))
         return handle_ok(handle) ? CUBLAS_STATUS_INVALID_VALUE : CUBLAS_STATUS_NOT_INITIALIZED;
-    /* the pointer arrays live in device memory, which is host memory here */
-    x.a.array = Aarray;
-    x.b.array = Barray;
-    x.c.array = (const void *const *)Carray;
-    return gemm(handle, &x);
+    x->a.array = a;
+    x->b.array = b;
+    x->c.array = c;
+    return gemm(handle, x);
 }
+
+/* Each GEMM entry point twice: with int sizes, and as its _64 form (int64_t
+ * sizes, leading dimensions and batch counts), as cublas_api.h declares them. */
+
+#define SGEMM(NAME, I)                                                                            \
+    EXPORT cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t transa,                   \
+                               cublasOperation_t transb, I m, I n, I k, const float *alpha,        \
+                               const float *A, I lda, const float *B, I ldb, const float *beta,    \
+                               float *C, I ldc)                                                    \
+    {                                                                                             \
+        gemm_args x = {transa, transb, m, n, k, alpha, beta, mat(A, CUDA_R_32F, lda, 0),          \
+                       mat(B, CUDA_R_32F, ldb, 0), mat(C, CUDA_R_32F, ldc, 0), 1,                 \
+                       compute_32f(handle)};                                                       \
+        return gemm(handle, &x);                                                                  \
+    }
+SGEMM(cublasSgemm_v2, int)
+SGEMM(cublasSgemm_v2_64, int64_t)
+
+#define SGEMM_STRIDED(NAME, I)                                                                    \
+    EXPORT cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t transa,                   \
+                               cublasOperation_t transb, I m, I n, I k, const float *alpha,        \
+                               const float *A, I lda, long long int strideA, const float *B,       \
+                               I ldb, long long int strideB, const float *beta, float *C, I ldc,   \
+                               long long int strideC, I batchCount)                                \
+    {                                                                                             \
+        gemm_args x = {transa, transb, m, n, k, alpha, beta, mat(A, CUDA_R_32F, lda, strideA),    \
+                       mat(B, CUDA_R_32F, ldb, strideB), mat(C, CUDA_R_32F, ldc, strideC),        \
+                       batchCount, compute_32f(handle)};                                           \
+        return gemm(handle, &x);                                                                  \
+    }
+SGEMM_STRIDED(cublasSgemmStridedBatched, int)
+SGEMM_STRIDED(cublasSgemmStridedBatched_64, int64_t)
+
+#define SGEMM_BATCHED(NAME, I)                                                                    \
+    EXPORT cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t transa,                   \
+                               cublasOperation_t transb, I m, I n, I k, const float *alpha,        \
+                               const float *const Aarray[], I lda, const float *const Barray[],    \
+                               I ldb, const float *beta, float *const Carray[], I ldc,             \
+                               I batchCount)                                                       \
+    {                                                                                             \
+        gemm_args x = {transa, transb, m, n, k, alpha, beta, mat(NULL, CUDA_R_32F, lda, 0),       \
+                       mat(NULL, CUDA_R_32F, ldb, 0), mat(NULL, CUDA_R_32F, ldc, 0), batchCount,  \
+                       compute_32f(handle)};                                                       \
+        return gemm_arrays(handle, &x, (const void *const *)Aarray, (const void *const *)Barray,  \
+                           (const void *const *)Carray);                                           \
+    }
+SGEMM_BATCHED(cublasSgemmBatched, int)
+SGEMM_BATCHED(cublasSgemmBatched_64, int64_t)
+
+/* cublas_api.h declares the H (__half) GEMMs only for C++ (C has no __half
+ * type); the symbols are the same, and __half_raw has __half's layout. */
+#define HGEMM(NAME, I)                                                                            \
+    EXPORT cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t transa,                   \
+                               cublasOperation_t transb, I m, I n, I k, const __half_raw *alpha,   \
+                               const __half_raw *A, I lda, const __half_raw *B, I ldb,             \
+                               const __half_raw *beta, __half_raw *C, I ldc)                       \
+    {                                                                                             \
+        gemm_args x = {transa, transb, m, n, k, alpha, beta, mat(A, CUDA_R_16F, lda, 0),          \
+                       mat(B, CUDA_R_16F, ldb, 0), mat(C, CUDA_R_16F, ldc, 0), 1,                 \
+                       CUBLAS_COMPUTE_16F};                                                        \
+        return gemm(handle, &x);                                                                  \
+    }
+HGEMM(cublasHgemm, int)
+HGEMM(cublasHgemm_64, int64_t)
+
+#define HGEMM_STRIDED(NAME, I)                                                                    \
+    EXPORT cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t transa,                   \
+                               cublasOperation_t transb, I m, I n, I k, const __half_raw *alpha,   \
+                               const __half_raw *A, I lda, long long int strideA,                  \
+                               const __half_raw *B, I ldb, long long int strideB,                  \
+                               const __half_raw *beta, __half_raw *C, I ldc,                       \
+                               long long int strideC, I batchCount)                                \
+    {                                                                                             \
+        gemm_args x = {transa, transb, m, n, k, alpha, beta, mat(A, CUDA_R_16F, lda, strideA),    \
+                       mat(B, CUDA_R_16F, ldb, strideB), mat(C, CUDA_R_16F, ldc, strideC),        \
+                       batchCount, CUBLAS_COMPUTE_16F};                                            \
+        return gemm(handle, &x);                                                                  \
+    }
+HGEMM_STRIDED(cublasHgemmStridedBatched, int)
+HGEMM_STRIDED(cublasHgemmStridedBatched_64, int64_t)
+
+#define HGEMM_BATCHED(NAME, I)                                                                    \
+    EXPORT cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t transa,                   \
+                               cublasOperation_t transb, I m, I n, I k, const __half_raw *alpha,   \
+                               const __half_raw *const Aarray[], I lda,                            \
+                               const __half_raw *const Barray[], I ldb, const __half_raw *beta,    \
+                               __half_raw *const Carray[], I ldc, I batchCount)                    \
+    {                                                                                             \
+        gemm_args x = {transa, transb, m, n, k, alpha, beta, mat(NULL, CUDA_R_16F, lda, 0),       \
+                       mat(NULL, CUDA_R_16F, ldb, 0), mat(NULL, CUDA_R_16F, ldc, 0), batchCount,  \
+                       CUBLAS_COMPUTE_16F};                                                        \
+        return gemm_arrays(handle, &x, (const void *const *)Aarray, (const void *const *)Barray,  \
+                           (const void *const *)Carray);                                           \
+    }
+HGEMM_BATCHED(cublasHgemmBatched, int)
+HGEMM_BATCHED(cublasHgemmBatched_64, int64_t)
+
+#define GEMM_EX(NAME, I)                                                                          \
+    EXPORT cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t transa,                   \
+                               cublasOperation_t transb, I m, I n, I k, const void *alpha,         \
+                               const void *A, cudaDataType Atype, I lda, const void *B,            \
+                               cudaDataType Btype, I ldb, const void *beta, void *C,               \
+                               cudaDataType Ctype, I ldc, cublasComputeType_t computeType,         \
+                               cublasGemmAlgo_t algo)                                              \
+    {                                                                                             \
+        gemm_args x = {transa, transb, m, n, k, alpha, beta, mat(A, Atype, lda, 0),               \
+                       mat(B, Btype, ldb, 0), mat(C, Ctype, ldc, 0), 1, computeType};             \
+        (void)algo; /* every algo id maps to the heuristic's choice */                            \
+        return gemm(handle, &x);                                                                  \
+    }
+GEMM_EX(cublasGemmEx, int)
+GEMM_EX(cublasGemmEx_64, int64_t)
+
+#define GEMM_STRIDED_EX(NAME, I)                                                                  \
+    EXPORT cublasStatus_t NAME(                                                                   \
+        cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, I m, I n, I k, \
+        const void *alpha, const void *A, cudaDataType Atype, I lda, long long int strideA,       \
+        const void *B, cudaDataType Btype, I ldb, long long int strideB, const void *beta,        \
+        void *C, cudaDataType Ctype, I ldc, long long int strideC, I batchCount,                  \
+        cublasComputeType_t computeType, cublasGemmAlgo_t algo)                                   \
+    {                                                                                             \
+        gemm_args x = {transa, transb, m, n, k, alpha, beta, mat(A, Atype, lda, strideA),         \
+                       mat(B, Btype, ldb, strideB), mat(C, Ctype, ldc, strideC), batchCount,      \
+                       computeType};                                                               \
+        (void)algo;                                                                               \
+        return gemm(handle, &x);                                                                  \
+    }
+GEMM_STRIDED_EX(cublasGemmStridedBatchedEx, int)
+GEMM_STRIDED_EX(cublasGemmStridedBatchedEx_64, int64_t)
+
+#define GEMM_BATCHED_EX(NAME, I)                                                                  \
+    EXPORT cublasStatus_t NAME(                                                                   \
+        cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, I m, I n, I k, \
+        const void *alpha, const void *const Aarray[], cudaDataType Atype, I lda,                 \
+        const void *const Barray[], cudaDataType Btype, I ldb, const void *beta,                  \
+        void *const Carray[], cudaDataType Ctype, I ldc, I batchCount,                            \
+        cublasComputeType_t computeType, cublasGemmAlgo_t algo)                                   \
+    {                                                                                             \
+        gemm_args x = {transa, transb, m, n, k, alpha, beta, mat(NULL, Atype, lda, 0),            \
+                       mat(NULL, Btype, ldb, 0), mat(NULL, Ctype, ldc, 0), batchCount,            \
+                       computeType};                                                               \
+        (void)algo;                                                                               \
+        return gemm_arrays(handle, &x, Aarray, Barray, (const void *const *)Carray);              \
+    }
+GEMM_BATCHED_EX(cublasGemmBatchedEx, int)
+GEMM_BATCHED_EX(cublasGemmBatchedEx_64, int64_t)

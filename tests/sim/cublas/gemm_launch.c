@@ -213,18 +213,10 @@ static void cold_start(simblas_ctx *ctx)
     ctx->warm = 1;
 }
 
-int simblas_run(simblas_ctx *ctx, const void *stream, const simblas_gemm *g, int tile)
+/* cuBLAS 13's traced sequence for one kernel (see the top of this file). */
+static void launch_traced(cusim_stream *s, const cusim_kernel_desc *desc)
 {
-    cusim_stream *s = cusim_stream_get(stream, 0);
-    const cusim_kernel_desc *desc;
     cusim_api_call dev, attr, launch;
-    simblas_plan p;
-    if (s == NULL)
-        return -1;
-    if (!ctx->warm)
-        cold_start(ctx);
-    simblas_spin(SIMBLAS_CALL_CPU_NS);
-
     cusim_api_begin(&dev, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020, "cudaGetDevice", NULL);
     cusim_api_end(&dev, 0);
     for (int i = 0; i < 2; i++) {
@@ -232,19 +224,98 @@ int simblas_run(simblas_ctx *ctx, const void *stream, const simblas_gemm *g, int
                                "cuKernelGetAttribute", NULL, NULL);
         cusim_api_end(&attr, 0);
     }
-    simblas_plan_gemm(g, tile, &p);
     cusim_api_begin(&dev, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020, "cudaGetDevice", NULL);
     cusim_api_end(&dev, 0);
-
-    desc = kernel_desc(g, &p);
     if (desc != NULL) {
         cusim_api_begin_driver(&launch, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
                                "cuLaunchKernelEx", NULL, desc->name);
         cusim_launch(s, desc, cusim_current_correlation());
         cusim_api_end(&launch, 0);
     }
+}
+
+int simblas_run(simblas_ctx *ctx, const void *stream, const simblas_gemm *g, int tile)
+{
+    cusim_stream *s = cusim_stream_get(stream, 0);
+    simblas_plan p;
+    if (s == NULL)
+        return -1;
+    if (!ctx->warm)
+        cold_start(ctx);
+    simblas_spin(SIMBLAS_CALL_CPU_NS);
+    simblas_plan_gemm(g, tile, &p);
+    launch_traced(s, kernel_desc(g, &p));
     /* the data: deferred until something can observe it, or computed now */
     simblas_gemm_submit(g);
+    return 0;
+}
+
+/* ---- routines outside the engine ----------------------------------------- */
+
+#define ROUTINE_THREADS 256
+#define ROUTINE_REGISTERS 64
+#define ROUTINE_CALL_CPU_NS 3000u /* level 1 and 2: less checking than a GEMM */
+
+int simblas_run_routine(simblas_ctx *ctx, const void *stream, const simblas_routine *r,
+                        int64_t m, int64_t n, int64_t k, int64_t batch, void (*job)(void *),
+                        void *arg)
+{
+    cusim_stream *s = cusim_stream_get(stream, 0);
+    cusim_kernel_desc d;
+    double es = r->elem_bytes > 0 ? r->elem_bytes : 4, flops, bytes, threads, b;
+    if (s == NULL) {
+        free(arg);
+        return -1;
+    }
+    if (!ctx->warm)
+        cold_start(ctx);
+    simblas_spin(r->level == 3 ? SIMBLAS_CALL_CPU_NS : ROUTINE_CALL_CPU_NS);
+    /* the work model: a size that is not a parameter takes the routine's
+     * other one (trmv is n x n, syrk's m is its n, trsm's k its m) */
+    if (n < 0)
+        n = m;
+    if (m < 0)
+        m = n;
+    if (k < 0)
+        k = m;
+    b = batch < 0 ? 1.0 : (double)batch;
+    if (r->level == 1) {
+        flops = 2.0 * (double)n;
+        bytes = 3.0 * (double)n * es;
+        threads = (double)n;
+    } else if (r->level == 2) {
+        flops = 2.0 * (double)m * (double)n;
+        bytes = ((double)m * (double)n + (double)m + (double)n) * es;
+        threads = (double)m;
+    } else {
+        flops = 2.0 * (double)m * (double)n * (double)k;
+        bytes = ((double)m * (double)k + (double)k * (double)n + 2.0 * (double)m * (double)n) * es;
+        threads = (double)m * (double)n / 16.0;
+    }
+    if (flops * b <= 0.0) { /* nothing to do: no kernel, as in cuBLAS */
+        if (job != NULL)
+            job(arg);
+        else
+            free(arg);
+        return 0;
+    }
+    memset(&d, 0, sizeof d); /* padding too: the bytes are the intern key */
+    d.name = r->kernel;
+    d.grid[0] = (uint32_t)fmin(65535.0, fmax(1.0, ceil(threads / ROUTINE_THREADS)));
+    d.grid[1] = 1;
+    d.grid[2] = (uint32_t)fmin(65535.0, b);
+    d.block[0] = ROUTINE_THREADS;
+    d.block[1] = d.block[2] = 1;
+    d.registers = ROUTINE_REGISTERS;
+    d.cls = CUSIM_KERNEL_GEMM;
+    d.flops = flops * b;
+    d.bytes = bytes * b;
+    d.tensor_dtype_bits = r->prec_bits;
+    launch_traced(s, intern(&d, sizeof d));
+    if (job != NULL)
+        cusim_defer(job, arg);
+    else
+        free(arg);
     return 0;
 }
 

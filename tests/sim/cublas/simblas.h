@@ -181,6 +181,26 @@ SIMBLAS_INTERNAL const char *simblas_kernel_name(const simblas_gemm *g, const si
  * live stream. */
 SIMBLAS_INTERNAL int simblas_run(simblas_ctx *ctx, const void *stream, const simblas_gemm *g,
                                  int tile);
+/* A cuBLAS routine the GEMM engine does not cover (level 1, 2, 3 in any
+ * type, batched forms), run as one kernel of a cuBLAS-like name. */
+typedef struct simblas_routine {
+    const char *api;    /* entry point, e.g. "cublasDgemv_v2_64" */
+    const char *kernel; /* device name, e.g. "gemv_kernel<double>"; lives forever */
+    int level;          /* 1, 2 or 3: which work model (README "cuBLAS routines") */
+    int elem_bytes;     /* bytes per element: S 4, D 8, C 8, Z 16, H 2 */
+    int prec_bits;      /* arithmetic: 16, 32 or 64 (the model's flop rate) */
+} simblas_routine;
+
+/* Runs routine r on `stream` as a kernel sized by m, n, k and batch (-1: not
+ * a parameter of the routine; the model fills it in): cold start on the
+ * handle's first call, the host cost, the traced cudaGetDevice and
+ * cuLaunchKernelEx of simblas_run, then job(arg) deferred (it computes the
+ * result and frees arg; NULL for timing only). No kernel when there is no
+ * work (a zero size or batch); job still runs. Returns 0, or -1 if the stream
+ * is not a live stream (job then does not run; arg is freed). */
+SIMBLAS_INTERNAL int simblas_run_routine(simblas_ctx *ctx, const void *stream,
+                                         const simblas_routine *r, int64_t m, int64_t n,
+                                         int64_t k, int64_t batch, void (*job)(void *), void *arg);
 /* Frees what the handle allocated (the workspace). */
 SIMBLAS_INTERNAL void simblas_ctx_release(simblas_ctx *ctx);
 /* Spins the calling thread for ns. */

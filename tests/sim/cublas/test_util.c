@@ -1,6 +1,6 @@
 /*
  * test_util.c - helpers shared by the simulated cuBLAS/cuBLASLt tests (see
- * test_util.h), and main(), which runs the three test cases.
+ * test_util.h), and main(), which runs the four test cases.
  *
  * The tests link build/sim/libcublas.so.13, libcublasLt.so.13 and
  * libcusim.so and call them through the real CUDA 13 headers. Results are
@@ -48,7 +48,13 @@ static void rec_kernel(const cusim_kernel_activity *a)
     }
 }
 
-static const cusim_tool_ops rec_ops = {rec_enter, rec_exit, rec_kernel, NULL, NULL};
+static void rec_copy(const cusim_copy_activity *a)
+{
+    if (rec.ncopy < REC_MAX)
+        rec.copy[rec.ncopy++] = *a;
+}
+
+static const cusim_tool_ops rec_ops = {rec_enter, rec_exit, rec_kernel, rec_copy, NULL};
 
 void rec_start(void)
 {
@@ -237,6 +243,7 @@ int main(void)
     suite_add_tcase(s, cublas_tcase());
     suite_add_tcase(s, cublaslt_tcase());
     suite_add_tcase(s, trace_tcase());
+    suite_add_tcase(s, blas_tcase());
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);

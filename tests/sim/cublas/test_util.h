@@ -31,6 +31,8 @@ typedef struct test_recording {
     int nkern;                       /* kernels queued */
     cusim_kernel_activity kern[REC_MAX];
     cusim_kernel_desc desc[REC_MAX]; /* copies of kern[i].desc */
+    int ncopy;                       /* copies and memsets queued */
+    cusim_copy_activity copy[REC_MAX];
 } test_recording;
 
 /* What the tool saw since rec_start(). */
@@ -98,5 +100,6 @@ void lt_teardown(lt_run *r);
 TCase *cublas_tcase(void);   /* test_sim_cublas.c */
 TCase *cublaslt_tcase(void); /* test_sim_cublaslt.c */
 TCase *trace_tcase(void);    /* test_sim_trace.c */
+TCase *blas_tcase(void);     /* test_sim_blas.c */
 
 #endif /* SIMBLAS_TEST_UTIL_H */
