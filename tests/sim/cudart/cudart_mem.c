@@ -71,9 +71,10 @@ CUDART_EXPORT cudaError_t cudaFree(void *devPtr)
     if (devPtr == NULL)
         API_RETURN(cudaSuccess);
     enum cusim_mem_kind k = cusim_mem_kind_of(devPtr);
-    if ((k != CUSIM_MEM_DEVICE && k != CUSIM_MEM_MANAGED) || cusim_mem_free(devPtr, k) != 0)
+    if (k != CUSIM_MEM_DEVICE && k != CUSIM_MEM_MANAGED)
         API_RETURN(cudaErrorInvalidValue);
-    API_RETURN(cudaSuccess);
+    cudart_pool_forget(devPtr); /* if it came from a pool (cudaMallocAsync) */
+    API_RETURN(cusim_mem_free(devPtr, k) == 0 ? cudaSuccess : cudaErrorInvalidValue);
 }
 
 CUDART_EXPORT cudaError_t cudaFreeHost(void *ptr)
@@ -89,7 +90,7 @@ static cudaError_t malloc_async(void **devPtr, size_t size, cudaStream_t stream,
 {
     if (cudart_stream(stream, ptds) == NULL)
         return cudaErrorInvalidResourceHandle;
-    return alloc(devPtr, size, CUSIM_MEM_DEVICE);
+    return cudart_pool_alloc(devPtr, size, NULL); /* the device's current pool */
 }
 
 static cudaError_t free_async(void *devPtr, cudaStream_t stream, int ptds)
@@ -99,6 +100,8 @@ static cudaError_t free_async(void *devPtr, cudaStream_t stream, int ptds)
     /* No kernel ever reads the memory, so it can go at once. */
     if (devPtr == NULL)
         return cudaSuccess;
+    /* out of the pool's accounting before the address can be reused */
+    cudart_pool_forget(devPtr);
     return cusim_mem_free(devPtr, CUSIM_MEM_DEVICE) == 0 ? cudaSuccess : cudaErrorInvalidValue;
 }
 

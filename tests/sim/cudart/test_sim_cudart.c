@@ -718,6 +718,76 @@ START_TEST(test_nvcc_program_per_thread_stream)
 }
 END_TEST
 
+/* Memory pools: cudaMallocAsync draws from the device's current pool, whose
+ * used/reserved amounts and high-water marks follow the allocations. */
+START_TEST(test_memory_pools)
+{
+    cudaMemPool_t def = NULL, cur = NULL, mine = NULL;
+    struct cudaMemPoolProps props;
+    uint64_t used = 1, high = 0, reserved = 0, thr = 64u << 20;
+    void *a, *b, *c;
+    ck_assert_int_eq(cudaDeviceGetDefaultMemPool(&def, 0), cudaSuccess);
+    ck_assert_int_eq(cudaDeviceGetMemPool(&cur, 0), cudaSuccess);
+    ck_assert_ptr_eq(def, cur);
+    ck_assert_int_eq(cudaDeviceGetDefaultMemPool(&def, 1), cudaErrorInvalidDevice);
+    ck_assert_int_eq(cudaMemPoolGetAttribute(def, cudaMemPoolAttrUsedMemCurrent, &used),
+                     cudaSuccess);
+    ck_assert_uint_eq(used, 0);
+    ck_assert_int_eq(cudaMallocAsync(&a, 3u << 20, NULL), cudaSuccess);
+    ck_assert_int_eq(cudaMallocAsync(&b, 1u << 20, NULL), cudaSuccess);
+    ck_assert_int_eq(cudaMemPoolGetAttribute(def, cudaMemPoolAttrUsedMemCurrent, &used),
+                     cudaSuccess);
+    ck_assert_uint_eq(used, 4u << 20);
+    ck_assert_int_eq(cudaMemPoolGetAttribute(def, cudaMemPoolAttrReservedMemCurrent, &reserved),
+                     cudaSuccess);
+    ck_assert_uint_eq(reserved, 4u << 20); /* 2 MiB chunks */
+    ck_assert_int_eq(cudaFreeAsync(a, NULL), cudaSuccess);
+    ck_assert_int_eq(cudaMemPoolGetAttribute(def, cudaMemPoolAttrUsedMemCurrent, &used),
+                     cudaSuccess);
+    ck_assert_uint_eq(used, 1u << 20);
+    ck_assert_int_eq(cudaMemPoolGetAttribute(def, cudaMemPoolAttrUsedMemHigh, &high), cudaSuccess);
+    ck_assert_uint_eq(high, 4u << 20);
+    high = 0; /* a reset goes to the current amount */
+    ck_assert_int_eq(cudaMemPoolSetAttribute(def, cudaMemPoolAttrUsedMemHigh, &high), cudaSuccess);
+    ck_assert_int_eq(cudaMemPoolGetAttribute(def, cudaMemPoolAttrUsedMemHigh, &high), cudaSuccess);
+    ck_assert_uint_eq(high, 1u << 20);
+    ck_assert_int_eq(cudaMemPoolSetAttribute(def, cudaMemPoolAttrUsedMemCurrent, &used),
+                     cudaErrorInvalidValue);
+    ck_assert_int_eq(cudaFree(b), cudaSuccess); /* cudaFree of a pool pointer counts too */
+    ck_assert_int_eq(cudaMemPoolGetAttribute(def, cudaMemPoolAttrUsedMemCurrent, &used),
+                     cudaSuccess);
+    ck_assert_uint_eq(used, 0);
+
+    /* a pool of our own, made current, keeps freed memory up to its threshold */
+    memset(&props, 0, sizeof props);
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    ck_assert_int_eq(cudaMemPoolCreate(&mine, &props), cudaSuccess);
+    ck_assert_int_eq(cudaMemPoolSetAttribute(mine, cudaMemPoolAttrReleaseThreshold, &thr),
+                     cudaSuccess);
+    ck_assert_int_eq(cudaDeviceSetMemPool(0, mine), cudaSuccess);
+    ck_assert_int_eq(cudaMallocAsync(&c, 10u << 20, NULL), cudaSuccess);
+    ck_assert_int_eq(cudaFreeAsync(c, NULL), cudaSuccess);
+    ck_assert_int_eq(cudaMemPoolGetAttribute(mine, cudaMemPoolAttrReservedMemCurrent, &reserved),
+                     cudaSuccess);
+    ck_assert_uint_eq(reserved, 10u << 20);
+    ck_assert_int_eq(cudaMemPoolTrimTo(mine, 0), cudaSuccess);
+    ck_assert_int_eq(cudaMemPoolGetAttribute(mine, cudaMemPoolAttrReservedMemCurrent, &reserved),
+                     cudaSuccess);
+    ck_assert_uint_eq(reserved, 0);
+    ck_assert_int_eq(cudaMallocFromPoolAsync(&c, 1000, def, NULL), cudaSuccess);
+    ck_assert_int_eq(cudaMemPoolGetAttribute(def, cudaMemPoolAttrUsedMemCurrent, &used),
+                     cudaSuccess);
+    ck_assert_uint_eq(used, 1000);
+    ck_assert_int_eq(cudaFreeAsync(c, NULL), cudaSuccess);
+    ck_assert_int_eq(cudaMemPoolDestroy(mine), cudaSuccess);
+    ck_assert_int_eq(cudaDeviceGetMemPool(&cur, 0), cudaSuccess);
+    ck_assert_ptr_eq(cur, def); /* back to the default pool */
+    ck_assert_int_eq(cudaMemPoolDestroy(def), cudaErrorInvalidValue);
+}
+END_TEST
+
+
 static Suite *cudart_suite(void)
 {
     Suite *s = suite_create("sim_cudart");
@@ -735,6 +805,7 @@ static Suite *cudart_suite(void)
     tcase_add_test(tc, test_launch_paths_carry_names);
     tcase_add_test(tc, test_launch_errors_and_last_error);
     tcase_add_test(tc, test_occupancy_and_attributes);
+    tcase_add_test(tc, test_memory_pools);
     suite_add_tcase(s, tc);
     tc = tcase_create("timeline");
     tcase_add_test(tc, test_tool_correlates_work_with_calls);
