@@ -391,7 +391,8 @@ static int build_kernels_cpu(const cuprof_run *run, const cuprof_names *names, c
     for (size_t t = 0; t < run->nthreads; t++)
         for (uint64_t i = 0; i < run->threads[t].n; i++) {
             const cuprof_event *ev = cuprof_run_event(&run->threads[t], i);
-            if (ev->cls != CUPROF_EV_LAUNCH)
+            /* a launch that returned an error queued nothing */
+            if (ev->cls != CUPROF_EV_LAUNCH || ev->result != 0)
                 continue;
             uint32_t id = ev->a.launch.kernel < nk ? ev->a.launch.kernel : 0;
             rows[id].launches++;

@@ -468,6 +468,31 @@ START_TEST(no_gpu_run)
 }
 END_TEST
 
+/* Without kernel records, the kernel rows count launch calls: a launch
+ * that returned an error (an invalid configuration) queued nothing and is
+ * no launch of its kernel. */
+START_TEST(failed_launch_is_no_kernel)
+{
+    make_run();
+    run.gpu_run = NULL;
+    run.gpu.captured = 0;
+    cuprof_summary *s = test_summary_build(&run);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_uint_eq(s->nkernels, 1);
+    ck_assert_uint_eq(s->kernels[0].launches, 1);
+    test_summary_destroy(s);
+    make_run();
+    run.gpu_run = NULL;
+    run.gpu.captured = 0;
+    evs[1].result = 9; /* cudaErrorInvalidConfiguration */
+    s = test_summary_build(&run);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_uint_eq(s->nkernels, 0);
+    ck_assert_uint_eq(row(s, "__cudaLaunchKernel")->calls, 1); /* the call stays a call */
+    test_summary_destroy(s);
+}
+END_TEST
+
 /* Through capture windows [900, 2100) and [4900, 6100): the records of
  * recorded calls stay, those of calls made outside the windows go, with
  * the device work they caused. ev1 is made a cudaMalloc and the
@@ -530,6 +555,7 @@ int main(void)
     tcase_add_test(tc, trace_gpu_lanes_and_flows);
     tcase_add_test(tc, trace_rows_keep_recorded_times);
     tcase_add_test(tc, no_gpu_run);
+    tcase_add_test(tc, failed_launch_is_no_kernel);
     tcase_add_test(tc, capture_clip_keeps_the_windows_calls);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

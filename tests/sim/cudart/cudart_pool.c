@@ -68,9 +68,13 @@ static uint64_t round_chunk(uint64_t b)
 static void shrink(cudaMemPool_t p, uint64_t keep)
 {
     uint64_t floor = round_chunk(p->used);
-    uint64_t want = floor > keep ? floor : round_chunk(keep);
-    if (want < p->reserved)
-        p->reserved = want;
+    if (keep >= p->reserved) /* keeps everything (UINT64_MAX: never release) */
+        return;
+    keep = round_chunk(keep); /* keep < reserved: no overflow */
+    if (keep < floor)
+        keep = floor;
+    if (keep < p->reserved)
+        p->reserved = keep;
 }
 
 cudaError_t cudart_pool_alloc(void **ptr, size_t size, cudaMemPool_t pool)
