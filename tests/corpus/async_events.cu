@@ -1,7 +1,8 @@
-// async_events: the asyncAPI sample's shape. Pinned memory, a copy in, a
+// async_events: the asyncAPI sample's shape (C++'s cudaMallocHost template
+// calls cudaHostAlloc, which is what the profile shows). Pinned memory, a copy in, a
 // kernel and a copy out queued on the default stream between two events,
 // then the CPU polls the stop event until the work is done.
-//@ api cudaMallocHost 1
+//@ api cudaHostAlloc 1
 //@ api cudaEventCreate 2
 //@ api cudaEventRecord 2
 //@ api cudaMemcpyAsync 2

@@ -4,8 +4,8 @@
 //@ api cublasSgemm_v2 1
 //@ api cudaMalloc 3
 //@ kernel_prefix nvjet_ 1
-//@ copy HtoD 3
-//@ copy DtoH 1
+//@ gpu_copy HtoD 3
+//@ gpu_copy DtoH 1
 #include "common.h"
 #include <cmath>
 #include <cublas_v2.h>

@@ -7,7 +7,7 @@
 //@ api cudaStreamDestroy 4
 //@ api cudaEventSynchronize 1
 //@ kernel init_array 4
-//@ copy HtoD 4
+//@ copy HtoD 5
 //@ copy DtoH 4
 #include "common.h"
 

@@ -1,7 +1,10 @@
 // occupancy: the simpleOccupancy sample's shape. The launch configuration
 // comes from cudaOccupancyMaxPotentialBlockSize; the occupancy it gives is
-// computed from the device's properties and printed.
-//@ api cudaOccupancyMaxActiveBlocksPerMultiprocessor 1
+// computed from the device's properties and printed. Both are templates of
+// cuda_runtime.h: the profile shows the runtime calls they make (the block
+// size search asks for the occupancy of each of 32 block sizes).
+//@ api cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags 33
+//@ api cudaFuncGetAttributes 1
 //@ api cudaGetDeviceProperties 1
 //@ api cudaDeviceSynchronize 2
 //@ kernel square 2

@@ -1,0 +1,239 @@
+/*
+ * test_e2e_corpus.c - the regression corpus (the .cu programs in tests/corpus, in
+ * the style of CUDA's samples): each runs bare on the simulated device and
+ * under prof.sh, and
+ *   - starts and exits with the status it declares (`//@ exit N`, else 0);
+ *   - exits with the same status, and prints the same stdout (numbers
+ *     followed by "ms" masked: timings) and the same stderr (less cuprof's
+ *     own `cuprof:` lines), profiled as bare;
+ *   - has a profile that counts the calls the program makes: each
+ *     `//@ api NAME N` (summary.json's api row), `//@ kernel NAME N` (the
+ *     kernels' executions, NAME with or without its parameter list),
+ *     `//@ kernel_prefix PREFIX N`, `//@ copy KIND N` (calls the hooks saw)
+ *     and `//@ gpu_copy KIND N` (device records, copies made inside
+ *     libraries included) line in its source; N may be ">=N".
+ * The programs are found by listing tests/corpus, so a new one is tested by
+ * being there.
+ */
+#include "harness.h"
+
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_PROGS 64
+#define MAX_EXPECT 32
+
+static char *progs[MAX_PROGS]; /* names, without .cu, sorted */
+static int nprogs;
+
+typedef struct expect {
+    char kind[16];
+    char name[160];
+    long n;
+    int atleast;
+} expect;
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void find_programs(void)
+{
+    DIR *d = opendir(e2e_path("tests/corpus"));
+    struct dirent *de;
+    if (d == NULL)
+        return;
+    while ((de = readdir(d)) != NULL && nprogs < MAX_PROGS) {
+        size_t l = strlen(de->d_name);
+        if (l > 3 && strcmp(de->d_name + l - 3, ".cu") == 0)
+            progs[nprogs++] = strndup(de->d_name, l - 3);
+    }
+    closedir(d);
+    qsort(progs, (size_t)nprogs, sizeof *progs, cmp_str);
+}
+
+/* The `//@` lines of a source: expectations, and the exit status. */
+static int parse_expects(const char *src, expect *ex, int *exit_status)
+{
+    int n = 0;
+    *exit_status = 0;
+    for (const char *l = src; l != NULL && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        char line[256], *last;
+        const char *end = strchr(l, '\n');
+        size_t len = end ? (size_t)(end - l) : strlen(l);
+        if (strncmp(l, "//@ ", 4) != 0 || len >= sizeof line)
+            continue;
+        memcpy(line, l + 4, len - 4);
+        line[len - 4] = '\0';
+        if (sscanf(line, "exit %d", exit_status) == 1)
+            continue;
+        ck_assert_int_lt(n, MAX_EXPECT);
+        last = strrchr(line, ' ');
+        ck_assert_msg(last != NULL, "bad //@ line: %s", line);
+        *last++ = '\0';
+        ex[n].atleast = strncmp(last, ">=", 2) == 0;
+        ex[n].n = strtol(last + (ex[n].atleast ? 2 : 0), NULL, 10);
+        ck_assert_msg(sscanf(line, "%15s", ex[n].kind) == 1, "bad //@ line: %s", line);
+        snprintf(ex[n].name, sizeof ex[n].name, "%s", line + strlen(ex[n].kind) + 1);
+        n++;
+    }
+    return n;
+}
+
+/* out with every number followed by "ms" (after optional spaces) as "#". */
+static char *mask_times(const char *s)
+{
+    char *out = malloc(strlen(s) + 1), *o = out;
+    ck_assert_ptr_nonnull(out);
+    while (*s) {
+        size_t k = strspn(s, "0123456789.");
+        if (k > 0 && (s[0] != '.')) {
+            const char *t = s + k;
+            while (*t == ' ')
+                t++;
+            if (strncmp(t, "ms", 2) == 0) {
+                *o++ = '#';
+                s += k;
+                continue;
+            }
+            memcpy(o, s, k);
+            o += k;
+            s += k;
+            continue;
+        }
+        *o++ = *s++;
+    }
+    *o = '\0';
+    return out;
+}
+
+/* err without the lines that start with "cuprof:". */
+static char *without_cuprof_lines(const char *s)
+{
+    char *out = malloc(strlen(s) + 1), *o = out;
+    ck_assert_ptr_nonnull(out);
+    while (*s) {
+        const char *end = strchr(s, '\n');
+        size_t len = end ? (size_t)(end - s + 1) : strlen(s);
+        if (strncmp(s, "cuprof:", 7) != 0) {
+            memcpy(o, s, len);
+            o += len;
+        }
+        s += len;
+    }
+    *o = '\0';
+    return out;
+}
+
+/* What the profile counts for one expectation. */
+static long counted(json_t *sum, const expect *e)
+{
+    int gpu_copy = strcmp(e->kind, "gpu_copy") == 0;
+    const char *list = strcmp(e->kind, "api") == 0                 ? "api"
+                       : strcmp(e->kind, "copy") == 0 || gpu_copy ? "copies"
+                                                                   : "kernels";
+    json_t *rows = json_object_get(sum, list), *row;
+    size_t i, nl = strlen(e->name);
+    long total = 0;
+    json_array_foreach(rows, i, row) {
+        const char *name = json_string_value(
+            json_object_get(row, strcmp(list, "copies") == 0 ? "kind" : "name"));
+        int match;
+        if (name == NULL)
+            continue;
+        if (strcmp(e->kind, "kernel") == 0)
+            match = strcmp(name, e->name) == 0 ||
+                    (strncmp(name, e->name, nl) == 0 && name[nl] == '(');
+        else if (strcmp(e->kind, "kernel_prefix") == 0)
+            match = strncmp(name, e->name, nl) == 0;
+        else
+            match = strcmp(name, e->name) == 0;
+        if (match)
+            total += (long)json_integer_value(json_object_get(
+                row, strcmp(list, "kernels") == 0 ? "launches" : gpu_copy ? "gpu_copies" : "calls"));
+    }
+    return total;
+}
+
+START_TEST(corpus_program)
+{
+    const char *name = progs[_i];
+    char rel[256], bin[256];
+    expect ex[MAX_EXPECT];
+    int nex, want_status;
+    snprintf(rel, sizeof rel, "tests/corpus/%s.cu", name);
+    char *src = e2e_read_file(e2e_path(rel), NULL);
+    ck_assert_ptr_nonnull(src);
+    nex = parse_expects(src, ex, &want_status);
+    ck_assert_msg(nex > 0, "%s: no //@ expectations", name);
+    snprintf(bin, sizeof bin, "%s", e2e_bpath(""));
+    snprintf(bin + strlen(bin), sizeof bin - strlen(bin), "tests/corpus/%s", name);
+
+    const char *argv[] = {bin, NULL};
+    const char *env[] = {e2e_sim_env(), NULL};
+    e2e_result bare = e2e_run(argv, env, NULL, 120);
+    ck_assert_msg(bare.status == want_status, "%s bare: exit %d, want %d; stderr: %s", name,
+                  bare.status, want_status, bare.err);
+    e2e_prof p = e2e_profile(1, argv, NULL, 180);
+    ck_assert_msg(p.r.status == bare.status, "%s profiled: exit %d, bare %d; stderr: %s", name,
+                  p.r.status, bare.status, p.r.err);
+    char *mb = mask_times(bare.out), *mp = mask_times(p.r.out);
+    ck_assert_msg(strcmp(mb, mp) == 0, "%s: stdout differs\n--- bare\n%s--- profiled\n%s", name,
+                  mb, mp);
+    char *eb = without_cuprof_lines(bare.err), *ep = without_cuprof_lines(p.r.err);
+    ck_assert_msg(strcmp(eb, ep) == 0, "%s: stderr differs\n--- bare\n%s--- profiled\n%s", name,
+                  eb, ep);
+    ck_assert_msg(p.sum != NULL, "%s: no summary.json", name);
+    for (int i = 0; i < nex; i++) {
+        long got = counted(p.sum, &ex[i]);
+        ck_assert_msg(ex[i].atleast ? got >= ex[i].n : got == ex[i].n,
+                      "%s: %s %s counted %ld, want %s%ld", name, ex[i].kind, ex[i].name, got,
+                      ex[i].atleast ? ">=" : "", ex[i].n);
+    }
+    free(mb);
+    free(mp);
+    free(eb);
+    free(ep);
+    free(src);
+    e2e_prof_free(&p);
+    e2e_result_free(&bare);
+}
+END_TEST
+
+/* The masking itself: timings go, other numbers stay. */
+START_TEST(mask_only_timings)
+{
+    char *m = mask_times("4 streams:\t18.67 ms\nkernels took 0.051ms; 8 MiB\n");
+    ck_assert_str_eq(m, "4 streams:\t# ms\nkernels took #ms; 8 MiB\n");
+    free(m);
+}
+END_TEST
+
+START_TEST(corpus_is_there)
+{
+    ck_assert_int_ge(nprogs, 12);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("e2e_corpus");
+    TCase *tc = tcase_create("corpus");
+    SRunner *sr;
+    int failed;
+    find_programs();
+    tcase_set_timeout(tc, 400);
+    tcase_add_test(tc, mask_only_timings);
+    tcase_add_test(tc, corpus_is_there);
+    tcase_add_loop_test(tc, corpus_program, 0, nprogs);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? 0 : 1;
+}
