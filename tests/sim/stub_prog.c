@@ -6,7 +6,7 @@
  *
  *   cudart  cudaGLGetDevices        -> cudaErrorNotSupported (801), kept as
  *                                      the last error (cudaGetLastError)
- *   cublas  cublasGetLoggerCallback -> CUBLAS_STATUS_NOT_SUPPORTED (15)
+ *   cublas  cublasXtCreate          -> CUBLAS_STATUS_NOT_SUPPORTED (15)
  *   cupti   cuptiPCSamplingEnable   -> CUPTI_ERROR_NOT_SUPPORTED
  *   cupti   InitializeInjectionNvtx2 -> 0 (NVTX: "not initialised")
  */
@@ -26,12 +26,12 @@ int main(void)
 {
     typedef int (*gl_devices)(unsigned *, int *, unsigned, int);
     typedef int (*last_error)(void);
-    typedef int (*logger_cb)(void **);
+    typedef int (*xt_create)(void **);
     typedef int (*pcs_enable)(void *);
     typedef int (*nvtx_init)(void *);
     gl_devices gl = (gl_devices)sym("libcudart.so.13", "cudaGLGetDevices", "libcudart.so.13");
     last_error le = (last_error)sym("libcudart.so.13", "cudaGetLastError", "libcudart.so.13");
-    logger_cb lg = (logger_cb)sym("libcublas.so.13", "cublasGetLoggerCallback", "libcublas.so.13");
+    xt_create lg = (xt_create)sym("libcublas.so.13", "cublasXtCreate", "libcublas.so.13");
     pcs_enable pc = (pcs_enable)sym("libcupti.so.13", "cuptiPCSamplingEnable", "libcupti.so.13");
     nvtx_init nv = (nvtx_init)sym("libcupti.so.13", "InitializeInjectionNvtx2", "libcupti.so.13");
     if (!gl || !le || !lg || !pc || !nv)
@@ -42,7 +42,7 @@ int main(void)
     for (int i = 0; i < 2; i++) {
         printf("cudaGLGetDevices %d\n", gl(&count, devices, 1, 1));
         printf("cudaGetLastError %d\n", le());
-        printf("cublasGetLoggerCallback %d\n", lg(&cb));
+        printf("cublasXtCreate %d\n", lg(&cb));
         printf("cuptiPCSamplingEnable %d\n", pc(NULL));
         printf("InitializeInjectionNvtx2 %d\n", nv(NULL));
     }

@@ -76,7 +76,7 @@ START_TEST(a_stub_says_not_supported)
     ck_assert_msg(r.status == 0, "exit %d\n%s\n%s", r.status, r.out, r.err);
     char want[512];
     snprintf(want, sizeof want,
-             "cudaGLGetDevices %d\ncudaGetLastError %d\ncublasGetLoggerCallback %d\n"
+             "cudaGLGetDevices %d\ncudaGetLastError %d\ncublasXtCreate %d\n"
              "cuptiPCSamplingEnable %d\nInitializeInjectionNvtx2 0\n",
              (int)cudaErrorNotSupported, (int)cudaErrorNotSupported,
              (int)CUBLAS_STATUS_NOT_SUPPORTED, (int)CUPTI_ERROR_NOT_SUPPORTED);

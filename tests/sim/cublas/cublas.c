@@ -142,6 +142,99 @@ EXPORT cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPoint
     return CUBLAS_STATUS_SUCCESS;
 }
 
+/* ---- library and handle settings: stored and read back ------------------- */
+
+EXPORT cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)
+{
+    if (value == NULL)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    switch (type) {
+    case MAJOR_VERSION:
+        *value = CUBLAS_VER_MAJOR;
+        return CUBLAS_STATUS_SUCCESS;
+    case MINOR_VERSION:
+        *value = CUBLAS_VER_MINOR;
+        return CUBLAS_STATUS_SUCCESS;
+    case PATCH_LEVEL:
+        *value = CUBLAS_VER_PATCH;
+        return CUBLAS_STATUS_SUCCESS;
+    default:
+        return CUBLAS_STATUS_INVALID_VALUE;
+    }
+}
+
+EXPORT size_t cublasGetCudartVersion(void)
+{
+    return 13000; /* the runtime it was built with, as the sim's cudart reports */
+}
+
+EXPORT cublasStatus_t cublasSetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t mode)
+{
+    if (!handle_ok(handle))
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (mode != CUBLAS_ATOMICS_NOT_ALLOWED && mode != CUBLAS_ATOMICS_ALLOWED)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    handle->atomics = mode;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+EXPORT cublasStatus_t cublasGetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t *mode)
+{
+    if (!handle_ok(handle))
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (mode == NULL)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    *mode = handle->atomics;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+EXPORT cublasStatus_t cublasSetSmCountTarget(cublasHandle_t handle, int smCountTarget)
+{
+    if (!handle_ok(handle))
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (smCountTarget < 0)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    handle->sm_target = smCountTarget;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+EXPORT cublasStatus_t cublasGetSmCountTarget(cublasHandle_t handle, int *smCountTarget)
+{
+    if (!handle_ok(handle))
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (smCountTarget == NULL)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    *smCountTarget = handle->sm_target;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* The logger: accepted; the sim has nothing to log. */
+static cublasLogCallback log_callback;
+
+EXPORT cublasStatus_t cublasLoggerConfigure(int logIsOn, int logToStdOut, int logToStdErr,
+                                            const char *logFileName)
+{
+    (void)logIsOn;
+    (void)logToStdOut;
+    (void)logToStdErr;
+    (void)logFileName;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+EXPORT cublasStatus_t cublasSetLoggerCallback(cublasLogCallback userCallback)
+{
+    log_callback = userCallback;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+EXPORT cublasStatus_t cublasGetLoggerCallback(cublasLogCallback *userCallback)
+{
+    if (userCallback == NULL)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    *userCallback = log_callback;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
 /* ---- routines outside the GEMM engine (blas_compute.c, blas_timed.c) ---- */
 
 cublasStatus_t simblas_call(cublasHandle_t handle, const simblas_routine *r, int64_t m,

@@ -20,6 +20,8 @@ struct cublasContext {
     cublasPointerMode_t pmode; /* where alpha/beta/results live (both readable here) */
     void *user_ws;             /* cublasSetWorkspace (accepted, not used) */
     size_t user_ws_size;       /* its size in bytes */
+    cublasAtomicsMode_t atomics; /* cublasSetAtomicsMode (stored only) */
+    int sm_target;             /* cublasSetSmCountTarget (stored only; 0 = all SMs) */
     simblas_ctx engine;        /* cold-start state and our own workspace */
 };
 

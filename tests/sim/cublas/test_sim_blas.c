@@ -398,6 +398,25 @@ START_TEST(test_timed_routines)
 }
 END_TEST
 
+START_TEST(test_settings_read_back)
+{
+    cublasHandle_t h;
+    cublasAtomicsMode_t mode = CUBLAS_ATOMICS_NOT_ALLOWED;
+    int sms = -1, major = 0;
+    ck_assert_int_eq(cublasGetProperty(MAJOR_VERSION, &major), CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(major, CUBLAS_VER_MAJOR);
+    ck_assert_int_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED), CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(cublasGetAtomicsMode(h, &mode), CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(mode, CUBLAS_ATOMICS_ALLOWED);
+    ck_assert_int_eq(cublasSetSmCountTarget(h, 66), CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(cublasGetSmCountTarget(h, &sms), CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(sms, 66);
+    ck_assert_int_eq(cublasSetSmCountTarget(h, -1), CUBLAS_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+}
+END_TEST
+
 TCase *blas_tcase(void)
 {
     TCase *tc = tcase_create("blas");
@@ -410,5 +429,6 @@ TCase *blas_tcase(void)
     tcase_add_test(tc, test_gemm_batched_forms);
     tcase_add_test(tc, test_gemm_64_forms);
     tcase_add_test(tc, test_timed_routines);
+    tcase_add_test(tc, test_settings_read_back);
     return tc;
 }
