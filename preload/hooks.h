@@ -61,6 +61,11 @@ enum preload_lib {
 #define PRELOAD_SIG_GEMMEX(I) (cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, I m, I n, I k, const void *alpha, const void *A, cudaDataType Atype, I lda, const void *B, cudaDataType Btype, I ldb, const void *beta, void *C, cudaDataType Ctype, I ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
 #define PRELOAD_SIG_GEMMSB(I) (cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, I m, I n, I k, const void *alpha, const void *A, cudaDataType Atype, I lda, long long int strideA, const void *B, cudaDataType Btype, I ldb, long long int strideB, const void *beta, void *C, cudaDataType Ctype, I ldc, long long int strideC, I batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
 #define PRELOAD_SIG_GEMMB(I) (cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, I m, I n, I k, const void *alpha, const void *const Aarray[], cudaDataType Atype, I lda, const void *const Barray[], cudaDataType Btype, I ldb, const void *beta, void *const Carray[], cudaDataType Ctype, I ldc, I batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
+/* The typed GEMMs, element type T (void for H: declared for C++ only, and
+ * every operand is passed by pointer, so void * has the same ABI). */
+#define PRELOAD_SIG_TGEMM(T, I) (cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, I m, I n, I k, const T *alpha, const T *A, I lda, const T *B, I ldb, const T *beta, T *C, I ldc)
+#define PRELOAD_SIG_TGEMMSB(T, I) (cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, I m, I n, I k, const T *alpha, const T *A, I lda, long long int strideA, const T *B, I ldb, long long int strideB, const T *beta, T *C, I ldc, long long int strideC, I batchCount)
+#define PRELOAD_SIG_TGEMMB(T, I) (cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, I m, I n, I k, const T *alpha, const T *const Aarray[], I lda, const T *const Barray[], I ldb, const T *beta, T *const Carray[], I ldc, I batchCount)
 #define PRELOAD_SIG_LTMATMUL (cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
 
 /*
@@ -130,6 +135,33 @@ enum preload_lib {
     X(cublasGemmStridedBatchedEx_64, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_GEMMSB(int64_t)) \
     X(cublasGemmBatchedEx, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_GEMMB(int)) \
     X(cublasGemmBatchedEx_64, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_GEMMB(int64_t)) \
+    /* the typed GEMMs beyond S and H, and the typed batched forms */ \
+    X(cublasDgemm_v2, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_TGEMM(double, int)) \
+    X(cublasDgemm_v2_64, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_TGEMM(double, int64_t)) \
+    X(cublasCgemm_v2, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_TGEMM(cuComplex, int)) \
+    X(cublasCgemm_v2_64, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_TGEMM(cuComplex, int64_t)) \
+    X(cublasZgemm_v2, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_TGEMM(cuDoubleComplex, int)) \
+    X(cublasZgemm_v2_64, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_TGEMM(cuDoubleComplex, int64_t)) \
+    X(cublasSgemmStridedBatched, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_TGEMMSB(float, int)) \
+    X(cublasSgemmStridedBatched_64, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_TGEMMSB(float, int64_t)) \
+    X(cublasDgemmStridedBatched, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_TGEMMSB(double, int)) \
+    X(cublasDgemmStridedBatched_64, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_TGEMMSB(double, int64_t)) \
+    X(cublasCgemmStridedBatched, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_TGEMMSB(cuComplex, int)) \
+    X(cublasCgemmStridedBatched_64, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_TGEMMSB(cuComplex, int64_t)) \
+    X(cublasZgemmStridedBatched, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_TGEMMSB(cuDoubleComplex, int)) \
+    X(cublasZgemmStridedBatched_64, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_TGEMMSB(cuDoubleComplex, int64_t)) \
+    X(cublasHgemmStridedBatched, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_TGEMMSB(void, int)) \
+    X(cublasHgemmStridedBatched_64, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_TGEMMSB(void, int64_t)) \
+    X(cublasSgemmBatched, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_TGEMMB(float, int)) \
+    X(cublasSgemmBatched_64, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_TGEMMB(float, int64_t)) \
+    X(cublasDgemmBatched, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_TGEMMB(double, int)) \
+    X(cublasDgemmBatched_64, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_TGEMMB(double, int64_t)) \
+    X(cublasCgemmBatched, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_TGEMMB(cuComplex, int)) \
+    X(cublasCgemmBatched_64, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_TGEMMB(cuComplex, int64_t)) \
+    X(cublasZgemmBatched, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_TGEMMB(cuDoubleComplex, int)) \
+    X(cublasZgemmBatched_64, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_TGEMMB(cuDoubleComplex, int64_t)) \
+    X(cublasHgemmBatched, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_TGEMMB(void, int)) \
+    X(cublasHgemmBatched_64, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_TGEMMB(void, int64_t)) \
     /* cuBLASLt */ \
     X(cublasLtMatmul, PRELOAD_LIB_CUBLASLT, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_LTMATMUL)
 

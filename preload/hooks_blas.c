@@ -1,5 +1,6 @@
 /*
- * hooks_blas.c - cuBLAS GEMMs and cublasLtMatmul.
+ * hooks_blas.c - cuBLAS GEMMs (S, H, D, C, Z, Ex; plain, batched and
+ * strided-batched; each with its _64 form) and cublasLtMatmul.
  *
  * A GEMM records m, n, k, batch, transposes, the A and C data types, the
  * compute type, the Lt epilogue, and whether beta != 0 when beta is a host
@@ -201,6 +202,67 @@ PRELOAD_EXPORT cublasStatus_t cublasGemmBatchedEx_64 PRELOAD_SIG_GEMMB(int64_t)
               real(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb,
                    beta, Carray, Ctype, ldc, batchCount, computeType, algo));
 }
+
+/* ---- the typed GEMMs: D, C, Z, and the S/D/C/Z/H batched forms ----------- */
+
+/* Storage and compute type of a typed GEMM's letter: D, C, Z, S, H. */
+#define TG_TYPE_D CUDA_R_64F
+#define TG_TYPE_C CUDA_C_32F
+#define TG_TYPE_Z CUDA_C_64F
+#define TG_TYPE_S CUDA_R_32F
+#define TG_TYPE_H CUDA_R_16F
+#define TG_COMPUTE_D CUBLAS_COMPUTE_64F
+#define TG_COMPUTE_C CUBLAS_COMPUTE_32F
+#define TG_COMPUTE_Z CUBLAS_COMPUTE_64F
+#define TG_COMPUTE_S CUBLAS_COMPUTE_32F
+#define TG_COMPUTE_H CUBLAS_COMPUTE_16F
+#define TG_CTYPE_D double
+#define TG_CTYPE_C cuComplex
+#define TG_CTYPE_Z cuDoubleComplex
+#define TG_CTYPE_S float
+#define TG_CTYPE_H void
+
+#define TGEMM(T, NAME, I)                                                                     \
+    PRELOAD_EXPORT cublasStatus_t NAME PRELOAD_SIG_TGEMM(TG_CTYPE_##T, I)                                   \
+    {                                                                                         \
+        gemm_shape s = cublas_shape(handle, transa, transb, m, n, k, 1, TG_TYPE_##T,          \
+                                    TG_TYPE_##T, TG_COMPUTE_##T, beta);                       \
+        BLAS_CALL(NAME, s, real(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, \
+                                C, ldc));                                                     \
+    }
+#define TGEMM_SB(T, NAME, I)                                                                  \
+    PRELOAD_EXPORT cublasStatus_t NAME PRELOAD_SIG_TGEMMSB(TG_CTYPE_##T, I)                                 \
+    {                                                                                         \
+        gemm_shape s = cublas_shape(handle, transa, transb, m, n, k, batchCount, TG_TYPE_##T, \
+                                    TG_TYPE_##T, TG_COMPUTE_##T, beta);                       \
+        BLAS_CALL(NAME, s, real(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B,   \
+                                ldb, strideB, beta, C, ldc, strideC, batchCount));            \
+    }
+#define TGEMM_B(T, NAME, I)                                                                   \
+    PRELOAD_EXPORT cublasStatus_t NAME PRELOAD_SIG_TGEMMB(TG_CTYPE_##T, I)                                  \
+    {                                                                                         \
+        gemm_shape s = cublas_shape(handle, transa, transb, m, n, k, batchCount, TG_TYPE_##T, \
+                                    TG_TYPE_##T, TG_COMPUTE_##T, beta);                       \
+        BLAS_CALL(NAME, s, real(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray,  \
+                                ldb, beta, Carray, ldc, batchCount));                         \
+    }
+#define TGEMM_FORMS(T)                                                                        \
+    TGEMM_SB(T, cublas##T##gemmStridedBatched, int)                                           \
+    TGEMM_SB(T, cublas##T##gemmStridedBatched_64, int64_t)                                    \
+    TGEMM_B(T, cublas##T##gemmBatched, int)                                                   \
+    TGEMM_B(T, cublas##T##gemmBatched_64, int64_t)
+
+TGEMM(D, cublasDgemm_v2, int)
+TGEMM(D, cublasDgemm_v2_64, int64_t)
+TGEMM(C, cublasCgemm_v2, int)
+TGEMM(C, cublasCgemm_v2_64, int64_t)
+TGEMM(Z, cublasZgemm_v2, int)
+TGEMM(Z, cublasZgemm_v2_64, int64_t)
+TGEMM_FORMS(S)
+TGEMM_FORMS(D)
+TGEMM_FORMS(C)
+TGEMM_FORMS(Z)
+TGEMM_FORMS(H)
 
 /* ---- cuBLASLt ------------------------------------------------------------ */
 

@@ -2,6 +2,8 @@
 // cublasSgemmBatched (pointer arrays in device memory) and the same through
 // cublasDgemmStridedBatched in double, each checked against the CPU.
 //@ api cudaMemcpy 5
+//@ api cublasSgemmBatched 1
+//@ api cublasDgemmStridedBatched 1
 //@ kernel_prefix nvjet_ 1
 //@ kernel gemm_kernel<double> 1
 #include "common.h"

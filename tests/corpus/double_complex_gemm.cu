@@ -2,6 +2,8 @@
 // cublasSetMatrix in, cublasDgemm and cublasZgemm (conjugate transpose),
 // cublasGetMatrix out, checked against the CPU.
 //@ api cudaMalloc 4
+//@ api cublasDgemm_v2 1
+//@ api cublasZgemm_v2 1
 //@ kernel gemm_kernel<double> 1
 //@ kernel gemm_kernel<double2> 1
 #include "common.h"

@@ -557,7 +557,38 @@ static void check_blas(const dump *d, const char *out, int sim)
         ck_assert_uint_eq(e->a.blas.beta_nonzero, lt[i].beta);
         ck_assert_int_eq(e->result, sim ? 0 : 1);
     }
-    ck_assert_ptr_null(nth(d, CUPROF_EV_BLAS, n + 3));
+    /* the typed GEMMs: their types and compute types from the entry point */
+    static const struct {
+        const char *name;
+        uint32_t m, batch;
+        uint8_t ta, atype;
+        uint16_t compute;
+        uint8_t beta;
+    } typed[] = {
+        {"cublasDgemm_v2", 11, 1, 1, CUDA_R_64F, CUBLAS_COMPUTE_64F, 1},
+        {"cublasZgemmStridedBatched_64", 5, 3, 2, CUDA_C_64F, CUBLAS_COMPUTE_64F, 0},
+        {"cublasSgemmBatched", 21, 4, 0, CUDA_R_32F, CUBLAS_COMPUTE_32F, 1},
+    };
+    for (int i = 0; i < 3; i++) {
+        const cuprof_event *e = nth(d, CUPROF_EV_BLAS, n + 3 + i);
+        ck_assert_ptr_nonnull(e);
+        ck_assert_str_eq(ev_name(d, e), typed[i].name);
+        ck_assert_uint_eq(e->a.blas.m, typed[i].m);
+        ck_assert_uint_eq(e->a.blas.n, typed[i].m + 1);
+        ck_assert_uint_eq(e->a.blas.k, typed[i].m + 2);
+        ck_assert_uint_eq(e->a.blas.batch, typed[i].batch);
+        ck_assert_uint_eq(e->a.blas.transa, typed[i].ta);
+        ck_assert_uint_eq(e->a.blas.atype, typed[i].atype);
+        ck_assert_uint_eq(e->a.blas.ctype, typed[i].atype);
+        ck_assert_uint_eq(e->a.blas.compute, typed[i].compute);
+        ck_assert_uint_eq(e->a.blas.beta_nonzero, sim ? typed[i].beta : 0);
+        snprintf(key, sizeof key, "%s st=", typed[i].name);
+        if (strstr(out, key))
+            ck_assert_int_eq(e->result, (int)printed(out, key));
+        else
+            ck_assert_int_eq(e->result, PRELOAD_CUBLAS_MISSING);
+    }
+    ck_assert_ptr_null(nth(d, CUPROF_EV_BLAS, n + 6));
     /* the library was asked (layouts, descriptor, pointer mode) inside the
      * guard, and every guard was left */
     ck_assert_int_gt(d->guard_enters, 0);

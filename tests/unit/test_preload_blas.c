@@ -164,5 +164,25 @@ int main(void)
     cudaMemcpy(dev_one, &one, sizeof one, cudaMemcpyHostToDevice);
     cublasLtMatmulDesc_t d3 = desc(CUBLAS_OP_N, CUBLAS_OP_N, CUBLASLT_EPILOGUE_DEFAULT, CUBLASLT_POINTER_MODE_DEVICE, bias);
     SHOW("cublasLtMatmul", cublasLtMatmul(lt, d3, dev_one, A, la, B, lb, dev_one, C, lc, C, ld, NULL, NULL, 0, 0));
+
+    /* the typed GEMMs beyond S and H, and typed batched forms (shapes m,
+     * m+1, m+2 small enough for complex double in one buffer) */
+    double done = 1;
+    cuDoubleComplex zzero = {0, 0};
+    typedef cublasStatus_t (*zgemmsb64_t)(cublasHandle_t, cublasOperation_t, cublasOperation_t,
+                                          int64_t, int64_t, int64_t, const cuDoubleComplex *,
+                                          const cuDoubleComplex *, int64_t, long long,
+                                          const cuDoubleComplex *, int64_t, long long,
+                                          const cuDoubleComplex *, cuDoubleComplex *, int64_t,
+                                          long long, int64_t);
+    zgemmsb64_t zgemmsb64 = SYM64(zgemmsb64_t, "cublasZgemmStridedBatched_64");
+    SHOW("cublasDgemm_v2", cublasDgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, 11, 12, 13, &done, (double *)A, 13,
+                                       (double *)B, 13, &done, (double *)C, 11));
+    SHOW64("cublasZgemmStridedBatched_64", zgemmsb64,
+           (h, CUBLAS_OP_C, CUBLAS_OP_N, 5, 6, 7, (cuDoubleComplex *)&done, (cuDoubleComplex *)A, 7, 0,
+            (cuDoubleComplex *)B, 7, 0, &zzero, (cuDoubleComplex *)C, 5, 0, 3));
+    SHOW("cublasSgemmBatched",
+         cublasSgemmBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, 21, 22, 23, &one, (const float **)Aa, 21,
+                            (const float **)Ba, 23, &one, (float **)Ca, 21, 4));
     return 0;
 }
