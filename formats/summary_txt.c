@@ -393,11 +393,11 @@ static void put_blas(cuprof_writer *w)
         cuprof_out_puts(o, "  ");
         put_clean(o, b->name);
         cuprof_out_printf(o, ": %llu call%s\n", (unsigned long long)b->calls, b->calls == 1 ? "" : "s");
-        cuprof_out_printf(o, "    %10s  %8s  %8s  %8s  %6s  %-10s  %-14s  %s\n", "Calls", "m", "n", "k",
+        cuprof_out_printf(o, "    %10s  %8s  %8s  %8s  %6s  %-12s  %-14s  %s\n", "Calls", "m", "n", "k",
                           "batch", "dtype", "epilogue", "op(A),op(B)");
         for (size_t j = 0; j < b->nshapes; j++) {
             const cuprof_stat_shape *sh = &b->shapes[j];
-            cuprof_out_printf(o, "    %10llu  %8u  %8u  %8u  %6u  %-10s  %-14s  %s,%s\n",
+            cuprof_out_printf(o, "    %10llu  %8u  %8u  %8u  %6u  %-12s  %-14s  %s,%s\n",
                               (unsigned long long)sh->calls, sh->m, sh->n, sh->k, sh->batch, sh->dtype,
                               sh->epilogue, sh->transa, sh->transb);
         }

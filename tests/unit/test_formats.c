@@ -460,6 +460,29 @@ START_TEST(summary_json_schema)
 }
 END_TEST
 
+/* The BLAS shape table's columns line up whatever the dtype's name (the
+ * longest, "complex_fp64", pushed the epilogue right of its header). */
+START_TEST(summary_txt_blas_columns)
+{
+    make_run("void k<int>(int)");
+    cuprof_summary *s = test_summary_build(&run);
+    ck_assert_uint_ge(s->nblas, 1);
+    s->blas[0].shapes[0].dtype = "complex_fp64";
+    char *text = render(&cuprof_summary_txt_ops, s);
+    const char *head = strstr(text, "op(A),op(B)\n");
+    ck_assert_ptr_nonnull(head);
+    const char *hl = head;
+    while (hl > text && hl[-1] != '\n')
+        hl--;
+    const char *row = head + strlen("op(A),op(B)\n");
+    const char *epi_h = strstr(hl, "epilogue"), *epi_r = strstr(row, "BIAS");
+    ck_assert_ptr_nonnull(epi_r);
+    ck_assert_int_eq((int)(epi_h - hl), (int)(epi_r - row));
+    free(text);
+    test_summary_destroy(s);
+}
+END_TEST
+
 START_TEST(summary_txt_layout)
 {
     make_run("void k<int>(int)");
@@ -684,6 +707,7 @@ Suite *formats_suite(void)
     tcase_add_test(tc, trace_structure);
     tcase_add_test(tc, summary_json_schema);
     tcase_add_test(tc, summary_txt_layout);
+    tcase_add_test(tc, summary_txt_blas_columns);
     tcase_add_test(tc, ops_tables);
     suite_add_tcase(s, tc);
     tc = tcase_create("files");
