@@ -61,12 +61,14 @@ static int parse_expects(const char *src, expect *ex, int *exit_status)
 {
     int n = 0;
     *exit_status = 0;
-    for (const char *l = src; l != NULL && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+    for (const char *l = src, *end; *l; l = end ? end + 1 : l + strlen(l)) {
         char line[256], *last;
-        const char *end = strchr(l, '\n');
-        size_t len = end ? (size_t)(end - l) : strlen(l);
-        if (strncmp(l, "//@ ", 4) != 0 || len >= sizeof line)
+        size_t len;
+        end = strchr(l, '\n');
+        len = end ? (size_t)(end - l) : strlen(l);
+        if (strncmp(l, "//@ ", 4) != 0)
             continue;
+        ck_assert_msg(len < sizeof line, "//@ line too long: %.60s...", l);
         memcpy(line, l + 4, len - 4);
         line[len - 4] = '\0';
         if (sscanf(line, "exit %d", exit_status) == 1)
@@ -78,6 +80,10 @@ static int parse_expects(const char *src, expect *ex, int *exit_status)
         ex[n].atleast = strncmp(last, ">=", 2) == 0;
         ex[n].n = strtol(last + (ex[n].atleast ? 2 : 0), NULL, 10);
         ck_assert_msg(sscanf(line, "%15s", ex[n].kind) == 1, "bad //@ line: %s", line);
+        ck_assert_msg(strcmp(ex[n].kind, "api") == 0 || strcmp(ex[n].kind, "kernel") == 0 ||
+                          strcmp(ex[n].kind, "kernel_prefix") == 0 ||
+                          strcmp(ex[n].kind, "copy") == 0 || strcmp(ex[n].kind, "gpu_copy") == 0,
+                      "unknown //@ kind: %s", ex[n].kind);
         snprintf(ex[n].name, sizeof ex[n].name, "%s", line + strlen(ex[n].kind) + 1);
         n++;
     }
@@ -90,22 +96,21 @@ static char *mask_times(const char *s)
     char *out = malloc(strlen(s) + 1), *o = out;
     ck_assert_ptr_nonnull(out);
     while (*s) {
-        size_t k = strspn(s, "0123456789.");
-        if (k > 0 && (s[0] != '.')) {
-            const char *t = s + k;
-            while (*t == ' ')
-                t++;
-            if (strncmp(t, "ms", 2) == 0) {
-                *o++ = '#';
-                s += k;
-                continue;
-            }
-            memcpy(o, s, k);
-            o += k;
-            s += k;
+        size_t k = *s != '.' ? strspn(s, "0123456789.") : 0;
+        const char *t = s + k;
+        if (k == 0) {
+            *o++ = *s++;
             continue;
         }
-        *o++ = *s++;
+        while (*t == ' ')
+            t++;
+        if (strncmp(t, "ms", 2) == 0) {
+            *o++ = '#';
+        } else {
+            memcpy(o, s, k);
+            o += k;
+        }
+        s += k;
     }
     *o = '\0';
     return out;

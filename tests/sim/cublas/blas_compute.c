@@ -158,11 +158,11 @@ static void result_to_host(cublasHandle_t handle, void *dst, const scalar_out *s
     cusim_api_end(&c, s != NULL ? cudaSuccess : cudaErrorInvalidResourceHandle);
 }
 
-static cublasStatus_t level1(cublasHandle_t handle, const char *api, enum l1_op op, int dbl,
+static cublasStatus_t level1(cublasHandle_t handle, enum l1_op op, int dbl,
                              int64_t n, const void *alpha, const void *x, int64_t incx,
                              const void *y, int64_t incy, void *result, int result_bytes)
 {
-    simblas_routine r = {api, l1_kernels[dbl][op], 1, dbl ? 8 : 4, dbl ? 64 : 32};
+    simblas_routine r = {l1_kernels[dbl][op], 1, dbl ? 8 : 4, dbl ? 64 : 32};
     scalar_out tmp = {0};
     int host_result = result != NULL && handle->pmode == CUBLAS_POINTER_MODE_HOST;
     cublasStatus_t st_;
@@ -194,29 +194,29 @@ static cublasStatus_t level1(cublasHandle_t handle, const char *api, enum l1_op 
 #define L1_XY(NAME, T, DBL, OP, I, CONSTX)                                                        \
     EXPORT cublasStatus_t NAME(cublasHandle_t handle, I n, CONSTX T *x, I incx, T *y, I incy)    \
     {                                                                                             \
-        return level1(handle, #NAME, OP, DBL, n, NULL, x, incx, y, incy, NULL, 0);                \
+        return level1(handle, OP, DBL, n, NULL, x, incx, y, incy, NULL, 0);                \
     }
 #define L1_AXPY_(NAME, T, DBL, I)                                                                 \
     EXPORT cublasStatus_t NAME(cublasHandle_t handle, I n, const T *alpha, const T *x, I incx,   \
                                T *y, I incy)                                                      \
     {                                                                                             \
-        return level1(handle, #NAME, L1_AXPY, DBL, n, alpha, x, incx, y, incy, NULL, 0);          \
+        return level1(handle, L1_AXPY, DBL, n, alpha, x, incx, y, incy, NULL, 0);          \
     }
 #define L1_SCAL_(NAME, T, DBL, I)                                                                 \
     EXPORT cublasStatus_t NAME(cublasHandle_t handle, I n, const T *alpha, T *x, I incx)         \
     {                                                                                             \
-        return level1(handle, #NAME, L1_SCAL, DBL, n, alpha, x, incx, NULL, 0, NULL, 0);          \
+        return level1(handle, L1_SCAL, DBL, n, alpha, x, incx, NULL, 0, NULL, 0);          \
     }
 #define L1_DOT_(NAME, T, DBL, I)                                                                  \
     EXPORT cublasStatus_t NAME(cublasHandle_t handle, I n, const T *x, I incx, const T *y,       \
                                I incy, T *result)                                                 \
     {                                                                                             \
-        return level1(handle, #NAME, L1_DOT, DBL, n, NULL, x, incx, y, incy, result, sizeof(T));  \
+        return level1(handle, L1_DOT, DBL, n, NULL, x, incx, y, incy, result, sizeof(T));  \
     }
 #define L1_RED(NAME, T, DBL, OP, I, R)                                                            \
     EXPORT cublasStatus_t NAME(cublasHandle_t handle, I n, const T *x, I incx, R *result)        \
     {                                                                                             \
-        return level1(handle, #NAME, OP, DBL, n, NULL, x, incx, NULL, 0, result, sizeof(R));      \
+        return level1(handle, OP, DBL, n, NULL, x, incx, NULL, 0, result, sizeof(R));      \
     }
 
 #define L1_ALL(S, s, T, DBL, SUF, I)                                                                 \
@@ -265,7 +265,7 @@ static void gemv_run(void *arg)
     free(j);
 }
 
-static cublasStatus_t gemv(cublasHandle_t handle, const char *api, int dbl, cublasOperation_t trans,
+static cublasStatus_t gemv(cublasHandle_t handle, int dbl, cublasOperation_t trans,
                            int64_t m, int64_t n, const void *alpha, const void *a, int64_t lda,
                            const void *x, int64_t incx, const void *beta, void *y, int64_t incy)
 {
@@ -274,12 +274,12 @@ static cublasStatus_t gemv(cublasHandle_t handle, const char *api, int dbl, cubl
         {"gemv2N_kernel<double>", "gemv2T_kernel_val<double>"},
     };
     int t = trans != CUBLAS_OP_N;
-    simblas_routine r = {api, kernels[dbl][t], 2, dbl ? 8 : 4, dbl ? 64 : 32};
+    simblas_routine r = {kernels[dbl][t], 2, dbl ? 8 : 4, dbl ? 64 : 32};
     gemv_job *j;
     if (!simblas_handle_ok(handle))
         return CUBLAS_STATUS_NOT_INITIALIZED;
-    if ((trans != CUBLAS_OP_N && trans != CUBLAS_OP_T && trans != CUBLAS_OP_C) || m < 0 || n < 0 ||
-        lda < (m > 1 ? m : 1) || incx == 0 || incy == 0 || alpha == NULL || beta == NULL)
+    if (!simblas_op_ok(trans) || m < 0 || n < 0 || lda < simblas_max1(m) || incx == 0 ||
+        incy == 0 || alpha == NULL || beta == NULL)
         return CUBLAS_STATUS_INVALID_VALUE;
     if ((j = malloc(sizeof *j)) == NULL)
         return CUBLAS_STATUS_ALLOC_FAILED;
@@ -296,7 +296,7 @@ static cublasStatus_t gemv(cublasHandle_t handle, const char *api, int dbl, cubl
                                const T *alpha, const T *A, I lda, const T *x, I incx,             \
                                const T *beta, T *y, I incy)                                       \
     {                                                                                             \
-        return gemv(handle, #NAME, DBL, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);      \
+        return gemv(handle, DBL, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);      \
     }
 GEMV(cublasSgemv_v2, float, 0, int)
 GEMV(cublasSgemv_v2_64, float, 0, int64_t)
@@ -386,33 +386,21 @@ static void zgemm_run(void *arg)
     free(j);
 }
 
-static int op_ok(cublasOperation_t op)
-{
-    return op == CUBLAS_OP_N || op == CUBLAS_OP_T || op == CUBLAS_OP_C;
-}
-
-static int64_t max1(int64_t v)
-{
-    return v > 1 ? v : 1;
-}
-
 /* j's sizes, operands and scalars are filled; checks them, then runs it. */
-static cublasStatus_t zgemm(cublasHandle_t handle, const char *api, zgemm_job *j,
+static cublasStatus_t zgemm(cublasHandle_t handle, zgemm_job *j,
                             const void *alpha, const void *beta, const void *const *aa,
                             const void *const *ba, const void *const *ca)
 {
     static const char *const kernels[3] = {"gemm_kernel<double>", "gemm_kernel<float2>",
                                            "gemm_kernel<double2>"};
-    simblas_routine r = {api, kernels[j->type], 3, (int)zsize(j->type),
+    simblas_routine r = {kernels[j->type], 3, (int)zsize(j->type),
                          j->type == Z_C ? 32 : 64};
     int64_t batch = j->batch;
     if (!simblas_handle_ok(handle)) {
         free(j);
         return CUBLAS_STATUS_NOT_INITIALIZED;
     }
-    if (!op_ok(j->ta) || !op_ok(j->tb) || j->m < 0 || j->n < 0 || j->k < 0 || batch < 0 ||
-        j->lda < max1(j->ta == CUBLAS_OP_N ? j->m : j->k) ||
-        j->ldb < max1(j->tb == CUBLAS_OP_N ? j->k : j->n) || j->ldc < max1(j->m) ||
+    if (!simblas_gemm_dims_ok(j->ta, j->tb, j->m, j->n, j->k, batch, j->lda, j->ldb, j->ldc) ||
         alpha == NULL || beta == NULL ||
         (aa == NULL && (j->a == NULL || j->b == NULL || j->c == NULL) && j->m * j->n * batch > 0) ||
         (aa != NULL && (ba == NULL || ca == NULL))) {
@@ -457,7 +445,7 @@ static zgemm_job *zjob(enum ztype t, cublasOperation_t ta, cublasOperation_t tb,
                                const T *A, I lda, const T *B, I ldb, const T *beta, T *C, I ldc)  \
     {                                                                                             \
         zgemm_job *j = zjob(ZT, transa, transb, m, n, k, A, lda, 0, B, ldb, 0, C, ldc, 0, 1);     \
-        return j ? zgemm(handle, #NAME, j, alpha, beta, NULL, NULL, NULL)                         \
+        return j ? zgemm(handle, j, alpha, beta, NULL, NULL, NULL)                         \
                  : CUBLAS_STATUS_ALLOC_FAILED;                                                    \
     }
 #define ZGEMM_STRIDED(NAME, ZT, T, I)                                                             \
@@ -469,7 +457,7 @@ static zgemm_job *zjob(enum ztype t, cublasOperation_t ta, cublasOperation_t tb,
     {                                                                                             \
         zgemm_job *j = zjob(ZT, transa, transb, m, n, k, A, lda, strideA, B, ldb, strideB, C,     \
                             ldc, strideC, batchCount);                                            \
-        return j ? zgemm(handle, #NAME, j, alpha, beta, NULL, NULL, NULL)                         \
+        return j ? zgemm(handle, j, alpha, beta, NULL, NULL, NULL)                         \
                  : CUBLAS_STATUS_ALLOC_FAILED;                                                    \
     }
 #define ZGEMM_BATCHED(NAME, ZT, T, I)                                                             \
@@ -480,7 +468,7 @@ static zgemm_job *zjob(enum ztype t, cublasOperation_t ta, cublasOperation_t tb,
     {                                                                                             \
         zgemm_job *j = zjob(ZT, transa, transb, m, n, k, NULL, lda, 0, NULL, ldb, 0, NULL, ldc,   \
                             0, batchCount);                                                       \
-        return j ? zgemm(handle, #NAME, j, alpha, beta, (const void *const *)Aarray,              \
+        return j ? zgemm(handle, j, alpha, beta, (const void *const *)Aarray,              \
                          (const void *const *)Barray, (const void *const *)Carray)                \
                  : CUBLAS_STATUS_ALLOC_FAILED;                                                    \
     }

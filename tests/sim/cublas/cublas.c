@@ -262,25 +262,11 @@ typedef struct gemm_args {
     cublasComputeType_t compute;
 } gemm_args;
 
-static int op_ok(cublasOperation_t op)
-{
-    return op == CUBLAS_OP_N || op == CUBLAS_OP_T || op == CUBLAS_OP_C;
-}
-
-static int64_t max1(int64_t v)
-{
-    return v > 1 ? v : 1;
-}
-
 /* Checks the argument values as cuBLAS does (INVALID_VALUE). */
 static cublasStatus_t check_shape(const gemm_args *x)
 {
-    if (!op_ok(x->transa) || !op_ok(x->transb))
-        return CUBLAS_STATUS_INVALID_VALUE;
-    if (x->m < 0 || x->n < 0 || x->k < 0 || x->batch < 0)
-        return CUBLAS_STATUS_INVALID_VALUE;
-    if (x->a.ld < max1(x->transa == CUBLAS_OP_N ? x->m : x->k) ||
-        x->b.ld < max1(x->transb == CUBLAS_OP_N ? x->k : x->n) || x->c.ld < max1(x->m))
+    if (!simblas_gemm_dims_ok(x->transa, x->transb, x->m, x->n, x->k, x->batch, x->a.ld, x->b.ld,
+                              x->c.ld))
         return CUBLAS_STATUS_INVALID_VALUE;
     if (x->alpha == NULL || x->beta == NULL)
         return CUBLAS_STATUS_INVALID_VALUE;

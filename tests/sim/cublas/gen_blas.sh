@@ -103,7 +103,7 @@ BEGIN {
   }
   count++
   printf "EXPORT cublasStatus_t %s(%s)\n{\n", name, params
-  printf "    static const simblas_routine r = {\"%s\", \"%s\", %d, %d, %d};\n", name, kname, lv, eb, pb
+  printf "    static const simblas_routine r = {\"%s\", %d, %d, %d};\n", kname, lv, eb, pb
   check = ""
   if (lv > 1) {
     if (m != "-1") check = check " || m < 0"

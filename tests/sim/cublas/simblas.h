@@ -184,7 +184,6 @@ SIMBLAS_INTERNAL int simblas_run(simblas_ctx *ctx, const void *stream, const sim
 /* A cuBLAS routine the GEMM engine does not cover (level 1, 2, 3 in any
  * type, batched forms), run as one kernel of a cuBLAS-like name. */
 typedef struct simblas_routine {
-    const char *api;    /* entry point, e.g. "cublasDgemv_v2_64" */
     const char *kernel; /* device name, e.g. "gemv_kernel<double>"; lives forever */
     int level;          /* 1, 2 or 3: which work model (README "cuBLAS routines") */
     int elem_bytes;     /* bytes per element: S 4, D 8, C 8, Z 16, H 2 */
