@@ -59,10 +59,13 @@ static void check_speedscope(const e2e_prof *pp)
     json_array_foreach(json_object_get(seen, "profiles"), i, prof) {
         const char *name = json_string_value(json_object_get(prof, "name"));
         main_seen += strstr(name, "(main)") != NULL;
-        const char *st = strstr(name, "stream ");
+        /* "GPU 0 (pid P), stream 13 (overlap) (tid T)": the row is T (an
+         * overlap row's tid is not its stream's id) */
+        const char *st = strstr(name, "stream "), *tp = strstr(name, "(tid ");
         if (!st)
             continue;
-        int id = atoi(st + 7), k = 0;
+        ck_assert_msg(tp != NULL, "speedscope's %s names no tid", name);
+        int id = atoi(tp + 5), k = 0;
         while (k < nstreams && stream_id[k] != id)
             k++;
         ck_assert_msg(k < nstreams, "speedscope shows %s, not in the trace", name);

@@ -122,13 +122,38 @@ uint64_t cusim_host_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The tool clock's offset from the host clock, measured once per clock
+ * (the real CUPTI likewise maps device time to the tool's clock with a
+ * calibrated conversion, not a reading per record): the best of a few
+ * host/tool/host readings, the one whose host readings are closest, so that
+ * a thread preempted between two readings does not move a record. */
+static _Atomic(uint64_t (*)(void)) cal_fn;
+static _Atomic int64_t cal_delta;
+
+static int64_t calibrate(uint64_t (*fn)(void))
+{
+    uint64_t best_gap = UINT64_MAX;
+    int64_t delta = 0;
+    for (int i = 0; i < 7; i++) {
+        uint64_t h0 = cusim_host_ns(), t = fn(), h1 = cusim_host_ns();
+        if (h1 - h0 < best_gap) {
+            best_gap = h1 - h0;
+            delta = (int64_t)(t - (h0 + (h1 - h0) / 2));
+        }
+    }
+    atomic_store_explicit(&cal_delta, delta, memory_order_relaxed);
+    atomic_store_explicit(&cal_fn, fn, memory_order_release);
+    return delta;
+}
+
 int64_t cusim_gpu_delta(void)
 {
     uint64_t (*fn)(void) = atomic_load_explicit(&cusim_ts_fn, memory_order_acquire);
     if (fn == NULL)
         return cusim_cfg.clock_offset;
-    uint64_t h = cusim_host_ns();
-    return (int64_t)(fn() - h);
+    if (atomic_load_explicit(&cal_fn, memory_order_acquire) == fn)
+        return atomic_load_explicit(&cal_delta, memory_order_relaxed);
+    return calibrate(fn);
 }
 
 uint64_t cusim_gpu_ns_at(uint64_t host_ns)

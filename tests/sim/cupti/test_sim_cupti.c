@@ -11,6 +11,7 @@
  */
 #include <check.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -482,6 +483,42 @@ START_TEST(test_timestamp_callback_before_init)
     const CUpti_ActivityKernel10 *k = &find_kind(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, c)->u.kernel;
     ck_assert_uint_ge(k->start, h0 + 777000000000ull);
     ck_assert_uint_le(k->end, h1 + 777000000000ull);
+}
+END_TEST
+
+/* A clock whose every third reading comes 3 ms late, as when the thread
+ * reading it is preempted between two clock reads. */
+static uint64_t CUPTIAPI late_clock(void)
+{
+    static _Atomic unsigned calls;
+    if (atomic_fetch_add(&calls, 1) % 3 == 1) {
+        struct timespec ts = {0, 3000000};
+        nanosleep(&ts, NULL);
+    }
+    return mono_ns() + 777000000000ull;
+}
+
+START_TEST(test_timestamp_callback_late_reading_moves_nothing)
+{
+    /* The records' times stay in order on one stream and inside the calls'
+     * window: a late reading of the tool's clock is not an offset change. */
+    client_start(1 << 16, 0);
+    enable_all_sim_kinds();
+    CK(cuptiActivityRegisterTimestampCallback(late_clock));
+    cusim_init();
+    uint32_t corr[8];
+    for (int i = 0; i < 8; i++)
+        corr[i] = do_launch(2e13); /* long: queued back to back */
+    do_device_sync();
+    CK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+    uint64_t prev_end = 0;
+    for (int i = 0; i < 8; i++) {
+        const CUpti_ActivityKernel10 *k =
+            &find_kind(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, corr[i])->u.kernel;
+        ck_assert_msg(k->start >= prev_end, "kernel %d starts %lld ns before the one before it ends", i,
+                      (long long)(prev_end - k->start));
+        prev_end = k->end;
+    }
 }
 END_TEST
 
@@ -963,6 +1000,7 @@ static Suite *sim_cupti_suite(void)
     tcase_add_test(tc, test_timestamps_on_device_clock);
     tcase_add_test(tc, test_timestamp_callback_before_init);
     tcase_add_test(tc, test_timestamp_callback_refused_after_init);
+    tcase_add_test(tc, test_timestamp_callback_late_reading_moves_nothing);
     tcase_add_test(tc, test_injection_settings_apply);
     tcase_add_test(tc, test_latency_timestamps);
     tcase_add_test(tc, test_disabled_kinds_produce_nothing);
