@@ -30,6 +30,7 @@
 #include "collector/cupti.h"
 #include "collector/export.h"
 #include "collector/log.h"
+#include "collector/place.h"
 #include "collector/snapshot.h"
 #include "collector/stacks.h"
 #include "model/model.h"
@@ -85,6 +86,7 @@ static void fork_child(void)
     cuprof_buffers_reset_after_fork();
     cuprof_g.pid = getpid();
     cuprof_g.t_start = cuprof_clock_now();
+    cuprof_place_start();
     cuprof_g.out_name[0] = '\0';
     atomic_store(&cuprof_g.finish_done, 0);
     if (!atomic_load(&cuprof_g.finished))
@@ -116,6 +118,7 @@ void cuprof_collector_init(void)
     }
     cuprof_g.pid = getpid();
     cuprof_g.t_start = cuprof_clock_now();
+    cuprof_place_start();
     if (cuprof_g_config.enabled) {
         /* Not plain atexit: CUDA registers its teardown later, and atexit
          * handlers run in reverse order; this one is registered again when
@@ -134,20 +137,28 @@ void cuprof_collector_init(void)
 }
 
 /* Base name of the output files (see config.h, CUPROF_NAME), before the
- * no-clobber suffix (choose_name). */
+ * no-clobber suffix (choose_name): NAME (PROGRAM.PID without one), with
+ * ".rankR" after NAME (for PROGRAM) when a launcher gave the process a rank;
+ * a process the named program started adds its pid. */
 static void output_name(char *dst, size_t n, const cuprof_run *run)
 {
     const cuprof_config *c = &cuprof_g_config;
+    char rank[24] = "";
+    if (run->place.launcher)
+        snprintf(rank, sizeof rank, ".rank%d", (int)run->place.rank);
     if (c->name[0]) {
         if (c->root_pid == 0 || c->root_pid == run->pid)
-            snprintf(dst, n, "%.255s", c->name);
+            snprintf(dst, n, "%.200s%s", c->name, rank);
         else
-            snprintf(dst, n, "%.255s.%ld", c->name, run->pid);
+            snprintf(dst, n, "%.200s%s.%ld", c->name, rank, run->pid);
         return;
     }
     const char *base = strrchr(run->program, '/');
     base = base ? base + 1 : run->program;
-    snprintf(dst, n, "%.200s.%ld", *base ? base : "cuprof", run->pid);
+    if (rank[0] && (c->root_pid == 0 || c->root_pid == run->pid))
+        snprintf(dst, n, "%.200s%s", *base ? base : "cuprof", rank);
+    else
+        snprintf(dst, n, "%.200s%s.%ld", *base ? base : "cuprof", rank, run->pid);
 }
 
 /* The name this image writes under: the one it used before (a rewrite after

@@ -3,6 +3,7 @@
  * (see snapshot.h), and the demangler the model is given.
  */
 #include "collector/snapshot.h"
+#include "collector/place.h"
 #include "collector/clock.h"
 #include "collector/config.h"
 #include "collector/internal.h"
@@ -282,6 +283,7 @@ cuprof_run *cuprof_snapshot_build(void)
     }
     r->pub.pid = cuprof_g.pid ? cuprof_g.pid : (long)getpid();
     r->pub.clock = CUPROF_CLOCK_NAME;
+    cuprof_place_snapshot(&r->pub.place);
     r->pub.version = CUPROF_VERSION;
     if (load_cmdline(r) < 0 || load_threads(r) < 0 || load_kernel_names(r) < 0 ||
         load_strings(r) < 0) {

@@ -17,6 +17,7 @@
  * The GPU lanes, the calls only CUPTI saw and the launch arrows come from
  * chrome_trace_gpu.c, written before the footer.
  */
+#include "formats/place.h"
 #include "formats/chrome_trace_int.h"
 
 #include <stdio.h>
@@ -46,7 +47,13 @@ static int chrome_header(cuprof_writer *w)
     cuprof_out_puts(o, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
     cuprof_out_i64(o, run->pid);
     cuprof_out_puts(o, ",\"tid\":0,\"args\":{\"name\":");
-    cuprof_out_json_cstr(o, base_name(run->program));
+    char rank[48], pname[320];
+    if (cuprof_place_rank_label(rank, sizeof rank, run)[0]) {
+        snprintf(pname, sizeof pname, "%.255s (%s)", base_name(run->program), rank);
+        cuprof_out_json_cstr(o, pname);
+    } else {
+        cuprof_out_json_cstr(o, base_name(run->program));
+    }
     cuprof_out_puts(o, "}}");
     for (size_t t = 0; t < run->nthreads; t++) {
         const cuprof_run_thread *th = &run->threads[t];
@@ -599,6 +606,8 @@ static int chrome_footer(cuprof_writer *w)
         cuprof_out_u64(o, cuprof_capture_recorded_ns(&run->capture));
         cuprof_out_putc(o, '}');
     }
+    cuprof_out_puts(o, ",\"distributed\":");
+    cuprof_put_place(o, run);
     cuprof_out_puts(o, ",\"gpu_timeline\":{\"captured\":");
     cuprof_out_puts(o, run->gpu.captured ? "true" : "false");
     cuprof_out_puts(o, ",\"reason\":");
@@ -617,6 +626,7 @@ static int chrome_footer(cuprof_writer *w)
     free(classes);
     cuprof_out_putc(o, '}');
     put_stack_frames((chrome_writer *)w);
+    cuprof_put_distributed_info(o, run);
     cuprof_out_puts(o, "\n}\n");
     return 0;
 }

@@ -2,7 +2,7 @@
 # summary.json) and their buffered, crash-safe output; they read the model
 # only. Linked into build/libcuprof.so (top Makefile). Tests:
 # tests/unit/unit.mk.
-FORMATS_SRCS := formats/outbuf.c formats/codec.c formats/units.c formats/formats.c \
+FORMATS_SRCS := formats/outbuf.c formats/codec.c formats/units.c formats/formats.c formats/place.c \
                 formats/chrome_trace.c formats/chrome_trace_gpu.c formats/gpu_rows.c formats/perfetto.c \
                 formats/summary_txt.c formats/summary_json.c \
                 formats/flame.c

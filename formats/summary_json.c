@@ -3,6 +3,7 @@
  * (compare, merge, users' scripts). The schema is fixed in SCHEMA.md: add
  * fields freely, rename none; times are integer nanoseconds.
  */
+#include "formats/place.h"
 #include "formats/summary_schema.h"
 #include "formats/writer.h"
 #include "model/timeline.h"
@@ -235,6 +236,8 @@ static int json_write(cuprof_writer *w)
     num(o, "self_cpu_total_ns", s->self_cpu_total_ns);
     num(o, "self_cuda_total_ns", s->self_cuda_total_ns);
     put_capture(o, &run->capture);
+    cuprof_out_puts(o, ",\n\"distributed\":");
+    cuprof_put_place(o, run);
     cuprof_out_puts(o, ",\n\"gpu_timeline\":{\"captured\":");
     cuprof_out_puts(o, run->gpu.captured ? "true" : "false");
     str(o, "reason", run->gpu.reason);

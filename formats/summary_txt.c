@@ -5,6 +5,7 @@
  * the two closing "Self ... time total" lines) plus Min/Median/Max, then
  * short sections for kernels, copies and BLAS shapes.
  */
+#include "formats/place.h"
 #include "formats/writer.h"
 #include "formats/units.h"
 #include "model/timeline.h"
@@ -114,6 +115,17 @@ static void put_header_block(cuprof_writer *w)
         put_arg(o, run->argv[i]);
     }
     cuprof_out_printf(o, "\n  pid:           %ld\n", run->pid);
+    const cuprof_place *pl = &run->place;
+    if (pl->launcher) {
+        cuprof_out_printf(o, "  rank:          %d", (int)pl->rank);
+        if (pl->world_size >= 0)
+            cuprof_out_printf(o, " of %d", (int)pl->world_size);
+        cuprof_out_printf(o, " (%s", pl->launcher);
+        if (pl->local_rank >= 0)
+            cuprof_out_printf(o, "; local rank %d", (int)pl->local_rank);
+        cuprof_out_printf(o, ")%s%s\n", pl->host && pl->host[0] ? " on " : "",
+                          pl->host ? pl->host : "");
+    }
     cuprof_out_printf(o, "  wall time:     %s (profiler start to exit)\n",
                       cuprof_fmt_time(t, sizeof t, run->wall_ns));
     if (run->ended_by && !run->truncated && strcmp(run->ended_by, "exit") != 0)

@@ -111,6 +111,24 @@ enum {
     CUPROF_COMPRESS_NONE = 3,
 };
 
+/* Where the process ran and which rank of a job it was (collector/place.c):
+ * the launcher's variables, the host, and the clocks read together so that
+ * runs of several processes can be put on one time axis (prof.sh merge). */
+typedef struct cuprof_place {
+    const char *launcher;            /* whose variables gave the rank: "Open MPI",
+                                        "PMIx", "PMI", "torchrun", "Slurm"; NULL:
+                                        no rank (a single process) */
+    int32_t rank, world_size;        /* -1: unknown */
+    int32_t local_rank, local_size;  /* on this host; -1: unknown */
+    const char *host;                /* host name, "" unknown */
+    const char *boot_id;             /* the kernel's boot id: processes with the same
+                                        one share CLOCK_MONOTONIC; "" unknown */
+    const char *visible_devices;     /* CUDA_VISIBLE_DEVICES as set, NULL unset */
+    uint64_t mono_start, real_start; /* CLOCK_MONOTONIC and CLOCK_REALTIME (ns since
+                                        the epoch) read together at the start */
+    uint64_t mono_end, real_end;     /* and at the end; 0: not read */
+} cuprof_place;
+
 typedef struct cuprof_run {
     const char *program;             /* argv[0] as the program was started */
     const char *exe;                 /* /proc/self/exe, "" if unknown */
@@ -170,6 +188,7 @@ typedef struct cuprof_run {
     int export_sqlite;               /* 1: NAME.sqlite made from the JSON trace after
                                         the files (which then include it) */
 
+    cuprof_place place;              /* rank, host, clocks (prof.sh merge) */
     cuprof_gpu_timeline gpu;
     const struct cuprof_gpu_run *gpu_run; /* device records (model/gpu.h); NULL
                                              when none were captured */

@@ -239,9 +239,9 @@ static int norm_trace(const char *path)
         free(a);
         json_decref(args);
     }
-    /* otherData: what the run was, without its pid and times. */
+    /* otherData: what the run was, without its pid, times and host. */
     json_t *other = json_deep_copy(json_object_get(root, "otherData"));
-    static const char *const masked[] = {"pid", "start_us", "wall_ns"};
+    static const char *const masked[] = {"pid", "start_us", "wall_ns", "distributed"};
     for (size_t i = 0; other && i < sizeof masked / sizeof *masked; i++)
         if (json_object_get(other, masked[i]))
             json_object_set_new(other, masked[i], json_string("<masked>"));
@@ -406,7 +406,8 @@ static int timed_key(const char *key)
     size_t n = strlen(key);
     return (n > 3 && !strcmp(key + n - 3, "_ns")) || (n > 3 && !strcmp(key + n - 3, "_us")) ||
            strstr(key, "share") || strstr(key, "ratio") || strstr(key, "per_s") ||
-           !strcmp(key, "pid") || !strcmp(key, "exe");
+           !strcmp(key, "pid") || !strcmp(key, "exe") || !strcmp(key, "host") ||
+           !strcmp(key, "boot_id") || !strcmp(key, "cuda_visible_devices");
 }
 
 static char *lines[65536];

@@ -11,6 +11,7 @@
  * keeps the exit handler from writing anything when a test did not ask for it.
  */
 #include "collector/snapshot.h"
+#include "collector/place.h"
 #include "tests/unit/test_model.h"
 #include "collector/internal.h"
 #include "model/run.h"
@@ -926,6 +927,88 @@ START_TEST(fork_child_starts_empty)
 }
 END_TEST
 
+/* ---- rank from the launcher's environment (place.c) ---------------------- */
+
+static const char *const *fake_env;
+
+static const char *fake_get(const char *name)
+{
+    for (size_t i = 0; fake_env && fake_env[i]; i += 2)
+        if (!strcmp(fake_env[i], name))
+            return fake_env[i + 1];
+    return NULL;
+}
+
+static cuprof_place parse_env(const char *const *env)
+{
+    cuprof_place p;
+    memset(&p, 0x5a, sizeof p);
+    fake_env = env;
+    cuprof_place_parse(&p, fake_get);
+    return p;
+}
+
+START_TEST(rank_from_each_launcher)
+{
+    static const char *const ompi[] = {"OMPI_COMM_WORLD_RANK", "3", "OMPI_COMM_WORLD_SIZE", "4",
+                                       "OMPI_COMM_WORLD_LOCAL_RANK", "1", "OMPI_COMM_WORLD_LOCAL_SIZE", "2",
+                                       "PMIX_RANK", "3", "SLURM_PROCID", "0", NULL};
+    cuprof_place p = parse_env(ompi);
+    ck_assert_str_eq(p.launcher, "Open MPI");
+    ck_assert_int_eq(p.rank, 3);
+    ck_assert_int_eq(p.world_size, 4);
+    ck_assert_int_eq(p.local_rank, 1);
+    ck_assert_int_eq(p.local_size, 2);
+
+    static const char *const torchrun[] = {"RANK", "5", "WORLD_SIZE", "8", "LOCAL_RANK", "1",
+                                           "LOCAL_WORLD_SIZE", "4", "SLURM_PROCID", "1", NULL};
+    p = parse_env(torchrun);   /* torchrun under srun: the process's rank, not the node's */
+    ck_assert_str_eq(p.launcher, "torchrun");
+    ck_assert_int_eq(p.rank, 5);
+    ck_assert_int_eq(p.world_size, 8);
+    ck_assert_int_eq(p.local_rank, 1);
+    ck_assert_int_eq(p.local_size, 4);
+
+    static const char *const slurm[] = {"SLURM_PROCID", "7", "SLURM_NTASKS", "16", "SLURM_LOCALID", "3",
+                                        "RANK", "2", NULL};   /* RANK without WORLD_SIZE: not torchrun */
+    p = parse_env(slurm);
+    ck_assert_str_eq(p.launcher, "Slurm");
+    ck_assert_int_eq(p.rank, 7);
+    ck_assert_int_eq(p.world_size, 16);
+    ck_assert_int_eq(p.local_rank, 3);
+    ck_assert_int_eq(p.local_size, -1);
+
+    static const char *const pmi[] = {"PMI_RANK", "1", "PMI_SIZE", "2", "MPI_LOCALRANKID", "0", NULL};
+    p = parse_env(pmi);
+    ck_assert_str_eq(p.launcher, "PMI");
+    ck_assert_int_eq(p.rank, 1);
+    ck_assert_int_eq(p.world_size, 2);
+    ck_assert_int_eq(p.local_rank, 0);
+
+    static const char *const pmix[] = {"PMIX_RANK", "9", NULL};
+    p = parse_env(pmix);
+    ck_assert_str_eq(p.launcher, "PMIx");
+    ck_assert_int_eq(p.rank, 9);
+    ck_assert_int_eq(p.world_size, -1);
+}
+END_TEST
+
+START_TEST(no_rank_without_a_launcher)
+{
+    static const char *const none[] = {"HOME", "/root", NULL};
+    cuprof_place p = parse_env(none);
+    ck_assert_ptr_null(p.launcher);
+    ck_assert_int_eq(p.rank, -1);
+    ck_assert_int_eq(p.world_size, -1);
+    /* not numbers, a rank past the size, a negative rank: no rank */
+    static const char *const bad[] = {"OMPI_COMM_WORLD_RANK", "x1", "PMI_RANK", "4", "PMI_SIZE", "4",
+                                      "RANK", "-1", "WORLD_SIZE", "2", "SLURM_PROCID", "1 ", NULL};
+    p = parse_env(bad);
+    ck_assert_ptr_null(p.launcher);
+    ck_assert_int_eq(p.rank, -1);
+}
+END_TEST
+
 Suite *collector_suite(void)
 {
     Suite *s = suite_create("collector");
@@ -937,6 +1020,8 @@ Suite *collector_suite(void)
     tcase_add_test(tc, event_ids_unique_across_chunks);
     tcase_add_test(tc, open_calls_are_not_published);
     tcase_add_test(tc, guard_and_errno);
+    tcase_add_test(tc, rank_from_each_launcher);
+    tcase_add_test(tc, no_rank_without_a_launcher);
     tcase_add_test(tc, capture_window_gates_recording);
     tcase_add_test(tc, memory_limit_spills_nothing_lost);
     tcase_add_test(tc, memory_limit_no_spill_counts);
