@@ -29,7 +29,14 @@
 /* Which library a real function lives in (see preload_libs in resolve.c). */
 enum preload_lib {
     PRELOAD_LIB_CUDART = 0, PRELOAD_LIB_CUBLAS = 1, PRELOAD_LIB_CUBLASLT = 2, PRELOAD_LIB_LIBC = 3,
+    PRELOAD_LIB_MPI = 4, PRELOAD_N_LIBS = 5,
 };
+
+/* MPI's handles (MPI_Comm, MPI_Datatype, MPI_Op) without mpi.h: a pointer in
+ * Open MPI, an int in MPICH; either is passed in one integer register on
+ * x86-64 and arm64, so an integer of pointer width carries it unchanged to
+ * the real function whichever library the program linked. */
+typedef uintptr_t preload_mpi_handle;
 
 /* A hook that must not record an event (kernel registration runs thousands of
  * times before main() in big programs and is not a call the user made). */
@@ -66,6 +73,8 @@ enum preload_lib {
 #define PRELOAD_SIG_TGEMM(T, I) (cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, I m, I n, I k, const T *alpha, const T *A, I lda, const T *B, I ldb, const T *beta, T *C, I ldc)
 #define PRELOAD_SIG_TGEMMSB(T, I) (cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, I m, I n, I k, const T *alpha, const T *A, I lda, long long int strideA, const T *B, I ldb, long long int strideB, const T *beta, T *C, I ldc, long long int strideC, I batchCount)
 #define PRELOAD_SIG_TGEMMB(T, I) (cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, I m, I n, I k, const T *alpha, const T *const Aarray[], I lda, const T *const Barray[], I ldb, const T *beta, T *const Carray[], I ldc, I batchCount)
+#define PRELOAD_SIG_MPI_GATHERALL (const void *sendbuf, int sendcount, preload_mpi_handle sendtype, void *recvbuf, int recvcount, preload_mpi_handle recvtype, preload_mpi_handle comm)
+#define PRELOAD_SIG_MPI_ROOTED (const void *sendbuf, int sendcount, preload_mpi_handle sendtype, void *recvbuf, int recvcount, preload_mpi_handle recvtype, int root, preload_mpi_handle comm)
 #define PRELOAD_SIG_LTMATMUL (cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
 
 /*
@@ -163,7 +172,16 @@ enum preload_lib {
     X(cublasHgemmBatched, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_TGEMMB(void, int)) \
     X(cublasHgemmBatched_64, PRELOAD_LIB_CUBLAS, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_TGEMMB(void, int64_t)) \
     /* cuBLASLt */ \
-    X(cublasLtMatmul, PRELOAD_LIB_CUBLASLT, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_LTMATMUL)
+    X(cublasLtMatmul, PRELOAD_LIB_CUBLASLT, CUPROF_EV_BLAS, cublasStatus_t, PRELOAD_SIG_LTMATMUL) \
+    /* MPI collectives (hooks_mpi.c): where the ranks of a job meet */ \
+    X(MPI_Barrier, PRELOAD_LIB_MPI, CUPROF_EV_CALL, int, (preload_mpi_handle comm)) \
+    X(MPI_Bcast, PRELOAD_LIB_MPI, CUPROF_EV_CALL, int, (void *buffer, int count, preload_mpi_handle datatype, int root, preload_mpi_handle comm)) \
+    X(MPI_Reduce, PRELOAD_LIB_MPI, CUPROF_EV_CALL, int, (const void *sendbuf, void *recvbuf, int count, preload_mpi_handle datatype, preload_mpi_handle op, int root, preload_mpi_handle comm)) \
+    X(MPI_Allreduce, PRELOAD_LIB_MPI, CUPROF_EV_CALL, int, (const void *sendbuf, void *recvbuf, int count, preload_mpi_handle datatype, preload_mpi_handle op, preload_mpi_handle comm)) \
+    X(MPI_Allgather, PRELOAD_LIB_MPI, CUPROF_EV_CALL, int, PRELOAD_SIG_MPI_GATHERALL) \
+    X(MPI_Alltoall, PRELOAD_LIB_MPI, CUPROF_EV_CALL, int, PRELOAD_SIG_MPI_GATHERALL) \
+    X(MPI_Gather, PRELOAD_LIB_MPI, CUPROF_EV_CALL, int, PRELOAD_SIG_MPI_ROOTED) \
+    X(MPI_Scatter, PRELOAD_LIB_MPI, CUPROF_EV_CALL, int, PRELOAD_SIG_MPI_ROOTED)
 
 /*
  * Real functions the hooks call themselves (never interposed, never
@@ -279,6 +297,7 @@ PRELOAD_HOOKS(PRELOAD_X_DECL)
 /* What a hook returns when the real function cannot be found. */
 #define PRELOAD_CUDART_MISSING cudaErrorSharedObjectSymbolNotFound
 #define PRELOAD_CUBLAS_MISSING CUBLAS_STATUS_NOT_INITIALIZED
+#define PRELOAD_MPI_MISSING 16   /* MPI_ERR_OTHER in Open MPI (MPICH: 15) */
 
 /* Only the hooks are visible outside the library (exports.map lists them). */
 #define PRELOAD_EXPORT __attribute__((visibility("default")))

@@ -19,13 +19,15 @@
 #define CAT_PRELOAD_LIB_CUDART "cuda_runtime"
 #define CAT_PRELOAD_LIB_CUBLAS "cublas"
 #define CAT_PRELOAD_LIB_CUBLASLT "cublaslt"
+#define CAT_PRELOAD_LIB_MPI "mpi"
 
 /* Sonames by enum preload_lib, for dlopen(RTLD_NOLOAD) when RTLD_NEXT misses. */
-static const char *const preload_sonames[4] = {
+static const char *const preload_sonames[PRELOAD_N_LIBS] = {
     [PRELOAD_LIB_CUDART] = "libcudart.so.13",
     [PRELOAD_LIB_CUBLAS] = "libcublas.so.13",
     [PRELOAD_LIB_CUBLASLT] = "libcublasLt.so.13",
     [PRELOAD_LIB_LIBC] = "libc.so.6",
+    [PRELOAD_LIB_MPI] = "libmpi.so.40",   /* Open MPI's; MPICH's is found by RTLD_NEXT */
 };
 
 /* Name and library of every function in enum preload_fn order. */
@@ -60,7 +62,7 @@ _Atomic(void *) cuprof_preload_real_fns[PRELOAD_N_FNS];
 /* dlopen handles kept (never closed) for libraries found with RTLD_NOLOAD:
  * holding the reference keeps the real functions mapped even if the program
  * dlcloses its own handle. */
-static _Atomic(void *) lib_handles[4];
+static _Atomic(void *) lib_handles[PRELOAD_N_LIBS];
 
 /* Our own address, to reject a lookup that finds ourselves (possible when
  * the library is reached through a dlopen handle that includes us). */

@@ -49,6 +49,7 @@ E2E_TESTS   += $(B)/tests/test_e2e_profsh
 
 include tests/e2e/e2e_findings.mk
 include tests/e2e/e2e_robust.mk
+include tests/e2e/e2e_ranks.mk
 
 # The overhead regression guard (bench/check.sh) on hand-made results.
 $(B)/tests/test_bench_check: tests/e2e/test_bench_check.c $(HARNESS_OBJ) tests/e2e/harness.h
