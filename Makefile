@@ -69,6 +69,7 @@ include formats/formats.mk
 include formats/compare/compare.mk
 include formats/export/export.mk
 include formats/stats/stats.mk
+include formats/merge/merge.mk
 include preload/preload.mk
 include tests/sim/sim.mk
 include bench/bench.mk

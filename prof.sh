@@ -26,6 +26,7 @@ usage() {
 Usage: prof.sh [options] [--] PROGRAM [ARGS...]
        prof.sh compare [compare options] A.summary.json B.summary.json
        prof.sh export sqlite NAME.trace.json [OUT.sqlite]
+       prof.sh merge [-n NAME] [-o OUTDIR] DIR
        prof.sh stats [--report api|kernels|copies|blas|ranges] [--sort COLUMN]
                      [--limit N] [--filter REGEX] [--csv|--json] NAME.summary.json
 
@@ -34,6 +35,11 @@ CUDA exits, it writes to DIR:
   NAME.trace.json     Chrome/Perfetto trace (ui.perfetto.dev, chrome://tracing)
   NAME.summary.txt    profiler table (torch.profiler key_averages layout)
   NAME.summary.json   the same numbers for programs (formats/SCHEMA.md)
+Under a launcher (mpirun, torchrun, srun: "mpirun -np 4 prof.sh -o DIR -- PROGRAM")
+each rank writes NAME.rankR.*; "prof.sh merge DIR" puts the ranks on one time
+axis: NAME.merged.trace.json (a process per rank) and NAME.merged.summary.txt
+and .json (per-rank rows, the spread of every call and kernel across ranks,
+the straggler the others wait for, uneven GPU work).
 "prof.sh export sqlite" turns a trace.json into an SQLite database with
 Nsight Systems' table names (CUPTI_ACTIVITY_KIND_KERNEL, ..._RUNTIME,
 ..._MEMCPY, ..._MEMSET, StringIds, NVTX_EVENTS): nsys SQL queries run on it.
@@ -120,6 +126,13 @@ case "${1-}" in
       exec "$top/build/cuprof-stats" "$@"
     fi
     die "stats is not built yet (run make in $top)"
+    ;;
+  merge)
+    shift
+    if [ -x "$top/build/cuprof-merge" ]; then
+      exec "$top/build/cuprof-merge" "$@"
+    fi
+    die "merge is not built yet (run make in $top)"
     ;;
   export)
     shift

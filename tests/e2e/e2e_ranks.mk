@@ -13,8 +13,9 @@ $(B)/tests/mpi_prog: tests/e2e/mpi_prog.c
 RANKS_PROGS := $(B)/tests/mpi_prog
 endif
 
-$(B)/tests/test_e2e_ranks: tests/e2e/test_e2e_ranks.c $(HARNESS_OBJ) tests/e2e/harness.h $(RANKS_PROGS)
-	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(HARNESS_OBJ) \
+$(B)/tests/test_e2e_ranks: tests/e2e/test_e2e_ranks.c tests/e2e/trace_check.c tests/e2e/trace_check.h \
+                           $(HARNESS_OBJ) tests/e2e/harness.h $(RANKS_PROGS) $(B)/cuprof-merge
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< tests/e2e/trace_check.c $(HARNESS_OBJ) \
 	    $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS) -lm
 
 ALL_TARGETS += $(B)/tests/test_e2e_ranks $(RANKS_PROGS)

@@ -28,7 +28,7 @@ static int check(int ok, const char *what, int rank)
 
 int main(int argc, char **argv)
 {
-    int steps = 6, n = 1024, slow = -1, slow_gemms = 12, status = 0;
+    int steps = 6, n = 2048, slow = -1, slow_gemms = 150, status = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
         int v = atoi(argv[i + 1]);
         if (!strcmp(argv[i], "--steps")) steps = v;

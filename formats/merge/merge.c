@@ -1,0 +1,451 @@
+/*
+ * merge.c - reading the ranks' files, putting them on one time axis, and
+ * matching the collectives where they meet (merge.h).
+ *
+ * Clocks. Every time in a rank's files is its CLOCK_MONOTONIC. Ranks with
+ * the same boot id (same host, same boot) share that clock: their times are
+ * used as they are, with no error. Ranks of other hosts are first placed by
+ * CLOCK_REALTIME, read next to CLOCK_MONOTONIC at start and end (so off by
+ * what the hosts' real-time clocks disagree: NTP keeps that to about a
+ * millisecond or less), then refined where the ranks are known to meet:
+ * a collective returns on every rank at nearly the same moment (when the
+ * last rank has arrived), so for each host the median difference between
+ * its ranks' ends of the same collective calls and the first host's is its
+ * correction (the median: a rank the scheduler held back returns late, and
+ * one such match must not move a host). The estimated error is half the
+ * interquartile range of those differences (how far a typical match is
+ * from the correction: it includes how unevenly the collective releases
+ * the ranks, microseconds on an idle host, milliseconds on an overloaded
+ * one); without collectives it is the drift between the start and end
+ * pairs, and the method says the realtime clocks were trusted as they are.
+ */
+#include "formats/merge/merge.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+uint64_t mg_median(uint64_t *v, size_t n)
+{
+    if (n == 0)
+        return 0;
+    qsort(v, n, sizeof *v, cmp_u64);
+    return v[(n - 1) / 2];
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int64_t median_i64(int64_t *v, size_t n)
+{
+    if (n == 0)
+        return 0;
+    qsort(v, n, sizeof *v, cmp_i64);
+    return v[(n - 1) / 2];
+}
+
+/* ---- reading ------------------------------------------------------------- */
+
+/* "NAME.rankR.summary.json" -> name length and R; 0 when it is not one. */
+static int parse_file(const char *f, size_t *namelen, int *rank)
+{
+    static const char suffix[] = ".summary.json";
+    size_t n = strlen(f), s = sizeof suffix - 1;
+    if (n <= s || strcmp(f + n - s, suffix) != 0)
+        return 0;
+    size_t end = n - s, d = end;
+    while (d > 0 && f[d - 1] >= '0' && f[d - 1] <= '9')
+        d--;
+    if (d == end || end - d > 9 || d < 6 || strncmp(f + d - 5, ".rank", 5) != 0)
+        return 0;
+    *namelen = d - 5;
+    *rank = atoi(f + d);
+    return *namelen > 0;
+}
+
+static int cmp_rank(const void *a, const void *b)
+{
+    const mg_rank *x = a, *y = b;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static uint64_t u64_at(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+}
+
+static const char *str_at(json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "";
+}
+
+static int cmp_coll(const void *a, const void *b)
+{
+    const mg_coll *x = a, *y = b;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+static int64_t ns_of(json_t *v)
+{
+    return llround(json_number_value(v) * 1000.0);
+}
+
+/* The rank's MPI collective calls from its trace, in start order. */
+static int read_collectives(mg_rank *r)
+{
+    json_t *evs = json_object_get(r->trace, "traceEvents"), *ev;
+    size_t i, n = 0;
+    json_array_foreach(evs, i, ev) {
+        const char *cat = json_string_value(json_object_get(ev, "cat"));
+        n += cat && !strcmp(cat, "mpi") && !strcmp(str_at(ev, "ph"), "X");
+    }
+    r->coll = calloc(n ? n : 1, sizeof *r->coll);
+    if (!r->coll)
+        return -1;
+    json_array_foreach(evs, i, ev) {
+        const char *cat = json_string_value(json_object_get(ev, "cat"));
+        if (!cat || strcmp(cat, "mpi") || strcmp(str_at(ev, "ph"), "X"))
+            continue;
+        mg_coll *c = &r->coll[r->ncoll++];
+        c->name = str_at(ev, "name");
+        c->start = r->base_ns + (uint64_t)ns_of(json_object_get(ev, "ts"));
+        c->end = c->start + (uint64_t)ns_of(json_object_get(ev, "dur"));
+        r->mpi_ns += c->end - c->start;
+    }
+    qsort(r->coll, r->ncoll, sizeof *r->coll, cmp_coll);
+    return 0;
+}
+
+static int load_rank(mg_rank *r, const char *dir, const char *name, char *err, size_t errlen)
+{
+    size_t len = strlen(dir) + strlen(name) + 64;
+    r->summary_path = malloc(len);
+    r->trace_path = malloc(len);
+    if (!r->summary_path || !r->trace_path) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    snprintf(r->summary_path, len, "%s/%s.rank%d.summary.json", dir, name, r->rank);
+    snprintf(r->trace_path, len, "%s/%s.rank%d.trace.json", dir, name, r->rank);
+    json_error_t je;
+    r->summary = json_load_file(r->summary_path, 0, &je);
+    if (!r->summary || strcmp(str_at(r->summary, "schema"), "cuprof.summary/1") != 0) {
+        snprintf(err, errlen, "%s is not a cuprof summary (%s); merge the files cuprof wrote",
+                 r->summary_path, r->summary ? "another schema" : je.text);
+        return -1;
+    }
+    json_t *d = json_object_get(r->summary, "distributed");
+    json_t *rk = json_object_get(d, "rank");
+    if (!d || json_integer_value(rk) != r->rank) {
+        snprintf(err, errlen, "%s does not say it is rank %d (written by an older cuprof?)",
+                 r->summary_path, r->rank);
+        return -1;
+    }
+    r->pid = (long)json_integer_value(json_object_get(r->summary, "pid"));
+    r->program = str_at(r->summary, "program");
+    r->host = json_string_value(json_object_get(d, "host")) ? str_at(d, "host") : "";
+    r->boot_id = json_string_value(json_object_get(d, "boot_id")) ? str_at(d, "boot_id") : "";
+    json_t *ck = json_object_get(d, "clocks");
+    r->mono_start = u64_at(ck, "monotonic_start_ns");
+    r->real_start = u64_at(ck, "realtime_start_ns");
+    r->mono_end = u64_at(ck, "monotonic_end_ns");
+    r->real_end = u64_at(ck, "realtime_end_ns");
+    r->wall_ns = u64_at(r->summary, "wall_ns");
+    r->self_cpu_ns = u64_at(r->summary, "self_cpu_total_ns");
+    r->gpu_busy_ns = u64_at(json_object_get(r->summary, "gpu"), "busy_ns");
+    struct stat st;
+    if (stat(r->trace_path, &st) != 0) {
+        free(r->trace_path);
+        r->trace_path = NULL;
+        return 0;
+    }
+    r->trace = json_load_file(r->trace_path, 0, &je);
+    if (!r->trace || !json_is_array(json_object_get(r->trace, "traceEvents"))) {
+        snprintf(err, errlen, "%s: not a trace (%s)", r->trace_path, r->trace ? "no traceEvents" : je.text);
+        return -1;
+    }
+    r->base_ns = u64_at(r->trace, "baseTimeNanoseconds");
+    return read_collectives(r);
+}
+
+int mg_load(mg_run *m, const char *dir, const char *name, char *err, size_t errlen)
+{
+    memset(m, 0, sizeof *m);
+    m->world_size = -1;
+    DIR *dp = opendir(dir);
+    if (!dp) {
+        snprintf(err, errlen, "cannot open %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    struct dirent *de;
+    size_t cap = 0;
+    int rc = 0;
+    while ((de = readdir(dp)) != NULL) {
+        size_t nl;
+        int rank;
+        if (!parse_file(de->d_name, &nl, &rank))
+            continue;
+        if (name && (strlen(name) != nl || strncmp(name, de->d_name, nl) != 0))
+            continue;
+        if (!m->name) {
+            m->name = strndup(de->d_name, nl);
+        } else if (strlen(m->name) != nl || strncmp(m->name, de->d_name, nl) != 0) {
+            snprintf(err, errlen, "%s holds the ranks of more than one job (%s, %.*s); name one with -n NAME",
+                     dir, m->name, (int)nl, de->d_name);
+            rc = -1;
+            break;
+        }
+        if (m->n == cap) {
+            cap = cap ? 2 * cap : 8;
+            mg_rank *g = realloc(m->r, cap * sizeof *g);
+            if (!g) {
+                snprintf(err, errlen, "out of memory");
+                rc = -1;
+                break;
+            }
+            m->r = g;
+        }
+        memset(&m->r[m->n], 0, sizeof m->r[m->n]);
+        m->r[m->n++].rank = rank;
+    }
+    closedir(dp);
+    if (rc)
+        return -1;
+    if (m->n == 0) {
+        snprintf(err, errlen, "no NAME.rankR.summary.json in %s%s%s: run each rank under prof.sh with -o %s",
+                 dir, name ? " for " : "", name ? name : "", dir);
+        return -1;
+    }
+    qsort(m->r, m->n, sizeof *m->r, cmp_rank);
+    for (size_t i = 0; i + 1 < m->n; i++)
+        if (m->r[i].rank == m->r[i + 1].rank) {
+            snprintf(err, errlen, "two files for rank %d in %s", m->r[i].rank, dir);
+            return -1;
+        }
+    for (size_t i = 0; i < m->n; i++)
+        if (load_rank(&m->r[i], dir, m->name, err, errlen) < 0)
+            return -1;
+    for (size_t i = 0; i < m->n; i++) {
+        json_t *w = json_object_get(json_object_get(m->r[i].summary, "distributed"), "world_size");
+        if (json_integer_value(w) > m->world_size)
+            m->world_size = (int)json_integer_value(w);
+    }
+    return 0;
+}
+
+/* ---- clocks ---------------------------------------------------------------- */
+
+/* The i-th call of `name` on r, or NULL. */
+static const mg_coll *nth_call(const mg_rank *r, const char *name, size_t i)
+{
+    for (size_t k = 0; k < r->ncoll; k++)
+        if (!strcmp(r->coll[k].name, name) && i-- == 0)
+            return &r->coll[k];
+    return NULL;
+}
+
+static size_t count_calls(const mg_rank *r, const char *name)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < r->ncoll; k++)
+        n += !strcmp(r->coll[k].name, name);
+    return n;
+}
+
+/* realtime - monotonic of a rank: the mean of its start and end pairs. */
+static int64_t real_minus_mono(const mg_rank *r)
+{
+    int64_t a = (int64_t)(r->real_start - r->mono_start);
+    if (!r->mono_end || !r->real_end)
+        return a;
+    int64_t b = (int64_t)(r->real_end - r->mono_end);
+    return a + (b - a) / 2;
+}
+
+void mg_align(mg_run *m)
+{
+    int *group = calloc(m->n ? m->n : 1, sizeof *group);
+    int ngroups = 0;
+    for (size_t i = 0; group && i < m->n; i++) {
+        group[i] = -1;
+        for (size_t j = 0; j < i && group[i] < 0; j++)
+            if (m->r[i].boot_id[0] && !strcmp(m->r[i].boot_id, m->r[j].boot_id))
+                group[i] = group[j];
+        if (group[i] < 0)
+            group[i] = ngroups++;
+    }
+    for (size_t i = 0; i < m->n; i++)
+        m->r[i].offset_ns = 0;
+    m->error_ns = 0;
+    m->refined_by = 0;
+    if (!group || ngroups <= 1) {
+        m->method = "CLOCK_MONOTONIC: every rank on one host (same boot id), no correction needed";
+        free(group);
+        return;
+    }
+    /* Realtime first: group g's offset = its ranks' median (real - mono),
+     * less group 0's, so group 0 keeps its own clock. */
+    int64_t *v = calloc(m->n, sizeof *v), *g_off = calloc((size_t)ngroups, sizeof *g_off);
+    uint64_t drift = 0;
+    for (int g = 0; v && g_off && g < ngroups; g++) {
+        size_t k = 0;
+        for (size_t i = 0; i < m->n; i++)
+            if (group[i] == g) {
+                v[k++] = real_minus_mono(&m->r[i]);
+                if (m->r[i].mono_end && m->r[i].real_end) {
+                    int64_t a = (int64_t)(m->r[i].real_start - m->r[i].mono_start);
+                    int64_t b = (int64_t)(m->r[i].real_end - m->r[i].mono_end);
+                    uint64_t d = (uint64_t)llabs(b - a);
+                    drift = d > drift ? d : drift;
+                }
+            }
+        g_off[g] = median_i64(v, k);
+    }
+    for (int g = ngroups - 1; g_off && g >= 0; g--)
+        g_off[g] -= g_off[0];
+    /* Refined by the collectives' ends: each group's median end of each
+     * matched call against group 0's. */
+    const mg_rank *r0 = &m->r[0];
+    size_t nmatch = 0;
+    for (size_t k = 0; k < r0->ncoll; k++) {
+        size_t i = 0;   /* r0->coll[k] is the i-th call of its name */
+        for (size_t q = 0; q < k; q++)
+            i += !strcmp(r0->coll[q].name, r0->coll[k].name);
+        int all = 1;
+        for (size_t j = 0; j < m->n && all; j++)
+            all = nth_call(&m->r[j], r0->coll[k].name, i) != NULL;
+        nmatch += all;
+    }
+    uint64_t err = drift;
+    if (nmatch > 0 && v && g_off) {
+        int64_t *res = calloc(nmatch, sizeof *res);
+        int64_t *ends = calloc(m->n, sizeof *ends);
+        uint64_t worst = 0;
+        for (int g = 1; res && ends && g < ngroups; g++) {
+            size_t nr = 0;
+            for (size_t k = 0; k < r0->ncoll; k++) {
+                size_t i = 0;
+                for (size_t q = 0; q < k; q++)
+                    i += !strcmp(r0->coll[q].name, r0->coll[k].name);
+                size_t n0 = 0, ng = 0;
+                int all = 1;
+                for (size_t j = 0; j < m->n && all; j++)
+                    all = nth_call(&m->r[j], r0->coll[k].name, i) != NULL;
+                if (!all)
+                    continue;
+                for (size_t j = 0; j < m->n; j++)
+                    if (group[j] == 0)
+                        ends[n0++] = (int64_t)nth_call(&m->r[j], r0->coll[k].name, i)->end;
+                int64_t e0 = median_i64(ends, n0);
+                for (size_t j = 0; j < m->n; j++)
+                    if (group[j] == g)
+                        ends[ng++] = (int64_t)nth_call(&m->r[j], r0->coll[k].name, i)->end + g_off[g];
+                res[nr++] = e0 - median_i64(ends, ng);
+            }
+            int64_t corr = median_i64(res, nr);   /* sorts res */
+            g_off[g] += corr;
+            /* half the interquartile range of the matches */
+            uint64_t spread = nr ? (uint64_t)(res[(3 * (nr - 1)) / 4] - res[(nr - 1) / 4]) / 2 : 0;
+            worst = spread > worst ? spread : worst;
+        }
+        free(res);
+        free(ends);
+        err = worst;
+        m->refined_by = nmatch;
+        m->method = "CLOCK_REALTIME at start and end per host, refined by the ends of the collectives "
+                    "the ranks share";
+    } else {
+        m->method = "CLOCK_REALTIME at start and end per host, as the hosts' clocks say (no collective "
+                    "to refine it)";
+    }
+    for (size_t i = 0; g_off && i < m->n; i++)
+        m->r[i].offset_ns = g_off[group[i]];
+    m->error_ns = err;
+    free(v);
+    free(g_off);
+    free(group);
+}
+
+/* ---- meetings -------------------------------------------------------------- */
+
+void mg_meetings(mg_run *m)
+{
+    free(m->meets);
+    m->meets = NULL;
+    m->nmeets = 0;
+    m->unmatched = 0;
+    if (m->n < 2)
+        return;
+    const mg_rank *r0 = &m->r[0];
+    size_t cap = r0->ncoll;
+    m->meets = calloc(cap ? cap : 1, sizeof *m->meets);
+    uint64_t *arr = calloc(m->n, sizeof *arr), *others = calloc(m->n, sizeof *others);
+    if (!m->meets || !arr || !others) {
+        free(arr);
+        free(others);
+        return;
+    }
+    for (size_t k = 0; k < r0->ncoll; k++) {
+        const char *name = r0->coll[k].name;
+        size_t i = 0;
+        for (size_t q = 0; q < k; q++)
+            i += !strcmp(r0->coll[q].name, name);
+        if (i == 0)
+            for (size_t j = 1; j < m->n; j++)
+                m->unmatched |= count_calls(&m->r[j], name) != count_calls(r0, name);
+        int all = 1;
+        for (size_t j = 0; j < m->n && all; j++) {
+            const mg_coll *c = nth_call(&m->r[j], name, i);
+            all = c != NULL;
+            if (c)
+                arr[j] = (uint64_t)((int64_t)c->start + m->r[j].offset_ns);
+        }
+        if (!all)
+            continue;
+        size_t last = 0;
+        for (size_t j = 1; j < m->n; j++)
+            if (arr[j] > arr[last])
+                last = j;
+        size_t no = 0;
+        uint64_t wait = 0;
+        for (size_t j = 0; j < m->n; j++)
+            if (j != last) {
+                others[no++] = arr[j];
+                wait += arr[last] - arr[j];
+            }
+        uint64_t med = mg_median(others, no);
+        m->meets[m->nmeets++] = (mg_meet){name, i, (int)last, arr[last] - med, wait};
+    }
+    free(arr);
+    free(others);
+}
+
+void mg_free(mg_run *m)
+{
+    for (size_t i = 0; i < m->n; i++) {
+        json_decref(m->r[i].summary);
+        json_decref(m->r[i].trace);
+        free(m->r[i].summary_path);
+        free(m->r[i].trace_path);
+        free(m->r[i].coll);
+    }
+    free(m->r);
+    free(m->meets);
+    free(m->name);
+    memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,81 @@
+/*
+ * merge.h - prof.sh merge: the files of every rank of a job (NAME.rankR.*)
+ * as one run: one trace with a process per rank on one time axis, and a
+ * summary of the ranks side by side (per-rank rows, the spread of every API
+ * and kernel across ranks, stragglers and load imbalance).
+ *
+ * Reads what the library wrote (summary.json's "distributed", the JSON
+ * trace); jansson; built into build/cuprof-merge only, never the library.
+ * Prefix mg_.
+ */
+#ifndef CUPROF_MERGE_H
+#define CUPROF_MERGE_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One call to an MPI collective on one rank, on that rank's clock (ns). */
+typedef struct mg_coll {
+    const char *name;          /* "MPI_Barrier", ... (owned by the trace) */
+    uint64_t start, end;
+} mg_coll;
+
+typedef struct mg_rank {
+    int rank;
+    long pid;
+    const char *host, *boot_id, *program;   /* from summary.json; "" unknown */
+    char *summary_path, *trace_path;        /* trace_path NULL: no JSON trace */
+    json_t *summary, *trace;                /* trace NULL when not read */
+    uint64_t base_ns;                       /* the trace's baseTimeNanoseconds */
+    uint64_t mono_start, real_start, mono_end, real_end;
+    int64_t offset_ns;                      /* aligned time = own clock + offset */
+    mg_coll *coll;                          /* collective calls, in start order */
+    size_t ncoll;
+    uint64_t wall_ns, self_cpu_ns, gpu_busy_ns, mpi_ns; /* mpi_ns: time in collectives */
+} mg_rank;
+
+/* A meeting: the i-th call of one collective on every rank. */
+typedef struct mg_meet {
+    const char *name;
+    size_t index;               /* i */
+    int last_rank;              /* the rank that arrived last (index into ranks) */
+    uint64_t late_ns;           /* its arrival minus the median of the others' */
+    uint64_t wait_ns;           /* what the others spent waiting in it: sum of
+                                   (last arrival - own arrival) */
+} mg_meet;
+
+typedef struct mg_run {
+    char *name;                 /* the job's NAME (files NAME.rankR.*) */
+    int world_size;             /* as the ranks said; -1 unknown */
+    mg_rank *r;                 /* by rank */
+    size_t n;
+    const char *method;         /* how the clocks were aligned, in words */
+    uint64_t error_ns;          /* estimated alignment error (bound) */
+    size_t refined_by;          /* meetings used to refine across hosts */
+    mg_meet *meets;
+    size_t nmeets;
+    int unmatched;              /* 1: the ranks called the collectives a different
+                                   number of times (the first calls were matched) */
+} mg_run;
+
+/* Finds NAME.rankR.summary.json (and .trace.json) in dir; name NULL: the
+ * one job there. Reads them into *m. Returns 0, or -1 with one line in
+ * err. */
+int mg_load(mg_run *m, const char *dir, const char *name, char *err, size_t errlen);
+/* Sets every rank's offset_ns, method and error_ns (see merge.c). */
+void mg_align(mg_run *m);
+/* Matches the collectives across ranks into meetings (after mg_align). */
+void mg_meetings(mg_run *m);
+void mg_free(mg_run *m);
+
+/* Outputs in dir: NAME.merged.trace.json, NAME.merged.summary.json,
+ * NAME.merged.summary.txt. 0 or -1 with err. */
+int mg_write_trace(const mg_run *m, const char *path, char *err, size_t errlen);
+int mg_write_summary(const mg_run *m, const char *json_path, const char *txt_path, char *err,
+                     size_t errlen);
+
+/* Lower median of v[0..n) (sorted in place); 0 when n == 0. */
+uint64_t mg_median(uint64_t *v, size_t n);
+
+#endif /* CUPROF_MERGE_H */
