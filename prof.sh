@@ -47,7 +47,9 @@ Nsight Systems' table names (CUPTI_ACTIVITY_KIND_KERNEL, ..._RUNTIME,
 Options:
   -o, --output DIR   output directory (default ./prof-out; created if missing)
   -n, --name NAME    file base name (default: PROGRAM's basename and the pid,
-                     e.g. app.12345). With -n, PROGRAM's own files are NAME.*
+                     e.g. app.12345; app.rank2 for rank 2 of an mpirun,
+                     torchrun or srun job). With -n, PROGRAM's own files are NAME.*
+                     (NAME.rankR.*)
                      and any other process it starts writes NAME.PID.*
                      (files are never replaced: NAME.1.* when NAME.* exist)
   -q, --quiet        no cuprof messages on stderr (CUPROF_QUIET=1)

@@ -8,6 +8,9 @@
 # reader links them). As root it installs what is missing with
 # apt-get; otherwise it prints the exact command to run and fails.
 #
+# For the multi-rank tests: Debian's openmpi-bin and libopenmpi-dev (mpirun,
+# mpicc). Installed when possible, like the viewers' below.
+#
 # For the viewer tests (tests/viewers/: our files opened in real viewers in
 # headless Chromium, or node): Debian's chromium, and speedscope + playwright-core +
 # @paulirish/trace_engine (Chrome DevTools' trace engine) from
@@ -39,6 +42,18 @@ if [ ${#need[@]} -gt 0 ]; then
   if ! apt_install "${need[@]}"; then
     echo "cuprof: could not install ${need[*]}; run: apt-get update && apt-get install -y ${need[*]}" >&2
     exit 1
+  fi
+fi
+
+# Multi-rank tests (tests/e2e/test_e2e_ranks.c): Open MPI's mpirun and
+# mpicc, from Debian. Best effort: without them those tests say SKIPPED.
+if ! have_pkg openmpi-bin || ! have_pkg libopenmpi-dev; then
+  if as_root && { echo "cuprof: installing openmpi-bin libopenmpi-dev (multi-rank tests)" >&2;
+                  apt_install openmpi-bin libopenmpi-dev; }; then
+    :
+  else
+    echo "cuprof: Open MPI not installed: the mpirun tests will be skipped" \
+         "(apt-get install openmpi-bin libopenmpi-dev)" >&2
   fi
 fi
 
