@@ -267,6 +267,24 @@ static size_t count_calls(const mg_rank *r, const char *name)
     return n;
 }
 
+/* Which call of its name r->coll[k] is (0 = the first). */
+static size_t occurrence(const mg_rank *r, size_t k)
+{
+    size_t i = 0;
+    for (size_t q = 0; q < k; q++)
+        i += !strcmp(r->coll[q].name, r->coll[k].name);
+    return i;
+}
+
+/* 1 when every rank made an i-th call of name. */
+static int all_called(const mg_run *m, const char *name, size_t i)
+{
+    for (size_t j = 0; j < m->n; j++)
+        if (!nth_call(&m->r[j], name, i))
+            return 0;
+    return 1;
+}
+
 /* realtime - monotonic of a rank: the mean of its start and end pairs. */
 static int64_t real_minus_mono(const mg_rank *r)
 {
@@ -322,15 +340,8 @@ void mg_align(mg_run *m)
      * matched call against group 0's. */
     const mg_rank *r0 = &m->r[0];
     size_t nmatch = 0;
-    for (size_t k = 0; k < r0->ncoll; k++) {
-        size_t i = 0;   /* r0->coll[k] is the i-th call of its name */
-        for (size_t q = 0; q < k; q++)
-            i += !strcmp(r0->coll[q].name, r0->coll[k].name);
-        int all = 1;
-        for (size_t j = 0; j < m->n && all; j++)
-            all = nth_call(&m->r[j], r0->coll[k].name, i) != NULL;
-        nmatch += all;
-    }
+    for (size_t k = 0; k < r0->ncoll; k++)
+        nmatch += all_called(m, r0->coll[k].name, occurrence(r0, k));
     uint64_t err = drift;
     if (nmatch > 0 && v && g_off) {
         int64_t *res = calloc(nmatch, sizeof *res);
@@ -339,14 +350,8 @@ void mg_align(mg_run *m)
         for (int g = 1; res && ends && g < ngroups; g++) {
             size_t nr = 0;
             for (size_t k = 0; k < r0->ncoll; k++) {
-                size_t i = 0;
-                for (size_t q = 0; q < k; q++)
-                    i += !strcmp(r0->coll[q].name, r0->coll[k].name);
-                size_t n0 = 0, ng = 0;
-                int all = 1;
-                for (size_t j = 0; j < m->n && all; j++)
-                    all = nth_call(&m->r[j], r0->coll[k].name, i) != NULL;
-                if (!all)
+                size_t i = occurrence(r0, k), n0 = 0, ng = 0;
+                if (!all_called(m, r0->coll[k].name, i))
                     continue;
                 for (size_t j = 0; j < m->n; j++)
                     if (group[j] == 0)
@@ -402,9 +407,7 @@ void mg_meetings(mg_run *m)
     }
     for (size_t k = 0; k < r0->ncoll; k++) {
         const char *name = r0->coll[k].name;
-        size_t i = 0;
-        for (size_t q = 0; q < k; q++)
-            i += !strcmp(r0->coll[q].name, name);
+        size_t i = occurrence(r0, k);
         if (i == 0)
             for (size_t j = 1; j < m->n; j++)
                 m->unmatched |= count_calls(&m->r[j], name) != count_calls(r0, name);
