@@ -391,17 +391,19 @@ void mg_align(mg_run *m)
 void mg_meetings(mg_run *m)
 {
     free(m->meets);
+    free(m->arrivals);
     m->meets = NULL;
+    m->arrivals = NULL;
     m->nmeets = 0;
     m->unmatched = 0;
     if (m->n < 2)
         return;
     const mg_rank *r0 = &m->r[0];
-    size_t cap = r0->ncoll;
-    m->meets = calloc(cap ? cap : 1, sizeof *m->meets);
-    uint64_t *arr = calloc(m->n, sizeof *arr), *others = calloc(m->n, sizeof *others);
-    if (!m->meets || !arr || !others) {
-        free(arr);
+    size_t cap = r0->ncoll ? r0->ncoll : 1;
+    m->meets = calloc(cap, sizeof *m->meets);
+    m->arrivals = calloc(cap * m->n, sizeof *m->arrivals);
+    uint64_t *others = calloc(m->n, sizeof *others);
+    if (!m->meets || !m->arrivals || !others) {
         free(others);
         return;
     }
@@ -411,15 +413,11 @@ void mg_meetings(mg_run *m)
         if (i == 0)
             for (size_t j = 1; j < m->n; j++)
                 m->unmatched |= count_calls(&m->r[j], name) != count_calls(r0, name);
-        int all = 1;
-        for (size_t j = 0; j < m->n && all; j++) {
-            const mg_coll *c = nth_call(&m->r[j], name, i);
-            all = c != NULL;
-            if (c)
-                arr[j] = (uint64_t)((int64_t)c->start + m->r[j].offset_ns);
-        }
-        if (!all)
+        if (!all_called(m, name, i))
             continue;
+        uint64_t *arr = &m->arrivals[m->nmeets * m->n];
+        for (size_t j = 0; j < m->n; j++)
+            arr[j] = (uint64_t)((int64_t)nth_call(&m->r[j], name, i)->start + m->r[j].offset_ns);
         size_t last = 0;
         for (size_t j = 1; j < m->n; j++)
             if (arr[j] > arr[last])
@@ -432,9 +430,8 @@ void mg_meetings(mg_run *m)
                 wait += arr[last] - arr[j];
             }
         uint64_t med = mg_median(others, no);
-        m->meets[m->nmeets++] = (mg_meet){name, i, (int)last, arr[last] - med, wait};
+        m->meets[m->nmeets++] = (mg_meet){name, i, (int)last, arr[last] - med, wait, arr};
     }
-    free(arr);
     free(others);
 }
 
@@ -449,6 +446,7 @@ void mg_free(mg_run *m)
     }
     free(m->r);
     free(m->meets);
+    free(m->arrivals);
     free(m->name);
     memset(m, 0, sizeof *m);
 }

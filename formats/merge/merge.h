@@ -43,6 +43,7 @@ typedef struct mg_meet {
     uint64_t late_ns;           /* its arrival minus the median of the others' */
     uint64_t wait_ns;           /* what the others spent waiting in it: sum of
                                    (last arrival - own arrival) */
+    const uint64_t *arrival;    /* [n] each rank's aligned arrival (call start) */
 } mg_meet;
 
 typedef struct mg_run {
@@ -55,6 +56,7 @@ typedef struct mg_run {
     size_t refined_by;          /* meetings used to refine across hosts */
     mg_meet *meets;
     size_t nmeets;
+    uint64_t *arrivals;         /* nmeets * n: the meetings' arrival arrays */
     int unmatched;              /* 1: the ranks called the collectives a different
                                    number of times (the first calls were matched) */
 } mg_run;

@@ -8,10 +8,10 @@
  *  - Per API entry point (CPU total) and per kernel (GPU total): the value on
  *    every rank, with the min, median (the lower middle for an even count)
  *    and max across ranks and the ranks that have them.
- *  - Findings: the straggler (the rank that arrives last at most of the
- *    collectives, by aligned start times: the one the others wait for, which
- *    is not the one that waits longest), uneven GPU work, missing ranks,
- *    collectives called a different number of times.
+ *  - Findings: the straggler (per collective, the rank that arrives latest
+ *    in the median over its calls, by aligned start times: the one the
+ *    others wait for, which is not the one that waits longest), uneven GPU
+ *    work, missing ranks, collectives called a different number of times.
  */
 #include "formats/merge/merge.h"
 #include "formats/units.h"
@@ -129,22 +129,81 @@ typedef struct finding {
     json_t *numbers;
 } finding;
 
+/* A rank's part in the meetings: how often it came last, by how much in all
+ * (its arrival minus the median of the others'), the waiting it caused. */
 typedef struct rank_stats {
     uint64_t last, late_total, wait_caused;
-    uint64_t *late;   /* per meeting it arrived last at */
 } rank_stats;
 
-/* The straggler: the rank whose late arrivals kept the others waiting for
- * more than half of all the waiting at the collectives, 100 us or more in
- * all, arriving last at 2 or more of them. (Arrival order alone misleads: a
- * barrier right after an allreduce is reached in the order the allreduce
- * released the ranks.) */
-#define STRAGGLER_MIN_WAIT_NS 100000ull
+/* A straggler arrives, in the median, at least this late (100 us: below
+ * it, scheduling noise on a loaded host). */
+#define STRAGGLER_MIN_LATE_NS 100000ull
 /* GPU busy time uneven: the max at least 1.5x the median and 0.5 ms more. */
 #define IMBALANCE_RATIO 1.5
 #define IMBALANCE_MIN_NS 500000ull
 
-static size_t findings(const mg_run *m, const rank_stats *rs, finding *f, size_t cap)
+/* The straggler of one collective: the rank whose arrivals at its calls are
+ * latest in the median, by how much (its arrival minus the median arrival of
+ * the others, 0 when early), how often it came last, and the waiting it
+ * caused. Per collective, because arrival order at a call that follows
+ * another (a barrier right after an allreduce) is only the order the first
+ * one released the ranks, and one preempted arrival must not name a rank:
+ * the median over the calls does not move for it. */
+typedef struct straggler {
+    const char *name;
+    size_t rank;            /* index into m->r */
+    size_t calls, last;
+    uint64_t median_late, wait;
+} straggler;
+
+/* The worst straggler over the collectives: a rank whose median lateness at
+ * one of them is at least STRAGGLER_MIN_LATE_NS and that came last at more
+ * than half of its 2 or more calls; the one that caused most waiting. */
+static int find_straggler(const mg_run *m, straggler *out)
+{
+    int found = 0;
+    uint64_t *late = calloc(m->nmeets ? m->nmeets : 1, sizeof *late);
+    uint64_t *others = calloc(m->n, sizeof *others);
+    if (!late || !others) {
+        free(late);
+        free(others);
+        return 0;
+    }
+    for (size_t k = 0; k < m->nmeets; k++) {
+        if (m->meets[k].index != 0)
+            continue;   /* each collective once, from its first call */
+        const char *name = m->meets[k].name;
+        for (size_t j = 0; j < m->n; j++) {
+            straggler s = {name, j, 0, 0, 0, 0};
+            for (size_t q = k; q < m->nmeets; q++) {
+                const mg_meet *mt = &m->meets[q];
+                if (strcmp(mt->name, name) != 0)
+                    continue;
+                size_t no = 0;
+                for (size_t i = 0; i < m->n; i++)
+                    if (i != j)
+                        others[no++] = mt->arrival[i];
+                uint64_t med = mg_median(others, no);
+                late[s.calls++] = mt->arrival[j] > med ? mt->arrival[j] - med : 0;
+                if ((size_t)mt->last_rank == j) {
+                    s.last++;
+                    s.wait += mt->wait_ns;
+                }
+            }
+            s.median_late = mg_median(late, s.calls);
+            if (s.calls >= 2 && 2 * s.last > s.calls && s.median_late >= STRAGGLER_MIN_LATE_NS &&
+                (!found || s.wait > out->wait)) {
+                *out = s;
+                found = 1;
+            }
+        }
+    }
+    free(late);
+    free(others);
+    return found;
+}
+
+static size_t findings(const mg_run *m, finding *f, size_t cap)
 {
     size_t n = 0;
     char a[32], b[32], c[32];
@@ -168,43 +227,31 @@ static size_t findings(const mg_run *m, const rank_stats *rs, finding *f, size_t
         snprintf(x->advice, sizeof x->advice, "read the straggler figures as a guide only");
         x->numbers = json_object();
     }
-    /* straggler: the rank whose late arrivals caused most of the waiting */
-    size_t best = 0;
-    uint64_t all_wait = 0;
-    for (size_t k = 0; k < m->nmeets; k++)
-        all_wait += m->meets[k].wait_ns;
-    for (size_t j = 1; j < m->n; j++)
-        if (rs[j].wait_caused > rs[best].wait_caused)
-            best = j;
-    if (m->n >= 2 && m->nmeets >= 2 && rs[best].last >= 2 && 2 * rs[best].wait_caused > all_wait &&
-        rs[best].wait_caused >= STRAGGLER_MIN_WAIT_NS && n < cap) {
+    /* straggler */
+    straggler st;
+    if (m->n >= 2 && find_straggler(m, &st) && n < cap) {
         finding *x = &f[n++];
-        uint64_t med = mg_median(rs[best].late, rs[best].last);
-        char names[128] = "";
-        for (size_t k = 0; k < m->nmeets; k++)
-            if (!strstr(names, m->meets[k].name) && strlen(names) + strlen(m->meets[k].name) + 3 < sizeof names)
-                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? ", " : "",
-                         m->meets[k].name);
         x->rule = "straggler";
         x->severity = "warning";
         snprintf(x->message, sizeof x->message,
-                 "rank %d arrives last at %llu of %zu collective calls (%s), a median %s after the "
-                 "other ranks; they wait %s for it in all",
-                 m->r[best].rank, (unsigned long long)rs[best].last, m->nmeets, names,
-                 cuprof_fmt_time(a, sizeof a, med), cuprof_fmt_time(b, sizeof b, rs[best].wait_caused));
+                 "rank %d arrives last at %zu of %zu %s calls, a median %s after the other ranks' "
+                 "median arrival; they wait %s for it there in all",
+                 m->r[st.rank].rank, st.last, st.calls, st.name, cuprof_fmt_time(a, sizeof a, st.median_late),
+                 cuprof_fmt_time(b, sizeof b, st.wait));
         uint64_t *busy = calloc(m->n, sizeof *busy);
         for (size_t j = 0; busy && j < m->n; j++)
             busy[j] = m->r[j].gpu_busy_ns;
         uint64_t bmed = busy ? mg_median(busy, m->n) : 0;
         free(busy);
         snprintf(x->advice, sizeof x->advice,
-                 "look at what rank %d does before those calls (its GPU was busy %s, the median rank's %s); "
+                 "look at what rank %d does before its %s calls (its GPU was busy %s, the median rank's %s); "
                  "give it less work, or look for a slower GPU, host or input on it",
-                 m->r[best].rank, cuprof_fmt_time(c, sizeof c, m->r[best].gpu_busy_ns),
+                 m->r[st.rank].rank, st.name, cuprof_fmt_time(c, sizeof c, m->r[st.rank].gpu_busy_ns),
                  cuprof_fmt_time(a, sizeof a, bmed));
-        x->numbers = json_pack("{s:i,s:I,s:I,s:I,s:I}", "rank", m->r[best].rank, "last_arrivals",
-                               (json_int_t)rs[best].last, "meetings", (json_int_t)m->nmeets, "median_late_ns",
-                               (json_int_t)med, "wait_caused_ns", (json_int_t)rs[best].wait_caused);
+        x->numbers = json_pack("{s:i,s:s,s:I,s:I,s:I,s:I}", "rank", m->r[st.rank].rank, "collective", st.name,
+                               "last_arrivals", (json_int_t)st.last, "calls", (json_int_t)st.calls,
+                               "median_late_ns", (json_int_t)st.median_late, "wait_caused_ns",
+                               (json_int_t)st.wait);
     }
     /* uneven GPU work */
     if (m->n >= 2 && n < cap) {
@@ -320,19 +367,15 @@ int mg_write_summary(const mg_run *m, const char *json_path, const char *txt_pat
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    for (size_t j = 0; j < m->n; j++)
-        rs[j].late = calloc(m->nmeets ? m->nmeets : 1, sizeof *rs[j].late);
     for (size_t k = 0; k < m->nmeets; k++) {
         rank_stats *s = &rs[m->meets[k].last_rank];
-        if (s->late)
-            s->late[s->last] = m->meets[k].late_ns;
         s->last++;
         s->late_total += m->meets[k].late_ns;
         s->wait_caused += m->meets[k].wait_ns;
     }
     finding fs[8];
     memset(fs, 0, sizeof fs);
-    size_t nf = findings(m, rs, fs, 8);
+    size_t nf = findings(m, fs, 8);
 
     /* JSON */
     json_t *ranks = json_array();
@@ -410,8 +453,6 @@ int mg_write_summary(const mg_run *m, const char *json_path, const char *txt_pat
             fprintf(f, "[%s] %s: %s\n  try: %s\n", fs[i].severity, fs[i].rule, fs[i].message, fs[i].advice);
         rc = commit(f, tmp, txt_path, err, errlen);
     }
-    for (size_t j = 0; j < m->n; j++)
-        free(rs[j].late);
     free(rs);
     free_spreads(&api);
     free_spreads(&kern);
