@@ -69,6 +69,7 @@ typedef struct cuprof_event {
         struct {
             uint64_t bytes;
             uint64_t ptr;
+            uint64_t stream;   /* stream-ordered allocations and frees, else 0 */
         } mem;
         struct {
             uint64_t stream;   /* or event handle for event syncs */

@@ -449,6 +449,28 @@ static void put_capture(chrome_writer *cw)
     }
 }
 
+/* "CUDA memory allocated": the device memory the program held
+ * (model/memory.h), a counter event ("C") per change, as Perfetto and
+ * chrome://tracing draw counters; one value per time. */
+static void put_memory(chrome_writer *cw)
+{
+    cuprof_out *o = cw->base.out;
+    const cuprof_memory *mm = cw->base.model->memory;
+    int64_t held = 0;
+    for (size_t i = 0; mm && i < mm->nsteps; i++) {
+        held += mm->steps[i].delta;
+        if (i + 1 < mm->nsteps && mm->steps[i + 1].t == mm->steps[i].t)
+            continue;
+        cuprof_out_puts(o, ",\n{\"ph\":\"C\",\"name\":\"CUDA memory allocated\",\"pid\":");
+        cuprof_out_i64(o, cw->base.run->pid);
+        cuprof_out_puts(o, ",\"tid\":0,\"ts\":");
+        cuprof_out_ns_as_us(o, cuprof_chrome_rel(cw, mm->steps[i].t));
+        cuprof_out_puts(o, ",\"args\":{\"bytes\":");
+        cuprof_out_i64(o, held);
+        cuprof_out_puts(o, "}}");
+    }
+}
+
 /* NVTX ranges: push ranges as slices on their thread's row (they nest with
  * the calls inside them), start/end ranges as async slices (b/e) opened on
  * their starting thread, since they may end on another thread. */
@@ -531,6 +553,7 @@ static int chrome_cpu_events(chrome_writer *cw, uint8_t *classes, size_t nclasse
     }
     put_ranges(cw);
     put_capture(cw);
+    put_memory(cw);
     cw->any = 1;
     cache_free(&c);
     return 0;

@@ -1376,76 +1376,21 @@ static void counter_track(pf_writer *w, uint64_t uuid, pf_step *st, size_t n)
     }
 }
 
-/* An allocation or free, for memory_steps. */
-typedef struct pf_mem_ev {
-    uint64_t t, ptr, bytes;
-    int is_free;
-} pf_mem_ev;
-
-static int cmp_mem_ev(const void *a, const void *b)
-{
-    const pf_mem_ev *x = a, *y = b;
-    return x->t < y->t ? -1 : x->t > y->t;
-}
-
-/* Device memory held by the program's allocations (cudaMalloc and its
- * kin, not host allocations): + at a successful allocation's end, - at
- * the end of the free of that pointer, whatever thread made each. Returns
- * 1 when it has samples, 0 when none, -1 when out of memory. */
-static int memory_steps(const cuprof_run *run, pf_step **out, size_t *n)
+/* Device memory held (model/memory.h) as counter steps: a copy, which
+ * counter_track sorts. Returns 1 with steps, 0 with none, -1 out of memory. */
+static int memory_steps(const cuprof_memory *mm, pf_step **out, size_t *n)
 {
     *out = NULL;
     *n = 0;
-    size_t nev = 0, cap = 0;
-    pf_mem_ev *evs = NULL;
-    for (size_t t = 0; t < run->nthreads; t++) {
-        const cuprof_run_thread *th = &run->threads[t];
-        for (uint64_t i = 0; i < th->n; i++) {
-            const cuprof_event *ev = cuprof_run_event(th, i);
-            if ((ev->cls != CUPROF_EV_ALLOC && ev->cls != CUPROF_EV_FREE) || ev->result != 0 ||
-                !ev->a.mem.ptr || strstr(cuprof_run_api_name(run, ev->api), "Host"))
-                continue;
-            if (nev == cap) {
-                cap = cap ? 2 * cap : 256;
-                pf_mem_ev *e = realloc(evs, cap * sizeof *e);
-                if (!e) {
-                    free(evs);
-                    return -1;
-                }
-                evs = e;
-            }
-            evs[nev++] = (pf_mem_ev){ev->t1, ev->a.mem.ptr, ev->a.mem.bytes,
-                                     ev->cls == CUPROF_EV_FREE};
-        }
-    }
-    if (!nev)
+    if (!mm || !mm->nsteps)
         return 0;
-    size_t sorted = 1;   /* one thread's calls come in order: no sort */
-    while (sorted < nev && evs[sorted - 1].t <= evs[sorted].t)
-        sorted++;
-    if (sorted < nev)
-        qsort(evs, nev, sizeof *evs, cmp_mem_ev);
-    *out = calloc(nev, sizeof **out);
-    if (!*out) {
-        free(evs);
+    *out = malloc(mm->nsteps * sizeof **out);
+    if (!*out)
         return -1;
-    }
-    /* live allocations: the events themselves, found by pointer from the
-     * newest back (a freed pointer is marked by ptr 0) */
-    for (size_t i = 0; i < nev; i++) {
-        if (!evs[i].is_free) {
-            (*out)[(*n)++] = (pf_step){evs[i].t, (int64_t)evs[i].bytes};
-            continue;
-        }
-        for (size_t k = i; k-- > 0;)
-            if (!evs[k].is_free && evs[k].ptr == evs[i].ptr) {
-                (*out)[(*n)++] = (pf_step){evs[i].t, -(int64_t)evs[k].bytes};
-                evs[k].ptr = 0;
-                break;
-            }
-    }
-    free(evs);
-    return *n > 0;
+    for (size_t i = 0; i < mm->nsteps; i++)
+        (*out)[i] = (pf_step){mm->steps[i].t, mm->steps[i].delta};
+    *n = mm->nsteps;
+    return 1;
 }
 
 /* Records running on each GPU: +1 at a record's start, -1 at its end (as
@@ -1528,7 +1473,7 @@ static int pf_write(cuprof_writer *base)
     int nlanes = nvtx_lanes(m->ranges, &order, &norder, &lane);
     pf_step *mem = NULL;
     size_t nmem = 0;
-    int has_memory = memory_steps(base->run, &mem, &nmem);
+    int has_memory = memory_steps(base->model->memory, &mem, &nmem);
     if (!ctids || nlanes < 0 || has_memory < 0 || (g && !(it = cuprof_gpu_rows(g, &n))) ||
         flows_build(m, &fl) < 0) {
         free(ctids);

@@ -158,6 +158,56 @@ static void field_FIX6(cuprof_out *o, const char *k, double v, int when, int *fi
         cuprof_out_putc(o, ']');                                     \
     } while (0)
 
+static void put_owner_list(cuprof_out *o, const char *k, const cuprof_mem_owner *top, size_t n)
+{
+    key(o, k, 0);
+    cuprof_out_putc(o, '[');
+    for (size_t i = 0; i < n; i++) {
+        cuprof_out_puts(o, i ? ",{" : "{");
+        key(o, "api", 1);
+        cuprof_out_json_cstr(o, top[i].api);
+        if (top[i].site)
+            str(o, "site", top[i].site);
+        num(o, "bytes", top[i].bytes);
+        num(o, "allocations", top[i].allocations);
+        cuprof_out_putc(o, '}');
+    }
+    cuprof_out_putc(o, ']');
+}
+
+/* "memory": device memory held over the run (model/memory.h). */
+static void put_memory(cuprof_out *o, const cuprof_memory *m)
+{
+    cuprof_out_puts(o, ",\n\"memory\":{");
+    key(o, "allocations", 1);
+    cuprof_out_u64(o, m ? m->allocations : 0);
+    num(o, "frees", m ? m->frees : 0);
+    num(o, "allocated_bytes", m ? m->allocated_bytes : 0);
+    num(o, "peak_bytes", m ? m->peak_bytes : 0);
+    num(o, "peak_at_ns", m ? m->peak_t : 0);
+    num(o, "peak_allocations", m ? m->peak_allocations : 0);
+    num(o, "end_bytes", m ? m->end_bytes : 0);
+    put_owner_list(o, "owners", m ? m->top : NULL, m ? m->ntop : 0);
+    num(o, "failures", m ? m->oom_total : 0);
+    key(o, "oom", 0);
+    cuprof_out_putc(o, '[');
+    for (size_t i = 0; m && i < m->noom; i++) {
+        const cuprof_mem_oom *x = &m->oom[i];
+        cuprof_out_puts(o, i ? ",{" : "{");
+        key(o, "at_ns", 1);
+        cuprof_out_u64(o, x->t);
+        str(o, "api", x->api);
+        if (x->site)
+            str(o, "site", x->site);
+        num(o, "requested_bytes", x->requested);
+        num(o, "held_bytes", x->live_bytes);
+        num(o, "held_allocations", x->live_allocations);
+        put_owner_list(o, "owners", x->top, x->ntop);
+        cuprof_out_putc(o, '}');
+    }
+    cuprof_out_puts(o, "]}");
+}
+
 static void put_shapes(cuprof_out *o, const cuprof_stat_blas *b)
 {
     cuprof_out_puts(o, ",\"shapes\":[");
@@ -243,6 +293,7 @@ static int json_write(cuprof_writer *w)
     str(o, "reason", run->gpu.reason);
     cuprof_out_putc(o, '}');
     put_gpu(o, run, w->model->timeline);
+    put_memory(o, w->model->memory);
     if (run->stacks_mode) {
         const cuprof_stacks *sk = w->model->stacks;
         cuprof_out_puts(o, ",\n\"stacks\":{");

@@ -393,6 +393,53 @@ static void put_copies(cuprof_writer *w)
     }
 }
 
+/* Owners: "    16.00 MiB       2  cudaMallocAsync [at site]" */
+static void put_owners(cuprof_out *o, const cuprof_mem_owner *top, size_t n)
+{
+    cuprof_out_printf(o, "    %12s  %7s  %s\n", "Bytes", "Allocs", "Allocated by");
+    for (size_t i = 0; i < n; i++) {
+        char b[32];
+        cuprof_out_printf(o, "    %12s  %7llu  %s%s%s\n", cuprof_fmt_bytes(b, sizeof b, top[i].bytes),
+                          (unsigned long long)top[i].allocations, top[i].api, top[i].site ? " at " : "",
+                          top[i].site ? top[i].site : "");
+    }
+}
+
+/* Device memory: the peak, who held it, and allocations that failed. */
+static void put_memory(cuprof_writer *w)
+{
+    cuprof_out *o = w->out;
+    const cuprof_memory *m = w->model->memory;
+    if (!m || (m->allocations == 0 && m->noom == 0))
+        return;
+    char b[32], c[32], t[32];
+    cuprof_out_puts(o, "\nDevice memory (cudaMalloc and its kin, held from each allocation to its free)\n");
+    cuprof_out_printf(o, "  peak:          %s at %s (%llu allocation%s live)\n",
+                      cuprof_fmt_bytes(b, sizeof b, m->peak_bytes),
+                      cuprof_fmt_time(t, sizeof t, m->peak_t > w->run->t_start ? m->peak_t - w->run->t_start : 0),
+                      (unsigned long long)m->peak_allocations, m->peak_allocations == 1 ? "" : "s");
+    cuprof_out_printf(o, "  allocations:   %llu (%s), %llu freed; %s still held at exit\n",
+                      (unsigned long long)m->allocations, cuprof_fmt_bytes(b, sizeof b, m->allocated_bytes),
+                      (unsigned long long)m->frees, cuprof_fmt_bytes(c, sizeof c, m->end_bytes));
+    if (m->ntop) {
+        cuprof_out_puts(o, "  held at the peak by:\n");
+        put_owners(o, m->top, m->ntop);
+    }
+    for (size_t i = 0; i < m->noom; i++) {
+        const cuprof_mem_oom *x = &m->oom[i];
+        cuprof_out_printf(o, "  OUT OF MEMORY: %s of %s failed at %s%s%s; %s held then by %llu allocation%s\n",
+                          x->api, cuprof_fmt_bytes(b, sizeof b, x->requested),
+                          cuprof_fmt_time(t, sizeof t, x->t > w->run->t_start ? x->t - w->run->t_start : 0),
+                          x->site ? " at " : "", x->site ? x->site : "", cuprof_fmt_bytes(c, sizeof c, x->live_bytes),
+                          (unsigned long long)x->live_allocations, x->live_allocations == 1 ? "" : "s");
+        if (x->ntop)
+            put_owners(o, x->top, x->ntop);
+    }
+    if (m->oom_total > m->noom)
+        cuprof_out_printf(o, "  (%llu failed allocations in all; the first %zu are shown)\n",
+                          (unsigned long long)m->oom_total, m->noom);
+}
+
 static void put_blas(cuprof_writer *w)
 {
     cuprof_out *o = w->out;
@@ -488,6 +535,7 @@ static int txt_write(cuprof_writer *w)
     put_steps(w);
     put_kernels(w);
     put_copies(w);
+    put_memory(w);
     put_blas(w);
     put_sites(w);
     put_findings(w);

@@ -12,6 +12,7 @@
  * follows the program's locale.
  */
 #include "model/findings_int.h"
+#include "model/memory.h"
 #include "model/steps.h"
 
 #include <stdarg.h>
@@ -31,6 +32,23 @@ const char *cuprof_findings_fmt_ns(char *b, size_t n, uint64_t ns)
         snprintf(b, n, "%llu.%02llums", v / 1000000, v % 1000000 / 10000);
     else
         snprintf(b, n, "%llu.%02llus", v / 1000000000, v % 1000000000 / 10000000);
+    return b;
+}
+
+/* Bytes as "512 B", "1.50 KiB", "12.00 MiB", "3.25 GiB" (two decimals,
+ * truncated). */
+const char *cuprof_findings_fmt_bytes(char *b, size_t n, uint64_t bytes)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    unsigned long long v = bytes;
+    int u = 0;
+    while (u < 4 && v >= (1ull << (10 * (u + 1))))
+        u++;
+    if (u == 0)
+        snprintf(b, n, "%llu B", v);
+    else
+        snprintf(b, n, "%llu.%02llu %s", v >> (10 * u), ((v & ((1ull << (10 * u)) - 1)) * 100) >> (10 * u),
+                 unit[u]);
     return b;
 }
 
@@ -371,8 +389,41 @@ static void rule_copies(fctx *c)
     }
 }
 
+/* out-of-memory: a device allocation failed for lack of memory. First, as
+ * the run may have ended because of it. */
+static void rule_out_of_memory(fctx *c)
+{
+    const cuprof_memory *m = c->mem;
+    if (!m || m->noom == 0)
+        return;
+    const cuprof_mem_oom *o = &m->oom[0];
+    char req[32], live[32], top[32], at[32];
+    cuprof_findings_fmt_bytes(req, sizeof req, o->requested);
+    cuprof_findings_fmt_bytes(live, sizeof live, o->live_bytes);
+    cuprof_findings_fmt_ns(at, sizeof at, findings_dur(c->run->t_start, o->t));
+    char who[320] = "";
+    if (o->ntop)
+        snprintf(who, sizeof who, ", most by %s%s%s (%s in %llu)", o->top[0].api,
+                 o->top[0].site ? " at " : "", o->top[0].site ? o->top[0].site : "",
+                 cuprof_findings_fmt_bytes(top, sizeof top, o->top[0].bytes),
+                 (unsigned long long)o->top[0].allocations);
+    cuprof_finding *f = cuprof_findings_add(
+        c, "out-of-memory", "warning",
+        "free or reuse buffers before this point, allocate less at once (a smaller batch), or "
+        "let the memory pool give memory back (cudaMemPoolAttrReleaseThreshold); summary.txt's "
+        "\"Device memory\" lists who held what",
+        "%s of %s failed for lack of device memory %s after the start%s: %s was held then by "
+        "%llu allocation%s%s", o->api, req, at,
+        m->oom_total > 1 ? " (the first of several)" : "", live,
+        (unsigned long long)o->live_allocations, o->live_allocations == 1 ? "" : "s", who);
+    cuprof_findings_num(f, "requested_bytes", (double)o->requested, 1);
+    cuprof_findings_num(f, "held_bytes", (double)o->live_bytes, 1);
+    cuprof_findings_num(f, "failures", (double)m->oom_total, 1);
+}
+
 int cuprof_findings_build(const cuprof_run *run, const cuprof_names *names,
-                          const cuprof_timeline *tl, const cuprof_steps *steps, cuprof_summary *s)
+                          const cuprof_timeline *tl, const cuprof_steps *steps, const cuprof_memory *mem,
+                          cuprof_summary *s)
 {
     free(s->findings);
     s->findings = NULL;
@@ -380,10 +431,11 @@ int cuprof_findings_build(const cuprof_run *run, const cuprof_names *names,
     void *block = malloc(MAX_FINDINGS * (sizeof(cuprof_finding) + sizeof(finding_text)));
     if (!block)
         return -1;
-    fctx c = {run, names, s, tl, NULL, steps && steps->n ? steps : NULL, block,
+    fctx c = {run, names, s, tl, NULL, steps && steps->n ? steps : NULL, mem, block,
               (finding_text *)((char *)block + MAX_FINDINGS * sizeof(cuprof_finding)), 0};
     if (run->gpu.captured && run->gpu_run && tl)
         c.g = tl->gpu;
+    rule_out_of_memory(&c);
     rule_bound(&c);
     cuprof_findings_rule_steps(&c);
     cuprof_findings_rule_sequences(&c);

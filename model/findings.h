@@ -26,6 +26,8 @@
  *   step-cold-start                  the first step far slower than the steady steps
  *   step-outlier                     a steady step far slower than their median
  *   step-host-bound / step-gpu-bound the GPU's busy share of the median step
+ *   out-of-memory                    a device allocation failed for lack of
+ *                                    memory: what was held then, and by whom
  */
 #ifndef CUPROF_FINDINGS_H
 #define CUPROF_FINDINGS_H
@@ -33,15 +35,17 @@
 #include "model/summary.h"
 
 /* Runs every rule on run, its kernel names, its GPU records joined to the
- * calls (tl, may be NULL), its steps (model/steps.h; may be NULL) and its
- * summary s (built from them), and stores
+ * calls (tl, may be NULL), its steps (model/steps.h; may be NULL), its
+ * device memory (model/memory.h; may be NULL) and its summary s (built
+ * from them), and stores
  * the findings in s->findings / s->nfindings (one malloc block, freed by
  * cuprof_summary_destroy), most important first. Rules that need the GPU
  * timeline stay silent without one. Returns 0, or -1 on out of memory (then
  * s has no findings). Replaces findings already there. */
 struct cuprof_steps;
+struct cuprof_memory;
 int cuprof_findings_build(const cuprof_run *run, const cuprof_names *names,
                           const struct cuprof_timeline *tl, const struct cuprof_steps *steps,
-                          cuprof_summary *s);
+                          const struct cuprof_memory *mem, cuprof_summary *s);
 
 #endif /* CUPROF_FINDINGS_H */

@@ -107,6 +107,7 @@ typedef struct fctx {
     const cuprof_timeline *tl;     /* GPU records joined to the calls (NULL in some tests) */
     const cuprof_gpu_run *g;       /* GPU records, NULL when not captured */
     const struct cuprof_steps *steps; /* the steps (model/steps.h), NULL when none */
+    const struct cuprof_memory *mem;  /* device memory (model/memory.h), NULL in some tests */
     cuprof_finding *out;           /* [MAX_FINDINGS] */
     finding_text *text;            /* [MAX_FINDINGS], after out in the same block */
     size_t n;                      /* findings so far */
@@ -117,6 +118,7 @@ typedef struct fctx {
  * arithmetic only: printf's %f follows the program's locale. */
 const char *cuprof_findings_fmt_ns(char *b, size_t n, uint64_t ns);
 const char *cuprof_findings_fmt_pct(char *b, size_t n, double share);
+const char *cuprof_findings_fmt_bytes(char *b, size_t n, uint64_t bytes);
 const char *cuprof_findings_fmt_x(char *b, size_t n, double r);
 
 /* Adds a finding (message formatted like printf, advice copied); NULL when

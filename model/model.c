@@ -34,12 +34,13 @@ cuprof_model *cuprof_model_build(const cuprof_run *run, cuprof_demangle_fn deman
         cuprof_ranges_summarize(m->ranges, run, m->summary) < 0 ||
         !(m->steps = cuprof_steps_build(run, m->ranges, m->timeline)) ||
         cuprof_steps_summarize(m->steps, m->summary) < 0 ||
-        !(m->stacks = cuprof_stacks_build(run, &m->names, m->timeline, demangle))) {
+        !(m->stacks = cuprof_stacks_build(run, &m->names, m->timeline, demangle)) ||
+        !(m->memory = cuprof_memory_build(run, m->stacks))) {
         cuprof_model_destroy(m);
         return NULL;
     }
     /* last: some rules read the steps (none on out of memory, the rest stands) */
-    cuprof_findings_build(run, &m->names, m->timeline, m->steps, m->summary);
+    cuprof_findings_build(run, &m->names, m->timeline, m->steps, m->memory, m->summary);
     m->gpu = m->timeline->gpu;
     return m;
 }
@@ -48,6 +49,7 @@ void cuprof_model_destroy(cuprof_model *m)
 {
     if (!m)
         return;
+    cuprof_memory_destroy(m->memory);
     cuprof_stacks_destroy(m->stacks);
     cuprof_steps_destroy(m->steps);
     cuprof_ranges_destroy(m->ranges);

@@ -19,6 +19,7 @@
 
 #include "model/capture.h"
 #include "model/gpu.h"
+#include "model/memory.h"
 #include "model/names.h"
 #include "model/ranges.h"
 #include "model/run.h"
@@ -36,6 +37,7 @@ typedef struct cuprof_model {
     cuprof_ranges *ranges;        /* NVTX ranges, the GPU work inside each */
     cuprof_steps *steps;          /* the step range's occurrences (model/steps.h) */
     cuprof_stacks *stacks;        /* time by host call stack (model/stacks.h) */
+    cuprof_memory *memory;        /* device memory held over the run (model/memory.h) */
     /* Through a capture window (run->capture): run is run_clipped, a copy of
      * the recorded run whose gpu_run is clipped to the windows' calls. */
     cuprof_run run_clipped;

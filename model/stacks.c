@@ -210,6 +210,13 @@ static int sites_build(cuprof_stacks *s, const cuprof_run *run)
     }
     /* v[id] for stack id, v[0] for no stack; names filled, then merged */
     char *w = names;
+    s->stack_site = calloc((size_t)ns + 1, sizeof *s->stack_site);
+    if (!s->stack_site) {
+        free(site_of);
+        free(v);
+        free(names);
+        return -1;
+    }
     v[0].site = NO_STACK_SITE;
     for (uint32_t id = 1; id <= ns; id++) {
         long f = site_of[id];
@@ -220,6 +227,8 @@ static int sites_build(cuprof_stacks *s, const cuprof_run *run)
         v[id].site = w;
         w += sprintf(w, "%s (%s)", s->frame[f], *s->module[f] ? s->module[f] : "?") + 1;
     }
+    for (uint32_t id = 0; id <= ns; id++)
+        s->stack_site[id] = v[id].site;
     for (size_t i = 0; i < s->ngpu; i++) {
         cuprof_stat_site *t = &v[s->gpu[i].stack <= ns ? s->gpu[i].stack : 0];
         t->gpu_total_ns += s->gpu[i].ns;
@@ -334,5 +343,13 @@ void cuprof_stacks_destroy(cuprof_stacks *s)
     free(s->cpu);
     free(s->sites);
     free(s->site_names);
+    free(s->stack_site);
     free(s);
+}
+
+const char *cuprof_stacks_site(const cuprof_stacks *s, uint32_t stack)
+{
+    if (!s || !s->stack_site || !s->run || stack > s->run->nstacks)
+        return NO_STACK_SITE;
+    return s->stack_site[stack];
 }

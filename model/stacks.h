@@ -58,6 +58,8 @@ typedef struct cuprof_stacks {
     size_t nsites;
     char *owned;                 /* frame names made here */
     char *site_names;            /* site names made here */
+    const char **stack_site;     /* [run->nstacks + 1] each stack's launch site
+                                    ("function (module)"); [0] the no-stack one */
     char **demangled;            /* [run->nframes] (NULL where not) */
 } cuprof_stacks;
 
@@ -66,6 +68,10 @@ typedef struct cuprof_stacks {
 cuprof_stacks *cuprof_stacks_build(const cuprof_run *run, const cuprof_names *names,
                                    const cuprof_timeline *tl, cuprof_demangle_fn demangle);
 void cuprof_stacks_destroy(cuprof_stacks *s);
+
+/* The launch site of stack id ("function (module)"; "[no host stack]" for 0
+ * or an id out of range). */
+const char *cuprof_stacks_site(const cuprof_stacks *s, uint32_t stack);
 
 /* Name of a GPU or CPU row's hooked call ("(no hooked call)" for none). */
 const char *cuprof_stacks_api_name(const cuprof_stacks *s, const cuprof_stack_row *r);

@@ -59,6 +59,9 @@ typedef uintptr_t preload_mpi_handle;
 #define PRELOAD_SIG_WAITEV (cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 #define PRELOAD_SIG_EVREC (cudaEvent_t event, cudaStream_t stream)
 #define PRELOAD_SIG_EVRECF (cudaEvent_t event, cudaStream_t stream, unsigned int flags)
+#define PRELOAD_SIG_MALLOCA (void **devPtr, size_t size, cudaStream_t hStream)
+#define PRELOAD_SIG_MALLOCPA (void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
+#define PRELOAD_SIG_FREEA (void *devPtr, cudaStream_t hStream)
 #define PRELOAD_SIG_OCC (int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)
 #define PRELOAD_SIG_OCCF (int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
 /* cublasHgemm is declared for C++ only (__half); __half* is passed as a
@@ -181,7 +184,15 @@ typedef uintptr_t preload_mpi_handle;
     X(MPI_Allgather, PRELOAD_LIB_MPI, CUPROF_EV_CALL, int, PRELOAD_SIG_MPI_GATHERALL) \
     X(MPI_Alltoall, PRELOAD_LIB_MPI, CUPROF_EV_CALL, int, PRELOAD_SIG_MPI_GATHERALL) \
     X(MPI_Gather, PRELOAD_LIB_MPI, CUPROF_EV_CALL, int, PRELOAD_SIG_MPI_ROOTED) \
-    X(MPI_Scatter, PRELOAD_LIB_MPI, CUPROF_EV_CALL, int, PRELOAD_SIG_MPI_ROOTED)
+    X(MPI_Scatter, PRELOAD_LIB_MPI, CUPROF_EV_CALL, int, PRELOAD_SIG_MPI_ROOTED) \
+    /* stream-ordered and pitched allocations (hooks_memory.c) */ \
+    X(cudaMallocAsync, PRELOAD_LIB_CUDART, CUPROF_EV_ALLOC, cudaError_t, PRELOAD_SIG_MALLOCA) \
+    X(cudaMallocAsync_ptsz, PRELOAD_LIB_CUDART, CUPROF_EV_ALLOC, cudaError_t, PRELOAD_SIG_MALLOCA) \
+    X(cudaMallocFromPoolAsync, PRELOAD_LIB_CUDART, CUPROF_EV_ALLOC, cudaError_t, PRELOAD_SIG_MALLOCPA) \
+    X(cudaMallocFromPoolAsync_ptsz, PRELOAD_LIB_CUDART, CUPROF_EV_ALLOC, cudaError_t, PRELOAD_SIG_MALLOCPA) \
+    X(cudaFreeAsync, PRELOAD_LIB_CUDART, CUPROF_EV_FREE, cudaError_t, PRELOAD_SIG_FREEA) \
+    X(cudaFreeAsync_ptsz, PRELOAD_LIB_CUDART, CUPROF_EV_FREE, cudaError_t, PRELOAD_SIG_FREEA) \
+    X(cudaMallocPitch, PRELOAD_LIB_CUDART, CUPROF_EV_ALLOC, cudaError_t, (void **devPtr, size_t *pitch, size_t width, size_t height))
 
 /*
  * Real functions the hooks call themselves (never interposed, never

@@ -268,6 +268,91 @@ PRELOAD_EXPORT cudaError_t cudaFree(void *devPtr)
     return (cudaError_t)hook_end(c, r);
 }
 
+/* Stream-ordered allocations (cudaMallocAsync & co): the memory is the
+ * program's from the call on, for the accounting (model/memory.h), as the
+ * pool reserves it then. */
+static cudaError_t malloc_async(unsigned fn, void **devPtr, size_t size, cudaStream_t stream)
+{
+    preload_cudaMallocAsync_fn real = PRELOAD_REAL_AS(cudaMallocAsync, fn);
+    preload_call c = hook_begin(fn, CUPROF_EV_ALLOC);
+    if (c.ev) {
+        c.ev->a.mem.bytes = size;
+        c.ev->a.mem.stream = (uint64_t)(uintptr_t)stream;
+    }
+    cudaError_t r = real ? real(devPtr, size, stream) : PRELOAD_CUDART_MISSING;
+    alloc_done(c, r, devPtr);
+    return (cudaError_t)hook_end(c, r);
+}
+
+PRELOAD_EXPORT cudaError_t cudaMallocAsync PRELOAD_SIG_MALLOCA
+{
+    return malloc_async(PRELOAD_FN_cudaMallocAsync, devPtr, size, hStream);
+}
+
+PRELOAD_EXPORT cudaError_t cudaMallocAsync_ptsz PRELOAD_SIG_MALLOCA
+{
+    return malloc_async(PRELOAD_FN_cudaMallocAsync_ptsz, devPtr, size, hStream);
+}
+
+static cudaError_t malloc_pool(unsigned fn, void **ptr, size_t size, cudaMemPool_t pool, cudaStream_t stream)
+{
+    preload_cudaMallocFromPoolAsync_fn real = PRELOAD_REAL_AS(cudaMallocFromPoolAsync, fn);
+    preload_call c = hook_begin(fn, CUPROF_EV_ALLOC);
+    if (c.ev) {
+        c.ev->a.mem.bytes = size;
+        c.ev->a.mem.stream = (uint64_t)(uintptr_t)stream;
+    }
+    cudaError_t r = real ? real(ptr, size, pool, stream) : PRELOAD_CUDART_MISSING;
+    alloc_done(c, r, ptr);
+    return (cudaError_t)hook_end(c, r);
+}
+
+PRELOAD_EXPORT cudaError_t cudaMallocFromPoolAsync PRELOAD_SIG_MALLOCPA
+{
+    return malloc_pool(PRELOAD_FN_cudaMallocFromPoolAsync, ptr, size, memPool, stream);
+}
+
+PRELOAD_EXPORT cudaError_t cudaMallocFromPoolAsync_ptsz PRELOAD_SIG_MALLOCPA
+{
+    return malloc_pool(PRELOAD_FN_cudaMallocFromPoolAsync_ptsz, ptr, size, memPool, stream);
+}
+
+static cudaError_t free_async(unsigned fn, void *devPtr, cudaStream_t stream)
+{
+    preload_cudaFreeAsync_fn real = PRELOAD_REAL_AS(cudaFreeAsync, fn);
+    preload_call c = hook_begin(fn, CUPROF_EV_FREE);
+    if (c.ev) {
+        c.ev->a.mem.ptr = (uint64_t)(uintptr_t)devPtr;
+        c.ev->a.mem.stream = (uint64_t)(uintptr_t)stream;
+    }
+    cudaError_t r = real ? real(devPtr, stream) : PRELOAD_CUDART_MISSING;
+    return (cudaError_t)hook_end(c, r);
+}
+
+PRELOAD_EXPORT cudaError_t cudaFreeAsync PRELOAD_SIG_FREEA
+{
+    return free_async(PRELOAD_FN_cudaFreeAsync, devPtr, hStream);
+}
+
+PRELOAD_EXPORT cudaError_t cudaFreeAsync_ptsz PRELOAD_SIG_FREEA
+{
+    return free_async(PRELOAD_FN_cudaFreeAsync_ptsz, devPtr, hStream);
+}
+
+/* A pitched allocation holds pitch * height bytes. */
+PRELOAD_EXPORT cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)
+{
+    preload_cudaMallocPitch_fn real = PRELOAD_REAL(cudaMallocPitch);
+    preload_call c = HOOK_BEGIN(cudaMallocPitch);
+    if (c.ev)
+        c.ev->a.mem.bytes = width * height;
+    cudaError_t r = real ? real(devPtr, pitch, width, height) : PRELOAD_CUDART_MISSING;
+    if (c.ev && r == cudaSuccess && pitch != NULL)
+        c.ev->a.mem.bytes = *pitch * height;
+    alloc_done(c, r, devPtr);
+    return (cudaError_t)hook_end(c, r);
+}
+
 PRELOAD_EXPORT cudaError_t cudaFreeHost(void *ptr)
 {
     preload_cudaFreeHost_fn real = PRELOAD_REAL(cudaFreeHost);

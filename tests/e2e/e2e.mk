@@ -147,3 +147,16 @@ $(B)/tests/test_e2e_viewers: tests/e2e/test_e2e_viewers.c tests/e2e/viewers.c te
 
 ALL_TARGETS += $(B)/tests/test_e2e_viewers
 E2E_TESTS   += $(B)/tests/test_e2e_viewers
+
+# Device memory end to end: mem_prog (a known pattern of allocations, its
+# own account on stdout) against the profile's peak, owners and OOM note.
+$(B)/tests/mem_prog: tests/e2e/mem_prog.c
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(filter-out -fsanitize=%,$(CFLAGS)) -O0 -fno-omit-frame-pointer \
+	    -o $@ $< -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lpthread
+
+$(B)/tests/test_e2e_memory: tests/e2e/test_e2e_memory.c $(HARNESS_OBJ) tests/e2e/harness.h $(B)/tests/mem_prog
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(HARNESS_OBJ) \
+	    $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS)
+
+ALL_TARGETS += $(B)/tests/test_e2e_memory $(B)/tests/mem_prog
+E2E_TESTS   += $(B)/tests/test_e2e_memory

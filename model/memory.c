@@ -1,0 +1,221 @@
+/*
+ * memory.c - device memory held over the run (memory.h).
+ */
+#include "model/memory.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define OOM_ERROR 2   /* cudaErrorMemoryAllocation */
+
+/* One allocation or free call, in the order of its end. */
+typedef struct mem_ev {
+    uint64_t t, ptr, bytes;
+    const char *api;
+    uint32_t stack;
+    uint8_t is_free, failed;   /* failed: an allocation out of memory */
+    uint8_t live;              /* allocations: not freed yet (during a replay) */
+} mem_ev;
+
+static int cmp_ev(const void *a, const void *b)
+{
+    const mem_ev *x = a, *y = b;
+    return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* Device allocations only: the host ones say so in their name. */
+static int is_device_api(const char *name)
+{
+    return strstr(name, "Host") == NULL;
+}
+
+static int gather(const cuprof_run *run, mem_ev **out, size_t *n)
+{
+    size_t cap = 0;
+    *out = NULL;
+    *n = 0;
+    for (size_t t = 0; t < run->nthreads; t++) {
+        const cuprof_run_thread *th = &run->threads[t];
+        for (uint64_t i = 0; i < th->n; i++) {
+            const cuprof_event *ev = cuprof_run_event(th, i);
+            if (ev->cls != CUPROF_EV_ALLOC && ev->cls != CUPROF_EV_FREE)
+                continue;
+            const char *api = cuprof_run_api_name(run, ev->api);
+            int failed = ev->cls == CUPROF_EV_ALLOC && ev->result == OOM_ERROR;
+            if (!is_device_api(api) || (!failed && (ev->result != 0 || !ev->a.mem.ptr)))
+                continue;
+            if (*n == cap) {
+                cap = cap ? 2 * cap : 256;
+                mem_ev *g = realloc(*out, cap * sizeof *g);
+                if (!g)
+                    return -1;
+                *out = g;
+            }
+            (*out)[(*n)++] = (mem_ev){ev->t1, ev->a.mem.ptr, ev->a.mem.bytes, api, ev->stack,
+                                      ev->cls == CUPROF_EV_FREE, (uint8_t)failed, 0};
+        }
+    }
+    size_t sorted = 1;   /* one thread's calls come in order: often no sort */
+    while (sorted < *n && (*out)[sorted - 1].t <= (*out)[sorted].t)
+        sorted++;
+    if (sorted < *n)
+        qsort(*out, *n, sizeof **out, cmp_ev);
+    return 0;
+}
+
+/* Replays ev[0..upto) and returns the bytes then held; marks each
+ * allocation live or not. A free takes the newest live allocation of its
+ * pointer. */
+static uint64_t replay(mem_ev *ev, size_t upto, uint64_t *nlive)
+{
+    uint64_t held = 0, live = 0;
+    for (size_t i = 0; i < upto; i++) {
+        if (ev[i].failed)
+            continue;
+        if (!ev[i].is_free) {
+            ev[i].live = 1;
+            held += ev[i].bytes;
+            live++;
+            continue;
+        }
+        for (size_t k = i; k-- > 0;)
+            if (!ev[k].is_free && !ev[k].failed && ev[k].live && ev[k].ptr == ev[i].ptr) {
+                ev[k].live = 0;
+                held -= ev[k].bytes;
+                live--;
+                break;
+            }
+    }
+    if (nlive)
+        *nlive = live;
+    return held;
+}
+
+static const char *site_of(const cuprof_stacks *stacks, uint32_t stack)
+{
+    return stacks && stacks->stack_site ? cuprof_stacks_site(stacks, stack) : NULL;
+}
+
+/* Sites are compared by name: two stacks through one function are one site. */
+static int same_site(const char *a, const char *b)
+{
+    return a == b || (a && b && !strcmp(a, b));
+}
+
+static int cmp_owner(const void *a, const void *b)
+{
+    const cuprof_mem_owner *x = a, *y = b;
+    if (x->bytes != y->bytes)
+        return x->bytes < y->bytes ? 1 : -1;
+    return strcmp(x->api, y->api);
+}
+
+/* The live allocations of ev[0..upto) (after replay) by owner, the top
+ * CUPROF_MEM_TOP_OWNERS into top. */
+static int owners(const mem_ev *ev, size_t upto, const cuprof_stacks *stacks, cuprof_mem_owner *top,
+                  size_t *ntop)
+{
+    cuprof_mem_owner *o = calloc(upto ? upto : 1, sizeof *o);
+    size_t n = 0;
+    if (!o)
+        return -1;
+    for (size_t i = 0; i < upto; i++) {
+        if (ev[i].is_free || ev[i].failed || !ev[i].live)
+            continue;
+        const char *site = site_of(stacks, ev[i].stack);
+        size_t k = 0;
+        while (k < n && (strcmp(o[k].api, ev[i].api) != 0 || !same_site(o[k].site, site)))
+            k++;
+        if (k == n)
+            o[n++] = (cuprof_mem_owner){ev[i].api, site, 0, 0};
+        o[k].bytes += ev[i].bytes;
+        o[k].allocations++;
+    }
+    qsort(o, n, sizeof *o, cmp_owner);
+    *ntop = n < CUPROF_MEM_TOP_OWNERS ? n : CUPROF_MEM_TOP_OWNERS;
+    memcpy(top, o, *ntop * sizeof *top);
+    free(o);
+    return 0;
+}
+
+cuprof_memory *cuprof_memory_build(const cuprof_run *run, const cuprof_stacks *stacks)
+{
+    cuprof_memory *m = calloc(1, sizeof *m);
+    mem_ev *ev = NULL;
+    size_t n = 0;
+    if (!m || gather(run, &ev, &n) < 0) {
+        free(m);
+        free(ev);
+        return NULL;
+    }
+    m->steps = calloc(n ? n : 1, sizeof *m->steps);
+    if (!m->steps) {
+        free(ev);
+        free(m);
+        return NULL;
+    }
+    /* steps, the peak (its index: the events up to it rebuild who held it) */
+    uint64_t held = 0;
+    size_t peak_upto = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ev[i].failed)
+            continue;
+        if (!ev[i].is_free) {
+            ev[i].live = 1;
+            held += ev[i].bytes;
+            m->allocations++;
+            m->allocated_bytes += ev[i].bytes;
+            m->steps[m->nsteps++] = (cuprof_mem_step){ev[i].t, (int64_t)ev[i].bytes};
+            if (held > m->peak_bytes) {
+                m->peak_bytes = held;
+                m->peak_t = ev[i].t;
+                peak_upto = i + 1;
+            }
+            continue;
+        }
+        for (size_t k = i; k-- > 0;)
+            if (!ev[k].is_free && !ev[k].failed && ev[k].live && ev[k].ptr == ev[i].ptr) {
+                ev[k].live = 0;
+                held -= ev[k].bytes;
+                m->frees++;
+                m->steps[m->nsteps++] = (cuprof_mem_step){ev[i].t, -(int64_t)ev[k].bytes};
+                break;
+            }
+    }
+    m->end_bytes = held;
+    int rc = 0;
+    if (m->peak_bytes) {
+        replay(ev, peak_upto, &m->peak_allocations);
+        rc = owners(ev, peak_upto, stacks, m->top, &m->ntop);
+    }
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (!ev[i].failed)
+            continue;
+        if (m->noom++ >= CUPROF_MEM_MAX_OOM)
+            continue;
+        cuprof_mem_oom *o = &m->oom[m->noom - 1];
+        o->t = ev[i].t;
+        o->api = ev[i].api;
+        o->site = site_of(stacks, ev[i].stack);
+        o->requested = ev[i].bytes;
+        o->live_bytes = replay(ev, i, &o->live_allocations);
+        rc = owners(ev, i, stacks, o->top, &o->ntop);
+    }
+    m->oom_total = m->noom;
+    if (m->noom > CUPROF_MEM_MAX_OOM)
+        m->noom = CUPROF_MEM_MAX_OOM;
+    free(ev);
+    if (rc < 0) {
+        cuprof_memory_destroy(m);
+        return NULL;
+    }
+    return m;
+}
+
+void cuprof_memory_destroy(cuprof_memory *m)
+{
+    if (!m)
+        return;
+    free(m->steps);
+    free(m);
+}
