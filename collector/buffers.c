@@ -288,6 +288,11 @@ static int chunk_grow(cuprof_thread *t)
     return 0;
 }
 
+/* The record the calibration runs on (cuprof_buffers_calibrate): it records
+ * whatever the recording state, so that the measure is the same with a
+ * capture window. Set only while the calibration runs, on its thread. */
+static cuprof_thread *calibrating;
+
 /* A call or NVTX event outside the capture window, the first of its thread
  * or the first call: what a window's first event would otherwise pay for
  * inside the window is done now (the thread's record and first chunk, and
@@ -318,7 +323,7 @@ slot_take(uint16_t api, uint8_t cls, int cupti, cuprof_thread **tp)
         if (atomic_load_explicit(&cuprof_g.init, memory_order_acquire) != 2)
             cuprof_collector_init();
         int rec = atomic_load_explicit(&cuprof_g.recording, memory_order_acquire);
-        if (rec != CUPROF_REC_ON) {
+        if (rec != CUPROF_REC_ON && !(calibrating && tls.thread == calibrating)) {
             if (rec == CUPROF_REC_GATED &&
                 __builtin_expect(!tls.thread || (cupti && !cuprof_capture_outside_seen()), 0))
                 gated_first(cupti);
@@ -554,4 +559,57 @@ void cuprof_buffers_reset_after_fork(void)
     pthread_mutex_init(&pool.lock, NULL);
     pthread_cond_init(&pool.wake, NULL);
     pool.n = pool.started = pool.failed = 0;
+}
+
+/* ---- what a call costs us ---------------------------------------------------
+ *
+ * The hot path timed at start: CALIB_PAIRS cuprof_begin/cuprof_end pairs
+ * (a plain call: no arguments, no stack, no CUPTI id) on a private record
+ * whose chunk is fresh populated memory, as a prefaulted chunk is; the
+ * median of CALIB_ROUNDS rounds. The record is listed nowhere and freed:
+ * nothing of it reaches the outputs. */
+#define CALIB_PAIRS 1000
+#define CALIB_ROUNDS 3
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+uint64_t cuprof_buffers_calibrate(void)
+{
+    /* only before this thread's first event (at start), and with no CUPTI
+     * to push ids to */
+    if (tls.guard || tls.thread || calibrating || __atomic_load_n(&cuprof_cupti_active, __ATOMIC_RELAXED))
+        return 0;
+    int saved = errno;
+    cuprof_clock_init(!cuprof_g_config.clock_monotonic);
+    uint64_t per[CALIB_ROUNDS];
+    int rounds = 0;
+    for (int r = 0; r < CALIB_ROUNDS; r++) {
+        cuprof_chunk *c = chunk_map();
+        if (c == MAP_FAILED)
+            break;
+        cuprof_thread cal;
+        memset(&cal, 0, sizeof cal);
+        cal.head = cal.tail = c;
+        cal.cur = c->ev;
+        cal.end = c->ev + CUPROF_CHUNK_EVENTS;
+        calibrating = &cal;
+        tls.thread = &cal;
+        uint64_t t0 = cuprof_clock_now();
+        for (int i = 0; i < CALIB_PAIRS; i++)
+            cuprof_end(cuprof_begin(0, CUPROF_EV_CALL), 0);
+        uint64_t t1 = cuprof_clock_now();
+        tls.thread = NULL;
+        calibrating = NULL;
+        munmap(c, CUPROF_CHUNK_BYTES);
+        per[rounds++] = (t1 - t0) / CALIB_PAIRS;
+    }
+    errno = saved;
+    if (!rounds)
+        return 0;
+    qsort(per, (size_t)rounds, sizeof per[0], cmp_u64);
+    return per[(rounds - 1) / 2];
 }

@@ -82,6 +82,7 @@ struct cuprof_state {
     cuprof_thread *inherited;     /* in a forked child: the parent's records, never
                                      written here (kept reachable, not listed) */
     _Atomic uint64_t mem_bytes;   /* chunk memory mapped, bytes */
+    uint64_t hook_ns;             /* the hot path's measured cost per call (start) */
     _Atomic int mem_warned;       /* the memory-limit warning was printed */
     const cuprof_api_desc *apis;  /* preload's API table (cuprof_api_register) */
     size_t napis;                 /* its length */
@@ -113,6 +114,10 @@ void cuprof_buffers_reset_after_fork(void);
  * added since). The one place stamps become ns: the run build calls it on
  * committed events, which their thread never writes again. Thread-safe. */
 void cuprof_buffers_stamps_to_ns(cuprof_thread *t, uint64_t upto);
+/* The hot path's cost: ns per cuprof_begin + cuprof_end pair, measured on a
+ * private record (nothing reaches the outputs); 0 when not measured (called
+ * on a thread that recorded already). */
+uint64_t cuprof_buffers_calibrate(void);
 /* buffers.c: turns the stamps of a chunk's first n events into ns, by the
  * line from its anchor to next (the anchor of the chunk that followed it);
  * for spilled chunks (the run build). */

@@ -284,6 +284,7 @@ cuprof_run *cuprof_snapshot_build(void)
     r->pub.pid = cuprof_g.pid ? cuprof_g.pid : (long)getpid();
     r->pub.clock = CUPROF_CLOCK_NAME;
     cuprof_place_snapshot(&r->pub.place);
+    r->pub.hook_ns = cuprof_g.hook_ns;
     r->pub.version = CUPROF_VERSION;
     if (load_cmdline(r) < 0 || load_threads(r) < 0 || load_kernel_names(r) < 0 ||
         load_strings(r) < 0) {

@@ -285,6 +285,13 @@ static int json_write(cuprof_writer *w)
     num(o, "threads", run->nthreads);
     num(o, "self_cpu_total_ns", s->self_cpu_total_ns);
     num(o, "self_cuda_total_ns", s->self_cuda_total_ns);
+    cuprof_out_puts(o, ",\n\"overhead\":{");
+    key(o, "per_call_ns", 1);
+    cuprof_out_u64(o, s->overhead_per_call_ns);
+    num(o, "calls", s->overhead_calls);
+    num(o, "total_ns", s->overhead_total_ns);
+    fixed6(o, "cpu_share", s->self_cpu_total_ns ? (double)s->overhead_total_ns / (double)s->self_cpu_total_ns : 0.0);
+    cuprof_out_putc(o, '}');
     put_capture(o, &run->capture);
     cuprof_out_puts(o, ",\n\"distributed\":");
     cuprof_put_place(o, run);

@@ -132,6 +132,17 @@ static void put_header_block(cuprof_writer *w)
         cuprof_out_printf(o, "  ended by:      %s\n", run->ended_by);
     cuprof_out_printf(o, "  calls:         %llu recorded on %zu thread%s\n",
                       (unsigned long long)run->nevents, run->nthreads, run->nthreads == 1 ? "" : "s");
+    const cuprof_summary *sm = w->sum;
+    if (sm->overhead_per_call_ns) {
+        char per[32], all[32], pct[32];
+        cuprof_out_printf(o, "  profiler:      about %s of overhead per call, %s in all (%s of the CPU time "
+                             "in CUDA calls; measured at start, CUPTI's own cost not included)\n",
+                          cuprof_fmt_time(per, sizeof per, sm->overhead_per_call_ns),
+                          cuprof_fmt_time(all, sizeof all, sm->overhead_total_ns),
+                          cuprof_fmt_pct(pct, sizeof pct, sm->overhead_total_ns, sm->self_cpu_total_ns));
+    } else {
+        cuprof_out_puts(o, "  profiler:      overhead not measured\n");
+    }
     const cuprof_capture *cap = &run->capture;
     if (cap->trigger && cap->opened == 0) {
         cuprof_out_puts(o, "  CAPTURE WINDOW NEVER OPENED: ");

@@ -356,6 +356,9 @@ static int build_api(const cuprof_run *run, const cuprof_timeline *tl, cuprof_su
     qsort(rows, n, sizeof *rows, cmp_api);
     s->api = rows;
     s->napi = n;
+    s->overhead_per_call_ns = run->hook_ns;
+    s->overhead_calls = run->nevents;
+    s->overhead_total_ns = run->hook_ns * run->nevents;
     rows = NULL;
     rc = 0;
 out:

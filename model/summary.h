@@ -142,6 +142,11 @@ typedef struct cuprof_summary {
                                 * (cuprof_ranges_summarize) */
     size_t nsteps;             /* 0 or 1 */
     cuprof_stat_step *steps;   /* cuprof_steps_summarize */
+    /* The profiler's own cost: the recording's per-call cost measured at
+     * start (run->hook_ns) times the calls recorded; 0 when not measured. */
+    uint64_t overhead_per_call_ns;
+    uint64_t overhead_calls;
+    uint64_t overhead_total_ns;
 } cuprof_summary;
 
 /* Aggregates run, with its kernel names (names) and its GPU records joined

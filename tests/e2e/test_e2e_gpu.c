@@ -188,12 +188,30 @@ static void check_sums(prof_run *p, const char *blas)
 static const char *const modes[] = {"eager", "addmm", "fused"};
 #define RUNS 6   /* --iters 5 --warmup 1 */
 
+/* Every summary states the profiler's own cost: measured per call at
+ * start, times the calls recorded, and its share of the CPU time in calls. */
+static void check_overhead(const prof_run *p)
+{
+    json_t *o = json_object_get(p->sum, "overhead");
+    ck_assert_ptr_nonnull(o);
+    long long per = iget(o, "per_call_ns"), calls = iget(o, "calls");
+    ck_assert_int_gt(per, 0);
+    ck_assert_int_eq(calls, iget(p->sum, "events"));
+    ck_assert_int_eq(iget(o, "total_ns"), per * calls);
+    double share = json_number_value(json_object_get(o, "cpu_share"));
+    double want = (double)(per * calls) / (double)iget(p->sum, "self_cpu_total_ns");
+    ck_assert_msg(share > 0 && share < want * 1.01 + 1e-6 && share > want * 0.99 - 1e-6, "cpu_share %f, want %f",
+                  share, want);
+    ck_assert_msg(strstr(p->txt, "\n  profiler:      about "), "%s", p->txt);
+}
+
 START_TEST(modes_kernels_copies_attribution)
 {
     const char *mode = modes[_i];
     prof_run p = profile_bench("64", mode, "5", "1", NULL);
     int eager = _i == 0, addmm = _i == 1, fused = _i == 2;
     const char *blas = fused ? "cublasLtMatmul" : "cublasGemmEx";
+    check_overhead(&p);
     ck_assert_int_eq(count_kernels(&p, GEMM), RUNS);
     ck_assert_int_eq(count_kernels(&p, "_bias_"), fused ? RUNS : 0);   /* the bias epilogue */
     ck_assert_int_eq(count_kernels(&p, "bias_add"), eager ? RUNS : 0);
@@ -436,6 +454,7 @@ START_TEST(real_libraries_cpu_only_with_reason)
     ck_assert_ptr_nonnull(strstr(p.r.err, "cuprof: wrote "));
     json_t *gt = json_object_get(p.sum, "gpu_timeline");
     ck_assert_int_gt(json_array_size(json_object_get(p.sum, "api")), 0);
+    check_overhead(&p);
     if (!driver || json_is_false(json_object_get(gt, "captured"))) {
         ck_assert(json_is_false(json_object_get(gt, "captured")));
         ck_assert_ptr_nonnull(strstr(sget(gt, "reason"), "CUPTI"));

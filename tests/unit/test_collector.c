@@ -927,6 +927,72 @@ START_TEST(fork_child_starts_empty)
 }
 END_TEST
 
+/* The overhead calibration (buffers.c) times the real hot path on a private
+ * record: it measures something, and nothing of it is recorded: no thread,
+ * no event, and the thread's own first event afterwards is event 1. */
+static void *calibrate_then_record(void *arg)
+{
+    uint64_t *ns = arg;
+    ns[0] = cuprof_buffers_calibrate();
+    ns[1] = cuprof_buffers_calibrate();   /* again: still no record of its own */
+    cuprof_event *ev = rec(0, CUPROF_EV_CALL);
+    ns[2] = cuprof_event_id(ev);
+    cuprof_end(ev, 0);
+    ns[3] = cuprof_buffers_calibrate();   /* the thread records now: not measured */
+    return NULL;
+}
+
+START_TEST(calibration_records_nothing)
+{
+    cuprof_api_register(APIS, NAPIS);
+    cuprof_collector_init();
+    cuprof_run *before = cuprof_snapshot_build();
+    uint64_t n0 = before->nevents;
+    size_t t0 = before->nthreads;
+    cuprof_snapshot_destroy(before);
+    uint64_t ns[4];
+    pthread_t th;
+    pthread_create(&th, NULL, calibrate_then_record, ns);
+    pthread_join(th, NULL);
+    ck_assert_uint_gt(ns[0], 0);
+    ck_assert_uint_gt(ns[1], 0);
+    ck_assert_uint_eq(ns[3], 0);
+    cuprof_run *run = cuprof_snapshot_build();
+    ck_assert_uint_eq(run->nthreads, t0 + 1);
+    ck_assert_uint_eq(run->nevents, n0 + 1);   /* the thread's one call, no calibration pair */
+    ck_assert_uint_eq(cuprof_event_id_seq(ns[2]), 0);
+    ck_assert_uint_eq(run->threads[run->nthreads - 1].n, 1);
+    cuprof_snapshot_destroy(run);
+}
+END_TEST
+
+/* Outside a capture window (recording gated) the calibration still times
+ * the recording path, and recording stays gated after it. */
+static void *calibrate_only(void *arg)
+{
+    uint64_t *ns = arg;
+    ns[0] = cuprof_buffers_calibrate();
+    ns[1] = cuprof_begin(0, CUPROF_EV_CALL) == NULL;
+    return NULL;
+}
+
+START_TEST(calibration_outside_the_window)
+{
+    setenv("CUPROF_CAPTURE_RANGE", "cudaProfilerApi", 1);
+    cuprof_api_register(APIS, NAPIS);
+    cuprof_collector_init();
+    uint64_t ns[2];
+    pthread_t th;
+    pthread_create(&th, NULL, calibrate_only, ns);
+    pthread_join(th, NULL);
+    ck_assert_uint_gt(ns[0], 0);
+    ck_assert_uint_eq(ns[1], 1);
+    cuprof_run *run = cuprof_snapshot_build();
+    ck_assert_uint_eq(run->nevents, 0);
+    cuprof_snapshot_destroy(run);
+}
+END_TEST
+
 /* ---- rank from the launcher's environment (place.c) ---------------------- */
 
 static const char *const *fake_env;
@@ -1021,6 +1087,8 @@ Suite *collector_suite(void)
     tcase_add_test(tc, open_calls_are_not_published);
     tcase_add_test(tc, guard_and_errno);
     tcase_add_test(tc, rank_from_each_launcher);
+    tcase_add_test(tc, calibration_records_nothing);
+    tcase_add_test(tc, calibration_outside_the_window);
     tcase_add_test(tc, no_rank_without_a_launcher);
     tcase_add_test(tc, capture_window_gates_recording);
     tcase_add_test(tc, memory_limit_spills_nothing_lost);
