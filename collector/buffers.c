@@ -292,6 +292,8 @@ static int chunk_grow(cuprof_thread *t)
  * whatever the recording state, so that the measure is the same with a
  * capture window. Set only while the calibration runs, on its thread. */
 static cuprof_thread *calibrating;
+static _Atomic int calibrated;   /* the first call of the process has run it */
+uint64_t cuprof_buffers_calibrate(void);
 
 /* A call or NVTX event outside the capture window, the first of its thread
  * or the first call: what a window's first event would otherwise pay for
@@ -337,6 +339,10 @@ slot_take(uint16_t api, uint8_t cls, int cupti, cuprof_thread **tp)
     if (__builtin_expect(t == NULL || t->cur == t->end, 0)) {
         int saved = errno;   /* calloc/mmap must not leak an errno into the program */
         if (t == NULL) {
+            /* The process's first call: what each call costs us, timed once
+             * (only processes that call CUDA pay for it: ~0.1 ms). */
+            if (!atomic_exchange_explicit(&calibrated, 1, memory_order_relaxed))
+                cuprof_g.hook_ns = cuprof_buffers_calibrate();
             /* First call on this thread: start CUPTI if nothing did yet
              * (InitializeInjection normally has; idempotent, and only here,
              * so processes that never call CUDA never load CUPTI), unless
@@ -563,7 +569,8 @@ void cuprof_buffers_reset_after_fork(void)
 
 /* ---- what a call costs us ---------------------------------------------------
  *
- * The hot path timed at start: CALIB_PAIRS cuprof_begin/cuprof_end pairs
+ * The hot path timed at the process's first call: CALIB_PAIRS
+ * cuprof_begin/cuprof_end pairs
  * (a plain call: no arguments, no stack, no CUPTI id) on a private record
  * whose chunk is fresh populated memory, as a prefaulted chunk is; the
  * median of CALIB_ROUNDS rounds. The record is listed nowhere and freed:
@@ -579,9 +586,10 @@ static int cmp_u64(const void *a, const void *b)
 
 uint64_t cuprof_buffers_calibrate(void)
 {
-    /* only before this thread's first event (at start), and with no CUPTI
-     * to push ids to */
-    if (tls.guard || tls.thread || calibrating || __atomic_load_n(&cuprof_cupti_active, __ATOMIC_RELAXED))
+    /* only before this thread's first event, and not where every call pushes
+     * a CUPTI id (the pairs would push ids of events that do not exist) */
+    if (tls.guard || tls.thread || calibrating ||
+        __atomic_load_n(&cuprof_cupti_active, __ATOMIC_RELAXED) == CUPROF_CUPTI_PUSH_ALL)
         return 0;
     int saved = errno;
     cuprof_clock_init(!cuprof_g_config.clock_monotonic);

@@ -116,7 +116,8 @@ void cuprof_buffers_reset_after_fork(void);
 void cuprof_buffers_stamps_to_ns(cuprof_thread *t, uint64_t upto);
 /* The hot path's cost: ns per cuprof_begin + cuprof_end pair, measured on a
  * private record (nothing reaches the outputs); 0 when not measured (called
- * on a thread that recorded already). */
+ * on a thread that recorded already). The process's first call runs it
+ * (into cuprof_g.hook_ns). */
 uint64_t cuprof_buffers_calibrate(void);
 /* buffers.c: turns the stamps of a chunk's first n events into ns, by the
  * line from its anchor to next (the anchor of the chunk that followed it);

@@ -128,7 +128,6 @@ void cuprof_collector_init(void)
         cuprof_process_init();   /* signals, _exit & co: process.h */
         cuprof_stacks_init(cuprof_g_config.stacks);
         atomic_store(&cuprof_g.recording, cuprof_capture_init());
-        cuprof_g.hook_ns = cuprof_buffers_calibrate();   /* what each call will cost us */
     }
     cuprof_debug(CUPROF_DBG_COLLECTOR, "started in pid %ld, output %s, recording %s",
                  cuprof_g.pid, cuprof_g_config.out_dir, cuprof_g_config.enabled ? "on" : "off");

@@ -136,7 +136,7 @@ static void put_header_block(cuprof_writer *w)
     if (sm->overhead_per_call_ns) {
         char per[32], all[32], pct[32];
         cuprof_out_printf(o, "  profiler:      about %s of overhead per call, %s in all (%s of the CPU time "
-                             "in CUDA calls; measured at start, CUPTI's own cost not included)\n",
+                             "in CUDA calls; measured at the first call, CUPTI's own cost not included)\n",
                           cuprof_fmt_time(per, sizeof per, sm->overhead_per_call_ns),
                           cuprof_fmt_time(all, sizeof all, sm->overhead_total_ns),
                           cuprof_fmt_pct(pct, sizeof pct, sm->overhead_total_ns, sm->self_cpu_total_ns));

@@ -189,8 +189,8 @@ typedef struct cuprof_run {
                                         the files (which then include it) */
 
     cuprof_place place;              /* rank, host, clocks (prof.sh merge) */
-    uint64_t hook_ns;                /* the recording's own cost per call, measured at
-                                        start (collector/buffers.c); 0 = not measured */
+    uint64_t hook_ns;                /* the recording's own cost per call, measured at the
+                                        process's first call (collector/buffers.c); 0 = not measured */
     cuprof_gpu_timeline gpu;
     const struct cuprof_gpu_run *gpu_run; /* device records (model/gpu.h); NULL
                                              when none were captured */

@@ -142,8 +142,8 @@ typedef struct cuprof_summary {
                                 * (cuprof_ranges_summarize) */
     size_t nsteps;             /* 0 or 1 */
     cuprof_stat_step *steps;   /* cuprof_steps_summarize */
-    /* The profiler's own cost: the recording's per-call cost measured at
-     * start (run->hook_ns) times the calls recorded; 0 when not measured. */
+    /* The profiler's own cost: the recording's per-call cost measured at the
+     * first call (run->hook_ns) times the calls recorded; 0 when not measured. */
     uint64_t overhead_per_call_ns;
     uint64_t overhead_calls;
     uint64_t overhead_total_ns;
