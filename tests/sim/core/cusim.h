@@ -237,6 +237,59 @@ CUSIM_EXPORT void cusim_defer_drain(void);
 CUSIM_EXPORT int cusim_occupancy(int block_size, size_t dynamic_smem, int registers,
                                  size_t static_smem);
 
+/* ---- graphs: stream capture, explicit construction, replay ------------- */
+
+/* A graph is a list of nodes replayed in order on the launching stream (the
+ * sim runs a graph's nodes one after another: dependencies are accepted and
+ * not needed). While a stream captures, the kernels, copies and memsets
+ * queued on it become nodes of its graph instead of running. Instantiation
+ * clones the nodes (new ids; each remembers its original); a launch puts
+ * the clones on the stream with the launch's correlation id, and their
+ * activity carries the exec's graph id and the clone's node id. */
+typedef struct cusim_graph cusim_graph;           /* cudaGraph_t in the sim */
+typedef struct cusim_graph_exec cusim_graph_exec; /* cudaGraphExec_t */
+typedef struct cusim_graph_node cusim_graph_node; /* cudaGraphNode_t */
+enum cusim_node_type { /* CUgraphNodeType's values */
+    CUSIM_NODE_KERNEL = 0, CUSIM_NODE_MEMCPY = 1, CUSIM_NODE_MEMSET = 2, CUSIM_NODE_EMPTY = 5,
+};
+CUSIM_EXPORT cusim_graph *cusim_graph_create(void);
+/* The graph a cudaGraph_t value is, or NULL (destroyed, garbage). */
+CUSIM_EXPORT cusim_graph *cusim_graph_get(const void *h);
+CUSIM_EXPORT void cusim_graph_destroy(cusim_graph *g);
+CUSIM_EXPORT uint32_t cusim_graph_id(const cusim_graph *g);
+/* Starts capturing s into a new graph: 0, or -1 when s captures already. */
+CUSIM_EXPORT int cusim_stream_begin_capture(cusim_stream *s);
+/* Ends the capture: its graph, or NULL when s was not capturing. */
+CUSIM_EXPORT cusim_graph *cusim_stream_end_capture(cusim_stream *s);
+/* The graph s captures into (NULL: none), and the capture's id (0: none). */
+CUSIM_EXPORT cusim_graph *cusim_stream_capture_graph(const cusim_stream *s);
+CUSIM_EXPORT uint64_t cusim_stream_capture_id(const cusim_stream *s);
+/* Explicit construction: a node of g (NULL when out of memory). */
+CUSIM_EXPORT cusim_graph_node *cusim_graph_add_kernel(cusim_graph *g, const cusim_kernel_desc *k);
+CUSIM_EXPORT cusim_graph_node *cusim_graph_add_memcpy(cusim_graph *g, void *dst, size_t dpitch,
+                                                      const void *src, size_t spitch, size_t width,
+                                                      size_t height, int kind);
+CUSIM_EXPORT cusim_graph_node *cusim_graph_add_memset(cusim_graph *g, void *dst, size_t pitch, int value,
+                                                      size_t width, size_t height);
+CUSIM_EXPORT cusim_graph_node *cusim_graph_add_empty(cusim_graph *g);
+/* The node a cudaGraphNode_t value is, or NULL. */
+CUSIM_EXPORT cusim_graph_node *cusim_graph_node_get(const void *h);
+CUSIM_EXPORT uint64_t cusim_graph_node_id(const cusim_graph_node *n);
+CUSIM_EXPORT int cusim_graph_node_type(const cusim_graph_node *n);
+/* The nodes of g in order: up to cap into out; returns how many g has. */
+CUSIM_EXPORT size_t cusim_graph_nodes(const cusim_graph *g, cusim_graph_node **out, size_t cap);
+CUSIM_EXPORT cusim_graph_exec *cusim_graph_instantiate(cusim_graph *g);
+CUSIM_EXPORT cusim_graph_exec *cusim_graph_exec_get(const void *h);
+/* The exec's graph id: the graphId of its replays' records. */
+CUSIM_EXPORT uint32_t cusim_graph_exec_id(const cusim_graph_exec *e);
+CUSIM_EXPORT void cusim_graph_exec_destroy(cusim_graph_exec *e);
+/* Replaces the kernel of the exec's clone of node (cudaGraphExecKernelNodeSetParams):
+ * 0, or -1 when node is not a kernel node of the exec's graph. */
+CUSIM_EXPORT int cusim_graph_exec_set_kernel(cusim_graph_exec *e, const cusim_graph_node *node,
+                                             const cusim_kernel_desc *k);
+/* Replays e's nodes on s, attributed to corr (the launch's correlation id). */
+CUSIM_EXPORT void cusim_graph_launch(cusim_graph_exec *e, cusim_stream *s, uint32_t corr);
+
 /* ---- the tool hook (the simulated CUPTI attaches here) ------------------ */
 
 /* Activity the device produced; all times are gpu ns. */
@@ -244,6 +297,8 @@ typedef struct cusim_kernel_activity {
     const cusim_kernel_desc *desc;
     uint64_t queued, submitted, start, end;
     uint32_t stream_id, correlation_id;
+    uint32_t graph_id;       /* a graph's replay: the exec's graph id, else 0 */
+    uint64_t graph_node_id;  /* and the node's id, else 0 */
 } cusim_kernel_activity;
 
 typedef struct cusim_copy_activity {
@@ -253,6 +308,8 @@ typedef struct cusim_copy_activity {
     int value;           /* memset */
     uint64_t bytes, start, end;
     uint32_t stream_id, correlation_id;
+    uint32_t graph_id;       /* as in cusim_kernel_activity */
+    uint64_t graph_node_id;
 } cusim_copy_activity;
 
 typedef struct cusim_sync_activity {
@@ -262,12 +319,28 @@ typedef struct cusim_sync_activity {
     uint32_t correlation_id;
 } cusim_sync_activity;
 
+/* A graph or node came to be (CUPTI's resource callbacks). */
+enum cusim_graph_what {
+    CUSIM_GRAPH_NODE_CREATED = 0,   /* added, or captured, on the calling thread */
+    CUSIM_GRAPH_NODE_CLONED = 1,    /* instantiation cloned original into node */
+    CUSIM_GRAPH_EXEC_CREATED = 2,   /* graph instantiated into exec */
+};
+typedef struct cusim_graph_event {
+    enum cusim_graph_what what;
+    cusim_graph *graph;             /* the node's graph (CREATED), the source (EXEC) */
+    cusim_graph_node *node;         /* CREATED, CLONED */
+    cusim_graph_node *original;     /* CLONED: the node it copies */
+    cusim_graph_exec *exec;         /* CLONED, EXEC_CREATED */
+    int node_type;                  /* enum cusim_node_type */
+} cusim_graph_event;
+
 typedef struct cusim_tool_ops {
     void (*api_enter)(const cusim_api_call *c);
     void (*api_exit)(const cusim_api_call *c);
     void (*kernel)(const cusim_kernel_activity *a);
     void (*copy)(const cusim_copy_activity *a);
     void (*sync)(const cusim_sync_activity *a);
+    void (*graph)(const cusim_graph_event *e);   /* may be NULL */
 } cusim_tool_ops;
 
 /* Attaches (ops != NULL) or detaches the tool. The ops struct must outlive

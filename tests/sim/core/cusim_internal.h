@@ -96,6 +96,8 @@ struct cusim_stream {
     int priority;     /* as created; not used by the model */
     enum cusim_stream_type type;
     uint64_t tail;    /* host ns when the last queued work ends (under dev lock) */
+    struct cusim_graph *capture;   /* the graph being captured into, NULL: none */
+    uint64_t capture_id;
     struct cusim_stream *all_next; /* every stream ever made (never freed) */
 };
 
@@ -139,5 +141,20 @@ CUSIM_INTERNAL double cusim_model_memset_ns(uint64_t bytes);
 /* Multiplier for operation number `seq` under `seed`: 1 +/- CUSIM_JITTER, and
  * when outliers != 0, one in CUSIM_OUTLIER_ONE_IN is 1.5-3x. Pure function. */
 CUSIM_INTERNAL double cusim_model_jitter(uint64_t seed, uint64_t seq, int outliers);
+
+/* Graph replay on this thread (cusim_graph.c): the ids the activity of the
+ * work being queued carries; 0 outside a replay. */
+typedef struct cusim_replay {
+    uint32_t graph_id;
+    uint64_t node_id;
+    int active;
+} cusim_replay;
+CUSIM_INTERNAL extern _Thread_local cusim_replay cusim_replaying;
+/* Captured work (cusim_timeline.c calls these for a capturing stream). */
+CUSIM_INTERNAL void cusim_capture_kernel(struct cusim_graph *g, const cusim_kernel_desc *k);
+CUSIM_INTERNAL void cusim_capture_copy(struct cusim_graph *g, void *dst, size_t dpitch, const void *src,
+                                       size_t spitch, size_t width, size_t height, int kind);
+CUSIM_INTERNAL void cusim_capture_memset(struct cusim_graph *g, void *dst, size_t pitch, int value,
+                                         size_t width, size_t height);
 
 #endif /* CUSIM_INTERNAL_H */

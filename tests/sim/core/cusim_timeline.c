@@ -100,6 +100,7 @@ static cusim_stream *stream_new(unsigned flags, int priority, enum cusim_stream_
     }
     if (s != NULL) {
         s->id = id, s->flags = flags, s->priority = priority, s->type = type, s->tail = 0;
+        s->capture = NULL, s->capture_id = 0;
         s->magic = CUSIM_STREAM_MAGIC;
     }
     pthread_mutex_unlock(&dev_mu);
@@ -315,8 +316,20 @@ void cusim_stream_wait_event(cusim_stream *s, cusim_event *e)
 
 /* ---- work ---------------------------------------------------------------- */
 
+/* The stream's capture graph when the work must become a node instead of
+ * running (not while a graph is being replayed onto it). */
+static struct cusim_graph *capturing(const cusim_stream *s)
+{
+    return s->capture != NULL && !cusim_replaying.active ? s->capture : NULL;
+}
+
 uint64_t cusim_launch(cusim_stream *s, const cusim_kernel_desc *k, uint32_t corr)
 {
+    struct cusim_graph *g = capturing(s);
+    if (g != NULL) {
+        cusim_capture_kernel(g, k);
+        return 0;
+    }
     uint64_t now = cusim_host_ns(), start, end;
     place(s, now, cusim_model_kernel_ns(k), 1, &start, &end);
     int64_t d = cusim_gpu_delta();
@@ -331,6 +344,8 @@ uint64_t cusim_launch(cusim_stream *s, const cusim_kernel_desc *k, uint32_t corr
             .end = end + (uint64_t)d,
             .stream_id = s->id,
             .correlation_id = corr,
+            .graph_id = cusim_replaying.graph_id,
+            .graph_node_id = cusim_replaying.node_id,
         };
         tool->kernel(&a);
     }
@@ -395,6 +410,11 @@ static void xfer_submit(const xfer *x, int blocking)
 uint64_t cusim_memcpy2d(cusim_stream *s, void *dst, size_t dpitch, const void *src, size_t spitch,
                         size_t width, size_t height, int kind, int blocking, uint32_t corr)
 {
+    struct cusim_graph *g = capturing(s);
+    if (g != NULL) {
+        cusim_capture_copy(g, dst, dpitch, src, spitch, width, height, kind);
+        return 0;
+    }
     /* Submitted now: the device timeline comes from the model and this
      * instant alone, never from the host time the sim spends moving bytes or
      * running deferred work. */
@@ -424,6 +444,7 @@ uint64_t cusim_memcpy2d(cusim_stream *s, void *dst, size_t dpitch, const void *s
             .is_memset = 0, .copy_kind = kind, .src_mem = src_mem, .dst_mem = dst_mem,
             .bytes = bytes, .start = start + (uint64_t)d, .end = end + (uint64_t)d,
             .stream_id = s->id, .correlation_id = corr,
+            .graph_id = cusim_replaying.graph_id, .graph_node_id = cusim_replaying.node_id,
         };
         tool->copy(&a);
     }
@@ -447,6 +468,11 @@ uint64_t cusim_memset(cusim_stream *s, void *dst, int value, size_t bytes, int b
 uint64_t cusim_memset2d(cusim_stream *s, void *dst, size_t pitch, int value, size_t width,
                         size_t height, int blocking, uint32_t corr)
 {
+    struct cusim_graph *g = capturing(s);
+    if (g != NULL) {
+        cusim_capture_memset(g, dst, pitch, value, width, height);
+        return 0;
+    }
     uint64_t now = cusim_host_ns(), start, end; /* see cusim_memcpy2d */
     int dst_mem = cusim_mem_kind_of(dst);
     uint64_t bytes = (uint64_t)width * (height ? height : 1);
@@ -461,6 +487,7 @@ uint64_t cusim_memset2d(cusim_stream *s, void *dst, size_t pitch, int value, siz
             .is_memset = 1, .dst_mem = dst_mem, .value = value, .bytes = bytes,
             .start = start + (uint64_t)d, .end = end + (uint64_t)d,
             .stream_id = s->id, .correlation_id = corr,
+            .graph_id = cusim_replaying.graph_id, .graph_node_id = cusim_replaying.node_id,
         };
         tool->copy(&a);
     }

@@ -199,10 +199,10 @@ CUDART_EXPORT cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
     API_ENTER(cudaStreamIsCapturing, v10000,
               (&(cudaStreamIsCapturing_v10000_params){stream, pCaptureStatus}));
     STREAM_OR_FAIL(s, stream, 0);
-    (void)s;
     if (pCaptureStatus == NULL)
         API_RETURN(cudaErrorInvalidValue);
-    *pCaptureStatus = cudaStreamCaptureStatusNone; /* graphs are not simulated */
+    *pCaptureStatus = cusim_stream_capture_graph(s) ? cudaStreamCaptureStatusActive
+                                                    : cudaStreamCaptureStatusNone;
     API_RETURN(cudaSuccess);
 }
 
@@ -212,10 +212,10 @@ CUDART_EXPORT cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream,
     API_ENTER(cudaStreamIsCapturing_ptsz, v10000,
               (&(cudaStreamIsCapturing_ptsz_v10000_params){stream, pCaptureStatus}));
     STREAM_OR_FAIL(s, stream, 1);
-    (void)s;
     if (pCaptureStatus == NULL)
         API_RETURN(cudaErrorInvalidValue);
-    *pCaptureStatus = cudaStreamCaptureStatusNone;
+    *pCaptureStatus = cusim_stream_capture_graph(s) ? cudaStreamCaptureStatusActive
+                                                    : cudaStreamCaptureStatusNone;
     API_RETURN(cudaSuccess);
 }
 
@@ -440,15 +440,17 @@ static cudaError_t capture_info(cudaStream_t stream, int ptds,
                                 cudaGraph_t *graph, const cudaGraphNode_t **deps,
                                 const cudaGraphEdgeData **edges, size_t *ndeps)
 {
-    if (cudart_stream(stream, ptds) == NULL)
+    cusim_stream *s = cudart_stream(stream, ptds);
+    if (s == NULL)
         return cudaErrorInvalidResourceHandle;
     if (status == NULL)
         return cudaErrorInvalidValue;
-    *status = cudaStreamCaptureStatusNone;
+    cusim_graph *g = cusim_stream_capture_graph(s);
+    *status = g ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
     if (id != NULL)
-        *id = 0;
+        *id = cusim_stream_capture_id(s);
     if (graph != NULL)
-        *graph = NULL;
+        *graph = (cudaGraph_t)g;
     if (deps != NULL)
         *deps = NULL;
     if (edges != NULL)

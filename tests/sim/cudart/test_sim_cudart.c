@@ -78,6 +78,9 @@ static struct {
     const char *kernel_name[REC_MAX];
     cusim_copy_activity copy[REC_MAX];
     cusim_sync_activity sync[REC_MAX];
+    int n_graph;
+    cusim_graph_event graph[REC_MAX];
+    uint64_t graph_node_id[REC_MAX], graph_original_id[REC_MAX];
 } rec;
 
 static void on_api_exit(const cusim_api_call *c)
@@ -102,7 +105,15 @@ static void on_sync(const cusim_sync_activity *a)
     if (rec.n_sync < REC_MAX)
         rec.sync[rec.n_sync++] = *a;
 }
-static const cusim_tool_ops recorder = {NULL, on_api_exit, on_kernel, on_copy, on_sync};
+static void on_graph(const cusim_graph_event *e)
+{
+    if (rec.n_graph < REC_MAX) {
+        rec.graph_node_id[rec.n_graph] = e->node ? cusim_graph_node_id(e->node) : 0;
+        rec.graph_original_id[rec.n_graph] = e->original ? cusim_graph_node_id(e->original) : 0;
+        rec.graph[rec.n_graph++] = *e;
+    }
+}
+static const cusim_tool_ops recorder = {NULL, on_api_exit, on_kernel, on_copy, on_sync, on_graph};
 
 /* The recorded api call with this cbid (the last one), or NULL. */
 static const cusim_api_call *api_with(uint32_t cbid)
@@ -464,6 +475,122 @@ START_TEST(test_tool_correlates_work_with_calls)
 }
 END_TEST
 
+/* Stream capture: the captured launches, copies and memsets become nodes
+ * (no device work, the calls still traced), the tool hears of each node, of
+ * the exec and of each clone; every replay's records carry the launch's
+ * correlation id, the exec's graph id and the clones' node ids; an explicit
+ * graph and a kernel node update in the exec; capture errors. */
+START_TEST(test_graphs_capture_and_replay)
+{
+    register_kernels();
+    cusim_init();
+    memset(&rec, 0, sizeof rec);
+    cusim_tool_set(&recorder);
+    cudaStream_t s;
+    ck_assert_int_eq(cudaStreamCreate(&s), cudaSuccess);
+    float *d, h[64] = {0};
+    ck_assert_int_eq(cudaMalloc((void **)&d, sizeof h), cudaSuccess);
+    enum cudaStreamCaptureStatus st;
+    ck_assert_int_eq(cudaStreamEndCapture(s, &(cudaGraph_t){0}), cudaErrorIllegalState);
+    ck_assert_int_eq(cudaStreamBeginCapture(NULL, cudaStreamCaptureModeGlobal), cudaErrorStreamCaptureUnsupported);
+    ck_assert_int_eq(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+    ck_assert_int_eq(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaErrorIllegalState);
+    ck_assert_int_eq(cudaStreamIsCapturing(s, &st), cudaSuccess);
+    ck_assert_int_eq(st, cudaStreamCaptureStatusActive);
+    void *args[] = {&d};
+    int copies0 = rec.n_copy, kernels0 = rec.n_kernel;
+    ck_assert_int_eq(cudaMemsetAsync(d, 0, sizeof h, s), cudaSuccess);
+    ck_assert_int_eq(cudaLaunchKernel((const void *)stub_axpy, d3(1, 1, 1), d3(64, 1, 1), args, 0, s), cudaSuccess);
+    ck_assert_int_eq(cudaLaunchKernel((const void *)stub_axpy, d3(2, 1, 1), d3(64, 1, 1), args, 0, s), cudaSuccess);
+    ck_assert_int_eq(rec.n_kernel, kernels0);   /* captured, not run */
+    ck_assert_int_eq(rec.n_copy, copies0);
+    cudaGraph_t g;
+    ck_assert_int_eq(cudaStreamEndCapture(s, &g), cudaSuccess);
+    ck_assert_int_eq(cudaStreamIsCapturing(s, &st), cudaSuccess);
+    ck_assert_int_eq(st, cudaStreamCaptureStatusNone);
+    size_t n = 0;
+    ck_assert_int_eq(cudaGraphGetNodes(g, NULL, &n), cudaSuccess);
+    ck_assert_uint_eq(n, 3);
+    cudaGraphNode_t nodes[3];
+    ck_assert_int_eq(cudaGraphGetNodes(g, nodes, &n), cudaSuccess);
+    enum cudaGraphNodeType type;
+    ck_assert_int_eq(cudaGraphNodeGetType(nodes[0], &type), cudaSuccess);
+    ck_assert_int_eq(type, cudaGraphNodeTypeMemset);
+    ck_assert_int_eq(cudaGraphNodeGetType(nodes[1], &type), cudaSuccess);
+    ck_assert_int_eq(type, cudaGraphNodeTypeKernel);
+    ck_assert_int_eq(rec.n_graph, 3);   /* one CREATED per node, in the capturing calls */
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(rec.graph[i].what, CUSIM_GRAPH_NODE_CREATED);
+        ck_assert_uint_eq(rec.graph_node_id[i], cusim_graph_node_id(cusim_graph_node_get(nodes[i])));
+    }
+
+    cudaGraphExec_t e;
+    ck_assert_int_eq(cudaGraphInstantiate(&e, g, 0), cudaSuccess);
+    ck_assert_int_eq(rec.n_graph, 7);   /* the exec, then a clone per node */
+    ck_assert_int_eq(rec.graph[3].what, CUSIM_GRAPH_EXEC_CREATED);
+    uint64_t clone[3];
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(rec.graph[4 + i].what, CUSIM_GRAPH_NODE_CLONED);
+        ck_assert_uint_eq(rec.graph_original_id[4 + i], rec.graph_node_id[i]);
+        clone[i] = rec.graph_node_id[4 + i];
+        ck_assert_uint_ne(clone[i], rec.graph_node_id[i]);
+    }
+    for (int r = 0; r < 2; r++)
+        ck_assert_int_eq(cudaGraphLaunch(e, s), cudaSuccess);
+    ck_assert_int_eq(cudaStreamSynchronize(s), cudaSuccess);
+    ck_assert_int_eq(rec.n_kernel - kernels0, 4);
+    ck_assert_int_eq(rec.n_copy - copies0, 2);
+    const cusim_api_call *gl = api_with(CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000);
+    ck_assert_ptr_nonnull(gl);
+    for (int i = kernels0; i < rec.n_kernel; i++) {
+        ck_assert_uint_ne(rec.kernel[i].graph_id, 0);
+        ck_assert(rec.kernel[i].graph_node_id == clone[1] || rec.kernel[i].graph_node_id == clone[2]);
+    }
+    /* the second replay's records carry the second launch's correlation id */
+    ck_assert_uint_eq(rec.kernel[rec.n_kernel - 1].correlation_id, gl->correlation_id);
+    ck_assert_uint_eq(rec.copy[rec.n_copy - 1].correlation_id, gl->correlation_id);
+    ck_assert_uint_eq(rec.copy[rec.n_copy - 1].graph_node_id, clone[0]);
+    ck_assert_uint_eq(rec.kernel[rec.n_kernel - 2].correlation_id, gl->correlation_id);
+    ck_assert_uint_ne(rec.kernel[kernels0].correlation_id, gl->correlation_id);
+    /* replays run in order on the stream */
+    ck_assert_uint_ge(rec.kernel[rec.n_kernel - 1].start, rec.kernel[rec.n_kernel - 2].end);
+
+    /* an update of a kernel node in the exec: the next replay's grid */
+    struct cudaKernelNodeParams kp = {(void *)stub_axpy, d3(7, 1, 1), d3(32, 1, 1), 0, args, NULL};
+    ck_assert_int_eq(cudaGraphExecKernelNodeSetParams(e, nodes[1], &kp), cudaSuccess);
+    ck_assert_int_eq(cudaGraphLaunch(e, s), cudaSuccess);
+    ck_assert_int_eq(cudaStreamSynchronize(s), cudaSuccess);
+    ck_assert_uint_eq(rec.kernel[rec.n_kernel - 2].desc->grid[0], 7);
+
+    /* an explicit graph: kernel, 1D copy, memset nodes */
+    cudaGraph_t x;
+    cudaGraphNode_t kn, cn, mn;
+    ck_assert_int_eq(cudaGraphCreate(&x, 0), cudaSuccess);
+    ck_assert_int_eq(cudaGraphAddKernelNode(&kn, x, NULL, 0, &kp), cudaSuccess);
+    ck_assert_int_eq(cudaGraphAddMemcpyNode1D(&cn, x, &kn, 1, d, d + 32, 32 * sizeof(float),
+                                              cudaMemcpyDeviceToDevice), cudaSuccess);
+    struct cudaMemsetParams mp = {d, 0, 0, 4, 16, 1};
+    ck_assert_int_eq(cudaGraphAddMemsetNode(&mn, x, &cn, 1, &mp), cudaSuccess);
+    cudaGraphExec_t xe;
+    int k1 = rec.n_kernel, c1 = rec.n_copy;
+    ck_assert_int_eq(cudaGraphInstantiate(&xe, x, 0), cudaSuccess);
+    ck_assert_int_eq(cudaGraphLaunch(xe, s), cudaSuccess);
+    ck_assert_int_eq(cudaStreamSynchronize(s), cudaSuccess);
+    ck_assert_int_eq(rec.n_kernel - k1, 1);
+    ck_assert_int_eq(rec.n_copy - c1, 2);
+    ck_assert_int_eq(rec.copy[c1].copy_kind, CUSIM_COPY_DTOD);
+    ck_assert_uint_eq(rec.copy[c1 + 1].bytes, 64);
+    ck_assert_uint_ne(rec.kernel[k1].graph_id, rec.kernel[kernels0].graph_id);
+    ck_assert_int_eq(cudaGraphExecDestroy(xe), cudaSuccess);
+    ck_assert_int_eq(cudaGraphDestroy(x), cudaSuccess);
+    ck_assert_int_eq(cudaGraphExecDestroy(e), cudaSuccess);
+    ck_assert_int_eq(cudaGraphDestroy(g), cudaSuccess);
+    ck_assert_int_eq(cudaGraphDestroy(g), cudaErrorInvalidValue);   /* stale handle */
+    cusim_tool_set(NULL);
+    cudaFree(d);
+}
+END_TEST
+
 START_TEST(test_sync_really_blocks)
 {
     register_kernels();
@@ -816,6 +943,7 @@ static Suite *cudart_suite(void)
     tc = tcase_create("nvcc");
     tcase_set_timeout(tc, 240);
     tcase_add_test(tc, test_nvcc_program_runs_on_sim);
+    tcase_add_test(tc, test_graphs_capture_and_replay);
     tcase_add_test(tc, test_nvcc_program_per_thread_stream);
     suite_add_tcase(s, tc);
     return s;

@@ -195,3 +195,59 @@ void cs_cb_api(const cusim_api_call *c, CUpti_ApiCallbackSite site, uint64_t *co
     data.correlationId = c->correlation_id;
     fn(atomic_load(&cs_sub.userdata), dom, c->cbid, &data);
 }
+
+/* ---- graphs: resource callbacks and ids ------------------------------------- */
+
+void cs_cb_graph(const cusim_graph_event *e)
+{
+    static const uint32_t cbid[] = {
+        [CUSIM_GRAPH_NODE_CREATED] = CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED,
+        [CUSIM_GRAPH_NODE_CLONED] = CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,
+        [CUSIM_GRAPH_EXEC_CREATED] = CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED,
+    };
+    uint32_t id = cbid[e->what];
+    if (!atomic_load(&cs_sub.active) || !atomic_load(&cs_sub.on[CUPTI_CB_DOMAIN_RESOURCE][id]))
+        return;
+    CUpti_CallbackFunc fn = atomic_load(&cs_sub.fn);
+    if (fn == NULL)
+        return;
+    CUpti_GraphData g;
+    memset(&g, 0, sizeof g);
+    g.graph = (CUgraph)e->graph;
+    g.node = (CUgraphNode)e->node;
+    g.originalNode = (CUgraphNode)e->original;
+    g.nodeType = (CUgraphNodeType)e->node_type;
+    g.graphExec = (CUgraphExec)e->exec;
+    CUpti_ResourceData r;
+    memset(&r, 0, sizeof r);
+    r.context = (CUcontext)(void *)&cs_context_token;
+    r.resourceDescriptor = &g;
+    fn(atomic_load(&cs_sub.userdata), CUPTI_CB_DOMAIN_RESOURCE, id, &r);
+}
+
+CUptiResult CUPTIAPI cuptiGetGraphNodeId(CUgraphNode node, uint64_t *nodeId)
+{
+    cusim_graph_node *n = cusim_graph_node_get(node);
+    if (n == NULL || nodeId == NULL)
+        return cs_error(CUPTI_ERROR_INVALID_PARAMETER);
+    *nodeId = cusim_graph_node_id(n);
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiGetGraphId(CUgraph graph, uint32_t *pId)
+{
+    cusim_graph *g = cusim_graph_get(graph);
+    if (g == NULL || pId == NULL)
+        return cs_error(CUPTI_ERROR_INVALID_PARAMETER);
+    *pId = cusim_graph_id(g);
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiGetGraphExecId(CUgraphExec graphExec, uint32_t *pId)
+{
+    cusim_graph_exec *e = cusim_graph_exec_get(graphExec);
+    if (e == NULL || pId == NULL)
+        return cs_error(CUPTI_ERROR_INVALID_PARAMETER);
+    *pId = cusim_graph_exec_id(e);
+    return CUPTI_SUCCESS;
+}

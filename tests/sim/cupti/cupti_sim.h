@@ -123,6 +123,11 @@ void cs_dev_set_capacity(size_t records);
 void cs_cb_api(const cusim_api_call *c, CUpti_ApiCallbackSite site, uint64_t *corr_data,
                void *ret);
 
+/* Gives a graph event (a node created or cloned, an exec created) to the
+ * subscriber as CUPTI's resource callbacks GRAPHNODE_CREATED,
+ * GRAPHNODE_CLONED, GRAPHEXEC_CREATED, if it enabled them. */
+void cs_cb_graph(const cusim_graph_event *e);
+
 /* Drops the subscriber, if any (cuptiFinalize). */
 void cs_cb_detach(void);
 

@@ -142,6 +142,8 @@ static void cs_on_kernel(const cusim_kernel_activity *a)
         r.submitted = a->submitted;
     }
     r.launchType = CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
+    r.graphId = a->graph_id;          /* a graph's replay: the exec's id and the node's */
+    r.graphNodeId = a->graph_node_id;
     r.shmemLimitConfig = CUPTI_FUNC_SHMEM_LIMIT_DEFAULT;
     r.channelID = a->stream_id % 32; /* hardware channels are a small pool */
     r.channelType = CUPTI_CHANNEL_TYPE_COMPUTE;
@@ -199,6 +201,8 @@ static void cs_on_memset(const cusim_copy_activity *a)
     r.streamId = a->stream_id;
     r.correlationId = a->correlation_id;
     r.memoryKind = cs_memory_kind(a->dst_mem);
+    r.graphId = a->graph_id;
+    r.graphNodeId = a->graph_node_id;
     r.channelID = a->stream_id % 32;
     r.channelType = CUPTI_CHANNEL_TYPE_COMPUTE; /* memsets run as kernels */
     cs_dev_push(&r, sizeof r, a->end);
@@ -231,6 +235,8 @@ static void cs_on_copy(const cusim_copy_activity *a)
     r.channelType = r.copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOD ? CUPTI_CHANNEL_TYPE_COMPUTE
                                                                    : CUPTI_CHANNEL_TYPE_ASYNC_MEMCPY;
     r.copyCount = 1;
+    r.graphId = a->graph_id;
+    r.graphNodeId = a->graph_node_id;
     cs_dev_push(&r, sizeof r, a->end);
 }
 
@@ -260,6 +266,7 @@ static const cusim_tool_ops cs_ops = {
     .kernel = cs_on_kernel,
     .copy = cs_on_copy,
     .sync = cs_on_sync,
+    .graph = cs_cb_graph,
 };
 
 static pthread_once_t cs_attach_once = PTHREAD_ONCE_INIT;

@@ -943,6 +943,89 @@ START_TEST(test_runtime_callbacks)
 }
 END_TEST
 
+/* Graphs as CUPTI 13 reports them: a resource callback per node created
+ * (on the capturing thread, inside the capturing call) and per clone at
+ * instantiation (with its original), no kernel record while capturing, and
+ * at each launch kernel records with the launch's correlation id, the
+ * exec's graphId and the clone's graphNodeId. */
+static struct {
+    int created, cloned, exec;
+    uint64_t node[8], clone[8], original[8];
+    uint32_t exec_id;
+} gcb;
+
+static void CUPTIAPI on_graph_callback(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId id,
+                                        const void *data)
+{
+    (void)ud;
+    if (dom != CUPTI_CB_DOMAIN_RESOURCE)
+        return;
+    const CUpti_GraphData *g = ((const CUpti_ResourceData *)data)->resourceDescriptor;
+    if (id == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED && gcb.created < 8)
+        CK(cuptiGetGraphNodeId(g->node, &gcb.node[gcb.created++]));
+    if (id == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED && gcb.cloned < 8) {
+        CK(cuptiGetGraphNodeId(g->originalNode, &gcb.original[gcb.cloned]));
+        CK(cuptiGetGraphNodeId(g->node, &gcb.clone[gcb.cloned++]));
+    }
+    if (id == CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED) {
+        gcb.exec++;
+        CK(cuptiGetGraphExecId(g->graphExec, &gcb.exec_id));
+    }
+}
+
+START_TEST(test_graph_records_and_callbacks)
+{
+    client_start(1 << 16, 0);
+    enable_all_sim_kinds();
+    CUpti_SubscriberHandle sub;
+    CK(cuptiSubscribe(&sub, on_graph_callback, NULL));
+    CK(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RESOURCE));
+    cusim_init();
+    cusim_stream *s = cusim_stream_create(0, 0);
+    ck_assert_int_eq(cusim_stream_begin_capture(s), 0);
+    cusim_kernel_desc d = {.name = kname, .grid = {4, 1, 1}, .block = {128, 1, 1}, .cls = CUSIM_KERNEL_USER};
+    cusim_api_call c;
+    for (int i = 0; i < 2; i++) {
+        cusim_api_begin_sym(&c, CBID_LAUNCH, "cudaLaunchKernel", NULL, kname);
+        cusim_launch(s, &d, cusim_current_correlation());
+        cusim_api_end(&c, 0);
+    }
+    uint32_t captured_corr = c.correlation_id;
+    cusim_graph *g = cusim_stream_end_capture(s);
+    ck_assert_ptr_nonnull(g);
+    ck_assert_int_eq(gcb.created, 2);
+    cusim_graph_exec *e = cusim_graph_instantiate(g);
+    ck_assert_int_eq(gcb.exec, 1);
+    ck_assert_int_eq(gcb.cloned, 2);
+    ck_assert_uint_eq(gcb.exec_id, cusim_graph_exec_id(e));
+    for (int i = 0; i < 2; i++)
+        ck_assert_uint_eq(gcb.original[i], gcb.node[i]);
+    uint32_t launch_corr[3];
+    for (int r = 0; r < 3; r++) {
+        cusim_api_begin(&c, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, "cudaGraphLaunch", NULL);
+        cusim_graph_launch(e, s, cusim_current_correlation());
+        cusim_api_end(&c, 0);
+        launch_corr[r] = c.correlation_id;
+    }
+    cusim_stream_sync(s);
+    CK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+    ck_assert_uint_eq(count_kind(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 6);
+    ck_assert_ptr_null(find_kind(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, captured_corr));
+    for (size_t i = 0, k = 0; i < cl.n; i++) {
+        if (cl.recs[i].u.any.kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+            continue;
+        const CUpti_ActivityKernel10 *kr = &cl.recs[i].u.kernel;
+        ck_assert_uint_eq(kr->correlationId, launch_corr[k / 2]);
+        ck_assert_uint_eq(kr->graphId, gcb.exec_id);
+        ck_assert_uint_eq(kr->graphNodeId, gcb.clone[k % 2]);
+        k++;
+    }
+    cusim_graph_exec_destroy(e);
+    cusim_graph_destroy(g);
+    CK(cuptiUnsubscribe(sub));
+}
+END_TEST
+
 START_TEST(test_second_subscriber_fails)
 {
     CUpti_SubscriberHandle a, b;
@@ -1014,6 +1097,7 @@ static Suite *sim_cupti_suite(void)
     tcase_add_test(tc, test_fork_child_starts_clean);
     tcase_add_test(tc, test_many_threads);
     tcase_add_test(tc, test_runtime_callbacks);
+    tcase_add_test(tc, test_graph_records_and_callbacks);
     tcase_add_test(tc, test_second_subscriber_fails);
     tcase_add_test(tc, test_version_strings_and_records);
     suite_add_tcase(s, tc);

@@ -1,0 +1,334 @@
+/*
+ * cusim_graph.c - CUDA graphs on the simulated device (cusim.h, "graphs"):
+ * stream capture, explicit construction, instantiation and replay.
+ *
+ * Taken from CUDA's and CUPTI's documented behaviour: work queued on a
+ * capturing stream is not run but recorded as nodes (its API calls are still
+ * traced, with their own correlation ids, and no device record); each node
+ * has a process-unique id; cudaGraphInstantiate clones the nodes (CUPTI's
+ * GRAPHNODE_CLONED callback names each clone's original) and the exec gets a
+ * graph id of its own; cudaGraphLaunch's device records all carry the
+ * launch's correlation id, with graphId and graphNodeId set. The sim replays
+ * the nodes one after another on the launching stream (no concurrency
+ * between independent nodes), and a captured GEMM's result is computed when
+ * it is captured, not at each replay (the data of device code is not
+ * modelled anyway). Only single-stream capture: a stream that waits on an
+ * event of a capturing stream does not join its capture.
+ */
+#include "cusim_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define GRAPH_MAGIC 0x47525048u /* "GRPH" */
+#define EXEC_MAGIC 0x47455843u  /* "GEXC" */
+#define NODE_MAGIC 0x474e4f44u  /* "GNOD" */
+
+_Thread_local cusim_replay cusim_replaying;
+
+struct cusim_graph_node {
+    uint32_t magic;
+    int type;                       /* enum cusim_node_type */
+    uint64_t id;
+    struct cusim_graph_node *original;  /* a clone's original node, else NULL */
+    cusim_kernel_desc kernel;       /* KERNEL */
+    void *dst;                      /* MEMCPY, MEMSET */
+    const void *src;
+    size_t dpitch, spitch, width, height;
+    int copy_kind, value;
+};
+
+struct cusim_graph {
+    uint32_t magic;
+    uint32_t id;
+    cusim_graph_node **nodes;
+    size_t n, cap;
+};
+
+struct cusim_graph_exec {
+    uint32_t magic;
+    cusim_graph graph;              /* the clones, and the exec's graph id */
+};
+
+static pthread_mutex_t graph_mu = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t next_graph_id = 1;
+static uint64_t next_node_id = 1;
+static uint64_t next_capture_id = 1;
+
+static void tell(enum cusim_graph_what what, cusim_graph *g, cusim_graph_node *node,
+                 cusim_graph_node *original, cusim_graph_exec *exec)
+{
+    const cusim_tool_ops *tool = cusim_tool_get();
+    if (tool == NULL || tool->graph == NULL)
+        return;
+    cusim_graph_event e = {what, g, node, original, exec, node ? node->type : 0};
+    tool->graph(&e);
+}
+
+static void graph_init(cusim_graph *g)
+{
+    memset(g, 0, sizeof *g);
+    g->magic = GRAPH_MAGIC;
+    pthread_mutex_lock(&graph_mu);
+    g->id = next_graph_id++;
+    pthread_mutex_unlock(&graph_mu);
+}
+
+cusim_graph *cusim_graph_create(void)
+{
+    cusim_graph *g = malloc(sizeof *g);
+    if (g != NULL)
+        graph_init(g);
+    return g;
+}
+
+cusim_graph *cusim_graph_get(const void *h)
+{
+    const cusim_graph *g = h;
+    return g != NULL && g->magic == GRAPH_MAGIC ? (cusim_graph *)g : NULL;
+}
+
+static void graph_clear(cusim_graph *g)
+{
+    for (size_t i = 0; i < g->n; i++) {
+        g->nodes[i]->magic = 0;
+        free(g->nodes[i]);
+    }
+    free(g->nodes);
+    g->nodes = NULL;
+    g->n = g->cap = 0;
+    g->magic = 0;
+}
+
+void cusim_graph_destroy(cusim_graph *g)
+{
+    if (cusim_graph_get(g) == NULL)
+        return;
+    graph_clear(g);
+    free(g);
+}
+
+uint32_t cusim_graph_id(const cusim_graph *g)
+{
+    return g->id;
+}
+
+/* A new node of g of this type (its id given, its fields zero), told to the
+ * tool unless it is a clone. */
+static cusim_graph_node *node_add(cusim_graph *g, int type, cusim_graph_node *original)
+{
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? 2 * g->cap : 8;
+        cusim_graph_node **v = realloc(g->nodes, cap * sizeof *v);
+        if (v == NULL)
+            return NULL;
+        g->nodes = v;
+        g->cap = cap;
+    }
+    cusim_graph_node *n = calloc(1, sizeof *n);
+    if (n == NULL)
+        return NULL;
+    n->magic = NODE_MAGIC;
+    n->type = type;
+    n->original = original;
+    pthread_mutex_lock(&graph_mu);
+    n->id = next_node_id++;
+    pthread_mutex_unlock(&graph_mu);
+    g->nodes[g->n++] = n;
+    return n;
+}
+
+cusim_graph_node *cusim_graph_add_kernel(cusim_graph *g, const cusim_kernel_desc *k)
+{
+    cusim_graph_node *n = node_add(g, CUSIM_NODE_KERNEL, NULL);
+    if (n != NULL) {
+        n->kernel = *k;
+        tell(CUSIM_GRAPH_NODE_CREATED, g, n, NULL, NULL);
+    }
+    return n;
+}
+
+cusim_graph_node *cusim_graph_add_memcpy(cusim_graph *g, void *dst, size_t dpitch, const void *src,
+                                         size_t spitch, size_t width, size_t height, int kind)
+{
+    cusim_graph_node *n = node_add(g, CUSIM_NODE_MEMCPY, NULL);
+    if (n != NULL) {
+        n->dst = dst, n->src = src, n->dpitch = dpitch, n->spitch = spitch;
+        n->width = width, n->height = height, n->copy_kind = kind;
+        tell(CUSIM_GRAPH_NODE_CREATED, g, n, NULL, NULL);
+    }
+    return n;
+}
+
+cusim_graph_node *cusim_graph_add_memset(cusim_graph *g, void *dst, size_t pitch, int value, size_t width,
+                                         size_t height)
+{
+    cusim_graph_node *n = node_add(g, CUSIM_NODE_MEMSET, NULL);
+    if (n != NULL) {
+        n->dst = dst, n->dpitch = pitch, n->value = value, n->width = width, n->height = height;
+        tell(CUSIM_GRAPH_NODE_CREATED, g, n, NULL, NULL);
+    }
+    return n;
+}
+
+cusim_graph_node *cusim_graph_add_empty(cusim_graph *g)
+{
+    cusim_graph_node *n = node_add(g, CUSIM_NODE_EMPTY, NULL);
+    if (n != NULL)
+        tell(CUSIM_GRAPH_NODE_CREATED, g, n, NULL, NULL);
+    return n;
+}
+
+cusim_graph_node *cusim_graph_node_get(const void *h)
+{
+    const cusim_graph_node *n = h;
+    return n != NULL && n->magic == NODE_MAGIC ? (cusim_graph_node *)n : NULL;
+}
+
+uint64_t cusim_graph_node_id(const cusim_graph_node *n)
+{
+    return n->id;
+}
+
+int cusim_graph_node_type(const cusim_graph_node *n)
+{
+    return n->type;
+}
+
+size_t cusim_graph_nodes(const cusim_graph *g, cusim_graph_node **out, size_t cap)
+{
+    for (size_t i = 0; out != NULL && i < g->n && i < cap; i++)
+        out[i] = g->nodes[i];
+    return g->n;
+}
+
+/* ---- capture --------------------------------------------------------------- */
+
+int cusim_stream_begin_capture(cusim_stream *s)
+{
+    if (s->capture != NULL)
+        return -1;
+    cusim_graph *g = cusim_graph_create();
+    if (g == NULL)
+        return -1;
+    pthread_mutex_lock(&graph_mu);
+    s->capture_id = next_capture_id++;
+    pthread_mutex_unlock(&graph_mu);
+    s->capture = g;
+    return 0;
+}
+
+cusim_graph *cusim_stream_end_capture(cusim_stream *s)
+{
+    cusim_graph *g = s->capture;
+    s->capture = NULL;
+    s->capture_id = 0;
+    return g;
+}
+
+cusim_graph *cusim_stream_capture_graph(const cusim_stream *s)
+{
+    return s->capture;
+}
+
+uint64_t cusim_stream_capture_id(const cusim_stream *s)
+{
+    return s->capture_id;
+}
+
+void cusim_capture_kernel(cusim_graph *g, const cusim_kernel_desc *k)
+{
+    cusim_graph_add_kernel(g, k);
+}
+
+void cusim_capture_copy(cusim_graph *g, void *dst, size_t dpitch, const void *src, size_t spitch,
+                        size_t width, size_t height, int kind)
+{
+    cusim_graph_add_memcpy(g, dst, dpitch, src, spitch, width, height, kind);
+}
+
+void cusim_capture_memset(cusim_graph *g, void *dst, size_t pitch, int value, size_t width, size_t height)
+{
+    cusim_graph_add_memset(g, dst, pitch, value, width, height);
+}
+
+/* ---- instantiation and replay --------------------------------------------- */
+
+cusim_graph_exec *cusim_graph_instantiate(cusim_graph *g)
+{
+    cusim_graph_exec *e = malloc(sizeof *e);
+    if (e == NULL)
+        return NULL;
+    e->magic = EXEC_MAGIC;
+    graph_init(&e->graph);
+    tell(CUSIM_GRAPH_EXEC_CREATED, g, NULL, NULL, e);
+    for (size_t i = 0; i < g->n; i++) {
+        cusim_graph_node *o = g->nodes[i], *c = node_add(&e->graph, o->type, o);
+        if (c == NULL) {
+            cusim_graph_exec_destroy(e);
+            return NULL;
+        }
+        uint64_t id = c->id;
+        *c = *o;
+        c->id = id;
+        c->original = o;
+        tell(CUSIM_GRAPH_NODE_CLONED, &e->graph, c, o, e);
+    }
+    return e;
+}
+
+cusim_graph_exec *cusim_graph_exec_get(const void *h)
+{
+    const cusim_graph_exec *e = h;
+    return e != NULL && e->magic == EXEC_MAGIC ? (cusim_graph_exec *)e : NULL;
+}
+
+uint32_t cusim_graph_exec_id(const cusim_graph_exec *e)
+{
+    return e->graph.id;
+}
+
+void cusim_graph_exec_destroy(cusim_graph_exec *e)
+{
+    if (cusim_graph_exec_get(e) == NULL)
+        return;
+    graph_clear(&e->graph);
+    e->magic = 0;
+    free(e);
+}
+
+int cusim_graph_exec_set_kernel(cusim_graph_exec *e, const cusim_graph_node *node, const cusim_kernel_desc *k)
+{
+    for (size_t i = 0; i < e->graph.n; i++) {
+        cusim_graph_node *c = e->graph.nodes[i];
+        if ((c->original == node || c == node) && c->type == CUSIM_NODE_KERNEL) {
+            c->kernel = *k;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+void cusim_graph_launch(cusim_graph_exec *e, cusim_stream *s, uint32_t corr)
+{
+    cusim_replay saved = cusim_replaying;
+    for (size_t i = 0; i < e->graph.n; i++) {
+        const cusim_graph_node *n = e->graph.nodes[i];
+        cusim_replaying = (cusim_replay){e->graph.id, n->id, 1};
+        switch (n->type) {
+        case CUSIM_NODE_KERNEL:
+            cusim_launch(s, &n->kernel, corr);
+            break;
+        case CUSIM_NODE_MEMCPY:
+            cusim_memcpy2d(s, n->dst, n->dpitch, n->src, n->spitch, n->width, n->height, n->copy_kind, 0,
+                           corr);
+            break;
+        case CUSIM_NODE_MEMSET:
+            cusim_memset2d(s, n->dst, n->dpitch, n->value, n->width, n->height, 0, corr);
+            break;
+        default:
+            break;
+        }
+    }
+    cusim_replaying = saved;
+}

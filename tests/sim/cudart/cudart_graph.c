@@ -1,0 +1,278 @@
+/*
+ * cudart_graph.c - the runtime's graph API on the simulated device
+ * (tests/sim/core/cusim_graph.c has the model): stream capture
+ * (cudaStreamBeginCapture/EndCapture), explicit construction (kernel,
+ * 1D memcpy, memset and empty nodes), instantiation, launch, kernel node
+ * updates in an exec. Errors as the runtime's: a bad handle is
+ * cudaErrorInvalidValue (graphs) or cudaErrorInvalidResourceHandle
+ * (streams), ending a capture that was never begun
+ * cudaErrorIllegalState, a second begin cudaErrorIllegalState.
+ */
+#include "cudart_internal.h"
+
+#include <string.h>
+
+#define STREAM_OR_FAIL(var, stream, ptds)                                                    \
+    cusim_stream *var = cudart_stream((stream), (ptds));                                     \
+    if (var == NULL)                                                                         \
+    API_RETURN(cudaErrorInvalidResourceHandle)
+
+/* A kernel node's kernel as the launch path builds it. */
+static cudaError_t kernel_of(const struct cudaKernelNodeParams *p, cusim_kernel_desc *k)
+{
+    if (p == NULL)
+        return cudaErrorInvalidValue;
+    cudart_func *f = cudart_func_find(p->func);
+    if (f == NULL)
+        return cudaErrorInvalidDeviceFunction;
+    memset(k, 0, sizeof *k);
+    k->name = f->name;
+    k->grid[0] = p->gridDim.x, k->grid[1] = p->gridDim.y, k->grid[2] = p->gridDim.z;
+    k->block[0] = p->blockDim.x, k->block[1] = p->blockDim.y, k->block[2] = p->blockDim.z;
+    k->dynamic_smem = p->sharedMemBytes;
+    k->registers = (uint16_t)f->registers;
+    k->cls = CUSIM_KERNEL_USER;
+    if (!k->grid[0] || !k->grid[1] || !k->grid[2] || !k->block[0] || !k->block[1] || !k->block[2])
+        return cudaErrorInvalidConfiguration;
+    return cudaSuccess;
+}
+
+static cudaError_t begin_capture(cudaStream_t stream, int ptds)
+{
+    cusim_stream *s = cudart_stream(stream, ptds);
+    if (s == NULL)
+        return cudaErrorInvalidResourceHandle;
+    if (stream == NULL || stream == cudaStreamLegacy)
+        return cudaErrorStreamCaptureUnsupported;   /* the legacy stream cannot capture */
+    return cusim_stream_begin_capture(s) == 0 ? cudaSuccess : cudaErrorIllegalState;
+}
+
+CUDART_EXPORT cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)
+{
+    API_ENTER(cudaStreamBeginCapture, v10000, (&(cudaStreamBeginCapture_v10000_params){stream, mode}));
+    API_RETURN(begin_capture(stream, 0));
+}
+
+CUDART_EXPORT cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream, enum cudaStreamCaptureMode mode)
+{
+    API_ENTER(cudaStreamBeginCapture_ptsz, v10000,
+              (&(cudaStreamBeginCapture_ptsz_v10000_params){stream, mode}));
+    API_RETURN(begin_capture(stream, 1));
+}
+
+static cudaError_t end_capture(cudaStream_t stream, int ptds, cudaGraph_t *graph)
+{
+    cusim_stream *s = cudart_stream(stream, ptds);
+    if (s == NULL)
+        return cudaErrorInvalidResourceHandle;
+    if (graph == NULL)
+        return cudaErrorInvalidValue;
+    cusim_graph *g = cusim_stream_end_capture(s);
+    if (g == NULL)
+        return cudaErrorIllegalState;
+    *graph = (cudaGraph_t)g;
+    return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)
+{
+    API_ENTER(cudaStreamEndCapture, v10000, (&(cudaStreamEndCapture_v10000_params){stream, pGraph}));
+    API_RETURN(end_capture(stream, 0, pGraph));
+}
+
+CUDART_EXPORT cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t *pGraph)
+{
+    API_ENTER(cudaStreamEndCapture_ptsz, v10000,
+              (&(cudaStreamEndCapture_ptsz_v10000_params){stream, pGraph}));
+    API_RETURN(end_capture(stream, 1, pGraph));
+}
+
+CUDART_EXPORT cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)
+{
+    API_ENTER(cudaGraphCreate, v10000, (&(cudaGraphCreate_v10000_params){pGraph, flags}));
+    if (pGraph == NULL || flags != 0)
+        API_RETURN(cudaErrorInvalidValue);
+    cusim_graph *g = cusim_graph_create();
+    if (g == NULL)
+        API_RETURN(cudaErrorMemoryAllocation);
+    *pGraph = (cudaGraph_t)g;
+    API_RETURN(cudaSuccess);
+}
+
+CUDART_EXPORT cudaError_t cudaGraphDestroy(cudaGraph_t graph)
+{
+    API_ENTER(cudaGraphDestroy, v10000, (&(cudaGraphDestroy_v10000_params){graph}));
+    cusim_graph *g = cusim_graph_get(graph);
+    if (g == NULL)
+        API_RETURN(cudaErrorInvalidValue);
+    cusim_graph_destroy(g);
+    API_RETURN(cudaSuccess);
+}
+
+/* A new node's handle, or the error (dependencies are accepted: the sim
+ * runs a graph's nodes in the order they were added). */
+static cudaError_t node_out(cudaGraphNode_t *out, cusim_graph_node *n)
+{
+    if (n == NULL)
+        return cudaErrorMemoryAllocation;
+    *out = (cudaGraphNode_t)n;
+    return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                 const cudaGraphNode_t *pDependencies, size_t numDependencies,
+                                                 const struct cudaKernelNodeParams *pNodeParams)
+{
+    API_ENTER(cudaGraphAddKernelNode, v10000,
+              (&(cudaGraphAddKernelNode_v10000_params){pGraphNode, graph, pDependencies, numDependencies,
+                                                       pNodeParams}));
+    cusim_graph *g = cusim_graph_get(graph);
+    cusim_kernel_desc k;
+    if (g == NULL || pGraphNode == NULL)
+        API_RETURN(cudaErrorInvalidValue);
+    cudaError_t e = kernel_of(pNodeParams, &k);
+    if (e != cudaSuccess)
+        API_RETURN(e);
+    API_RETURN(node_out(pGraphNode, cusim_graph_add_kernel(g, &k)));
+}
+
+CUDART_EXPORT cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                   const cudaGraphNode_t *pDependencies, size_t numDependencies,
+                                                   void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+    API_ENTER(cudaGraphAddMemcpyNode1D, v11010,
+              (&(cudaGraphAddMemcpyNode1D_v11010_params){pGraphNode, graph, pDependencies, numDependencies,
+                                                         dst, src, count, kind}));
+    cusim_graph *g = cusim_graph_get(graph);
+    if (g == NULL || pGraphNode == NULL || dst == NULL || src == NULL || (int)kind < 0 || kind > cudaMemcpyDefault)
+        API_RETURN(cudaErrorInvalidValue);
+    API_RETURN(node_out(pGraphNode, cusim_graph_add_memcpy(g, dst, count, src, count, count, 1, (int)kind)));
+}
+
+CUDART_EXPORT cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                 const cudaGraphNode_t *pDependencies, size_t numDependencies,
+                                                 const struct cudaMemsetParams *p)
+{
+    API_ENTER(cudaGraphAddMemsetNode, v10000,
+              (&(cudaGraphAddMemsetNode_v10000_params){pGraphNode, graph, pDependencies, numDependencies, p}));
+    cusim_graph *g = cusim_graph_get(graph);
+    if (g == NULL || pGraphNode == NULL || p == NULL || p->dst == NULL ||
+        (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4))
+        API_RETURN(cudaErrorInvalidValue);
+    /* bytes: the sim sets each byte to the value's low byte (as cudaMemset) */
+    size_t width = p->width * p->elementSize, height = p->height ? p->height : 1;
+    API_RETURN(node_out(pGraphNode, cusim_graph_add_memset(g, p->dst, height > 1 ? p->pitch : width,
+                                                           (int)(p->value & 0xff), width, height)));
+}
+
+CUDART_EXPORT cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                const cudaGraphNode_t *pDependencies, size_t numDependencies)
+{
+    API_ENTER(cudaGraphAddEmptyNode, v10000,
+              (&(cudaGraphAddEmptyNode_v10000_params){pGraphNode, graph, pDependencies, numDependencies}));
+    cusim_graph *g = cusim_graph_get(graph);
+    if (g == NULL || pGraphNode == NULL)
+        API_RETURN(cudaErrorInvalidValue);
+    API_RETURN(node_out(pGraphNode, cusim_graph_add_empty(g)));
+}
+
+CUDART_EXPORT cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)
+{
+    API_ENTER(cudaGraphGetNodes, v10000, (&(cudaGraphGetNodes_v10000_params){graph, nodes, numNodes}));
+    cusim_graph *g = cusim_graph_get(graph);
+    if (g == NULL || numNodes == NULL)
+        API_RETURN(cudaErrorInvalidValue);
+    size_t n = cusim_graph_nodes(g, (cusim_graph_node **)nodes, nodes ? *numNodes : 0);
+    if (nodes == NULL || n < *numNodes)
+        *numNodes = n;
+    API_RETURN(cudaSuccess);
+}
+
+CUDART_EXPORT cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType)
+{
+    API_ENTER(cudaGraphNodeGetType, v10000, (&(cudaGraphNodeGetType_v10000_params){node, pType}));
+    cusim_graph_node *n = cusim_graph_node_get(node);
+    if (n == NULL || pType == NULL)
+        API_RETURN(cudaErrorInvalidValue);
+    *pType = (enum cudaGraphNodeType)cusim_graph_node_type(n);
+    API_RETURN(cudaSuccess);
+}
+
+static cudaError_t instantiate(cudaGraphExec_t *out, cudaGraph_t graph)
+{
+    cusim_graph *g = cusim_graph_get(graph);
+    if (g == NULL || out == NULL)
+        return cudaErrorInvalidValue;
+    cusim_graph_exec *e = cusim_graph_instantiate(g);
+    if (e == NULL)
+        return cudaErrorMemoryAllocation;
+    *out = (cudaGraphExec_t)e;
+    return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                               unsigned long long flags)
+{
+    API_ENTER(cudaGraphInstantiate, v12000, (&(cudaGraphInstantiate_v12000_params){pGraphExec, graph, flags}));
+    API_RETURN(instantiate(pGraphExec, graph));
+}
+
+CUDART_EXPORT cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                                        unsigned long long flags)
+{
+    API_ENTER(cudaGraphInstantiateWithFlags, v11040,
+              (&(cudaGraphInstantiateWithFlags_v11040_params){pGraphExec, graph, flags}));
+    API_RETURN(instantiate(pGraphExec, graph));
+}
+
+CUDART_EXPORT cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)
+{
+    API_ENTER(cudaGraphExecDestroy, v10000, (&(cudaGraphExecDestroy_v10000_params){graphExec}));
+    cusim_graph_exec *e = cusim_graph_exec_get(graphExec);
+    if (e == NULL)
+        API_RETURN(cudaErrorInvalidValue);
+    cusim_device_drain();   /* a launch still queued finishes first */
+    cusim_graph_exec_destroy(e);
+    API_RETURN(cudaSuccess);
+}
+
+CUDART_EXPORT cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                                           const struct cudaKernelNodeParams *pNodeParams)
+{
+    API_ENTER(cudaGraphExecKernelNodeSetParams, v10010,
+              (&(cudaGraphExecKernelNodeSetParams_v10010_params){hGraphExec, node, pNodeParams}));
+    cusim_graph_exec *e = cusim_graph_exec_get(hGraphExec);
+    cusim_graph_node *n = cusim_graph_node_get(node);
+    cusim_kernel_desc k;
+    if (e == NULL || n == NULL)
+        API_RETURN(cudaErrorInvalidValue);
+    cudaError_t err = kernel_of(pNodeParams, &k);
+    if (err != cudaSuccess)
+        API_RETURN(err);
+    API_RETURN(cusim_graph_exec_set_kernel(e, n, &k) == 0 ? cudaSuccess : cudaErrorInvalidValue);
+}
+
+static cudaError_t launch(cudaGraphExec_t graphExec, cudaStream_t stream, int ptds)
+{
+    cusim_graph_exec *e = cusim_graph_exec_get(graphExec);
+    if (e == NULL)
+        return cudaErrorInvalidValue;
+    cusim_stream *s = cudart_stream(stream, ptds);
+    if (s == NULL)
+        return cudaErrorInvalidResourceHandle;
+    cusim_spin_ns(cusim_launch_cpu_ns());   /* one submission for the whole graph */
+    cusim_graph_launch(e, s, cusim_current_correlation());
+    return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)
+{
+    API_ENTER(cudaGraphLaunch, v10000, (&(cudaGraphLaunch_v10000_params){graphExec, stream}));
+    API_RETURN(launch(graphExec, stream, 0));
+}
+
+CUDART_EXPORT cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream)
+{
+    API_ENTER(cudaGraphLaunch_ptsz, v10000, (&(cudaGraphLaunch_ptsz_v10000_params){graphExec, stream}));
+    API_RETURN(launch(graphExec, stream, 1));
+}
