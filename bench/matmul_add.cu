@@ -114,6 +114,8 @@ struct opts {
     enum check check; /* whether to verify y against the CPU reference */
     int nvtx;         /* --nvtx: a "step" range per iteration, "matmul" and
                          "bias_add" (or the fused op's name) inside it */
+    int graph;        /* --graph: the step captured once as a CUDA graph after
+                         the warm-up, the timed iterations replay it */
 };
 
 static void usage(FILE *f)
@@ -121,12 +123,14 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: matmul_add [--size N] [--m M] [--n N] [--k K] [--dtype bf16|fp16|fp32]\n"
             "                  [--iters I] [--warmup W] [--mode eager|addmm|fused]\n"
-            "                  [--check auto|on|off] [--no-check] [--nvtx]\n"
+            "                  [--check auto|on|off] [--no-check] [--nvtx] [--graph]\n"
             "  y = x*w + b with x: M x K, w: K x N, b: N (defaults: size 64, bf16, 10 iters,\n"
             "  2 warm-up, eager, check auto). --m/--n/--k override --size per dimension.\n"
             "  --check auto verifies when the device computes the result (probing whether\n"
             "  user kernels run) and m*n*k <= 512^3; --check on always verifies (the CPU\n"
-            "  reference is slow at large sizes); --no-check is --check off.\n"
+            "  reference is slow at large sizes); --no-check is --check off. --graph: one\n"
+            "  step is captured as a CUDA graph after the warm-up and replayed each timed\n"
+            "  iteration (cudaGraphLaunch).\n"
             "  exit: 0 ok, 1 check failed, 2 usage error, 3 CUDA/cuBLAS error.\n");
 }
 
@@ -172,6 +176,10 @@ static struct opts parse_args(int argc, char **argv)
         }
         if (!strcmp(a, "--nvtx")) {
             o.nvtx = 1;
+            continue;
+        }
+        if (!strcmp(a, "--graph")) {
+            o.graph = 1;
             continue;
         }
         if (!strcmp(a, "--size")) size = parse_int(a, v, 1);
@@ -436,14 +444,30 @@ static double run(struct work *wk)
     for (int i = 0; i < wk->o.warmup; i++)
         step(wk);
     CUDA_CALL(cudaStreamSynchronize(wk->stream));
-    CUDA_CALL(cudaEventRecord(start, wk->stream));
-    for (int i = 0; i < wk->o.iters; i++)
+    cudaGraph_t graph = NULL;
+    cudaGraphExec_t exec = NULL;
+    if (wk->o.graph) {   /* one step captured, replayed below */
+        CUDA_CALL(cudaStreamBeginCapture(wk->stream, cudaStreamCaptureModeThreadLocal));
         step(wk);
+        CUDA_CALL(cudaStreamEndCapture(wk->stream, &graph));
+        CUDA_CALL(cudaGraphInstantiate(&exec, graph, 0));
+    }
+    CUDA_CALL(cudaEventRecord(start, wk->stream));
+    for (int i = 0; i < wk->o.iters; i++) {
+        if (exec)
+            CUDA_CALL(cudaGraphLaunch(exec, wk->stream));
+        else
+            step(wk);
+    }
     CUDA_CALL(cudaEventRecord(stop, wk->stream));
     CUDA_CALL(cudaEventSynchronize(stop));
     CUDA_CALL(cudaEventElapsedTime(&ms, start, stop));
     CUDA_CALL(cudaEventDestroy(start));
     CUDA_CALL(cudaEventDestroy(stop));
+    if (exec) {
+        CUDA_CALL(cudaGraphExecDestroy(exec));
+        CUDA_CALL(cudaGraphDestroy(graph));
+    }
     return ms / wk->o.iters;
 }
 

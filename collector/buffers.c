@@ -621,3 +621,13 @@ uint64_t cuprof_buffers_calibrate(void)
     qsort(per, (size_t)rounds, sizeof per[0], cmp_u64);
     return per[(rounds - 1) / 2];
 }
+
+uint64_t cuprof_open_call_id(void)
+{
+    cuprof_thread *t = tls.thread;
+    if (t == NULL || t->depth == 0 || t == calibrating)
+        return 0;
+    /* events are published when the outermost call ends: the first one not
+     * published is the outermost call open now */
+    return cuprof_event_id_make(t->index, atomic_load_explicit(&t->committed, memory_order_relaxed));
+}

@@ -155,10 +155,43 @@ void cuprof_cupti_set_exit_fn(void (*fn)(void))
  * & co., run from the program's constructors before the program registers
  * its own atexit(__cudaUnregisterBinaryUtil)): those do not count as CUDA
  * being up; any other call returning (launches included) does. */
+static uint64_t (*_Atomic origin_fn)(void);
+
+void cuprof_cupti_set_origin_fn(uint64_t (*fn)(void))
+{
+    origin_fn = fn;
+}
+
+/* A graph node created or cloned (resource callbacks, on the thread that
+ * made it): its id, its original's, its graph's, and for a created node the
+ * outermost hooked call open on this thread (the call a capture took it from:
+ * a cublasGemmEx, a <<<>>> launch). */
+static void graph_node(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
+{
+    const cuprof_cupti_api *f = &cuprof_cupti_fn;
+    const CUpti_GraphData *gd = rd ? rd->resourceDescriptor : NULL;
+    uint64_t id = 0, original = 0;
+    uint32_t graph = 0;
+    if (gd == NULL || f->cuptiGetGraphNodeId == NULL || f->cuptiGetGraphNodeId(gd->node, &id) != CUPTI_SUCCESS)
+        return;
+    if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED && gd->originalNode != NULL)
+        f->cuptiGetGraphNodeId(gd->originalNode, &original);
+    if (f->cuptiGetGraphId != NULL && gd->graph != NULL)
+        f->cuptiGetGraphId(gd->graph, &graph);
+    cuprof_cupti_store_graph_node(id, original,
+                                  cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED && origin_fn ? origin_fn() : 0,
+                                  graph);
+}
+
 static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
                                  CUpti_CallbackId cbid, const void *data)
 {
     (void)userdata;
+    if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+        if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED || cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED)
+            graph_node(cbid, data);
+        return;
+    }
     if (domain != CUPTI_CB_DOMAIN_RUNTIME_API || data == NULL ||
         ((const CUpti_CallbackData *)data)->callbackSite != CUPTI_API_EXIT)
         return;
@@ -202,6 +235,11 @@ static void subscribe(void)
     if (r == CUPTI_SUCCESS) {
         if (f->cuptiEnableDomain != NULL)
             f->cuptiEnableDomain(1, g.sub, CUPTI_CB_DOMAIN_RUNTIME_API);
+        /* graph nodes: who made each (model/graphs.h) */
+        if (f->cuptiEnableCallback != NULL) {
+            f->cuptiEnableCallback(1, g.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED);
+            f->cuptiEnableCallback(1, g.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED);
+        }
         snprintf(g.subscriber, sizeof g.subscriber, "own%s", how);
         return;
     }

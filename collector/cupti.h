@@ -81,6 +81,10 @@ CUPROF_CUPTI_HIDDEN const char *cuprof_cupti_status(void);
  * cuprof_cupti_start; fn == NULL cancels.
  */
 CUPROF_CUPTI_HIDDEN void cuprof_cupti_set_exit_fn(void (*fn)(void));
+/* Who made a graph node: fn gives the event id of the outermost hooked call
+ * open on the calling thread (collector/buffers.c), asked when CUPTI says a
+ * node was created. NULL (the default): no origins. */
+CUPROF_CUPTI_HIDDEN void cuprof_cupti_set_origin_fn(uint64_t (*fn)(void));
 
 /*
  * Delivers every record: synchronizes the device (through the process's

@@ -37,7 +37,10 @@
     X(0, cuptiSubscribe)                                \
     X(0, cuptiSubscribe_v2)                             \
     X(0, cuptiUnsubscribe)                              \
-    X(0, cuptiEnableDomain)
+    X(0, cuptiEnableDomain)                             \
+    X(0, cuptiEnableCallback)                           \
+    X(0, cuptiGetGraphNodeId)                           \
+    X(0, cuptiGetGraphId)
 
 /* The loaded CUPTI: one pointer per entry point, named like the function. */
 typedef struct cuprof_cupti_api {
@@ -101,6 +104,9 @@ void cuprof_cupti_store_add_dropped(uint64_t n);
 void cuprof_cupti_store_finish(const cuprof_cupti_clockmap *m, cuprof_gpu_run *run);
 /* In a forked child: a usable lock, no records, nothing stored later. */
 void cuprof_cupti_store_atfork_child(void);
+/* A graph node CUPTI told of (resource callback): kept for the run until
+ * store_finish. Thread-safe. */
+void cuprof_cupti_store_graph_node(uint64_t id, uint64_t original, uint64_t origin, uint32_t graph);
 /* Records delivered after store_finish (not kept). Thread-safe. */
 uint64_t cuprof_cupti_store_late(void);
 

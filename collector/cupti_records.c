@@ -41,6 +41,7 @@ static struct {
     vec apis;               /* cuprof_gpu_api */
     vec syncs;              /* cuprof_gpu_sync */
     vec extmap;             /* cuprof_gpu_extmap */
+    vec nodes;              /* cuprof_gpu_graph_node (resource callbacks) */
     name_set names;         /* kernel names */
     int finished;           /* set by store_finish: later records are late */
     uint64_t dropped;       /* from CUPTI, plus records we had no memory for */
@@ -163,6 +164,8 @@ static void add_kernel(const CUpti_ActivityKernel10 *r)
     k->dynamic_smem = (uint32_t)r->dynamicSharedMemory;
     k->device_launched = r->isDeviceLaunched;
     k->graph = r->graphId != 0;
+    k->graph_id = r->graphId;
+    k->graph_node_id = r->graphNodeId;
 }
 
 static void add_memcpy(const CUpti_ActivityMemcpy6 *r)
@@ -183,6 +186,8 @@ static void add_memcpy(const CUpti_ActivityMemcpy6 *r)
     c->src_mem = mem_kind(r->srcKind);
     c->dst_mem = mem_kind(r->dstKind);
     c->async = (r->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
+    c->graph_id = r->graphId;
+    c->graph_node_id = r->graphNodeId;
 }
 
 static void add_peer_copy(const CUpti_ActivityMemcpyPtoP4 *r)
@@ -223,6 +228,8 @@ static void add_memset(const CUpti_ActivityMemset4 *r)
     c->dst_mem = mem_kind(r->memoryKind);
     c->async = (r->flags & CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC) != 0;
     c->value = r->value;
+    c->graph_id = r->graphId;
+    c->graph_node_id = r->graphNodeId;
 }
 
 /* Names of ids model/cbid.h does not know ("cbid_<n>"), made once each
@@ -445,6 +452,12 @@ NORMALIZE(cuprof_gpu_copy)
 NORMALIZE(cuprof_gpu_api)
 NORMALIZE(cuprof_gpu_sync)
 
+static int cmp_node(const void *a, const void *b)
+{
+    const cuprof_gpu_graph_node *x = a, *y = b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
 void cuprof_cupti_store_finish(const cuprof_cupti_clockmap *cm, cuprof_gpu_run *run)
 {
     pthread_mutex_lock(&store.lock);
@@ -484,6 +497,19 @@ void cuprof_cupti_store_finish(const cuprof_cupti_clockmap *cm, cuprof_gpu_run *
     run->n_extmap = store.extmap.n = out;
     run->extmap = out ? m : NULL;
     run->dropped = store.dropped;
+    if (store.nodes.n > 1)
+        qsort(store.nodes.p, store.nodes.n, sizeof(cuprof_gpu_graph_node), cmp_node);
+    run->graph_nodes = store.nodes.n ? store.nodes.p : NULL;
+    run->n_graph_nodes = store.nodes.n;
+    pthread_mutex_unlock(&store.lock);
+}
+
+void cuprof_cupti_store_graph_node(uint64_t id, uint64_t original, uint64_t origin, uint32_t graph)
+{
+    pthread_mutex_lock(&store.lock);
+    cuprof_gpu_graph_node *n = store.finished ? NULL : vec_add(&store.nodes, sizeof *n);
+    if (n)
+        *n = (cuprof_gpu_graph_node){id, original, origin, graph};
     pthread_mutex_unlock(&store.lock);
 }
 
@@ -494,6 +520,7 @@ void cuprof_cupti_store_atfork_child(void)
     pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
     store.lock = fresh;
     store.kernels.n = store.copies.n = store.apis.n = store.syncs.n = store.extmap.n = 0;
+    store.nodes.n = 0;
     store.dropped = store.late = 0;
     store.finished = 1;
 }

@@ -119,6 +119,9 @@ void cuprof_buffers_stamps_to_ns(cuprof_thread *t, uint64_t upto);
  * on a thread that recorded already). The process's first call runs it
  * (into cuprof_g.hook_ns). */
 uint64_t cuprof_buffers_calibrate(void);
+/* Event id of the outermost call open on this thread (the one every call
+ * made inside it belongs to), 0 when none is open. */
+uint64_t cuprof_open_call_id(void);
 /* buffers.c: turns the stamps of a chunk's first n events into ns, by the
  * line from its anchor to next (the anchor of the chunk that followed it);
  * for spilled chunks (the run build). */

@@ -124,6 +124,7 @@ void cuprof_collector_init(void)
          * handlers run in reverse order; this one is registered again when
          * CUDA is up, so the records are flushed while CUDA still runs. */
         cuprof_cupti_set_exit_fn(on_process_exit);
+        cuprof_cupti_set_origin_fn(cuprof_open_call_id);
         pthread_atfork(fork_prepare, fork_parent, fork_child);
         cuprof_process_init();   /* signals, _exit & co: process.h */
         cuprof_stacks_init(cuprof_g_config.stacks);

@@ -153,8 +153,14 @@ static void put_kernel(chrome_writer *cw, const cuprof_gpu_kernel *k, const char
     cuprof_chrome_arg_u64(o, "registers per thread", k->registers);
     cuprof_chrome_arg_u64(o, "static shared memory", k->static_smem);
     cuprof_chrome_arg_u64(o, "dynamic shared memory", k->dynamic_smem);
-    if (k->graph)
-        cuprof_chrome_arg_u64(o, "graph", 1);
+    if (k->graph) {   /* a graph's replay: which graph, node, and where it was captured */
+        cuprof_chrome_arg_u64(o, "graph", k->graph_id ? k->graph_id : 1);
+        if (k->graph_node_id)
+            cuprof_chrome_arg_u64(o, "graph node", k->graph_node_id);
+        const char *origin = cuprof_graphs_origin(cw->base.model->graphs, k->graph_node_id);
+        if (origin)
+            cuprof_chrome_arg_str(o, "captured from", origin);
+    }
     if (k->device_launched)
         cuprof_chrome_arg_u64(o, "device launched", 1);
     if (strcmp(display, k->name) != 0)

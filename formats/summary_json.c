@@ -175,6 +175,38 @@ static void put_owner_list(cuprof_out *o, const char *k, const cuprof_mem_owner 
     cuprof_out_putc(o, ']');
 }
 
+/* "graphs": CUDA graphs replayed, by origin (model/graphs.h). */
+static void put_graphs(cuprof_out *o, const cuprof_graphs *gs)
+{
+    cuprof_out_puts(o, ",\n\"graphs\":[");
+    for (size_t i = 0; gs && i < gs->n; i++) {
+        const cuprof_graph *g = &gs->g[i];
+        cuprof_out_puts(o, i ? ",{" : "{");
+        key(o, "id", 1);
+        cuprof_out_u64(o, g->id);
+        num(o, "launches", g->launches);
+        num(o, "nodes", g->nodes);
+        num(o, "records", g->records);
+        num(o, "gpu_total_ns", g->gpu_total_ns);
+        key(o, "origins", 0);
+        cuprof_out_putc(o, '[');
+        for (size_t k = 0; k < g->norigins; k++) {
+            const cuprof_graph_origin *x = &g->origins[k];
+            cuprof_out_puts(o, k ? ",{" : "{");
+            key(o, "origin", 1);
+            cuprof_out_json_cstr(o, x->label);
+            cuprof_out_puts(o, ",\"captured\":");
+            cuprof_out_puts(o, x->event ? "true" : "false");
+            str(o, "work", x->work);
+            num(o, "records", x->records);
+            num(o, "gpu_total_ns", x->gpu_total_ns);
+            cuprof_out_putc(o, '}');
+        }
+        cuprof_out_puts(o, "]}");
+    }
+    cuprof_out_putc(o, ']');
+}
+
 /* "memory": device memory held over the run (model/memory.h). */
 static void put_memory(cuprof_out *o, const cuprof_memory *m)
 {
@@ -301,6 +333,7 @@ static int json_write(cuprof_writer *w)
     cuprof_out_putc(o, '}');
     put_gpu(o, run, w->model->timeline);
     put_memory(o, w->model->memory);
+    put_graphs(o, w->model->graphs);
     if (run->stacks_mode) {
         const cuprof_stacks *sk = w->model->stacks;
         cuprof_out_puts(o, ",\n\"stacks\":{");

@@ -404,6 +404,37 @@ static void put_copies(cuprof_writer *w)
     }
 }
 
+/* CUDA graphs: each replayed graph, and its GPU time by where its nodes
+ * were captured from (model/graphs.h). */
+static void put_graphs(cuprof_writer *w)
+{
+    cuprof_out *o = w->out;
+    const cuprof_graphs *gs = w->model->graphs;
+    if (!gs || gs->n == 0)
+        return;
+    char t[32];
+    cuprof_out_puts(o, "\nCUDA graphs (replayed work by the call each node was captured from)\n");
+    for (size_t i = 0; i < gs->n; i++) {
+        const cuprof_graph *g = &gs->g[i];
+        cuprof_out_printf(o, "  graph %u: %llu launch%s, %llu node%s ran, GPU total %s\n", g->id,
+                          (unsigned long long)g->launches, g->launches == 1 ? "" : "es",
+                          (unsigned long long)g->nodes, g->nodes == 1 ? "" : "s",
+                          cuprof_fmt_time(t, sizeof t, g->gpu_total_ns));
+        cuprof_out_printf(o, "    %8s  %12s  %s\n", "Records", "GPU total", "Captured from");
+        for (size_t k = 0; k < g->norigins; k++) {
+            const cuprof_graph_origin *x = &g->origins[k];
+            cuprof_out_printf(o, "    %8llu  %12s  ", (unsigned long long)x->records,
+                              cuprof_fmt_time(t, sizeof t, x->gpu_total_ns));
+            put_clean(o, x->label);
+            if (x->event && strcmp(x->label, x->work) != 0 && !strstr(x->label, x->work)) {
+                cuprof_out_puts(o, " -> ");
+                put_clean(o, x->work);
+            }
+            cuprof_out_putc(o, '\n');
+        }
+    }
+}
+
 /* Owners: "    16.00 MiB       2  cudaMallocAsync [at site]" */
 static void put_owners(cuprof_out *o, const cuprof_mem_owner *top, size_t n)
 {
@@ -546,6 +577,7 @@ static int txt_write(cuprof_writer *w)
     put_steps(w);
     put_kernels(w);
     put_copies(w);
+    put_graphs(w);
     put_memory(w);
     put_blas(w);
     put_sites(w);

@@ -73,6 +73,8 @@ typedef struct cuprof_gpu_kernel {
     uint32_t dynamic_smem;  /* dynamic shared memory per block, bytes */
     uint8_t device_launched;/* 1 when launched from the device (CDP) */
     uint8_t graph;          /* 1 when part of a CUDA graph */
+    uint32_t graph_id;      /* a graph's replay: the exec's graph id, else 0 */
+    uint64_t graph_node_id; /* and the node's id (an instantiation's clone) */
 } cuprof_gpu_kernel;
 
 /* One memcpy or memset on the device. */
@@ -90,7 +92,19 @@ typedef struct cuprof_gpu_copy {
     uint8_t dst_mem;        /* enum cuprof_gpu_mem */
     uint8_t async;          /* 1 when the host did not wait for it */
     uint32_t value;         /* memset: the byte value */
+    uint32_t graph_id;      /* as in cuprof_gpu_kernel */
+    uint64_t graph_node_id;
 } cuprof_gpu_copy;
+
+/* A CUDA graph node as CUPTI's resource callbacks told of it: created (by
+ * an API call, or captured from one) or cloned by an instantiation. */
+typedef struct cuprof_gpu_graph_node {
+    uint64_t id;            /* cuptiGetGraphNodeId */
+    uint64_t original;      /* a clone: its original node's id; else 0 */
+    uint64_t origin;        /* created: event id of the outermost hooked call open
+                               on the creating thread (the captured call), 0 none */
+    uint32_t graph;         /* the id of the graph it belongs to */
+} cuprof_gpu_graph_node;
 
 /* One runtime- or driver-API call as CUPTI saw it (hooked or not). Of the
  * driver API only launches, copies and memsets are kept (what cuBLAS 13
@@ -151,6 +165,7 @@ typedef struct cuprof_gpu_run {
     const cuprof_gpu_api *apis;       size_t n_apis;
     const cuprof_gpu_sync *syncs;     size_t n_syncs;
     const cuprof_gpu_extmap *extmap;  size_t n_extmap;
+    const cuprof_gpu_graph_node *graph_nodes; size_t n_graph_nodes;  /* by id */
     uint64_t dropped;              /* records CUPTI dropped (no buffer space) */
     uint64_t late;                 /* records delivered after finish, not kept */
     int clock;                     /* enum cuprof_gpu_clock */

@@ -35,7 +35,8 @@ cuprof_model *cuprof_model_build(const cuprof_run *run, cuprof_demangle_fn deman
         !(m->steps = cuprof_steps_build(run, m->ranges, m->timeline)) ||
         cuprof_steps_summarize(m->steps, m->summary) < 0 ||
         !(m->stacks = cuprof_stacks_build(run, &m->names, m->timeline, demangle)) ||
-        !(m->memory = cuprof_memory_build(run, m->stacks))) {
+        !(m->memory = cuprof_memory_build(run, m->stacks)) ||
+        !(m->graphs = cuprof_graphs_build(run, &m->names))) {
         cuprof_model_destroy(m);
         return NULL;
     }
@@ -49,6 +50,7 @@ void cuprof_model_destroy(cuprof_model *m)
 {
     if (!m)
         return;
+    cuprof_graphs_destroy(m->graphs);
     cuprof_memory_destroy(m->memory);
     cuprof_stacks_destroy(m->stacks);
     cuprof_steps_destroy(m->steps);

@@ -19,6 +19,7 @@
 
 #include "model/capture.h"
 #include "model/gpu.h"
+#include "model/graphs.h"
 #include "model/memory.h"
 #include "model/names.h"
 #include "model/ranges.h"
@@ -38,6 +39,7 @@ typedef struct cuprof_model {
     cuprof_steps *steps;          /* the step range's occurrences (model/steps.h) */
     cuprof_stacks *stacks;        /* time by host call stack (model/stacks.h) */
     cuprof_memory *memory;        /* device memory held over the run (model/memory.h) */
+    cuprof_graphs *graphs;        /* CUDA graphs replayed, by origin (model/graphs.h) */
     /* Through a capture window (run->capture): run is run_clipped, a copy of
      * the recorded run whose gpu_run is clipped to the windows' calls. */
     cuprof_run run_clipped;

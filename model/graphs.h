@@ -1,0 +1,66 @@
+/*
+ * graphs.h - CUDA graphs in the run: each graph that was replayed, how often,
+ * its GPU time, and that time by where each node came from.
+ *
+ * A replayed kernel, copy or memset carries the exec's graph id and its
+ * node's id (CUPTI). The node is an instantiation's clone of a node that
+ * was created by an API call or captured from one: CUPTI's resource
+ * callback told the collector which hooked call was open on the thread then
+ * (cuprof_gpu_graph_node.origin). So each record is charged to its graph
+ * (whose launch holds it in the table's rows) and to its origin: the
+ * captured cublasGemmEx with its shape, the <<<>>> launch with its kernel.
+ * Work whose node has no known origin (an explicit cudaGraphAddKernelNode,
+ * or no resource callbacks: another CUPTI client holds the subscriber) is
+ * grouped by what ran.
+ */
+#ifndef CUPROF_MODEL_GRAPHS_H
+#define CUPROF_MODEL_GRAPHS_H
+
+#include "model/names.h"
+#include "model/run.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The work of one graph that came from one origin. */
+typedef struct cuprof_graph_origin {
+    uint64_t event;              /* the origin call's event id, 0 = unknown */
+    char *label;                 /* "cublasGemmEx 64x64x64 bf16", "__cudaLaunchKernel
+                                    bias_add<...>", or what ran when unknown */
+    const char *work;            /* what ran: the first record's kernel or copy kind */
+    uint64_t records;            /* kernels, copies and memsets replayed */
+    uint64_t gpu_total_ns;
+} cuprof_graph_origin;
+
+typedef struct cuprof_graph {
+    uint32_t id;                 /* the exec's graph id (CUPTI's graphId) */
+    uint64_t launches;           /* replays: distinct launch correlation ids */
+    uint64_t nodes;              /* distinct nodes that ran */
+    uint64_t records, gpu_total_ns;
+    cuprof_graph_origin *origins; /* most GPU time first */
+    size_t norigins;
+} cuprof_graph;
+
+/* Which origin a node's replays were charged to. */
+typedef struct cuprof_graph_node_origin {
+    uint64_t node;
+    const char *label;           /* its cuprof_graph_origin's label */
+} cuprof_graph_node_origin;
+
+typedef struct cuprof_graphs {
+    cuprof_graph *g;             /* most GPU time first */
+    size_t n;
+    cuprof_graph_node_origin *by_node;   /* sorted by node */
+    size_t nby_node;
+} cuprof_graphs;
+
+/* From run->gpu_run's records and graph nodes; names gives the kernels'
+ * display names. An empty one when nothing was replayed; NULL on out of
+ * memory. */
+cuprof_graphs *cuprof_graphs_build(const cuprof_run *run, const cuprof_names *names);
+void cuprof_graphs_destroy(cuprof_graphs *gs);
+/* The origin label of a node that ran (a record's graph_node_id), NULL if
+ * none. */
+const char *cuprof_graphs_origin(const cuprof_graphs *gs, uint64_t node);
+
+#endif /* CUPROF_MODEL_GRAPHS_H */

@@ -1,0 +1,108 @@
+/*
+ * test_e2e_graphs.c - CUDA graphs end to end on the simulated device:
+ * matmul_add --graph captures one eager step (cublasGemmEx, then bias_add)
+ * and replays it N times. The profile charges each replayed kernel to the
+ * call it was captured from (the GEMM with its shape, the launch with its
+ * kernel), N records each; the graph's GPU total is exactly what the
+ * cudaGraphLaunch row holds; each replayed kernel in the trace names its
+ * graph, node and origin.
+ */
+#include "harness.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RUN_TIMEOUT_S 120
+#define REPLAYS 7
+
+static const char *sget(json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "";
+}
+
+static long long iget(json_t *o, const char *k)
+{
+    return (long long)json_integer_value(json_object_get(o, k));
+}
+
+START_TEST(replays_charged_to_captured_calls)
+{
+    char iters[16];
+    snprintf(iters, sizeof iters, "%d", REPLAYS);
+    const char *argv[] = {e2e_path("bench/matmul_add"), "--graph", "--size", "64", "--dtype", "bf16",
+                          "--iters", iters, "--warmup", "1", NULL};
+    e2e_prof p = e2e_profile(1, argv, NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(p.r.status == 0 && p.sum && p.trace && p.txt, "exit %d\n%s", p.r.status, p.r.err);
+
+    json_t *graphs = json_object_get(p.sum, "graphs");
+    ck_assert_uint_eq(json_array_size(graphs), 1);
+    json_t *g = json_array_get(graphs, 0);
+    ck_assert_int_eq(iget(g, "launches"), REPLAYS);
+    ck_assert_int_eq(iget(g, "nodes"), 2);
+    ck_assert_int_eq(iget(g, "records"), 2 * REPLAYS);
+    json_t *origins = json_object_get(g, "origins"), *o;
+    ck_assert_uint_eq(json_array_size(origins), 2);
+    size_t i;
+    long long sum = 0;
+    int gemm = 0, bias = 0;
+    json_array_foreach(origins, i, o) {
+        const char *label = sget(o, "origin");
+        ck_assert(json_is_true(json_object_get(o, "captured")));
+        ck_assert_int_eq(iget(o, "records"), REPLAYS);
+        sum += iget(o, "gpu_total_ns");
+        if (!strcmp(label, "cublasGemmEx 64x64x64 bf16")) {
+            gemm = 1;
+            ck_assert_msg(strstr(sget(o, "work"), "nvjet"), "the GEMM's kernel: %s", sget(o, "work"));
+        }
+        if (!strncmp(label, "__cudaLaunchKernel ", 19) && strstr(label, "bias_add"))
+            bias = 1;
+    }
+    ck_assert_msg(gemm && bias, "origins:\n%s", p.txt);
+    ck_assert_int_eq(sum, iget(g, "gpu_total_ns"));
+
+    /* the graph holds exactly the GPU time of the cudaGraphLaunch row */
+    json_t *row = NULL;
+    json_array_foreach(json_object_get(p.sum, "api"), i, o)
+        if (!strcmp(sget(o, "name"), "cudaGraphLaunch"))
+            row = o;
+    ck_assert_ptr_nonnull(row);
+    ck_assert_int_eq(iget(row, "calls"), REPLAYS);
+    ck_assert_int_eq(iget(row, "cuda_total_ns"), iget(g, "gpu_total_ns"));
+    ck_assert_msg(strstr(p.txt, "\nCUDA graphs (") && strstr(p.txt, "cublasGemmEx 64x64x64 bf16 -> nvjet"), "%s",
+                  p.txt);
+
+    /* the trace: every replayed kernel names its graph, node and origin */
+    int replayed = 0;
+    json_t *ev;
+    json_array_foreach(json_object_get(p.trace, "traceEvents"), i, ev) {
+        json_t *args = json_object_get(ev, "args");
+        if (strcmp(sget(ev, "cat"), "kernel") || !json_object_get(args, "graph"))
+            continue;
+        replayed++;
+        ck_assert_int_eq(iget(args, "graph"), iget(g, "id"));
+        ck_assert_int_gt(iget(args, "graph node"), 0);
+        const char *from = sget(args, "captured from");
+        ck_assert_msg(!strcmp(from, "cublasGemmEx 64x64x64 bf16") || strstr(from, "bias_add"), "captured from %s",
+                      from);
+    }
+    ck_assert_int_eq(replayed, 2 * REPLAYS);
+    e2e_prof_free(&p);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("e2e_graphs");
+    TCase *tc = tcase_create("graphs");
+    tcase_set_timeout(tc, 2 * RUN_TIMEOUT_S);
+    tcase_add_test(tc, replays_charged_to_captured_calls);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
