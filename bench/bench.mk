@@ -15,6 +15,18 @@ ALL_TARGETS += $(BENCH_BINS)
 $(BENCH_BINS): bench/%: bench/%.cu
 	$(call P,NVCC,$@)$(NVCC) $(BENCH_NVFLAGS) -o $@ $< $(BENCH_LIBS)
 
+# The driver-API workload: plain C against libcudart (every driver function
+# comes from cudaGetDriverEntryPointByVersion), and its kernel as a cubin.
+bench/driver_launch: bench/driver_launch.c bench/driver_kernel.cubin
+	$(call P,CC,$@)$(CC) $(CSTD) $(WARN) -O2 -I$(CUDA_HOME)/include -o $@ $< \
+	    -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart
+
+bench/driver_kernel.cubin: bench/driver_kernel.cu
+	$(call P,NVCC,$@)$(NVCC) -cubin -arch=sm_90 -o $@ $<
+
+BENCH_BINS += bench/driver_launch bench/driver_kernel.cubin
+ALL_TARGETS += bench/driver_launch bench/driver_kernel.cubin
+
 # ---- overhead benchmarks: `make bench`, `make bench-check` -------
 # build/bench/calls: N calls of a cheap CUDA entry point (plain C, -lcudart;
 # run with LD_LIBRARY_PATH=build/sim). The floor hooks, plain and into fresh

@@ -46,6 +46,9 @@ void cuprof_guard_leave(int saved);
  * CUPTI push/pop while CUPTI runs: not for hot paths. */
 int cuprof_own_cuda_enter(void);
 void cuprof_own_cuda_leave(int saved);
+/* 1 when the driver's launch functions handed out by the entry points are to
+ * be wrapped (CUPROF_DRIVER_HOOKS, default 1). */
+int cuprof_driver_hooks_on(void);
 
 /* Kernel-name table. register: from __cudaRegisterFunction (host stub and
  * device name, which the table copies); handle: from __cudaGetKernel, binds a

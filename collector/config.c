@@ -17,6 +17,7 @@ cuprof_config cuprof_g_config = {
     .mem_limit = CUPROF_DEFAULT_MEM_LIMIT,
     .gpu = 1,
     .prefault = 1,
+    .driver_hooks = 1,
     .capture_repeat = 1,
 };
 
@@ -237,6 +238,7 @@ void cuprof_config_load(cuprof_config *c, char *warn, size_t warn_len)
     c->mem_limit = CUPROF_DEFAULT_MEM_LIMIT;
     c->gpu = 1;
     c->prefault = 1;
+    c->driver_hooks = 1;
     c->capture_repeat = 1;
 
     if ((v = getenv("CUPROF_OUT_DIR")) && *v) {
@@ -279,6 +281,13 @@ void cuprof_config_load(cuprof_config *c, char *warn, size_t warn_len)
             warn_add(warn, warn_len, "CUPROF_GPU", v, "0 or 1");
         else
             c->gpu = b;
+    }
+    if ((v = getenv("CUPROF_DRIVER_HOOKS")) && *v) {
+        int b = parse_bool(v);
+        if (b < 0)
+            warn_add(warn, warn_len, "CUPROF_DRIVER_HOOKS", v, "0 or 1");
+        else
+            c->driver_hooks = b;
     }
     if ((v = getenv("CUPROF_PREFAULT")) && *v) {
         int b = parse_bool(v);

@@ -29,6 +29,10 @@
  *   CUPROF_ENABLE     0: record nothing and write nothing (default 1).
  *   CUPROF_GPU        0: do not start CUPTI (no GPU timeline; CPU-side calls
  *                     only), e.g. to measure the hooks alone (default 1).
+ *   CUPROF_DRIVER_HOOKS 0: hand the program the driver's own launch functions
+ *                     from cuGetProcAddress / cudaGetDriverEntryPoint* (those
+ *                     launches are then seen by CUPTI only). Default 1: wrapped,
+ *                     recorded like any hooked call (preload/hooks_driver.c).
  *   CUPROF_PREFAULT   0: no helper thread faulting event memory in ahead of
  *                     need (each thread maps its own chunks; buffers.c).
  *                     Default 1: the helper ("cuprof-prefault") starts when
@@ -115,6 +119,8 @@ typedef struct cuprof_config {
     char out_dir[PATH_MAX];  /* CUPROF_OUT_DIR, never empty */
     int gpu;                 /* CUPROF_GPU != 0: start CUPTI */
     int prefault;            /* CUPROF_PREFAULT != 0: helper thread maps chunks */
+    int driver_hooks;        /* CUPROF_DRIVER_HOOKS != 0: wrap the driver's launch
+                                functions handed out by the entry points */
     int clock_monotonic;     /* CUPROF_CLOCK=monotonic: never the TSC */
     char name[256];          /* CUPROF_NAME, "" when unset */
     long root_pid;           /* CUPROF_ROOT_PID, 0 when unset */

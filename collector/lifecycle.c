@@ -337,3 +337,9 @@ int cuprof_collector_finishing_here(void)
 {
     return tls_finishing;
 }
+
+int cuprof_driver_hooks_on(void)
+{
+    cuprof_collector_init();
+    return cuprof_g_config.driver_hooks;
+}

@@ -8,6 +8,9 @@
 #include "formats/writer.h"
 #include "model/timeline.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 /* "key": with a leading comma unless first (keys are plain literals). */
 static void key(cuprof_out *o, const char *k, int first)
 {
@@ -175,6 +178,85 @@ static void put_owner_list(cuprof_out *o, const char *k, const cuprof_mem_owner 
     cuprof_out_putc(o, ']');
 }
 
+/* A kernel name and launch path, and how many launches had both. */
+typedef struct census_group {
+    const char *name;
+    int path;
+    uint64_t launches;
+} census_group;
+
+static int cmp_group_key(const void *a, const void *b)
+{
+    const census_group *x = a, *y = b;
+    if (x->name != y->name)
+        return (uintptr_t)x->name < (uintptr_t)y->name ? -1 : 1;
+    return x->path - y->path;
+}
+
+static int cmp_group_count(const void *a, const void *b)
+{
+    const census_group *x = a, *y = b;
+    if (x->launches != y->launches)
+        return x->launches < y->launches ? 1 : -1;
+    int c = strcmp(x->name, y->name);
+    return c ? c : x->path - y->path;
+}
+
+/* "launch_census": how the kernels were launched (model/census.h). */
+static void put_census(cuprof_out *o, const cuprof_census *cs, const cuprof_timeline *tl,
+                       const cuprof_names *names)
+{
+    cuprof_out_puts(o, ",\n\"launch_census\":{");
+    key(o, "kernels", 1);
+    cuprof_out_u64(o, cs ? cs->total_kernels : 0);
+    num(o, "gpu_total_ns", cs ? cs->total_gpu_ns : 0);
+    num(o, "seen_gpu_ns", cs ? cs->seen_gpu_ns : 0);
+    fixed6(o, "coverage", cs ? cs->coverage : 0.0);
+    key(o, "paths", 0);
+    cuprof_out_putc(o, '[');
+    for (int p = 0, first = 1; cs && p < CUPROF_LAUNCH_NPATHS; p++) {
+        if (!cs->kernels[p])
+            continue;
+        cuprof_out_puts(o, first ? "{" : ",{");
+        first = 0;
+        key(o, "path", 1);
+        cuprof_out_json_cstr(o, cuprof_launch_path_key(p));
+        num(o, "kernels", cs->kernels[p]);
+        num(o, "gpu_total_ns", cs->gpu_ns[p]);
+        cuprof_out_putc(o, '}');
+    }
+    cuprof_out_putc(o, ']');
+    /* per kernel name (display names are interned: one pointer per name)
+     * and path: launches, most first, the first 256 */
+    key(o, "by_kernel", 0);
+    cuprof_out_putc(o, '[');
+    size_t n = tl && tl->gpu ? tl->gpu->n_kernels : 0, ng = 0;
+    census_group *gr = cs && n ? malloc(n * sizeof *gr) : NULL;
+    for (size_t i = 0; gr && i < n; i++)
+        gr[i] = (census_group){names && i < names->ngpu_kernels ? names->gpu_kernel[i] : tl->gpu->kernels[i].name,
+                               cs->path[i], 1};
+    if (gr) {
+        qsort(gr, n, sizeof *gr, cmp_group_key);
+        for (size_t i = 0; i < n; i++) {
+            if (ng && gr[ng - 1].name == gr[i].name && gr[ng - 1].path == gr[i].path)
+                gr[ng - 1].launches++;
+            else
+                gr[ng++] = gr[i];
+        }
+        qsort(gr, ng, sizeof *gr, cmp_group_count);
+    }
+    for (size_t i = 0; i < ng && i < 256; i++) {
+        cuprof_out_puts(o, i ? ",{" : "{");
+        key(o, "name", 1);
+        cuprof_out_json_cstr(o, gr[i].name);
+        str(o, "path", cuprof_launch_path_key(gr[i].path));
+        num(o, "launches", gr[i].launches);
+        cuprof_out_putc(o, '}');
+    }
+    free(gr);
+    cuprof_out_puts(o, "]}");
+}
+
 /* "graphs": CUDA graphs replayed, by origin (model/graphs.h). */
 static void put_graphs(cuprof_out *o, const cuprof_graphs *gs)
 {
@@ -334,6 +416,7 @@ static int json_write(cuprof_writer *w)
     put_gpu(o, run, w->model->timeline);
     put_memory(o, w->model->memory);
     put_graphs(o, w->model->graphs);
+    put_census(o, w->model->census, w->model->timeline, &w->model->names);
     if (run->stacks_mode) {
         const cuprof_stacks *sk = w->model->stacks;
         cuprof_out_puts(o, ",\n\"stacks\":{");

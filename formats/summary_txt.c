@@ -92,6 +92,20 @@ static void put_gpu_block(cuprof_writer *w)
                       g->n_kernels, g->n_copies, g->n_syncs, g->n_apis, tl->nderived,
                       (unsigned long long)g->dropped,
                       g->dropped ? " (CUDA columns miss them)" : "");
+    const cuprof_census *cs = w->model->census;
+    if (cs && cs->total_kernels) {
+        char pct[32];
+        cuprof_out_printf(o, "  coverage:      %s of kernel GPU time launched by calls the hooks saw with their "
+                             "arguments (",
+                          cuprof_fmt_pct(pct, sizeof pct, cs->seen_gpu_ns, cs->total_gpu_ns));
+        for (int p = 0, first = 1; p < CUPROF_LAUNCH_NPATHS; p++)
+            if (cs->kernels[p]) {
+                cuprof_out_printf(o, "%s%llu %s", first ? "" : ", ", (unsigned long long)cs->kernels[p],
+                                  cuprof_launch_path_words(p));
+                first = 0;
+            }
+        cuprof_out_puts(o, ")\n");
+    }
 }
 
 static void put_header_block(cuprof_writer *w)

@@ -93,7 +93,7 @@ static int cmp_node_origin(const void *a, const void *b)
     return (x->node > y->node) - (x->node < y->node);
 }
 
-const char *cuprof_graphs_origin(const cuprof_graphs *gs, uint64_t node)
+static const cuprof_graph_node_origin *by_node(const cuprof_graphs *gs, uint64_t node)
 {
     size_t lo = 0, hi = gs ? gs->nby_node : 0;
     while (lo < hi) {
@@ -103,7 +103,19 @@ const char *cuprof_graphs_origin(const cuprof_graphs *gs, uint64_t node)
         else
             hi = mid;
     }
-    return gs && lo < gs->nby_node && gs->by_node[lo].node == node ? gs->by_node[lo].label : NULL;
+    return gs && lo < gs->nby_node && gs->by_node[lo].node == node ? &gs->by_node[lo] : NULL;
+}
+
+int cuprof_graphs_node_captured(const cuprof_graphs *gs, uint64_t node)
+{
+    const cuprof_graph_node_origin *o = by_node(gs, node);
+    return o ? o->captured : 0;
+}
+
+const char *cuprof_graphs_origin(const cuprof_graphs *gs, uint64_t node)
+{
+    const cuprof_graph_node_origin *o = by_node(gs, node);
+    return o ? o->label : NULL;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -214,7 +226,7 @@ cuprof_graphs *cuprof_graphs_build(const cuprof_run *run, const cuprof_names *na
                 if (o->event ? o->event == r[q].origin : (!r[q].origin && !strcmp(o->work, r[q].work)))
                     label = o->label;
             }
-            gs->by_node[gs->nby_node++] = (cuprof_graph_node_origin){r[q].node, label};
+            gs->by_node[gs->nby_node++] = (cuprof_graph_node_origin){r[q].node, label, r[q].origin != 0};
         }
     qsort(gs->by_node, gs->nby_node, sizeof *gs->by_node, cmp_node_origin);
     size_t u = 0;

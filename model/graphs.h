@@ -45,6 +45,7 @@ typedef struct cuprof_graph {
 typedef struct cuprof_graph_node_origin {
     uint64_t node;
     const char *label;           /* its cuprof_graph_origin's label */
+    int captured;                /* 1: the call it came from is known */
 } cuprof_graph_node_origin;
 
 typedef struct cuprof_graphs {
@@ -62,5 +63,7 @@ void cuprof_graphs_destroy(cuprof_graphs *gs);
 /* The origin label of a node that ran (a record's graph_node_id), NULL if
  * none. */
 const char *cuprof_graphs_origin(const cuprof_graphs *gs, uint64_t node);
+/* 1 when the call a node that ran came from is known. */
+int cuprof_graphs_node_captured(const cuprof_graphs *gs, uint64_t node);
 
 #endif /* CUPROF_MODEL_GRAPHS_H */

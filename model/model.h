@@ -18,6 +18,7 @@
 #define CUPROF_MODEL_H
 
 #include "model/capture.h"
+#include "model/census.h"
 #include "model/gpu.h"
 #include "model/graphs.h"
 #include "model/memory.h"
@@ -40,6 +41,7 @@ typedef struct cuprof_model {
     cuprof_stacks *stacks;        /* time by host call stack (model/stacks.h) */
     cuprof_memory *memory;        /* device memory held over the run (model/memory.h) */
     cuprof_graphs *graphs;        /* CUDA graphs replayed, by origin (model/graphs.h) */
+    cuprof_census *census;        /* how each kernel was launched (model/census.h) */
     /* Through a capture window (run->capture): run is run_clipped, a copy of
      * the recorded run whose gpu_run is clipped to the windows' calls. */
     cuprof_run run_clipped;

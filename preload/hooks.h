@@ -19,6 +19,10 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include <cuda.h>
+/* cuda.h maps cuGetProcAddress to cuGetProcAddress_v2 (and others to their
+ * _v2): the hooks are named by the symbols themselves. */
+#undef cuGetProcAddress
 #include <cuda_runtime_api.h>
 #include <cuda_profiler_api.h>
 #include <cublas_api.h>
@@ -29,7 +33,7 @@
 /* Which library a real function lives in (see preload_libs in resolve.c). */
 enum preload_lib {
     PRELOAD_LIB_CUDART = 0, PRELOAD_LIB_CUBLAS = 1, PRELOAD_LIB_CUBLASLT = 2, PRELOAD_LIB_LIBC = 3,
-    PRELOAD_LIB_MPI = 4, PRELOAD_N_LIBS = 5,
+    PRELOAD_LIB_MPI = 4, PRELOAD_LIB_CUDA = 5, PRELOAD_N_LIBS = 6,
 };
 
 /* MPI's handles (MPI_Comm, MPI_Datatype, MPI_Op) without mpi.h: a pointer in
@@ -62,6 +66,9 @@ typedef uintptr_t preload_mpi_handle;
 #define PRELOAD_SIG_MALLOCA (void **devPtr, size_t size, cudaStream_t hStream)
 #define PRELOAD_SIG_MALLOCPA (void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
 #define PRELOAD_SIG_FREEA (void *devPtr, cudaStream_t hStream)
+#define PRELOAD_SIG_DEP (const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
+#define PRELOAD_SIG_DEPV (const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
+#define PRELOAD_SIG_GPA (const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)
 #define PRELOAD_SIG_OCC (int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)
 #define PRELOAD_SIG_OCCF (int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
 /* cublasHgemm is declared for C++ only (__half); __half* is passed as a
@@ -192,7 +199,13 @@ typedef uintptr_t preload_mpi_handle;
     X(cudaMallocFromPoolAsync_ptsz, PRELOAD_LIB_CUDART, CUPROF_EV_ALLOC, cudaError_t, PRELOAD_SIG_MALLOCPA) \
     X(cudaFreeAsync, PRELOAD_LIB_CUDART, CUPROF_EV_FREE, cudaError_t, PRELOAD_SIG_FREEA) \
     X(cudaFreeAsync_ptsz, PRELOAD_LIB_CUDART, CUPROF_EV_FREE, cudaError_t, PRELOAD_SIG_FREEA) \
-    X(cudaMallocPitch, PRELOAD_LIB_CUDART, CUPROF_EV_ALLOC, cudaError_t, (void **devPtr, size_t *pitch, size_t width, size_t height))
+    X(cudaMallocPitch, PRELOAD_LIB_CUDART, CUPROF_EV_ALLOC, cudaError_t, (void **devPtr, size_t *pitch, size_t width, size_t height)) \
+    /* driver entry points (hooks_driver.c): the launch functions they hand out are wrapped */ \
+    X(cudaGetDriverEntryPoint, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, PRELOAD_SIG_DEP) \
+    X(cudaGetDriverEntryPoint_ptsz, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, PRELOAD_SIG_DEP) \
+    X(cudaGetDriverEntryPointByVersion, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, PRELOAD_SIG_DEPV) \
+    X(cudaGetDriverEntryPointByVersion_ptsz, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, PRELOAD_SIG_DEPV) \
+    X(cuGetProcAddress_v2, PRELOAD_LIB_CUDA, CUPROF_EV_CALL, CUresult, PRELOAD_SIG_GPA)
 
 /*
  * Real functions the hooks call themselves (never interposed, never
@@ -255,6 +268,15 @@ typedef uintptr_t preload_mpi_handle;
 #define PRELOAD_NVTX_APIS(X) \
     X(nvtxRangePush) X(nvtxRangePop) X(nvtxRangeStart) X(nvtxRangeEnd) X(nvtxMark)
 
+/*
+ * Driver launch functions (preload/hooks_driver.c): not interposed (a
+ * program gets them by address from cuGetProcAddress or
+ * cudaGetDriverEntryPoint*, whose hooks hand back wrappers that record the
+ * call), with API ids after the NVTX ones, category "cuda_driver".
+ */
+#define PRELOAD_DRIVER_APIS(X) \
+    X(cuLaunchKernel) X(cuLaunchKernel_ptsz) X(cuLaunchKernelEx) X(cuLaunchKernelEx_ptsz)
+
 /* Ids: hooks first (id = event.api), then helpers. */
 enum preload_fn {
 #define PRELOAD_X_ID(name, lib, cls, ret, params) PRELOAD_FN_##name,
@@ -271,11 +293,13 @@ enum preload_fn {
     PRELOAD_N_FNS
 };
 
-/* API ids of the NVTX entry points: after the hooks'. */
+/* API ids of the NVTX entry points, then of the driver launch functions
+ * handed out through the entry points (PRELOAD_DRIVER_APIS): after the hooks'. */
 enum preload_api_nvtx {
     PRELOAD_API_NVTX_BEFORE_ = PRELOAD_N_HOOKS - 1,
 #define PRELOAD_X_ID(name) PRELOAD_API_##name,
     PRELOAD_NVTX_APIS(PRELOAD_X_ID)
+    PRELOAD_DRIVER_APIS(PRELOAD_X_ID)
 #undef PRELOAD_X_ID
     PRELOAD_N_APIS
 };
@@ -308,6 +332,7 @@ PRELOAD_HOOKS(PRELOAD_X_DECL)
 /* What a hook returns when the real function cannot be found. */
 #define PRELOAD_CUDART_MISSING cudaErrorSharedObjectSymbolNotFound
 #define PRELOAD_CUBLAS_MISSING CUBLAS_STATUS_NOT_INITIALIZED
+#define PRELOAD_CUDA_MISSING CUDA_ERROR_NOT_FOUND
 #define PRELOAD_MPI_MISSING 16   /* MPI_ERR_OTHER in Open MPI (MPICH: 15) */
 
 /* Only the hooks are visible outside the library (exports.map lists them). */

@@ -20,6 +20,7 @@
 #define CAT_PRELOAD_LIB_CUBLAS "cublas"
 #define CAT_PRELOAD_LIB_CUBLASLT "cublaslt"
 #define CAT_PRELOAD_LIB_MPI "mpi"
+#define CAT_PRELOAD_LIB_CUDA "cuda_driver"
 
 /* Sonames by enum preload_lib, for dlopen(RTLD_NOLOAD) when RTLD_NEXT misses. */
 static const char *const preload_sonames[PRELOAD_N_LIBS] = {
@@ -28,6 +29,7 @@ static const char *const preload_sonames[PRELOAD_N_LIBS] = {
     [PRELOAD_LIB_CUBLASLT] = "libcublasLt.so.13",
     [PRELOAD_LIB_LIBC] = "libc.so.6",
     [PRELOAD_LIB_MPI] = "libmpi.so.40",   /* Open MPI's; MPICH's is found by RTLD_NEXT */
+    [PRELOAD_LIB_CUDA] = "libcuda.so.1",
 };
 
 /* Name and library of every function in enum preload_fn order. */
@@ -54,6 +56,9 @@ static const cuprof_api_desc preload_api_table[PRELOAD_N_APIS] = {
 #undef X
 #define X(name) {#name, "nvtx"},
     PRELOAD_NVTX_APIS(X)
+#undef X
+#define X(name) {#name, "cuda_driver"},
+    PRELOAD_DRIVER_APIS(X)
 #undef X
 };
 

@@ -168,3 +168,11 @@ $(B)/tests/test_e2e_graphs: tests/e2e/test_e2e_graphs.c $(HARNESS_OBJ) tests/e2e
 
 ALL_TARGETS += $(B)/tests/test_e2e_graphs
 E2E_TESTS   += $(B)/tests/test_e2e_graphs
+
+# Driver-API launches end to end: bench/driver_launch on the sim.
+$(B)/tests/test_e2e_driver: tests/e2e/test_e2e_driver.c $(HARNESS_OBJ) tests/e2e/harness.h bench/driver_launch
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(HARNESS_OBJ) \
+	    $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS)
+
+ALL_TARGETS += $(B)/tests/test_e2e_driver
+E2E_TESTS   += $(B)/tests/test_e2e_driver

@@ -154,15 +154,23 @@ START_TEST(no_cuda_program_unchanged)
         PRELOAD_NVTX_APIS(X)
 #undef X
     };
+    static const char *const driver[] = {
+#define X(name) #name,
+        PRELOAD_DRIVER_APIS(X)
+#undef X
+    };
+    const int nnvtx = (int)(sizeof nvtx / sizeof nvtx[0]);
     for (int i = PRELOAD_N_HOOKS; i < PRELOAD_N_APIS; i++) {
-        ck_assert_str_eq(d->api[i], nvtx[i - PRELOAD_N_HOOKS]);
-        ck_assert_str_eq(d->cat[i], "nvtx");
+        int k = i - PRELOAD_N_HOOKS;
+        ck_assert_str_eq(d->api[i], k < nnvtx ? nvtx[k] : driver[k - nnvtx]);
+        ck_assert_str_eq(d->cat[i], k < nnvtx ? "nvtx" : "cuda_driver");
     }
     for (int i = 0; i < PRELOAD_N_HOOKS; i++) {
         ck_assert_str_eq(d->api[i], hook_names[i]);
         const char *want = !strncmp(hook_names[i], "cublasLt", 8) ? "cublaslt"
                            : !strncmp(hook_names[i], "cublas", 6) ? "cublas"
                            : !strncmp(hook_names[i], "MPI_", 4)   ? "mpi"
+                           : !strncmp(hook_names[i], "cuGet", 5)  ? "cuda_driver"
                                                                    : "cuda_runtime";
         ck_assert_str_eq(d->cat[i], want);
     }

@@ -422,16 +422,17 @@ CUDART_EXPORT cudaError_t cudaProfilerStop(void)
     API_RETURN(cudaSuccess);
 }
 
-/* ---- driver entry points: there is no driver API in the sim --------------- */
+/* ---- driver entry points: the sim's minimal driver API (cudart_driver.c) -- */
 
-static cudaError_t no_entry_point(void **funcPtr, enum cudaDriverEntryPointQueryResult *status)
+static cudaError_t entry_point(const char *symbol, void **funcPtr, unsigned long long flags,
+                               enum cudaDriverEntryPointQueryResult *status)
 {
-    if (funcPtr == NULL)
+    if (funcPtr == NULL || symbol == NULL)
         return cudaErrorInvalidValue;
-    *funcPtr = NULL;
+    *funcPtr = cudart_driver_entry(symbol, (flags & cudaEnablePerThreadDefaultStream) != 0);
     if (status != NULL)
-        *status = cudaDriverEntryPointSymbolNotFound;
-    return cudaErrorSymbolNotFound;
+        *status = *funcPtr ? cudaDriverEntryPointSuccess : cudaDriverEntryPointSymbolNotFound;
+    return *funcPtr ? cudaSuccess : cudaErrorSymbolNotFound;
 }
 
 CUDART_EXPORT cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr,
@@ -440,7 +441,7 @@ CUDART_EXPORT cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **fun
 {
     API_ENTER(cudaGetDriverEntryPoint, v11030,
               (&(cudaGetDriverEntryPoint_v11030_params){symbol, funcPtr, flags, status}));
-    API_RETURN(no_entry_point(funcPtr, status));
+    API_RETURN(entry_point(symbol, funcPtr, flags, status));
 }
 
 CUDART_EXPORT cudaError_t cudaGetDriverEntryPoint_ptsz(const char *symbol, void **funcPtr,
@@ -449,7 +450,7 @@ CUDART_EXPORT cudaError_t cudaGetDriverEntryPoint_ptsz(const char *symbol, void 
 {
     API_ENTER(cudaGetDriverEntryPoint_ptsz, v11030,
               (&(cudaGetDriverEntryPoint_ptsz_v11030_params){symbol, funcPtr, flags, status}));
-    API_RETURN(no_entry_point(funcPtr, status));
+    API_RETURN(entry_point(symbol, funcPtr, flags, status));
 }
 
 CUDART_EXPORT cudaError_t cudaGetDriverEntryPointByVersion(
@@ -459,7 +460,7 @@ CUDART_EXPORT cudaError_t cudaGetDriverEntryPointByVersion(
     API_ENTER(cudaGetDriverEntryPointByVersion, v12050,
               (&(cudaGetDriverEntryPointByVersion_v12050_params){symbol, funcPtr, cudaVersion,
                                                                  flags, status}));
-    API_RETURN(no_entry_point(funcPtr, status));
+    API_RETURN(entry_point(symbol, funcPtr, flags, status));
 }
 
 CUDART_EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(
@@ -470,5 +471,5 @@ CUDART_EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(
               (&(cudaGetDriverEntryPointByVersion_ptsz_v12050_params){symbol, funcPtr,
                                                                       cudaVersion, flags,
                                                                       status}));
-    API_RETURN(no_entry_point(funcPtr, status));
+    API_RETURN(entry_point(symbol, funcPtr, flags, status));
 }

@@ -87,4 +87,10 @@ static inline cusim_stream *cudart_stream(cudaStream_t s, int ptds)
     return cusim_stream_get((const void *)s, ptds);
 }
 
+/* ---- the driver API (cudart_driver.c) ---------------------------------- */
+
+/* The sim's driver function for a symbol ("cuLaunchKernel", ...; ptds: the
+ * per-thread-default-stream variant where there is one), NULL if none. */
+CUDART_INTERNAL void *cudart_driver_entry(const char *symbol, int ptds);
+
 #endif /* CUDART_INTERNAL_H */

@@ -1,0 +1,117 @@
+/*
+ * test_e2e_driver.c - driver-API launches end to end on the simulated
+ * device: bench/driver_launch loads a cubin and launches its kernel N times
+ * with cuLaunchKernelEx, every driver function obtained through
+ * cudaGetDriverEntryPointByVersion (as Triton and PyTorch reach the
+ * driver). Through the entry-point hook the launches are hooked calls with
+ * the kernel's name; with that hook off (CUPROF_DRIVER_HOOKS=0) CUPTI alone
+ * still counts, names and times them; the launch census says which.
+ */
+#include "harness.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RUN_TIMEOUT_S 120
+#define LAUNCHES 9
+
+static const char *sget(json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "";
+}
+
+static long long iget(json_t *o, const char *k)
+{
+    return (long long)json_integer_value(json_object_get(o, k));
+}
+
+static json_t *named(json_t *rows, const char *name)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(rows, i, r)
+        if (!strcmp(sget(r, "name"), name))
+            return r;
+    return NULL;
+}
+
+/* hooked: 1 with the entry-point hook, 0 with CUPTI alone */
+static void check_run(int hooked)
+{
+    char n[16];
+    snprintf(n, sizeof n, "%d", LAUNCHES);
+    const char *argv[] = {e2e_path("bench/driver_launch"), "--launches", n, NULL};
+    const char *env[] = {hooked ? "CUPROF_DRIVER_HOOKS=1" : "CUPROF_DRIVER_HOOKS=0", NULL};
+    e2e_prof p = e2e_profile(1, argv, env, RUN_TIMEOUT_S);
+    ck_assert_msg(p.r.status == 0 && p.sum && p.trace && p.txt, "exit %d\n%s", p.r.status, p.r.err);
+    ck_assert_msg(strstr(p.r.out, "driver_launch: 9 launches of scale"), "%s", p.r.out);
+
+    /* counted, named, timed either way */
+    json_t *k = named(json_object_get(p.sum, "kernels"), "scale");
+    ck_assert_ptr_nonnull(k);
+    ck_assert_int_eq(iget(k, "launches"), LAUNCHES);
+    ck_assert_int_gt(iget(k, "gpu_total_ns"), 0);
+    json_t *row = named(json_object_get(p.sum, "api"), "cuLaunchKernelEx");
+    ck_assert_ptr_nonnull(row);
+    ck_assert_int_eq(iget(row, "calls"), LAUNCHES);
+    ck_assert_int_eq(iget(row, "cuda_total_ns"), iget(k, "gpu_total_ns"));
+
+    /* the census */
+    json_t *c = json_object_get(p.sum, "launch_census");
+    json_t *paths = json_object_get(c, "paths");
+    ck_assert_uint_eq(json_array_size(paths), 1);
+    ck_assert_str_eq(sget(json_array_get(paths, 0), "path"), hooked ? "driver" : "cupti");
+    ck_assert_int_eq(iget(json_array_get(paths, 0), "kernels"), LAUNCHES);
+    ck_assert(json_number_value(json_object_get(c, "coverage")) == (hooked ? 1.0 : 0.0));
+    ck_assert_msg(strstr(p.txt, hooked ? "(9 driver launches through an entry point)"
+                                       : "(9 launches seen by CUPTI only)"),
+                  "%s", p.txt);
+
+    /* the trace's launch calls: hooked ones name their kernel; CUPTI's are marked */
+    size_t i, calls = 0;
+    json_t *ev;
+    json_array_foreach(json_object_get(p.trace, "traceEvents"), i, ev) {
+        if (strcmp(sget(ev, "ph"), "X") || strcmp(sget(ev, "name"), "cuLaunchKernelEx"))
+            continue;
+        json_t *args = json_object_get(ev, "args");
+        calls++;
+        if (hooked) {
+            ck_assert_str_eq(sget(args, "kernel"), "scale");
+            ck_assert_str_eq(sget(ev, "cat"), "cuda_driver");
+        } else {
+            ck_assert_str_eq(sget(args, "source"), "cupti");
+        }
+    }
+    ck_assert_uint_eq(calls, LAUNCHES);
+    e2e_prof_free(&p);
+}
+
+START_TEST(through_the_entry_point_hook)
+{
+    check_run(1);
+}
+END_TEST
+
+START_TEST(through_cupti_alone)
+{
+    check_run(0);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("e2e_driver");
+    TCase *tc = tcase_create("driver");
+    tcase_set_timeout(tc, 2 * RUN_TIMEOUT_S);
+    tcase_add_test(tc, through_the_entry_point_hook);
+    tcase_add_test(tc, through_cupti_alone);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,261 @@
+/*
+ * cudart_driver.c - a minimal driver API on the simulated device, reached
+ * the way Triton and PyTorch reach the driver from a runtime program:
+ * cudaGetDriverEntryPoint(ByVersion) hands out these functions by name
+ * (cuGetProcAddress among them, which hands out the same). Each call is
+ * traced in CUPTI's driver domain, as the real driver's are.
+ *
+ *   cuGetProcAddress        by name, with the per-thread-default-stream flag
+ *   cuModuleLoadData        a cubin (ELF): its kernels are the symbol table's
+ *                           functions; anything else is CUDA_ERROR_INVALID_IMAGE
+ *   cuModuleGetFunction, cuModuleUnload, cuFuncGetName
+ *   cuLaunchKernel, cuLaunchKernelEx (and _ptsz): a kernel of the user class
+ *   cuMemAlloc, cuMemFree, cuCtxSynchronize, cuStreamSynchronize
+ *
+ * Not there: linking against libcuda itself (the sim has no libcuda.so.1),
+ * every other driver function (cuGetProcAddress answers "not found").
+ */
+#include "cudart_internal.h"
+
+#include <cuda.h>
+#include <cupti_driver_cbid.h>
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MODULE_MAGIC 0x4d4f444cu /* "MODL" */
+#define FUNC_MAGIC 0x46554e43u   /* "FUNC" */
+
+typedef struct drv_func {
+    uint32_t magic;
+    char *name;
+    int registers;
+} drv_func;
+
+typedef struct drv_module {
+    uint32_t magic;
+    drv_func *funcs;
+    size_t n;
+} drv_module;
+
+#define DRV_CALL(cbid, name, sym)                                                            \
+    cusim_init();                                                                            \
+    cusim_api_call drv_call_;                                                                \
+    cusim_api_begin_driver(&drv_call_, CUPTI_DRIVER_TRACE_CBID_##cbid, name, NULL, sym)
+#define DRV_RETURN(r)                                                                        \
+    do {                                                                                     \
+        CUresult drv_r_ = (r);                                                               \
+        cusim_api_end(&drv_call_, (int)drv_r_);                                              \
+        return drv_r_;                                                                       \
+    } while (0)
+
+/* The kernels of a cubin: its symbol table's functions. -1 when it is no ELF. */
+static int cubin_funcs(const void *image, drv_module *m)
+{
+    const unsigned char *b = image;
+    if (b == NULL || memcmp(b, ELFMAG, SELFMAG) != 0 || b[EI_CLASS] != ELFCLASS64)
+        return -1;
+    const Elf64_Ehdr *eh = image;
+    const Elf64_Shdr *sh = (const Elf64_Shdr *)(b + eh->e_shoff);
+    for (int i = 0; i < eh->e_shnum; i++) {
+        if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum)
+            continue;
+        const Elf64_Sym *sym = (const Elf64_Sym *)(b + sh[i].sh_offset);
+        const char *str = (const char *)(b + sh[sh[i].sh_link].sh_offset);
+        size_t n = sh[i].sh_size / sizeof *sym;
+        m->funcs = calloc(n ? n : 1, sizeof *m->funcs);
+        if (m->funcs == NULL)
+            return -1;
+        for (size_t k = 0; k < n; k++)
+            if (ELF64_ST_TYPE(sym[k].st_info) == STT_FUNC && sym[k].st_shndx != SHN_UNDEF && sym[k].st_name) {
+                drv_func *f = &m->funcs[m->n++];
+                f->magic = FUNC_MAGIC;
+                f->name = strdup(str + sym[k].st_name);
+                f->registers = 32;
+            }
+        return 0;
+    }
+    return -1;
+}
+
+static CUresult drv_module_load_data(CUmodule *module, const void *image)
+{
+    DRV_CALL(cuModuleLoadData, "cuModuleLoadData", NULL);
+    if (module == NULL || image == NULL)
+        DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+    drv_module *m = calloc(1, sizeof *m);
+    if (m == NULL)
+        DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+    if (cubin_funcs(image, m) != 0) {
+        free(m->funcs);
+        free(m);
+        DRV_RETURN(CUDA_ERROR_INVALID_IMAGE);
+    }
+    m->magic = MODULE_MAGIC;
+    *module = (CUmodule)m;
+    DRV_RETURN(CUDA_SUCCESS);
+}
+
+static CUresult drv_module_get_function(CUfunction *hfunc, CUmodule hmod, const char *name)
+{
+    DRV_CALL(cuModuleGetFunction, "cuModuleGetFunction", NULL);
+    drv_module *m = (drv_module *)hmod;
+    if (hfunc == NULL || name == NULL || m == NULL || m->magic != MODULE_MAGIC)
+        DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+    for (size_t i = 0; i < m->n; i++)
+        if (!strcmp(m->funcs[i].name, name)) {
+            *hfunc = (CUfunction)&m->funcs[i];
+            DRV_RETURN(CUDA_SUCCESS);
+        }
+    DRV_RETURN(CUDA_ERROR_NOT_FOUND);
+}
+
+static CUresult drv_module_unload(CUmodule hmod)
+{
+    DRV_CALL(cuModuleUnload, "cuModuleUnload", NULL);
+    drv_module *m = (drv_module *)hmod;
+    if (m == NULL || m->magic != MODULE_MAGIC)
+        DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+    cusim_device_drain();
+    m->magic = 0;   /* the functions stay readable: a stale handle fails its check */
+    for (size_t i = 0; i < m->n; i++)
+        m->funcs[i].magic = 0;
+    DRV_RETURN(CUDA_SUCCESS);
+}
+
+static CUresult drv_func_get_name(const char **name, CUfunction hfunc)
+{
+    DRV_CALL(cuFuncGetName, "cuFuncGetName", NULL);
+    drv_func *f = (drv_func *)hfunc;
+    if (name == NULL || f == NULL || f->magic != FUNC_MAGIC)
+        DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+    *name = f->name;
+    DRV_RETURN(CUDA_SUCCESS);
+}
+
+/* A launch of f on a stream; ptds: the per-thread default stream for 0. */
+static CUresult launch(drv_func *f, const unsigned g[3], const unsigned b[3], unsigned smem, CUstream hs, int ptds)
+{
+    if (f == NULL || f->magic != FUNC_MAGIC)
+        return CUDA_ERROR_INVALID_HANDLE;
+    uint64_t threads = (uint64_t)b[0] * b[1] * b[2];
+    if (!g[0] || !g[1] || !g[2] || threads == 0 || threads > 1024)
+        return CUDA_ERROR_INVALID_VALUE;
+    cusim_stream *s = cusim_stream_get(hs, ptds);
+    if (s == NULL)
+        return CUDA_ERROR_INVALID_HANDLE;
+    cusim_spin_ns(cusim_launch_cpu_ns());
+    cusim_kernel_desc k = {
+        .name = f->name, .grid = {g[0], g[1], g[2]}, .block = {b[0], b[1], b[2]},
+        .dynamic_smem = smem, .registers = (uint16_t)f->registers, .cls = CUSIM_KERNEL_USER,
+    };
+    cusim_launch(s, &k, cusim_current_correlation());
+    return CUDA_SUCCESS;
+}
+
+#define LAUNCH_KERNEL(fn, cbid, ptds)                                                        \
+    static CUresult fn(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,    \
+                       unsigned by, unsigned bz, unsigned smem, CUstream hs, void **params,  \
+                       void **extra)                                                         \
+    {                                                                                        \
+        drv_func *df = (drv_func *)f;                                                        \
+        DRV_CALL(cbid, #cbid, df && df->magic == FUNC_MAGIC ? df->name : NULL);              \
+        (void)params, (void)extra;                                                           \
+        DRV_RETURN(launch(df, (unsigned[3]){gx, gy, gz}, (unsigned[3]){bx, by, bz}, smem, hs, ptds)); \
+    }
+LAUNCH_KERNEL(drv_launch_kernel, cuLaunchKernel, 0)
+LAUNCH_KERNEL(drv_launch_kernel_ptsz, cuLaunchKernel_ptsz, 1)
+
+#define LAUNCH_KERNEL_EX(fn, cbid, ptds)                                                     \
+    static CUresult fn(const CUlaunchConfig *c, CUfunction f, void **params, void **extra)  \
+    {                                                                                        \
+        drv_func *df = (drv_func *)f;                                                        \
+        DRV_CALL(cbid, #cbid, df && df->magic == FUNC_MAGIC ? df->name : NULL);              \
+        (void)params, (void)extra;                                                           \
+        if (c == NULL)                                                                       \
+            DRV_RETURN(CUDA_ERROR_INVALID_VALUE);                                            \
+        DRV_RETURN(launch(df, (unsigned[3]){c->gridDimX, c->gridDimY, c->gridDimZ},          \
+                          (unsigned[3]){c->blockDimX, c->blockDimY, c->blockDimZ},           \
+                          c->sharedMemBytes, c->hStream, ptds));                             \
+    }
+LAUNCH_KERNEL_EX(drv_launch_kernel_ex, cuLaunchKernelEx, 0)
+LAUNCH_KERNEL_EX(drv_launch_kernel_ex_ptsz, cuLaunchKernelEx_ptsz, 1)
+
+static CUresult drv_mem_alloc(CUdeviceptr *dptr, size_t bytes)
+{
+    DRV_CALL(cuMemAlloc_v2, "cuMemAlloc_v2", NULL);
+    if (dptr == NULL)
+        DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+    void *p = cusim_mem_alloc(bytes, CUSIM_MEM_DEVICE);
+    if (p == NULL)
+        DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+    *dptr = (CUdeviceptr)(uintptr_t)p;
+    DRV_RETURN(CUDA_SUCCESS);
+}
+
+static CUresult drv_mem_free(CUdeviceptr dptr)
+{
+    DRV_CALL(cuMemFree_v2, "cuMemFree_v2", NULL);
+    DRV_RETURN(cusim_mem_free((void *)(uintptr_t)dptr, CUSIM_MEM_DEVICE) == 0 ? CUDA_SUCCESS
+                                                                               : CUDA_ERROR_INVALID_VALUE);
+}
+
+static CUresult drv_ctx_synchronize(void)
+{
+    DRV_CALL(cuCtxSynchronize, "cuCtxSynchronize", NULL);
+    cusim_device_sync();
+    DRV_RETURN(CUDA_SUCCESS);
+}
+
+static CUresult drv_stream_synchronize(CUstream hs)
+{
+    DRV_CALL(cuStreamSynchronize, "cuStreamSynchronize", NULL);
+    cusim_stream *s = cusim_stream_get(hs, 0);
+    if (s == NULL)
+        DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
+    cusim_stream_sync(s);
+    DRV_RETURN(CUDA_SUCCESS);
+}
+
+static CUresult drv_get_proc_address(const char *symbol, void **pfn, int version, cuuint64_t flags,
+                                     CUdriverProcAddressQueryResult *status);
+
+/* name -> function, and the per-thread-default-stream one where it differs */
+static const struct {
+    const char *name;
+    void *fn, *fn_ptds;
+} drv_table[] = {
+    {"cuGetProcAddress", (void *)drv_get_proc_address, NULL},
+    {"cuModuleLoadData", (void *)drv_module_load_data, NULL},
+    {"cuModuleGetFunction", (void *)drv_module_get_function, NULL},
+    {"cuModuleUnload", (void *)drv_module_unload, NULL},
+    {"cuFuncGetName", (void *)drv_func_get_name, NULL},
+    {"cuLaunchKernel", (void *)drv_launch_kernel, (void *)drv_launch_kernel_ptsz},
+    {"cuLaunchKernelEx", (void *)drv_launch_kernel_ex, (void *)drv_launch_kernel_ex_ptsz},
+    {"cuMemAlloc", (void *)drv_mem_alloc, NULL},
+    {"cuMemFree", (void *)drv_mem_free, NULL},
+    {"cuCtxSynchronize", (void *)drv_ctx_synchronize, NULL},
+    {"cuStreamSynchronize", (void *)drv_stream_synchronize, NULL},
+};
+
+/* The function for a driver symbol, or NULL. */
+void *cudart_driver_entry(const char *symbol, int ptds)
+{
+    for (size_t i = 0; symbol && i < sizeof drv_table / sizeof drv_table[0]; i++)
+        if (!strcmp(drv_table[i].name, symbol))
+            return ptds && drv_table[i].fn_ptds ? drv_table[i].fn_ptds : drv_table[i].fn;
+    return NULL;
+}
+
+static CUresult drv_get_proc_address(const char *symbol, void **pfn, int version, cuuint64_t flags,
+                                     CUdriverProcAddressQueryResult *status)
+{
+    DRV_CALL(cuGetProcAddress_v2, "cuGetProcAddress_v2", NULL);
+    (void)version;
+    if (symbol == NULL || pfn == NULL)
+        DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+    *pfn = cudart_driver_entry(symbol, (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0);
+    if (status != NULL)
+        *status = *pfn ? CU_GET_PROC_ADDRESS_SUCCESS : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    DRV_RETURN(*pfn ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND);
+}
