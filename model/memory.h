@@ -1,8 +1,8 @@
 /*
  * memory.h - device memory held by the program over the run: what it
  * allocated (cudaMalloc, cudaMallocManaged, cudaMallocPitch, cudaMallocAsync,
- * cudaMallocFromPoolAsync; not host allocations: cudaMallocHost,
- * cudaHostAlloc), its peak and who held it then, and the allocations that
+ * cudaMallocFromPoolAsync, and the driver's cuMemAlloc when handed out by the
+ * entry points; not host allocations: cudaMallocHost, cudaHostAlloc), its peak and who held it then, and the allocations that
  * failed for lack of memory with what was live at that moment.
  *
  * An allocation holds its bytes from the end of its successful call to the

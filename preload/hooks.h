@@ -275,7 +275,8 @@ typedef uintptr_t preload_mpi_handle;
  * call), with API ids after the NVTX ones, category "cuda_driver".
  */
 #define PRELOAD_DRIVER_APIS(X) \
-    X(cuLaunchKernel) X(cuLaunchKernel_ptsz) X(cuLaunchKernelEx) X(cuLaunchKernelEx_ptsz)
+    X(cuLaunchKernel) X(cuLaunchKernel_ptsz) X(cuLaunchKernelEx) X(cuLaunchKernelEx_ptsz) \
+    X(cuMemAlloc) X(cuMemFree)
 
 /* Ids: hooks first (id = event.api), then helpers. */
 enum preload_fn {

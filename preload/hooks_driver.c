@@ -6,7 +6,9 @@
  * forms), a wrapper that records the call like any hooked launch (kernel
  * name, grid, block, shared memory, stream) and calls the function the
  * driver gave; for cuGetProcAddress itself, a wrapper that does the same for
- * what it hands out. Everything else is handed back as the driver gave it.
+ * what it hands out; for cuMemAlloc and cuMemFree, wrappers that record the
+ * allocation (device memory, model/memory.h). Everything else is handed
+ * back as the driver gave it.
  * CUPROF_DRIVER_HOOKS=0 hands back the driver's own functions (their
  * launches are then seen by CUPTI only). A launch whose function was found
  * with a dlsym on a libcuda handle is seen by CUPTI only.
@@ -19,7 +21,7 @@
 
 #include <string.h>
 
-enum { W_LK, W_LK_PTSZ, W_LKEX, W_LKEX_PTSZ, W_GPA, W_N };
+enum { W_LK, W_LK_PTSZ, W_LKEX, W_LKEX_PTSZ, W_GPA, W_MALLOC, W_MFREE, W_N };
 
 /* The driver's function behind each wrapper (the last one handed out). */
 static _Atomic(void *) real_of[W_N];
@@ -30,6 +32,9 @@ typedef CUresult (*lk_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, un
 typedef CUresult (*lkex_fn)(const CUlaunchConfig *, CUfunction, void **, void **);
 typedef CUresult (*gpa_fn) PRELOAD_SIG_GPA;
 typedef CUresult (*getname_fn)(const char **, CUfunction);
+typedef CUresult (*malloc_fn)(CUdeviceptr *, size_t);
+_Static_assert((int)CUDA_ERROR_OUT_OF_MEMORY == (int)cudaErrorMemoryAllocation, "out of memory is 2 in both APIs");
+typedef CUresult (*mfree_fn)(CUdeviceptr);
 
 /* A driver function by name through the real entry points (no hook). */
 static void *driver_fn(const char *symbol)
@@ -113,6 +118,31 @@ W_LAUNCH(w_launch_kernel_ptsz, W_LK_PTSZ, PRELOAD_API_cuLaunchKernel_ptsz)
 W_LAUNCH_EX(w_launch_kernel_ex, W_LKEX, PRELOAD_API_cuLaunchKernelEx)
 W_LAUNCH_EX(w_launch_kernel_ex_ptsz, W_LKEX_PTSZ, PRELOAD_API_cuLaunchKernelEx_ptsz)
 
+/* Device memory through the driver (model/memory.h counts it). */
+static CUresult w_mem_alloc(CUdeviceptr *dptr, size_t bytes)
+{
+    malloc_fn real = (malloc_fn)atomic_load_explicit(&real_of[W_MALLOC], memory_order_acquire);
+    preload_call c = hook_begin(PRELOAD_API_cuMemAlloc, CUPROF_EV_ALLOC);
+    if (c.ev)
+        c.ev->a.mem.bytes = bytes;
+    CUresult r = real ? real(dptr, bytes) : PRELOAD_CUDA_MISSING;
+    if (c.ev && r == CUDA_SUCCESS && dptr)
+        c.ev->a.mem.ptr = (uint64_t)*dptr;
+    /* CUDA_ERROR_OUT_OF_MEMORY is 2, as the runtime's cudaErrorMemoryAllocation:
+     * the memory model's out-of-memory note reads both */
+    return (CUresult)hook_end(c, r);
+}
+
+static CUresult w_mem_free(CUdeviceptr dptr)
+{
+    mfree_fn real = (mfree_fn)atomic_load_explicit(&real_of[W_MFREE], memory_order_acquire);
+    preload_call c = hook_begin(PRELOAD_API_cuMemFree, CUPROF_EV_FREE);
+    if (c.ev)
+        c.ev->a.mem.ptr = (uint64_t)dptr;
+    CUresult r = real ? real(dptr) : PRELOAD_CUDA_MISSING;
+    return (CUresult)hook_end(c, r);
+}
+
 static void *wrap(const char *symbol, int ptds, void *real);
 
 /* cuGetProcAddress as an entry point handed it out: the same wrapping. */
@@ -127,7 +157,7 @@ static CUresult w_get_proc_address PRELOAD_SIG_GPA
 
 static void *const wrappers[W_N] = {
     (void *)w_launch_kernel, (void *)w_launch_kernel_ptsz, (void *)w_launch_kernel_ex,
-    (void *)w_launch_kernel_ex_ptsz, (void *)w_get_proc_address,
+    (void *)w_launch_kernel_ex_ptsz, (void *)w_get_proc_address, (void *)w_mem_alloc, (void *)w_mem_free,
 };
 
 /* What to hand the program for symbol when the driver gave real. */
@@ -143,6 +173,8 @@ static void *wrap(const char *symbol, int ptds, void *real)
               : !strcmp(symbol, "cuLaunchKernelEx")      ? (ptds ? W_LKEX_PTSZ : W_LKEX)
               : !strcmp(symbol, "cuLaunchKernelEx_ptsz") ? W_LKEX_PTSZ
               : !strcmp(symbol, "cuGetProcAddress")      ? W_GPA
+              : !strcmp(symbol, "cuMemAlloc")            ? W_MALLOC
+              : !strcmp(symbol, "cuMemFree")             ? W_MFREE
                                                          : -1;
     if (idx < 0 || !cuprof_driver_hooks_on())
         return real;

@@ -6,6 +6,7 @@
 #   scripts/gpu_check.sh OUTDIR [STATIC_BIN]
 #
 # Needs what `make` built here (build/, bench/matmul_add, bench/launch_overhead,
+# bench/driver_launch and driver_kernel.cubin,
 # build/tests/robust_prog), nvcc (for scripts/mt_launch.cu)
 # and python3 (for the trace checks; the GPU machines have it, the project's
 # own tools read our files with jansson). STATIC_BIN: matmul_add built with
@@ -108,6 +109,22 @@ if "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" -cudart=shared -O2 -o /tmp/sync_kill
   done
 fi
 
+# 5b. Issue 16's workloads on the real stack: the matmul_add step captured as
+#     a CUDA graph and replayed (origins of the replayed kernels), and a
+#     cubin's kernel launched with cuLaunchKernelEx from
+#     cudaGetDriverEntryPointByVersion, through the entry-point hook and with
+#     it off (CUPTI alone); the launch census of each.
+echo "== graphs and driver launches" >&2
+./prof.sh -o "$out/issue16" -n graph bench/matmul_add --graph --size 64 --iters 20 --warmup 2 \
+  >"$out/issue16.txt" 2>&1
+./prof.sh -o "$out/issue16" -n driver bench/driver_launch --launches 20 >>"$out/issue16.txt" 2>&1
+CUPROF_DRIVER_HOOKS=0 ./prof.sh -o "$out/issue16" -n driver_cupti bench/driver_launch --launches 20 \
+  >>"$out/issue16.txt" 2>&1
+for n in graph driver driver_cupti; do
+  { echo "--- $n"; grep -E 'coverage:|GPU records' "$out/issue16/$n.summary.txt";
+    sed -n '/^CUDA graphs/,/^$/p' "$out/issue16/$n.summary.txt"; } >>"$out/issue16.txt" 2>&1
+done
+
 # 6. Invariants of every trace written above.
 echo "== checks" >&2
 python3 - "$out" >"$out/checks.txt" 2>&1 <<'EOF_PY'
@@ -170,4 +187,5 @@ awk '{ k = $2 " " $3; v[k] = v[k] " " $4 } END { for (k in v) print k ":" v[k] }
 echo "== endings (exit status and stdout, plain vs cuprof)"; cat "$out/endings.txt"
 echo "== threads"; grep -E 'mt_launch:|rc=' "$out/mt.txt"
 echo "== signal while the GPU is busy"; grep -E '^sync_kill|partial' "$out/sync_kill.txt"
+echo "== graphs and driver launches"; cat "$out/issue16.txt"
 echo "== checks"; grep -E 'FAIL|checks:|without' "$out/checks.txt" | cut -c1-400 | head -n 30

@@ -86,6 +86,16 @@ static void check_run(int hooked)
         }
     }
     ck_assert_uint_eq(calls, LAUNCHES);
+
+    /* its cuMemAlloc of 2^16 floats: device memory when the wrappers are on */
+    json_t *mem = json_object_get(p.sum, "memory");
+    if (hooked) {
+        ck_assert_int_eq(iget(mem, "peak_bytes"), 1 << 18);
+        ck_assert_str_eq(sget(json_array_get(json_object_get(mem, "owners"), 0), "api"), "cuMemAlloc");
+        ck_assert_int_eq(iget(mem, "end_bytes"), 0);
+    } else {
+        ck_assert_int_eq(iget(mem, "allocations"), 0);
+    }
     e2e_prof_free(&p);
 }
 
