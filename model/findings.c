@@ -12,6 +12,7 @@
  * follows the program's locale.
  */
 #include "model/findings_int.h"
+#include "model/graphs.h"
 #include "model/memory.h"
 #include "model/steps.h"
 
@@ -421,9 +422,41 @@ static void rule_out_of_memory(fctx *c)
     cuprof_findings_num(f, "failures", (double)m->oom_total, 1);
 }
 
+/* graph-gaps: a graph whose replays leave much of their span idle between
+ * nodes (the median replay idle GRAPH_GAP_SHARE of a span of at least
+ * GRAPH_GAP_MIN_SPAN_NS, over 2 or more replays): the graph saves launch
+ * cost, but its nodes still wait (host nodes, event waits, cross-stream
+ * dependencies, tiny kernels whose own latency shows). */
+#define GRAPH_GAP_SHARE 0.3
+#define GRAPH_GAP_MIN_SPAN_NS 20000ull
+static void rule_graph_gaps(fctx *c)
+{
+    const cuprof_graphs *gs = c->graphs;
+    for (size_t i = 0; gs && i < gs->n; i++) {
+        const cuprof_graph *g = &gs->g[i];
+        if (g->launches < 2 || g->replay_span_ns < GRAPH_GAP_MIN_SPAN_NS ||
+            g->replay_idle_share < GRAPH_GAP_SHARE)
+            continue;
+        char share[32], span[32];
+        cuprof_finding *f = cuprof_findings_add(
+            c, "graph-gaps", "warning",
+            "look at one replay in the trace for what the nodes wait on (host nodes, event waits, "
+            "dependencies across streams); fuse small kernels, or put independent nodes on parallel "
+            "branches",
+            "CUDA graph %u's replays are idle %s of their %s span between nodes (median of %llu "
+            "replays): the launch cost is saved, but its nodes still wait",
+            g->id, cuprof_findings_fmt_pct(share, sizeof share, g->replay_idle_share),
+            cuprof_findings_fmt_ns(span, sizeof span, g->replay_span_ns), (unsigned long long)g->launches);
+        cuprof_findings_num(f, "graph", g->id, 1);
+        cuprof_findings_num(f, "idle_share", g->replay_idle_share, 0);
+        cuprof_findings_num(f, "replay_span_ns", (double)g->replay_span_ns, 1);
+        cuprof_findings_num(f, "replays", (double)g->launches, 1);
+    }
+}
+
 int cuprof_findings_build(const cuprof_run *run, const cuprof_names *names,
                           const cuprof_timeline *tl, const cuprof_steps *steps, const cuprof_memory *mem,
-                          cuprof_summary *s)
+                          const cuprof_graphs *graphs, cuprof_summary *s)
 {
     free(s->findings);
     s->findings = NULL;
@@ -431,7 +464,7 @@ int cuprof_findings_build(const cuprof_run *run, const cuprof_names *names,
     void *block = malloc(MAX_FINDINGS * (sizeof(cuprof_finding) + sizeof(finding_text)));
     if (!block)
         return -1;
-    fctx c = {run, names, s, tl, NULL, steps && steps->n ? steps : NULL, mem, block,
+    fctx c = {run, names, s, tl, NULL, steps && steps->n ? steps : NULL, mem, graphs, block,
               (finding_text *)((char *)block + MAX_FINDINGS * sizeof(cuprof_finding)), 0};
     if (run->gpu.captured && run->gpu_run && tl)
         c.g = tl->gpu;
@@ -446,6 +479,7 @@ int cuprof_findings_build(const cuprof_run *run, const cuprof_names *names,
     rule_copies(&c);
     rule_launch(&c);
     rule_hotspot(&c);
+    rule_graph_gaps(&c);
     cuprof_findings_rule_heavyweight(&c);
     rule_kernel_spread(&c);
     if (c.n == 0) {

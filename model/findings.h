@@ -28,6 +28,8 @@
  *   step-host-bound / step-gpu-bound the GPU's busy share of the median step
  *   out-of-memory                    a device allocation failed for lack of
  *                                    memory: what was held then, and by whom
+ *   graph-gaps                       a CUDA graph's replays idle a large share
+ *                                    of their span between nodes
  */
 #ifndef CUPROF_FINDINGS_H
 #define CUPROF_FINDINGS_H
@@ -36,16 +38,18 @@
 
 /* Runs every rule on run, its kernel names, its GPU records joined to the
  * calls (tl, may be NULL), its steps (model/steps.h; may be NULL), its
- * device memory (model/memory.h; may be NULL) and its summary s (built
- * from them), and stores
+ * device memory (model/memory.h; may be NULL), its graphs (model/graphs.h;
+ * may be NULL) and its summary s (built from them), and stores
  * the findings in s->findings / s->nfindings (one malloc block, freed by
  * cuprof_summary_destroy), most important first. Rules that need the GPU
  * timeline stay silent without one. Returns 0, or -1 on out of memory (then
  * s has no findings). Replaces findings already there. */
 struct cuprof_steps;
 struct cuprof_memory;
+struct cuprof_graphs;
 int cuprof_findings_build(const cuprof_run *run, const cuprof_names *names,
                           const struct cuprof_timeline *tl, const struct cuprof_steps *steps,
-                          const struct cuprof_memory *mem, cuprof_summary *s);
+                          const struct cuprof_memory *mem, const struct cuprof_graphs *graphs,
+                          cuprof_summary *s);
 
 #endif /* CUPROF_FINDINGS_H */

@@ -108,6 +108,7 @@ typedef struct fctx {
     const cuprof_gpu_run *g;       /* GPU records, NULL when not captured */
     const struct cuprof_steps *steps; /* the steps (model/steps.h), NULL when none */
     const struct cuprof_memory *mem;  /* device memory (model/memory.h), NULL in some tests */
+    const struct cuprof_graphs *graphs; /* CUDA graphs replayed (model/graphs.h), may be NULL */
     cuprof_finding *out;           /* [MAX_FINDINGS] */
     finding_text *text;            /* [MAX_FINDINGS], after out in the same block */
     size_t n;                      /* findings so far */

@@ -14,7 +14,61 @@ typedef struct rec {
     uint32_t graph, corr;
     uint64_t node, origin, ns;
     const char *work;
+    uint64_t start, end;
 } rec;
+
+static int cmp_u64(const void *a, const void *b);
+
+static int cmp_replay(const void *a, const void *b)
+{
+    const rec *x = a, *y = b;
+    if (x->corr != y->corr)
+        return x->corr < y->corr ? -1 : 1;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The replays of one graph (r[0..n), sorted here by launch and start): the
+ * median span and the median share of it no record ran. */
+static void replay_gaps(rec *r, size_t n, cuprof_graph *gr)
+{
+    qsort(r, n, sizeof *r, cmp_replay);
+    uint64_t *span = malloc(n * sizeof *span);
+    double *idle = malloc(n * sizeof *idle);
+    size_t m = 0;
+    for (size_t i = 0; span && idle && i < n;) {
+        size_t j = i;
+        uint64_t busy = 0, cur_s = r[i].start, cur_e = r[i].end, last = r[i].end;
+        for (; j < n && r[j].corr == r[i].corr; j++) {
+            if (r[j].start > cur_e) {
+                busy += cur_e - cur_s;
+                cur_s = r[j].start;
+                cur_e = r[j].end;
+            } else if (r[j].end > cur_e) {
+                cur_e = r[j].end;
+            }
+            last = r[j].end > last ? r[j].end : last;
+        }
+        busy += cur_e - cur_s;
+        uint64_t sp = last > r[i].start ? last - r[i].start : 0;
+        span[m] = sp;
+        idle[m++] = sp ? 1.0 - (double)busy / (double)sp : 0.0;
+        i = j;
+    }
+    if (m) {
+        qsort(span, m, sizeof *span, cmp_u64);
+        qsort(idle, m, sizeof *idle, cmp_double);
+        gr->replay_span_ns = span[(m - 1) / 2];
+        gr->replay_idle_share = idle[(m - 1) / 2];
+    }
+    free(span);
+    free(idle);
+}
 
 static int cmp_rec(const void *a, const void *b)
 {
@@ -157,14 +211,16 @@ cuprof_graphs *cuprof_graphs_build(const cuprof_run *run, const cuprof_names *na
         if (x->graph_id)
             r[k++] = (rec){x->graph_id, x->corr, x->graph_node_id, origin_of(g, x->graph_node_id),
                            x->end_ns > x->start_ns ? x->end_ns - x->start_ns : 0,
-                           names && i < names->ngpu_kernels ? names->gpu_kernel[i] : x->name};
+                           names && i < names->ngpu_kernels ? names->gpu_kernel[i] : x->name, x->start_ns,
+                           x->end_ns > x->start_ns ? x->end_ns : x->start_ns};
     }
     for (size_t i = 0; i < g->n_copies; i++) {
         const cuprof_gpu_copy *x = &g->copies[i];
         if (x->graph_id)
             r[k++] = (rec){x->graph_id, x->corr, x->graph_node_id, origin_of(g, x->graph_node_id),
                            x->end_ns > x->start_ns ? x->end_ns - x->start_ns : 0,
-                           cuprof_gpu_copy_kind_name(x->kind)};
+                           cuprof_gpu_copy_kind_name(x->kind), x->start_ns,
+                           x->end_ns > x->start_ns ? x->end_ns : x->start_ns};
     }
     qsort(r, n, sizeof *r, cmp_rec);
     size_t ngraphs = 0;
@@ -210,6 +266,7 @@ cuprof_graphs *cuprof_graphs_build(const cuprof_run *run, const cuprof_names *na
             o->gpu_total_ns += r[q].ns;
         }
         qsort(gr->origins, gr->norigins, sizeof *gr->origins, cmp_origin);
+        replay_gaps(r + i, j - i, gr);   /* re-sorts this graph's records: last */
         i = j;
     }
     /* node -> origin label, for the traces */

@@ -42,7 +42,7 @@ cuprof_model *cuprof_model_build(const cuprof_run *run, cuprof_demangle_fn deman
         return NULL;
     }
     /* last: some rules read the steps (none on out of memory, the rest stands) */
-    cuprof_findings_build(run, &m->names, m->timeline, m->steps, m->memory, m->summary);
+    cuprof_findings_build(run, &m->names, m->timeline, m->steps, m->memory, m->graphs, m->summary);
     m->gpu = m->timeline->gpu;
     return m;
 }

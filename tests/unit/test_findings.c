@@ -253,6 +253,51 @@ START_TEST(overhead_vs_compute_bound)
 }
 END_TEST
 
+/* A graph's replays: n replays of two nodes, the second starting gap ns
+ * after the first ends (each kernel 10 us). */
+static void graph_replays(int n, uint64_t gap)
+{
+    uint64_t t = 1000000;
+    for (int r = 0; r < n; r++) {
+        size_t call = launch(t, t + 2000, 1, 32);
+        uint32_t corr = next_corr;
+        cuprof_gpu_kernel *a = kern("node_a", t + 5000, t + 15000, call);
+        cuprof_gpu_kernel *b = kern("node_b", t + 15000 + gap, t + 25000 + gap, call);
+        a->corr = b->corr = corr;
+        a->graph = b->graph = 1;
+        a->graph_id = b->graph_id = 9;
+        a->graph_node_id = 101;
+        b->graph_node_id = 102;
+        t += 100000;
+    }
+}
+
+START_TEST(graph_gaps)
+{
+    reset();
+    graph_replays(5, 30000);   /* 30 us idle in a 50 us span: 60% */
+    cuprof_summary *s = build();
+    const cuprof_finding *f = find(s, "graph-gaps");
+    ck_assert_msg(f != NULL, "graph-gaps did not fire");
+    ck_assert_int_eq((int)number(f, "graph"), 9);
+    ck_assert_int_eq((int)number(f, "replays"), 5);
+    ck_assert_int_eq((int)number(f, "replay_span_ns"), 50000);
+    ck_assert(number(f, "idle_share") > 0.59 && number(f, "idle_share") < 0.61);
+    const cuprof_graphs *gs = test_model_of(s)->graphs;
+    ck_assert_uint_eq(gs->n, 1);
+    ck_assert_uint_eq(gs->g[0].launches, 5);
+    ck_assert_uint_eq(gs->g[0].nodes, 2);
+    test_summary_destroy(s);
+
+    reset();
+    graph_replays(5, 0);       /* back to back: nothing idle */
+    expect("graph-gaps", 0);
+    reset();
+    graph_replays(1, 30000);   /* one replay: not a pattern */
+    expect("graph-gaps", 0);
+}
+END_TEST
+
 START_TEST(hotspot)
 {
     reset();
@@ -617,6 +662,7 @@ int main(void)
     TCase *tc = tcase_create("rules");
     tcase_add_test(tc, overhead_vs_compute_bound);
     tcase_add_test(tc, hotspot);
+    tcase_add_test(tc, graph_gaps);
     tcase_add_test(tc, many_calls);
     tcase_add_test(tc, cold_start);
     tcase_add_test(tc, cuda_startup);
