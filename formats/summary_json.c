@@ -280,6 +280,10 @@ static void put_graphs(cuprof_out *o, const cuprof_graphs *gs)
             cuprof_out_puts(o, ",\"captured\":");
             cuprof_out_puts(o, x->event ? "true" : "false");
             str(o, "work", x->work);
+            if (x->range)
+                str(o, "range", x->range);
+            if (x->site)
+                str(o, "site", x->site);
             num(o, "records", x->records);
             num(o, "gpu_total_ns", x->gpu_total_ns);
             cuprof_out_putc(o, '}');

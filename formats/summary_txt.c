@@ -444,6 +444,15 @@ static void put_graphs(cuprof_writer *w)
                 cuprof_out_puts(o, " -> ");
                 put_clean(o, x->work);
             }
+            if (x->range) {
+                cuprof_out_puts(o, " [in ");
+                put_clean(o, x->range);
+                cuprof_out_putc(o, ']');
+            }
+            if (x->site) {
+                cuprof_out_puts(o, " at ");
+                put_clean(o, x->site);
+            }
             cuprof_out_putc(o, '\n');
         }
     }

@@ -7,6 +7,7 @@
  * (GPU busy time inside a synchronize), addmm-pattern and fusion-candidate
  * (what comes right after a DtoD copy / a GEMM).
  */
+#include "model/graphs.h"
 #include "model/findings_int.h"
 
 #include <library_types.h>
@@ -160,6 +161,15 @@ static int from_blas(const fctx *c, cuprof_cause cause)
     return ev != NULL && ev->cls == CUPROF_EV_BLAS;
 }
 
+/* A graph's replayed kernel: whether the call it was captured from was a
+ * cuBLAS/cuBLASLt one (its launch, cudaGraphLaunch, says nothing). */
+static int replayed_from_blas(const fctx *c, const cuprof_gpu_kernel *k)
+{
+    uint64_t origin = k->graph_node_id ? cuprof_graphs_node_origin_event(c->graphs, k->graph_node_id) : 0;
+    const cuprof_event *ev = origin ? cuprof_run_find_event(c->run, origin, NULL) : NULL;
+    return ev != NULL && ev->cls == CUPROF_EV_BLAS;
+}
+
 static void append_name(char *b, size_t n, const char *name, size_t *count)
 {
     if ((*count)++ >= 3) {
@@ -182,7 +192,7 @@ void cuprof_findings_rule_heavyweight(fctx *c)
     uint64_t nh = 0, nl = 0;
     for (size_t i = 0; i < n; i++) {
         heavy[i] = (uint8_t)(after_occupancy(c, c->tl->kernel_cause[i]) ||
-                             from_blas(c, c->tl->kernel_cause[i]));
+                             from_blas(c, c->tl->kernel_cause[i]) || replayed_from_blas(c, &c->g->kernels[i]));
         nh += heavy[i];
         nl += !heavy[i];
     }

@@ -116,13 +116,45 @@ static char *label_of(const cuprof_run *run, const cuprof_names *names, uint64_t
         int n = snprintf(buf, sizeof buf, "%s %ux%ux%u %s", api, ev->a.blas.m, ev->a.blas.n, ev->a.blas.k,
                          cuprof_dtype_name(ev->a.blas.atype));
         if (ev->a.blas.batch > 1 && n > 0 && (size_t)n < sizeof buf)
-            snprintf(buf + n, sizeof buf - (size_t)n, " x%u", ev->a.blas.batch);
+            n += snprintf(buf + n, sizeof buf - (size_t)n, " x%u", ev->a.blas.batch);
+        if (ev->a.blas.epilogue && n > 0 && (size_t)n < sizeof buf)
+            snprintf(buf + n, sizeof buf - (size_t)n, " %s", cuprof_epilogue_name(ev->a.blas.epilogue));
     } else if (ev->cls == CUPROF_EV_LAUNCH) {
         snprintf(buf, sizeof buf, "%s %s", api, cuprof_names_kernel(names, ev->a.launch.kernel));
     } else {
         snprintf(buf, sizeof buf, "%s", api);
     }
     return strdup(buf);
+}
+
+/* The innermost push range on the origin call's thread around it. */
+static const char *range_of(const cuprof_run *run, const cuprof_ranges *rg, uint64_t event)
+{
+    const cuprof_run_thread *th;
+    const cuprof_event *ev = event && rg ? cuprof_run_find_event(run, event, &th) : NULL;
+    if (!ev)
+        return NULL;
+    uint64_t seq = cuprof_event_id_seq(event);
+    long best = -1;
+    for (size_t i = 0; i < rg->n; i++) {
+        const cuprof_range *r = &rg->r[i];
+        if (r->start_end || run->threads[r->thread].index != th->index || seq <= r->first ||
+            (r->last != UINT64_MAX && seq >= r->last))
+            continue;
+        if (best < 0 || r->level > rg->r[best].level)
+            best = (long)i;
+    }
+    if (best < 0)
+        return NULL;
+    const char *name = cuprof_run_string(run, rg->r[best].name);
+    return name[0] ? name : NULL;
+}
+
+static const char *site_of(const cuprof_run *run, const cuprof_stacks *sk, uint64_t event)
+{
+    const cuprof_run_thread *th;
+    const cuprof_event *ev = event && sk && sk->stack_site ? cuprof_run_find_event(run, event, &th) : NULL;
+    return ev && ev->stack ? cuprof_stacks_site(sk, ev->stack) : NULL;
 }
 
 static int cmp_origin(const void *a, const void *b)
@@ -166,6 +198,12 @@ int cuprof_graphs_node_captured(const cuprof_graphs *gs, uint64_t node)
     return o ? o->captured : 0;
 }
 
+uint64_t cuprof_graphs_node_origin_event(const cuprof_graphs *gs, uint64_t node)
+{
+    const cuprof_graph_node_origin *o = by_node(gs, node);
+    return o ? o->event : 0;
+}
+
 const char *cuprof_graphs_origin(const cuprof_graphs *gs, uint64_t node)
 {
     const cuprof_graph_node_origin *o = by_node(gs, node);
@@ -188,7 +226,8 @@ static uint64_t distinct(uint64_t *v, size_t n)
     return d;
 }
 
-cuprof_graphs *cuprof_graphs_build(const cuprof_run *run, const cuprof_names *names)
+cuprof_graphs *cuprof_graphs_build(const cuprof_run *run, const cuprof_names *names,
+                                   const cuprof_ranges *ranges, const cuprof_stacks *stacks)
 {
     cuprof_graphs *gs = calloc(1, sizeof *gs);
     const cuprof_gpu_run *g = run->gpu_run;
@@ -256,6 +295,8 @@ cuprof_graphs *cuprof_graphs_build(const cuprof_run *run, const cuprof_names *na
                 o->event = r[q].origin;
                 o->work = r[q].work;
                 o->label = label_of(run, names, r[q].origin);
+                o->range = range_of(run, ranges, r[q].origin);
+                o->site = site_of(run, stacks, r[q].origin);
                 if (!o->label)
                     o->label = strdup(r[q].work);
                 if (!o->label)
@@ -283,7 +324,7 @@ cuprof_graphs *cuprof_graphs_build(const cuprof_run *run, const cuprof_names *na
                 if (o->event ? o->event == r[q].origin : (!r[q].origin && !strcmp(o->work, r[q].work)))
                     label = o->label;
             }
-            gs->by_node[gs->nby_node++] = (cuprof_graph_node_origin){r[q].node, label, r[q].origin != 0};
+            gs->by_node[gs->nby_node++] = (cuprof_graph_node_origin){r[q].node, label, r[q].origin != 0, r[q].origin};
         }
     qsort(gs->by_node, gs->nby_node, sizeof *gs->by_node, cmp_node_origin);
     size_t u = 0;

@@ -8,7 +8,9 @@
  * callback told the collector which hooked call was open on the thread then
  * (cuprof_gpu_graph_node.origin). So each record is charged to its graph
  * (whose launch holds it in the table's rows) and to its origin: the
- * captured cublasGemmEx with its shape, the <<<>>> launch with its kernel.
+ * captured cublasGemmEx with its shape (and cuBLASLt epilogue), the <<<>>>
+ * launch with its kernel; with the NVTX range it was captured in and, with
+ * --stacks, its launch site.
  * Work whose node has no known origin (an explicit cudaGraphAddKernelNode,
  * or no resource callbacks: another CUPTI client holds the subscriber) is
  * grouped by what ran.
@@ -17,7 +19,9 @@
 #define CUPROF_MODEL_GRAPHS_H
 
 #include "model/names.h"
+#include "model/ranges.h"
 #include "model/run.h"
+#include "model/stacks.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -28,6 +32,9 @@ typedef struct cuprof_graph_origin {
     char *label;                 /* "cublasGemmEx 64x64x64 bf16", "__cudaLaunchKernel
                                     bias_add<...>", or what ran when unknown */
     const char *work;            /* what ran: the first record's kernel or copy kind */
+    const char *range;           /* the innermost NVTX push range around the origin call
+                                    when it was captured, NULL none */
+    const char *site;            /* with --stacks: the origin call's launch site, NULL none */
     uint64_t records;            /* kernels, copies and memsets replayed */
     uint64_t gpu_total_ns;
 } cuprof_graph_origin;
@@ -48,6 +55,7 @@ typedef struct cuprof_graph_node_origin {
     uint64_t node;
     const char *label;           /* its cuprof_graph_origin's label */
     int captured;                /* 1: the call it came from is known */
+    uint64_t event;              /* that call's event id, 0 unknown */
 } cuprof_graph_node_origin;
 
 typedef struct cuprof_graphs {
@@ -60,12 +68,15 @@ typedef struct cuprof_graphs {
 /* From run->gpu_run's records and graph nodes; names gives the kernels'
  * display names. An empty one when nothing was replayed; NULL on out of
  * memory. */
-cuprof_graphs *cuprof_graphs_build(const cuprof_run *run, const cuprof_names *names);
+cuprof_graphs *cuprof_graphs_build(const cuprof_run *run, const cuprof_names *names,
+                                   const cuprof_ranges *ranges, const cuprof_stacks *stacks);
 void cuprof_graphs_destroy(cuprof_graphs *gs);
 /* The origin label of a node that ran (a record's graph_node_id), NULL if
  * none. */
 const char *cuprof_graphs_origin(const cuprof_graphs *gs, uint64_t node);
 /* 1 when the call a node that ran came from is known. */
 int cuprof_graphs_node_captured(const cuprof_graphs *gs, uint64_t node);
+/* The event id of the call a node that ran came from, 0 unknown. */
+uint64_t cuprof_graphs_node_origin_event(const cuprof_graphs *gs, uint64_t node);
 
 #endif /* CUPROF_MODEL_GRAPHS_H */

@@ -36,7 +36,7 @@ cuprof_model *cuprof_model_build(const cuprof_run *run, cuprof_demangle_fn deman
         cuprof_steps_summarize(m->steps, m->summary) < 0 ||
         !(m->stacks = cuprof_stacks_build(run, &m->names, m->timeline, demangle)) ||
         !(m->memory = cuprof_memory_build(run, m->stacks)) ||
-        !(m->graphs = cuprof_graphs_build(run, &m->names)) ||
+        !(m->graphs = cuprof_graphs_build(run, &m->names, m->ranges, m->stacks)) ||
         !(m->census = cuprof_census_build(m->timeline, m->graphs))) {
         cuprof_model_destroy(m);
         return NULL;

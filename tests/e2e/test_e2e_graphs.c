@@ -89,6 +89,13 @@ START_TEST(replays_charged_to_captured_calls)
                       from);
     }
     ck_assert_int_eq(replayed, 2 * REPLAYS);
+
+    /* a replayed GEMM is still a GEMM for the findings (its origin says so) */
+    json_array_foreach(json_object_get(p.sum, "findings"), i, ev) {
+        const char *msg = sget(ev, "message"), *light = strstr(msg, "elementwise/reduction-like");
+        if (!strcmp(sget(ev, "rule"), "heavyweight-kernels") && light)
+            ck_assert_msg(!strstr(light, "nvjet"), "a replayed GEMM counted as light: %s", msg);
+    }
     e2e_prof_free(&p);
 }
 END_TEST
