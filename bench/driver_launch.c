@@ -5,13 +5,17 @@
  * cudaGetDriverEntryPointByVersion, the way Triton and PyTorch's driver calls
  * reach the driver from a runtime program. Links only libcudart.
  *
- *   driver_launch [--launches N] [--cubin PATH]
+ *   driver_launch [--launches N] [--cubin PATH] [--dlsym]
+ *
+ * --dlsym: the driver functions from dlopen("libcuda.so.1") and dlsym
+ * instead, the path no export of a profiler is on (only CUPTI sees it).
  *
  * Prints "driver_launch: N launches of scale" and exits 0; 3 when a CUDA
  * call fails (the message names it), 2 for a usage error.
  */
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +27,22 @@ typedef CUresult (*alloc_fn)(CUdeviceptr *, size_t);
 typedef CUresult (*free_fn)(CUdeviceptr);
 typedef CUresult (*sync_fn)(void);
 
+static void *libcuda;   /* --dlsym: the driver library's handle */
+
 static void *entry(const char *name)
 {
+    if (libcuda) {
+        /* the exported names of the versioned functions */
+        char sym[64];
+        snprintf(sym, sizeof sym, "%s%s", name,
+                 !strcmp(name, "cuMemAlloc") || !strcmp(name, "cuMemFree") ? "_v2" : "");
+        void *f = dlsym(libcuda, sym);
+        if (f == NULL) {
+            fprintf(stderr, "driver_launch: dlsym(%s): %s\n", sym, dlerror());
+            exit(3);
+        }
+        return f;
+    }
     void *p = NULL;
     enum cudaDriverEntryPointQueryResult st;
     cudaError_t e = cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &st);
@@ -79,8 +97,13 @@ int main(int argc, char **argv)
             launches = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--cubin") && i + 1 < argc)
             cubin = argv[++i];
-        else {
-            fprintf(stderr, "usage: driver_launch [--launches N] [--cubin PATH]\n");
+        else if (!strcmp(argv[i], "--dlsym")) {
+            if ((libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)) == NULL) {
+                fprintf(stderr, "driver_launch: dlopen(libcuda.so.1): %s\n", dlerror());
+                return 3;
+            }
+        } else {
+            fprintf(stderr, "usage: driver_launch [--launches N] [--cubin PATH] [--dlsym]\n");
             return 2;
         }
     }

@@ -4,8 +4,9 @@
  * with cuLaunchKernelEx, every driver function obtained through
  * cudaGetDriverEntryPointByVersion (as Triton and PyTorch reach the
  * driver). Through the entry-point hook the launches are hooked calls with
- * the kernel's name; with that hook off (CUPROF_DRIVER_HOOKS=0) CUPTI alone
- * still counts, names and times them; the launch census says which.
+ * the kernel's name; with that hook off (CUPROF_DRIVER_HOOKS=0), or with the
+ * functions found by a dlsym on the sim's libcuda.so.1, CUPTI alone still
+ * counts, names and times them; the launch census says which.
  */
 #include "harness.h"
 
@@ -38,13 +39,14 @@ static json_t *named(json_t *rows, const char *name)
     return NULL;
 }
 
-/* hooked: 1 with the entry-point hook, 0 with CUPTI alone */
-static void check_run(int hooked)
+/* hooked: 1 with the entry-point hook, 0 with CUPTI alone (the hook off, or
+ * the functions found with dlsym on libcuda: dlsym) */
+static void check_run(int hooked, int dlsym)
 {
     char n[16];
     snprintf(n, sizeof n, "%d", LAUNCHES);
-    const char *argv[] = {e2e_path("bench/driver_launch"), "--launches", n, NULL};
-    const char *env[] = {hooked ? "CUPROF_DRIVER_HOOKS=1" : "CUPROF_DRIVER_HOOKS=0", NULL};
+    const char *argv[] = {e2e_path("bench/driver_launch"), "--launches", n, dlsym ? "--dlsym" : NULL, NULL};
+    const char *env[] = {hooked || dlsym ? "CUPROF_DRIVER_HOOKS=1" : "CUPROF_DRIVER_HOOKS=0", NULL};
     e2e_prof p = e2e_profile(1, argv, env, RUN_TIMEOUT_S);
     ck_assert_msg(p.r.status == 0 && p.sum && p.trace && p.txt, "exit %d\n%s", p.r.status, p.r.err);
     ck_assert_msg(strstr(p.r.out, "driver_launch: 9 launches of scale"), "%s", p.r.out);
@@ -101,13 +103,20 @@ static void check_run(int hooked)
 
 START_TEST(through_the_entry_point_hook)
 {
-    check_run(1);
+    check_run(1, 0);
 }
 END_TEST
 
 START_TEST(through_cupti_alone)
 {
-    check_run(0);
+    check_run(0, 0);
+}
+END_TEST
+
+/* dlsym on the driver library: no hook is on that path, CUPTI's records are */
+START_TEST(dlsym_on_libcuda)
+{
+    check_run(0, 1);
 }
 END_TEST
 
@@ -118,6 +127,7 @@ int main(void)
     tcase_set_timeout(tc, 2 * RUN_TIMEOUT_S);
     tcase_add_test(tc, through_the_entry_point_hook);
     tcase_add_test(tc, through_cupti_alone);
+    tcase_add_test(tc, dlsym_on_libcuda);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

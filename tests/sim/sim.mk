@@ -11,6 +11,7 @@ SIM_STUBS_GEN = $(call P,GEN,$@)mkdir -p $(@D) && bash tests/sim/gen_stubs.sh $(
   '$(4)' '$(5)' '$(6)' -- $(7) > $@.tmp && mv $@.tmp $@
 include tests/sim/core/core.mk
 include tests/sim/cudart/cudart.mk
+include tests/sim/driver/driver.mk
 include tests/sim/cublas/cublas.mk
 include tests/sim/cupti/cupti.mk
 

@@ -5,6 +5,10 @@
  */
 #include "cudart_internal.h"
 
+#include <cuda.h>
+#include <dlfcn.h>
+#include <stdatomic.h>
+
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -422,7 +426,25 @@ CUDART_EXPORT cudaError_t cudaProfilerStop(void)
     API_RETURN(cudaSuccess);
 }
 
-/* ---- driver entry points: the sim's minimal driver API (cudart_driver.c) -- */
+/* ---- driver entry points: the sim's libcuda.so.1 (tests/sim/driver/) ----- */
+
+void *cudart_driver_entry(const char *symbol, int ptds)
+{
+    static void *_Atomic gpa;   /* libcuda's cuGetProcAddress_v2, once found */
+    CUresult (*fn)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *) = atomic_load(&gpa);
+    if (fn == NULL) {
+        void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+        if (h != NULL)
+            *(void **)&fn = dlsym(h, "cuGetProcAddress_v2");
+        if (fn == NULL)
+            return NULL;
+        atomic_store(&gpa, (void *)fn);
+    }
+    void *p = NULL;
+    if (fn(symbol, &p, CUDA_VERSION, ptds ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM : 0, NULL) != CUDA_SUCCESS)
+        return NULL;
+    return p;
+}
 
 static cudaError_t entry_point(const char *symbol, void **funcPtr, unsigned long long flags,
                                enum cudaDriverEntryPointQueryResult *status)

@@ -87,10 +87,12 @@ static inline cusim_stream *cudart_stream(cudaStream_t s, int ptds)
     return cusim_stream_get((const void *)s, ptds);
 }
 
-/* ---- the driver API (cudart_driver.c) ---------------------------------- */
+/* ---- the driver API (cudart_device.c) ------------------------------------ */
 
-/* The sim's driver function for a symbol ("cuLaunchKernel", ...; ptds: the
- * per-thread-default-stream variant where there is one), NULL if none. */
+/* The driver function for a symbol ("cuLaunchKernel", ...; ptds: the
+ * per-thread-default-stream variant where there is one), from the sim's
+ * libcuda.so.1 (tests/sim/driver/: dlopen'ed beside this library, its
+ * cuGetProcAddress asked, as the real libcudart does); NULL if none. */
 CUDART_INTERNAL void *cudart_driver_entry(const char *symbol, int ptds);
 
 #endif /* CUDART_INTERNAL_H */

@@ -11,6 +11,7 @@
 #include <cupti_runtime_cbid.h>
 
 #include <check.h>
+#include <cuda.h>
 #include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
@@ -163,12 +164,17 @@ START_TEST(test_device_query)
     ck_assert_int_eq(cudaMemGetInfo(&fr, &tot), cudaSuccess);
     ck_assert_uint_eq(tot, 80ull << 30);
     ck_assert_uint_eq(fr, tot);
+    /* driver entry points: the sim's libcuda.so.1 answers what it has */
     void *fn = (void *)1;
     enum cudaDriverEntryPointQueryResult st = cudaDriverEntryPointSuccess;
-    ck_assert_int_ne(cudaGetDriverEntryPointByVersion("cuInit", &fn, 13000, 0, &st),
+    ck_assert_int_ne(cudaGetDriverEntryPointByVersion("cuGraphicsMapResources", &fn, 13000, 0, &st),
                      cudaSuccess);
     ck_assert_ptr_null(fn);
     ck_assert_int_eq(st, cudaDriverEntryPointSymbolNotFound);
+    ck_assert_int_eq(cudaGetDriverEntryPointByVersion("cuInit", &fn, 13000, 0, &st), cudaSuccess);
+    ck_assert_ptr_nonnull(fn);
+    ck_assert_int_eq(st, cudaDriverEntryPointSuccess);
+    ck_assert_int_eq(((CUresult(*)(unsigned))fn)(0), CUDA_SUCCESS);
     char bus[32];
     ck_assert_int_eq(cudaDeviceGetPCIBusId(bus, sizeof bus, 0), cudaSuccess);
     ck_assert_int_eq(cudaDeviceGetByPCIBusId(&dev, bus), cudaSuccess);

@@ -1,27 +1,39 @@
 /*
- * cudart_driver.c - a minimal driver API on the simulated device, reached
- * the way Triton and PyTorch reach the driver from a runtime program:
- * cudaGetDriverEntryPoint(ByVersion) hands out these functions by name
- * (cuGetProcAddress among them, which hands out the same). Each call is
- * traced in CUPTI's driver domain, as the real driver's are.
+ * cuda_driver.c - libcuda.so.1 of the simulated device: a minimal driver
+ * API, reached the way programs reach the real one: linked or dlopen'ed
+ * (exports under the real names), through cuGetProcAddress, or from a
+ * runtime program through cudaGetDriverEntryPoint(ByVersion), which the
+ * sim's libcudart answers with this library's cuGetProcAddress, as the real
+ * libcudart does. Each call is traced in CUPTI's driver domain, as the real
+ * driver's are.
  *
  *   cuGetProcAddress        by name, with the per-thread-default-stream flag
  *   cuModuleLoadData        a cubin (ELF): its kernels are the symbol table's
  *                           functions; anything else is CUDA_ERROR_INVALID_IMAGE
  *   cuModuleGetFunction, cuModuleUnload, cuFuncGetName
  *   cuLaunchKernel, cuLaunchKernelEx (and _ptsz): a kernel of the user class
- *   cuMemAlloc, cuMemFree, cuCtxSynchronize, cuStreamSynchronize
+ *   cuMemAlloc, cuMemFree, cuCtxSynchronize, cuStreamSynchronize,
+ *   cuCtxGetCurrent, cuInit, cuDriverGetVersion
  *
- * Not there: linking against libcuda itself (the sim has no libcuda.so.1),
- * every other driver function (cuGetProcAddress answers "not found").
+ * Not there: every other driver function (not exported; cuGetProcAddress
+ * answers "not found").
  */
-#include "cudart_internal.h"
+#include "cusim.h"
 
 #include <cuda.h>
+#undef cuGetProcAddress
 #include <cupti_driver_cbid.h>
 #include <elf.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define DRV_EXPORT __attribute__((visibility("default")))
+/* the per-thread-default-stream forms: cuda.h declares them only for code
+ * built with them */
+DRV_EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                        unsigned by, unsigned bz, unsigned smem, CUstream hs, void **params,
+                                        void **extra);
+DRV_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *c, CUfunction f, void **params, void **extra);
 
 #define MODULE_MAGIC 0x4d4f444cu /* "MODL" */
 #define FUNC_MAGIC 0x46554e43u   /* "FUNC" */
@@ -78,7 +90,7 @@ static int cubin_funcs(const void *image, drv_module *m)
     return -1;
 }
 
-static CUresult drv_module_load_data(CUmodule *module, const void *image)
+DRV_EXPORT CUresult cuModuleLoadData(CUmodule *module, const void *image)
 {
     DRV_CALL(cuModuleLoadData, "cuModuleLoadData", NULL);
     if (module == NULL || image == NULL)
@@ -96,7 +108,7 @@ static CUresult drv_module_load_data(CUmodule *module, const void *image)
     DRV_RETURN(CUDA_SUCCESS);
 }
 
-static CUresult drv_module_get_function(CUfunction *hfunc, CUmodule hmod, const char *name)
+DRV_EXPORT CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
 {
     DRV_CALL(cuModuleGetFunction, "cuModuleGetFunction", NULL);
     drv_module *m = (drv_module *)hmod;
@@ -110,7 +122,7 @@ static CUresult drv_module_get_function(CUfunction *hfunc, CUmodule hmod, const 
     DRV_RETURN(CUDA_ERROR_NOT_FOUND);
 }
 
-static CUresult drv_module_unload(CUmodule hmod)
+DRV_EXPORT CUresult cuModuleUnload(CUmodule hmod)
 {
     DRV_CALL(cuModuleUnload, "cuModuleUnload", NULL);
     drv_module *m = (drv_module *)hmod;
@@ -123,7 +135,7 @@ static CUresult drv_module_unload(CUmodule hmod)
     DRV_RETURN(CUDA_SUCCESS);
 }
 
-static CUresult drv_func_get_name(const char **name, CUfunction hfunc)
+DRV_EXPORT CUresult cuFuncGetName(const char **name, CUfunction hfunc)
 {
     DRV_CALL(cuFuncGetName, "cuFuncGetName", NULL);
     drv_func *f = (drv_func *)hfunc;
@@ -154,7 +166,7 @@ static CUresult launch(drv_func *f, const unsigned g[3], const unsigned b[3], un
 }
 
 #define LAUNCH_KERNEL(fn, cbid, ptds)                                                        \
-    static CUresult fn(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,    \
+    DRV_EXPORT CUresult fn(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, \
                        unsigned by, unsigned bz, unsigned smem, CUstream hs, void **params,  \
                        void **extra)                                                         \
     {                                                                                        \
@@ -163,11 +175,11 @@ static CUresult launch(drv_func *f, const unsigned g[3], const unsigned b[3], un
         (void)params, (void)extra;                                                           \
         DRV_RETURN(launch(df, (unsigned[3]){gx, gy, gz}, (unsigned[3]){bx, by, bz}, smem, hs, ptds)); \
     }
-LAUNCH_KERNEL(drv_launch_kernel, cuLaunchKernel, 0)
-LAUNCH_KERNEL(drv_launch_kernel_ptsz, cuLaunchKernel_ptsz, 1)
+LAUNCH_KERNEL(cuLaunchKernel, cuLaunchKernel, 0)
+LAUNCH_KERNEL(cuLaunchKernel_ptsz, cuLaunchKernel_ptsz, 1)
 
 #define LAUNCH_KERNEL_EX(fn, cbid, ptds)                                                     \
-    static CUresult fn(const CUlaunchConfig *c, CUfunction f, void **params, void **extra)  \
+    DRV_EXPORT CUresult fn(const CUlaunchConfig *c, CUfunction f, void **params, void **extra) \
     {                                                                                        \
         drv_func *df = (drv_func *)f;                                                        \
         DRV_CALL(cbid, #cbid, df && df->magic == FUNC_MAGIC ? df->name : NULL);              \
@@ -178,10 +190,10 @@ LAUNCH_KERNEL(drv_launch_kernel_ptsz, cuLaunchKernel_ptsz, 1)
                           (unsigned[3]){c->blockDimX, c->blockDimY, c->blockDimZ},           \
                           c->sharedMemBytes, c->hStream, ptds));                             \
     }
-LAUNCH_KERNEL_EX(drv_launch_kernel_ex, cuLaunchKernelEx, 0)
-LAUNCH_KERNEL_EX(drv_launch_kernel_ex_ptsz, cuLaunchKernelEx_ptsz, 1)
+LAUNCH_KERNEL_EX(cuLaunchKernelEx, cuLaunchKernelEx, 0)
+LAUNCH_KERNEL_EX(cuLaunchKernelEx_ptsz, cuLaunchKernelEx_ptsz, 1)
 
-static CUresult drv_mem_alloc(CUdeviceptr *dptr, size_t bytes)
+DRV_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
 {
     DRV_CALL(cuMemAlloc_v2, "cuMemAlloc_v2", NULL);
     if (dptr == NULL)
@@ -193,21 +205,21 @@ static CUresult drv_mem_alloc(CUdeviceptr *dptr, size_t bytes)
     DRV_RETURN(CUDA_SUCCESS);
 }
 
-static CUresult drv_mem_free(CUdeviceptr dptr)
+DRV_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
     DRV_CALL(cuMemFree_v2, "cuMemFree_v2", NULL);
     DRV_RETURN(cusim_mem_free((void *)(uintptr_t)dptr, CUSIM_MEM_DEVICE) == 0 ? CUDA_SUCCESS
                                                                                : CUDA_ERROR_INVALID_VALUE);
 }
 
-static CUresult drv_ctx_synchronize(void)
+DRV_EXPORT CUresult cuCtxSynchronize(void)
 {
     DRV_CALL(cuCtxSynchronize, "cuCtxSynchronize", NULL);
     cusim_device_sync();
     DRV_RETURN(CUDA_SUCCESS);
 }
 
-static CUresult drv_stream_synchronize(CUstream hs)
+DRV_EXPORT CUresult cuStreamSynchronize(CUstream hs)
 {
     DRV_CALL(cuStreamSynchronize, "cuStreamSynchronize", NULL);
     cusim_stream *s = cusim_stream_get(hs, 0);
@@ -217,29 +229,57 @@ static CUresult drv_stream_synchronize(CUstream hs)
     DRV_RETURN(CUDA_SUCCESS);
 }
 
-static CUresult drv_get_proc_address(const char *symbol, void **pfn, int version, cuuint64_t flags,
-                                     CUdriverProcAddressQueryResult *status);
+DRV_EXPORT CUresult cuCtxGetCurrent(CUcontext *pctx)
+{
+    static char ctx;   /* the one context */
+    DRV_CALL(cuCtxGetCurrent, "cuCtxGetCurrent", NULL);
+    if (pctx == NULL)
+        DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+    *pctx = (CUcontext)(void *)&ctx;
+    DRV_RETURN(CUDA_SUCCESS);
+}
+
+DRV_EXPORT CUresult cuInit(unsigned int flags)
+{
+    DRV_CALL(cuInit, "cuInit", NULL);
+    DRV_RETURN(flags ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS);
+}
+
+DRV_EXPORT CUresult cuDriverGetVersion(int *version)
+{
+    if (version == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    *version = CUDA_VERSION;
+    return CUDA_SUCCESS;
+}
+
+DRV_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, cuuint64_t flags,
+                                        CUdriverProcAddressQueryResult *status);
+DRV_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, cuuint64_t flags);
 
 /* name -> function, and the per-thread-default-stream one where it differs */
 static const struct {
     const char *name;
     void *fn, *fn_ptds;
 } drv_table[] = {
-    {"cuGetProcAddress", (void *)drv_get_proc_address, NULL},
-    {"cuModuleLoadData", (void *)drv_module_load_data, NULL},
-    {"cuModuleGetFunction", (void *)drv_module_get_function, NULL},
-    {"cuModuleUnload", (void *)drv_module_unload, NULL},
-    {"cuFuncGetName", (void *)drv_func_get_name, NULL},
-    {"cuLaunchKernel", (void *)drv_launch_kernel, (void *)drv_launch_kernel_ptsz},
-    {"cuLaunchKernelEx", (void *)drv_launch_kernel_ex, (void *)drv_launch_kernel_ex_ptsz},
-    {"cuMemAlloc", (void *)drv_mem_alloc, NULL},
-    {"cuMemFree", (void *)drv_mem_free, NULL},
-    {"cuCtxSynchronize", (void *)drv_ctx_synchronize, NULL},
-    {"cuStreamSynchronize", (void *)drv_stream_synchronize, NULL},
+    {"cuGetProcAddress", (void *)cuGetProcAddress_v2, NULL},
+    {"cuModuleLoadData", (void *)cuModuleLoadData, NULL},
+    {"cuModuleGetFunction", (void *)cuModuleGetFunction, NULL},
+    {"cuModuleUnload", (void *)cuModuleUnload, NULL},
+    {"cuFuncGetName", (void *)cuFuncGetName, NULL},
+    {"cuLaunchKernel", (void *)cuLaunchKernel, (void *)cuLaunchKernel_ptsz},
+    {"cuLaunchKernelEx", (void *)cuLaunchKernelEx, (void *)cuLaunchKernelEx_ptsz},
+    {"cuMemAlloc", (void *)cuMemAlloc_v2, NULL},
+    {"cuMemFree", (void *)cuMemFree_v2, NULL},
+    {"cuCtxSynchronize", (void *)cuCtxSynchronize, NULL},
+    {"cuStreamSynchronize", (void *)cuStreamSynchronize, NULL},
+    {"cuCtxGetCurrent", (void *)cuCtxGetCurrent, NULL},
+    {"cuInit", (void *)cuInit, NULL},
+    {"cuDriverGetVersion", (void *)cuDriverGetVersion, NULL},
 };
 
 /* The function for a driver symbol, or NULL. */
-void *cudart_driver_entry(const char *symbol, int ptds)
+static void *entry(const char *symbol, int ptds)
 {
     for (size_t i = 0; symbol && i < sizeof drv_table / sizeof drv_table[0]; i++)
         if (!strcmp(drv_table[i].name, symbol))
@@ -247,15 +287,21 @@ void *cudart_driver_entry(const char *symbol, int ptds)
     return NULL;
 }
 
-static CUresult drv_get_proc_address(const char *symbol, void **pfn, int version, cuuint64_t flags,
-                                     CUdriverProcAddressQueryResult *status)
+DRV_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, cuuint64_t flags,
+                                        CUdriverProcAddressQueryResult *status)
 {
     DRV_CALL(cuGetProcAddress_v2, "cuGetProcAddress_v2", NULL);
     (void)version;
     if (symbol == NULL || pfn == NULL)
         DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
-    *pfn = cudart_driver_entry(symbol, (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0);
+    *pfn = entry(symbol, (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0);
     if (status != NULL)
         *status = *pfn ? CU_GET_PROC_ADDRESS_SUCCESS : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
     DRV_RETURN(*pfn ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND);
+}
+
+/* The CUDA 11 form, without the status. */
+DRV_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, cuuint64_t flags)
+{
+    return cuGetProcAddress_v2(symbol, pfn, version, flags, NULL);
 }
