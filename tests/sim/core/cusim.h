@@ -319,6 +319,34 @@ typedef struct cusim_sync_activity {
     uint32_t correlation_id;
 } cusim_sync_activity;
 
+/* An allocation or release of memory the device can reach (CUPTI's MEMORY2
+ * records): what the runtime's and driver's allocation calls hand out. */
+typedef struct cusim_memory_activity {
+    int release;             /* 0: allocation, 1: release */
+    int mem_kind;            /* enum cusim_mem_kind */
+    uint64_t address, bytes;
+    uint64_t timestamp;      /* gpu ns (set by cusim_report_memory) */
+    uint32_t correlation_id; /* the call's (set by cusim_report_memory) */
+    uint32_t stream_id;      /* stream-ordered (cudaMallocAsync & co): the stream */
+    int is_async;
+    const void *pool;        /* stream-ordered: the pool, else NULL */
+    int pool_is_default;     /* the device's default pool */
+    uint64_t pool_threshold, pool_reserved, pool_used;
+} cusim_memory_activity;
+
+/* A memory pool created, destroyed or trimmed (CUPTI's MEMORY_POOL records). */
+typedef struct cusim_pool_activity {
+    int op;                  /* 0: created, 1: destroyed, 2: trimmed */
+    const void *pool;
+    uint64_t reserved, threshold, used, min_keep;
+    uint64_t timestamp;      /* set by cusim_report_pool */
+    uint32_t correlation_id;
+} cusim_pool_activity;
+
+/* Stamp a (time, the current call's correlation id) and give it to the tool. */
+CUSIM_EXPORT void cusim_report_memory(cusim_memory_activity *a);
+CUSIM_EXPORT void cusim_report_pool(cusim_pool_activity *a);
+
 /* A graph or node came to be (CUPTI's resource callbacks). */
 enum cusim_graph_what {
     CUSIM_GRAPH_NODE_CREATED = 0,   /* added, or captured, on the calling thread */
@@ -341,6 +369,8 @@ typedef struct cusim_tool_ops {
     void (*copy)(const cusim_copy_activity *a);
     void (*sync)(const cusim_sync_activity *a);
     void (*graph)(const cusim_graph_event *e);   /* may be NULL */
+    void (*memory)(const cusim_memory_activity *a); /* may be NULL */
+    void (*pool)(const cusim_pool_activity *a);     /* may be NULL */
 } cusim_tool_ops;
 
 /* Attaches (ops != NULL) or detaches the tool. The ops struct must outlive

@@ -495,3 +495,25 @@ uint64_t cusim_memset2d(cusim_stream *s, void *dst, size_t pitch, int value, siz
         cusim_wait_until_host(end);
     return end + (uint64_t)d;
 }
+
+/* ---- memory records ------------------------------------------------------- */
+
+void cusim_report_memory(cusim_memory_activity *a)
+{
+    const cusim_tool_ops *tool = cusim_tool_get();
+    if (tool == NULL || tool->memory == NULL)
+        return;
+    a->timestamp = cusim_gpu_ns();
+    a->correlation_id = cusim_current_correlation();
+    tool->memory(a);
+}
+
+void cusim_report_pool(cusim_pool_activity *a)
+{
+    const cusim_tool_ops *tool = cusim_tool_get();
+    if (tool == NULL || tool->pool == NULL)
+        return;
+    a->timestamp = cusim_gpu_ns();
+    a->correlation_id = cusim_current_correlation();
+    tool->pool(a);
+}

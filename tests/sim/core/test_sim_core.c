@@ -48,7 +48,7 @@ static void on_sync(const cusim_sync_activity *a)
     if (rec.n_sync < REC_MAX)
         rec.sync[rec.n_sync++] = *a;
 }
-static const cusim_tool_ops recorder = {on_api_enter, on_api_exit, on_kernel, on_copy, on_sync, NULL};
+static const cusim_tool_ops recorder = {on_api_enter, on_api_exit, on_kernel, on_copy, on_sync, NULL, NULL, NULL};
 
 static cusim_kernel_desc user_kernel(uint32_t blocks, uint32_t threads)
 {

@@ -54,7 +54,7 @@ static void rec_copy(const cusim_copy_activity *a)
         rec.copy[rec.ncopy++] = *a;
 }
 
-static const cusim_tool_ops rec_ops = {rec_enter, rec_exit, rec_kernel, rec_copy, NULL, NULL};
+static const cusim_tool_ops rec_ops = {rec_enter, rec_exit, rec_kernel, rec_copy, NULL, NULL, NULL, NULL};
 
 void rec_start(void)
 {

@@ -17,7 +17,24 @@ static cudaError_t alloc(void **p, size_t size, enum cusim_mem_kind kind)
     if (p == NULL)
         return cudaErrorInvalidValue;
     *p = cusim_mem_alloc(size, kind);
-    return *p != NULL ? cudaSuccess : cudaErrorMemoryAllocation;
+    if (*p == NULL)
+        return cudaErrorMemoryAllocation;
+    cusim_memory_activity a = {.mem_kind = kind, .address = (uint64_t)(uintptr_t)*p, .bytes = size};
+    cusim_report_memory(&a);
+    return cudaSuccess;
+}
+
+/* The release record of a live allocation at p (before it is freed). */
+static void report_release(void *p, const void *pool, uint32_t stream_id)
+{
+    void *base = NULL;
+    size_t size = 0;
+    enum cusim_mem_kind k = cusim_mem_find(p, &base, &size);
+    if (k == CUSIM_MEM_UNKNOWN || base != p)
+        return;
+    cusim_memory_activity a = {.release = 1, .mem_kind = k, .address = (uint64_t)(uintptr_t)p, .bytes = size,
+                               .stream_id = stream_id, .is_async = stream_id != 0, .pool = pool};
+    cusim_report_memory(&a);
 }
 
 CUDART_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
@@ -73,6 +90,7 @@ CUDART_EXPORT cudaError_t cudaFree(void *devPtr)
     enum cusim_mem_kind k = cusim_mem_kind_of(devPtr);
     if (k != CUSIM_MEM_DEVICE && k != CUSIM_MEM_MANAGED)
         API_RETURN(cudaErrorInvalidValue);
+    report_release(devPtr, NULL, 0);
     cudart_pool_forget(devPtr); /* if it came from a pool (cudaMallocAsync) */
     API_RETURN(cusim_mem_free(devPtr, k) == 0 ? cudaSuccess : cudaErrorInvalidValue);
 }
@@ -83,25 +101,29 @@ CUDART_EXPORT cudaError_t cudaFreeHost(void *ptr)
     cusim_device_drain();
     if (ptr == NULL)
         API_RETURN(cudaSuccess);
+    if (cusim_mem_kind_of(ptr) == CUSIM_MEM_PINNED)
+        report_release(ptr, NULL, 0);
     API_RETURN(cusim_mem_free(ptr, CUSIM_MEM_PINNED) == 0 ? cudaSuccess : cudaErrorInvalidValue);
 }
 
 static cudaError_t malloc_async(void **devPtr, size_t size, cudaStream_t stream, int ptds)
 {
-    if (cudart_stream(stream, ptds) == NULL)
+    cusim_stream *s = cudart_stream(stream, ptds);
+    if (s == NULL)
         return cudaErrorInvalidResourceHandle;
-    return cudart_pool_alloc(devPtr, size, NULL); /* the device's current pool */
+    return cudart_pool_alloc(devPtr, size, NULL, cusim_stream_id(s)); /* the device's current pool */
 }
 
 static cudaError_t free_async(void *devPtr, cudaStream_t stream, int ptds)
 {
-    if (cudart_stream(stream, ptds) == NULL)
+    cusim_stream *s = cudart_stream(stream, ptds);
+    if (s == NULL)
         return cudaErrorInvalidResourceHandle;
     /* No kernel ever reads the memory, so it can go at once. */
     if (devPtr == NULL)
         return cudaSuccess;
     /* out of the pool's accounting before the address can be reused */
-    cudart_pool_forget(devPtr);
+    cudart_pool_release(devPtr, cusim_stream_id(s));
     return cusim_mem_free(devPtr, CUSIM_MEM_DEVICE) == 0 ? cudaSuccess : cudaErrorInvalidValue;
 }
 

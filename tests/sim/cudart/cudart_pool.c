@@ -77,7 +77,27 @@ static void shrink(cudaMemPool_t p, uint64_t keep)
         p->reserved = keep;
 }
 
-cudaError_t cudart_pool_alloc(void **ptr, size_t size, cudaMemPool_t pool)
+/* A MEMORY2 record of a stream-ordered allocation or release from pool. */
+static void report(int release, void *ptr, uint64_t size, cudaMemPool_t pool, uint32_t stream_id)
+{
+    cusim_memory_activity a = {
+        .release = release, .mem_kind = CUSIM_MEM_DEVICE, .address = (uint64_t)(uintptr_t)ptr,
+        .bytes = size, .stream_id = stream_id, .is_async = 1, .pool = pool,
+        .pool_is_default = pool == &default_pool, .pool_threshold = pool->threshold,
+        .pool_reserved = pool->reserved, .pool_used = pool->used,
+    };
+    cusim_report_memory(&a);
+}
+
+/* A MEMORY_POOL record: op 0 created, 1 destroyed, 2 trimmed. */
+static void report_pool(int op, cudaMemPool_t pool, uint64_t min_keep)
+{
+    cusim_pool_activity a = {.op = op, .pool = pool, .reserved = pool->reserved, .threshold = pool->threshold,
+                             .used = pool->used, .min_keep = min_keep};
+    cusim_report_pool(&a);
+}
+
+cudaError_t cudart_pool_alloc(void **ptr, size_t size, cudaMemPool_t pool, uint32_t stream_id)
 {
     pool_alloc *a;
     if (ptr == NULL)
@@ -106,7 +126,25 @@ cudaError_t cudart_pool_alloc(void **ptr, size_t size, cudaMemPool_t pool)
     if (pool->reserved > pool->reserved_high)
         pool->reserved_high = pool->reserved;
     pthread_mutex_unlock(&pool_mu);
+    report(0, *ptr, size, pool, stream_id);
     return cudaSuccess;
+}
+
+void cudart_pool_release(void *ptr, uint32_t stream_id)
+{
+    cudaMemPool_t pool = NULL;
+    uint64_t size = 0;
+    pthread_mutex_lock(&pool_mu);
+    for (pool_alloc *a = allocs[bucket(ptr)]; a != NULL; a = a->next)
+        if (a->ptr == ptr) {
+            pool = a->pool;
+            size = a->size;
+            break;
+        }
+    pthread_mutex_unlock(&pool_mu);
+    if (pool != NULL)
+        report(1, ptr, size, pool, stream_id);
+    cudart_pool_forget(ptr);
 }
 
 void cudart_pool_forget(void *ptr)
@@ -232,6 +270,7 @@ CUDART_EXPORT cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool,
     *p = default_pool;
     p->used = p->used_high = p->reserved = p->reserved_high = p->threshold = 0;
     *memPool = p;
+    report_pool(0, p, 0);
     API_RETURN(cudaSuccess);
 }
 
@@ -240,6 +279,7 @@ CUDART_EXPORT cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool)
     API_ENTER(cudaMemPoolDestroy, v11020, (&(cudaMemPoolDestroy_v11020_params){memPool}));
     if (!pool_ok(memPool) || memPool == &default_pool)
         API_RETURN(cudaErrorInvalidValue);
+    report_pool(1, memPool, 0);
     pthread_mutex_lock(&pool_mu);
     if (current_pool == memPool) /* the device falls back to its default pool */
         current_pool = &default_pool;
@@ -261,6 +301,7 @@ CUDART_EXPORT cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minByt
     pthread_mutex_lock(&pool_mu);
     shrink(memPool, minBytesToKeep);
     pthread_mutex_unlock(&pool_mu);
+    report_pool(2, memPool, minBytesToKeep);
     API_RETURN(cudaSuccess);
 }
 
@@ -373,11 +414,12 @@ CUDART_EXPORT cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags,
 static cudaError_t from_pool(void **ptr, size_t size, cudaMemPool_t pool, cudaStream_t stream,
                              int ptds)
 {
-    if (cudart_stream(stream, ptds) == NULL)
+    cusim_stream *s = cudart_stream(stream, ptds);
+    if (s == NULL)
         return cudaErrorInvalidResourceHandle;
     if (!pool_ok(pool))
         return cudaErrorInvalidValue;
-    return cudart_pool_alloc(ptr, size, pool);
+    return cudart_pool_alloc(ptr, size, pool, cusim_stream_id(s));
 }
 
 CUDART_EXPORT cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool,

@@ -79,7 +79,9 @@ static struct {
     const char *kernel_name[REC_MAX];
     cusim_copy_activity copy[REC_MAX];
     cusim_sync_activity sync[REC_MAX];
-    int n_graph;
+    int n_graph, n_mem, n_pool;
+    cusim_memory_activity mem[REC_MAX];
+    cusim_pool_activity pool[REC_MAX];
     cusim_graph_event graph[REC_MAX];
     uint64_t graph_node_id[REC_MAX], graph_original_id[REC_MAX];
 } rec;
@@ -114,7 +116,17 @@ static void on_graph(const cusim_graph_event *e)
         rec.graph[rec.n_graph++] = *e;
     }
 }
-static const cusim_tool_ops recorder = {NULL, on_api_exit, on_kernel, on_copy, on_sync, on_graph};
+static void on_memory(const cusim_memory_activity *a)
+{
+    if (rec.n_mem < REC_MAX)
+        rec.mem[rec.n_mem++] = *a;
+}
+static void on_pool(const cusim_pool_activity *a)
+{
+    if (rec.n_pool < REC_MAX)
+        rec.pool[rec.n_pool++] = *a;
+}
+static const cusim_tool_ops recorder = {NULL, on_api_exit, on_kernel, on_copy, on_sync, on_graph, on_memory, on_pool};
 
 /* The recorded api call with this cbid (the last one), or NULL. */
 static const cusim_api_call *api_with(uint32_t cbid)
@@ -597,6 +609,60 @@ START_TEST(test_graphs_capture_and_replay)
 }
 END_TEST
 
+/* MEMORY2 and MEMORY_POOL as CUPTI gives them: an allocation record per
+ * allocation and a release per free, in the call (its correlation id),
+ * stream-ordered ones with their stream and pool; pools created, trimmed,
+ * destroyed. */
+START_TEST(test_memory_records)
+{
+    cusim_init();
+    memset(&rec, 0, sizeof rec);
+    cusim_tool_set(&recorder);
+    void *d, *a;
+    ck_assert_int_eq(cudaMalloc(&d, 1000), cudaSuccess);
+    const cusim_api_call *ma = api_with(CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020);
+    ck_assert_int_eq(rec.n_mem, 1);
+    ck_assert_int_eq(rec.mem[0].release, 0);
+    ck_assert_uint_eq(rec.mem[0].address, (uintptr_t)d);
+    ck_assert_uint_eq(rec.mem[0].bytes, 1000);
+    ck_assert_uint_eq(rec.mem[0].correlation_id, ma->correlation_id);
+    ck_assert_ptr_null(rec.mem[0].pool);
+    cudaStream_t s;
+    ck_assert_int_eq(cudaStreamCreate(&s), cudaSuccess);
+    ck_assert_int_eq(cudaMallocAsync(&a, 3000, s), cudaSuccess);
+    ck_assert_int_eq(rec.n_mem, 2);
+    ck_assert_int_eq(rec.mem[1].is_async, 1);
+    ck_assert_uint_ne(rec.mem[1].stream_id, 0);
+    ck_assert_ptr_nonnull(rec.mem[1].pool);
+    ck_assert_int_eq(rec.mem[1].pool_is_default, 1);
+    ck_assert_uint_eq(rec.mem[1].pool_used, 3000);
+    ck_assert_int_eq(cudaFreeAsync(a, s), cudaSuccess);
+    ck_assert_int_eq(cudaFree(d), cudaSuccess);
+    ck_assert_int_eq(rec.n_mem, 4);
+    ck_assert_int_eq(rec.mem[2].release, 1);
+    ck_assert_uint_eq(rec.mem[2].bytes, 3000);
+    ck_assert_ptr_eq(rec.mem[2].pool, rec.mem[1].pool);
+    ck_assert_int_eq(rec.mem[3].release, 1);
+    ck_assert_uint_eq(rec.mem[3].address, (uintptr_t)d);
+    ck_assert_uint_eq(rec.mem[3].bytes, 1000);
+
+    cudaMemPool_t p;
+    struct cudaMemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    ck_assert_int_eq(cudaMemPoolCreate(&p, &props), cudaSuccess);
+    ck_assert_int_eq(cudaMemPoolTrimTo(p, 0), cudaSuccess);
+    ck_assert_int_eq(cudaMemPoolDestroy(p), cudaSuccess);
+    ck_assert_int_eq(rec.n_pool, 3);
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(rec.pool[i].op, i == 0 ? 0 : i == 1 ? 2 : 1);
+        ck_assert_ptr_eq(rec.pool[i].pool, (const void *)p);
+    }
+    cusim_tool_set(NULL);
+}
+END_TEST
+
 START_TEST(test_sync_really_blocks)
 {
     register_kernels();
@@ -950,6 +1016,7 @@ static Suite *cudart_suite(void)
     tcase_set_timeout(tc, 240);
     tcase_add_test(tc, test_nvcc_program_runs_on_sim);
     tcase_add_test(tc, test_graphs_capture_and_replay);
+    tcase_add_test(tc, test_memory_records);
     tcase_add_test(tc, test_nvcc_program_per_thread_stream);
     suite_add_tcase(s, tc);
     return s;

@@ -69,6 +69,10 @@ size_t cs_record_size(CUpti_ActivityKind kind)
         return sizeof(CUpti_ActivitySynchronization2);
     case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
         return sizeof(CUpti_ActivityExternalCorrelation);
+    case CUPTI_ACTIVITY_KIND_MEMORY2:
+        return sizeof(CUpti_ActivityMemory4);
+    case CUPTI_ACTIVITY_KIND_MEMORY_POOL:
+        return sizeof(CUpti_ActivityMemoryPool3);
     default:
         return 0;
     }

@@ -258,6 +258,65 @@ static void cs_on_sync(const cusim_sync_activity *a)
     cs_buf_write(CS_CH_HOST, &r, sizeof r);
 }
 
+/* Memory the device can reach allocated or released (MEMORY2), a pool
+ * created, destroyed or trimmed (MEMORY_POOL): host-side records, written
+ * when the call makes them. */
+static void cs_on_memory(const cusim_memory_activity *a)
+{
+    if (!cs_kind_enabled(CUPTI_ACTIVITY_KIND_MEMORY2))
+        return;
+    CUpti_ActivityMemory4 r;
+    memset(&r, 0, sizeof r);
+    r.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+    r.memoryOperationType = a->release ? CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE
+                                       : CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
+    r.memoryKind = cs_memory_kind(a->mem_kind);
+    r.correlationId = a->correlation_id;
+    r.address = a->address;
+    r.bytes = a->bytes;
+    r.timestamp = a->timestamp;
+    r.processId = (uint32_t)getpid();
+    r.deviceId = CS_DEVICE_ID;
+    r.contextId = CS_CONTEXT_ID;
+    r.streamId = a->stream_id;
+    r.isAsync = (uint32_t)a->is_async;
+    if (a->pool != NULL) {
+        r.memoryPoolConfig.memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
+        r.memoryPoolConfig.address = (uint64_t)(uintptr_t)a->pool;
+        r.memoryPoolConfig.releaseThreshold = a->pool_threshold;
+        r.memoryPoolConfig.pool.size = a->pool_reserved;
+        r.memoryPoolConfig.utilizedSize = a->pool_used;
+    } else {
+        r.memoryPoolConfig.memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_INVALID;
+    }
+    cs_buf_write(CS_CH_HOST, &r, sizeof r);
+}
+
+static void cs_on_pool(const cusim_pool_activity *a)
+{
+    if (!cs_kind_enabled(CUPTI_ACTIVITY_KIND_MEMORY_POOL))
+        return;
+    static const CUpti_ActivityMemoryPoolOperationType op[] = {
+        CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_CREATED, CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_DESTROYED,
+        CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_TRIMMED,
+    };
+    CUpti_ActivityMemoryPool3 r;
+    memset(&r, 0, sizeof r);
+    r.kind = CUPTI_ACTIVITY_KIND_MEMORY_POOL;
+    r.memoryPoolOperationType = op[a->op];
+    r.memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
+    r.correlationId = a->correlation_id;
+    r.processId = (uint32_t)getpid();
+    r.deviceId = CS_DEVICE_ID;
+    r.minBytesToKeep = a->min_keep;
+    r.address = (uint64_t)(uintptr_t)a->pool;
+    r.size = a->reserved;
+    r.releaseThreshold = a->threshold;
+    r.timestamp = a->timestamp;
+    r.utilizedSize = a->used;
+    cs_buf_write(CS_CH_HOST, &r, sizeof r);
+}
+
 /* ---- attaching ------------------------------------------------------------- */
 
 static const cusim_tool_ops cs_ops = {
@@ -267,6 +326,8 @@ static const cusim_tool_ops cs_ops = {
     .copy = cs_on_copy,
     .sync = cs_on_sync,
     .graph = cs_cb_graph,
+    .memory = cs_on_memory,
+    .pool = cs_on_pool,
 };
 
 static pthread_once_t cs_attach_once = PTHREAD_ONCE_INIT;

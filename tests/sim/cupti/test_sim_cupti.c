@@ -43,6 +43,8 @@ typedef struct rec {
         CUpti_ActivityAPI api;
         CUpti_ActivitySynchronization2 sync;
         CUpti_ActivityExternalCorrelation ext;
+        CUpti_ActivityMemory4 mem;
+        CUpti_ActivityMemoryPool3 pool;
     } u;
     size_t buffer; /* which delivered buffer it came in (0, 1, ...) */
 } rec;
@@ -96,6 +98,8 @@ static void CUPTIAPI on_complete(CUcontext ctx, uint32_t stream, uint8_t *buffer
         case CUPTI_ACTIVITY_KIND_MEMSET: sz = sizeof out->u.memset; break;
         case CUPTI_ACTIVITY_KIND_RUNTIME: sz = sizeof out->u.api; break;
         case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: sz = sizeof out->u.sync; break;
+        case CUPTI_ACTIVITY_KIND_MEMORY2: sz = sizeof out->u.mem; break;
+        case CUPTI_ACTIVITY_KIND_MEMORY_POOL: sz = sizeof out->u.pool; break;
         case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: sz = sizeof out->u.ext; break;
         default: sz = sizeof out->u.any; break;
         }
@@ -1026,6 +1030,47 @@ START_TEST(test_graph_records_and_callbacks)
 }
 END_TEST
 
+/* The MEMORY2 and MEMORY_POOL records the sim's CUPTI writes from the
+ * device's reports, only while their kinds are on. */
+START_TEST(test_memory_kinds)
+{
+    client_start(1 << 16, 0);
+    cusim_init();
+    cusim_memory_activity m = {.mem_kind = CUSIM_MEM_DEVICE, .address = 0x1000, .bytes = 4096};
+    cusim_report_memory(&m);   /* kind off: nothing */
+    CK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY2));
+    CK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY_POOL));
+    cusim_api_call c;
+    cusim_api_begin(&c, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, "cudaMalloc", NULL);
+    cusim_report_memory(&m);
+    cusim_api_end(&c, 0);
+    cusim_pool_activity p = {.op = 2, .pool = (void *)0x2000, .reserved = 1 << 21, .min_keep = 7};
+    cusim_report_pool(&p);
+    CK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+    ck_assert_uint_eq(count_kind(CUPTI_ACTIVITY_KIND_MEMORY2), 1);
+    ck_assert_uint_eq(count_kind(CUPTI_ACTIVITY_KIND_MEMORY_POOL), 1);
+    for (size_t i = 0; i < cl.n; i++) {
+        const CUpti_Activity *r = &cl.recs[i].u.any;
+        if (r->kind == CUPTI_ACTIVITY_KIND_MEMORY2) {
+            const CUpti_ActivityMemory4 *x = &cl.recs[i].u.mem;
+            ck_assert_int_eq(x->memoryOperationType, CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION);
+            ck_assert_int_eq(x->memoryKind, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE);
+            ck_assert_uint_eq(x->address, 0x1000);
+            ck_assert_uint_eq(x->bytes, 4096);
+            ck_assert_uint_eq(x->correlationId, c.correlation_id);
+            ck_assert_uint_gt(x->timestamp, 0);
+        }
+        if (r->kind == CUPTI_ACTIVITY_KIND_MEMORY_POOL) {
+            const CUpti_ActivityMemoryPool3 *x = &cl.recs[i].u.pool;
+            ck_assert_int_eq(x->memoryPoolOperationType, CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_TRIMMED);
+            ck_assert_uint_eq(x->address, 0x2000);
+            ck_assert_uint_eq(x->size, 1 << 21);
+            ck_assert_uint_eq(x->minBytesToKeep, 7);
+        }
+    }
+}
+END_TEST
+
 START_TEST(test_second_subscriber_fails)
 {
     CUpti_SubscriberHandle a, b;
@@ -1098,6 +1143,7 @@ static Suite *sim_cupti_suite(void)
     tcase_add_test(tc, test_many_threads);
     tcase_add_test(tc, test_runtime_callbacks);
     tcase_add_test(tc, test_graph_records_and_callbacks);
+    tcase_add_test(tc, test_memory_kinds);
     tcase_add_test(tc, test_second_subscriber_fails);
     tcase_add_test(tc, test_version_strings_and_records);
     suite_add_tcase(s, tc);

@@ -202,12 +202,20 @@ DRV_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
     if (p == NULL)
         DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
     *dptr = (CUdeviceptr)(uintptr_t)p;
+    cusim_memory_activity a = {.mem_kind = CUSIM_MEM_DEVICE, .address = *dptr, .bytes = bytes};
+    cusim_report_memory(&a);
     DRV_RETURN(CUDA_SUCCESS);
 }
 
 DRV_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
     DRV_CALL(cuMemFree_v2, "cuMemFree_v2", NULL);
+    void *base = NULL;
+    size_t size = 0;
+    if (cusim_mem_find((void *)(uintptr_t)dptr, &base, &size) == CUSIM_MEM_DEVICE && base == (void *)(uintptr_t)dptr) {
+        cusim_memory_activity a = {.release = 1, .mem_kind = CUSIM_MEM_DEVICE, .address = dptr, .bytes = size};
+        cusim_report_memory(&a);
+    }
     DRV_RETURN(cusim_mem_free((void *)(uintptr_t)dptr, CUSIM_MEM_DEVICE) == 0 ? CUDA_SUCCESS
                                                                                : CUDA_ERROR_INVALID_VALUE);
 }
