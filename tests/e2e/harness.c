@@ -225,3 +225,14 @@ void e2e_prof_free(e2e_prof *p)
     e2e_rmtree(p->dir);
     free(p->dir);
 }
+
+const char *e2e_str(json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? s : "";
+}
+
+long long e2e_int(json_t *o, const char *key)
+{
+    return (long long)json_integer_value(json_object_get(o, key));
+}

@@ -44,6 +44,9 @@ void e2e_rmtree(const char *dir);
 char *e2e_read_file(const char *path, size_t *len);
 /* Parses a JSON file; NULL (and a message on stderr) if it is not valid. */
 json_t *e2e_load_json(const char *path);
+/* A JSON object's string field ("" when absent) and integer field (0). */
+const char *e2e_str(json_t *o, const char *key);
+long long e2e_int(json_t *o, const char *key);
 /* Number of times needle occurs in hay. */
 int e2e_count(const char *hay, const char *needle);
 

@@ -18,23 +18,12 @@
 #define RUN_TIMEOUT_S 120
 #define LAUNCHES 9
 
-static const char *sget(json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
-}
-
-static long long iget(json_t *o, const char *k)
-{
-    return (long long)json_integer_value(json_object_get(o, k));
-}
-
 static json_t *named(json_t *rows, const char *name)
 {
     size_t i;
     json_t *r;
     json_array_foreach(rows, i, r)
-        if (!strcmp(sget(r, "name"), name))
+        if (!strcmp(e2e_str(r, "name"), name))
             return r;
     return NULL;
 }
@@ -54,19 +43,19 @@ static void check_run(int hooked, int dlsym)
     /* counted, named, timed either way */
     json_t *k = named(json_object_get(p.sum, "kernels"), "scale");
     ck_assert_ptr_nonnull(k);
-    ck_assert_int_eq(iget(k, "launches"), LAUNCHES);
-    ck_assert_int_gt(iget(k, "gpu_total_ns"), 0);
+    ck_assert_int_eq(e2e_int(k, "launches"), LAUNCHES);
+    ck_assert_int_gt(e2e_int(k, "gpu_total_ns"), 0);
     json_t *row = named(json_object_get(p.sum, "api"), "cuLaunchKernelEx");
     ck_assert_ptr_nonnull(row);
-    ck_assert_int_eq(iget(row, "calls"), LAUNCHES);
-    ck_assert_int_eq(iget(row, "cuda_total_ns"), iget(k, "gpu_total_ns"));
+    ck_assert_int_eq(e2e_int(row, "calls"), LAUNCHES);
+    ck_assert_int_eq(e2e_int(row, "cuda_total_ns"), e2e_int(k, "gpu_total_ns"));
 
     /* the census */
     json_t *c = json_object_get(p.sum, "launch_census");
     json_t *paths = json_object_get(c, "paths");
     ck_assert_uint_eq(json_array_size(paths), 1);
-    ck_assert_str_eq(sget(json_array_get(paths, 0), "path"), hooked ? "driver" : "cupti");
-    ck_assert_int_eq(iget(json_array_get(paths, 0), "kernels"), LAUNCHES);
+    ck_assert_str_eq(e2e_str(json_array_get(paths, 0), "path"), hooked ? "driver" : "cupti");
+    ck_assert_int_eq(e2e_int(json_array_get(paths, 0), "kernels"), LAUNCHES);
     ck_assert(json_number_value(json_object_get(c, "coverage")) == (hooked ? 1.0 : 0.0));
     ck_assert_msg(strstr(p.txt, hooked ? "(9 driver launches through an entry point)"
                                        : "(9 launches seen by CUPTI only)"),
@@ -76,15 +65,15 @@ static void check_run(int hooked, int dlsym)
     size_t i, calls = 0;
     json_t *ev;
     json_array_foreach(json_object_get(p.trace, "traceEvents"), i, ev) {
-        if (strcmp(sget(ev, "ph"), "X") || strcmp(sget(ev, "name"), "cuLaunchKernelEx"))
+        if (strcmp(e2e_str(ev, "ph"), "X") || strcmp(e2e_str(ev, "name"), "cuLaunchKernelEx"))
             continue;
         json_t *args = json_object_get(ev, "args");
         calls++;
         if (hooked) {
-            ck_assert_str_eq(sget(args, "kernel"), "scale");
-            ck_assert_str_eq(sget(ev, "cat"), "cuda_driver");
+            ck_assert_str_eq(e2e_str(args, "kernel"), "scale");
+            ck_assert_str_eq(e2e_str(ev, "cat"), "cuda_driver");
         } else {
-            ck_assert_str_eq(sget(args, "source"), "cupti");
+            ck_assert_str_eq(e2e_str(args, "source"), "cupti");
         }
     }
     ck_assert_uint_eq(calls, LAUNCHES);
@@ -92,11 +81,11 @@ static void check_run(int hooked, int dlsym)
     /* its cuMemAlloc of 2^16 floats: device memory when the wrappers are on */
     json_t *mem = json_object_get(p.sum, "memory");
     if (hooked) {
-        ck_assert_int_eq(iget(mem, "peak_bytes"), 1 << 18);
-        ck_assert_str_eq(sget(json_array_get(json_object_get(mem, "owners"), 0), "api"), "cuMemAlloc");
-        ck_assert_int_eq(iget(mem, "end_bytes"), 0);
+        ck_assert_int_eq(e2e_int(mem, "peak_bytes"), 1 << 18);
+        ck_assert_str_eq(e2e_str(json_array_get(json_object_get(mem, "owners"), 0), "api"), "cuMemAlloc");
+        ck_assert_int_eq(e2e_int(mem, "end_bytes"), 0);
     } else {
-        ck_assert_int_eq(iget(mem, "allocations"), 0);
+        ck_assert_int_eq(e2e_int(mem, "allocations"), 0);
     }
     e2e_prof_free(&p);
 }

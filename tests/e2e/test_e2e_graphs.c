@@ -17,17 +17,6 @@
 #define RUN_TIMEOUT_S 120
 #define REPLAYS 7
 
-static const char *sget(json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
-}
-
-static long long iget(json_t *o, const char *k)
-{
-    return (long long)json_integer_value(json_object_get(o, k));
-}
-
 START_TEST(replays_charged_to_captured_calls)
 {
     char iters[16];
@@ -40,37 +29,37 @@ START_TEST(replays_charged_to_captured_calls)
     json_t *graphs = json_object_get(p.sum, "graphs");
     ck_assert_uint_eq(json_array_size(graphs), 1);
     json_t *g = json_array_get(graphs, 0);
-    ck_assert_int_eq(iget(g, "launches"), REPLAYS);
-    ck_assert_int_eq(iget(g, "nodes"), 2);
-    ck_assert_int_eq(iget(g, "records"), 2 * REPLAYS);
+    ck_assert_int_eq(e2e_int(g, "launches"), REPLAYS);
+    ck_assert_int_eq(e2e_int(g, "nodes"), 2);
+    ck_assert_int_eq(e2e_int(g, "records"), 2 * REPLAYS);
     json_t *origins = json_object_get(g, "origins"), *o;
     ck_assert_uint_eq(json_array_size(origins), 2);
     size_t i;
     long long sum = 0;
     int gemm = 0, bias = 0;
     json_array_foreach(origins, i, o) {
-        const char *label = sget(o, "origin");
+        const char *label = e2e_str(o, "origin");
         ck_assert(json_is_true(json_object_get(o, "captured")));
-        ck_assert_int_eq(iget(o, "records"), REPLAYS);
-        sum += iget(o, "gpu_total_ns");
+        ck_assert_int_eq(e2e_int(o, "records"), REPLAYS);
+        sum += e2e_int(o, "gpu_total_ns");
         if (!strcmp(label, "cublasGemmEx 64x64x64 bf16")) {
             gemm = 1;
-            ck_assert_msg(strstr(sget(o, "work"), "nvjet"), "the GEMM's kernel: %s", sget(o, "work"));
+            ck_assert_msg(strstr(e2e_str(o, "work"), "nvjet"), "the GEMM's kernel: %s", e2e_str(o, "work"));
         }
         if (!strncmp(label, "__cudaLaunchKernel ", 19) && strstr(label, "bias_add"))
             bias = 1;
     }
     ck_assert_msg(gemm && bias, "origins:\n%s", p.txt);
-    ck_assert_int_eq(sum, iget(g, "gpu_total_ns"));
+    ck_assert_int_eq(sum, e2e_int(g, "gpu_total_ns"));
 
     /* the graph holds exactly the GPU time of the cudaGraphLaunch row */
     json_t *row = NULL;
     json_array_foreach(json_object_get(p.sum, "api"), i, o)
-        if (!strcmp(sget(o, "name"), "cudaGraphLaunch"))
+        if (!strcmp(e2e_str(o, "name"), "cudaGraphLaunch"))
             row = o;
     ck_assert_ptr_nonnull(row);
-    ck_assert_int_eq(iget(row, "calls"), REPLAYS);
-    ck_assert_int_eq(iget(row, "cuda_total_ns"), iget(g, "gpu_total_ns"));
+    ck_assert_int_eq(e2e_int(row, "calls"), REPLAYS);
+    ck_assert_int_eq(e2e_int(row, "cuda_total_ns"), e2e_int(g, "gpu_total_ns"));
     ck_assert_msg(strstr(p.txt, "\nCUDA graphs (") && strstr(p.txt, "cublasGemmEx 64x64x64 bf16 -> nvjet"), "%s",
                   p.txt);
 
@@ -79,12 +68,12 @@ START_TEST(replays_charged_to_captured_calls)
     json_t *ev;
     json_array_foreach(json_object_get(p.trace, "traceEvents"), i, ev) {
         json_t *args = json_object_get(ev, "args");
-        if (strcmp(sget(ev, "cat"), "kernel") || !json_object_get(args, "graph"))
+        if (strcmp(e2e_str(ev, "cat"), "kernel") || !json_object_get(args, "graph"))
             continue;
         replayed++;
-        ck_assert_int_eq(iget(args, "graph"), iget(g, "id"));
-        ck_assert_int_gt(iget(args, "graph node"), 0);
-        const char *from = sget(args, "captured from");
+        ck_assert_int_eq(e2e_int(args, "graph"), e2e_int(g, "id"));
+        ck_assert_int_gt(e2e_int(args, "graph node"), 0);
+        const char *from = e2e_str(args, "captured from");
         ck_assert_msg(!strcmp(from, "cublasGemmEx 64x64x64 bf16") || strstr(from, "bias_add"), "captured from %s",
                       from);
     }
@@ -92,8 +81,8 @@ START_TEST(replays_charged_to_captured_calls)
 
     /* a replayed GEMM is still a GEMM for the findings (its origin says so) */
     json_array_foreach(json_object_get(p.sum, "findings"), i, ev) {
-        const char *msg = sget(ev, "message"), *light = strstr(msg, "elementwise/reduction-like");
-        if (!strcmp(sget(ev, "rule"), "heavyweight-kernels") && light)
+        const char *msg = e2e_str(ev, "message"), *light = strstr(msg, "elementwise/reduction-like");
+        if (!strcmp(e2e_str(ev, "rule"), "heavyweight-kernels") && light)
             ck_assert_msg(!strstr(light, "nvjet"), "a replayed GEMM counted as light: %s", msg);
     }
     e2e_prof_free(&p);

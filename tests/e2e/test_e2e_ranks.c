@@ -28,12 +28,6 @@
 #define RUN_TIMEOUT_S 240
 #define GPU_PID_BASE (1ll << 30)
 
-static const char *sfield(json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
-}
-
 START_TEST(torchrun_rank_in_names_and_outputs)
 {
     char *dir = e2e_tmpdir();
@@ -52,7 +46,7 @@ START_TEST(torchrun_rank_in_names_and_outputs)
     ck_assert_int_eq(json_integer_value(json_object_get(di, "rank")), 1);
     ck_assert_int_eq(json_integer_value(json_object_get(di, "world_size")), 2);
     ck_assert_int_eq(json_integer_value(json_object_get(di, "local_rank")), 1);
-    ck_assert_str_eq(sfield(di, "launcher"), "torchrun");
+    ck_assert_str_eq(e2e_str(di, "launcher"), "torchrun");
     snprintf(path, sizeof path, "%s/x.rank1.summary.json", dir);
     json_t *s = e2e_load_json(path);
     ck_assert_ptr_nonnull(s);
@@ -62,7 +56,7 @@ START_TEST(torchrun_rank_in_names_and_outputs)
     ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(d, "devices"), 0)), 0);
     char host[256] = "";
     gethostname(host, sizeof host);
-    ck_assert_str_eq(sfield(d, "host"), host);
+    ck_assert_str_eq(e2e_str(d, "host"), host);
     json_t *ck = json_object_get(d, "clocks");
     ck_assert_int_gt(json_integer_value(json_object_get(ck, "realtime_end_ns")),
                      json_integer_value(json_object_get(ck, "realtime_start_ns")));
@@ -165,7 +159,7 @@ static void count_x(json_t *t, long long pid, size_t *cpu, size_t *gpu, size_t *
     json_t *ev;
     *cpu = *gpu = *hooked = 0;
     json_array_foreach(json_object_get(t, "traceEvents"), i, ev) {
-        if (strcmp(sfield(ev, "ph"), "X") != 0)
+        if (strcmp(e2e_str(ev, "ph"), "X") != 0)
             continue;
         long long p = json_integer_value(json_object_get(ev, "pid"));
         long long tid = json_integer_value(json_object_get(ev, "tid"));
@@ -177,8 +171,8 @@ static void count_x(json_t *t, long long pid, size_t *cpu, size_t *gpu, size_t *
             continue;
         }
         (*cpu)++;
-        *hooked += strcmp(sfield(json_object_get(ev, "args"), "source"), "cupti") != 0 &&
-                   strcmp(sfield(ev, "cat"), "cuda_sync") != 0;
+        *hooked += strcmp(e2e_str(json_object_get(ev, "args"), "source"), "cupti") != 0 &&
+                   strcmp(e2e_str(ev, "cat"), "cuda_sync") != 0;
     }
 }
 
@@ -187,7 +181,7 @@ static json_t *finding(json_t *sum, const char *rule)
     size_t i;
     json_t *f;
     json_array_foreach(json_object_get(sum, "findings"), i, f)
-        if (!strcmp(sfield(f, "rule"), rule))
+        if (!strcmp(e2e_str(f, "rule"), rule))
             return f;
     return NULL;
 }
@@ -197,7 +191,7 @@ static json_t *row(json_t *sum, const char *section, const char *name)
     size_t i;
     json_t *r;
     json_array_foreach(json_object_get(sum, section), i, r)
-        if (!strcmp(sfield(r, "name"), name))
+        if (!strcmp(e2e_str(r, "name"), name))
             return r;
     return NULL;
 }
@@ -292,7 +286,7 @@ START_TEST(mpirun_four_ranks_and_merge)
         json_t *di = json_object_get(traces[r], "distributedInfo");
         ck_assert_int_eq(json_integer_value(json_object_get(di, "rank")), r);
         ck_assert_int_eq(json_integer_value(json_object_get(di, "world_size")), 4);
-        ck_assert_str_eq(sfield(di, "launcher"), "Open MPI");
+        ck_assert_str_eq(e2e_str(di, "launcher"), "Open MPI");
         ck_assert_ptr_nonnull(row(sums[r], "api", "MPI_Barrier"));
     }
 
@@ -314,12 +308,12 @@ START_TEST(mpirun_four_ranks_and_merge)
     size_t i, procs = 0, sum_events = 0, merged_hooked = 0;
     json_t *ev;
     json_array_foreach(json_object_get(mt, "traceEvents"), i, ev)
-        if (!strcmp(sfield(ev, "ph"), "M") && !strcmp(sfield(ev, "name"), "process_name")) {
+        if (!strcmp(e2e_str(ev, "ph"), "M") && !strcmp(e2e_str(ev, "name"), "process_name")) {
             long long pid = json_integer_value(json_object_get(ev, "pid"));
             char want[32];
             snprintf(want, sizeof want, "rank %lld (", pid - 1);
-            ck_assert_msg(!strncmp(sfield(json_object_get(ev, "args"), "name"), want, strlen(want)),
-                          "process %lld is %s", pid, sfield(json_object_get(ev, "args"), "name"));
+            ck_assert_msg(!strncmp(e2e_str(json_object_get(ev, "args"), "name"), want, strlen(want)),
+                          "process %lld is %s", pid, e2e_str(json_object_get(ev, "args"), "name"));
             procs++;
         }
     ck_assert_uint_eq(procs, 4);
@@ -339,7 +333,7 @@ START_TEST(mpirun_four_ranks_and_merge)
 
     /* one host: the monotonic clock as it is */
     json_t *al = json_object_get(ms, "alignment");
-    ck_assert_msg(strstr(sfield(al, "method"), "CLOCK_MONOTONIC"), "%s", sfield(al, "method"));
+    ck_assert_msg(strstr(e2e_str(al, "method"), "CLOCK_MONOTONIC"), "%s", e2e_str(al, "method"));
     ck_assert_int_eq(json_integer_value(json_object_get(al, "error_ns")), 0);
     ck_assert_int_eq(json_integer_value(json_object_get(ms, "meetings")), 12);
 
@@ -369,8 +363,8 @@ START_TEST(mpirun_four_ranks_and_merge)
     json_t *ms2 = e2e_load_json(path);
     ck_assert_ptr_nonnull(ms2);
     al = json_object_get(ms2, "alignment");
-    ck_assert_msg(strstr(sfield(al, "method"), "refined by the ends of the collectives"), "%s",
-                  sfield(al, "method"));
+    ck_assert_msg(strstr(e2e_str(al, "method"), "refined by the ends of the collectives"), "%s",
+                  e2e_str(al, "method"));
     /* the 3 s are gone: what is left is the collectives' noise (4 ranks on
      * 2 cores: up to milliseconds) */
     int64_t err_ns = json_integer_value(json_object_get(al, "error_ns"));

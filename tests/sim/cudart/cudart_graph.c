@@ -12,10 +12,6 @@
 
 #include <string.h>
 
-#define STREAM_OR_FAIL(var, stream, ptds)                                                    \
-    cusim_stream *var = cudart_stream((stream), (ptds));                                     \
-    if (var == NULL)                                                                         \
-    API_RETURN(cudaErrorInvalidResourceHandle)
 
 /* A kernel node's kernel as the launch path builds it. */
 static cudaError_t kernel_of(const struct cudaKernelNodeParams *p, cusim_kernel_desc *k)

@@ -59,6 +59,13 @@ CUDART_INTERNAL cudaError_t cudart_stub_status(void);
         return api_err_;                                                                     \
     } while (0)
 
+/* The stream a cudaStream_t names, or return cudaErrorInvalidResourceHandle
+ * from the API call (after API_ENTER). */
+#define STREAM_OR_FAIL(var, stream, ptds)                                                    \
+    cusim_stream *var = cudart_stream((stream), (ptds));                                     \
+    if (var == NULL)                                                                         \
+    API_RETURN(cudaErrorInvalidResourceHandle)
+
 /* ---- kernels (cudart_launch.c) ------------------------------------------- */
 
 /* One registered __global__ function. Its address is the cudaKernel_t and

@@ -62,10 +62,6 @@ CUDART_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t stream)
     API_RETURN(cudaSuccess);
 }
 
-#define STREAM_OR_FAIL(var, stream, ptds)                                                    \
-    cusim_stream *var = cudart_stream((stream), (ptds));                                     \
-    if (var == NULL)                                                                         \
-    API_RETURN(cudaErrorInvalidResourceHandle)
 
 CUDART_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
