@@ -30,6 +30,7 @@
  *    running: 0 when idle).
  * Not yet: stacks.
  */
+#include "formats/place.h"
 #include "formats/codec.h"
 #include "formats/gpu_rows.h"
 #include "formats/units.h"
@@ -1194,8 +1195,14 @@ static void descriptors(pf_writer *w, const cuprof_gpu_row_item *it, size_t n, u
     pb_msg(&w->pkt, PKT_CLOCK_SNAPSHOT, &cs);
     put_packet(w);
     const char *prog = strrchr(run->program, '/');
+    char rank[48], pname[320];
     pb_uint(&proc, PD_PID, (uint64_t)run->pid);
-    pb_str(&proc, PD_NAME, prog ? prog + 1 : run->program);
+    if (cuprof_place_rank_label(rank, sizeof rank, run)[0]) {   /* as the JSON trace names it */
+        snprintf(pname, sizeof pname, "%.255s (%s)", prog ? prog + 1 : run->program, rank);
+        pb_str(&proc, PD_NAME, pname);
+    } else {
+        pb_str(&proc, PD_NAME, prog ? prog + 1 : run->program);
+    }
     put_track(w, UUID_PROCESS, 0, NULL, &proc, NULL);
     w->oom |= cs.oom | clk.oom | proc.oom;
     free(cs.b); free(clk.b); free(proc.b);

@@ -13,9 +13,10 @@ $(B)/tests/mpi_prog: tests/e2e/mpi_prog.c | $(B)/.deps-ok
 	else echo "cuprof: no mpicc: $@ not built, the mpirun tests will be skipped (scripts/deps.sh installs openmpi-bin libopenmpi-dev)" >&2; fi
 
 $(B)/tests/test_e2e_ranks: tests/e2e/test_e2e_ranks.c tests/e2e/trace_check.c tests/e2e/trace_check.h \
+                           tests/e2e/pftrace.c tests/e2e/pftrace.h \
                            $(HARNESS_OBJ) tests/e2e/harness.h $(B)/tests/mpi_prog $(B)/cuprof-merge
-	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< tests/e2e/trace_check.c $(HARNESS_OBJ) \
-	    $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS) -lm
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< tests/e2e/trace_check.c \
+	    tests/e2e/pftrace.c $(HARNESS_OBJ) $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS) $(PFT_LIBS) -lm
 
 ALL_TARGETS += $(B)/tests/test_e2e_ranks $(B)/tests/mpi_prog
 E2E_TESTS   += $(B)/tests/test_e2e_ranks

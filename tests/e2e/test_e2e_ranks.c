@@ -15,6 +15,7 @@
  * (scripts/deps.sh installs it).
  */
 #include "harness.h"
+#include "pftrace.h"
 #include "trace_check.h"
 
 #include <check.h>
@@ -70,6 +71,22 @@ START_TEST(torchrun_rank_in_names_and_outputs)
     json_decref(t);
     json_decref(s);
     e2e_result_free(&r);
+
+    /* the Perfetto trace names the rank in its process too */
+    const char *argv_pf[] = {e2e_path("prof.sh"), "-o", dir, "-n", "pf", "--format", "perfetto", "--",
+                             e2e_path("bench/matmul_add"), "--size", "64", "--iters", "2", NULL};
+    r = e2e_run(argv_pf, env, NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(r.status == 0, "exit %d\n%s", r.status, r.err);
+    e2e_result_free(&r);
+    snprintf(path, sizeof path, "%s/pf.rank1.perfetto-trace", dir);
+    pft pt;
+    ck_assert_msg(pft_load(path, &pt) == 0, "%s: %s", path, pt.error);
+    int named = 0;
+    for (size_t i = 0; i < pt.ntracks; i++)
+        named += pt.tracks[i].pid > 0 && pt.tracks[i].tid < 0 && pt.tracks[i].name &&
+                 !strcmp(pt.tracks[i].name, "matmul_add (rank 1 of 2)");
+    ck_assert_int_eq(named, 1);
+    pft_free(&pt);
 
     /* a single process: no rank, no distributedInfo, the usual name */
     const char *env1[] = {e2e_sim_env(), NULL};
