@@ -8,6 +8,7 @@
  * graph, node and origin.
  */
 #include "harness.h"
+#include "trace_check.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -78,6 +79,9 @@ START_TEST(replays_charged_to_captured_calls)
                       from);
     }
     ck_assert_int_eq(replayed, 2 * REPLAYS);
+    char bad[2048];
+    size_t nbad = trace_check(p.trace, bad, sizeof bad, 5);
+    ck_assert_msg(nbad == 0, "the trace breaks %zu viewer rules:\n%s", nbad, bad);
 
     /* a replayed GEMM is still a GEMM for the findings (its origin says so) */
     json_array_foreach(json_object_get(p.sum, "findings"), i, ev) {
