@@ -250,23 +250,30 @@ static void put_flow_anchor(chrome_writer *cw, int64_t pid, uint64_t tid, uint64
     cuprof_out_puts(o, "}");
 }
 
-/* The arrow from the call with corr to a device record at (pid, tid, ts);
- * once per correlation id (seen[] by api index). */
-static void put_flow(chrome_writer *cw, const cuprof_timeline *tl, unsigned char *seen,
-                     uint32_t corr, int need_launch, int64_t pid, uint64_t tid, uint64_t ts)
+/* The arrow from the call with corr to a device record at (pid, tid, ts):
+ * once per correlation id (seen[] counts them by api index), except for a
+ * graph's replay (graph != 0), whose records all share the launch's id: an
+ * arrow to each, the k-th with id corr + k * 2^32 (flow ids pair one to one;
+ * JSON keeps them exact while k < 2^21). */
+static void put_flow(chrome_writer *cw, const cuprof_timeline *tl, uint32_t *seen, uint32_t corr,
+                     int need_launch, int graph, int64_t pid, uint64_t tid, uint64_t ts)
 {
     const cuprof_gpu_api *a = cuprof_timeline_api(tl, corr);
-    if (!a || (need_launch && !a->is_launch) || seen[a - tl->gpu->apis])
+    if (!a || (need_launch && !a->is_launch))
+        return;
+    uint32_t k = seen[a - tl->gpu->apis];
+    if (k && (!graph || k >= (1u << 21)))
         return;
     uint32_t ctid;
     uint64_t cts;
     if (!call_anchor(tl, a, &ctid, &cts))
         return;
-    seen[a - tl->gpu->apis] = 1;
+    seen[a - tl->gpu->apis] = k + 1;
+    uint64_t id = corr + ((uint64_t)k << 32);
     cuprof_out *o = cw->base.out;
     cuprof_chrome_next_entry(cw);
     cuprof_out_puts(o, "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":");
-    cuprof_out_u64(o, corr);
+    cuprof_out_u64(o, id);
     put_pid_tid(o, cw->base.run->pid, ctid);
     cuprof_out_puts(o, ",\"ts\":");
     cuprof_out_ns_as_us(o, cuprof_chrome_rel(cw, cts));
@@ -274,7 +281,7 @@ static void put_flow(chrome_writer *cw, const cuprof_timeline *tl, unsigned char
     put_flow_anchor(cw, cw->base.run->pid, ctid, cts);
     cuprof_chrome_next_entry(cw);
     cuprof_out_puts(o, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":");
-    cuprof_out_u64(o, corr);
+    cuprof_out_u64(o, id);
     put_pid_tid(o, pid, tid);
     cuprof_out_puts(o, ",\"ts\":");
     cuprof_out_ns_as_us(o, cuprof_chrome_rel(cw, ts));
@@ -354,7 +361,7 @@ int cuprof_chrome_gpu_events(chrome_writer *cw)
     const cuprof_gpu_run *g = tl->gpu;
     size_t n;
     gpu_item *it = cuprof_gpu_rows(g, &n);
-    unsigned char *seen = calloc(g->n_apis ? g->n_apis : 1, 1);
+    uint32_t *seen = calloc(g->n_apis ? g->n_apis : 1, sizeof *seen);
     if (!it || !seen) {
         free(it); free(seen);
         return -1;
@@ -369,12 +376,12 @@ int cuprof_chrome_gpu_events(chrome_writer *cw)
             const cuprof_gpu_copy *c = &g->copies[it[i].idx];
             /* "External id": the hooked call that caused it (pushed or matched) */
             put_copy(cw, c, &it[i], tl->copy_cause[it[i].idx].hooked);
-            put_flow(cw, tl, seen, c->corr, 0, pid, tid, it[i].start);
+            put_flow(cw, tl, seen, c->corr, 0, c->graph_id != 0, pid, tid, it[i].start);
         } else {
             const cuprof_gpu_kernel *kr = &g->kernels[it[i].idx];
             put_kernel(cw, kr, m->names.gpu_kernel[it[i].idx], &it[i],
                        tl->kernel_cause[it[i].idx].hooked);
-            put_flow(cw, tl, seen, kr->corr, 1, pid, tid, it[i].start);
+            put_flow(cw, tl, seen, kr->corr, 1, kr->graph_id != 0, pid, tid, it[i].start);
         }
     }
     free(it);

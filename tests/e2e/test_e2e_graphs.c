@@ -79,6 +79,12 @@ START_TEST(replays_charged_to_captured_calls)
                       from);
     }
     ck_assert_int_eq(replayed, 2 * REPLAYS);
+    /* an arrow from the graph's launch to every replayed record: the second
+     * node of each replay gets the launch's id + 2^32 */
+    size_t second = 0;
+    json_array_foreach(json_object_get(p.trace, "traceEvents"), i, ev)
+        second += !strcmp(e2e_str(ev, "ph"), "f") && e2e_int(ev, "id") >= (1ll << 32);
+    ck_assert_uint_eq(second, REPLAYS);
     char bad[2048];
     size_t nbad = trace_check(p.trace, bad, sizeof bad, 5);
     ck_assert_msg(nbad == 0, "the trace breaks %zu viewer rules:\n%s", nbad, bad);
