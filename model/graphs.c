@@ -266,7 +266,8 @@ cuprof_graphs *cuprof_graphs_build(const cuprof_run *run, const cuprof_names *na
     for (size_t i = 0; i < n; i++)
         ngraphs += i == 0 || r[i].graph != r[i - 1].graph;
     gs->g = calloc(ngraphs, sizeof *gs->g);
-    if (!gs->g)
+    gs->by_node = calloc(n, sizeof *gs->by_node);   /* node -> origin, for the traces */
+    if (!gs->g || !gs->by_node)
         goto fail;
     for (size_t i = 0; i < n;) {
         size_t j = i;
@@ -305,27 +306,14 @@ cuprof_graphs *cuprof_graphs_build(const cuprof_run *run, const cuprof_names *na
             cuprof_graph_origin *o = &gr->origins[gr->norigins - 1];
             o->records++;
             o->gpu_total_ns += r[q].ns;
+            /* the label string stays put when the origins are sorted below */
+            gs->by_node[gs->nby_node++] = (cuprof_graph_node_origin){r[q].node, o->label, r[q].origin != 0,
+                                                                     r[q].origin};
         }
         qsort(gr->origins, gr->norigins, sizeof *gr->origins, cmp_origin);
         replay_gaps(r + i, j - i, gr);   /* re-sorts this graph's records: last */
         i = j;
     }
-    /* node -> origin label, for the traces */
-    gs->by_node = calloc(n, sizeof *gs->by_node);
-    if (!gs->by_node)
-        goto fail;
-    for (size_t i = 0; i < gs->n; i++)
-        for (size_t q = 0; q < n; q++) {
-            if (r[q].graph != gs->g[i].id)
-                continue;
-            const char *label = NULL;
-            for (size_t k = 0; k < gs->g[i].norigins && !label; k++) {
-                const cuprof_graph_origin *o = &gs->g[i].origins[k];
-                if (o->event ? o->event == r[q].origin : (!r[q].origin && !strcmp(o->work, r[q].work)))
-                    label = o->label;
-            }
-            gs->by_node[gs->nby_node++] = (cuprof_graph_node_origin){r[q].node, label, r[q].origin != 0, r[q].origin};
-        }
     qsort(gs->by_node, gs->nby_node, sizeof *gs->by_node, cmp_node_origin);
     size_t u = 0;
     for (size_t i = 0; i < gs->nby_node; i++)

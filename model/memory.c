@@ -63,12 +63,78 @@ static int gather(const cuprof_run *run, mem_ev **out, size_t *n)
     return 0;
 }
 
+/* Live allocations by pointer: open addressing, linear probing, deletion
+ * by backward shift (a program may hold many allocations and free them in
+ * any order: no scan of the ones before). */
+typedef struct live_map {
+    uint64_t *key;   /* 0: empty */
+    size_t *val;
+    size_t mask;
+} live_map;
+
+static int lm_init(live_map *m, size_t n)
+{
+    size_t cap = 16;
+    while (cap < 2 * n + 16)
+        cap *= 2;
+    m->key = calloc(cap, sizeof *m->key);
+    m->val = calloc(cap, sizeof *m->val);
+    m->mask = cap - 1;
+    return m->key && m->val ? 0 : -1;
+}
+
+static void lm_free(live_map *m)
+{
+    free(m->key);
+    free(m->val);
+}
+
+static size_t lm_slot(const live_map *m, uint64_t key)
+{
+    return (size_t)((key >> 4) * 0x9e3779b97f4a7c15ull) & m->mask;
+}
+
+static void lm_put(live_map *m, uint64_t key, size_t val)
+{
+    size_t i = lm_slot(m, key);
+    while (m->key[i] && m->key[i] != key)
+        i = (i + 1) & m->mask;
+    m->key[i] = key;
+    m->val[i] = val;
+}
+
+/* Removes key; its value, or -1 when absent. */
+static long lm_take(live_map *m, uint64_t key)
+{
+    size_t i = lm_slot(m, key);
+    while (m->key[i] && m->key[i] != key)
+        i = (i + 1) & m->mask;
+    if (!m->key[i])
+        return -1;
+    long val = (long)m->val[i];
+    m->key[i] = 0;
+    /* shift back the entries after it that probed past the hole: one whose
+     * home slot lies cyclically in (i, j] stays */
+    for (size_t j = (i + 1) & m->mask; m->key[j]; j = (j + 1) & m->mask) {
+        size_t k = lm_slot(m, m->key[j]);
+        int stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+        if (stays)
+            continue;
+        m->key[i] = m->key[j];
+        m->val[i] = m->val[j];
+        m->key[j] = 0;
+        i = j;
+    }
+    return val;
+}
+
 /* Replays ev[0..upto) and returns the bytes then held; marks each
- * allocation live or not. A free takes the newest live allocation of its
- * pointer. */
-static uint64_t replay(mem_ev *ev, size_t upto, uint64_t *nlive)
+ * allocation live or not. A free takes the live allocation of its pointer
+ * (the newest, should a pointer be allocated twice). */
+static uint64_t replay(mem_ev *ev, size_t upto, uint64_t *nlive, live_map *m)
 {
     uint64_t held = 0, live = 0;
+    memset(m->key, 0, (m->mask + 1) * sizeof *m->key);
     for (size_t i = 0; i < upto; i++) {
         if (ev[i].failed)
             continue;
@@ -76,15 +142,15 @@ static uint64_t replay(mem_ev *ev, size_t upto, uint64_t *nlive)
             ev[i].live = 1;
             held += ev[i].bytes;
             live++;
+            lm_put(m, ev[i].ptr, i);
             continue;
         }
-        for (size_t k = i; k-- > 0;)
-            if (!ev[k].is_free && !ev[k].failed && ev[k].live && ev[k].ptr == ev[i].ptr) {
-                ev[k].live = 0;
-                held -= ev[k].bytes;
-                live--;
-                break;
-            }
+        long k = lm_take(m, ev[i].ptr);
+        if (k >= 0) {
+            ev[k].live = 0;
+            held -= ev[k].bytes;
+            live--;
+        }
     }
     if (nlive)
         *nlive = live;
@@ -154,6 +220,13 @@ cuprof_memory *cuprof_memory_build(const cuprof_run *run, const cuprof_stacks *s
         free(m);
         return NULL;
     }
+    live_map lm;
+    if (lm_init(&lm, n) < 0) {
+        lm_free(&lm);
+        free(ev);
+        cuprof_memory_destroy(m);
+        return NULL;
+    }
     /* steps, the peak (its index: the events up to it rebuild who held it) */
     uint64_t held = 0;
     size_t peak_upto = 0;
@@ -166,6 +239,7 @@ cuprof_memory *cuprof_memory_build(const cuprof_run *run, const cuprof_stacks *s
             m->allocations++;
             m->allocated_bytes += ev[i].bytes;
             m->steps[m->nsteps++] = (cuprof_mem_step){ev[i].t, (int64_t)ev[i].bytes};
+            lm_put(&lm, ev[i].ptr, i);
             if (held > m->peak_bytes) {
                 m->peak_bytes = held;
                 m->peak_t = ev[i].t;
@@ -173,19 +247,18 @@ cuprof_memory *cuprof_memory_build(const cuprof_run *run, const cuprof_stacks *s
             }
             continue;
         }
-        for (size_t k = i; k-- > 0;)
-            if (!ev[k].is_free && !ev[k].failed && ev[k].live && ev[k].ptr == ev[i].ptr) {
-                ev[k].live = 0;
-                held -= ev[k].bytes;
-                m->frees++;
-                m->steps[m->nsteps++] = (cuprof_mem_step){ev[i].t, -(int64_t)ev[k].bytes};
-                break;
-            }
+        long k = lm_take(&lm, ev[i].ptr);
+        if (k >= 0) {
+            ev[k].live = 0;
+            held -= ev[k].bytes;
+            m->frees++;
+            m->steps[m->nsteps++] = (cuprof_mem_step){ev[i].t, -(int64_t)ev[k].bytes};
+        }
     }
     m->end_bytes = held;
     int rc = 0;
     if (m->peak_bytes) {
-        replay(ev, peak_upto, &m->peak_allocations);
+        replay(ev, peak_upto, &m->peak_allocations, &lm);
         rc = owners(ev, peak_upto, stacks, m->top, &m->ntop);
     }
     for (size_t i = 0; i < n && rc == 0; i++) {
@@ -198,12 +271,13 @@ cuprof_memory *cuprof_memory_build(const cuprof_run *run, const cuprof_stacks *s
         o->api = ev[i].api;
         o->site = site_of(stacks, ev[i].stack);
         o->requested = ev[i].bytes;
-        o->live_bytes = replay(ev, i, &o->live_allocations);
+        o->live_bytes = replay(ev, i, &o->live_allocations, &lm);
         rc = owners(ev, i, stacks, o->top, &o->ntop);
     }
     m->oom_total = m->noom;
     if (m->noom > CUPROF_MEM_MAX_OOM)
         m->noom = CUPROF_MEM_MAX_OOM;
+    lm_free(&lm);
     free(ev);
     if (rc < 0) {
         cuprof_memory_destroy(m);

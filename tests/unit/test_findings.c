@@ -20,7 +20,7 @@
 #include <string.h>
 
 enum {
-    A_GEMM, A_LAUNCH, A_MEMCPY, A_SYNC, A_RT_LAUNCH, A_LASTERR, A_OCC,
+    A_GEMM, A_LAUNCH, A_MEMCPY, A_SYNC, A_RT_LAUNCH, A_LASTERR, A_OCC, A_MALLOC, A_FREE,
 };
 static const cuprof_api_desc APIS[] = {
     [A_GEMM] = {"cublasGemmEx", "cublas"},
@@ -30,6 +30,8 @@ static const cuprof_api_desc APIS[] = {
     [A_RT_LAUNCH] = {"cudaLaunchKernel", "cuda_runtime"},
     [A_LASTERR] = {"cudaGetLastError", "cuda_runtime"},
     [A_OCC] = {"cudaOccupancyMaxActiveBlocksPerMultiprocessor", "cuda_runtime"},
+    [A_MALLOC] = {"cudaMalloc", "cuda_runtime"},
+    [A_FREE] = {"cudaFree", "cuda_runtime"},
 };
 
 enum { MAX_EV = 20010, MAX_K = 64, MAX_C = 8, MAX_A = 64, TID = 7 };
@@ -295,6 +297,60 @@ START_TEST(graph_gaps)
     reset();
     graph_replays(1, 30000);   /* one replay: not a pattern */
     expect("graph-gaps", 0);
+}
+END_TEST
+
+/* The device-memory model (model/memory.c) against a plain account, over
+ * thousands of allocations freed in random order, addresses reused: peak,
+ * allocations live at the peak, bytes held at the end. */
+START_TEST(memory_model_many_allocations)
+{
+    reset();
+    static uint64_t live_ptr[8000], live_bytes[8000];
+    size_t nlive = 0;
+    uint64_t next = 0x100000, last_freed = 0, held = 0, peak = 0, peak_live = 0, t = 1000, rnd = 12345;
+    int allocs = 0, frees = 0;
+    for (int step = 0; step < 9000; step++) {
+        rnd = rnd * 6364136223846793005ull + 1442695040888963407ull;
+        int do_alloc = nlive == 0 || (rnd >> 33) % 100 < 55;
+        if (do_alloc && nlive < 8000) {
+            uint64_t p = (allocs % 10 == 9 && last_freed) ? last_freed : (next += 256);
+            if (p == last_freed)
+                last_freed = 0;
+            uint64_t b = 64 + (rnd >> 40) % 5000;
+            size_t i = ev(A_MALLOC, CUPROF_EV_ALLOC, t, t + 10, 0);
+            evs[i].a.mem.ptr = p;
+            evs[i].a.mem.bytes = b;
+            live_ptr[nlive] = p;
+            live_bytes[nlive++] = b;
+            held += b;
+            allocs++;
+            if (held > peak) {
+                peak = held;
+                peak_live = nlive;
+            }
+        } else {
+            size_t k = (size_t)((rnd >> 20) % nlive);
+            size_t i = ev(A_FREE, CUPROF_EV_FREE, t, t + 10, 0);
+            evs[i].a.mem.ptr = live_ptr[k];
+            held -= live_bytes[k];
+            last_freed = live_ptr[k];
+            live_ptr[k] = live_ptr[nlive - 1];
+            live_bytes[k] = live_bytes[--nlive];
+            frees++;
+        }
+        t += 20;
+    }
+    cuprof_summary *s = build();
+    const cuprof_memory *m = test_model_of(s)->memory;
+    ck_assert_uint_eq(m->allocations, (uint64_t)allocs);
+    ck_assert_uint_eq(m->frees, (uint64_t)frees);
+    ck_assert_uint_eq(m->peak_bytes, peak);
+    ck_assert_uint_eq(m->peak_allocations, peak_live);
+    ck_assert_uint_eq(m->end_bytes, held);
+    ck_assert_uint_eq(m->ntop, 1);
+    ck_assert_uint_eq(m->top[0].bytes, peak);
+    test_summary_destroy(s);
 }
 END_TEST
 
@@ -662,6 +718,7 @@ int main(void)
     TCase *tc = tcase_create("rules");
     tcase_add_test(tc, overhead_vs_compute_bound);
     tcase_add_test(tc, hotspot);
+    tcase_add_test(tc, memory_model_many_allocations);
     tcase_add_test(tc, graph_gaps);
     tcase_add_test(tc, many_calls);
     tcase_add_test(tc, cold_start);
