@@ -1137,6 +1137,14 @@ static void gpu_row(pf_writer *w, const pf_flows *fl, const cuprof_gpu_row_item 
             ann_uint(w, "registers per thread", k->registers);
             ann_uint(w, "static shared memory", k->static_smem);
             ann_uint(w, "dynamic shared memory", k->dynamic_smem);
+            if (k->graph) {   /* a graph's replay: as the JSON trace says it */
+                ann_uint(w, "graph", k->graph_id ? k->graph_id : 1);
+                if (k->graph_node_id)
+                    ann_uint(w, "graph node", k->graph_node_id);
+                const char *origin = cuprof_graphs_origin(m->graphs, k->graph_node_id);
+                if (origin)
+                    ann_str(w, "captured from", origin);
+            }
             if (strcmp(display, k->name) != 0)
                 ann_str(w, "mangled", k->name);
             if (it[i].start != k->start_ns || it[i].end != k->end_ns) {   /* gpu_rows.h */

@@ -163,9 +163,9 @@ E2E_TESTS   += $(B)/tests/test_e2e_memory
 
 # CUDA graphs end to end: matmul_add --graph on the sim.
 $(B)/tests/test_e2e_graphs: tests/e2e/test_e2e_graphs.c tests/e2e/trace_check.c tests/e2e/trace_check.h \
-                            $(HARNESS_OBJ) tests/e2e/harness.h
+                            tests/e2e/pftrace.c tests/e2e/pftrace.h $(HARNESS_OBJ) tests/e2e/harness.h
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< tests/e2e/trace_check.c \
-	    $(HARNESS_OBJ) $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS)
+	    tests/e2e/pftrace.c $(HARNESS_OBJ) $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS) $(PFT_LIBS)
 
 ALL_TARGETS += $(B)/tests/test_e2e_graphs
 E2E_TESTS   += $(B)/tests/test_e2e_graphs

@@ -8,6 +8,7 @@
  * graph, node and origin.
  */
 #include "harness.h"
+#include "pftrace.h"
 #include "trace_check.h"
 
 #include <check.h>
@@ -24,7 +25,8 @@ START_TEST(replays_charged_to_captured_calls)
     snprintf(iters, sizeof iters, "%d", REPLAYS);
     const char *argv[] = {e2e_path("bench/matmul_add"), "--graph", "--size", "64", "--dtype", "bf16",
                           "--iters", iters, "--warmup", "1", NULL};
-    e2e_prof p = e2e_profile(1, argv, NULL, RUN_TIMEOUT_S);
+    const char *env[] = {"CUPROF_FORMAT=both", NULL};
+    e2e_prof p = e2e_profile(1, argv, env, RUN_TIMEOUT_S);
     ck_assert_msg(p.r.status == 0 && p.sum && p.trace && p.txt, "exit %d\n%s", p.r.status, p.r.err);
 
     json_t *graphs = json_object_get(p.sum, "graphs");
@@ -88,6 +90,17 @@ START_TEST(replays_charged_to_captured_calls)
     char bad[2048];
     size_t nbad = trace_check(p.trace, bad, sizeof bad, 5);
     ck_assert_msg(nbad == 0, "the trace breaks %zu viewer rules:\n%s", nbad, bad);
+
+    /* the Perfetto trace's replayed kernels say the same */
+    char path[4200];
+    snprintf(path, sizeof path, "%s/x.perfetto-trace", p.dir);
+    pft pt;
+    ck_assert_msg(pft_load(path, &pt) == 0, "%s: %s", path, pt.error);
+    size_t pf_gemm = 0;
+    for (size_t k = 0; k < pt.nslices; k++)
+        pf_gemm += pt.slices[k].args && strstr(pt.slices[k].args, "captured from=cublasGemmEx 64x64x64 bf16\n") != NULL;
+    ck_assert_uint_eq(pf_gemm, REPLAYS);
+    pft_free(&pt);
 
     /* a replayed GEMM is still a GEMM for the findings (its origin says so) */
     json_array_foreach(json_object_get(p.sum, "findings"), i, ev) {
