@@ -40,6 +40,7 @@ static struct {
     char subscriber[192];         /* subscriber mode, in words */
     char missing[160];            /* activity kinds CUPTI refused */
     int ts_callback;              /* 1: CUPTI took our timestamp callback */
+    int driver_by_cbid;           /* 1: driver records enabled per callback id (kept ones) */
     int tid_system;               /* 1: CUPTI's threadId is gettid() */
     CUpti_SubscriberHandle sub;   /* our subscriber, NULL if none */
     cuprof_cupti_clockmap clock;  /* CUPTI -> host clock */
@@ -292,11 +293,32 @@ static void set_attributes(void)
                     f->cuptiActivityRegisterTimestampCallback(host_clock_cb) == CUPTI_SUCCESS;
 }
 
+/* Driver-API records by callback id: only the calls the outputs keep
+ * (launches, copies, memsets: model/cbid.c), where the loaded CUPTI has
+ * cuptiActivityEnableDriverApi; the rest (cuGetProcAddress, attribute
+ * queries: hundreds per cuBLAS handle) are then never made, instead of made
+ * and dropped at delivery. 0 when done; -1: use the whole DRIVER kind. */
+static int enable_driver_by_cbid(void)
+{
+    const cuprof_cupti_api *f = &cuprof_cupti_fn;
+    if (f->cuptiActivityEnableDriverApi == NULL)
+        return -1;
+    for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++)
+        if (cuprof_cbid_driver_kept(cbid) && f->cuptiActivityEnableDriverApi(cbid, 1) != CUPTI_SUCCESS)
+            return -1;
+    return 0;
+}
+
 /* Enables the kinds; returns -1 (reason set) if the required one failed. */
 static int enable_kinds(void)
 {
     const cuprof_cupti_api *f = &cuprof_cupti_fn;
+    g.driver_by_cbid = 0;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        if (kinds[i].kind == CUPTI_ACTIVITY_KIND_DRIVER && enable_driver_by_cbid() == 0) {
+            g.driver_by_cbid = 1;
+            continue;
+        }
         CUptiResult r = f->cuptiActivityEnable(kinds[i].kind);
         if (r == CUPTI_SUCCESS || kinds[i].quiet)
             continue;
@@ -371,8 +393,9 @@ static int start_locked(const char *path)
     if (f->cuptiGetVersion != NULL)
         f->cuptiGetVersion(&version);
     snprintf(g.status, sizeof g.status,
-             "CUPTI %u from %s; subscriber: %s; clock: %s%s%s", version, f->path, g.subscriber,
-             g.ts_callback ? "timestamp callback" : "measured offset",
+             "CUPTI %u from %s; subscriber: %s; clock: %s; driver records: %s%s%s", version, f->path,
+             g.subscriber, g.ts_callback ? "timestamp callback" : "measured offset",
+             g.driver_by_cbid ? "launches, copies, memsets (by callback id)" : "all",
              g.missing[0] ? "; not recorded: " : "", g.missing);
     return 0;
 }

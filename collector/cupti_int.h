@@ -40,7 +40,8 @@
     X(0, cuptiEnableDomain)                             \
     X(0, cuptiEnableCallback)                           \
     X(0, cuptiGetGraphNodeId)                           \
-    X(0, cuptiGetGraphId)
+    X(0, cuptiGetGraphId)                               \
+    X(0, cuptiActivityEnableDriverApi)
 
 /* The loaded CUPTI: one pointer per entry point, named like the function. */
 typedef struct cuprof_cupti_api {

@@ -47,6 +47,43 @@ static struct {
 
 /* ---- kinds ---------------------------------------------------------------- */
 
+/* Per-callback-id switches of the RUNTIME and DRIVER records
+ * (cuptiActivityEnableRuntimeApi / EnableDriverApi): 0 follows the kind,
+ * 1 on, -1 off. Switching the kind resets them (the documented "the kind
+ * overrides the settings done by this API if it is called after"). */
+static _Atomic signed char cs_rt_cbid[CUPTI_RUNTIME_TRACE_CBID_SIZE];
+static _Atomic signed char cs_drv_cbid[CUPTI_DRIVER_TRACE_CBID_SIZE];
+
+int cs_api_enabled(int driver, uint32_t cbid)
+{
+    CUpti_ActivityKind kind = driver ? CUPTI_ACTIVITY_KIND_DRIVER : CUPTI_ACTIVITY_KIND_RUNTIME;
+    signed char s = 0;
+    if (driver && cbid < CUPTI_DRIVER_TRACE_CBID_SIZE)
+        s = atomic_load(&cs_drv_cbid[cbid]);
+    else if (!driver && cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE)
+        s = atomic_load(&cs_rt_cbid[cbid]);
+    return s > 0 || (s == 0 && cs_kind_enabled(kind));
+}
+
+static CUptiResult cs_set_api(int driver, CUpti_CallbackId cbid, uint8_t enable)
+{
+    cs_attach();
+    if (driver ? cbid >= CUPTI_DRIVER_TRACE_CBID_SIZE : cbid >= CUPTI_RUNTIME_TRACE_CBID_SIZE)
+        return cs_error(CUPTI_ERROR_INVALID_PARAMETER);
+    atomic_store(driver ? &cs_drv_cbid[cbid] : &cs_rt_cbid[cbid], (signed char)(enable ? 1 : -1));
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable)
+{
+    return cs_set_api(1, cbid, enable);
+}
+
+CUptiResult CUPTIAPI cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable)
+{
+    return cs_set_api(0, cbid, enable);
+}
+
 int cs_kind_enabled(CUpti_ActivityKind kind)
 {
     return (unsigned)kind < CUPTI_ACTIVITY_KIND_COUNT && atomic_load(&cs_kinds[kind]);
@@ -87,6 +124,12 @@ static CUptiResult cs_set_kind(CUpti_ActivityKind kind, int on)
      * those cs_record_size knows (the others stay silent, as on a device
      * where that activity never happens). */
     atomic_store(&cs_kinds[kind], on);
+    if (kind == CUPTI_ACTIVITY_KIND_DRIVER)
+        for (int i = 0; i < CUPTI_DRIVER_TRACE_CBID_SIZE; i++)
+            atomic_store(&cs_drv_cbid[i], 0);
+    if (kind == CUPTI_ACTIVITY_KIND_RUNTIME)
+        for (int i = 0; i < CUPTI_RUNTIME_TRACE_CBID_SIZE; i++)
+            atomic_store(&cs_rt_cbid[i], 0);
     return CUPTI_SUCCESS;
 }
 
@@ -120,6 +163,10 @@ CUptiResult CUPTIAPI cuptiFinalize(void)
     cs_attach();
     for (int k = 0; k < CUPTI_ACTIVITY_KIND_COUNT; k++)
         atomic_store(&cs_kinds[k], 0);
+    for (int i = 0; i < CUPTI_DRIVER_TRACE_CBID_SIZE; i++)
+        atomic_store(&cs_drv_cbid[i], 0);
+    for (int i = 0; i < CUPTI_RUNTIME_TRACE_CBID_SIZE; i++)
+        atomic_store(&cs_rt_cbid[i], 0);
     cs_cb_detach();
     return CUPTI_SUCCESS;
 }

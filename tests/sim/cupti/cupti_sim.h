@@ -64,6 +64,10 @@ void cs_attach(void);
 
 /* 1 if records of `kind` are being collected. */
 int cs_kind_enabled(CUpti_ActivityKind kind);
+/* Whether an API call of this domain and callback id makes a record: its
+ * per-cbid switch (cuptiActivityEnableRuntimeApi / EnableDriverApi), else
+ * its kind. */
+int cs_api_enabled(int driver, uint32_t cbid);
 /* Size in bytes of one record of `kind` as the sim writes it, or 0 for kinds
  * the sim never writes (cuptiActivityGetNextRecord uses it to walk buffers). */
 size_t cs_record_size(CUpti_ActivityKind kind);

@@ -75,7 +75,7 @@ static void cs_on_api_enter(const cusim_api_call *c)
      * unless the DRIVER kind is on, and the kernel it launches, which
      * carries its correlation id, then maps to no external id (seen on an
      * H100 with CUPTI 13.0, scripts/cupti_probe.cu). */
-    if (cs_kind_enabled(api_kind(c)) && cs_kind_enabled(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION))
+    if (cs_api_enabled(c->driver, c->cbid) && cs_kind_enabled(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION))
         cs_ext_for_each(cs_write_ext, (void *)c);
     cs_cb_api(c, CUPTI_API_ENTER, &f->correlation_data, &f->ret);
 }
@@ -92,7 +92,7 @@ static void cs_on_api_exit(const cusim_api_call *c)
     if (t->nframes > 0)
         t->nframes--;
 
-    if (!cs_kind_enabled(api_kind(c)))
+    if (!cs_api_enabled(c->driver, c->cbid))
         return;
     CUpti_ActivityAPI r;
     memset(&r, 0, sizeof r);

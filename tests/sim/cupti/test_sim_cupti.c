@@ -1071,6 +1071,46 @@ START_TEST(test_memory_kinds)
 }
 END_TEST
 
+/* Driver records by callback id (cuptiActivityEnableDriverApi): without
+ * the kind, only the enabled ids make records; enabling the kind afterwards
+ * turns every id on again; an id switched off after the kind stays off. */
+static size_t driver_records(uint32_t cbid)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < cl.n; i++)
+        n += cl.recs[i].u.any.kind == CUPTI_ACTIVITY_KIND_DRIVER && cl.recs[i].u.api.cbid == cbid;
+    return n;
+}
+
+static void driver_call(uint32_t cbid, const char *name)
+{
+    cusim_api_call c;
+    cusim_api_begin_driver(&c, cbid, name, NULL, NULL);
+    cusim_api_end(&c, 0);
+}
+
+START_TEST(test_driver_records_by_cbid)
+{
+    client_start(1 << 16, 0);
+    cusim_init();
+    const uint32_t LK = CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, ATTR = CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute;
+    CK(cuptiActivityEnableDriverApi(LK, 1));
+    driver_call(LK, "cuLaunchKernelEx");
+    driver_call(ATTR, "cuKernelGetAttribute");
+    CK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+    ck_assert_uint_eq(driver_records(LK), 1);
+    ck_assert_uint_eq(driver_records(ATTR), 0);
+    CK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER));   /* the kind: every id */
+    CK(cuptiActivityEnableDriverApi(LK, 0));               /* then one off */
+    driver_call(LK, "cuLaunchKernelEx");
+    driver_call(ATTR, "cuKernelGetAttribute");
+    CK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+    ck_assert_uint_eq(driver_records(LK), 1);
+    ck_assert_uint_eq(driver_records(ATTR), 1);
+    ck_assert_int_eq(cuptiActivityEnableDriverApi(CUPTI_DRIVER_TRACE_CBID_SIZE, 1), CUPTI_ERROR_INVALID_PARAMETER);
+}
+END_TEST
+
 START_TEST(test_second_subscriber_fails)
 {
     CUpti_SubscriberHandle a, b;
@@ -1144,6 +1184,7 @@ static Suite *sim_cupti_suite(void)
     tcase_add_test(tc, test_runtime_callbacks);
     tcase_add_test(tc, test_graph_records_and_callbacks);
     tcase_add_test(tc, test_memory_kinds);
+    tcase_add_test(tc, test_driver_records_by_cbid);
     tcase_add_test(tc, test_second_subscriber_fails);
     tcase_add_test(tc, test_version_strings_and_records);
     suite_add_tcase(s, tc);
