@@ -128,6 +128,24 @@ static int read_collectives(mg_rank *r)
         r->mpi_ns += c->end - c->start;
     }
     qsort(r->coll, r->ncoll, sizeof *r->coll, cmp_coll);
+    /* by name: the i-th call of a collective is one index away */
+    r->by_name = calloc(r->ncoll ? r->ncoll : 1, sizeof *r->by_name);
+    if (!r->by_name)
+        return -1;
+    for (size_t k = 0; k < r->ncoll; k++) {
+        size_t q = 0;
+        while (q < r->nnames && strcmp(r->by_name[q].name, r->coll[k].name) != 0)
+            q++;
+        if (q == r->nnames) {
+            r->by_name[q].name = r->coll[k].name;
+            r->by_name[q].at = malloc(r->ncoll * sizeof *r->by_name[q].at);
+            if (!r->by_name[q].at)
+                return -1;
+            r->nnames++;
+        }
+        r->coll[k].occ = r->by_name[q].n;
+        r->by_name[q].at[r->by_name[q].n++] = k;
+    }
     return 0;
 }
 
@@ -250,30 +268,31 @@ int mg_load(mg_run *m, const char *dir, const char *name, char *err, size_t errl
 
 /* ---- clocks ---------------------------------------------------------------- */
 
+static const mg_calls *calls_of(const mg_rank *r, const char *name)
+{
+    for (size_t q = 0; q < r->nnames; q++)
+        if (!strcmp(r->by_name[q].name, name))
+            return &r->by_name[q];
+    return NULL;
+}
+
 /* The i-th call of `name` on r, or NULL. */
 static const mg_coll *nth_call(const mg_rank *r, const char *name, size_t i)
 {
-    for (size_t k = 0; k < r->ncoll; k++)
-        if (!strcmp(r->coll[k].name, name) && i-- == 0)
-            return &r->coll[k];
-    return NULL;
+    const mg_calls *c = calls_of(r, name);
+    return c && i < c->n ? &r->coll[c->at[i]] : NULL;
 }
 
 static size_t count_calls(const mg_rank *r, const char *name)
 {
-    size_t n = 0;
-    for (size_t k = 0; k < r->ncoll; k++)
-        n += !strcmp(r->coll[k].name, name);
-    return n;
+    const mg_calls *c = calls_of(r, name);
+    return c ? c->n : 0;
 }
 
 /* Which call of its name r->coll[k] is (0 = the first). */
 static size_t occurrence(const mg_rank *r, size_t k)
 {
-    size_t i = 0;
-    for (size_t q = 0; q < k; q++)
-        i += !strcmp(r->coll[q].name, r->coll[k].name);
-    return i;
+    return r->coll[k].occ;
 }
 
 /* 1 when every rank made an i-th call of name. */
@@ -443,6 +462,9 @@ void mg_free(mg_run *m)
         free(m->r[i].summary_path);
         free(m->r[i].trace_path);
         free(m->r[i].coll);
+        for (size_t q = 0; q < m->r[i].nnames; q++)
+            free(m->r[i].by_name[q].at);
+        free(m->r[i].by_name);
     }
     free(m->r);
     free(m->meets);

@@ -19,7 +19,14 @@
 typedef struct mg_coll {
     const char *name;          /* "MPI_Barrier", ... (owned by the trace) */
     uint64_t start, end;
+    size_t occ;                /* which call of its name it is (0 = the first) */
 } mg_coll;
+
+/* One collective's calls on a rank, in start order (indexes into coll). */
+typedef struct mg_calls {
+    const char *name;
+    size_t *at, n;
+} mg_calls;
 
 typedef struct mg_rank {
     int rank;
@@ -32,6 +39,8 @@ typedef struct mg_rank {
     int64_t offset_ns;                      /* aligned time = own clock + offset */
     mg_coll *coll;                          /* collective calls, in start order */
     size_t ncoll;
+    mg_calls *by_name;                      /* the same by collective (a few names) */
+    size_t nnames;
     uint64_t wall_ns, self_cpu_ns, gpu_busy_ns, mpi_ns; /* mpi_ns: time in collectives */
 } mg_rank;
 
