@@ -3,11 +3,14 @@
  *
  * cuprof_begin/cuprof_end touch only the calling thread's record (reached
  * through one thread-local pointer): no lock, no atomic read-modify-write,
- * one clock stamp each (rdtsc where the TSC is invariant, see clock.h). The
- * global lock is taken once per thread (to list its record); once per 1023
- * events a new chunk is taken (an atomic add to account its memory, and the
- * pool's mutex: its pages were faulted in beforehand, see chunk_take, rather
- * than one page fault per 64 calls inside the calls being timed).
+ * one clock stamp each (rdtsc where the TSC is invariant, see clock.h). An
+ * open call lives in the thread's staging slot for its depth (cache-
+ * resident); its end writes its compact record (compact.h, ~7-10 bytes)
+ * into the thread's chunk. The global lock is taken once per thread (to
+ * list its record); once per filled chunk a new one is taken (an atomic add
+ * to account its memory, and the pool's mutex: its pages were faulted in
+ * beforehand, see chunk_take, rather than page faults inside the calls
+ * being timed).
  *
  * What bench/ measured here (bench/RESULTS.md) and why the code is so:
  *   - clock_gettime costs ~24 ns, rdtsc ~10: stamps are TSC ticks, turned
@@ -98,13 +101,13 @@ void cuprof_api_register(const cuprof_api_desc *table, size_t n)
 
 /* ---- chunks faulted in ahead of need ----------------------------------------
  *
- * Every event needs 64 bytes of fresh memory, and on this kind of machine
+ * Every record needs fresh memory, and on this kind of machine
  * (bench/RESULTS.md: a KVM guest) the kernel's work to hand out a fresh page
- * costs ~30 ns per event even with MAP_POPULATE, more than the rest of the
- * hook. So once a thread has filled its first chunk, a helper thread
+ * costs ~1.5 us even with MAP_POPULATE (~30 ns per event when events were
+ * 64 bytes). So once a thread has filled its first chunk, a helper thread
  * ("cuprof-prefault", started then, never in processes that make fewer calls)
  * keeps a few populated chunks ready; a thread that fills a chunk takes the
- * next from the pool under a mutex (once per 1023 calls) and maps one itself
+ * next from the pool under a mutex (once per chunk) and maps one itself
  * only when the pool is empty. The helper makes no CUDA call, blocks every
  * signal and sleeps on a condition variable when the pool is full.
  * CUPROF_PREFAULT=0 turns it off (each thread then maps its own chunks).
@@ -190,37 +193,36 @@ static void *chunk_take(int start)
     return p ? p : chunk_map();
 }
 
-/* A fresh chunk whose first event has sequence number base, within the
- * memory limit, its pages already faulted in (chunk_take: by the helper, or
- * here with MAP_POPULATE: one system call instead of 16 page faults spread
- * over the next 1023 calls). grow: the caller filled a chunk (may start the
- * helper). NULL (with a one-time warning) when over the limit or out of
- * memory.
+/* A fresh chunk, within the memory limit, its pages already faulted in
+ * (chunk_take: by the helper, or here with MAP_POPULATE: one system call
+ * instead of 16 page faults spread over the next calls). first: the
+ * thread's first chunk (allowed past the limit); grow: the caller filled a
+ * chunk (may start the helper). NULL (with a one-time warning) when over the
+ * limit or out of memory.
  * (Tried: 2 MiB slabs on transparent huge pages. On this KVM guest zeroing a
  * fresh huge page cost more per event than 4 KiB pages, ~150 vs ~60 ns per
  * begin+end pair, so 64 KiB chunks of small pages it is.) */
-static cuprof_chunk *chunk_new(uint64_t base, int grow)
+static cuprof_chunk *chunk_new(int first, int grow)
 {
     uint64_t after = atomic_fetch_add_explicit(&cuprof_g.mem_bytes, CUPROF_CHUNK_BYTES,
                                                memory_order_relaxed) + CUPROF_CHUNK_BYTES;
     void *p = MAP_FAILED;
     /* A thread's first chunk is allowed past the limit (at most 64 KiB per
      * thread more): without one it could not record, nor spill its own. */
-    if (after <= cuprof_g_config.mem_limit || base == 0)
+    if (after <= cuprof_g_config.mem_limit || first)
         p = chunk_take(grow);
     if (p == MAP_FAILED) {
         atomic_fetch_sub_explicit(&cuprof_g.mem_bytes, CUPROF_CHUNK_BYTES, memory_order_relaxed);
         /* Over the limit: chunk_grow spills (spill.c says so). Out of
          * memory (mmap failed): the call is counted, not recorded. */
-        if (after <= cuprof_g_config.mem_limit || base == 0)
+        if (after <= cuprof_g_config.mem_limit || first)
             if (!atomic_exchange_explicit(&cuprof_g.mem_warned, 1, memory_order_relaxed))
                 cuprof_log("out of memory for events (%llu bytes in use); calls that find "
                            "no room are counted, not recorded",
                            (unsigned long long)(after - CUPROF_CHUNK_BYTES));
         return NULL;
     }
-    cuprof_chunk *c = p;   /* mmap'd memory is zeroed (a reused chunk is zeroed in chunk_grow) */
-    c->base = base;
+    cuprof_chunk *c = p;   /* mmap'd memory is zeroed */
     c->anchor = cuprof_clock_anchor_now();
     return c;
 }
@@ -230,17 +232,18 @@ static cuprof_chunk *chunk_new(uint64_t base, int grow)
 static cuprof_thread *thread_register(void)
 {
     cuprof_clock_init(!cuprof_g_config.clock_monotonic);   /* once, before any stamp */
-    cuprof_thread *t = calloc(1, sizeof *t);
+    cuprof_thread *t = aligned_alloc(64, sizeof *t);
     if (!t)
         return NULL;
-    t->head = t->tail = chunk_new(0, 0);
+    memset(t, 0, sizeof *t);
+    t->head = t->tail = chunk_new(1, 0);
     if (!t->head) {
         free(t);
         return NULL;
     }
-    t->cur = t->head->ev;
-    t->end = t->head->ev + CUPROF_CHUNK_EVENTS;
-    t->conv_chunk = t->head;
+    t->wp = t->head->data;
+    t->wend = t->head->data + CUPROF_CHUNK_DATA;
+    t->first = t->head->anchor;
     t->tid = (uint32_t)syscall(SYS_gettid);
     prctl(PR_GET_NAME, t->name, 0, 0, 0);
     t->name[sizeof t->name - 1] = '\0';
@@ -255,36 +258,35 @@ static cuprof_thread *thread_register(void)
     return t;
 }
 
-/* Chains a new chunk after the full tail: a fresh one within the memory
- * limit, else the thread's oldest chunk once spill.c has written it to the
- * spill file (its memory is reused, so memory stays at the limit). 0 on
- * success, -1 when neither is possible (the caller counts a drop). */
+/* Closes the tail (a 0 after its last record) and chains a new chunk after
+ * it: a fresh one within the memory limit, else the thread's oldest chunk
+ * once spill.c has written it to the spill file (its memory is reused, so
+ * memory stays at the limit). 0 on success, -1 when neither is possible
+ * (the caller counts a drop). The records of calls still open go to the new
+ * chunk when they end. */
 static int chunk_grow(cuprof_thread *t)
 {
-    uint64_t base = t->tail->base + CUPROF_CHUNK_EVENTS;
-    cuprof_chunk *c = chunk_new(base, 1);
+    cuprof_chunk *c = chunk_new(0, 1);
+    if (t->wp < t->wend)
+        *t->wp = 0;   /* the end of the tail's records (before a spill writes it) */
     if (!c) {
         c = cuprof_spill_oldest(t);
         if (!c)
             return -1;
         /* Off the chain now (it was the head, or the only chunk): make it a
-         * fresh tail. Zeroed like new memory (hooks rely on it for t1 and
-         * the result of a call whose end never comes). */
-        memset(c->ev, 0, sizeof c->ev);
+         * fresh tail. */
         atomic_store_explicit(&c->next, NULL, memory_order_relaxed);
-        c->base = base;
         c->anchor = cuprof_clock_anchor_now();
         if (c == t->tail) {   /* the thread's only chunk, reused in place */
-            t->cur = c->ev;
-            t->end = c->ev + CUPROF_CHUNK_EVENTS;
+            t->wp = c->data;
             return 0;
         }
     }
     /* release: a reader following next sees the chunk header initialized */
     atomic_store_explicit(&t->tail->next, c, memory_order_release);
     t->tail = c;
-    t->cur = c->ev;
-    t->end = c->ev + CUPROF_CHUNK_EVENTS;
+    t->wp = c->data;
+    t->wend = c->data + CUPROF_CHUNK_DATA;
     return 0;
 }
 
@@ -311,12 +313,21 @@ static __attribute__((noinline)) void gated_first(int cupti)
     errno = saved;
 }
 
-/* The next slot of the calling thread, api and cls and depth set, or NULL
- * (not recording, inside the guard, or dropped: then counted). The common
- * part of cuprof_begin and cuprof_instant; cupti: a thread's first event
- * starts CUPTI (calls do; NVTX events, which need no device, do not). */
-static inline __attribute__((always_inline)) cuprof_event *
-slot_take(uint16_t api, uint8_t cls, int cupti, cuprof_thread **tp)
+/* Room for the record of every call open on t and of one more: each call
+ * that has begun finds room when it ends (the records of open calls are
+ * written as they end, in whichever chunk is the tail then). */
+static inline __attribute__((always_inline)) int room_for_one_more(const cuprof_thread *t)
+{
+    return (size_t)(t->wend - t->wp) >= (size_t)(t->depth + 1) * CUPROF_REC_MAX;
+}
+
+/* The thread the next event of the calling thread goes to, with room for
+ * it, and a sequence number taken, or NULL (not recording, inside the
+ * guard, too deep, or dropped: then counted). The common part of
+ * cuprof_begin and cuprof_instant; cupti: a thread's first event starts
+ * CUPTI (calls do; NVTX events, which need no device, do not). */
+static inline __attribute__((always_inline)) cuprof_thread *
+thread_take(uint16_t api, int cupti)
 {
     /* recording is set only after init is done (lifecycle.c), so one relaxed
      * load covers both in the common case. */
@@ -336,7 +347,8 @@ slot_take(uint16_t api, uint8_t cls, int cupti, cuprof_thread **tp)
         return NULL;
 
     cuprof_thread *t = tls.thread;
-    if (__builtin_expect(t == NULL || t->cur == t->end, 0)) {
+    if (__builtin_expect(t == NULL || !room_for_one_more(t) || t->depth >= CUPROF_STAGE_DEPTH,
+                         0)) {
         int saved = errno;   /* calloc/mmap must not leak an errno into the program */
         if (t == NULL) {
             /* The process's first call: what each call costs us, timed once
@@ -351,7 +363,7 @@ slot_take(uint16_t api, uint8_t cls, int cupti, cuprof_thread **tp)
                 cuprof_cupti_start();
             t = thread_register();
         }
-        else if (chunk_grow(t) < 0)
+        else if (t->depth >= CUPROF_STAGE_DEPTH || chunk_grow(t) < 0)
             atomic_fetch_add_explicit(&t->dropped, 1, memory_order_relaxed), t = NULL;
         errno = saved;
         if (t == NULL) {   /* not recorded, but counted: the table stays exact */
@@ -360,16 +372,7 @@ slot_take(uint16_t api, uint8_t cls, int cupti, cuprof_thread **tp)
             return NULL;
         }
     }
-
-    /* The slot is zeroed memory (fresh mmap, or a spilled chunk zeroed for
-     * reuse in chunk_grow): t1, result and the arguments already read as 0. */
-    cuprof_event *ev = t->cur++;
-    t->reserved++;
-    ev->api = api;
-    ev->depth = t->depth < 255 ? (uint8_t)t->depth : 255;
-    ev->cls = cls;
-    *tp = t;
-    return ev;
+    return t;
 }
 
 /* The calls that get a host stack: the ones that put work on the GPU,
@@ -381,10 +384,18 @@ slot_take(uint16_t api, uint8_t cls, int cupti, cuprof_thread **tp)
 
 cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
 {
-    cuprof_thread *t;
-    cuprof_event *ev = slot_take(api, cls, 1, &t);
-    if (!ev)
+    cuprof_thread *t = thread_take(api, 1);
+    if (!t)
         return NULL;
+    uint32_t d = t->depth;
+    /* The staging slot of this depth (cache-resident, reused): zeroed, so
+     * the arguments a hook does not fill read as 0. */
+    cuprof_event *ev = &t->stage[d];
+    memset(ev, 0, sizeof *ev);
+    ev->api = api;
+    ev->depth = (uint8_t)d;
+    ev->cls = cls;
+    t->stage_seq[d] = t->reserved++;
     /* Only calls that run other CUDA calls inside them push an external id
      * (cuBLAS/cuBLASLt: their runtime and driver calls and kernels must
      * reach them), and calls nested in another hooked call. A top-level
@@ -395,21 +406,27 @@ cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
      * quarter of a launch. (Every call pushes when CUPTI would not take our
      * clock or thread ids: the match needs both, see cupti.h.) */
     int cupti = __atomic_load_n(&cuprof_cupti_active, __ATOMIC_RELAXED);
-    if (cupti && t->depth < 64 &&
-        (cls == CUPROF_EV_BLAS || t->depth > 0 || cupti == CUPROF_CUPTI_PUSH_ALL)) {
+    if (cupti && (cls == CUPROF_EV_BLAS || d > 0 || cupti == CUPROF_CUPTI_PUSH_ALL)) {
         /* the id every CUPTI record this call causes is tied to
-         * (== cuprof_event_id(ev): reserved is now the slot's seq + 1) */
-        cuprof_cupti_push_slow(cuprof_event_id_make(t->index, t->reserved - 1));
-        tls.pushed |= 1ull << t->depth;
+         * (== cuprof_event_id(ev)) */
+        cuprof_cupti_push_slow(cuprof_event_id_make(t->index, t->stage_seq[d]));
+        tls.pushed |= 1ull << d;
     }
     /* The host stack (--stacks) of the outermost call only: calls made
      * inside it (cuBLAS's own launches) are charged to its stack. */
-    if (__builtin_expect(cuprof_stacks_mode != 0, 0) && t->depth == 0 &&
+    if (__builtin_expect(cuprof_stacks_mode != 0, 0) && d == 0 &&
         ((1u << cls) & STACK_CLASSES))
         ev->stack = cuprof_stack_capture();
-    t->depth++;
+    t->depth = d + 1;
     ev->t0 = cuprof_clock_stamp();   /* last, so our own bookkeeping is not in the call */
     return ev;
+}
+
+/* Writes the record of a complete event (room was kept: room_for_one_more). */
+static inline __attribute__((always_inline)) void put(cuprof_thread *t, const cuprof_event *ev,
+                                                      uint64_t seq)
+{
+    t->wp = cuprof_encode(t->wp, &t->codec, ev, seq);
 }
 
 int cuprof_instant(uint16_t api, uint8_t cls, uint32_t name, uint32_t domain, uint64_t id)
@@ -421,19 +438,24 @@ int cuprof_instant(uint16_t api, uint8_t cls, uint32_t name, uint32_t domain, ui
         cuprof_collector_init();
     if (__builtin_expect(atomic_load_explicit(&cuprof_capture_nvtx_on, memory_order_relaxed), 0))
         closes = cuprof_capture_nvtx(cls, name, domain, id);
-    cuprof_thread *t;
-    cuprof_event *ev = slot_take(api, cls, 0, &t);
-    if (ev) {
-        ev->a.nvtx.name = name;
-        ev->a.nvtx.domain = domain;
-        ev->a.nvtx.id = id;
-        ev->t0 = ev->t1 = cuprof_clock_stamp();
+    cuprof_thread *t = thread_take(api, 0);
+    if (t) {
+        cuprof_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.api = api;
+        ev.cls = cls;
+        ev.depth = (uint8_t)t->depth;
+        ev.a.nvtx.name = name;
+        ev.a.nvtx.domain = domain;
+        ev.a.nvtx.id = id;
+        ev.t0 = ev.t1 = cuprof_clock_stamp();
+        put(t, &ev, t->reserved++);
         if (t->depth == 0)   /* no call open: publish (this one included) */
             atomic_store_explicit(&t->committed, t->reserved, memory_order_release);
     }
     if (closes)
         cuprof_capture_close();
-    return ev ? 0 : -1;
+    return t ? 0 : -1;
 }
 
 void cuprof_end(cuprof_event *ev, int32_t result)
@@ -441,87 +463,45 @@ void cuprof_end(cuprof_event *ev, int32_t result)
     if (!ev)
         return;
     uint64_t now = cuprof_clock_stamp();   /* first, for the same reason */
+    cuprof_thread *t = tls.thread;
+    /* Only the thread that began a call ends it (its slot is that thread's:
+     * an end from elsewhere is ignored, and the call stays open there). */
+    if (!t || ev < t->stage || ev >= t->stage + CUPROF_STAGE_DEPTH)
+        return;
+    uint32_t d = (uint32_t)(ev - t->stage);
     ev->t1 = now;
     ev->result = result;
-    cuprof_thread *t = tls.thread;
-    if (!t)
-        return;   /* not from the thread that began it: nothing to update */
-    /* Restore the depth at entry rather than decrement: heals a call whose
-     * end never came (longjmp out of a callback). */
-    t->depth = ev->depth < 255 ? ev->depth : (t->depth ? t->depth - 1 : 0);
-    if (t->depth < 64 && (tls.pushed & (1ull << t->depth))) {
-        tls.pushed &= ~(1ull << t->depth);
+    /* Calls opened inside this one whose end never came (longjmp out of a
+     * callback): written now as they are (t1 0), so nothing is lost and
+     * the depth heals. */
+    for (uint32_t k = t->depth; k-- > d + 1;) {
+        put(t, &t->stage[k], t->stage_seq[k]);
+        if (k < 64 && (tls.pushed & (1ull << k))) {
+            tls.pushed &= ~(1ull << k);
+            cuprof_cupti_pop_slow();
+        }
+    }
+    put(t, ev, t->stage_seq[d]);
+    t->depth = d;
+    if (d < 64 && (tls.pushed & (1ull << d))) {
+        tls.pushed &= ~(1ull << d);
         cuprof_cupti_pop_slow();
     }
-    if (t->depth == 0)   /* every call on the thread is closed: publish them */
+    if (d == 0)   /* every call on the thread is closed: publish them */
         atomic_store_explicit(&t->committed, t->reserved, memory_order_release);
 }
 
 _Atomic uint64_t cuprof_dropped_api[CUPROF_MAX_APIS];
 
-/* Serializes conversions (two run builds at once: tests, a fork's child). */
-static pthread_mutex_t convert_lock = PTHREAD_MUTEX_INITIALIZER;
-
-void cuprof_buffers_stamps_to_ns(cuprof_thread *t, uint64_t upto)
+uint64_t cuprof_buffers_stamp_ns(const cuprof_clock_line *seg, const cuprof_clock_line *whole,
+                                 uint64_t b_stamp, uint64_t s)
 {
-    /* Already chosen by the thread that recorded these events; the call
-     * orders our read of cuprof_clock_tsc after that choice. */
-    cuprof_clock_init(!cuprof_g_config.clock_monotonic);
-    if (!cuprof_clock_tsc)
-        return;   /* stamps are CLOCK_MONOTONIC ns already */
-    pthread_mutex_lock(&convert_lock);
-    cuprof_clock_anchor end = cuprof_clock_anchor_now();
+    if (!cuprof_clock_tsc || s == 0)
+        return s;   /* stamps are CLOCK_MONOTONIC ns already (0: no end) */
     /* For a stamp past its chunk's segment (the end of a call that outlived
      * the chunk): the line over the thread's whole life, whose slope is the
      * most precise one there is. */
-    cuprof_clock_line whole = cuprof_clock_line_make(t->head->anchor, end);
-    cuprof_chunk *c = t->conv_chunk;
-    while (t->converted < upto && c) {
-        cuprof_chunk *next = atomic_load_explicit(&c->next, memory_order_acquire);
-        uint64_t stop = c->base + CUPROF_CHUNK_EVENTS;
-        if (t->converted >= stop) {   /* resumed at a chunk converted to its end */
-            c = next;
-            continue;
-        }
-        cuprof_clock_anchor b = next ? next->anchor : end;
-        cuprof_clock_line seg = cuprof_clock_line_make(c->anchor, b);
-        uint64_t lim = upto < stop ? upto : stop;
-        for (uint64_t i = t->converted; i < lim; i++) {
-            cuprof_event *ev = &c->ev[i - c->base];
-            ev->t0 = cuprof_clock_line_ns(ev->t0 <= b.stamp ? &seg : &whole, ev->t0);
-            ev->t1 = cuprof_clock_line_ns(ev->t1 <= b.stamp ? &seg : &whole, ev->t1);
-        }
-        t->converted = lim;
-        t->conv_chunk = c;
-        if (lim == stop)
-            c = next;
-    }
-    pthread_mutex_unlock(&convert_lock);
-}
-
-void cuprof_buffers_chunk_to_ns(cuprof_chunk *c, uint64_t n, cuprof_clock_anchor next)
-{
-    cuprof_clock_init(!cuprof_g_config.clock_monotonic);
-    if (!cuprof_clock_tsc)
-        return;
-    cuprof_clock_line seg = cuprof_clock_line_make(c->anchor, next);
-    cuprof_clock_line whole = cuprof_clock_line_make(c->anchor, cuprof_clock_anchor_now());
-    for (uint64_t i = 0; i < n && i < CUPROF_CHUNK_EVENTS; i++) {
-        cuprof_event *ev = &c->ev[i];
-        ev->t0 = cuprof_clock_line_ns(ev->t0 <= next.stamp ? &seg : &whole, ev->t0);
-        ev->t1 = cuprof_clock_line_ns(ev->t1 <= next.stamp ? &seg : &whole, ev->t1);
-    }
-}
-
-/* Sequence number of ev in t's chunks (walking from head), or -1. */
-static int64_t find_seq(cuprof_thread *t, const cuprof_event *ev)
-{
-    for (cuprof_chunk *c = t->head; c;
-         c = atomic_load_explicit(&c->next, memory_order_acquire)) {
-        if (ev >= c->ev && ev < c->ev + CUPROF_CHUNK_EVENTS)
-            return (int64_t)(c->base + (uint64_t)(ev - c->ev));
-    }
-    return -1;
+    return cuprof_clock_line_ns(s <= b_stamp ? seg : whole, s);
 }
 
 uint64_t cuprof_event_id(const cuprof_event *ev)
@@ -529,15 +509,13 @@ uint64_t cuprof_event_id(const cuprof_event *ev)
     if (!ev)
         return 0;
     cuprof_thread *t = tls.thread;
-    if (t && ev >= t->tail->ev && ev < t->tail->ev + CUPROF_CHUNK_EVENTS)   /* usual case */
-        return cuprof_event_id_make(t->index, t->tail->base + (uint64_t)(ev - t->tail->ev));
+    if (t && ev >= t->stage && ev < t->stage + CUPROF_STAGE_DEPTH)   /* usual case */
+        return cuprof_event_id_make(t->index, t->stage_seq[ev - t->stage]);
     uint64_t id = 0;
     pthread_mutex_lock(&cuprof_g.lock);
-    for (cuprof_thread *r = cuprof_g.threads; r && !id; r = r->next) {
-        int64_t seq = find_seq(r, ev);
-        if (seq >= 0)
-            id = cuprof_event_id_make(r->index, (uint64_t)seq);
-    }
+    for (cuprof_thread *r = cuprof_g.threads; r && !id; r = r->next)
+        if (ev >= r->stage && ev < r->stage + CUPROF_STAGE_DEPTH)
+            id = cuprof_event_id_make(r->index, r->stage_seq[ev - r->stage]);
     pthread_mutex_unlock(&cuprof_g.lock);
     return id;
 }
@@ -599,11 +577,11 @@ uint64_t cuprof_buffers_calibrate(void)
         cuprof_chunk *c = chunk_map();
         if (c == MAP_FAILED)
             break;
-        cuprof_thread cal;
+        static cuprof_thread cal;   /* ~2 KiB: not on the program's stack */
         memset(&cal, 0, sizeof cal);
         cal.head = cal.tail = c;
-        cal.cur = c->ev;
-        cal.end = c->ev + CUPROF_CHUNK_EVENTS;
+        cal.wp = c->data;
+        cal.wend = c->data + CUPROF_CHUNK_DATA;
         calibrating = &cal;
         tls.thread = &cal;
         uint64_t t0 = cuprof_clock_now();
@@ -627,7 +605,5 @@ uint64_t cuprof_open_call_id(void)
     cuprof_thread *t = tls.thread;
     if (t == NULL || t->depth == 0 || t == calibrating)
         return 0;
-    /* events are published when the outermost call ends: the first one not
-     * published is the outermost call open now */
-    return cuprof_event_id_make(t->index, atomic_load_explicit(&t->committed, memory_order_relaxed));
+    return cuprof_event_id_make(t->index, t->stage_seq[0]);
 }

@@ -21,9 +21,10 @@
 void cuprof_api_register(const cuprof_api_desc *table, size_t n);
 
 /*
- * Opens a call on this thread: reserves the next event slot, stamps t0 and
- * depth, sets api and cls, and returns the slot for the hook to fill in
- * arguments. Returns NULL when this call must not be recorded (the profiler's
+ * Opens a call on this thread: takes the next sequence number, stamps t0
+ * and depth, sets api and cls, and returns the call's slot, zeroed, for the
+ * hook to fill in arguments until cuprof_end (the slot is the thread's
+ * staging slot for this depth: valid until then, reused after). Returns NULL when this call must not be recorded (the profiler's
  * own call into CUDA, recording off, out of memory): the hook then just calls
  * the real function. Lock-free: touches only this thread's buffer.
  */

@@ -20,9 +20,9 @@
  *   CUPROF_DEBUG      comma-separated debug areas ("collector", "formats",
  *                     "all"): extra "cuprof: debug:" lines on stderr.
  *   CUPROF_MEM_LIMIT  most memory for recorded events, in bytes, with an
- *                     optional K/M/G suffix (default 1G = about 16 million
- *                     calls at 64 bytes each; plus a first 64 KiB chunk per
- *                     thread). Beyond it the oldest events go to a spill
+ *                     optional K/M/G suffix (default 256M = about 27
+ *                     million calls at ~10 bytes each, collector/compact.h;
+ *                     plus a first 64 KiB chunk per thread). Beyond it the oldest events go to a spill
  *                     file in CUPROF_OUT_DIR and are merged at exit
  *                     (collector/spill.c); if that fails too, calls are
  *                     counted but not recorded and the header says so.
@@ -97,7 +97,7 @@ enum cuprof_debug_area {
 #define CUPROF_VERSION "0.1.0"
 
 #define CUPROF_DEFAULT_OUT_DIR "prof-out"
-#define CUPROF_DEFAULT_MEM_LIMIT (1ull << 30)
+#define CUPROF_DEFAULT_MEM_LIMIT (256ull << 20)
 
 /* What opens the capture window (CUPROF_CAPTURE_RANGE, CUPROF_DELAY). */
 enum cuprof_capture_kind {

@@ -39,7 +39,10 @@ enum cuprof_dir {
 
 /*
  * One recorded call: exactly 64 bytes, arguments included (one cache line;
- * no pointers to heap data, names and stacks are interned ids).
+ * no pointers to heap data, names and stacks are interned ids). The form a
+ * hook fills and the model reads; while the program runs a call is kept in
+ * a compact form (collector/compact.h) that keeps, per class, the member of
+ * `a` the class names (nothing for CUPROF_EV_CALL).
  */
 typedef struct cuprof_event {
     uint64_t t0;     /* host clock at entry (cuprof_clock_now) */

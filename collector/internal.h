@@ -3,12 +3,14 @@
  * formats/ (they use collector.h and run.h). Unit tests include it to look
  * inside.
  *
- * Memory per recorded call: one 64-byte cuprof_event, nothing else on the
- * hot path. Events live in 64 KiB chunks (1023 events + a 64-byte header)
- * mmap'd per thread and chained, so a thread's buffer grows without copying
- * and an event's address never changes (hooks fill it between begin and end).
- * Per thread: one record (~128 bytes) plus its chunks. At exit the run model
- * and the aggregation add about 8 bytes per call (durations for the medians).
+ * Memory per recorded call: a compact record (compact.h: about 7 bytes for a
+ * repeated launch, at most CUPROF_REC_MAX), written when the call ends into
+ * 64 KiB chunks mmap'd per thread and chained. While a call is open, its
+ * 64-byte cuprof_event lives in the thread's staging slots (one per nesting
+ * depth, reused: cache-resident), where the hook fills its arguments. Per
+ * thread: one record (~2.3 KiB with the slots) plus its chunks. At exit the
+ * records are decoded into 64-byte events (snapshot.c) and the model adds
+ * about 8 bytes per call (durations for the medians).
  */
 #ifndef CUPROF_COLLECTOR_INTERNAL_H
 #define CUPROF_COLLECTOR_INTERNAL_H
@@ -22,18 +24,25 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#define CUPROF_CHUNK_BYTES 65536u
-#define CUPROF_CHUNK_EVENTS ((CUPROF_CHUNK_BYTES - 64u) / sizeof(cuprof_event))   /* 1023 */
+#include "collector/compact.h"
 
-/* A block of events of one thread. */
+#define CUPROF_CHUNK_BYTES 65536u
+#define CUPROF_CHUNK_DATA (CUPROF_CHUNK_BYTES - 64u)
+/* Calls open at once on one thread that can be recorded (deeper ones are
+ * counted, not recorded: no hooked library nests this deep). */
+#define CUPROF_STAGE_DEPTH 24u
+
+/* A block of compact records of one thread (compact.h), in the order the
+ * calls ended; a 0 byte after the last one when the chunk was closed. */
 typedef struct cuprof_chunk {
     _Atomic(struct cuprof_chunk *) next;  /* next chunk of the thread, NULL at the tail */
-    uint64_t base;                         /* sequence number of ev[0] on the thread */
+    uint64_t nrec;                         /* records in it; set when it is closed
+                                              (informational: readers stop at the 0) */
     cuprof_clock_anchor anchor;            /* both clocks when the chunk was started: the
-                                              stamps of its events become ns by the line
+                                              stamps of its records become ns by the line
                                               from here to the next chunk's anchor */
     char pad[32];                          /* header padded to one cache line */
-    cuprof_event ev[CUPROF_CHUNK_EVENTS];
+    uint8_t data[CUPROF_CHUNK_DATA];
 } cuprof_chunk;
 
 _Static_assert(sizeof(cuprof_chunk) == CUPROF_CHUNK_BYTES, "chunk must be 64 KiB");
@@ -42,25 +51,28 @@ _Static_assert(sizeof(cuprof_chunk) == CUPROF_CHUNK_BYTES, "chunk must be 64 KiB
  * its events are still written at process exit). Fields marked "owner" are
  * touched only by the thread itself; readers at exit use committed. */
 typedef struct cuprof_thread {
+    /* the calls open now, one slot per depth: the event the hook fills
+     * (first, so the slots are cache-line aligned like the record) */
+    cuprof_event stage[CUPROF_STAGE_DEPTH];
+    uint64_t stage_seq[CUPROF_STAGE_DEPTH]; /* owner: each open call's sequence number */
     struct cuprof_thread *next;   /* global list, in registration order (under cuprof_g.lock) */
     uint32_t index;               /* 1-based registration order; in event ids */
     uint32_t tid;                 /* kernel thread id (gettid) */
     char name[16];                /* thread name when registered (PR_GET_NAME) */
-    cuprof_chunk *head;           /* first chunk, set before the record is listed */
+    cuprof_chunk *head;           /* first chunk in memory, set before the record is listed */
     cuprof_chunk *tail;           /* owner: chunk being filled */
-    cuprof_event *cur;            /* owner: next free slot in tail */
-    cuprof_event *end;            /* owner: one past tail's last slot */
-    uint64_t reserved;            /* owner: slots handed out by cuprof_begin */
+    uint8_t *wp;                  /* owner: where the next record goes in tail */
+    uint8_t *wend;                /* owner: tail's data end */
+    cuprof_codec codec;           /* owner: the encoder's state (compact.h) */
+    cuprof_clock_anchor first;    /* anchor of the thread's first chunk */
+    uint64_t reserved;            /* owner: sequence numbers handed out */
     uint32_t depth;               /* owner: calls open on this thread now */
-    _Atomic uint64_t committed;   /* events [0, committed) are complete: published
-                                     when an outermost call ends (release) */
+    _Atomic uint64_t committed;   /* the first `committed` records written are complete
+                                     and are the calls [0, committed): published when an
+                                     outermost call ends (release) */
     _Atomic uint64_t dropped;     /* calls not recorded for lack of memory */
-    uint64_t converted;           /* events [0, converted) hold ns already (stamps
-                                     converted by cuprof_buffers_stamps_to_ns) */
-    cuprof_chunk *conv_chunk;     /* chunk holding event `converted` (or the one
-                                     before it when that is full), for resuming */
-    uint64_t spilled;             /* chunks written to the spill file (spill.c);
-                                     events [0, spilled * 1023) live there */
+    uint64_t spilled;             /* chunks written to the spill file (spill.c), the
+                                     thread's oldest */
 } cuprof_thread;
 
 /* cuprof_g.recording: what cuprof_begin does. */
@@ -109,11 +121,12 @@ extern cuprof_config cuprof_g_config;
 /* buffers.c: forgets every thread record (in a forked child: the parent's
  * events are the parent's to write). Caller holds no lock; single-threaded. */
 void cuprof_buffers_reset_after_fork(void);
-/* buffers.c: turns the stamps (clock.h) of t's events [0, upto) into
- * CLOCK_MONOTONIC ns, in place, once each (a later call converts only events
- * added since). The one place stamps become ns: the run build calls it on
- * committed events, which their thread never writes again. Thread-safe. */
-void cuprof_buffers_stamps_to_ns(cuprof_thread *t, uint64_t upto);
+/* buffers.c: a stamp (clock.h) of a record in a chunk whose anchor is a,
+ * the next chunk's (or the end's) b, as CLOCK_MONOTONIC ns; whole: the line
+ * over the thread's life, for a stamp past b. The one place stamps become
+ * ns: the run build calls it while it decodes. */
+uint64_t cuprof_buffers_stamp_ns(const cuprof_clock_line *seg, const cuprof_clock_line *whole,
+                                 uint64_t b_stamp, uint64_t s);
 /* The hot path's cost: ns per cuprof_begin + cuprof_end pair, measured on a
  * private record (nothing reaches the outputs); 0 when not measured (called
  * on a thread that recorded already). The process's first call runs it
@@ -122,24 +135,18 @@ uint64_t cuprof_buffers_calibrate(void);
 /* Event id of the outermost call open on this thread (the one every call
  * made inside it belongs to), 0 when none is open. */
 uint64_t cuprof_open_call_id(void);
-/* buffers.c: turns the stamps of a chunk's first n events into ns, by the
- * line from its anchor to next (the anchor of the chunk that followed it);
- * for spilled chunks (the run build). */
-void cuprof_buffers_chunk_to_ns(cuprof_chunk *c, uint64_t n, cuprof_clock_anchor next);
 
 /* spill.c (events beyond CUPROF_MEM_LIMIT, see there): */
-/* Writes t's oldest chunk to the spill file if all its calls are closed and
- * takes it off t's chain; returns it for reuse, NULL when it cannot (the
- * caller drops the call). Owner thread only. */
+/* Writes t's oldest chunk (every record in a chunk is complete) to the
+ * spill file and takes it off t's chain; returns it for reuse, NULL when it
+ * cannot (the caller drops the call). Owner thread only. */
 cuprof_chunk *cuprof_spill_oldest(cuprof_thread *t);
 /* Waits (bounded) for spills in progress; the exit path calls it after
  * clearing recording. */
 void cuprof_spill_quiesce(void);
 /* t's spilled chunks, oldest first, into out (at most max): pointers into
- * the file mapped read-write. Returns how many. */
-size_t cuprof_spill_chunks(const cuprof_thread *t, cuprof_chunk **out, size_t max);
-/* A spilled chunk's "stamps are ns already" mark; set = 1 sets it. */
-int cuprof_spill_chunk_converted(cuprof_chunk *c, int set);
+ * the file mapped read-only. Returns how many. */
+size_t cuprof_spill_chunks(const cuprof_thread *t, const cuprof_chunk **out, size_t max);
 /* Why spilling stopped (for the summary), NULL if it did not. */
 const char *cuprof_spill_failure(void);
 /* Records written so far. */

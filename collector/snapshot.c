@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* The run and everything it owns; pub first so a cuprof_run * is one. */
@@ -25,7 +26,9 @@ typedef struct run_priv {
     const char **argv;            /* pointers into cmdline */
     char exe[4096];
     cuprof_run_thread *threads;
-    const cuprof_event **chunk_ptrs; /* all threads' chunk arrays, one block */
+    const cuprof_event **chunk_ptrs; /* [nthreads]: each thread's one block in arena */
+    void *arena;                  /* the decoded events, all threads (mmap) */
+    size_t arena_len;
     const char **knames;          /* [0..nkernels], raw names ([0] NULL) */
     const char **strs;            /* [0..nstrings], NVTX strings ([0] NULL) */
     char gpu_reason[512];
@@ -171,7 +174,76 @@ static int load_strings(run_priv *r)
     return 0;
 }
 
-/* Views of every listed thread's committed events. */
+/* Memory for n decoded events: anonymous up to the memory limit's worth
+ * (CUPROF_MEM_LIMIT), else a file in the output directory, unlinked at
+ * once (page cache the kernel can write back, as the spill file was), so
+ * that a run whose records went past the limit does not need all of its
+ * decoded events in anonymous memory at exit. NULL (reported) on failure. */
+static void *arena_map(size_t bytes)
+{
+    void *m = MAP_FAILED;
+    if (bytes > cuprof_g_config.mem_limit) {
+        int fd = open(cuprof_g_config.out_dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+        if (fd >= 0) {
+            if (ftruncate(fd, (off_t)bytes) == 0)
+                m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+            close(fd);
+        }
+    }
+    if (m == MAP_FAILED)
+        m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) {
+        cuprof_log("cannot get %zu bytes to read the events back (%s): the profile has none",
+                   bytes, strerror(errno));
+        return NULL;
+    }
+    return m;
+}
+
+/* Decodes the first `want` records of t (its spilled chunks, sp[0..ns),
+ * then its chain in memory) into out[seq], stamps turned into ns (clock.h)
+ * by the line from each chunk's anchor to the next one's. Returns the
+ * number placed; *bytes gets the compact bytes they took, *from_spill the
+ * records read from the spill file. */
+static uint64_t decode_thread(cuprof_thread *t, uint64_t want, const cuprof_chunk *const *sp,
+                              size_t ns, cuprof_event *out, cuprof_clock_anchor end,
+                              uint64_t *bytes, uint64_t *from_spill)
+{
+    cuprof_codec codec;
+    memset(&codec, 0, sizeof codec);
+    cuprof_clock_line whole = cuprof_clock_line_make(t->first, end);
+    uint64_t got = 0, placed = 0;
+    const cuprof_chunk *c = ns ? sp[0] : t->head;
+    for (size_t j = 0; c && got < want;) {
+        const cuprof_chunk *next =
+            j + 1 < ns ? sp[j + 1]
+                       : j + 1 == ns ? t->head
+                                     : atomic_load_explicit(&((cuprof_chunk *)c)->next,
+                                                            memory_order_acquire);
+        cuprof_clock_anchor b = next ? next->anchor : end;
+        cuprof_clock_line seg = cuprof_clock_line_make(c->anchor, b);
+        const uint8_t *p = c->data, *e = c->data + CUPROF_CHUNK_DATA;
+        cuprof_event ev;
+        uint64_t seq;
+        while (got < want && cuprof_decode(&p, e, &codec, &ev, &seq) == 0) {
+            got++;
+            if (seq >= want)
+                continue;   /* cannot be: a damaged chunk */
+            ev.t0 = cuprof_buffers_stamp_ns(&seg, &whole, b.stamp, ev.t0);
+            ev.t1 = cuprof_buffers_stamp_ns(&seg, &whole, b.stamp, ev.t1);
+            out[seq] = ev;
+            placed++;
+        }
+        *bytes += (uint64_t)(p - c->data);
+        if (j < ns)
+            *from_spill = got;
+        c = next;
+        j++;
+    }
+    return placed;
+}
+
+/* Every listed thread's published events, decoded (compact.h). */
 static int load_threads(run_priv *r)
 {
     pthread_mutex_lock(&cuprof_g.lock);
@@ -188,63 +260,73 @@ static int load_threads(run_priv *r)
     r->pub.gpu.reason = r->gpu_reason;
     if (!recs)
         return -1;
+    /* The stamps' source was chosen by the threads that recorded; this
+     * orders our read of it after that choice. */
+    cuprof_clock_init(!cuprof_g_config.clock_monotonic);
 
     uint64_t *committed = calloc(k ? k : 1, sizeof *committed);
-    size_t total_chunks = 0;
+    uint64_t total = 0;
     for (size_t i = 0; committed && i < k; i++) {
         committed[i] = atomic_load_explicit(&recs[i]->committed, memory_order_acquire);
-        cuprof_buffers_stamps_to_ns(recs[i], committed[i]);   /* TSC stamps -> ns (clock.h) */
-        total_chunks += (committed[i] + CUPROF_CHUNK_EVENTS - 1) / CUPROF_CHUNK_EVENTS;
+        total += committed[i];
     }
     r->threads = calloc(k ? k : 1, sizeof *r->threads);
-    r->chunk_ptrs = calloc(total_chunks ? total_chunks : 1, sizeof *r->chunk_ptrs);
+    r->chunk_ptrs = calloc(k ? k : 1, sizeof *r->chunk_ptrs);
     if (!committed || !r->threads || !r->chunk_ptrs) {
         free(recs);
         free(committed);
         return -1;
     }
-    const cuprof_event **slot = r->chunk_ptrs;
+    cuprof_event *arena = NULL;
+    if (total) {
+        r->arena_len = (size_t)total * sizeof(cuprof_event);
+        r->arena = arena = arena_map(r->arena_len);
+        if (!arena)
+            r->arena_len = 0;
+    }
+    cuprof_clock_anchor end = cuprof_clock_anchor_now();
+    cuprof_event *out = arena;
     size_t nth = 0;
     for (size_t i = 0; i < k; i++) {
         cuprof_thread *t = recs[i];
         uint64_t dropped = atomic_load_explicit(&t->dropped, memory_order_relaxed);
         if (committed[i] == 0 && dropped == 0)
             continue;   /* only open calls so far: nothing to show */
-        cuprof_run_thread *th = &r->threads[nth++];
+        cuprof_run_thread *th = &r->threads[nth];
         th->index = t->index;
         th->tid = t->tid;
         memcpy(th->name, t->name, sizeof th->name);
         thread_name(t->tid, th->name);
-        th->per_chunk = CUPROF_CHUNK_EVENTS;
-        th->chunks = slot;
         th->dropped = dropped;
-        uint64_t have = 0;
-        /* The oldest events first: the chunks spilled to the file (spill.c),
-         * their stamps turned into ns by the line to the next chunk's anchor
-         * (once: the file keeps a mark), then the chain in memory. */
-        size_t room = (size_t)(r->chunk_ptrs + total_chunks - slot);
-        cuprof_chunk **sp = (cuprof_chunk **)slot;
-        size_t ns = cuprof_spill_chunks(t, sp, room);
-        for (size_t j = 0; j < ns; j++) {
-            cuprof_chunk *c = sp[j];
-            if (!cuprof_spill_chunk_converted(c, 0)) {
-                cuprof_buffers_chunk_to_ns(c, CUPROF_CHUNK_EVENTS,
-                                           j + 1 < ns ? sp[j + 1]->anchor : t->head->anchor);
-                cuprof_spill_chunk_converted(c, 1);
-            }
-            *slot++ = sp[j]->ev;
-            have += CUPROF_CHUNK_EVENTS;
-            r->pub.spilled_events += CUPROF_CHUNK_EVENTS;
+        th->per_chunk = committed[i] ? committed[i] : 1;
+        th->chunks = &r->chunk_ptrs[nth];
+        r->chunk_ptrs[nth] = out;
+        nth++;
+        if (!out || committed[i] == 0)
+            continue;
+        /* The oldest records first: the chunks spilled to the file
+         * (spill.c), then the chain in memory. */
+        const cuprof_chunk **sp = NULL;
+        size_t ns = 0;
+        if (t->spilled) {
+            sp = calloc((size_t)t->spilled, sizeof *sp);
+            ns = sp ? cuprof_spill_chunks(t, sp, (size_t)t->spilled) : 0;
         }
-        for (cuprof_chunk *c = t->head; c && have < committed[i] && slot < r->chunk_ptrs + total_chunks;
-             c = atomic_load_explicit(&c->next, memory_order_acquire)) {
-            *slot++ = c->ev;
-            have += CUPROF_CHUNK_EVENTS;
+        if (ns != t->spilled) {
+            free(sp);
+            continue;   /* the spill file could not be read back (reported): the
+                           thread's records cannot be decoded (each follows the last) */
         }
-        th->n = have < committed[i] ? have : committed[i];
-        if (ns != t->spilled)
-            th->n = 0;   /* the spill file could not be read back (reported): the
-                            views would not be the thread's events in order */
+        uint64_t from_spill = 0;
+        uint64_t placed = decode_thread(t, committed[i], sp, ns, out, end, &r->pub.event_bytes,
+                                        &from_spill);
+        free(sp);
+        if (placed != committed[i])
+            cuprof_debug(CUPROF_DBG_COLLECTOR, "thread %u: %llu of %llu events decoded", t->index,
+                         (unsigned long long)placed, (unsigned long long)committed[i]);
+        th->n = committed[i];
+        r->pub.spilled_events += from_spill;
+        out += committed[i];
         r->pub.nevents += th->n;
     }
     /* Drops by API (the table counts them); their sum is the run's. */
@@ -313,6 +395,8 @@ void cuprof_snapshot_destroy(cuprof_run *run)
     free(r->knames);
     free(r->strs);
     free(r->chunk_ptrs);
+    if (r->arena)
+        munmap(r->arena, r->arena_len);
     free(r->dropped_by_api);
     free(r->threads);
     free(r->argv);

@@ -3,17 +3,16 @@
  * exit, so a long run loses nothing and its memory stays bounded.
  *
  * When a thread fills its chunk and the limit allows no new one, it writes
- * its oldest chunk whose calls are all closed (its whole 64 KiB, as it is in
- * memory: a 64-byte header, then 1023 raw 64-byte events) to the spill file
- * and reuses that memory as its new chunk. The file is
+ * its oldest chunk (its whole 64 KiB, as it is in memory: a 64-byte header,
+ * then compact records, compact.h, every one of a call that ended) to the
+ * spill file and reuses that memory as its new chunk. The file is
  * DIR/.cuprof-spill.PID (DIR = CUPROF_OUT_DIR), opened at the first spill:
  * a 4 KiB header (struct spill_header), then 64 KiB records, each at an
  * offset the writer reserved with one atomic add and filled with pwrite:
  * no lock shared with other threads beyond the file descriptor (the open,
  * once per process, takes a mutex). Records are page-aligned, so the exit
- * path maps the file (MAP_SHARED: converting the stamps in place writes
- * the page cache, not anonymous memory) and the run model points at the
- * records like at chunks. A thread's records are in the file in the order
+ * path maps the file (read-only, page cache) and decodes them like the
+ * chunks in memory. A thread's records are in the file in the order
  * it wrote them, oldest first. The file is removed once the outputs are
  * written (a SIGKILLed run leaves it: a dot-file, never under a final
  * name).
@@ -36,13 +35,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define SPILL_MAGIC "CUPROFSPILL1"
+#define SPILL_MAGIC "CUPROFSPILL2"
 #define SPILL_HEADER_BYTES 4096u
 
 /* The file's first 4 KiB (rest zero). */
 struct spill_header {
     char magic[16];          /* SPILL_MAGIC, NUL-padded */
-    uint32_t event_bytes;    /* sizeof(cuprof_event): 64 */
+    uint32_t event_bytes;    /* 0: compact records (compact.h) */
     uint32_t record_bytes;   /* CUPROF_CHUNK_BYTES: 65536 */
     int64_t pid;             /* the process that wrote it */
 };
@@ -50,8 +49,6 @@ struct spill_header {
 /* What a record's header pad holds (the chunk's pad[32] in memory). */
 struct spill_tag {
     uint32_t thread;         /* cuprof_thread.index */
-    uint32_t converted;      /* stamps already turned into ns (a second run
-                                build, after a failed exec, must not again) */
 };
 _Static_assert(sizeof(struct spill_tag) <= sizeof(((cuprof_chunk *)0)->pad), "tag fits the pad");
 
@@ -109,7 +106,7 @@ static int spill_open(void)
             fd = open(sp.path, flags, 0600);
         char head[SPILL_HEADER_BYTES];
         memset(head, 0, sizeof head);
-        struct spill_header h = {.event_bytes = sizeof(cuprof_event),
+        struct spill_header h = {.event_bytes = 0,
                                  .record_bytes = CUPROF_CHUNK_BYTES, .pid = cuprof_g.pid};
         memcpy(h.magic, SPILL_MAGIC, sizeof SPILL_MAGIC - 1);
         memcpy(head, &h, sizeof h);
@@ -180,9 +177,6 @@ cuprof_chunk *cuprof_spill_oldest(cuprof_thread *t)
     if (!atomic_load(&cuprof_g.recording) || atomic_load(&sp.failed))
         goto out;
     cuprof_chunk *old = t->head;
-    /* committed is the owner's own store: every call in the chunk closed? */
-    if (old->base + CUPROF_CHUNK_EVENTS > atomic_load_explicit(&t->committed, memory_order_relaxed))
-        goto out;
     int fd = spill_open();
     if (fd < 0)
         goto out;
@@ -190,7 +184,7 @@ cuprof_chunk *cuprof_spill_oldest(cuprof_thread *t)
         spill_fail("the program closed", EBADF);
         goto out;
     }
-    struct spill_tag tag = {.thread = t->index, .converted = 0};
+    struct spill_tag tag = {.thread = t->index};
     memcpy(old->pad, &tag, sizeof tag);
     uint64_t off = atomic_fetch_add(&sp.off, CUPROF_CHUNK_BYTES);
     int err = write_record(fd, old, off);
@@ -209,10 +203,6 @@ cuprof_chunk *cuprof_spill_oldest(cuprof_thread *t)
     cuprof_chunk *next = atomic_load_explicit(&old->next, memory_order_relaxed);
     if (next)
         t->head = next;
-    if (t->conv_chunk == old)
-        t->conv_chunk = next ? next : old;
-    if (t->converted < old->base + CUPROF_CHUNK_EVENTS)
-        t->converted = old->base + CUPROF_CHUNK_EVENTS;
     t->spilled++;
     pthread_mutex_unlock(&cuprof_g.lock);
     c = old;
@@ -258,7 +248,7 @@ static const char *spill_map(void)
     if (len < SPILL_HEADER_BYTES + CUPROF_CHUNK_BYTES)
         return NULL;
     len = SPILL_HEADER_BYTES + (len - SPILL_HEADER_BYTES) / CUPROF_CHUNK_BYTES * CUPROF_CHUNK_BYTES;
-    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void *m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
     if (m == MAP_FAILED) {
         cuprof_log("cannot map the spill file %s (%s): its events are left out", sp.path,
                    strerror(errno));
@@ -269,7 +259,7 @@ static const char *spill_map(void)
     return m;
 }
 
-size_t cuprof_spill_chunks(const cuprof_thread *t, cuprof_chunk **out, size_t max)
+size_t cuprof_spill_chunks(const cuprof_thread *t, const cuprof_chunk **out, size_t max)
 {
     if (t->spilled == 0)
         return 0;
@@ -284,24 +274,13 @@ size_t cuprof_spill_chunks(const cuprof_thread *t, cuprof_chunk **out, size_t ma
     if (max > t->spilled)
         max = (size_t)t->spilled;
     for (uint64_t r = 0; r < nrec && n < max; r++) {
-        cuprof_chunk *c = (cuprof_chunk *)(m + SPILL_HEADER_BYTES + r * CUPROF_CHUNK_BYTES);
+        const cuprof_chunk *c = (const cuprof_chunk *)(m + SPILL_HEADER_BYTES + r * CUPROF_CHUNK_BYTES);
         struct spill_tag tag;
         memcpy(&tag, c->pad, sizeof tag);
         if (tag.thread == t->index && tag.thread != 0)
             out[n++] = c;
     }
     return n;
-}
-
-int cuprof_spill_chunk_converted(cuprof_chunk *c, int set)
-{
-    struct spill_tag tag;
-    memcpy(&tag, c->pad, sizeof tag);
-    if (set) {
-        tag.converted = 1;
-        memcpy(c->pad, &tag, sizeof tag);
-    }
-    return (int)tag.converted;
 }
 
 void cuprof_spill_release(int remove)

@@ -409,6 +409,8 @@ static int json_write(cuprof_writer *w)
     num(o, "calls", s->overhead_calls);
     num(o, "total_ns", s->overhead_total_ns);
     fixed6(o, "cpu_share", s->self_cpu_total_ns ? (double)s->overhead_total_ns / (double)s->self_cpu_total_ns : 0.0);
+    num(o, "event_bytes", run->event_bytes);
+    fixed6(o, "bytes_per_event", run->nevents ? (double)run->event_bytes / (double)run->nevents : 0.0);
     cuprof_out_putc(o, '}');
     put_capture(o, &run->capture);
     cuprof_out_puts(o, ",\n\"distributed\":");

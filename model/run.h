@@ -158,6 +158,8 @@ typedef struct cuprof_run {
                                         memory, spill failed); NULL = none. The table
                                         counts them (no times) */
     uint64_t spilled_events;         /* events that went through the spill file */
+    uint64_t event_bytes;            /* bytes the events took while recording (the
+                                        collector's compact records); 0 unknown */
     const char *spill_failure;       /* why spilling stopped (recording stopped
                                         with it), NULL if it did not */
 

@@ -378,10 +378,7 @@ static inline __attribute__((always_inline)) preload_call hook_begin(unsigned ap
     preload_call c;
     c.errp = &errno;
     int e = *c.errp;
-    c.ev = cuprof_begin((uint16_t)api, cls);
-    if (c.ev) /* the slot is reused memory: arguments not filled read as 0 */
-        for (unsigned i = 0; i < sizeof c.ev->a.raw / sizeof c.ev->a.raw[0]; i++)
-            c.ev->a.raw[i] = 0;
+    c.ev = cuprof_begin((uint16_t)api, cls);   /* zeroed: arguments not filled read as 0 */
     *c.errp = e;
     return c;
 }

@@ -53,7 +53,7 @@ cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
     if (i >= FAKE_MAX_EVENTS)
         return NULL;
     cuprof_event *ev = &events[i];
-    memset(ev->a.raw, 0xa5, sizeof ev->a.raw); /* hooks must fill or zero */
+    memset(ev, 0, sizeof *ev); /* as the collector's: zeroed */
     ev->api = api;
     ev->cls = cls;
     ev->depth = (uint8_t)call_depth++;
