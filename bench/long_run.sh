@@ -3,7 +3,8 @@
 # ~6 GB of disk for 50 million calls: a 3.2 GB spill file and the trace,
 # NAME.perfetto-trace past a million calls; 8.5 GB more with CUPROF_FORMAT=json).
 #
-#   bench/long_run.sh [MILLION_CALLS] [MEM_LIMIT] [DIR]   (default 50 1G a temp dir)
+#   bench/long_run.sh [MILLION_CALLS] [MEM_LIMIT] [DIR]   (default 50 256M a temp dir:
+#   256M is CUPROF_MEM_LIMIT's default)
 #
 # Past a million calls the trace is NAME.perfetto-trace (CUPROF_FORMAT=auto;
 # export CUPROF_FORMAT=json for trace.json), counted by build/tests/pfcount.
@@ -20,7 +21,7 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 millions=${1:-50}
-limit=${2:-1G}
+limit=${2:-256M}
 dir=${3:-$(mktemp -d)}
 calls=$((millions * 1000000))
 pairs=$((calls / 2))

@@ -94,9 +94,10 @@ LTRACE_N=2000   # ltrace costs ~0.3 ms per call: fewer calls, same per-call figu
 
 # ---- one measurement ---------------------------------------------------------
 # run_calls CONFIG API THREADS: runs bench/calls once under CONFIG; prints
-# "ns_per_call rss_kb trace_bytes events".
+# "ns_per_call rss_kb trace_bytes events record_bytes_per_event" (the last
+# two 0 but for cuprof: from its summary.json).
 run_calls() {
-  local cfg=$1 api=${2%@*} th=$3 n=$N warm=$WARMUP out line tb=0
+  local cfg=$1 api=${2%@*} th=$3 n=${4:-$N} warm=$WARMUP out line tb=0 bpe=0
   local args=(--api "$api" --threads "$th")
   # API@D: the calls made D frames deep (the --stacks rows)
   [[ $2 == *@* ]] && args+=(--depth "${2#*@}")
@@ -113,7 +114,9 @@ run_calls() {
       line=$(LD_PRELOAD="$LIB" CUPROF_GPU=$gpu CUPROF_QUIET=1 CUPROF_OUT_DIR="$tmp/out" \
              NVTX_INJECTION64_PATH="$LIB" CUPROF_CAPTURE_RANGE="$cap" CUPROF_STACKS=$stk \
              CUPROF_NAME=run CUPROF_MEM_LIMIT=8G "$CALLS" "${args[@]}" --n $n --warmup $warm)
-      tb=$(stat -c %s "$tmp/out/run.trace.json" 2>/dev/null || echo 0) ;;
+      tb=$(stat -c %s "$tmp/out/run.trace.json" 2>/dev/null || echo 0)
+      bpe=$(grep -o '"bytes_per_event":[0-9.]*' "$tmp/out/run.summary.json" 2>/dev/null | cut -d: -f2)
+      bpe=${bpe:-0} ;;
     uftrace)     line=$(uftrace record --force -d "$tmp/uftrace.data" "$CALLS" "${args[@]}" \
                         --n $n --warmup $warm 2>/dev/null) ;;
     ltrace)      n=$LTRACE_N; warm=100
@@ -123,8 +126,8 @@ run_calls() {
   local ns rss
   ns=$(sed -n 's/.*ns_per_call=\([0-9.]*\).*/\1/p' <<<"$line")
   rss=$(sed -n 's/.*rss_kb=\([0-9]*\).*/\1/p' <<<"$line")
-  [ -n "$ns" ] || { echo "bench: $cfg $api x$th failed: $line" >&2; echo "nan 0 0 0"; return; }
-  echo "$ns $rss $tb $(( (n + warm) * th ))"
+  [ -n "$ns" ] || { echo "bench: $cfg $api x$th failed: $line" >&2; echo "nan 0 0 0 0"; return; }
+  echo "$ns $rss $tb $(( (n + warm) * th )) $bpe"
 }
 
 # stats: reads numbers, prints "median min max" (nan when empty).
@@ -153,6 +156,7 @@ declare -A added  # added[scenario.cfg] = newline-separated per-repeat values (n
 declare -A rssd   # rssd[scenario.cfg] = per-repeat (rss with - without) * 1024 / events
 declare -A ratio  # ratio[scenario.key] = per-repeat ratios
 declare -A tbytes
+declare -A cbytes # cbytes[scenario] = per-repeat compact record bytes per event
 declare -A base
 declare -A abs    # abs[scenario.cfg] = per-repeat ns per call with the hook
 
@@ -176,7 +180,7 @@ for rep in $(seq 1 "$REPEATS"); do
         ltrace) [ $have_ltrace = 1 ] || continue ;;
         cuprof_cupti) [ $quick = 0 ] || continue ;;
       esac
-      read -r ns rss tb ev <<<"$(run_calls "$cfg" "$api" "$th")"
+      read -r ns rss tb ev bpe <<<"$(run_calls "$cfg" "$api" "$th")"
       abs[$name.$cfg]+="$ns"$'\n'
       a=$(awk -v x="$ns" -v y="$b_ns" 'BEGIN{printf "%.2f", x - y}')
       this[$cfg]=$a
@@ -184,6 +188,7 @@ for rep in $(seq 1 "$REPEATS"); do
       if [ "$cfg" = cuprof ]; then
         rssd[$name.$cfg]+="$(awk -v r="$rss" -v b="$b_rss" -v e="$ev" 'BEGIN{printf "%.2f", (r - b) * 1024 / e}')"$'\n'
         tbytes[$name]+="$(awk -v t="$tb" -v e="$ev" 'BEGIN{printf "%.1f", t / e}')"$'\n'
+        cbytes[$name]+="$bpe"$'\n'
       fi
     done
     # per-repeat ratios, each against this repeat's own runs (not for two
@@ -208,6 +213,13 @@ for rep in $(seq 1 "$REPEATS"); do
   done
   echo "bench: repeat $rep/$REPEATS done ($(( $(date +%s) - t_start )) s)" >&2
 done
+
+# Peak RSS for 10 million launches (one run each; not --quick)
+if [ $quick = 0 ]; then
+  read -r _ r0 _ _ _ <<<"$(run_calls none launch 1 10000000)"
+  read -r _ r1 _ e1 b1 <<<"$(run_calls cuprof launch 1 10000000)"
+  rss10m="without cuprof ${r0} kB, with cuprof (CUPTI off) ${r1} kB: $(( (r1 - r0) / 1024 )) MiB more, $(awk -v r="$r1" -v b="$r0" -v e="$e1" 'BEGIN{printf "%.1f", (r - b) * 1024 / e}') bytes per launch ($b1 bytes per event recorded)."
+fi
 
 # 2 threads vs 1 (per-thread added cost), from the medians of each
 med() { printf '%s' "${1:-}" | grep -v '^$' | stats | cut -d' ' -f1; }
@@ -359,15 +371,21 @@ label() {
   fi
   echo "## Memory and trace size per event (cuprof, CUPTI off)"
   echo
-  echo "| scenario       | RSS bytes/event (recording) | trace.json bytes/event |"
-  echo "|----------------|-----------------------------|------------------------|"
+  echo "| scenario       | recorded bytes/event (compact) | RSS bytes/event (recording) | trace.json bytes/event |"
+  echo "|----------------|--------------------------------|-----------------------------|------------------------|"
   for sc in "${scenarios[@]}"; do
     set -- $sc; name=$1
     [ -n "${rssd[$name.cuprof]:-}" ] || continue
-    printf '| %-14s | %27s | %22s |\n' "$name" \
+    printf '| %-14s | %30s | %27s | %22s |\n' "$name" \
+      "$(printf '%s' "${cbytes[$name]}" | grep -v '^$' | stats | cut -d' ' -f1)" \
       "$(printf '%s' "${rssd[$name.cuprof]}" | grep -v '^$' | stats | cut -d' ' -f1)" \
       "$(printf '%s' "${tbytes[$name]}" | grep -v '^$' | stats | cut -d' ' -f1)"
   done
+  if [ -n "${rss10m:-}" ]; then
+    echo
+    echo "10 million launches on one thread (one run each): peak RSS when the calls are done,"
+    echo "$rss10m"
+  fi
   if [ $do_write = 1 ]; then
     echo
     echo "## Exit-time write (bench/write_bench: fill the collector, time cuprof_collector_finish)"

@@ -203,6 +203,15 @@ static void check_overhead(const prof_run *p)
     ck_assert_msg(share > 0 && share < want * 1.01 + 1e-6 && share > want * 0.99 - 1e-6, "cpu_share %f, want %f",
                   share, want);
     ck_assert_msg(strstr(p->txt, "\n  profiler:      about "), "%s", p->txt);
+    /* and what the calls took while recording: compact records, well under
+     * the 64 bytes an event is once decoded (issue 17's goal: 24 a launch on
+     * average, 32 for any common call) */
+    long long bytes = iget(o, "event_bytes");
+    double bpe = json_number_value(json_object_get(o, "bytes_per_event"));
+    ck_assert_int_gt(bytes, 0);
+    ck_assert_msg(bpe > 1 && bpe <= 32, "%.2f bytes per event", bpe);
+    ck_assert_msg(bpe * (double)calls > (double)bytes * 0.99 && bpe * (double)calls < (double)bytes * 1.01,
+                  "%.2f bytes per event, %lld bytes, %lld calls", bpe, bytes, calls);
 }
 
 START_TEST(modes_kernels_copies_attribution)
