@@ -41,6 +41,7 @@ static struct {
     char missing[160];            /* activity kinds CUPTI refused */
     int ts_callback;              /* 1: CUPTI took our timestamp callback */
     int driver_by_cbid;           /* 1: driver records enabled per callback id (kept ones) */
+    int runtime_quiet;            /* 1: the runtime records of the frequent queries are off */
     int tid_system;               /* 1: CUPTI's threadId is gettid() */
     CUpti_SubscriberHandle sub;   /* our subscriber, NULL if none */
     cuprof_cupti_clockmap clock;  /* CUPTI -> host clock */
@@ -309,17 +310,47 @@ static int enable_driver_by_cbid(void)
     return 0;
 }
 
+/* Runtime records of calls that are frequent, take no time and cause no
+ * device work: the ones torch.profiler (Kineto) drops from its traces
+ * (cudaGetDevice: PyTorch's device guards call it around nearly every
+ * operation). Switched off after the RUNTIME kind (which would override
+ * it), where the loaded CUPTI has cuptiActivityEnableRuntimeApi; 1 when
+ * every one was. (A hooked call among them is still in the table: the hook
+ * records it.) */
+static const CUpti_CallbackId runtime_quiet_cbids[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaSetDevice_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEventCreate_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEventCreateWithFlags_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEventDestroy_v3020,
+};
+
+static int quiet_runtime_queries(void)
+{
+    const cuprof_cupti_api *f = &cuprof_cupti_fn;
+    if (f->cuptiActivityEnableRuntimeApi == NULL)
+        return 0;
+    for (size_t i = 0; i < sizeof runtime_quiet_cbids / sizeof runtime_quiet_cbids[0]; i++)
+        if (f->cuptiActivityEnableRuntimeApi(runtime_quiet_cbids[i], 0) != CUPTI_SUCCESS)
+            return 0;
+    return 1;
+}
+
 /* Enables the kinds; returns -1 (reason set) if the required one failed. */
 static int enable_kinds(void)
 {
     const cuprof_cupti_api *f = &cuprof_cupti_fn;
     g.driver_by_cbid = 0;
+    g.runtime_quiet = 0;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         if (kinds[i].kind == CUPTI_ACTIVITY_KIND_DRIVER && enable_driver_by_cbid() == 0) {
             g.driver_by_cbid = 1;
             continue;
         }
         CUptiResult r = f->cuptiActivityEnable(kinds[i].kind);
+        if (r == CUPTI_SUCCESS && kinds[i].kind == CUPTI_ACTIVITY_KIND_RUNTIME)
+            g.runtime_quiet = quiet_runtime_queries();
         if (r == CUPTI_SUCCESS || kinds[i].quiet)
             continue;
         if (i == 0) {
@@ -393,9 +424,12 @@ static int start_locked(const char *path)
     if (f->cuptiGetVersion != NULL)
         f->cuptiGetVersion(&version);
     snprintf(g.status, sizeof g.status,
-             "CUPTI %u from %s; subscriber: %s; clock: %s; driver records: %s%s%s", version, f->path,
-             g.subscriber, g.ts_callback ? "timestamp callback" : "measured offset",
+             "CUPTI %u from %s; subscriber: %s; clock: %s; driver records: %s; runtime records: %s%s%s",
+             version, f->path, g.subscriber, g.ts_callback ? "timestamp callback" : "measured offset",
              g.driver_by_cbid ? "launches, copies, memsets (by callback id)" : "all",
+             g.runtime_quiet ? "all but cudaGetDevice, cudaSetDevice, cudaGetLastError, "
+                               "cudaEventCreate(WithFlags), cudaEventDestroy (as torch.profiler)"
+                             : "all",
              g.missing[0] ? "; not recorded: " : "", g.missing);
     return 0;
 }

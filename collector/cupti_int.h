@@ -41,7 +41,8 @@
     X(0, cuptiEnableCallback)                           \
     X(0, cuptiGetGraphNodeId)                           \
     X(0, cuptiGetGraphId)                               \
-    X(0, cuptiActivityEnableDriverApi)
+    X(0, cuptiActivityEnableDriverApi) \
+    X(0, cuptiActivityEnableRuntimeApi)
 
 /* The loaded CUPTI: one pointer per entry point, named like the function. */
 typedef struct cuprof_cupti_api {

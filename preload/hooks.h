@@ -205,7 +205,16 @@ typedef uintptr_t preload_mpi_handle;
     X(cudaGetDriverEntryPoint_ptsz, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, PRELOAD_SIG_DEP) \
     X(cudaGetDriverEntryPointByVersion, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, PRELOAD_SIG_DEPV) \
     X(cudaGetDriverEntryPointByVersion_ptsz, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, PRELOAD_SIG_DEPV) \
-    X(cuGetProcAddress_v2, PRELOAD_LIB_CUDA, CUPROF_EV_CALL, CUresult, PRELOAD_SIG_GPA)
+    X(cuGetProcAddress_v2, PRELOAD_LIB_CUDA, CUPROF_EV_CALL, CUresult, PRELOAD_SIG_GPA) \
+    /* frequent queries whose CUPTI records are switched off (collector/cupti.c, as \
+     * torch.profiler drops them): the program's own calls are recorded here \
+     * (hooks_sync.c), cheaper than a CUPTI record */ \
+    X(cudaGetDevice, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, (int *device)) \
+    X(cudaSetDevice, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, (int device)) \
+    X(cudaGetLastError, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, (void)) \
+    X(cudaEventCreate, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, (cudaEvent_t *event)) \
+    X(cudaEventCreateWithFlags, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, (cudaEvent_t *event, unsigned int flags)) \
+    X(cudaEventDestroy, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, (cudaEvent_t event))
 
 /*
  * Real functions the hooks call themselves (never interposed, never
@@ -215,7 +224,6 @@ typedef uintptr_t preload_mpi_handle;
 #define PRELOAD_HELPERS(X) \
     X(cudaPointerGetAttributes, PRELOAD_LIB_CUDART, cudaError_t, (struct cudaPointerAttributes *attributes, const void *ptr)) \
     X(cudaPeekAtLastError, PRELOAD_LIB_CUDART, cudaError_t, (void)) \
-    X(cudaGetLastError, PRELOAD_LIB_CUDART, cudaError_t, (void)) \
     X(cublasGetPointerMode_v2, PRELOAD_LIB_CUBLAS, cublasStatus_t, (cublasHandle_t handle, cublasPointerMode_t *mode)) \
     X(cublasLtMatrixLayoutGetAttribute, PRELOAD_LIB_CUBLASLT, cublasStatus_t, \
       (cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)) \

@@ -3,7 +3,8 @@
  *
  * Each records one handle in a.sync.stream: the stream for stream syncs,
  * waits and event records, the event for cudaEventSynchronize, 0 for the
- * device.
+ * device. And the frequent queries whose CUPTI records are off
+ * (cudaGetDevice, cudaGetLastError, event creation: plain calls).
  */
 #include "preload/hooks.h"
 
@@ -125,3 +126,20 @@ PRELOAD_EXPORT cudaError_t cudaProfilerStop(void)
     errno = e;
     return r;
 }
+
+/* A plain call: recorded, no arguments kept. */
+#define PLAIN_HOOK(name, params, args)                                  \
+    PRELOAD_EXPORT cudaError_t name params                              \
+    {                                                                   \
+        preload_##name##_fn real = PRELOAD_REAL(name);                  \
+        preload_call c = HOOK_BEGIN(name);                              \
+        cudaError_t r = real ? real args : PRELOAD_CUDART_MISSING;      \
+        return (cudaError_t)hook_end(c, r);                             \
+    }
+
+PLAIN_HOOK(cudaGetDevice, (int *device), (device))
+PLAIN_HOOK(cudaSetDevice, (int device), (device))
+PLAIN_HOOK(cudaGetLastError, (void), ())
+PLAIN_HOOK(cudaEventCreate, (cudaEvent_t *event), (event))
+PLAIN_HOOK(cudaEventCreateWithFlags, (cudaEvent_t *event, unsigned int flags), (event, flags))
+PLAIN_HOOK(cudaEventDestroy, (cudaEvent_t event), (event))

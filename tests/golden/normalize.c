@@ -407,7 +407,8 @@ static int timed_key(const char *key)
     return (n > 3 && !strcmp(key + n - 3, "_ns")) || (n > 3 && !strcmp(key + n - 3, "_us")) ||
            strstr(key, "share") || strstr(key, "ratio") || strstr(key, "per_s") ||
            !strcmp(key, "pid") || !strcmp(key, "exe") || !strcmp(key, "host") ||
-           !strcmp(key, "boot_id") || !strcmp(key, "cuda_visible_devices");
+           !strcmp(key, "boot_id") || !strcmp(key, "cuda_visible_devices") ||
+           !strcmp(key, "event_bytes");   /* varint lengths follow the times */
 }
 
 static char *lines[65536];

@@ -213,11 +213,15 @@ static void check_cudart(const dump *d, const char *out, int sim)
     ck_assert_int_ge(c.n, 42);
     /* One event per call, in order, named after the entry point the program
      * really called, with exactly the value it got back. */
-    ck_assert_int_eq(d->n_ev, c.n);
+    /* the program's setup cudaEventCreate (hooked: CUPTI's records of it
+     * are off) comes first, then one event per CALL */
+    ck_assert_int_eq(d->n_ev, c.n + 1);
+    ck_assert_str_eq(ev_name(d, &d->ev[0]), "cudaEventCreate");
+    const cuprof_event *evs = d->ev + 1;
     for (int i = 0; i < c.n; i++) {
-        ck_assert_str_eq(ev_name(d, &d->ev[i]), c.name[i]);
-        ck_assert_int_eq(d->ev[i].result, c.r[i]);
-        ck_assert_int_eq(d->ev[i].depth, 0);
+        ck_assert_str_eq(ev_name(d, &evs[i]), c.name[i]);
+        ck_assert_int_eq(evs[i].result, c.r[i]);
+        ck_assert_int_eq(evs[i].depth, 0);
         if (!sim)
             ck_assert_int_eq(c.r[i], strncmp(c.name[i], "cublas", 6) ? 35 : 1);
     }
@@ -228,70 +232,70 @@ static void check_cudart(const dump *d, const char *out, int sim)
     }
     const cuprof_event *e;
     /* allocations: size, and the pointer when the call succeeded */
-    e = &d->ev[0];
+    e = &evs[0];
     ck_assert_int_eq(e->cls, CUPROF_EV_ALLOC);
     ck_assert_uint_eq(e->a.mem.bytes, 1000);
     ck_assert_uint_eq(e->a.mem.ptr, sim ? printed(out, "p=") : 0);
-    ck_assert_uint_eq(d->ev[1].a.mem.bytes, 2000);
-    ck_assert_uint_eq(d->ev[2].a.mem.bytes, 3000);
-    ck_assert_uint_eq(d->ev[3].a.mem.bytes, 4000);
-    ck_assert_int_eq(d->ev[3].cls, CUPROF_EV_ALLOC);
+    ck_assert_uint_eq(evs[1].a.mem.bytes, 2000);
+    ck_assert_uint_eq(evs[2].a.mem.bytes, 3000);
+    ck_assert_uint_eq(evs[3].a.mem.bytes, 4000);
+    ck_assert_int_eq(evs[3].cls, CUPROF_EV_ALLOC);
     /* copies: bytes, direction (Default resolved where the runtime can say),
      * stream, async */
-    e = &d->ev[4];
+    e = &evs[4];
     ck_assert_int_eq(e->cls, CUPROF_EV_COPY);
     ck_assert_uint_eq(e->a.copy.bytes, 5000);
     ck_assert_int_eq(e->a.copy.dir, CUPROF_DIR_HTOD);
     ck_assert_int_eq(e->a.copy.async, 0);
-    e = &d->ev[5];
+    e = &evs[5];
     ck_assert_uint_eq(e->a.copy.bytes, 999);
     ck_assert_int_eq(e->a.copy.dir, sim ? CUPROF_DIR_HTOD : CUPROF_DIR_UNKNOWN);
-    e = &d->ev[6];
+    e = &evs[6];
     ck_assert_uint_eq(e->a.copy.bytes, 6000);
     ck_assert_int_eq(e->a.copy.dir, CUPROF_DIR_DTOH);
     ck_assert_uint_eq(e->a.copy.stream, s1);
     ck_assert_int_eq(e->a.copy.async, 1);
-    ck_assert_uint_eq(d->ev[7].a.copy.bytes, 320); /* 2-D: width * height */
-    ck_assert_int_eq(d->ev[7].a.copy.dir, CUPROF_DIR_DTOD);
-    ck_assert_uint_eq(d->ev[8].a.copy.bytes, 64);
-    ck_assert_int_eq(d->ev[8].a.copy.dir, CUPROF_DIR_HTOH);
-    ck_assert_int_eq(d->ev[8].a.copy.async, 1);
+    ck_assert_uint_eq(evs[7].a.copy.bytes, 320); /* 2-D: width * height */
+    ck_assert_int_eq(evs[7].a.copy.dir, CUPROF_DIR_DTOD);
+    ck_assert_uint_eq(evs[8].a.copy.bytes, 64);
+    ck_assert_int_eq(evs[8].a.copy.dir, CUPROF_DIR_HTOH);
+    ck_assert_int_eq(evs[8].a.copy.async, 1);
     /* memsets */
-    e = &d->ev[9];
+    e = &evs[9];
     ck_assert_int_eq(e->cls, CUPROF_EV_MEMSET);
     ck_assert_uint_eq(e->a.copy.bytes, 7000);
     ck_assert_int_eq(e->a.copy.dir, CUPROF_DIR_MEMSET);
-    ck_assert_uint_eq(d->ev[10].a.copy.bytes, 7001);
-    ck_assert_uint_eq(d->ev[10].a.copy.stream, s1);
-    ck_assert_int_eq(d->ev[10].a.copy.async, 1);
-    ck_assert_uint_eq(d->ev[11].a.copy.bytes, 72);
-    ck_assert_uint_eq(d->ev[12].a.copy.bytes, 80);
+    ck_assert_uint_eq(evs[10].a.copy.bytes, 7001);
+    ck_assert_uint_eq(evs[10].a.copy.stream, s1);
+    ck_assert_int_eq(evs[10].a.copy.async, 1);
+    ck_assert_uint_eq(evs[11].a.copy.bytes, 72);
+    ck_assert_uint_eq(evs[12].a.copy.bytes, 80);
     /* frees */
-    ck_assert_int_eq(d->ev[13].cls, CUPROF_EV_FREE);
-    ck_assert_uint_eq(d->ev[13].a.mem.ptr, 0x1234);
-    ck_assert_uint_eq(d->ev[14].a.mem.ptr, 0x2345);
+    ck_assert_int_eq(evs[13].cls, CUPROF_EV_FREE);
+    ck_assert_uint_eq(evs[13].a.mem.ptr, 0x1234);
+    ck_assert_uint_eq(evs[14].a.mem.ptr, 0x2345);
     /* syncs and events */
-    ck_assert_int_eq(d->ev[15].cls, CUPROF_EV_SYNC);
-    ck_assert_uint_eq(d->ev[16].a.sync.stream, s1);
-    ck_assert_uint_eq(d->ev[17].a.sync.stream, e1);
-    ck_assert_int_eq(d->ev[18].cls, CUPROF_EV_EVENT);
-    ck_assert_uint_eq(d->ev[18].a.sync.stream, s1);
-    ck_assert_uint_eq(d->ev[19].a.sync.stream, s1);
-    ck_assert_uint_eq(d->ev[20].a.sync.stream, s1);
+    ck_assert_int_eq(evs[15].cls, CUPROF_EV_SYNC);
+    ck_assert_uint_eq(evs[16].a.sync.stream, s1);
+    ck_assert_uint_eq(evs[17].a.sync.stream, e1);
+    ck_assert_int_eq(evs[18].cls, CUPROF_EV_EVENT);
+    ck_assert_uint_eq(evs[18].a.sync.stream, s1);
+    ck_assert_uint_eq(evs[19].a.sync.stream, s1);
+    ck_assert_uint_eq(evs[20].a.sync.stream, s1);
     /* occupancy: block size, smem (the answer: see the kernels test) */
-    e = &d->ev[21];
+    e = &evs[21];
     ck_assert_int_eq(e->cls, CUPROF_EV_OCCUPANCY);
     ck_assert_int_eq(e->a.occ.block_size, 256);
     ck_assert_uint_eq(e->a.occ.smem, 1024);
-    ck_assert_int_eq(d->ev[22].a.occ.block_size, 128);
-    ck_assert_int_eq(d->ev[23].cls, CUPROF_EV_CALL); /* cudaProfilerStart */
+    ck_assert_int_eq(evs[22].a.occ.block_size, 128);
+    ck_assert_int_eq(evs[23].cls, CUPROF_EV_CALL); /* cudaProfilerStart */
     /* the capture window's trigger: opened before cudaProfilerStart is
      * recorded (it is the window's first call), closed after
      * cudaProfilerStop (its last) */
-    ck_assert_int_eq(d->capture_start_at, 23);
-    ck_assert_int_eq(d->capture_stop_at, 25);
+    ck_assert_int_eq(d->capture_start_at, 23 + 1);   /* + the setup cudaEventCreate */
+    ck_assert_int_eq(d->capture_stop_at, 25 + 1);
     /* launches: grid, block, smem, stream */
-    e = &d->ev[25];
+    e = &evs[25];
     ck_assert_int_eq(e->cls, CUPROF_EV_LAUNCH);
     ck_assert_uint_eq(e->a.launch.grid_x, 2);
     ck_assert_uint_eq(e->a.launch.grid_y, 3);
@@ -302,35 +306,35 @@ static void check_cudart(const dump *d, const char *out, int sim)
     ck_assert_uint_eq(e->a.launch.smem, 48);
     ck_assert_uint_eq(e->a.launch.stream, s1);
     ck_assert_uint_eq(e->a.launch.kernel, 0); /* a plain host function: no name */
-    e = &d->ev[26]; /* cudaLaunchKernelExC: from the config struct */
+    e = &evs[26]; /* cudaLaunchKernelExC: from the config struct */
     ck_assert_uint_eq(e->a.launch.grid_x, 5);
     ck_assert_uint_eq(e->a.launch.grid_z, 7);
     ck_assert_uint_eq(e->a.launch.block[0], 64);
     ck_assert_uint_eq(e->a.launch.smem, 96);
     ck_assert_uint_eq(e->a.launch.stream, s1);
     /* the per-thread variants record their own api and the same fields */
-    ck_assert_uint_eq(d->ev[27].a.copy.bytes, 5100);
-    ck_assert_int_eq(d->ev[27].a.copy.dir, CUPROF_DIR_DTOH);
-    ck_assert_uint_eq(d->ev[28].a.copy.stream, s2);
-    ck_assert_uint_eq(d->ev[29].a.copy.bytes, 352);
-    ck_assert_uint_eq(d->ev[30].a.copy.bytes, 80);
-    ck_assert_uint_eq(d->ev[31].a.copy.bytes, 7100);
-    ck_assert_uint_eq(d->ev[32].a.copy.stream, s2);
-    ck_assert_uint_eq(d->ev[33].a.copy.bytes, 88);
-    ck_assert_uint_eq(d->ev[34].a.copy.bytes, 96);
-    ck_assert_uint_eq(d->ev[35].a.sync.stream, s2);
-    ck_assert_uint_eq(d->ev[36].a.sync.stream, s2);
-    ck_assert_uint_eq(d->ev[37].a.sync.stream, s2);
-    ck_assert_uint_eq(d->ev[38].a.sync.stream, s2);
-    ck_assert_uint_eq(d->ev[39].a.launch.smem, 49);
-    ck_assert_uint_eq(d->ev[39].a.launch.stream, s2);
-    ck_assert_uint_eq(d->ev[40].a.launch.stream, s2);
-    ck_assert_uint_eq(d->ev[40].a.launch.grid_y, 6);
+    ck_assert_uint_eq(evs[27].a.copy.bytes, 5100);
+    ck_assert_int_eq(evs[27].a.copy.dir, CUPROF_DIR_DTOH);
+    ck_assert_uint_eq(evs[28].a.copy.stream, s2);
+    ck_assert_uint_eq(evs[29].a.copy.bytes, 352);
+    ck_assert_uint_eq(evs[30].a.copy.bytes, 80);
+    ck_assert_uint_eq(evs[31].a.copy.bytes, 7100);
+    ck_assert_uint_eq(evs[32].a.copy.stream, s2);
+    ck_assert_uint_eq(evs[33].a.copy.bytes, 88);
+    ck_assert_uint_eq(evs[34].a.copy.bytes, 96);
+    ck_assert_uint_eq(evs[35].a.sync.stream, s2);
+    ck_assert_uint_eq(evs[36].a.sync.stream, s2);
+    ck_assert_uint_eq(evs[37].a.sync.stream, s2);
+    ck_assert_uint_eq(evs[38].a.sync.stream, s2);
+    ck_assert_uint_eq(evs[39].a.launch.smem, 49);
+    ck_assert_uint_eq(evs[39].a.launch.stream, s2);
+    ck_assert_uint_eq(evs[40].a.launch.stream, s2);
+    ck_assert_uint_eq(evs[40].a.launch.grid_y, 6);
     /* the guard: the program's guarded call went through (it printed a
      * result) and was not recorded */
     ck_assert_ptr_nonnull(strstr(out, "guarded cudaMalloc r="));
     for (int i = 0; i < d->n_ev; i++)
-        ck_assert(!(d->ev[i].cls == CUPROF_EV_ALLOC && d->ev[i].a.mem.bytes == 424242));
+        ck_assert(!(evs[i].cls == CUPROF_EV_ALLOC && evs[i].a.mem.bytes == 424242));
     ck_assert_int_ge(d->guarded_begins, 1);
     ck_assert_int_eq(d->guard_enters, d->guard_leaves);
     ck_assert_int_eq(d->begin_before_register, 0);

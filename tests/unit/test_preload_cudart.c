@@ -74,7 +74,8 @@ int main(void)
         s1 = tmp_s;
     if (cudaStreamCreate(&tmp_s) == cudaSuccess)
         s2 = tmp_s;
-    if (cudaEventCreate(&tmp_e) == cudaSuccess)
+    int er = cudaEventCreate(&tmp_e);   /* recorded: the first event */
+    if (er == cudaSuccess)
         e1 = tmp_e;
     printf("handles s1=%p s2=%p e1=%p\n", (void *)s1, (void *)s2, (void *)e1);
 
