@@ -232,9 +232,10 @@ static cuprof_chunk *chunk_new(int first, int grow)
 static cuprof_thread *thread_register(void)
 {
     cuprof_clock_init(!cuprof_g_config.clock_monotonic);   /* once, before any stamp */
-    cuprof_thread *t = aligned_alloc(64, sizeof *t);
-    if (!t)
+    void *mem = NULL;   /* cache-line aligned: the staging slots are lines */
+    if (posix_memalign(&mem, 64, sizeof(cuprof_thread)) != 0)
         return NULL;
+    cuprof_thread *t = mem;
     memset(t, 0, sizeof *t);
     t->head = t->tail = chunk_new(1, 0);
     if (!t->head) {
