@@ -14,8 +14,10 @@
 #      on (the sim's CUPTI: measures the sim too). (with - without) / N, per
 #      repeat against that repeat's own no-hook run; median, min, max over
 #      BENCH_REPEATS repeats, the configurations interleaved within a repeat.
-#   2. memory per event (peak RSS when the calls are done, with - without,
-#      / events) and trace.json bytes per event;
+#   2. memory per event: the compact records' bytes per event (summary.json's
+#      overhead.bytes_per_event), the peak RSS when the calls are done (with -
+#      without, / events), trace.json bytes per event, and the peak RSS of 10
+#      million launches (not --quick);
 #   3. exit-time cost: bench/write_bench fills the collector with 1, 10 and
 #      50 million launch events and times cuprof_collector_finish (the atexit
 #      path: stamps to ns, run build, aggregation, trace.json, summary.txt,

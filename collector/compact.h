@@ -117,16 +117,30 @@ static inline __attribute__((always_inline)) unsigned cuprof_codec_slot(uint64_t
     return (unsigned)((h * 0x9E3779B97F4A7C15ull) >> 61);
 }
 
-/* A stream or event handle: 1 in *hit with its slot in *slot when the table
- * has it (nothing more to write), else 0 and the table takes it (the value
- * is written in full). */
-static inline __attribute__((always_inline)) unsigned cuprof_codec_stream(cuprof_codec *c,
-                                                                          uint64_t h, int *hit)
+/* A stream or event handle: 4 bits for the record's flag byte. When the
+ * table has it: bit 0 set, its slot in bits 1-3, nothing more written; else
+ * 0, the value written in full at *pp, and the table takes it. */
+static inline __attribute__((always_inline)) unsigned cuprof_put_stream(uint8_t **pp,
+                                                                        cuprof_codec *c, uint64_t h)
 {
     unsigned s = cuprof_codec_slot(h);
-    *hit = c->streams[s] == h;
+    if (c->streams[s] == h)
+        return 1u | s << 1;
     c->streams[s] = h;
-    return s;
+    *pp = cuprof_put_uv(*pp, h);
+    return 0;
+}
+
+/* The handle the 4 bits of cuprof_put_stream stand for (reads the value
+ * when they say it was written). */
+static inline uint64_t cuprof_get_stream(const uint8_t **pp, const uint8_t *end, cuprof_codec *c,
+                                         unsigned bits)
+{
+    if (bits & 1u)
+        return c->streams[(bits >> 1) & 7u];
+    uint64_t h = cuprof_get_uv(pp, end);
+    c->streams[cuprof_codec_slot(h)] = h;
+    return h;
 }
 
 /*
@@ -177,8 +191,6 @@ cuprof_encode(uint8_t *p, cuprof_codec *c, const cuprof_event *ev, uint64_t seq)
     c->seq = seq + 1;
     c->t = ev->t1 ? ev->t1 : ev->t0;
 
-    int hit;
-    unsigned s;
     switch (ev->cls) {
     case CUPROF_EV_LAUNCH: {
         uint8_t *fp = p++;
@@ -210,11 +222,7 @@ cuprof_encode(uint8_t *p, cuprof_codec *c, const cuprof_event *ev, uint64_t seq)
             p = cuprof_put_uv(p, ev->a.launch.smem);
             c->smem = ev->a.launch.smem;
         }
-        s = cuprof_codec_stream(c, ev->a.launch.stream, &hit);
-        if (hit)
-            f |= 8u | s << 4;
-        else
-            p = cuprof_put_uv(p, ev->a.launch.stream);
+        f |= cuprof_put_stream(&p, c, ev->a.launch.stream) << 3;
         *fp = (uint8_t)f;
         break;
     }
@@ -223,39 +231,25 @@ cuprof_encode(uint8_t *p, cuprof_codec *c, const cuprof_event *ev, uint64_t seq)
         uint8_t *fp = p++;
         unsigned f = (ev->a.copy.dir & 7u) | (ev->a.copy.async ? 8u : 0u);
         p = cuprof_put_uv(p, ev->a.copy.bytes);
-        s = cuprof_codec_stream(c, ev->a.copy.stream, &hit);
-        if (hit)
-            f |= 16u | s << 5;
-        else
-            p = cuprof_put_uv(p, ev->a.copy.stream);
+        f |= cuprof_put_stream(&p, c, ev->a.copy.stream) << 4;
         *fp = (uint8_t)f;
         break;
     }
     case CUPROF_EV_ALLOC:
     case CUPROF_EV_FREE: {
         uint8_t *fp = p++;
-        unsigned f = 0;
         p = cuprof_put_uv(p, ev->a.mem.bytes);
         p = cuprof_put_uv(p, cuprof_zz((int64_t)(ev->a.mem.ptr - c->ptr)));
         c->ptr = ev->a.mem.ptr;
-        s = cuprof_codec_stream(c, ev->a.mem.stream, &hit);
-        if (hit)
-            f |= 1u | s << 1;
-        else
-            p = cuprof_put_uv(p, ev->a.mem.stream);
-        *fp = (uint8_t)f;
+        *fp = (uint8_t)cuprof_put_stream(&p, c, ev->a.mem.stream);
         break;
     }
     case CUPROF_EV_SYNC:
-    case CUPROF_EV_EVENT:
-        s = cuprof_codec_stream(c, ev->a.sync.stream, &hit);
-        if (hit) {
-            *p++ = (uint8_t)(1u | s << 1);
-        } else {
-            *p++ = 0;
-            p = cuprof_put_uv(p, ev->a.sync.stream);
-        }
+    case CUPROF_EV_EVENT: {
+        uint8_t *fp = p++;
+        *fp = (uint8_t)cuprof_put_stream(&p, c, ev->a.sync.stream);
         break;
+    }
     case CUPROF_EV_OCCUPANCY:
         p = cuprof_put_uv(p, ev->a.occ.kernel);
         p = cuprof_put_uv(p, cuprof_zz(ev->a.occ.block_size));
@@ -345,12 +339,7 @@ static inline int cuprof_decode(const uint8_t **pp, const uint8_t *end, cuprof_c
         ev->a.launch.grid_z = c->grid_z;
         memcpy(ev->a.launch.block, c->block, sizeof c->block);
         ev->a.launch.smem = c->smem;
-        if (f & 8) {
-            ev->a.launch.stream = c->streams[(f >> 4) & 7u];
-        } else {
-            ev->a.launch.stream = cuprof_get_uv(&p, end);
-            c->streams[cuprof_codec_slot(ev->a.launch.stream)] = ev->a.launch.stream;
-        }
+        ev->a.launch.stream = cuprof_get_stream(&p, end, c, f >> 3);
         break;
     case CUPROF_EV_COPY:
     case CUPROF_EV_MEMSET:
@@ -358,12 +347,7 @@ static inline int cuprof_decode(const uint8_t **pp, const uint8_t *end, cuprof_c
         ev->a.copy.dir = (uint8_t)(f & 7u);
         ev->a.copy.async = (uint8_t)((f >> 3) & 1u);
         ev->a.copy.bytes = cuprof_get_uv(&p, end);
-        if (f & 16) {
-            ev->a.copy.stream = c->streams[(f >> 5) & 7u];
-        } else {
-            ev->a.copy.stream = cuprof_get_uv(&p, end);
-            c->streams[cuprof_codec_slot(ev->a.copy.stream)] = ev->a.copy.stream;
-        }
+        ev->a.copy.stream = cuprof_get_stream(&p, end, c, f >> 4);
         break;
     case CUPROF_EV_ALLOC:
     case CUPROF_EV_FREE:
@@ -371,22 +355,12 @@ static inline int cuprof_decode(const uint8_t **pp, const uint8_t *end, cuprof_c
         ev->a.mem.bytes = cuprof_get_uv(&p, end);
         c->ptr += (uint64_t)cuprof_unzz(cuprof_get_uv(&p, end));
         ev->a.mem.ptr = c->ptr;
-        if (f & 1) {
-            ev->a.mem.stream = c->streams[(f >> 1) & 7u];
-        } else {
-            ev->a.mem.stream = cuprof_get_uv(&p, end);
-            c->streams[cuprof_codec_slot(ev->a.mem.stream)] = ev->a.mem.stream;
-        }
+        ev->a.mem.stream = cuprof_get_stream(&p, end, c, f);
         break;
     case CUPROF_EV_SYNC:
     case CUPROF_EV_EVENT:
         f = p < end ? *p++ : 0;
-        if (f & 1) {
-            ev->a.sync.stream = c->streams[(f >> 1) & 7u];
-        } else {
-            ev->a.sync.stream = cuprof_get_uv(&p, end);
-            c->streams[cuprof_codec_slot(ev->a.sync.stream)] = ev->a.sync.stream;
-        }
+        ev->a.sync.stream = cuprof_get_stream(&p, end, c, f);
         break;
     case CUPROF_EV_OCCUPANCY:
         ev->a.occ.kernel = (uint32_t)cuprof_get_uv(&p, end);

@@ -401,6 +401,17 @@ static inline __attribute__((always_inline)) int hook_end(preload_call c, int re
 
 #define HOOK_BEGIN(name) hook_begin(PRELOAD_FN_##name, PRELOAD_CLS_##name)
 
+/* A hook that records the call and keeps none of its arguments: the real
+ * function's result, or `missing` when it cannot be found. */
+#define PRELOAD_PLAIN_HOOK(ret, name, params, args, missing)   \
+    PRELOAD_EXPORT ret name params                             \
+    {                                                          \
+        preload_##name##_fn real = PRELOAD_REAL(name);         \
+        preload_call c = HOOK_BEGIN(name);                     \
+        ret r = real ? real args : (missing);                  \
+        return (ret)hook_end(c, (int)r);                       \
+    }
+
 /* Saturating conversions into the event's narrow fields. */
 static inline uint16_t preload_u16(unsigned v) { return v > UINT16_MAX ? UINT16_MAX : (uint16_t)v; }
 static inline uint32_t preload_u32(int64_t v)

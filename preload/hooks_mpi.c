@@ -12,14 +12,7 @@
  */
 #include "preload/hooks.h"
 
-#define MPI_HOOK(name, params, args)                                                  \
-    PRELOAD_EXPORT int name params                                                     \
-    {                                                                                  \
-        preload_##name##_fn real = PRELOAD_REAL(name);                                 \
-        preload_call c = HOOK_BEGIN(name);                                             \
-        int r = real ? real args : PRELOAD_MPI_MISSING;                                \
-        return hook_end(c, r);                                                         \
-    }
+#define MPI_HOOK(name, params, args) PRELOAD_PLAIN_HOOK(int, name, params, args, PRELOAD_MPI_MISSING)
 
 MPI_HOOK(MPI_Barrier, (preload_mpi_handle comm), (comm))
 MPI_HOOK(MPI_Bcast, (void *buffer, int count, preload_mpi_handle datatype, int root, preload_mpi_handle comm),

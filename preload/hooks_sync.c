@@ -127,19 +127,11 @@ PRELOAD_EXPORT cudaError_t cudaProfilerStop(void)
     return r;
 }
 
-/* A plain call: recorded, no arguments kept. */
-#define PLAIN_HOOK(name, params, args)                                  \
-    PRELOAD_EXPORT cudaError_t name params                              \
-    {                                                                   \
-        preload_##name##_fn real = PRELOAD_REAL(name);                  \
-        preload_call c = HOOK_BEGIN(name);                              \
-        cudaError_t r = real ? real args : PRELOAD_CUDART_MISSING;      \
-        return (cudaError_t)hook_end(c, r);                             \
-    }
-
-PLAIN_HOOK(cudaGetDevice, (int *device), (device))
-PLAIN_HOOK(cudaSetDevice, (int device), (device))
-PLAIN_HOOK(cudaGetLastError, (void), ())
-PLAIN_HOOK(cudaEventCreate, (cudaEvent_t *event), (event))
-PLAIN_HOOK(cudaEventCreateWithFlags, (cudaEvent_t *event, unsigned int flags), (event, flags))
-PLAIN_HOOK(cudaEventDestroy, (cudaEvent_t event), (event))
+/* Plain calls: recorded, no arguments kept. */
+PRELOAD_PLAIN_HOOK(cudaError_t, cudaGetDevice, (int *device), (device), PRELOAD_CUDART_MISSING)
+PRELOAD_PLAIN_HOOK(cudaError_t, cudaSetDevice, (int device), (device), PRELOAD_CUDART_MISSING)
+PRELOAD_PLAIN_HOOK(cudaError_t, cudaGetLastError, (void), (), PRELOAD_CUDART_MISSING)
+PRELOAD_PLAIN_HOOK(cudaError_t, cudaEventCreate, (cudaEvent_t *event), (event), PRELOAD_CUDART_MISSING)
+PRELOAD_PLAIN_HOOK(cudaError_t, cudaEventCreateWithFlags, (cudaEvent_t *event, unsigned int flags),
+                   (event, flags), PRELOAD_CUDART_MISSING)
+PRELOAD_PLAIN_HOOK(cudaError_t, cudaEventDestroy, (cudaEvent_t event), (event), PRELOAD_CUDART_MISSING)
