@@ -28,6 +28,33 @@ static int keep_device(const cuprof_run *run, const cuprof_timeline *tl, const c
                 dst[kept++] = (src)[i];                                                    \
     } while (0)
 
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The names of the records that are hooked calls themselves, sorted and
+ * unique, in *names (NULL with a count of 0 when there are none; -1 on out
+ * of memory). */
+static long hooked_names(const cuprof_timeline *tl, const char ***names)
+{
+    const cuprof_gpu_run *g = tl->gpu;
+    const char **v = malloc((g->n_apis ? g->n_apis : 1) * sizeof *v);
+    if (!v)
+        return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < g->n_apis; i++)
+        if (tl->api_derived[i] == -1 && tl->api_hooked[i] != 0)
+            v[n++] = g->apis[i].name;
+    qsort(v, n, sizeof *v, cmp_name);
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++)
+        if (u == 0 || strcmp(v[u - 1], v[i]) != 0)
+            v[u++] = v[i];
+    *names = v;
+    return (long)u;
+}
+
 cuprof_gpu_run *cuprof_capture_clip(const cuprof_run *run, const cuprof_timeline *tl)
 {
     const cuprof_gpu_run *g = tl->gpu;
@@ -38,10 +65,19 @@ cuprof_gpu_run *cuprof_capture_clip(const cuprof_run *run, const cuprof_timeline
         free(keep_api);
         return NULL;
     }
+    const char **names = NULL;
+    long nnames = hooked_names(tl, &names);
+    if (nnames < 0) {
+        free(c);
+        free(keep_api);
+        return NULL;
+    }
     *c = *g;
     for (size_t i = 0; i < g->n_apis; i++)
         keep_api[i] = tl->api_hooked[i] != 0 ||
-                      cuprof_capture_contains(&run->capture, g->apis[i].start_ns);
+                      (!bsearch(&g->apis[i].name, names, (size_t)nnames, sizeof *names, cmp_name) &&
+                       cuprof_capture_contains(&run->capture, g->apis[i].start_ns));
+    free(names);
     cuprof_gpu_api *apis;
     cuprof_gpu_kernel *kernels;
     cuprof_gpu_copy *copies;

@@ -5,7 +5,12 @@
  * CUPTI runs for the whole process (collector/capture.c says why), so its
  * records include calls made outside every window. The model keeps:
  *  - a runtime/driver record when it is, or ran inside, a recorded call
- *    (the timeline joined it: api_hooked), or began inside a window;
+ *    (the timeline joined it: api_hooked), or began inside a window and
+ *    is not of an entry point the hooks were seen to record (a record of
+ *    one that joined no recorded call was made outside every window: had
+ *    it been inside, its call would have been recorded; so a call right
+ *    after the window closed is not kept because the two clocks put its
+ *    record a little inside);
  *  - a kernel, copy, memset or sync when the record of the call that caused
  *    it (same correlation id) is kept; with no such record, when its
  *    external id names a recorded call, or (no external id either) when it

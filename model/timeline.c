@@ -132,11 +132,15 @@ static int same_call(const char *hook, const char *rec)
  * started inside it). The two clocks may disagree by up to tol ns (TSC
  * stamps converted at exit, CUPTI's callback or offset clock), so of the
  * calls of that name within tol of [s, e] the one overlapping it most wins.
- * Looks back from the last call that began by s + tol, over at most 64. */
-static uint64_t hooked_match(const cuprof_run *run, const cuprof_run_thread *th, const char *name,
-                             uint64_t s, uint64_t e, uint64_t tol)
+ * A call is one record's at most: claimed[i] (a bit per event of th) marks
+ * the calls earlier records took (records come in start order), so a call
+ * made just after a recorded one, and not recorded itself (outside a
+ * capture window), is not taken for a second record of it. Looks back from
+ * the last call that began by s + tol, over at most 64. */
+static uint64_t hooked_match(const cuprof_run *run, const cuprof_run_thread *th, uint8_t *claimed,
+                             const char *name, uint64_t s, uint64_t e, uint64_t tol)
 {
-    if (!th || th->n == 0)
+    if (!th || th->n == 0 || !claimed)
         return 0;
     uint64_t lo = 0, hi = th->n;   /* first event with t0 > s + tol */
     while (lo < hi) {
@@ -152,15 +156,31 @@ static uint64_t hooked_match(const cuprof_run *run, const cuprof_run_thread *th,
         const cuprof_event *ev = cuprof_run_event(th, i - 1);
         if (ev->depth == 0 && ev->t1 + tol < s)
             break;   /* top-level calls do not overlap: every earlier one ended before */
-        if (ev->t1 + tol < e || !same_call(cuprof_run_api_name(run, ev->api), name))
+        if (ev->t1 + tol < e || (claimed[(i - 1) / 8] & (1u << ((i - 1) % 8))) ||
+            !same_call(cuprof_run_api_name(run, ev->api), name))
             continue;
         int64_t ov = (int64_t)(ev->t1 < e ? ev->t1 : e) - (int64_t)(ev->t0 > s ? ev->t0 : s);
         if (ov > best_ov) {
             best_ov = ov;
-            best = cuprof_event_id_make(th->index, i - 1);
+            best = i;
         }
     }
-    return best;
+    if (!best)
+        return 0;
+    claimed[(best - 1) / 8] |= (uint8_t)(1u << ((best - 1) % 8));
+    return cuprof_event_id_make(th->index, best - 1);
+}
+
+/* The claimed bits of run->threads[t] (hooked_match), made on first use;
+ * NULL on out of memory (no match then). */
+static uint8_t *claimed_of(const cuprof_run *run, uint8_t **claimed, const cuprof_run_thread *th)
+{
+    if (!th)
+        return NULL;
+    size_t t = (size_t)(th - run->threads);
+    if (!claimed[t])
+        claimed[t] = calloc(th->n / 8 + 1, 1);
+    return claimed[t];
 }
 
 /* CUDA's module registration and <<<>>> configuration calls ("__cuda..."
@@ -194,8 +214,11 @@ static int join_apis(cuprof_timeline *tl)
     tl->api_hooked = calloc(n ? n : 1, sizeof *tl->api_hooked);
     tl->by_corr = malloc((n ? n : 1) * sizeof *tl->by_corr);
     tl->derived = calloc(n ? n : 1, sizeof *tl->derived);
-    if (!tl->api_derived || !tl->api_hooked || !tl->by_corr || !tl->derived)
+    uint8_t **claimed = calloc(run->nthreads ? run->nthreads : 1, sizeof *claimed);
+    if (!tl->api_derived || !tl->api_hooked || !tl->by_corr || !tl->derived || !claimed) {
+        free(claimed);
         return -1;
+    }
     for (size_t i = 0; i < n; i++)
         tl->by_corr[i] = (uint32_t)i;
     qsort_r(tl->by_corr, n, sizeof *tl->by_corr, cmp_corr, (void *)g->apis);
@@ -208,8 +231,9 @@ static int join_apis(cuprof_timeline *tl)
         tl->api_hooked[i] = parent ? a->ext : 0;
         if (parent && same_call(cuprof_run_api_name(run, parent->api), a->name))
             continue;   /* the hooked call itself */
-        if (!parent && (tl->api_hooked[i] = hooked_match(run, thread_of(run, a->thread_id), a->name,
-                                                         a->start_ns, a->end_ns, tol)) != 0)
+        const cuprof_run_thread *own = parent ? NULL : thread_of(run, a->thread_id);
+        if (own && (tl->api_hooked[i] = hooked_match(run, own, claimed_of(run, claimed, own), a->name,
+                                                     a->start_ns, a->end_ns, tol)) != 0)
             continue;
         if (left_out(a)) {
             tl->api_derived[i] = -2;
@@ -231,6 +255,9 @@ static int join_apis(cuprof_timeline *tl)
         }
         tl->nderived++;
     }
+    for (size_t t = 0; t < run->nthreads; t++)
+        free(claimed[t]);
+    free(claimed);
     qsort(tl->derived, tl->nderived, sizeof *tl->derived, cmp_derived);
     for (size_t k = 0; k < tl->nderived; k++)
         tl->api_derived[tl->derived[k].rec - g->apis] = (long)k;

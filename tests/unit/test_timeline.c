@@ -493,6 +493,53 @@ START_TEST(failed_launch_is_no_kernel)
 }
 END_TEST
 
+/* A record joins at most one hooked call, and a hooked call at most one
+ * record: a launch made right after two recorded ones (within the clocks'
+ * tolerance of the second, but not recorded: a capture window had closed)
+ * is no second record of the second call. Through a window that closed
+ * between them, that launch and its kernel go, even where the clocks put
+ * the record a little inside the window: its API is hooked, so had it been
+ * made inside, its call would have been recorded. */
+START_TEST(record_joins_one_call)
+{
+    static const uint64_t win[1][2] = {{50, 330}};
+    make_run();
+    memset(evs, 0, sizeof evs);
+    for (int i = 0; i < 2; i++)
+        evs[i] = (cuprof_event){.t0 = 100 + 110 * (uint64_t)i, .t1 = 200 + 110 * (uint64_t)i,
+                                .api = 1, .cls = CUPROF_EV_LAUNCH};
+    threads[0].n = 2;
+    run.nevents = 2;
+    apis[0] = api(21, "cudaLaunchKernel", 105, 195, 0, 1);
+    apis[1] = api(22, "cudaLaunchKernel", 215, 305, 0, 1);
+    apis[2] = api(23, "cudaLaunchKernel", 325, 420, 0, 1);   /* not recorded */
+    for (int i = 0; i < 3; i++)
+        kernels[i] = kern(21 + (uint32_t)i, 0, "_Z1kv", 1000 + 1000 * (uint64_t)i,
+                          1100 + 1000 * (uint64_t)i);
+    gpu.n_apis = 3;
+    gpu.n_kernels = 3;
+    gpu.n_copies = 0;
+    gpu.n_syncs = 0;
+    cuprof_timeline *tl = cuprof_timeline_build(&run);
+    ck_assert_ptr_nonnull(tl);
+    for (int i = 0; i < 2; i++)
+        ck_assert_uint_eq(cuprof_timeline_cause(tl, 21 + (uint32_t)i, 0).hooked, id_of(i));
+    ck_assert_uint_eq(tl->api_hooked[2], 0);
+    ck_assert_uint_eq(cuprof_timeline_cause(tl, 23, 0).hooked, 0);
+    cuprof_timeline_destroy(tl);
+    run.capture = (cuprof_capture){.trigger = "test", .spec = "test", .repeat = 1, .seen = 1,
+                                   .opened = 1, .nwindows = 1, .windows = win};
+    cuprof_summary *s = test_summary_build(&run);
+    ck_assert_ptr_nonnull(s);
+    const cuprof_gpu_run *g = test_model_of(s)->gpu;
+    ck_assert_uint_eq(g->n_apis, 2);
+    ck_assert_uint_eq(g->n_kernels, 2);
+    for (size_t i = 0; i < g->n_kernels; i++)
+        ck_assert_uint_ne(g->kernels[i].corr, 23);
+    test_summary_destroy(s);
+}
+END_TEST
+
 /* Through capture windows [900, 2100) and [4900, 6100): the records of
  * recorded calls stay, those of calls made outside the windows go, with
  * the device work they caused. ev1 is made a cudaMalloc and the
@@ -549,6 +596,7 @@ int main(void)
     tcase_add_test(tc, interval_union);
     tcase_add_test(tc, derived_calls);
     tcase_add_test(tc, launch_without_ext);
+    tcase_add_test(tc, record_joins_one_call);
     tcase_add_test(tc, self_and_total_cuda);
     tcase_add_test(tc, busy_idle_latency);
     tcase_add_test(tc, kernel_and_copy_rows);
