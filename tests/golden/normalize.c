@@ -270,10 +270,11 @@ static void compile_masks(void)
 static void mask_text(char *buf, size_t len);
 
 /* Findings whose firing depends on how the host's timings fell (a wait
- * that was or was not long, a first call that was or was not slow): left
- * out of both summaries. The others follow from what was called. */
+ * that was or was not long, a first call that was or was not slow, the
+ * CPU's time between launches against 5 us): left out of both summaries.
+ * The others follow from what was called. */
 static const char *const timing_rules[] = {"sync-wait", "cold-start", "kernel-spread",
-                                           "launch-latency", NULL};
+                                           "launch-latency", "launch-gaps", NULL};
 
 /* 1 when text (a finding's line, "[warning] sync-wait: ...", or a JSON
  * path ".findings[sync-wait]...") names a timing-dependent rule. */
