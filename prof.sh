@@ -62,6 +62,14 @@ Options:
                      keeps them, libunwind where not; fp: frame pointers
                      only (fastest); unwind: libunwind always
   --stacks-counts    with --stacks, also NAME.calls.folded (calls per stack)
+  --gpu all|kernels|off
+                     what CUPTI records: all (the default: kernels, copies,
+                     memsets, syncs and the runtime/driver calls that tie
+                     each to its call); kernels (kernel, copy and memset
+                     records only, matched to the calls by kernel name,
+                     bytes and order: the least overhead, no CUPTI-only
+                     calls or sync waits, graph replays unattributed); off
+                     (no CUPTI: the CPU side only)
   --format auto|json|perfetto|both|none
                      the trace as NAME.trace.json (Chrome JSON), as
                      NAME.perfetto-trace (Perfetto's protobuf for
@@ -187,6 +195,7 @@ stacks=
 stacks_counts=
 trace_format=
 trace_compress=
+gpu_mode=
 trace_gzip=
 export_kind=
 while [ $# -gt 0 ]; do
@@ -232,6 +241,19 @@ while [ $# -gt 0 ]; do
       case "$trace_compress" in
         auto|zstd|zlib|none) ;;
         *) die "--compress $trace_compress: expected auto, zstd, zlib or none" ;;
+      esac ;;
+    --gpu|--gpu=*)
+      if [ "$1" = --gpu ]; then
+        [ $# -ge 2 ] || die "option --gpu needs a value: all, kernels or off"
+        gpu_mode=$2; shift 2
+      else
+        gpu_mode=${1#--gpu=}; shift
+      fi
+      case "$gpu_mode" in
+        all) gpu_mode=1 ;;
+        kernels) ;;
+        off) gpu_mode=0 ;;
+        *) die "--gpu $gpu_mode: expected all, kernels or off" ;;
       esac ;;
     --gzip) trace_gzip=1; shift ;;
     --export|--export=*)
@@ -302,7 +324,13 @@ if [ -n "${CUPROF_MEM_LIMIT:-}" ] &&
    { ! [[ $CUPROF_MEM_LIMIT =~ ^[0-9]+([kKmMgG][iI]?[bB]?)?$ ]] || [[ $CUPROF_MEM_LIMIT =~ ^0+[^1-9]*$ ]]; }; then
   die "CUPROF_MEM_LIMIT=$CUPROF_MEM_LIMIT is not a size like 512M or 2G"
 fi
-for var in CUPROF_QUIET CUPROF_ENABLE CUPROF_GPU CUPROF_PREFAULT CUPROF_STACKS_COUNTS; do
+if [ -n "${CUPROF_GPU:-}" ]; then
+  case "${CUPROF_GPU,,}" in
+    1|yes|true|on|all|0|no|false|off|kernels) ;;
+    *) die "CUPROF_GPU=$CUPROF_GPU is not 0, 1, all or kernels" ;;
+  esac
+fi
+for var in CUPROF_QUIET CUPROF_ENABLE CUPROF_PREFAULT CUPROF_STACKS_COUNTS; do
   [ -n "${!var+set}" ] || continue
   v=${!var,,}
   case "$v" in
@@ -381,6 +409,7 @@ export_if_set CUPROF_STACKS_COUNTS "$stacks_counts"
 export_if_set CUPROF_FORMAT "$trace_format"
 export_if_set CUPROF_COMPRESS "$trace_compress"
 export_if_set CUPROF_GZIP "$trace_gzip"
+export_if_set CUPROF_GPU "$gpu_mode"
 export_if_set CUPROF_EXPORT "$export_kind"
 export LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$lib"
 # The CUDA driver loads this library's InitializeInjection while it starts:

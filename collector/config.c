@@ -277,10 +277,14 @@ void cuprof_config_load(cuprof_config *c, char *warn, size_t warn_len)
     }
     if ((v = getenv("CUPROF_GPU")) && *v) {
         int b = parse_bool(v);
-        if (b < 0)
-            warn_add(warn, warn_len, "CUPROF_GPU", v, "0 or 1");
+        if (strcasecmp(v, "kernels") == 0)
+            c->gpu = CUPROF_GPU_KERNELS;
+        else if (strcasecmp(v, "all") == 0)
+            c->gpu = CUPROF_GPU_ALL;
+        else if (b < 0)
+            warn_add(warn, warn_len, "CUPROF_GPU", v, "0, 1, all or kernels");
         else
-            c->gpu = b;
+            c->gpu = b ? CUPROF_GPU_ALL : CUPROF_GPU_OFF;
     }
     if ((v = getenv("CUPROF_DRIVER_HOOKS")) && *v) {
         int b = parse_bool(v);

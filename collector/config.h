@@ -27,8 +27,14 @@
  *                     (collector/spill.c); if that fails too, calls are
  *                     counted but not recorded and the header says so.
  *   CUPROF_ENABLE     0: record nothing and write nothing (default 1).
- *   CUPROF_GPU        0: do not start CUPTI (no GPU timeline; CPU-side calls
- *                     only), e.g. to measure the hooks alone (default 1).
+ *   CUPROF_GPU        0 (or off): do not start CUPTI (no GPU timeline;
+ *                     CPU-side calls only), e.g. to measure the hooks alone.
+ *                     "kernels": CUPTI records kernels, copies and memsets
+ *                     only (no runtime/driver API or sync records, no
+ *                     external ids pushed), matched to the hooked calls by
+ *                     kernel name, bytes and order (model/kmatch.h): the
+ *                     least CUPTI cost. 1 (or all, the default): also the
+ *                     API records that tie each to its call.
  *   CUPROF_DRIVER_HOOKS 0: hand the program the driver's own launch functions
  *                     from cuGetProcAddress / cudaGetDriverEntryPoint* (those
  *                     launches are then seen by CUPTI only). Default 1: wrapped,
@@ -115,9 +121,16 @@ enum cuprof_stacks_mode {
     CUPROF_STACKS_UNWIND = 3,   /* libunwind only */
 };
 
+/* CUPROF_GPU */
+enum cuprof_gpu_mode {
+    CUPROF_GPU_OFF = 0,         /* no CUPTI */
+    CUPROF_GPU_ALL = 1,         /* device records and the API records that cause them */
+    CUPROF_GPU_KERNELS = 2,     /* kernel, memcpy and memset records only */
+};
+
 typedef struct cuprof_config {
     char out_dir[PATH_MAX];  /* CUPROF_OUT_DIR, never empty */
-    int gpu;                 /* CUPROF_GPU != 0: start CUPTI */
+    int gpu;                 /* CUPROF_GPU: enum cuprof_gpu_mode */
     int prefault;            /* CUPROF_PREFAULT != 0: helper thread maps chunks */
     int driver_hooks;        /* CUPROF_DRIVER_HOOKS != 0: wrap the driver's launch
                                 functions handed out by the entry points */

@@ -43,6 +43,7 @@ static struct {
     int driver_by_cbid;           /* 1: driver records enabled per callback id (kept ones) */
     int runtime_quiet;            /* 1: the runtime records of the frequent queries are off */
     int tid_system;               /* 1: CUPTI's threadId is gettid() */
+    int kernels_only;             /* cuprof_cupti_set_kernels_only */
     CUpti_SubscriberHandle sub;   /* our subscriber, NULL if none */
     cuprof_cupti_clockmap clock;  /* CUPTI -> host clock */
     int finished;                 /* finish ran (under lock) */
@@ -164,6 +165,14 @@ void cuprof_cupti_set_origin_fn(uint64_t (*fn)(void))
     origin_fn = fn;
 }
 
+void cuprof_cupti_set_kernels_only(int on)
+{
+    pthread_mutex_lock(&g.lock);
+    if (g.state == ST_IDLE)
+        g.kernels_only = on != 0;
+    pthread_mutex_unlock(&g.lock);
+}
+
 /* A graph node created or cloned (resource callbacks, on the thread that
  * made it): its id, its original's, its graph's, and for a created node the
  * outermost hooked call open on this thread (the call a capture took it from:
@@ -263,17 +272,18 @@ static const struct {
     CUpti_ActivityKind kind;
     const char *name;
     int quiet;  /* 1: only multi-GPU peer copies, not worth a word */
+    int device; /* 1: a device record (kept in kernels-only mode) */
 } kinds[] = {
-    {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", 0},
-    {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION", 0},
-    {CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME", 0},
+    {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", 0, 1},
+    {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION", 0, 0},
+    {CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME", 0, 0},
     /* cuBLAS 13 launches through the driver API: without this kind its
      * kernels map to no API record and no external id (seen on an H100). */
-    {CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER", 0},
-    {CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", 0},
-    {CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", 0},
-    {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION", 0},
-    {CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2", 1},
+    {CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER", 0, 0},
+    {CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", 0, 1},
+    {CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", 0, 1},
+    {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION", 0, 0},
+    {CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2", 1, 1},
 };
 
 static void set_attributes(void)
@@ -344,6 +354,8 @@ static int enable_kinds(void)
     g.driver_by_cbid = 0;
     g.runtime_quiet = 0;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        if (g.kernels_only && !kinds[i].device)
+            continue;
         if (kinds[i].kind == CUPTI_ACTIVITY_KIND_DRIVER && enable_driver_by_cbid() == 0) {
             g.driver_by_cbid = 1;
             continue;
@@ -423,14 +435,22 @@ static int start_locked(const char *path)
     uint32_t version = 0;
     if (f->cuptiGetVersion != NULL)
         f->cuptiGetVersion(&version);
-    snprintf(g.status, sizeof g.status,
-             "CUPTI %u from %s; subscriber: %s; clock: %s; driver records: %s; runtime records: %s%s%s",
-             version, f->path, g.subscriber, g.ts_callback ? "timestamp callback" : "measured offset",
-             g.driver_by_cbid ? "launches, copies, memsets (by callback id)" : "all",
-             g.runtime_quiet ? "all but cudaGetDevice, cudaSetDevice, cudaGetLastError, "
-                               "cudaEventCreate(WithFlags), cudaEventDestroy (as torch.profiler)"
-                             : "all",
-             g.missing[0] ? "; not recorded: " : "", g.missing);
+    if (g.kernels_only)
+        snprintf(g.status, sizeof g.status,
+                 "CUPTI %u from %s; subscriber: %s; clock: %s; mode: kernels (kernel, memcpy and "
+                 "memset records only, matched to the calls by name, bytes and order)%s%s",
+                 version, f->path, g.subscriber,
+                 g.ts_callback ? "timestamp callback" : "measured offset",
+                 g.missing[0] ? "; not recorded: " : "", g.missing);
+    else
+        snprintf(g.status, sizeof g.status,
+                 "CUPTI %u from %s; subscriber: %s; clock: %s; driver records: %s; runtime records: %s%s%s",
+                 version, f->path, g.subscriber, g.ts_callback ? "timestamp callback" : "measured offset",
+                 g.driver_by_cbid ? "launches, copies, memsets (by callback id)" : "all",
+                 g.runtime_quiet ? "all but cudaGetDevice, cudaSetDevice, cudaGetLastError, "
+                                   "cudaEventCreate(WithFlags), cudaEventDestroy (as torch.profiler)"
+                                 : "all",
+                 g.missing[0] ? "; not recorded: " : "", g.missing);
     return 0;
 }
 
@@ -451,10 +471,15 @@ int cuprof_cupti_start_path(const char *path)
             g.run.captured = 1;
             g.run.status = g.status;
             g.run.clock = g.ts_callback ? CUPROF_GPU_CLOCK_CALLBACK : CUPROF_GPU_CLOCK_OFFSET;
-            /* Records matched by time need our thread ids and our clock. */
-            __atomic_store_n(&cuprof_cupti_active,
-                             g.ts_callback && g.tid_system ? CUPROF_CUPTI_ON : CUPROF_CUPTI_PUSH_ALL,
-                             __ATOMIC_RELEASE);
+            g.run.kernels_only = g.kernels_only;
+            /* Records matched by time need our thread ids and our clock.
+             * Kernels only: no external ids at all (nothing would carry
+             * them: CUPTI makes external-correlation records for the API
+             * records it makes). */
+            if (!g.kernels_only)
+                __atomic_store_n(&cuprof_cupti_active,
+                                 g.ts_callback && g.tid_system ? CUPROF_CUPTI_ON : CUPROF_CUPTI_PUSH_ALL,
+                                 __ATOMIC_RELEASE);
             pthread_atfork(NULL, NULL, atfork_child);
         } else {
             snprintf(g.status, sizeof g.status, "not captured: %s", g.reason);

@@ -85,6 +85,12 @@ CUPROF_CUPTI_HIDDEN void cuprof_cupti_set_exit_fn(void (*fn)(void));
  * open on the calling thread (collector/buffers.c), asked when CUPTI says a
  * node was created. NULL (the default): no origins. */
 CUPROF_CUPTI_HIDDEN void cuprof_cupti_set_origin_fn(uint64_t (*fn)(void));
+/* on = 1 before start: enable the kernel, memcpy and memset kinds only (no
+ * runtime/driver API, sync or external-correlation records, no external
+ * ids pushed): the run's gpu_run says kernels_only and the model matches
+ * the records to the hooked calls by name, bytes and order (model/kmatch.h).
+ * 0 (the default): every kind the outputs use. */
+CUPROF_CUPTI_HIDDEN void cuprof_cupti_set_kernels_only(int on);
 
 /*
  * Delivers every record: synchronizes the device (through the process's

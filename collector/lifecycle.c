@@ -125,6 +125,7 @@ void cuprof_collector_init(void)
          * CUDA is up, so the records are flushed while CUDA still runs. */
         cuprof_cupti_set_exit_fn(on_process_exit);
         cuprof_cupti_set_origin_fn(cuprof_open_call_id);
+        cuprof_cupti_set_kernels_only(cuprof_g_config.gpu == CUPROF_GPU_KERNELS);
         pthread_atfork(fork_prepare, fork_parent, fork_child);
         cuprof_process_init();   /* signals, _exit & co: process.h */
         cuprof_stacks_init(cuprof_g_config.stacks);

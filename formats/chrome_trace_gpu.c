@@ -256,19 +256,31 @@ static void put_flow_anchor(chrome_writer *cw, int64_t pid, uint64_t tid, uint64
  * arrow to each, the k-th with id corr + k * 2^32 (flow ids pair one to one;
  * JSON keeps them exact while k < 2^21). */
 static void put_flow(chrome_writer *cw, const cuprof_timeline *tl, uint32_t *seen, uint32_t corr,
-                     int need_launch, int graph, int64_t pid, uint64_t tid, uint64_t ts)
+                     int need_launch, int graph, int64_t pid, uint64_t tid, uint64_t ts,
+                     uint64_t hooked)
 {
     const cuprof_gpu_api *a = cuprof_timeline_api(tl, corr);
-    if (!a || (need_launch && !a->is_launch))
-        return;
-    uint32_t k = seen[a - tl->gpu->apis];
-    if (k && (!graph || k >= (1u << 21)))
-        return;
-    uint32_t ctid;
+    uint32_t ctid, k = 0;
     uint64_t cts;
-    if (!call_anchor(tl, a, &ctid, &cts))
-        return;
-    seen[a - tl->gpu->apis] = k + 1;
+    if (!a && tl->gpu->kernels_only && hooked && corr) {
+        /* no API records: from the call model/kmatch.h matched it to, one
+         * arrow per record (each has its own correlation id) */
+        const cuprof_run_thread *th = NULL;
+        const cuprof_event *ev = cuprof_run_find_event(tl->run, hooked, &th);
+        if (!ev)
+            return;
+        ctid = th->tid;
+        cts = ev->t0;
+    } else {
+        if (!a || (need_launch && !a->is_launch))
+            return;
+        k = seen[a - tl->gpu->apis];
+        if (k && (!graph || k >= (1u << 21)))
+            return;
+        if (!call_anchor(tl, a, &ctid, &cts))
+            return;
+        seen[a - tl->gpu->apis] = k + 1;
+    }
     uint64_t id = corr + ((uint64_t)k << 32);
     cuprof_out *o = cw->base.out;
     cuprof_chrome_next_entry(cw);
@@ -376,12 +388,14 @@ int cuprof_chrome_gpu_events(chrome_writer *cw)
             const cuprof_gpu_copy *c = &g->copies[it[i].idx];
             /* "External id": the hooked call that caused it (pushed or matched) */
             put_copy(cw, c, &it[i], tl->copy_cause[it[i].idx].hooked);
-            put_flow(cw, tl, seen, c->corr, 0, c->graph_id != 0, pid, tid, it[i].start);
+            put_flow(cw, tl, seen, c->corr, 0, c->graph_id != 0, pid, tid, it[i].start,
+                     tl->copy_cause[it[i].idx].hooked);
         } else {
             const cuprof_gpu_kernel *kr = &g->kernels[it[i].idx];
             put_kernel(cw, kr, m->names.gpu_kernel[it[i].idx], &it[i],
                        tl->kernel_cause[it[i].idx].hooked);
-            put_flow(cw, tl, seen, kr->corr, 1, kr->graph_id != 0, pid, tid, it[i].start);
+            put_flow(cw, tl, seen, kr->corr, 1, kr->graph_id != 0, pid, tid, it[i].start,
+                     tl->kernel_cause[it[i].idx].hooked);
         }
     }
     free(it);

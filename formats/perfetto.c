@@ -771,6 +771,15 @@ static int flows_build(const cuprof_model *m, pf_flows *fl)
         size_t i = copy ? r - g->n_kernels : r;
         uint32_t corr = copy ? g->copies[i].corr : g->kernels[i].corr;
         const cuprof_gpu_api *a = cuprof_timeline_api(tl, corr);
+        if (!a && g->kernels_only && corr) {
+            /* no API records: from the call model/kmatch.h matched it to */
+            uint64_t h = copy ? tl->copy_cause[i].hooked : tl->kernel_cause[i].hooked;
+            if (h) {
+                fl->f[fl->n++] = (pf_flow){h, corr};
+                (copy ? fl->copy_in : fl->kernel_in)[i] = corr;
+            }
+            continue;
+        }
         if (!a || (!copy && !a->is_launch) || seen[a - g->apis])
             continue;
         long d = tl->api_derived[a - g->apis];

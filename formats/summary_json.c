@@ -106,6 +106,8 @@ static void put_gpu(cuprof_out *o, const cuprof_run *run, const cuprof_timeline 
         num(o, "syncs", g->n_syncs);
         num(o, "runtime_calls", g->n_apis);
         num(o, "derived_calls", tl->nderived);
+        str(o, "mode", g->kernels_only ? "kernels" : "all");
+        num(o, "records", g->n_kernels + g->n_copies + g->n_syncs + g->n_apis + g->n_extmap);
     }
     cuprof_out_putc(o, '}');
 }

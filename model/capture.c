@@ -4,16 +4,77 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Keeps the device record (corr, ext, start) by capture.h's rules. */
-static int keep_device(const cuprof_run *run, const cuprof_timeline *tl, const char *keep_api,
-                       uint32_t corr, uint64_t ext, uint64_t start)
+/* A kernels-only run's matched records: correlation id and the start of
+ * the call matched to it, by corr. */
+typedef struct anchor {
+    uint32_t corr;
+    uint64_t t0;
+} anchor;
+
+static int cmp_anchor(const void *a, const void *b)
 {
-    const cuprof_gpu_api *a = cuprof_timeline_api(tl, corr);
+    uint32_t x = ((const anchor *)a)->corr, y = ((const anchor *)b)->corr;
+    return (x > y) - (x < y);
+}
+
+/* The window holding t, or -1. */
+static long window_of(const cuprof_capture *cap, uint64_t t)
+{
+    size_t lo = 0, hi = cap->nwindows;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cap->windows[mid][1] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < cap->nwindows && cap->windows[lo][0] <= t ? (long)lo : -1;
+}
+
+static anchor *anchors_of(const cuprof_run *run, const cuprof_timeline *tl, size_t *n)
+{
+    const cuprof_gpu_run *g = tl->gpu;
+    anchor *a = malloc((g->n_kernels + g->n_copies + 1) * sizeof *a);
+    *n = 0;
+    for (size_t i = 0; a && g->kernels_only && i < g->n_kernels + g->n_copies; i++) {
+        int copy = i >= g->n_kernels;
+        size_t k = copy ? i - g->n_kernels : i;
+        uint64_t h = copy ? tl->copy_cause[k].hooked : tl->kernel_cause[k].hooked;
+        const cuprof_event *ev = h ? cuprof_run_find_event(run, h, NULL) : NULL;
+        if (ev)
+            a[(*n)++] = (anchor){copy ? g->copies[k].corr : g->kernels[k].corr, ev->t0};
+    }
     if (a)
-        return keep_api[a - tl->gpu->apis];
-    if (ext)
-        return cuprof_run_find_event(run, ext, NULL) != NULL;
-    return cuprof_capture_contains(&run->capture, start);
+        qsort(a, *n, sizeof *a, cmp_anchor);
+    return a;
+}
+
+/* Keeps the device record (corr) caused by c that began at start, by
+ * capture.h's rules. */
+static int keep_device(const cuprof_run *run, const cuprof_timeline *tl, const char *keep_api,
+                       const anchor *an, size_t nan, cuprof_cause c, uint32_t corr, uint64_t start)
+{
+    if (c.api)
+        return keep_api[c.api - tl->gpu->apis];
+    if (c.hooked)   /* its external id, or the call kmatch.h matched it to */
+        return cuprof_run_find_event(run, c.hooked, NULL) != NULL;
+    if (!tl->gpu->kernels_only || corr == 0)
+        return cuprof_capture_contains(&run->capture, start);
+    /* Kernels only, matched to no call: kept when the matched records on
+     * both sides of it in CUPTI's order of the calls were made in the same
+     * window (a device record may start well after its call). */
+    size_t lo = 0, hi = nan;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (an[mid].corr < corr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || lo == nan)
+        return 0;
+    long w = window_of(&run->capture, an[lo - 1].t0);
+    return w >= 0 && w == window_of(&run->capture, an[lo].t0);
 }
 
 /* Copies the elements i of src[n] for which cond holds into a new array
@@ -83,16 +144,24 @@ cuprof_gpu_run *cuprof_capture_clip(const cuprof_run *run, const cuprof_timeline
     cuprof_gpu_copy *copies;
     cuprof_gpu_sync *syncs;
     CLIP(apis, g->apis, g->n_apis, c->n_apis, keep_api[i]);
+    size_t nan = 0;
+    anchor *an = anchors_of(run, tl, &nan);
     CLIP(kernels, g->kernels, g->n_kernels, c->n_kernels,
-         keep_device(run, tl, keep_api, g->kernels[i].corr, g->kernels[i].ext,
+         keep_device(run, tl, keep_api, an, nan, tl->kernel_cause[i], g->kernels[i].corr,
                      g->kernels[i].start_ns));
     CLIP(copies, g->copies, g->n_copies, c->n_copies,
-         keep_device(run, tl, keep_api, g->copies[i].corr, g->copies[i].ext,
+         keep_device(run, tl, keep_api, an, nan, tl->copy_cause[i], g->copies[i].corr,
                      g->copies[i].start_ns));
     CLIP(syncs, g->syncs, g->n_syncs, c->n_syncs,
-         keep_device(run, tl, keep_api, g->syncs[i].corr, g->syncs[i].ext,
-                     g->syncs[i].start_ns));
+         keep_device(run, tl, keep_api, an, nan,
+                     cuprof_timeline_cause(tl, g->syncs[i].corr, g->syncs[i].ext),
+                     g->syncs[i].corr, g->syncs[i].start_ns));
     free(keep_api);
+    if (!an) {   /* out of memory: fail below */
+        free(kernels);
+        kernels = NULL;
+    }
+    free(an);
     c->apis = apis;
     c->kernels = kernels;
     c->copies = copies;

@@ -13,8 +13,12 @@
  *    record a little inside);
  *  - a kernel, copy, memset or sync when the record of the call that caused
  *    it (same correlation id) is kept; with no such record, when its
- *    external id names a recorded call, or (no external id either) when it
- *    began inside a window.
+ *    external id names a recorded call (in a kernels-only run: when it was
+ *    matched to one, model/kmatch.h), or (no external id either) when it
+ *    began inside a window; in a kernels-only run, when the matched records
+ *    on both sides of it in CUPTI's call order (correlation ids) were made
+ *    in the same window instead (a record of work queued before a window
+ *    may run inside it).
  * Work launched inside a window and run after it closed is kept: the window
  * selects calls, and a call's GPU work belongs to it.
  */

@@ -159,6 +159,8 @@ enum cuprof_gpu_clock {
 /* The whole GPU side of the run. Arrays are NULL when their count is 0. */
 typedef struct cuprof_gpu_run {
     int captured;                  /* 1 when CUPTI ran (records may still be 0) */
+    int kernels_only;              /* 1: kernel, memcpy and memset records only (no API
+                                      records, no external ids): model/kmatch.h */
     const char *status;            /* one line for the header, never NULL */
     const cuprof_gpu_kernel *kernels; size_t n_kernels;
     const cuprof_gpu_copy *copies;    size_t n_copies;  /* memsets included */

@@ -5,7 +5,7 @@
 # object). Tests: tests/unit/unit.mk.
 MODEL_SRCS := model/run.c model/gpu.c model/names.c model/vocab.c model/timeline.c model/memory.c model/graphs.c model/census.c \
               model/summary.c model/findings.c model/findings_order.c model/findings_steps.c model/model.c \
-              model/cbid.c model/ranges.c model/capture.c model/steps.c model/stacks.c
+              model/cbid.c model/ranges.c model/capture.c model/steps.c model/stacks.c model/kmatch.c
 MODEL_OBJS := $(patsubst model/%.c,$(B)/model/%.o,$(MODEL_SRCS))
 MODEL_CFLAGS = $(CFLAGS) -fvisibility=hidden -I.
 

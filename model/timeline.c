@@ -3,6 +3,7 @@
  * timeline.h for the rules).
  */
 #include "model/timeline.h"
+#include "model/kmatch.h"
 #include "model/summary.h"
 
 #include <stdlib.h>
@@ -366,7 +367,22 @@ static int join_records(cuprof_timeline *tl)
         tl->kernel_cause[i] = cuprof_timeline_cause(tl, g->kernels[i].corr, g->kernels[i].ext);
     for (size_t i = 0; i < g->n_copies; i++)
         tl->copy_cause[i] = cuprof_timeline_cause(tl, g->copies[i].corr, g->copies[i].ext);
-    return 0;
+    if (!g->kernels_only)
+        return 0;
+    /* No API records, no external ids: the calls matched by kind, key and
+     * order stand in (model/kmatch.h). */
+    uint64_t *kh = malloc((g->n_kernels + 1) * sizeof *kh);
+    uint64_t *ch = malloc((g->n_copies + 1) * sizeof *ch);
+    int rc = kh && ch ? cuprof_kmatch(tl->run, g, 1000 + 2 * g->clock_error_ns, kh, ch) : -1;
+    for (size_t i = 0; rc == 0 && i < g->n_kernels; i++)
+        if (!tl->kernel_cause[i].api && !tl->kernel_cause[i].hooked)
+            tl->kernel_cause[i].hooked = kh[i];
+    for (size_t i = 0; rc == 0 && i < g->n_copies; i++)
+        if (!tl->copy_cause[i].api && !tl->copy_cause[i].hooked)
+            tl->copy_cause[i].hooked = ch[i];
+    free(kh);
+    free(ch);
+    return rc;
 }
 
 cuprof_timeline *cuprof_timeline_build(const cuprof_run *run)

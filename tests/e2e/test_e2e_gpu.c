@@ -279,6 +279,130 @@ START_TEST(modes_kernels_copies_attribution)
 }
 END_TEST
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int unattributed(const char *cause)
+{
+    size_t n = strlen(cause);
+    return n >= 2 && !strcmp(cause + n - 2, "|0");
+}
+
+/* Each device record as "cat|name|External id", sorted: what caused what. */
+static char **causes(prof_run *p, size_t *n)
+{
+    json_t *ev = events(p);
+    char **v = calloc(json_array_size(ev) + 1, sizeof *v);
+    ck_assert_ptr_nonnull(v);
+    *n = 0;
+    size_t i;
+    json_t *e;
+    json_array_foreach(ev, i, e) {
+        const char *cat = sget(e, "cat");
+        if (strcmp(sget(e, "ph"), "X") ||
+            (strcmp(cat, "kernel") && strcmp(cat, "gpu_memcpy") && strcmp(cat, "gpu_memset")))
+            continue;
+        char b[512];
+        snprintf(b, sizeof b, "%s|%s|%lld", cat, sget(e, "name"),
+                 iget(json_object_get(e, "args"), "External id"));
+        v[(*n)++] = strdup(b);
+    }
+    qsort(v, *n, sizeof *v, cmp_str);
+    return v;
+}
+
+/* --gpu kernels (CUPROF_GPU=kernels): CUPTI makes kernel, memcpy and memset
+ * records only, and the model matches them to the hooked calls
+ * (model/kmatch.h). On each reference workload every kernel, copy and memset
+ * is charged to the same call as with the API records (by event id: the
+ * two runs make the same calls in the same order), with the same arrows,
+ * the same CUDA time per entry point, and far fewer records. */
+START_TEST(kernels_mode_same_attribution)
+{
+    const char *mode = modes[_i];
+    const char *kenv[] = {"CUPROF_GPU=kernels", NULL};
+    prof_run a = profile_bench("64", mode, "5", "1", NULL);
+    prof_run k = profile_bench("64", mode, "5", "1", kenv);
+    json_t *ga = json_object_get(a.sum, "gpu"), *gk = json_object_get(k.sum, "gpu");
+    ck_assert_str_eq(sget(ga, "mode"), "all");
+    ck_assert_str_eq(sget(gk, "mode"), "kernels");
+    ck_assert_msg(strstr(sget(gk, "status"), "; mode: kernels ("), "%s", sget(gk, "status"));
+    ck_assert_msg(strstr(k.txt, "mode: kernels"), "%s", k.txt);
+    ck_assert_int_eq(iget(gk, "runtime_calls"), 0);
+    ck_assert_int_eq(iget(gk, "syncs"), 0);
+    ck_assert_int_eq(iget(gk, "kernels"), iget(ga, "kernels"));
+    ck_assert_int_eq(iget(gk, "copies"), iget(ga, "copies"));
+    ck_assert_msg(iget(gk, "records") * 2 < iget(ga, "records"), "%s: %lld records, %lld with all",
+                  mode, iget(gk, "records"), iget(ga, "records"));
+    size_t na, nk;
+    char **ca = causes(&a, &na), **ck = causes(&k, &nk);
+    ck_assert_uint_eq(na, nk);
+    ck_assert_uint_gt(na, 0);
+    for (size_t i = 0; i < na; i++) {
+        ck_assert_msg(!unattributed(ck[i]), "%s: %s unattributed", mode, ck[i]);
+        ck_assert_str_eq(ca[i], ck[i]);
+        free(ca[i]);
+        free(ck[i]);
+    }
+    free(ca);
+    free(ck);
+    ck_assert_int_eq(count_cat(&k, "kernel", NULL), count_cat(&a, "kernel", NULL));
+    /* the arrows: one per kernel, copy and memset either way */
+    int fa = 0, fk = 0;
+    size_t i;
+    json_t *e;
+    json_array_foreach(events(&a), i, e) fa += !strcmp(sget(e, "ph"), "s");
+    json_array_foreach(events(&k), i, e) fk += !strcmp(sget(e, "ph"), "s");
+    ck_assert_int_eq(fk, fa);
+    /* the hooked entry points' CUDA time (no CUPTI-only calls in kernels
+     * mode: the cuBLAS call holds its kernels' time itself) */
+    json_array_foreach(json_object_get(k.sum, "api"), i, e) {
+        json_t *ra = row(&a, sget(e, "name"));
+        ck_assert_msg(ra, "%s: row %s only in kernels mode", mode, sget(e, "name"));
+        ck_assert_msg(iget(e, "cuda_total_ns") == iget(ra, "cuda_total_ns"), "%s: %s %lld vs %lld", mode,
+                      sget(e, "name"), iget(e, "cuda_total_ns"), iget(ra, "cuda_total_ns"));
+    }
+    check_times(&k);
+    e2e_prof_free(&a);
+    e2e_prof_free(&k);
+}
+END_TEST
+
+/* prof.sh --gpu all|kernels|off sets the mode; anything else is a usage
+ * error before the program runs. */
+START_TEST(gpu_option)
+{
+    const char *args[] = {"--gpu", "kernels", e2e_path("bench/matmul_add"), "--mode", "fused",
+                          "--iters", "2", NULL};
+    e2e_prof p = e2e_profile(1, args, NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(p.sum, "exit %d\n%s", p.r.status, p.r.err);
+    ck_assert_int_eq(p.r.status, 0);
+    ck_assert_str_eq(sget(json_object_get(p.sum, "gpu"), "mode"), "kernels");
+    ck_assert_int_eq(count_kernels(&p, GEMM), iget(row(&p, "cublasLtMatmul"), "calls"));
+    ck_assert_int_gt(count_kernels(&p, GEMM), 0);
+    e2e_prof_free(&p);
+    args[1] = "off";
+    p = e2e_profile(1, args, NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(p.sum, "exit %d\n%s", p.r.status, p.r.err);
+    ck_assert(json_is_false(json_object_get(json_object_get(p.sum, "gpu_timeline"), "captured")));
+    ck_assert_int_eq(count_kernels(&p, GEMM), 0);
+    e2e_prof_free(&p);
+    const char *bad[] = {e2e_path("prof.sh"), "--gpu", "some", e2e_path("bench/matmul_add"), NULL};
+    e2e_result r = e2e_run(bad, NULL, NULL, 30);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "cuprof: --gpu some: expected all, kernels or off"));
+    e2e_result_free(&r);
+    const char *env[] = {"CUPROF_GPU=kernel", NULL};
+    const char *plain[] = {e2e_path("prof.sh"), e2e_path("bench/matmul_add"), NULL};
+    r = e2e_run(plain, env, NULL, 30);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "cuprof: CUPROF_GPU=kernel is not 0, 1, all or kernels"));
+    e2e_result_free(&r);
+}
+END_TEST
+
 /* The sim's CUPTI clock moved far away from CLOCK_MONOTONIC, both ways:
  * everything still lines up on the host clock. Runs 0-1 through
  * InitializeInjection (CUPTI calls our clock); runs 2-3 with an empty
@@ -495,6 +619,8 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, modes_kernels_copies_attribution, 0, 3);
     tcase_add_loop_test(tc, shifted_cupti_clock_lines_up, 0, 4);
+    tcase_add_loop_test(tc, kernels_mode_same_attribution, 0, 3);
+    tcase_add_test(tc, gpu_option);
     tcase_add_test(tc, idle_share_small_vs_large);
     tcase_add_test(tc, fused_4096_trace);
     tcase_add_test(tc, memcpy_default_queries_are_ours);

@@ -696,6 +696,15 @@ START_TEST(config_gpu_and_clock)
     ck_assert_int_eq(c.clock_monotonic, 0);
     ck_assert_ptr_nonnull(strstr(warn, "CUPROF_GPU"));
     ck_assert_ptr_nonnull(strstr(warn, "CUPROF_CLOCK"));
+    setenv("CUPROF_GPU", "kernels", 1);
+    cuprof_config_load(&c, warn, sizeof warn);
+    ck_assert_int_eq(c.gpu, CUPROF_GPU_KERNELS);
+    setenv("CUPROF_GPU", "All", 1);
+    cuprof_config_load(&c, warn, sizeof warn);
+    ck_assert_int_eq(c.gpu, CUPROF_GPU_ALL);
+    setenv("CUPROF_GPU", "off", 1);
+    cuprof_config_load(&c, warn, sizeof warn);
+    ck_assert_int_eq(c.gpu, CUPROF_GPU_OFF);
     unsetenv("CUPROF_GPU");
     unsetenv("CUPROF_CLOCK");
     cuprof_config_load(&c, warn, sizeof warn);

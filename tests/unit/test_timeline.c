@@ -540,6 +540,71 @@ START_TEST(record_joins_one_call)
 }
 END_TEST
 
+/* A kernels-only run (no API records, no external ids): model/kmatch.h.
+ * ev0, ev1 cublasGemmEx [10000,20000] and [21000,30000] with no other call
+ * between them; ev2 <<<bias_add>>> [31000,32000]; ev3 a 256-byte memset
+ * [33000,34000]; ev4 <<<bias_add>>> [35000,36000] captured into a graph
+ * (a graph node's origin: it ran nothing). Records: two GEMM kernels (corr
+ * 10, 11) shared out to the two GEMM calls in order; bias_add (corr 12)
+ * to ev2; a bias_add that began (20500) before any call of it (corr 3: a
+ * launch not recorded), to nothing, not to a cuBLAS call; the memset to
+ * ev3; a graph replay's kernel to nothing. */
+START_TEST(kernels_only_matched_by_kind_and_order)
+{
+    static const char *names2[2] = {"(unknown kernel)", "_Z8bias_addPfi"};
+    static cuprof_gpu_graph_node node = {.id = 1, .graph = 1};
+    make_run();
+    memset(evs, 0, sizeof evs);
+    evs[0] = (cuprof_event){.t0 = 10000, .t1 = 20000, .api = 4, .cls = CUPROF_EV_BLAS};
+    evs[1] = (cuprof_event){.t0 = 21000, .t1 = 30000, .api = 4, .cls = CUPROF_EV_BLAS};
+    evs[2] = (cuprof_event){.t0 = 31000, .t1 = 32000, .api = 1, .cls = CUPROF_EV_LAUNCH};
+    evs[2].a.launch.kernel = 1;
+    evs[3] = (cuprof_event){.t0 = 33000, .t1 = 34000, .api = 2, .cls = CUPROF_EV_MEMSET};
+    evs[3].a.copy.bytes = 256;
+    evs[4] = (cuprof_event){.t0 = 35000, .t1 = 36000, .api = 1, .cls = CUPROF_EV_LAUNCH};
+    evs[4].a.launch.kernel = 1;
+    threads[0].n = 5;
+    run.nevents = 5;
+    run.nkernels = 1;
+    run.kernel_names = names2;
+    node.origin = id_of(4);
+    kernels[0] = kern(10, 0, "gemm_a", 25000, 26000);
+    kernels[1] = kern(11, 0, "gemm_a", 30500, 31000);
+    kernels[2] = kern(12, 0, "_Z8bias_addPfi", 32500, 33000);
+    kernels[3] = kern(3, 0, "_Z8bias_addPfi", 20500, 20900);
+    copies[0] = (cuprof_gpu_copy){.start_ns = 34500, .end_ns = 34600, .bytes = 256, .corr = 13,
+                                  .stream = 7, .kind = CUPROF_GPU_COPY_MEMSET};
+    copies[1] = (cuprof_gpu_copy){.start_ns = 40000, .end_ns = 40100, .bytes = 256, .corr = 14,
+                                  .stream = 7, .kind = CUPROF_GPU_COPY_MEMSET, .graph_id = 1,
+                                  .graph_node_id = 1};
+    gpu.kernels_only = 1;
+    gpu.n_apis = 0;
+    gpu.n_syncs = 0;
+    gpu.n_kernels = 4;
+    gpu.n_copies = 2;
+    gpu.graph_nodes = &node;
+    gpu.n_graph_nodes = 1;
+    cuprof_timeline *tl = cuprof_timeline_build(&run);
+    ck_assert_ptr_nonnull(tl);
+    ck_assert_uint_eq(tl->kernel_cause[0].hooked, id_of(0));
+    ck_assert_uint_eq(tl->kernel_cause[1].hooked, id_of(1));
+    ck_assert_uint_eq(tl->kernel_cause[2].hooked, id_of(2));
+    ck_assert_uint_eq(tl->kernel_cause[3].hooked, 0);
+    ck_assert_uint_eq(tl->copy_cause[0].hooked, id_of(3));
+    ck_assert_uint_eq(tl->copy_cause[1].hooked, 0);
+    cuprof_timeline_destroy(tl);
+    /* the same records with the API records' mode: nothing to go by */
+    gpu.kernels_only = 0;
+    tl = cuprof_timeline_build(&run);
+    ck_assert_ptr_nonnull(tl);
+    for (size_t i = 0; i < 4; i++)
+        ck_assert_uint_eq(tl->kernel_cause[i].hooked, 0);
+    cuprof_timeline_destroy(tl);
+    gpu.graph_nodes = NULL;
+    gpu.n_graph_nodes = 0;
+}
+END_TEST
+
 /* Through capture windows [900, 2100) and [4900, 6100): the records of
  * recorded calls stay, those of calls made outside the windows go, with
  * the device work they caused. ev1 is made a cudaMalloc and the
@@ -597,6 +662,7 @@ int main(void)
     tcase_add_test(tc, derived_calls);
     tcase_add_test(tc, launch_without_ext);
     tcase_add_test(tc, record_joins_one_call);
+    tcase_add_test(tc, kernels_only_matched_by_kind_and_order);
     tcase_add_test(tc, self_and_total_cuda);
     tcase_add_test(tc, busy_idle_latency);
     tcase_add_test(tc, kernel_and_copy_rows);

@@ -1,0 +1,263 @@
+/* kmatch.c - see kmatch.h. */
+#include "model/kmatch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* What a call made, or a record is: step 1 pairs equal kinds and keys. */
+enum { K_KERNEL = 0, K_COPY = 1, K_MEMSET = 2, K_HOLDER = 3 /* step 2 only */ };
+
+typedef struct kcall {
+    uint64_t t0, t1, id;
+    const char *name;   /* K_KERNEL: mangled kernel name */
+    uint64_t bytes;     /* K_COPY, K_MEMSET */
+    uint8_t kind;
+} kcall;
+
+typedef struct krec {
+    uint64_t start;
+    const char *name;
+    uint64_t bytes;
+    uint64_t *out;      /* where its call's id goes */
+    uint32_t corr;
+    uint8_t kind;
+    uint8_t own;        /* a kernel some hooked launch names: the program's own */
+    long call;          /* index in the calls (sorted by kind, key, t0), -1 = none */
+} krec;
+
+static int cmp_key(uint8_t ka, const char *na, uint64_t ba, uint8_t kb, const char *nb, uint64_t bb)
+{
+    if (ka != kb)
+        return ka < kb ? -1 : 1;
+    if (ka == K_KERNEL)
+        return strcmp(na, nb);
+    return (ba > bb) - (ba < bb);
+}
+
+static int cmp_call(const void *a, const void *b)
+{
+    const kcall *x = a, *y = b;
+    int c = cmp_key(x->kind, x->name, x->bytes, y->kind, y->name, y->bytes);
+    if (c)
+        return c;
+    return (x->t0 > y->t0) - (x->t0 < y->t0);
+}
+
+static int cmp_rec(const void *a, const void *b)
+{
+    const krec *x = a, *y = b;
+    int c = cmp_key(x->kind, x->name, x->bytes, y->kind, y->name, y->bytes);
+    if (c)
+        return c;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return (x->corr > y->corr) - (x->corr < y->corr);
+}
+
+static int cmp_corr(const void *a, const void *b)
+{
+    const krec *x = a, *y = b;
+    if (x->corr != y->corr)
+        return x->corr < y->corr ? -1 : 1;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Event ids of the calls a capture took into a graph (they ran nothing). */
+static uint64_t *graph_origins(const cuprof_gpu_run *g, size_t *n)
+{
+    uint64_t *o = malloc((g->n_graph_nodes ? g->n_graph_nodes : 1) * sizeof *o);
+    *n = 0;
+    for (size_t i = 0; o && i < g->n_graph_nodes; i++)
+        if (g->graph_nodes[i].origin)
+            o[(*n)++] = g->graph_nodes[i].origin;
+    if (o)
+        qsort(o, *n, sizeof *o, cmp_u64);
+    return o;
+}
+
+/* The calls that make device work, or can hold a library's: one array. */
+static kcall *collect_calls(const cuprof_run *run, const cuprof_gpu_run *g, size_t *n)
+{
+    size_t norig = 0;
+    uint64_t *orig = graph_origins(g, &norig);
+    kcall *c = malloc((run->nevents ? run->nevents : 1) * sizeof *c);
+    if (!orig || !c) {
+        free(orig);
+        free(c);
+        return NULL;
+    }
+    *n = 0;
+    for (size_t t = 0; t < run->nthreads; t++) {
+        const cuprof_run_thread *th = &run->threads[t];
+        for (uint64_t i = 0; i < th->n; i++) {
+            const cuprof_event *ev = cuprof_run_event(th, i);
+            if (ev->result != 0 || ev->t1 == 0)
+                continue;
+            kcall k = {.t0 = ev->t0, .t1 = ev->t1, .id = cuprof_event_id_make(th->index, i)};
+            switch (ev->cls) {
+            case CUPROF_EV_LAUNCH:
+                if (ev->a.launch.kernel != 0 && ev->a.launch.kernel <= run->nkernels &&
+                    run->kernel_names[ev->a.launch.kernel]) {
+                    k.kind = K_KERNEL;
+                    k.name = run->kernel_names[ev->a.launch.kernel];
+                } else {
+                    k.kind = K_HOLDER;
+                }
+                break;
+            case CUPROF_EV_COPY:
+                k.kind = K_COPY;
+                k.bytes = ev->a.copy.bytes;
+                break;
+            case CUPROF_EV_MEMSET:
+                k.kind = K_MEMSET;
+                k.bytes = ev->a.copy.bytes;
+                break;
+            case CUPROF_EV_BLAS:
+                k.kind = K_HOLDER;
+                break;
+            default:
+                continue;
+            }
+            if (bsearch(&k.id, orig, norig, sizeof *orig, cmp_u64))
+                continue;   /* captured into a graph: ran nothing then */
+            c[(*n)++] = k;
+        }
+    }
+    free(orig);
+    return c;
+}
+
+/* Step 1: each group of equal kind and key, calls and records in time order. */
+static void match_alike(kcall *calls, size_t nc, krec *recs, size_t nr, uint64_t tol)
+{
+    size_t i = 0;
+    for (size_t r = 0; r < nr; r++) {
+        krec *x = &recs[r];
+        while (i < nc && cmp_key(calls[i].kind, calls[i].name, calls[i].bytes, x->kind, x->name,
+                                 x->bytes) < 0)
+            i++;
+        /* calls of its key exist (some may be taken already) */
+        x->own = x->kind == K_KERNEL && i > 0 &&
+                 cmp_key(calls[i - 1].kind, calls[i - 1].name, calls[i - 1].bytes, x->kind,
+                         x->name, x->bytes) == 0;
+        if (i == nc || cmp_key(calls[i].kind, calls[i].name, calls[i].bytes, x->kind, x->name,
+                               x->bytes) != 0)
+            continue;
+        x->own = x->kind == K_KERNEL;
+        if (x->start + tol < calls[i].t0)
+            continue;   /* began before the call: an earlier call's, not recorded */
+        x->call = (long)i++;
+    }
+}
+
+/* Step 2: the leftovers (recs sorted by corr) to the holders (by t0). */
+static void share_out(const kcall *calls, const krec *recs, size_t nr, krec **left, size_t nl,
+                      const kcall **hold, size_t nh, uint64_t tol)
+{
+    /* anchors: the matched records, by corr (recs is) */
+    size_t a = 0;   /* first matched record with corr > the current leftover's */
+    size_t l = 0;
+    while (l < nl) {
+        uint32_t corr = left[l]->corr;
+        while (a < nr && (recs[a].call < 0 || recs[a].corr <= corr))
+            a++;
+        /* the matched record before: scan back from a */
+        size_t b = a;
+        while (b > 0 && (recs[b - 1].call < 0 || recs[b - 1].corr > corr))
+            b--;
+        uint64_t lo = b > 0 ? calls[recs[b - 1].call].t0 : 0;
+        uint64_t hi = a < nr ? calls[recs[a].call].t0 : UINT64_MAX;
+        /* the leftovers between the same two anchors */
+        size_t m = 1;
+        while (l + m < nl && (a == nr || left[l + m]->corr < recs[a].corr))
+            m++;
+        /* holders that overlap [lo, hi] */
+        size_t s = 0, e = nh;
+        while (s < e) {   /* the first that began at lo or later */
+            size_t mid = s + (e - s) / 2;
+            if (hold[mid]->t0 < lo)
+                s = mid + 1;
+            else
+                e = mid;
+        }
+        while (s > 0 && hold[s - 1]->t1 >= lo)   /* and those still open at lo */
+            s--;
+        for (e = s; e < nh && hold[e]->t0 <= hi; e++)
+            ;
+        for (size_t j = 0; e > s && j < m; j++) {
+            krec *x = left[l + j];
+            size_t h = s + j * (e - s) / m;
+            while (h > s && hold[h]->t0 > x->start + tol)
+                h--;
+            if (hold[h]->t0 <= x->start + tol)
+                *x->out = hold[h]->id;
+        }
+        l += m;
+    }
+}
+
+static int cmp_hold(const void *a, const void *b)
+{
+    const kcall *x = *(const kcall *const *)a, *y = *(const kcall *const *)b;
+    return (x->t0 > y->t0) - (x->t0 < y->t0);
+}
+
+int cuprof_kmatch(const cuprof_run *run, const cuprof_gpu_run *g, uint64_t tol,
+                  uint64_t *kernel_hooked, uint64_t *copy_hooked)
+{
+    size_t nc = 0, nr = 0, nl = 0, nh = 0;
+    kcall *calls = collect_calls(run, g, &nc);
+    krec *recs = malloc((g->n_kernels + g->n_copies + 1) * sizeof *recs);
+    krec **left = malloc((g->n_kernels + g->n_copies + 1) * sizeof *left);
+    const kcall **hold = malloc((nc + 1) * sizeof *hold);
+    if (!calls || !recs || !left || !hold) {
+        free(calls);
+        free(recs);
+        free(left);
+        free(hold);
+        return -1;
+    }
+    for (size_t i = 0; i < g->n_kernels; i++) {
+        const cuprof_gpu_kernel *k = &g->kernels[i];
+        kernel_hooked[i] = 0;
+        if (k->graph_id == 0 && !k->device_launched)
+            recs[nr++] = (krec){.start = k->start_ns, .name = k->name, .out = &kernel_hooked[i],
+                                .corr = k->corr, .kind = K_KERNEL, .call = -1};
+    }
+    for (size_t i = 0; i < g->n_copies; i++) {
+        const cuprof_gpu_copy *c = &g->copies[i];
+        copy_hooked[i] = 0;
+        if (c->graph_id == 0)
+            recs[nr++] = (krec){.start = c->start_ns, .bytes = c->bytes, .out = &copy_hooked[i],
+                                .corr = c->corr, .call = -1,
+                                .kind = c->kind == CUPROF_GPU_COPY_MEMSET ? K_MEMSET : K_COPY};
+    }
+    qsort(calls, nc, sizeof *calls, cmp_call);
+    qsort(recs, nr, sizeof *recs, cmp_rec);
+    match_alike(calls, nc, recs, nr, tol);
+    for (size_t i = 0; i < nr; i++)
+        if (recs[i].call >= 0)
+            *recs[i].out = calls[recs[i].call].id;
+    /* step 2, in CUPTI's order of the calls */
+    qsort(recs, nr, sizeof *recs, cmp_corr);
+    for (size_t i = 0; i < nr; i++)
+        if (recs[i].call < 0 && !recs[i].own)
+            left[nl++] = &recs[i];
+    for (size_t i = 0; i < nc; i++)
+        if (calls[i].kind == K_HOLDER)
+            hold[nh++] = &calls[i];
+    qsort(hold, nh, sizeof *hold, cmp_hold);
+    if (nl && nh)
+        share_out(calls, recs, nr, left, nl, hold, nh, tol);
+    free(calls);
+    free(recs);
+    free(left);
+    free(hold);
+    return 0;
+}
