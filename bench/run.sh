@@ -11,7 +11,8 @@
 #      (build/bench/libfloor_hook.so), the floor into fresh memory
 #      (libfloor_fresh.so), cuprof with CUPTI off (CUPROF_GPU=0), uftrace
 #      (library-call tracing) and ltrace where installed, cuprof with CUPTI
-#      on (the sim's CUPTI: measures the sim too). (with - without) / N, per
+#      on (the sim's CUPTI: measures the sim too), in each mode (all records,
+#      and --gpu kernels). (with - without) / N, per
 #      repeat against that repeat's own no-hook run; median, min, max over
 #      BENCH_REPEATS repeats, the configurations interleaved within a repeat.
 #   2. memory per event: the compact records' bytes per event (summary.json's
@@ -108,8 +109,9 @@ run_calls() {
     none)        line=$("$CALLS" "${args[@]}" --n $n --warmup $warm) ;;
     floor)       line=$(LD_PRELOAD="$FLOOR" "$CALLS" "${args[@]}" --n $n --warmup $warm) ;;
     floor_fresh) line=$(LD_PRELOAD="$FLOOR_FRESH" "$CALLS" "${args[@]}" --n $n --warmup $warm) ;;
-    cuprof|cuprof_cupti|cuprof_gated|cuprof_stk_*)
+    cuprof|cuprof_cupti|cuprof_cupti_k|cuprof_gated|cuprof_stk_*)
       local gpu=0 cap= stk=0; [ "$cfg" = cuprof_cupti ] && gpu=1
+      [ "$cfg" = cuprof_cupti_k ] && gpu=kernels
       [[ $cfg == cuprof_stk_* ]] && stk=${cfg#cuprof_stk_}
       # gated: a capture window that never opens, so every call is outside it
       [ "$cfg" = cuprof_gated ] && cap=nvtx:never-pushed
@@ -143,7 +145,7 @@ stats() {
 # ---- the matrix ----------------------------------------------------------------
 # scenario: name api threads configs...
 scenarios=(
-  "launch_1t launch 1 floor floor_fresh cuprof uftrace ltrace cuprof_cupti"
+  "launch_1t launch 1 floor floor_fresh cuprof uftrace ltrace cuprof_cupti cuprof_cupti_k"
   "klaunch_1t klaunch 1 floor floor_fresh cuprof"
   "occupancy_1t occupancy 1 floor floor_fresh cuprof"
   "occupancy_2t occupancy 2 floor floor_fresh cuprof"
@@ -180,7 +182,7 @@ for rep in $(seq 1 "$REPEATS"); do
       case "$cfg" in
         uftrace) [ $have_uftrace = 1 ] || continue ;;
         ltrace) [ $have_ltrace = 1 ] || continue ;;
-        cuprof_cupti) [ $quick = 0 ] || continue ;;
+        cuprof_cupti|cuprof_cupti_k) [ $quick = 0 ] || continue ;;
       esac
       read -r ns rss tb ev bpe <<<"$(run_calls "$cfg" "$api" "$th")"
       abs[$name.$cfg]+="$ns"$'\n'
@@ -324,6 +326,7 @@ label() {
     floor) echo "floor (rdtsc, reused ring)" ;; floor_fresh) echo "floor, fresh memory" ;;
     cuprof) echo "cuprof (CUPTI off)" ;; uftrace) echo "uftrace record --force" ;;
     ltrace) echo "ltrace -e (N=$LTRACE_N)" ;; cuprof_cupti) echo "cuprof + sim CUPTI" ;;
+    cuprof_cupti_k) echo "cuprof + sim CUPTI, --gpu kernels" ;;
     cuprof_gated) echo "cuprof, outside the window" ;;
     cuprof_stk_auto) echo "cuprof --stacks (auto)" ;;
     cuprof_stk_fp) echo "cuprof --stacks=fp" ;;
@@ -480,6 +483,7 @@ if [ -n "$results" ]; then
     echo "LD_PRELOAD=build/bench/libfloor_fresh.so build/bench/calls ...           # floor, fresh memory"
     echo "LD_PRELOAD=build/libcuprof.so CUPROF_GPU=0 build/bench/calls ...         # cuprof, CUPTI off"
     echo "LD_PRELOAD=build/libcuprof.so CUPROF_GPU=1 build/bench/calls ...         # cuprof + sim CUPTI"
+    echo "LD_PRELOAD=build/libcuprof.so CUPROF_GPU=kernels build/bench/calls ...   # the same, --gpu kernels"
     echo "uftrace record --force -d DIR build/bench/calls ...                      # peer"
     echo "ltrace -e cudaLaunchKernel+... -o /dev/null build/bench/calls --n $LTRACE_N ... # peer"
     echo "CUPROF_MEM_LIMIT=... build/bench/write_bench N                     # exit-time write"
