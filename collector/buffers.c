@@ -423,9 +423,11 @@ cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
     return ev;
 }
 
-/* Writes the record of a complete event (room was kept: room_for_one_more). */
-static inline __attribute__((always_inline)) void put(cuprof_thread *t, const cuprof_event *ev,
-                                                      uint64_t seq)
+/* Writes the record of a complete event (room was kept: room_for_one_more).
+ * Out of line: the hot path takes cuprof_encode_repeat first (cuprof_end),
+ * and keeping the general encoder's every class out of cuprof_end keeps
+ * that function small. */
+static __attribute__((noinline)) void put(cuprof_thread *t, const cuprof_event *ev, uint64_t seq)
 {
     t->wp = cuprof_encode(t->wp, &t->codec, ev, seq);
 }
@@ -482,7 +484,11 @@ void cuprof_end(cuprof_event *ev, int32_t result)
             cuprof_cupti_pop_slow();
         }
     }
-    put(t, ev, t->stage_seq[d]);
+    uint8_t *w = cuprof_encode_repeat(t->wp, &t->codec, ev, t->stage_seq[d]);
+    if (__builtin_expect(w != NULL, 1))
+        t->wp = w;
+    else
+        put(t, ev, t->stage_seq[d]);
     t->depth = d;
     if (d < 64 && (tls.pushed & (1ull << d))) {
         tls.pushed &= ~(1ull << d);

@@ -284,6 +284,37 @@ cuprof_encode(uint8_t *p, cuprof_codec *c, const cuprof_event *ev, uint64_t seq)
 }
 
 /*
+ * The hot path's encoder: the record of a launch that repeats the previous
+ * record's API and the previous launch's configuration and stream, made at
+ * depth 0 with no stack, the expected sequence number, a zero result and
+ * t1 >= t0 (a loop of launches: nearly every record of a launch-bound
+ * program). Writes exactly the bytes cuprof_encode would and updates the
+ * codec the same way; returns NULL, writing nothing, when the record is
+ * not such a one (cuprof_encode then). ev->t1 and ev->result are set.
+ */
+static inline __attribute__((always_inline)) uint8_t *
+cuprof_encode_repeat(uint8_t *p, cuprof_codec *c, const cuprof_event *ev, uint64_t seq)
+{
+    const uint64_t h = ev->a.launch.stream;
+    const unsigned s = cuprof_codec_slot(h);
+    if (ev->cls != CUPROF_EV_LAUNCH || ev->api != c->api || seq != c->seq ||
+        (ev->depth | ev->stack | (uint32_t)ev->result) != 0 || ev->t1 < ev->t0 ||
+        ev->a.launch.grid_x != c->grid_x || ev->a.launch.grid_y != c->grid_y ||
+        ev->a.launch.grid_z != c->grid_z || ev->a.launch.block[0] != c->block[0] ||
+        ev->a.launch.block[1] != c->block[1] || ev->a.launch.block[2] != c->block[2] ||
+        ev->a.launch.smem != c->smem || c->streams[s] != h)
+        return NULL;
+    *p++ = (uint8_t)((CUPROF_EV_LAUNCH + 1u) | CUPROF_HEAD_SAME_API);
+    p = cuprof_put_uv(p, cuprof_zz((int64_t)(ev->t0 - c->t)));
+    p = cuprof_put_uv(p, ev->t1 - ev->t0);
+    *p++ = (uint8_t)(7u | (1u | s << 1) << 3);
+    p = cuprof_put_uv(p, ev->a.launch.kernel);
+    c->seq = seq + 1;
+    c->t = ev->t1;
+    return p;
+}
+
+/*
  * Decodes the record at *pp (end: the end of its chunk's data) into *ev
  * (zeroed first) and its sequence number into *seq; *pp advances. Returns 0,
  * or -1 at the end of the chunk's records (a 0 byte, or end reached).

@@ -97,6 +97,11 @@ static void kt_put_in(kt_table *t, uintptr_t key, uint64_t val)
 
 /* Inserts or updates key -> val (caller holds kt_lock), growing the table.
  * -1 when out of memory. */
+/* Bumped by every change to the tables (kt_put), so that a thread's cache
+ * of its last lookup (cuprof_kernel_lookup) is thrown away when a module
+ * registers. */
+static _Atomic uint64_t kt_gen;
+
 static int kt_put(_Atomic(kt_table *) *tabp, uintptr_t key, uint64_t val)
 {
     kt_table *t = atomic_load_explicit(tabp, memory_order_relaxed);
@@ -116,6 +121,7 @@ static int kt_put(_Atomic(kt_table *) *tabp, uintptr_t key, uint64_t val)
         t = n;   /* the old table stays allocated (n->retired): a reader may be probing it */
     }
     kt_put_in(t, key, val);
+    atomic_fetch_add_explicit(&kt_gen, 1, memory_order_release);
     return 0;
 }
 
@@ -182,14 +188,29 @@ void cuprof_kernel_handle(const void *handle, const void *host_fn)
     errno = saved;
 }
 
+/* This thread's last lookup: a loop launching one kernel (most programs'
+ * inner loop) finds its id with two compares instead of hashing. */
+static __thread struct {
+    uintptr_t key;
+    uint64_t gen;
+    uint32_t id;
+} kt_last __attribute__((tls_model("initial-exec")));
+
 uint32_t cuprof_kernel_lookup(const void *host_fn_or_handle)
 {
     uintptr_t p = (uintptr_t)host_fn_or_handle;
+    uint64_t gen = atomic_load_explicit(&kt_gen, memory_order_acquire);
+    if (kt_last.key == p && kt_last.gen == gen && p)
+        return kt_last.id;
     uint32_t id = (uint32_t)kt_find(&kt_by_stub, p);
-    if (id)
-        return id;
-    uintptr_t stub = (uintptr_t)kt_find(&kt_by_handle, p);
-    return stub ? (uint32_t)kt_find(&kt_by_stub, stub) : 0;
+    if (!id) {
+        uintptr_t stub = (uintptr_t)kt_find(&kt_by_handle, p);
+        id = stub ? (uint32_t)kt_find(&kt_by_stub, stub) : 0;
+    }
+    kt_last.key = p;
+    kt_last.gen = gen;
+    kt_last.id = id;
+    return id;
 }
 
 uint32_t cuprof_kernel_count(void)

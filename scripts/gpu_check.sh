@@ -44,18 +44,27 @@ CUPROF_DEBUG=all ./prof.sh -o "$out/debug" -n eager64 bench/matmul_add --mode ea
 echo "rc=$?" >>"$out/debug.stdout"
 
 # 3. Launch overhead on real launches: without cuprof, with it (CUPTI off),
-#    with it (CUPTI on); 5 interleaved repeats.
+#    with it (CUPTI on, each --gpu mode), and a bare CUPTI client with the
+#    same activity kinds as each mode (tests/e2e/cupti_client.c: records
+#    only, no hooks); 5 interleaved repeats.
 echo "== overhead" >&2
 : >"$out/overhead.txt"
 ovh=$(mktemp -d)   # 400k events a run: kept out of OUTDIR
+client=build/tests/libcupti_client.so
 for r in 1 2 3 4 5; do
-  for cfg in none cuprof_nogpu cuprof; do
+  for cfg in none cuprof_nogpu cuprof cuprof_kernels bare_all bare_kernels; do
     case $cfg in
       none) res=$(bench/launch_overhead --n 200000 --path both 2>&1) ;;
       cuprof_nogpu) res=$(CUPROF_GPU=0 ./prof.sh -q -o "$ovh" -n "nogpu$r" \
                             bench/launch_overhead --n 200000 --path both 2>&1) ;;
       cuprof) res=$(./prof.sh -q -o "$ovh" -n "gpu$r" \
                       bench/launch_overhead --n 200000 --path both 2>&1) ;;
+      cuprof_kernels) res=$(./prof.sh --gpu kernels -q -o "$ovh" -n "gpuk$r" \
+                              bench/launch_overhead --n 200000 --path both 2>&1) ;;
+      bare_all) res=$(CUDA_INJECTION64_PATH=$PWD/$client CUPTI_CLIENT_OUT="$ovh/bare$r.txt" \
+                        CUPTI_CLIENT_DRIVER=1 bench/launch_overhead --n 200000 --path both 2>&1) ;;
+      bare_kernels) res=$(CUDA_INJECTION64_PATH=$PWD/$client CUPTI_CLIENT_OUT="$ovh/barek$r.txt" \
+                            CUPTI_CLIENT_KINDS=kernels bench/launch_overhead --n 200000 --path both 2>&1) ;;
     esac
     printf '%s\n' "$res" | sed -n "s/^\(triple\|api\) .*host_ns_per_launch=\([0-9.]*\).*/$r $cfg \1 \2/p" \
       >>"$out/overhead.txt"
@@ -63,6 +72,7 @@ for r in 1 2 3 4 5; do
 done
 
 cp "$ovh/gpu1.summary.txt" "$out/overhead.gpu1.summary.txt" 2>/dev/null
+cp "$ovh/gpuk1.summary.txt" "$out/overhead.gpuk1.summary.txt" 2>/dev/null
 rm -rf "$ovh"
 
 # 4. Static cudart: only CUPTI injection sees the calls.

@@ -23,6 +23,9 @@
  *   EXTCORR kind=<n> ext=<n> corr=<n>
  *   OTHER kind=<n>
  *   PUSH ext=<n>                   (one per wrapped cublasLtMatmul)
+ *
+ * CUPTI_CLIENT_KINDS=kernels enables only the kernel, memcpy and memset
+ * kinds; CUPTI_CLIENT_DRIVER=1 adds the driver API.
  *   END mono=<ns> cupti=<ns> dropped=<n>
  *
  * Timestamps are CUPTI's (cuptiGetTimestamp's clock); END gives the host's
@@ -182,8 +185,14 @@ CLIENT_EXPORT int InitializeInjection(void)
         return 1;
     }
     CUPTI_OK(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed));
+    /* CUPTI_CLIENT_KINDS=kernels: the kernel, memcpy and memset kinds only
+     * (what cuprof's --gpu kernels enables: scripts/gpu_check.sh's baseline). */
+    const char *only = getenv("CUPTI_CLIENT_KINDS");
+    int device_only = only && !strcmp(only, "kernels");
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        CUPTI_OK(cuptiActivityEnable(kinds[i]));
+        if (!device_only || kinds[i] == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
+            kinds[i] == CUPTI_ACTIVITY_KIND_MEMCPY || kinds[i] == CUPTI_ACTIVITY_KIND_MEMSET)
+            CUPTI_OK(cuptiActivityEnable(kinds[i]));
     /* CUPTI_CLIENT_DRIVER=1: driver-API records too (cuBLAS 13's launches). */
     const char *drv = getenv("CUPTI_CLIENT_DRIVER");
     if (drv && !strcmp(drv, "1"))

@@ -406,6 +406,70 @@ START_TEST(compact_repeated_launch_is_small)
 }
 END_TEST
 
+/* The hot path's encoder (cuprof_encode_repeat) writes, for a repeated
+ * launch, the very bytes cuprof_encode writes and leaves the codec in the
+ * same state; anything that differs from the previous launch (another
+ * kernel is fine: it is always written) makes it decline, writing nothing. */
+START_TEST(compact_repeat_is_the_general_encoding)
+{
+    cuprof_codec a, b;
+    memset(&a, 0, sizeof a);
+    cuprof_event e;
+    memset(&e, 0, sizeof e);
+    e.cls = CUPROF_EV_LAUNCH;
+    e.api = 4;
+    e.a.launch.kernel = 3;
+    e.a.launch.grid_x = 4096;
+    e.a.launch.grid_y = 2;
+    e.a.launch.grid_z = 1;
+    e.a.launch.block[0] = 256;
+    e.a.launch.block[1] = e.a.launch.block[2] = 1;
+    e.a.launch.smem = 48;
+    e.a.launch.stream = 0x5555deadbee0ull;
+    e.t0 = 1ull << 40;
+    e.t1 = e.t0 + 9000;
+    uint8_t x[CUPROF_REC_MAX], y[CUPROF_REC_MAX];
+    ck_assert_ptr_null(cuprof_encode_repeat(x, &a, &e, 0));   /* nothing to repeat yet */
+    (void)cuprof_encode(x, &a, &e, 0);
+    for (int k = 0; k < 4; k++) {   /* k = 1: another kernel; 2: a long gap; 3: a long call */
+        e.a.launch.kernel = k == 1 ? 300 : 3;
+        e.t0 = e.t1 + (k == 2 ? (1ull << 35) : 150);
+        e.t1 = e.t0 + (k == 3 ? (1ull << 30) : 9000);
+        b = a;
+        uint8_t *ex = cuprof_encode(x, &a, &e, 1 + (uint64_t)k);
+        uint8_t *ey = cuprof_encode_repeat(y, &b, &e, 1 + (uint64_t)k);
+        ck_assert_ptr_nonnull(ey);
+        ck_assert_int_eq(ex - x, ey - y);
+        ck_assert_int_eq(memcmp(x, y, (size_t)(ex - x)), 0);
+        ck_assert_int_eq(memcmp(&a, &b, sizeof a), 0);
+    }
+    /* each difference from the previous launch: declined, codec untouched */
+    for (int k = 0; k < 10; k++) {
+        cuprof_event f = e;
+        f.t0 = e.t1 + 100;
+        f.t1 = f.t0 + 100;
+        uint64_t seq = 5;
+        switch (k) {
+        case 0: f.api = 5; break;
+        case 1: f.depth = 1; break;
+        case 2: f.stack = 9; break;
+        case 3: f.result = 2; break;
+        case 4: f.t1 = f.t0 - 1; break;
+        case 5: f.a.launch.grid_y = 3; break;
+        case 6: f.a.launch.block[2] = 2; break;
+        case 7: f.a.launch.smem = 0; break;
+        case 8: f.a.launch.stream = 0x77; break;
+        case 9: seq = 9; break;
+        }
+        b = a;
+        ck_assert_msg(cuprof_encode_repeat(y, &b, &f, seq) == NULL, "case %d taken", k);
+        ck_assert_int_eq(memcmp(&a, &b, sizeof a), 0);
+        f.cls = CUPROF_EV_OCCUPANCY;   /* not a launch at all */
+        ck_assert_ptr_null(cuprof_encode_repeat(y, &b, &f, 5));
+    }
+}
+END_TEST
+
 /* A call whose end never came (a longjmp out of a callback): when the call
  * around it ends, it is written as it is (t1 0), nothing is lost, and the
  * depth heals. */
@@ -922,9 +986,16 @@ START_TEST(kernel_table_lookups)
     ck_assert_ptr_null(cuprof_kernel_raw_name(0));
     cuprof_kernel_register(NULL, "x");      /* ignored */
     cuprof_kernel_register(&stubs[0], NULL);
-    /* re-registration of a stub with another name rebinds it */
+    /* re-registration of a stub with another name rebinds it, even right
+     * after a lookup of it (the thread's one-entry cache is dropped) */
+    ck_assert_str_eq(cuprof_kernel_raw_name(cuprof_kernel_lookup(&stubs[1])), "k1");
     cuprof_kernel_register(&stubs[1], "renamed");
     ck_assert_str_eq(cuprof_kernel_raw_name(cuprof_kernel_lookup(&stubs[1])), "renamed");
+    /* and a pointer looked up before it was registered is found after */
+    static char late;
+    ck_assert_uint_eq(cuprof_kernel_lookup(&late), 0);
+    cuprof_kernel_register(&late, "late_kernel");
+    ck_assert_str_eq(cuprof_kernel_raw_name(cuprof_kernel_lookup(&late)), "late_kernel");
 }
 END_TEST
 
@@ -1308,6 +1379,7 @@ Suite *collector_suite(void)
     tcase_add_test(tc, open_calls_are_not_published);
     tcase_add_test(tc, compact_round_trip);
     tcase_add_test(tc, compact_repeated_launch_is_small);
+    tcase_add_test(tc, compact_repeat_is_the_general_encoding);
     tcase_add_test(tc, call_without_end_is_kept);
     tcase_add_test(tc, guard_and_errno);
     tcase_add_test(tc, rank_from_each_launcher);
