@@ -17,20 +17,6 @@ static int cmp_anchor(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The window holding t, or -1. */
-static long window_of(const cuprof_capture *cap, uint64_t t)
-{
-    size_t lo = 0, hi = cap->nwindows;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (cap->windows[mid][1] <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < cap->nwindows && cap->windows[lo][0] <= t ? (long)lo : -1;
-}
-
 static anchor *anchors_of(const cuprof_run *run, const cuprof_timeline *tl, size_t *n)
 {
     const cuprof_gpu_run *g = tl->gpu;
@@ -73,8 +59,8 @@ static int keep_device(const cuprof_run *run, const cuprof_timeline *tl, const c
     }
     if (lo == 0 || lo == nan)
         return 0;
-    long w = window_of(&run->capture, an[lo - 1].t0);
-    return w >= 0 && w == window_of(&run->capture, an[lo].t0);
+    long w = cuprof_capture_window(&run->capture, an[lo - 1].t0);
+    return w >= 0 && w == cuprof_capture_window(&run->capture, an[lo].t0);
 }
 
 /* Copies the elements i of src[n] for which cond holds into a new array

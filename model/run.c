@@ -66,10 +66,8 @@ enum cuprof_sync_handle cuprof_run_sync_handle(const cuprof_run *run, const cupr
     return strstr(api, "Event") ? CUPROF_SYNC_HANDLE_EVENT : CUPROF_SYNC_HANDLE_STREAM;
 }
 
-int cuprof_capture_contains(const cuprof_capture *cap, uint64_t t)
+long cuprof_capture_window(const cuprof_capture *cap, uint64_t t)
 {
-    if (!cap->trigger)
-        return 1;
     /* windows are in time order and do not overlap: binary search */
     size_t lo = 0, hi = cap->nwindows;
     while (lo < hi) {
@@ -79,7 +77,12 @@ int cuprof_capture_contains(const cuprof_capture *cap, uint64_t t)
         else
             hi = mid;
     }
-    return lo < cap->nwindows && cap->windows[lo][0] <= t;
+    return lo < cap->nwindows && cap->windows[lo][0] <= t ? (long)lo : -1;
+}
+
+int cuprof_capture_contains(const cuprof_capture *cap, uint64_t t)
+{
+    return !cap->trigger || cuprof_capture_window(cap, t) >= 0;
 }
 
 uint64_t cuprof_capture_recorded_ns(const cuprof_capture *cap)

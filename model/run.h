@@ -65,6 +65,8 @@ typedef struct cuprof_capture {
 
 /* 1 when t lies in one of cap's windows (always 1 with no window). */
 int cuprof_capture_contains(const cuprof_capture *cap, uint64_t t);
+/* The index of the window holding t, or -1 (none, or no trigger). */
+long cuprof_capture_window(const cuprof_capture *cap, uint64_t t);
 /* Total length of cap's windows (0 with no window). */
 uint64_t cuprof_capture_recorded_ns(const cuprof_capture *cap);
 

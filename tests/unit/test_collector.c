@@ -380,11 +380,10 @@ END_TEST
 
 /* A repeated launch (same kernel, configuration and stream) takes a few
  * bytes: what makes the compact form worth it. */
-START_TEST(compact_repeated_launch_is_small)
+/* A launch as a loop makes it: 4096 x 256 threads on a stream, 3 us of TSC
+ * ticks. */
+static cuprof_event loop_launch(void)
 {
-    cuprof_codec c;
-    memset(&c, 0, sizeof c);
-    uint8_t buf[4 * CUPROF_REC_MAX], *p = buf;
     cuprof_event e;
     memset(&e, 0, sizeof e);
     e.cls = CUPROF_EV_LAUNCH;
@@ -396,7 +395,16 @@ START_TEST(compact_repeated_launch_is_small)
     e.a.launch.block[1] = e.a.launch.block[2] = 1;
     e.a.launch.stream = 0x5555deadbee0ull;
     e.t0 = 1ull << 40;
-    e.t1 = e.t0 + 9000;   /* 3 us of TSC ticks */
+    e.t1 = e.t0 + 9000;
+    return e;
+}
+
+START_TEST(compact_repeated_launch_is_small)
+{
+    cuprof_codec c;
+    memset(&c, 0, sizeof c);
+    uint8_t buf[4 * CUPROF_REC_MAX], *p = buf;
+    cuprof_event e = loop_launch();
     p = cuprof_encode(p, &c, &e, 0);
     uint8_t *second = p;
     e.t0 = e.t1 + 150;
@@ -414,20 +422,9 @@ START_TEST(compact_repeat_is_the_general_encoding)
 {
     cuprof_codec a, b;
     memset(&a, 0, sizeof a);
-    cuprof_event e;
-    memset(&e, 0, sizeof e);
-    e.cls = CUPROF_EV_LAUNCH;
-    e.api = 4;
-    e.a.launch.kernel = 3;
-    e.a.launch.grid_x = 4096;
+    cuprof_event e = loop_launch();
     e.a.launch.grid_y = 2;
-    e.a.launch.grid_z = 1;
-    e.a.launch.block[0] = 256;
-    e.a.launch.block[1] = e.a.launch.block[2] = 1;
     e.a.launch.smem = 48;
-    e.a.launch.stream = 0x5555deadbee0ull;
-    e.t0 = 1ull << 40;
-    e.t1 = e.t0 + 9000;
     uint8_t x[CUPROF_REC_MAX], y[CUPROF_REC_MAX];
     ck_assert_ptr_null(cuprof_encode_repeat(x, &a, &e, 0));   /* nothing to repeat yet */
     (void)cuprof_encode(x, &a, &e, 0);
