@@ -17,7 +17,8 @@
 #      BENCH_REPEATS repeats, the configurations interleaved within a repeat.
 #   2. memory per event: the compact records' bytes per event (summary.json's
 #      overhead.bytes_per_event), the peak RSS when the calls are done (with -
-#      without, / events), trace.json bytes per event, and the peak RSS of 10
+#      without, / events), the trace's bytes per event (the Perfetto trace:
+#      these runs are past the million events where JSON stops), the peak RSS of 10
 #      million launches (not --quick);
 #   3. exit-time cost: bench/write_bench fills the collector with 1, 10 and
 #      50 million launch events and times cuprof_collector_finish (the atexit
@@ -118,7 +119,10 @@ run_calls() {
       line=$(LD_PRELOAD="$LIB" CUPROF_GPU=$gpu CUPROF_QUIET=1 CUPROF_OUT_DIR="$tmp/out" \
              NVTX_INJECTION64_PATH="$LIB" CUPROF_CAPTURE_RANGE="$cap" CUPROF_STACKS=$stk \
              CUPROF_NAME=run CUPROF_MEM_LIMIT=8G "$CALLS" "${args[@]}" --n $n --warmup $warm)
-      tb=$(stat -c %s "$tmp/out/run.trace.json" 2>/dev/null || echo 0)
+      # the trace as written: trace.json up to a million events, the
+      # Perfetto trace beyond (CUPROF_FORMAT=auto)
+      tb=$(stat -c %s "$tmp/out/run.trace.json" 2>/dev/null ||
+           stat -c %s "$tmp/out/run.perfetto-trace" 2>/dev/null || echo 0)
       bpe=$(grep -o '"bytes_per_event":[0-9.]*' "$tmp/out/run.summary.json" 2>/dev/null | cut -d: -f2)
       bpe=${bpe:-0} ;;
     uftrace)     line=$(uftrace record --force -d "$tmp/uftrace.data" "$CALLS" "${args[@]}" \
@@ -376,7 +380,7 @@ label() {
   fi
   echo "## Memory and trace size per event (cuprof, CUPTI off)"
   echo
-  echo "| scenario       | recorded bytes/event (compact) | RSS bytes/event (recording) | trace.json bytes/event |"
+  echo "| scenario       | recorded bytes/event (compact) | RSS bytes/event (recording) | trace bytes/event (Perfetto, past 1 M events) |"
   echo "|----------------|--------------------------------|-----------------------------|------------------------|"
   for sc in "${scenarios[@]}"; do
     set -- $sc; name=$1

@@ -43,6 +43,7 @@
 
 #include "collector/event.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -63,6 +64,14 @@
 
 #define CUPROF_CODEC_STREAMS 8u
 
+/* The bytes of a launch's configuration in cuprof_event.a.launch: grid,
+ * block, the padding (always 0) and smem, from grid_x on. */
+#define CUPROF_LAUNCH_CFG_OFF offsetof(cuprof_event, a.launch.grid_x)
+#define CUPROF_LAUNCH_CFG_BYTES 20u
+_Static_assert(offsetof(cuprof_event, a.launch.smem) + sizeof(uint32_t) ==
+                   offsetof(cuprof_event, a.launch.grid_x) + CUPROF_LAUNCH_CFG_BYTES,
+               "a launch's configuration runs from grid_x to smem");
+
 /* What encoder and decoder remember between records of one thread. */
 typedef struct cuprof_codec {
     uint64_t seq;          /* the previous record's sequence number + 1 */
@@ -72,12 +81,24 @@ typedef struct cuprof_codec {
     uint32_t grid_x, smem; /* the previous launch's configuration */
     uint16_t grid_y, grid_z, block[3];
     uint16_t api;          /* the previous record's API */
+    uint8_t cfg[CUPROF_LAUNCH_CFG_BYTES];   /* the same, as the event holds it:
+                                               the encoder's only (cuprof_encode_repeat
+                                               compares it), the decoder leaves it */
 } cuprof_codec;
 
 /* ---- varints (LEB128, 7 bits a byte) ---- */
 
 static inline __attribute__((always_inline)) uint8_t *cuprof_put_uv(uint8_t *p, uint64_t v)
 {
+    if (__builtin_expect(v < 0x4000, 1)) {   /* most times and ids: one or two bytes */
+        if (v < 0x80) {
+            *p = (uint8_t)v;
+            return p + 1;
+        }
+        p[0] = (uint8_t)(v | 0x80);
+        p[1] = (uint8_t)(v >> 7);
+        return p + 2;
+    }
     while (v >= 0x80) {
         *p++ = (uint8_t)(v | 0x80);
         v >>= 7;
@@ -224,6 +245,7 @@ cuprof_encode(uint8_t *p, cuprof_codec *c, const cuprof_event *ev, uint64_t seq)
         }
         f |= cuprof_put_stream(&p, c, ev->a.launch.stream) << 3;
         *fp = (uint8_t)f;
+        memcpy(c->cfg, (const uint8_t *)ev + CUPROF_LAUNCH_CFG_OFF, sizeof c->cfg);
         break;
     }
     case CUPROF_EV_COPY:
@@ -299,10 +321,8 @@ cuprof_encode_repeat(uint8_t *p, cuprof_codec *c, const cuprof_event *ev, uint64
     const unsigned s = cuprof_codec_slot(h);
     if (ev->cls != CUPROF_EV_LAUNCH || ev->api != c->api || seq != c->seq ||
         (ev->depth | ev->stack | (uint32_t)ev->result) != 0 || ev->t1 < ev->t0 ||
-        ev->a.launch.grid_x != c->grid_x || ev->a.launch.grid_y != c->grid_y ||
-        ev->a.launch.grid_z != c->grid_z || ev->a.launch.block[0] != c->block[0] ||
-        ev->a.launch.block[1] != c->block[1] || ev->a.launch.block[2] != c->block[2] ||
-        ev->a.launch.smem != c->smem || c->streams[s] != h)
+        memcmp((const uint8_t *)ev + CUPROF_LAUNCH_CFG_OFF, c->cfg, sizeof c->cfg) != 0 ||
+        c->streams[s] != h)
         return NULL;
     *p++ = (uint8_t)((CUPROF_EV_LAUNCH + 1u) | CUPROF_HEAD_SAME_API);
     p = cuprof_put_uv(p, cuprof_zz((int64_t)(ev->t0 - c->t)));
