@@ -74,7 +74,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     if (strchr(c.name, '/') || c.root_pid < 0)
         abort();
-    if ((c.quiet | c.enabled | c.gpu | c.prefault | c.clock_monotonic) & ~1)
+    if ((c.quiet | c.enabled | c.prefault | c.clock_monotonic) & ~1)
+        abort();
+    if (c.gpu != CUPROF_GPU_OFF && c.gpu != CUPROF_GPU_ALL && c.gpu != CUPROF_GPU_KERNELS)
         abort();
     free(warn);
     free(text);

@@ -12,6 +12,7 @@ typedef struct kcall {
     const char *name;   /* K_KERNEL: mangled kernel name */
     uint64_t bytes;     /* K_COPY, K_MEMSET */
     uint8_t kind;
+    uint8_t dir;        /* K_COPY: enum cuprof_gpu_copy_kind */
 } kcall;
 
 typedef struct krec {
@@ -21,23 +22,36 @@ typedef struct krec {
     uint64_t *out;      /* where its call's id goes */
     uint32_t corr;
     uint8_t kind;
+    uint8_t dir;        /* K_COPY: enum cuprof_gpu_copy_kind */
     uint8_t own;        /* a kernel some hooked launch names: the program's own */
     long call;          /* index in the calls (sorted by kind, key, t0), -1 = none */
 } krec;
 
-static int cmp_key(uint8_t ka, const char *na, uint64_t ba, uint8_t kb, const char *nb, uint64_t bb)
+/* What a call or record is, for step 1: kind, then the kernel's name or
+ * the bytes (and a copy's direction). */
+typedef struct kkey {
+    uint8_t kind, dir;
+    const char *name;
+    uint64_t bytes;
+} kkey;
+
+#define KEY(x) ((kkey){(x)->kind, (x)->dir, (x)->name, (x)->bytes})
+
+static int cmp_key(kkey a, kkey b)
 {
-    if (ka != kb)
-        return ka < kb ? -1 : 1;
-    if (ka == K_KERNEL)
-        return strcmp(na, nb);
-    return (ba > bb) - (ba < bb);
+    if (a.kind != b.kind)
+        return a.kind < b.kind ? -1 : 1;
+    if (a.kind == K_KERNEL)
+        return strcmp(a.name, b.name);
+    if (a.bytes != b.bytes)
+        return a.bytes < b.bytes ? -1 : 1;
+    return (a.dir > b.dir) - (a.dir < b.dir);
 }
 
 static int cmp_call(const void *a, const void *b)
 {
     const kcall *x = a, *y = b;
-    int c = cmp_key(x->kind, x->name, x->bytes, y->kind, y->name, y->bytes);
+    int c = cmp_key(KEY(x), KEY(y));
     if (c)
         return c;
     return (x->t0 > y->t0) - (x->t0 < y->t0);
@@ -46,7 +60,7 @@ static int cmp_call(const void *a, const void *b)
 static int cmp_rec(const void *a, const void *b)
 {
     const krec *x = a, *y = b;
-    int c = cmp_key(x->kind, x->name, x->bytes, y->kind, y->name, y->bytes);
+    int c = cmp_key(KEY(x), KEY(y));
     if (c)
         return c;
     if (x->start != y->start)
@@ -66,6 +80,20 @@ static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return (x > y) - (x < y);
+}
+
+/* A hooked copy's direction as CUPTI names a copy's kind (an unresolved
+ * one as OTHER, which array copies are too). */
+static uint8_t copy_kind(uint8_t dir)
+{
+    switch (dir) {
+    case CUPROF_DIR_HTOH: return CUPROF_GPU_COPY_HTOH;
+    case CUPROF_DIR_HTOD: return CUPROF_GPU_COPY_HTOD;
+    case CUPROF_DIR_DTOH: return CUPROF_GPU_COPY_DTOH;
+    case CUPROF_DIR_DTOD: return CUPROF_GPU_COPY_DTOD;
+    case CUPROF_DIR_PTOP: return CUPROF_GPU_COPY_PTOP;
+    default: return CUPROF_GPU_COPY_OTHER;
+    }
 }
 
 /* Event ids of the calls a capture took into a graph (they ran nothing). */
@@ -113,6 +141,7 @@ static kcall *collect_calls(const cuprof_run *run, const cuprof_gpu_run *g, size
             case CUPROF_EV_COPY:
                 k.kind = K_COPY;
                 k.bytes = ev->a.copy.bytes;
+                k.dir = copy_kind(ev->a.copy.dir);
                 break;
             case CUPROF_EV_MEMSET:
                 k.kind = K_MEMSET;
@@ -139,15 +168,11 @@ static void match_alike(kcall *calls, size_t nc, krec *recs, size_t nr, uint64_t
     size_t i = 0;
     for (size_t r = 0; r < nr; r++) {
         krec *x = &recs[r];
-        while (i < nc && cmp_key(calls[i].kind, calls[i].name, calls[i].bytes, x->kind, x->name,
-                                 x->bytes) < 0)
+        while (i < nc && cmp_key(KEY(&calls[i]), KEY(x)) < 0)
             i++;
         /* calls of its key exist (some may be taken already) */
-        x->own = x->kind == K_KERNEL && i > 0 &&
-                 cmp_key(calls[i - 1].kind, calls[i - 1].name, calls[i - 1].bytes, x->kind,
-                         x->name, x->bytes) == 0;
-        if (i == nc || cmp_key(calls[i].kind, calls[i].name, calls[i].bytes, x->kind, x->name,
-                               x->bytes) != 0)
+        x->own = x->kind == K_KERNEL && i > 0 && cmp_key(KEY(&calls[i - 1]), KEY(x)) == 0;
+        if (i == nc || cmp_key(KEY(&calls[i]), KEY(x)) != 0)
             continue;
         x->own = x->kind == K_KERNEL;
         if (x->start + tol < calls[i].t0)
@@ -236,7 +261,8 @@ int cuprof_kmatch(const cuprof_run *run, const cuprof_gpu_run *g, uint64_t tol,
         if (c->graph_id == 0)
             recs[nr++] = (krec){.start = c->start_ns, .bytes = c->bytes, .out = &copy_hooked[i],
                                 .corr = c->corr, .call = -1,
-                                .kind = c->kind == CUPROF_GPU_COPY_MEMSET ? K_MEMSET : K_COPY};
+                                .kind = c->kind == CUPROF_GPU_COPY_MEMSET ? K_MEMSET : K_COPY,
+                                .dir = c->kind == CUPROF_GPU_COPY_MEMSET ? 0 : c->kind};
     }
     qsort(calls, nc, sizeof *calls, cmp_call);
     qsort(recs, nr, sizeof *recs, cmp_rec);
@@ -246,8 +272,8 @@ int cuprof_kmatch(const cuprof_run *run, const cuprof_gpu_run *g, uint64_t tol,
             *recs[i].out = calls[recs[i].call].id;
     /* step 2, in CUPTI's order of the calls */
     qsort(recs, nr, sizeof *recs, cmp_corr);
-    for (size_t i = 0; i < nr; i++)
-        if (recs[i].call < 0 && !recs[i].own)
+    for (size_t i = 0; i < nr; i++)   /* copies: a library's helpers (cublasGetMatrix) */
+        if (recs[i].call < 0 && !recs[i].own && recs[i].kind != K_COPY)
             left[nl++] = &recs[i];
     for (size_t i = 0; i < nc; i++)
         if (calls[i].kind == K_HOLDER)

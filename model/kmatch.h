@@ -6,14 +6,15 @@
  *
  *  1. By what they are. A launch whose kernel name is known takes the
  *     records of that kernel, the i-th launch (by start) the i-th record (by
- *     start on the device); a copy the copy records of its byte count, a
- *     memset the memset records of its byte count, the same way. A record
+ *     start on the device); a copy the copy records of its byte count and
+ *     direction, a memset the memset records of its byte count, the same way. A record
  *     that began on the device before the next call of its kind even began
  *     (by more than the clocks' tolerance) is not that call's: it is left
  *     for step 2 (a call not recorded, e.g. outside a capture window).
  *  2. By order. What step 1 left (cuBLAS's own kernels and memsets, launches
  *     of unknown kernels; not a kernel some hooked launch names, which is
- *     the program's own) goes to the calls that can hold such work: cuBLAS
+ *     the program's own, nor a copy, which an unhooked helper such as
+ *     cublasGetMatrix makes) goes to the calls that can hold such work: cuBLAS
  *     and cuBLASLt calls and launches whose kernel is unknown. CUPTI numbers
  *     the calls that launch work in the order they are made (correlation
  *     ids), so a leftover record falls between two matched ones, and its

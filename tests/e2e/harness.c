@@ -236,3 +236,39 @@ long long e2e_int(json_t *o, const char *key)
 {
     return (long long)json_integer_value(json_object_get(o, key));
 }
+
+static int cmp_strp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **e2e_device_causes(json_t *trace, size_t *n)
+{
+    json_t *ev = json_object_get(trace, "traceEvents");
+    char **v = calloc(json_array_size(ev) + 1, sizeof *v);
+    *n = 0;
+    size_t i;
+    json_t *e;
+    json_array_foreach(ev, i, e) {
+        const char *ph = json_string_value(json_object_get(e, "ph"));
+        const char *cat = json_string_value(json_object_get(e, "cat"));
+        const char *name = json_string_value(json_object_get(e, "name"));
+        if (!v || !ph || strcmp(ph, "X") || !cat || !name ||
+            (strcmp(cat, "kernel") && strcmp(cat, "gpu_memcpy") && strcmp(cat, "gpu_memset")))
+            continue;
+        json_t *ext = json_object_get(json_object_get(e, "args"), "External id");
+        char b[512];
+        snprintf(b, sizeof b, "%s|%s|%lld", cat, name, (long long)json_integer_value(ext));
+        v[(*n)++] = strdup(b);
+    }
+    if (v)
+        qsort(v, *n, sizeof *v, cmp_strp);
+    return v;
+}
+
+void e2e_strv_free(char **v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        free(v[i]);
+    free(v);
+}

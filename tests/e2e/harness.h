@@ -66,4 +66,10 @@ typedef struct e2e_prof {
 e2e_prof e2e_profile(int sim, const char *const argv[], const char *const env[], int timeout_s);
 void e2e_prof_free(e2e_prof *p);
 
+/* Each device record of a trace.json (kernel, copy, memset) as
+ * "cat|name|External id", sorted: which call caused what. *n gets the
+ * count; free with e2e_strv_free. */
+char **e2e_device_causes(json_t *trace, size_t *n);
+void e2e_strv_free(char **v, size_t n);
+
 #endif

@@ -164,6 +164,12 @@ static long counted(json_t *sum, const expect *e)
     return total;
 }
 
+/* summary.json's recorded calls ("events"). */
+static long long iget_events(json_t *sum)
+{
+    return (long long)json_integer_value(json_object_get(sum, "events"));
+}
+
 START_TEST(corpus_program)
 {
     const char *name = progs[_i];
@@ -199,6 +205,28 @@ START_TEST(corpus_program)
                       "%s: %s %s counted %ld, want %s%ld", name, ex[i].kind, ex[i].name, got,
                       ex[i].atleast ? ">=" : "", ex[i].n);
     }
+    /* --gpu kernels: the same exit, and every device record charged to the
+     * same call as with the API records (model/kmatch.h) */
+    const char *kenv[] = {"CUPROF_GPU=kernels", NULL};
+    e2e_prof k = e2e_profile(1, argv, kenv, 180);
+    ck_assert_msg(k.r.status == bare.status, "%s --gpu kernels: exit %d, bare %d; stderr: %s",
+                  name, k.r.status, bare.status, k.r.err);
+    /* (a program whose CUDA calls no hook sees, device_query's queries, is
+     * seen by CUPTI's API records only: with none, there is nothing to write) */
+    ck_assert_msg(k.trace || !p.trace || iget_events(p.sum) == 0,
+                  "%s: no trace with --gpu kernels", name);
+    if (p.trace) {
+        size_t na, nk = 0;
+        char **ca = e2e_device_causes(p.trace, &na);
+        char **ck = k.trace ? e2e_device_causes(k.trace, &nk) : NULL;
+        ck_assert_msg(na == nk, "%s: %zu device records, %zu with --gpu kernels", name, na, nk);
+        for (size_t i = 0; i < na; i++)
+            ck_assert_msg(!strcmp(ca[i], ck[i]), "%s: %s, with --gpu kernels %s", name, ca[i],
+                          ck[i]);
+        e2e_strv_free(ca, na);
+        e2e_strv_free(ck, nk);
+    }
+    e2e_prof_free(&k);
     free(mb);
     free(mp);
     free(eb);

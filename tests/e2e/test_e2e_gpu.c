@@ -279,38 +279,10 @@ START_TEST(modes_kernels_copies_attribution)
 }
 END_TEST
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int unattributed(const char *cause)
 {
     size_t n = strlen(cause);
     return n >= 2 && !strcmp(cause + n - 2, "|0");
-}
-
-/* Each device record as "cat|name|External id", sorted: what caused what. */
-static char **causes(prof_run *p, size_t *n)
-{
-    json_t *ev = events(p);
-    char **v = calloc(json_array_size(ev) + 1, sizeof *v);
-    ck_assert_ptr_nonnull(v);
-    *n = 0;
-    size_t i;
-    json_t *e;
-    json_array_foreach(ev, i, e) {
-        const char *cat = sget(e, "cat");
-        if (strcmp(sget(e, "ph"), "X") ||
-            (strcmp(cat, "kernel") && strcmp(cat, "gpu_memcpy") && strcmp(cat, "gpu_memset")))
-            continue;
-        char b[512];
-        snprintf(b, sizeof b, "%s|%s|%lld", cat, sget(e, "name"),
-                 iget(json_object_get(e, "args"), "External id"));
-        v[(*n)++] = strdup(b);
-    }
-    qsort(v, *n, sizeof *v, cmp_str);
-    return v;
 }
 
 /* --gpu kernels (CUPROF_GPU=kernels): CUPTI makes kernel, memcpy and memset
@@ -337,17 +309,15 @@ START_TEST(kernels_mode_same_attribution)
     ck_assert_msg(iget(gk, "records") * 2 < iget(ga, "records"), "%s: %lld records, %lld with all",
                   mode, iget(gk, "records"), iget(ga, "records"));
     size_t na, nk;
-    char **ca = causes(&a, &na), **ck = causes(&k, &nk);
+    char **ca = e2e_device_causes(a.trace, &na), **ck = e2e_device_causes(k.trace, &nk);
     ck_assert_uint_eq(na, nk);
     ck_assert_uint_gt(na, 0);
     for (size_t i = 0; i < na; i++) {
         ck_assert_msg(!unattributed(ck[i]), "%s: %s unattributed", mode, ck[i]);
         ck_assert_str_eq(ca[i], ck[i]);
-        free(ca[i]);
-        free(ck[i]);
     }
-    free(ca);
-    free(ck);
+    e2e_strv_free(ca, na);
+    e2e_strv_free(ck, nk);
     ck_assert_int_eq(count_cat(&k, "kernel", NULL), count_cat(&a, "kernel", NULL));
     /* the arrows: one per kernel, copy and memset either way */
     int fa = 0, fk = 0;

@@ -30,7 +30,7 @@ static cuprof_run_thread threads[1];
 static cuprof_run run;
 static cuprof_gpu_api apis[9];
 static cuprof_gpu_kernel kernels[4];
-static cuprof_gpu_copy copies[2];
+static cuprof_gpu_copy copies[3];
 static cuprof_gpu_sync syncs[1];
 static cuprof_gpu_run gpu;
 static const char *knames[1] = {"(unknown kernel)"};
@@ -548,7 +548,8 @@ END_TEST
  * 10, 11) shared out to the two GEMM calls in order; bias_add (corr 12)
  * to ev2; a bias_add that began (20500) before any call of it (corr 3: a
  * launch not recorded), to nothing, not to a cuBLAS call; the memset to
- * ev3; a graph replay's kernel to nothing. */
+ * ev3; a graph replay's memset to nothing; a copy no hooked call made
+ * (between the GEMMs) to nothing. */
 START_TEST(kernels_only_matched_by_kind_and_order)
 {
     static const char *names2[2] = {"(unknown kernel)", "_Z8bias_addPfi"};
@@ -577,11 +578,14 @@ START_TEST(kernels_only_matched_by_kind_and_order)
     copies[1] = (cuprof_gpu_copy){.start_ns = 40000, .end_ns = 40100, .bytes = 256, .corr = 14,
                                   .stream = 7, .kind = CUPROF_GPU_COPY_MEMSET, .graph_id = 1,
                                   .graph_node_id = 1};
+    /* a copy no hooked call made (cublasGetMatrix's), between the GEMMs */
+    copies[2] = (cuprof_gpu_copy){.start_ns = 26500, .end_ns = 26600, .bytes = 4096, .corr = 9,
+                                  .stream = 7, .kind = CUPROF_GPU_COPY_DTOH};
     gpu.kernels_only = 1;
     gpu.n_apis = 0;
     gpu.n_syncs = 0;
     gpu.n_kernels = 4;
-    gpu.n_copies = 2;
+    gpu.n_copies = 3;
     gpu.graph_nodes = &node;
     gpu.n_graph_nodes = 1;
     cuprof_timeline *tl = cuprof_timeline_build(&run);
@@ -592,6 +596,7 @@ START_TEST(kernels_only_matched_by_kind_and_order)
     ck_assert_uint_eq(tl->kernel_cause[3].hooked, 0);
     ck_assert_uint_eq(tl->copy_cause[0].hooked, id_of(3));
     ck_assert_uint_eq(tl->copy_cause[1].hooked, 0);
+    ck_assert_uint_eq(tl->copy_cause[2].hooked, 0);   /* not charged to a GEMM */
     cuprof_timeline_destroy(tl);
     /* the same records with the API records' mode: nothing to go by */
     gpu.kernels_only = 0;
