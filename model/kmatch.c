@@ -9,16 +9,14 @@ enum { K_KERNEL = 0, K_COPY = 1, K_MEMSET = 2, K_HOLDER = 3 /* step 2 only */ };
 
 typedef struct kcall {
     uint64_t t0, t1, id;
-    const char *name;   /* K_KERNEL: mangled kernel name */
-    uint64_t bytes;     /* K_COPY, K_MEMSET */
+    uint64_t bytes;     /* K_COPY, K_MEMSET: bytes; K_KERNEL: the name's number */
     uint8_t kind;
     uint8_t dir;        /* K_COPY: enum cuprof_gpu_copy_kind */
 } kcall;
 
 typedef struct krec {
     uint64_t start;
-    const char *name;
-    uint64_t bytes;
+    uint64_t bytes;     /* as in kcall */
     uint64_t *out;      /* where its call's id goes */
     uint32_t corr;
     uint8_t kind;
@@ -27,25 +25,120 @@ typedef struct krec {
     long call;          /* index in the calls (sorted by kind, key, t0), -1 = none */
 } krec;
 
-/* What a call or record is, for step 1: kind, then the kernel's name or
- * the bytes (and a copy's direction). */
+/* What a call or record is, for step 1: kind, then the kernel's name (by
+ * number: names are numbered once, see name_no) or the bytes, and a copy's
+ * direction. */
 typedef struct kkey {
     uint8_t kind, dir;
-    const char *name;
     uint64_t bytes;
 } kkey;
 
-#define KEY(x) ((kkey){(x)->kind, (x)->dir, (x)->name, (x)->bytes})
+#define KEY(x) ((kkey){(x)->kind, (x)->dir, (x)->bytes})
 
 static int cmp_key(kkey a, kkey b)
 {
     if (a.kind != b.kind)
         return a.kind < b.kind ? -1 : 1;
-    if (a.kind == K_KERNEL)
-        return strcmp(a.name, b.name);
     if (a.bytes != b.bytes)
         return a.bytes < b.bytes ? -1 : 1;
     return (a.dir > b.dir) - (a.dir < b.dir);
+}
+
+/* Kernel names numbered: equal strings, equal numbers. Names come interned
+ * (the run's per kernel id, the records' per distinct name), so a table by
+ * pointer answers nearly every lookup and a string is hashed once per
+ * distinct pointer, not once per record (mangled C++ names share long
+ * prefixes: comparing them in a sort of millions of records is slow). */
+typedef struct name_tab {
+    const char **key;   /* open addressing; NULL = empty */
+    uint32_t *val;
+    size_t cap, n;
+} name_tab;
+
+typedef struct namer {
+    name_tab by_ptr, by_str;
+    uint32_t next;
+    int oom;
+} namer;
+
+static size_t hash_ptr(const char *p)
+{
+    uint64_t x = (uint64_t)(uintptr_t)p;
+    x ^= x >> 31;
+    x *= 0x9E3779B97F4A7C15ull;
+    return (size_t)(x ^ (x >> 29));
+}
+
+static size_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;   /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return (size_t)h;
+}
+
+/* The slot of key in t (by pointer or by string), empty if absent. */
+static size_t tab_slot(const name_tab *t, const char *key, int by_str)
+{
+    size_t i = (by_str ? hash_str(key) : hash_ptr(key)) & (t->cap - 1);
+    while (t->key[i] && (by_str ? strcmp(t->key[i], key) != 0 : t->key[i] != key))
+        i = (i + 1) & (t->cap - 1);
+    return i;
+}
+
+static int tab_put(name_tab *t, const char *key, uint32_t val, int by_str)
+{
+    if ((t->n + 1) * 2 > t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 256;
+        name_tab g = {calloc(cap, sizeof *g.key), calloc(cap, sizeof *g.val), cap, 0};
+        if (!g.key || !g.val) {
+            free(g.key);
+            free(g.val);
+            return -1;
+        }
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->key[i]) {
+                size_t j = tab_slot(&g, t->key[i], by_str);
+                g.key[j] = t->key[i];
+                g.val[j] = t->val[i];
+                g.n++;
+            }
+        free(t->key);
+        free(t->val);
+        *t = g;
+    }
+    size_t i = tab_slot(t, key, by_str);
+    t->key[i] = key;
+    t->val[i] = val;
+    t->n++;
+    return 0;
+}
+
+static uint32_t name_no(namer *nm, const char *name)
+{
+    if (nm->by_ptr.cap) {
+        size_t i = tab_slot(&nm->by_ptr, name, 0);
+        if (nm->by_ptr.key[i])
+            return nm->by_ptr.val[i];
+    }
+    uint32_t v = 0;
+    if (nm->by_str.cap) {
+        size_t i = tab_slot(&nm->by_str, name, 1);
+        v = nm->by_str.key[i] ? nm->by_str.val[i] : 0;
+    }
+    if (!v && tab_put(&nm->by_str, name, v = ++nm->next, 1) != 0)
+        nm->oom = 1;
+    if (tab_put(&nm->by_ptr, name, v, 0) != 0)
+        nm->oom = 1;
+    return v;
+}
+
+static void namer_free(namer *nm)
+{
+    free(nm->by_ptr.key);
+    free(nm->by_ptr.val);
+    free(nm->by_str.key);
+    free(nm->by_str.val);
 }
 
 static int cmp_call(const void *a, const void *b)
@@ -109,12 +202,53 @@ static uint64_t *graph_origins(const cuprof_gpu_run *g, size_t *n)
     return o;
 }
 
-/* The calls that make device work, or can hold a library's: one array. */
-static kcall *collect_calls(const cuprof_run *run, const cuprof_gpu_run *g, size_t *n)
+/* What event ev (the i-th of th) is for matching: 1 with *k filled, or 0
+ * when it makes no device work. */
+static int call_of(const cuprof_run *run, const cuprof_run_thread *th, uint64_t i,
+                   const cuprof_event *ev, namer *nm, kcall *k)
 {
-    size_t norig = 0;
+    if (ev->result != 0 || ev->t1 == 0)
+        return 0;
+    *k = (kcall){.t0 = ev->t0, .t1 = ev->t1, .id = cuprof_event_id_make(th->index, i)};
+    switch (ev->cls) {
+    case CUPROF_EV_LAUNCH:
+        if (ev->a.launch.kernel != 0 && ev->a.launch.kernel <= run->nkernels &&
+            run->kernel_names[ev->a.launch.kernel]) {
+            k->kind = K_KERNEL;
+            k->bytes = nm ? name_no(nm, run->kernel_names[ev->a.launch.kernel]) : 0;
+        } else {
+            k->kind = K_HOLDER;
+        }
+        return 1;
+    case CUPROF_EV_COPY:
+        k->kind = K_COPY;
+        k->bytes = ev->a.copy.bytes;
+        k->dir = copy_kind(ev->a.copy.dir);
+        return 1;
+    case CUPROF_EV_MEMSET:
+        k->kind = K_MEMSET;
+        k->bytes = ev->a.copy.bytes;
+        return 1;
+    case CUPROF_EV_BLAS:
+        k->kind = K_HOLDER;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* The calls that make device work, or can hold a library's: one array
+ * (counted first: in a long run they may be tens of millions). */
+static kcall *collect_calls(const cuprof_run *run, const cuprof_gpu_run *g, namer *nm, size_t *n)
+{
+    size_t norig = 0, want = 0;
+    kcall k;
+    for (size_t t = 0; t < run->nthreads; t++)
+        for (uint64_t i = 0; i < run->threads[t].n; i++)
+            want += (size_t)call_of(run, &run->threads[t], i,
+                                    cuprof_run_event(&run->threads[t], i), NULL, &k);
     uint64_t *orig = graph_origins(g, &norig);
-    kcall *c = malloc((run->nevents ? run->nevents : 1) * sizeof *c);
+    kcall *c = malloc((want ? want : 1) * sizeof *c);
     if (!orig || !c) {
         free(orig);
         free(c);
@@ -123,36 +257,9 @@ static kcall *collect_calls(const cuprof_run *run, const cuprof_gpu_run *g, size
     *n = 0;
     for (size_t t = 0; t < run->nthreads; t++) {
         const cuprof_run_thread *th = &run->threads[t];
-        for (uint64_t i = 0; i < th->n; i++) {
-            const cuprof_event *ev = cuprof_run_event(th, i);
-            if (ev->result != 0 || ev->t1 == 0)
+        for (uint64_t i = 0; i < th->n && *n < want; i++) {
+            if (!call_of(run, th, i, cuprof_run_event(th, i), nm, &k))
                 continue;
-            kcall k = {.t0 = ev->t0, .t1 = ev->t1, .id = cuprof_event_id_make(th->index, i)};
-            switch (ev->cls) {
-            case CUPROF_EV_LAUNCH:
-                if (ev->a.launch.kernel != 0 && ev->a.launch.kernel <= run->nkernels &&
-                    run->kernel_names[ev->a.launch.kernel]) {
-                    k.kind = K_KERNEL;
-                    k.name = run->kernel_names[ev->a.launch.kernel];
-                } else {
-                    k.kind = K_HOLDER;
-                }
-                break;
-            case CUPROF_EV_COPY:
-                k.kind = K_COPY;
-                k.bytes = ev->a.copy.bytes;
-                k.dir = copy_kind(ev->a.copy.dir);
-                break;
-            case CUPROF_EV_MEMSET:
-                k.kind = K_MEMSET;
-                k.bytes = ev->a.copy.bytes;
-                break;
-            case CUPROF_EV_BLAS:
-                k.kind = K_HOLDER;
-                break;
-            default:
-                continue;
-            }
             if (bsearch(&k.id, orig, norig, sizeof *orig, cmp_u64))
                 continue;   /* captured into a graph: ran nothing then */
             c[(*n)++] = k;
@@ -237,7 +344,8 @@ int cuprof_kmatch(const cuprof_run *run, const cuprof_gpu_run *g, uint64_t tol,
                   uint64_t *kernel_hooked, uint64_t *copy_hooked)
 {
     size_t nc = 0, nr = 0, nl = 0, nh = 0;
-    kcall *calls = collect_calls(run, g, &nc);
+    namer nm = {0};
+    kcall *calls = collect_calls(run, g, &nm, &nc);
     krec *recs = malloc((g->n_kernels + g->n_copies + 1) * sizeof *recs);
     krec **left = malloc((g->n_kernels + g->n_copies + 1) * sizeof *left);
     const kcall **hold = malloc((nc + 1) * sizeof *hold);
@@ -246,14 +354,24 @@ int cuprof_kmatch(const cuprof_run *run, const cuprof_gpu_run *g, uint64_t tol,
         free(recs);
         free(left);
         free(hold);
+        namer_free(&nm);
         return -1;
     }
     for (size_t i = 0; i < g->n_kernels; i++) {
         const cuprof_gpu_kernel *k = &g->kernels[i];
         kernel_hooked[i] = 0;
         if (k->graph_id == 0 && !k->device_launched)
-            recs[nr++] = (krec){.start = k->start_ns, .name = k->name, .out = &kernel_hooked[i],
-                                .corr = k->corr, .kind = K_KERNEL, .call = -1};
+            recs[nr++] = (krec){.start = k->start_ns, .bytes = name_no(&nm, k->name),
+                                .out = &kernel_hooked[i], .corr = k->corr, .kind = K_KERNEL,
+                                .call = -1};
+    }
+    if (nm.oom) {   /* some names unnumbered: no match would be sure */
+        free(calls);
+        free(recs);
+        free(left);
+        free(hold);
+        namer_free(&nm);
+        return -1;
     }
     for (size_t i = 0; i < g->n_copies; i++) {
         const cuprof_gpu_copy *c = &g->copies[i];
@@ -285,5 +403,6 @@ int cuprof_kmatch(const cuprof_run *run, const cuprof_gpu_run *g, uint64_t tol,
     free(recs);
     free(left);
     free(hold);
+    namer_free(&nm);
     return 0;
 }

@@ -571,8 +571,11 @@ START_TEST(kernels_only_matched_by_kind_and_order)
     node.origin = id_of(4);
     kernels[0] = kern(10, 0, "gemm_a", 25000, 26000);
     kernels[1] = kern(11, 0, "gemm_a", 30500, 31000);
-    kernels[2] = kern(12, 0, "_Z8bias_addPfi", 32500, 33000);
-    kernels[3] = kern(3, 0, "_Z8bias_addPfi", 20500, 20900);
+    /* the records' name: the same string at another address, as CUPTI's
+     * records hold their own copy */
+    static char rec_name[] = "_Z8bias_addPfi";
+    kernels[2] = kern(12, 0, rec_name, 32500, 33000);
+    kernels[3] = kern(3, 0, rec_name, 20500, 20900);
     copies[0] = (cuprof_gpu_copy){.start_ns = 34500, .end_ns = 34600, .bytes = 256, .corr = 13,
                                   .stream = 7, .kind = CUPROF_GPU_COPY_MEMSET};
     copies[1] = (cuprof_gpu_copy){.start_ns = 40000, .end_ns = 40100, .bytes = 256, .corr = 14,
