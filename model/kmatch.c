@@ -340,39 +340,23 @@ static int cmp_hold(const void *a, const void *b)
     return (x->t0 > y->t0) - (x->t0 < y->t0);
 }
 
-int cuprof_kmatch(const cuprof_run *run, const cuprof_gpu_run *g, uint64_t tol,
-                  uint64_t *kernel_hooked, uint64_t *copy_hooked)
+/* Both steps, with the arrays allocated: -1 when a name could not be
+ * numbered (out of memory). */
+static int match(const cuprof_gpu_run *g, uint64_t tol, namer *nm, kcall *calls, size_t nc,
+                 krec *recs, krec **left, const kcall **hold, uint64_t *kernel_hooked,
+                 uint64_t *copy_hooked)
 {
-    size_t nc = 0, nr = 0, nl = 0, nh = 0;
-    namer nm = {0};
-    kcall *calls = collect_calls(run, g, &nm, &nc);
-    krec *recs = malloc((g->n_kernels + g->n_copies + 1) * sizeof *recs);
-    krec **left = malloc((g->n_kernels + g->n_copies + 1) * sizeof *left);
-    const kcall **hold = malloc((nc + 1) * sizeof *hold);
-    if (!calls || !recs || !left || !hold) {
-        free(calls);
-        free(recs);
-        free(left);
-        free(hold);
-        namer_free(&nm);
-        return -1;
-    }
+    size_t nr = 0, nl = 0, nh = 0;
     for (size_t i = 0; i < g->n_kernels; i++) {
         const cuprof_gpu_kernel *k = &g->kernels[i];
         kernel_hooked[i] = 0;
         if (k->graph_id == 0 && !k->device_launched)
-            recs[nr++] = (krec){.start = k->start_ns, .bytes = name_no(&nm, k->name),
+            recs[nr++] = (krec){.start = k->start_ns, .bytes = name_no(nm, k->name),
                                 .out = &kernel_hooked[i], .corr = k->corr, .kind = K_KERNEL,
                                 .call = -1};
     }
-    if (nm.oom) {   /* some names unnumbered: no match would be sure */
-        free(calls);
-        free(recs);
-        free(left);
-        free(hold);
-        namer_free(&nm);
+    if (nm->oom)   /* some names unnumbered: no match would be sure */
         return -1;
-    }
     for (size_t i = 0; i < g->n_copies; i++) {
         const cuprof_gpu_copy *c = &g->copies[i];
         copy_hooked[i] = 0;
@@ -399,10 +383,25 @@ int cuprof_kmatch(const cuprof_run *run, const cuprof_gpu_run *g, uint64_t tol,
     qsort(hold, nh, sizeof *hold, cmp_hold);
     if (nl && nh)
         share_out(calls, recs, nr, left, nl, hold, nh, tol);
+    return 0;
+}
+
+int cuprof_kmatch(const cuprof_run *run, const cuprof_gpu_run *g, uint64_t tol,
+                  uint64_t *kernel_hooked, uint64_t *copy_hooked)
+{
+    size_t nc = 0;
+    namer nm = {0};
+    kcall *calls = collect_calls(run, g, &nm, &nc);
+    krec *recs = malloc((g->n_kernels + g->n_copies + 1) * sizeof *recs);
+    krec **left = malloc((g->n_kernels + g->n_copies + 1) * sizeof *left);
+    const kcall **hold = malloc((nc + 1) * sizeof *hold);
+    int rc = calls && recs && left && hold
+                 ? match(g, tol, &nm, calls, nc, recs, left, hold, kernel_hooked, copy_hooked)
+                 : -1;
     free(calls);
     free(recs);
     free(left);
     free(hold);
     namer_free(&nm);
-    return 0;
+    return rc;
 }
