@@ -4,6 +4,7 @@
 #include "model/census.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 const char *cuprof_launch_path_key(int path)
 {
@@ -29,8 +30,18 @@ static int classify(const cuprof_timeline *tl, const cuprof_graphs *gs, size_t i
         return CUPROF_LAUNCH_GRAPH;
     }
     *seen = 1;
-    if (c->api == NULL)
+    if (c->api == NULL) {
+        /* No runtime record (a kernels-only run, model/kmatch.h; or one CUPTI
+         * dropped): the hooked call behind it says which path. */
+        const cuprof_event *ev = c->hooked ? cuprof_run_find_event(tl->run, c->hooked, NULL) : NULL;
+        if (ev && ev->cls == CUPROF_EV_LAUNCH)
+            return strcmp(cuprof_run_api_category(tl->run, ev->api), "cuda_driver") == 0
+                       ? CUPROF_LAUNCH_DRIVER
+                       : CUPROF_LAUNCH_RUNTIME;
+        if (ev)
+            return CUPROF_LAUNCH_INSIDE;
         return *seen = 0, CUPROF_LAUNCH_UNKNOWN;
+    }
     if (c->derived < 0)
         return c->api->driver ? CUPROF_LAUNCH_DRIVER : CUPROF_LAUNCH_RUNTIME;
     if (c->hooked)

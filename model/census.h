@@ -13,6 +13,9 @@
  *   cupti        a launch no hook saw: CUPTI's record only (a driver
  *                function from a dlsym on libcuda, an unhooked call)
  *   unknown      no launching call at all in CUPTI's records
+ * With no runtime record for the kernel (a kernels-only run: model/kmatch.h),
+ * the hooked call it was matched to decides: a launch is runtime or driver
+ * by its entry point's category, any other call (cuBLAS) inside.
  */
 #ifndef CUPROF_MODEL_CENSUS_H
 #define CUPROF_MODEL_CENSUS_H

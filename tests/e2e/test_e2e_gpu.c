@@ -319,6 +319,17 @@ START_TEST(kernels_mode_same_attribution)
     e2e_strv_free(ca, na);
     e2e_strv_free(ck, nk);
     ck_assert_int_eq(count_cat(&k, "kernel", NULL), count_cat(&a, "kernel", NULL));
+    /* the launch census: the same paths (runtime, inside a cuBLAS call) */
+    char *pa = json_dumps(json_object_get(json_object_get(a.sum, "launch_census"), "paths"),
+                          JSON_SORT_KEYS | JSON_COMPACT);
+    char *pk = json_dumps(json_object_get(json_object_get(k.sum, "launch_census"), "paths"),
+                          JSON_SORT_KEYS | JSON_COMPACT);
+    ck_assert_ptr_nonnull(pa);
+    ck_assert_ptr_nonnull(pk);
+    ck_assert_msg(strcmp(pa, pk) == 0, "%s: census %s, with --gpu kernels %s", mode, pa, pk);
+    ck_assert_ptr_null(strstr(pk, "unknown"));
+    free(pa);
+    free(pk);
     /* the arrows: one per kernel, copy and memset either way */
     int fa = 0, fk = 0;
     size_t i;
