@@ -435,22 +435,19 @@ static int start_locked(const char *path)
     uint32_t version = 0;
     if (f->cuptiGetVersion != NULL)
         f->cuptiGetVersion(&version);
+    char records[256];
     if (g.kernels_only)
-        snprintf(g.status, sizeof g.status,
-                 "CUPTI %u from %s; subscriber: %s; clock: %s; mode: kernels (kernel, memcpy and "
-                 "memset records only, matched to the calls by name, bytes and order)%s%s",
-                 version, f->path, g.subscriber,
-                 g.ts_callback ? "timestamp callback" : "measured offset",
-                 g.missing[0] ? "; not recorded: " : "", g.missing);
+        snprintf(records, sizeof records, "mode: kernels (kernel, memcpy and memset records only, "
+                                          "matched to the calls by name, bytes and order)");
     else
-        snprintf(g.status, sizeof g.status,
-                 "CUPTI %u from %s; subscriber: %s; clock: %s; driver records: %s; runtime records: %s%s%s",
-                 version, f->path, g.subscriber, g.ts_callback ? "timestamp callback" : "measured offset",
+        snprintf(records, sizeof records, "driver records: %s; runtime records: %s",
                  g.driver_by_cbid ? "launches, copies, memsets (by callback id)" : "all",
                  g.runtime_quiet ? "all but cudaGetDevice, cudaSetDevice, cudaGetLastError, "
                                    "cudaEventCreate(WithFlags), cudaEventDestroy (as torch.profiler)"
-                                 : "all",
-                 g.missing[0] ? "; not recorded: " : "", g.missing);
+                                 : "all");
+    snprintf(g.status, sizeof g.status, "CUPTI %u from %s; subscriber: %s; clock: %s; %s%s%s",
+             version, f->path, g.subscriber, g.ts_callback ? "timestamp callback" : "measured offset",
+             records, g.missing[0] ? "; not recorded: " : "", g.missing);
     return 0;
 }
 

@@ -95,13 +95,13 @@ static void kt_put_in(kt_table *t, uintptr_t key, uint64_t val)
     }
 }
 
-/* Inserts or updates key -> val (caller holds kt_lock), growing the table.
- * -1 when out of memory. */
 /* Bumped by every change to the tables (kt_put), so that a thread's cache
  * of its last lookup (cuprof_kernel_lookup) is thrown away when a module
  * registers. */
 static _Atomic uint64_t kt_gen;
 
+/* Inserts or updates key -> val (caller holds kt_lock), growing the table.
+ * -1 when out of memory. */
 static int kt_put(_Atomic(kt_table *) *tabp, uintptr_t key, uint64_t val)
 {
     kt_table *t = atomic_load_explicit(tabp, memory_order_relaxed);

@@ -17,12 +17,19 @@ static int cmp_anchor(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static anchor *anchors_of(const cuprof_run *run, const cuprof_timeline *tl, size_t *n)
+/* The anchors of a kernels-only run, sorted; *n 0 for any other run. -1 on
+ * out of memory. */
+static int anchors_of(const cuprof_run *run, const cuprof_timeline *tl, anchor **out, size_t *n)
 {
     const cuprof_gpu_run *g = tl->gpu;
-    anchor *a = malloc((g->n_kernels + g->n_copies + 1) * sizeof *a);
+    *out = NULL;
     *n = 0;
-    for (size_t i = 0; a && g->kernels_only && i < g->n_kernels + g->n_copies; i++) {
+    if (!g->kernels_only)
+        return 0;
+    anchor *a = malloc((g->n_kernels + g->n_copies + 1) * sizeof *a);
+    if (!a)
+        return -1;
+    for (size_t i = 0; i < g->n_kernels + g->n_copies; i++) {
         int copy = i >= g->n_kernels;
         size_t k = copy ? i - g->n_kernels : i;
         uint64_t h = copy ? tl->copy_cause[k].hooked : tl->kernel_cause[k].hooked;
@@ -30,9 +37,9 @@ static anchor *anchors_of(const cuprof_run *run, const cuprof_timeline *tl, size
         if (ev)
             a[(*n)++] = (anchor){copy ? g->copies[k].corr : g->kernels[k].corr, ev->t0};
     }
-    if (a)
-        qsort(a, *n, sizeof *a, cmp_anchor);
-    return a;
+    qsort(a, *n, sizeof *a, cmp_anchor);
+    *out = a;
+    return 0;
 }
 
 /* Keeps the device record (corr) caused by c that began at start, by
@@ -131,7 +138,8 @@ cuprof_gpu_run *cuprof_capture_clip(const cuprof_run *run, const cuprof_timeline
     cuprof_gpu_sync *syncs;
     CLIP(apis, g->apis, g->n_apis, c->n_apis, keep_api[i]);
     size_t nan = 0;
-    anchor *an = anchors_of(run, tl, &nan);
+    anchor *an = NULL;
+    int an_rc = anchors_of(run, tl, &an, &nan);
     CLIP(kernels, g->kernels, g->n_kernels, c->n_kernels,
          keep_device(run, tl, keep_api, an, nan, tl->kernel_cause[i], g->kernels[i].corr,
                      g->kernels[i].start_ns));
@@ -143,7 +151,7 @@ cuprof_gpu_run *cuprof_capture_clip(const cuprof_run *run, const cuprof_timeline
                      cuprof_timeline_cause(tl, g->syncs[i].corr, g->syncs[i].ext),
                      g->syncs[i].corr, g->syncs[i].start_ns));
     free(keep_api);
-    if (!an) {   /* out of memory: fail below */
+    if (an_rc < 0) {   /* out of memory: fail below */
         free(kernels);
         kernels = NULL;
     }

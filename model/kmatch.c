@@ -1,5 +1,6 @@
 /* kmatch.c - see kmatch.h. */
 #include "model/kmatch.h"
+#include "model/names.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +10,7 @@ enum { K_KERNEL = 0, K_COPY = 1, K_MEMSET = 2, K_HOLDER = 3 /* step 2 only */ };
 
 typedef struct kcall {
     uint64_t t0, t1, id;
-    uint64_t bytes;     /* K_COPY, K_MEMSET: bytes; K_KERNEL: the name's number */
+    uint64_t bytes;     /* K_COPY, K_MEMSET: bytes; K_KERNEL: the name, interned */
     uint8_t kind;
     uint8_t dir;        /* K_COPY: enum cuprof_gpu_copy_kind */
 } kcall;
@@ -25,9 +26,10 @@ typedef struct krec {
     long call;          /* index in the calls (sorted by kind, key, t0), -1 = none */
 } krec;
 
-/* What a call or record is, for step 1: kind, then the kernel's name (by
- * number: names are numbered once, see name_no) or the bytes, and a copy's
- * direction. */
+/* What a call or record is, for step 1: kind, then the kernel's name (its
+ * interned pointer: model/names.h, equal strings, equal pointers; no string
+ * compare in the sorts, where mangled names share long prefixes) or the
+ * bytes, and a copy's direction. */
 typedef struct kkey {
     uint8_t kind, dir;
     uint64_t bytes;
@@ -44,102 +46,6 @@ static int cmp_key(kkey a, kkey b)
     return (a.dir > b.dir) - (a.dir < b.dir);
 }
 
-/* Kernel names numbered: equal strings, equal numbers. Names come interned
- * (the run's per kernel id, the records' per distinct name), so a table by
- * pointer answers nearly every lookup and a string is hashed once per
- * distinct pointer, not once per record (mangled C++ names share long
- * prefixes: comparing them in a sort of millions of records is slow). */
-typedef struct name_tab {
-    const char **key;   /* open addressing; NULL = empty */
-    uint32_t *val;
-    size_t cap, n;
-} name_tab;
-
-typedef struct namer {
-    name_tab by_ptr, by_str;
-    uint32_t next;
-    int oom;
-} namer;
-
-static size_t hash_ptr(const char *p)
-{
-    uint64_t x = (uint64_t)(uintptr_t)p;
-    x ^= x >> 31;
-    x *= 0x9E3779B97F4A7C15ull;
-    return (size_t)(x ^ (x >> 29));
-}
-
-static size_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;   /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return (size_t)h;
-}
-
-/* The slot of key in t (by pointer or by string), empty if absent. */
-static size_t tab_slot(const name_tab *t, const char *key, int by_str)
-{
-    size_t i = (by_str ? hash_str(key) : hash_ptr(key)) & (t->cap - 1);
-    while (t->key[i] && (by_str ? strcmp(t->key[i], key) != 0 : t->key[i] != key))
-        i = (i + 1) & (t->cap - 1);
-    return i;
-}
-
-static int tab_put(name_tab *t, const char *key, uint32_t val, int by_str)
-{
-    if ((t->n + 1) * 2 > t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 256;
-        name_tab g = {calloc(cap, sizeof *g.key), calloc(cap, sizeof *g.val), cap, 0};
-        if (!g.key || !g.val) {
-            free(g.key);
-            free(g.val);
-            return -1;
-        }
-        for (size_t i = 0; i < t->cap; i++)
-            if (t->key[i]) {
-                size_t j = tab_slot(&g, t->key[i], by_str);
-                g.key[j] = t->key[i];
-                g.val[j] = t->val[i];
-                g.n++;
-            }
-        free(t->key);
-        free(t->val);
-        *t = g;
-    }
-    size_t i = tab_slot(t, key, by_str);
-    t->key[i] = key;
-    t->val[i] = val;
-    t->n++;
-    return 0;
-}
-
-static uint32_t name_no(namer *nm, const char *name)
-{
-    if (nm->by_ptr.cap) {
-        size_t i = tab_slot(&nm->by_ptr, name, 0);
-        if (nm->by_ptr.key[i])
-            return nm->by_ptr.val[i];
-    }
-    uint32_t v = 0;
-    if (nm->by_str.cap) {
-        size_t i = tab_slot(&nm->by_str, name, 1);
-        v = nm->by_str.key[i] ? nm->by_str.val[i] : 0;
-    }
-    if (!v && tab_put(&nm->by_str, name, v = ++nm->next, 1) != 0)
-        nm->oom = 1;
-    if (tab_put(&nm->by_ptr, name, v, 0) != 0)
-        nm->oom = 1;
-    return v;
-}
-
-static void namer_free(namer *nm)
-{
-    free(nm->by_ptr.key);
-    free(nm->by_ptr.val);
-    free(nm->by_str.key);
-    free(nm->by_str.val);
-}
 
 static int cmp_call(const void *a, const void *b)
 {
@@ -205,7 +111,7 @@ static uint64_t *graph_origins(const cuprof_gpu_run *g, size_t *n)
 /* What event ev (the i-th of th) is for matching: 1 with *k filled, or 0
  * when it makes no device work. */
 static int call_of(const cuprof_run *run, const cuprof_run_thread *th, uint64_t i,
-                   const cuprof_event *ev, namer *nm, kcall *k)
+                   const cuprof_event *ev, const cuprof_names *nm, kcall *k)
 {
     if (ev->result != 0 || ev->t1 == 0)
         return 0;
@@ -215,7 +121,7 @@ static int call_of(const cuprof_run *run, const cuprof_run_thread *th, uint64_t 
         if (ev->a.launch.kernel != 0 && ev->a.launch.kernel <= run->nkernels &&
             run->kernel_names[ev->a.launch.kernel]) {
             k->kind = K_KERNEL;
-            k->bytes = nm ? name_no(nm, run->kernel_names[ev->a.launch.kernel]) : 0;
+            k->bytes = (uint64_t)(uintptr_t)cuprof_names_kernel(nm, ev->a.launch.kernel);
         } else {
             k->kind = K_HOLDER;
         }
@@ -239,14 +145,15 @@ static int call_of(const cuprof_run *run, const cuprof_run_thread *th, uint64_t 
 
 /* The calls that make device work, or can hold a library's: one array
  * (counted first: in a long run they may be tens of millions). */
-static kcall *collect_calls(const cuprof_run *run, const cuprof_gpu_run *g, namer *nm, size_t *n)
+static kcall *collect_calls(const cuprof_run *run, const cuprof_gpu_run *g,
+                            const cuprof_names *nm, size_t *n)
 {
     size_t norig = 0, want = 0;
     kcall k;
     for (size_t t = 0; t < run->nthreads; t++)
         for (uint64_t i = 0; i < run->threads[t].n; i++)
             want += (size_t)call_of(run, &run->threads[t], i,
-                                    cuprof_run_event(&run->threads[t], i), NULL, &k);
+                                    cuprof_run_event(&run->threads[t], i), nm, &k);
     uint64_t *orig = graph_origins(g, &norig);
     kcall *c = malloc((want ? want : 1) * sizeof *c);
     if (!orig || !c) {
@@ -340,23 +247,21 @@ static int cmp_hold(const void *a, const void *b)
     return (x->t0 > y->t0) - (x->t0 < y->t0);
 }
 
-/* Both steps, with the arrays allocated: -1 when a name could not be
- * numbered (out of memory). */
-static int match(const cuprof_gpu_run *g, uint64_t tol, namer *nm, kcall *calls, size_t nc,
-                 krec *recs, krec **left, const kcall **hold, uint64_t *kernel_hooked,
-                 uint64_t *copy_hooked)
+/* Both steps, with the arrays allocated. */
+static void match(const cuprof_gpu_run *g, uint64_t tol, const cuprof_names *nm, kcall *calls,
+                  size_t nc, krec *recs, krec **left, const kcall **hold, uint64_t *kernel_hooked,
+                  uint64_t *copy_hooked)
 {
     size_t nr = 0, nl = 0, nh = 0;
     for (size_t i = 0; i < g->n_kernels; i++) {
         const cuprof_gpu_kernel *k = &g->kernels[i];
         kernel_hooked[i] = 0;
         if (k->graph_id == 0 && !k->device_launched)
-            recs[nr++] = (krec){.start = k->start_ns, .bytes = name_no(nm, k->name),
+            recs[nr++] = (krec){.start = k->start_ns,
+                                .bytes = (uint64_t)(uintptr_t)nm->gpu_kernel[i],
                                 .out = &kernel_hooked[i], .corr = k->corr, .kind = K_KERNEL,
                                 .call = -1};
     }
-    if (nm->oom)   /* some names unnumbered: no match would be sure */
-        return -1;
     for (size_t i = 0; i < g->n_copies; i++) {
         const cuprof_gpu_copy *c = &g->copies[i];
         copy_hooked[i] = 0;
@@ -383,25 +288,28 @@ static int match(const cuprof_gpu_run *g, uint64_t tol, namer *nm, kcall *calls,
     qsort(hold, nh, sizeof *hold, cmp_hold);
     if (nl && nh)
         share_out(calls, recs, nr, left, nl, hold, nh, tol);
-    return 0;
 }
 
 int cuprof_kmatch(const cuprof_run *run, const cuprof_gpu_run *g, uint64_t tol,
                   uint64_t *kernel_hooked, uint64_t *copy_hooked)
 {
     size_t nc = 0;
-    namer nm = {0};
+    cuprof_names nm;   /* raw names, interned (no demangler: display == raw) */
+    if (cuprof_names_build(&nm, run, g, NULL) < 0) {
+        cuprof_names_destroy(&nm);
+        return -1;
+    }
     kcall *calls = collect_calls(run, g, &nm, &nc);
     krec *recs = malloc((g->n_kernels + g->n_copies + 1) * sizeof *recs);
     krec **left = malloc((g->n_kernels + g->n_copies + 1) * sizeof *left);
     const kcall **hold = malloc((nc + 1) * sizeof *hold);
-    int rc = calls && recs && left && hold
-                 ? match(g, tol, &nm, calls, nc, recs, left, hold, kernel_hooked, copy_hooked)
-                 : -1;
+    int rc = calls && recs && left && hold ? 0 : -1;
+    if (rc == 0)
+        match(g, tol, &nm, calls, nc, recs, left, hold, kernel_hooked, copy_hooked);
     free(calls);
     free(recs);
     free(left);
     free(hold);
-    namer_free(&nm);
+    cuprof_names_destroy(&nm);
     return rc;
 }

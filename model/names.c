@@ -96,9 +96,15 @@ int cuprof_names_build(cuprof_names *nm, const cuprof_run *run, const cuprof_gpu
         else if (!(nm->kernel[id] = intern(nm, raw, demangle)))
             rc = -1, nm->kernel[id] = raw;
     }
-    for (size_t i = 0; i < ng; i++)
+    for (size_t i = 0; i < ng; i++) {
+        if (i && gpu->kernels[i].name == gpu->kernels[i - 1].name) {
+            /* the same kernel again (records' names come interned): no hash */
+            nm->gpu_kernel[i] = nm->gpu_kernel[i - 1];
+            continue;
+        }
         if (!(nm->gpu_kernel[i] = intern(nm, gpu->kernels[i].name, demangle)))
             rc = -1, nm->gpu_kernel[i] = gpu->kernels[i].name;
+    }
     free(used);
     return rc;
 }
