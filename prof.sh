@@ -153,6 +153,27 @@ case "${1-}" in
     ;;
 esac
 
+# An option with a value from a fixed list: choice NAME "WORDS" "EXPECTED"
+# ARGS... reads --NAME V or --NAME=V from ARGS (the parser's "$@"), dies
+# naming EXPECTED unless V is one of WORDS, and leaves V in $val and the
+# number of arguments it took in $took.
+val= took=
+choice() {
+  local opt=$1 words=$2 expected=$3
+  shift 3
+  if [ "$1" = "--$opt" ]; then
+    [ $# -ge 2 ] || die "option --$opt needs a value: $expected"
+    val=$2 took=2
+  else
+    val=${1#--"$opt"=} took=1
+  fi
+  local w
+  for w in $words; do
+    [ "$val" = "$w" ] && return 0
+  done
+  die "--$opt $val: expected $expected"
+}
+
 # The capture options, checked here (the library falls back to the whole
 # run on a bad value; prof.sh refuses it before anything runs).
 cap_range= cap_end= cap_skip= cap_delay= cap_duration= step_range=
@@ -221,52 +242,19 @@ while [ $# -gt 0 ]; do
       shift ;;
     --stacks-counts) stacks_counts=1; shift ;;
     --format|--format=*)
-      if [ "$1" = --format ]; then
-        [ $# -ge 2 ] || die "option --format needs a value: auto, json, perfetto, both or none"
-        trace_format=$2; shift 2
-      else
-        trace_format=${1#--format=}; shift
-      fi
-      case "$trace_format" in
-        auto|json|perfetto|both|none) ;;
-        *) die "--format $trace_format: expected auto, json, perfetto, both or none" ;;
-      esac ;;
+      choice format "auto json perfetto both none" "auto, json, perfetto, both or none" "$@"
+      trace_format=$val; shift $took ;;
     --compress|--compress=*)
-      if [ "$1" = --compress ]; then
-        [ $# -ge 2 ] || die "option --compress needs a value: auto, zstd, zlib or none"
-        trace_compress=$2; shift 2
-      else
-        trace_compress=${1#--compress=}; shift
-      fi
-      case "$trace_compress" in
-        auto|zstd|zlib|none) ;;
-        *) die "--compress $trace_compress: expected auto, zstd, zlib or none" ;;
-      esac ;;
+      choice compress "auto zstd zlib none" "auto, zstd, zlib or none" "$@"
+      trace_compress=$val; shift $took ;;
     --gpu|--gpu=*)
-      if [ "$1" = --gpu ]; then
-        [ $# -ge 2 ] || die "option --gpu needs a value: all, kernels or off"
-        gpu_mode=$2; shift 2
-      else
-        gpu_mode=${1#--gpu=}; shift
-      fi
-      case "$gpu_mode" in
-        all) gpu_mode=1 ;;
-        kernels) ;;
-        off) gpu_mode=0 ;;
-        *) die "--gpu $gpu_mode: expected all, kernels or off" ;;
-      esac ;;
+      choice gpu "all kernels off" "all, kernels or off" "$@"
+      case "$val" in all) gpu_mode=1 ;; off) gpu_mode=0 ;; *) gpu_mode=$val ;; esac
+      shift $took ;;
     --gzip) trace_gzip=1; shift ;;
     --export|--export=*)
-      if [ "$1" = --export ]; then
-        [ $# -ge 2 ] || die "option --export needs a value: sqlite"
-        export_kind=$2; shift 2
-      else
-        export_kind=${1#--export=}; shift
-      fi
-      case "$export_kind" in
-        sqlite|none) ;;
-        *) die "--export $export_kind: expected sqlite (or none)" ;;
-      esac ;;
+      choice export "sqlite none" "sqlite (or none)" "$@"
+      export_kind=$val; shift $took ;;
     --capture-range|--capture-range-end|--skip-first|--steps|--delay|--duration|--step-range)
       [ $# -ge 2 ] || die "option $1 needs a value (see prof.sh --help)"
       set_capture "${1#--}" "$2"; shift 2 ;;

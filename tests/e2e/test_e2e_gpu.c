@@ -375,6 +375,11 @@ START_TEST(gpu_option)
     ck_assert_int_eq(r.status, 2);
     ck_assert_ptr_nonnull(strstr(r.err, "cuprof: --gpu some: expected all, kernels or off"));
     e2e_result_free(&r);
+    const char *two[] = {e2e_path("prof.sh"), "--gpu=all kernels", e2e_path("bench/matmul_add"), NULL};
+    r = e2e_run(two, NULL, NULL, 30);   /* one word, not a list of them */
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "cuprof: --gpu all kernels: expected all, kernels or off"));
+    e2e_result_free(&r);
     const char *env[] = {"CUPROF_GPU=kernel", NULL};
     const char *plain[] = {e2e_path("prof.sh"), e2e_path("bench/matmul_add"), NULL};
     r = e2e_run(plain, env, NULL, 30);
