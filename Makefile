@@ -70,18 +70,19 @@ include formats/compare/compare.mk
 include formats/export/export.mk
 include formats/stats/stats.mk
 include formats/merge/merge.mk
+include formats/runfile/runfile.mk
+include tools/tools.mk
 include preload/preload.mk
 include tests/sim/sim.mk
 include bench/bench.mk
 
 # ---- 2. Products linked from several folders.
-# libcuprof.so: the hooks + the collector + the model + the writers. -z defs:
-# a symbol missing from them fails the link, not the user's program at run
-# time.
-$(B)/libcuprof.so: $(PRELOAD_OBJS) $(PRELOAD_LIBC_OBJ) $(COLLECTOR_OBJS) $(MODEL_OBJS) \
-                   $(FORMATS_OBJS) preload/exports.map
+# libcuprof.so: the hooks + the collector, nothing else: recording only (the
+# model and the writers are in cuprof-report, tools/). -z defs: a symbol
+# missing from them fails the link, not the user's program at run time.
+$(B)/libcuprof.so: $(PRELOAD_OBJS) $(PRELOAD_LIBC_OBJ) $(COLLECTOR_OBJS) preload/exports.map
 	$(call P,LD,$@)$(CC) $(PRELOAD_LDFLAGS) -Wl,-z,defs -o $@ $(PRELOAD_OBJS) $(PRELOAD_LIBC_OBJ) \
-	    $(COLLECTOR_OBJS) $(MODEL_OBJS) $(FORMATS_OBJS) -ldl -lpthread
+	    $(COLLECTOR_OBJS) -ldl -lpthread
 
 # write_bench: the exit path (model + writers) timed on N events (bench/).
 $(BENCH_B)/write_bench: bench/write_bench.c $(COLLECTOR_OBJS) $(MODEL_OBJS) $(FORMATS_OBJS)

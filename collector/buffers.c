@@ -7,18 +7,17 @@
  * open call lives in the thread's staging slot for its depth (cache-
  * resident); its end writes its compact record (compact.h, ~7-10 bytes)
  * into the thread's chunk. The global lock is taken once per thread (to
- * list its record); once per filled chunk a new one is taken (an atomic add
- * to account its memory, and the pool's mutex: its pages were faulted in
- * beforehand, see chunk_take, rather than page faults inside the calls
- * being timed).
+ * list its record); once per filled chunk the chunk is written to the run
+ * file (runfile.c) and filled again: its pages stay faulted in, so no page
+ * fault lands inside the calls being timed.
  *
  * What bench/ measured here (bench/RESULTS.md) and why the code is so:
  *   - clock_gettime costs ~24 ns, rdtsc ~10: stamps are TSC ticks, turned
  *     into CLOCK_MONOTONIC ns at exit (cuprof_buffers_stamps_to_ns);
  *   - the first touch of a fresh page costs ~1.5 us, i.e. ~23 ns per event
  *     when taken as page faults inside the calls, and still ~30 ns per event
- *     with MAP_POPULATE: a helper thread faults chunks in ahead of need
- *     (below), so a busy thread only takes a ready one;
+ *     with MAP_POPULATE: a thread's one chunk is reused once written to the
+ *     run file (below), so a busy thread touches no fresh page;
  *   - the thread-local record is initial-exec TLS: a general-dynamic access
  *     from a shared object is a __tls_get_addr call (~2-4 ns, twice per
  *     call). See `tls` below for why that is safe when dlopen'ed.
@@ -99,129 +98,26 @@ void cuprof_api_register(const cuprof_api_desc *table, size_t n)
     pthread_mutex_unlock(&cuprof_g.lock);
 }
 
-/* ---- chunks faulted in ahead of need ----------------------------------------
+/* ---- chunks ------------------------------------------------------------------
  *
- * Every record needs fresh memory, and on this kind of machine
- * (bench/RESULTS.md: a KVM guest) the kernel's work to hand out a fresh page
- * costs ~1.5 us even with MAP_POPULATE (~30 ns per event when events were
- * 64 bytes). So once a thread has filled its first chunk, a helper thread
- * ("cuprof-prefault", started then, never in processes that make fewer calls)
- * keeps a few populated chunks ready; a thread that fills a chunk takes the
- * next from the pool under a mutex (once per chunk) and maps one itself
- * only when the pool is empty. The helper makes no CUDA call, blocks every
- * signal and sleeps on a condition variable when the pool is full.
- * CUPROF_PREFAULT=0 turns it off (each thread then maps its own chunks).
- * Pool chunks are not counted against CUPROF_MEM_LIMIT until taken (at most
- * PREFAULT_POOL * 64 KiB = 1 MiB more). */
-#define PREFAULT_POOL 16
-
-static struct {
-    pthread_mutex_t lock;
-    pthread_cond_t wake;           /* the helper waits here while the pool is full */
-    void *ready[PREFAULT_POOL];    /* populated chunks */
-    int n;                         /* how many */
-    int started;                   /* the helper runs (in this process) */
-    int failed;                    /* could not start it: threads map their own */
-} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, {0}, 0, 0, 0};
-
-static void *chunk_map(void)
+ * Each thread has one 64 KiB chunk, mapped populated when it registers
+ * (one system call instead of 16 page faults spread over its first calls).
+ * When it is full, its records go to the run file as one block (runfile.c:
+ * one pwritev under the file's lock, about 10-20 us for ~9000 calls) and
+ * the same memory is filled again: no fresh page is ever touched after the
+ * first chunk, and the memory recording takes is 64 KiB per thread
+ * whatever the run's length. */
+static cuprof_chunk *chunk_first(void)
 {
-    return mmap(NULL, CUPROF_CHUNK_BYTES, PROT_READ | PROT_WRITE,
-                MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-}
-
-static void *prefault_main(void *arg)
-{
-    (void)arg;
-    prctl(PR_SET_NAME, "cuprof-prefault", 0, 0, 0);
-    pthread_mutex_lock(&pool.lock);
-    for (;;) {
-        while (pool.n >= PREFAULT_POOL)
-            pthread_cond_wait(&pool.wake, &pool.lock);
-        pthread_mutex_unlock(&pool.lock);
-        void *p = chunk_map();   /* the page faults happen here, on this thread */
-        pthread_mutex_lock(&pool.lock);
-        if (p == MAP_FAILED) {
-            pool.failed = 1;     /* out of memory: threads map (and fail) themselves */
-            pool.started = 0;
-            break;
-        }
-        if (pool.n < PREFAULT_POOL)
-            pool.ready[pool.n++] = p;
-        else
-            munmap(p, CUPROF_CHUNK_BYTES);
-    }
-    pthread_mutex_unlock(&pool.lock);
-    return NULL;
-}
-
-/* Starts the helper; pool.lock held. Every signal blocked in it (the
- * program's handlers must not run on our thread). */
-static void prefault_start_locked(void)
-{
-    pthread_attr_t attr;
-    sigset_t all, old;
-    pthread_t th;
-    pool.failed = 1;   /* unless the thread starts */
-    if (pthread_attr_init(&attr) != 0)
-        return;
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&attr, 64 * 1024);
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    if (pthread_create(&th, &attr, prefault_main, NULL) == 0)
-        pool.started = 1, pool.failed = 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    pthread_attr_destroy(&attr);
-}
-
-/* A populated chunk: from the pool when it has one (starting the helper if
- * start and it is not running), else mapped here. MAP_FAILED on failure. */
-static void *chunk_take(int start)
-{
-    void *p = NULL;
-    if (cuprof_g_config.prefault) {
-        pthread_mutex_lock(&pool.lock);
-        if (start && !pool.started && !pool.failed)
-            prefault_start_locked();
-        if (pool.n > 0)
-            p = pool.ready[--pool.n];
-        if (pool.started)
-            pthread_cond_signal(&pool.wake);
-        pthread_mutex_unlock(&pool.lock);
-    }
-    return p ? p : chunk_map();
-}
-
-/* A fresh chunk, within the memory limit, its pages already faulted in
- * (chunk_take: by the helper, or here with MAP_POPULATE: one system call
- * instead of 16 page faults spread over the next calls). first: the
- * thread's first chunk (allowed past the limit); grow: the caller filled a
- * chunk (may start the helper). NULL (with a one-time warning) when over the
- * limit or out of memory.
- * (Tried: 2 MiB slabs on transparent huge pages. On this KVM guest zeroing a
- * fresh huge page cost more per event than 4 KiB pages, ~150 vs ~60 ns per
- * begin+end pair, so 64 KiB chunks of small pages it is.) */
-static cuprof_chunk *chunk_new(int first, int grow)
-{
-    uint64_t after = atomic_fetch_add_explicit(&cuprof_g.mem_bytes, CUPROF_CHUNK_BYTES,
-                                               memory_order_relaxed) + CUPROF_CHUNK_BYTES;
-    void *p = MAP_FAILED;
-    /* A thread's first chunk is allowed past the limit (at most 64 KiB per
-     * thread more): without one it could not record, nor spill its own. */
-    if (after <= cuprof_g_config.mem_limit || first)
-        p = chunk_take(grow);
+    void *p = mmap(NULL, CUPROF_CHUNK_BYTES, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (p == MAP_FAILED) {
-        atomic_fetch_sub_explicit(&cuprof_g.mem_bytes, CUPROF_CHUNK_BYTES, memory_order_relaxed);
-        /* Over the limit: chunk_grow spills (spill.c says so). Out of
-         * memory (mmap failed): the call is counted, not recorded. */
-        if (after <= cuprof_g_config.mem_limit || first)
-            if (!atomic_exchange_explicit(&cuprof_g.mem_warned, 1, memory_order_relaxed))
-                cuprof_log("out of memory for events (%llu bytes in use); calls that find "
-                           "no room are counted, not recorded",
-                           (unsigned long long)(after - CUPROF_CHUNK_BYTES));
+        if (!atomic_exchange_explicit(&cuprof_g.mem_warned, 1, memory_order_relaxed))
+            cuprof_log("out of memory for events; calls that find no room are counted, "
+                       "not recorded");
         return NULL;
     }
+    atomic_fetch_add_explicit(&cuprof_g.mem_bytes, CUPROF_CHUNK_BYTES, memory_order_relaxed);
     cuprof_chunk *c = p;   /* mmap'd memory is zeroed */
     c->anchor = cuprof_clock_anchor_now();
     return c;
@@ -237,7 +133,7 @@ static cuprof_thread *thread_register(void)
         return NULL;
     cuprof_thread *t = mem;
     memset(t, 0, sizeof *t);
-    t->head = t->tail = chunk_new(1, 0);
+    t->head = t->tail = chunk_first();
     if (!t->head) {
         free(t);
         return NULL;
@@ -259,35 +155,22 @@ static cuprof_thread *thread_register(void)
     return t;
 }
 
-/* Closes the tail (a 0 after its last record) and chains a new chunk after
- * it: a fresh one within the memory limit, else the thread's oldest chunk
- * once spill.c has written it to the spill file (its memory is reused, so
- * memory stays at the limit). 0 on success, -1 when neither is possible
- * (the caller counts a drop). The records of calls still open go to the new
- * chunk when they end. */
+/* Closes the tail (a 0 after its last record), writes it to the run file
+ * and starts it again, empty, with a new anchor. 0 on success, -1 when it
+ * cannot be written (the exit path runs, or the run file failed: the
+ * caller counts a drop). The records of calls still open go to the
+ * emptied chunk when they end. */
 static int chunk_grow(cuprof_thread *t)
 {
-    cuprof_chunk *c = chunk_new(0, 1);
     if (t->wp < t->wend)
-        *t->wp = 0;   /* the end of the tail's records (before a spill writes it) */
-    if (!c) {
-        c = cuprof_spill_oldest(t);
-        if (!c)
-            return -1;
-        /* Off the chain now (it was the head, or the only chunk): make it a
-         * fresh tail. */
-        atomic_store_explicit(&c->next, NULL, memory_order_relaxed);
-        c->anchor = cuprof_clock_anchor_now();
-        if (c == t->tail) {   /* the thread's only chunk, reused in place */
-            t->wp = c->data;
-            return 0;
-        }
-    }
-    /* release: a reader following next sees the chunk header initialized */
-    atomic_store_explicit(&t->tail->next, c, memory_order_release);
-    t->tail = c;
+        *t->wp = 0;
+    if (cuprof_runfile_chunk_full(t) != 0)
+        return -1;
+    cuprof_chunk *c = t->tail;
+    c->anchor = cuprof_clock_anchor_now();
+    c->nrec = 0;
     t->wp = c->data;
-    t->wend = c->data + CUPROF_CHUNK_DATA;
+    t->written++;
     return 0;
 }
 
@@ -542,14 +425,8 @@ void cuprof_buffers_reset_after_fork(void)
     atomic_store(&cuprof_g.mem_warned, 0);
     for (size_t i = 0; i < CUPROF_MAX_APIS; i++)
         atomic_store_explicit(&cuprof_dropped_api[i], 0, memory_order_relaxed);
-    cuprof_spill_reset_after_fork();
+    cuprof_runfile_reset_after_fork();
     tls.thread = NULL;
-    /* The helper did not survive the fork, and may have held the lock: the
-     * child starts its own pool (the inherited chunks are shared
-     * copy-on-write with the parent; writing them would copy: forget them). */
-    pthread_mutex_init(&pool.lock, NULL);
-    pthread_cond_init(&pool.wake, NULL);
-    pool.n = pool.started = pool.failed = 0;
 }
 
 /* ---- what a call costs us ---------------------------------------------------
@@ -581,7 +458,8 @@ uint64_t cuprof_buffers_calibrate(void)
     uint64_t per[CALIB_ROUNDS];
     int rounds = 0;
     for (int r = 0; r < CALIB_ROUNDS; r++) {
-        cuprof_chunk *c = chunk_map();
+        cuprof_chunk *c = mmap(NULL, CUPROF_CHUNK_BYTES, PROT_READ | PROT_WRITE,
+                               MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
         if (c == MAP_FAILED)
             break;
         static cuprof_thread cal;   /* ~2 KiB: not on the program's stack */

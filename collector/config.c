@@ -17,6 +17,7 @@ cuprof_config cuprof_g_config = {
     .mem_limit = CUPROF_DEFAULT_MEM_LIMIT,
     .gpu = 1,
     .prefault = 1,
+    .keep_run_file = 1,
     .driver_hooks = 1,
     .capture_repeat = 1,
 };
@@ -238,6 +239,7 @@ void cuprof_config_load(cuprof_config *c, char *warn, size_t warn_len)
     c->mem_limit = CUPROF_DEFAULT_MEM_LIMIT;
     c->gpu = 1;
     c->prefault = 1;
+    c->keep_run_file = 1;
     c->driver_hooks = 1;
     c->capture_repeat = 1;
 
@@ -359,6 +361,13 @@ void cuprof_config_load(cuprof_config *c, char *warn, size_t warn_len)
             warn_add(warn, warn_len, "CUPROF_GZIP", v, "0 or 1");
         else
             c->trace_gzip = b;
+    }
+    if ((v = getenv("CUPROF_RUN_FILE")) && *v) {
+        int b = parse_bool(v);
+        if (b < 0)
+            warn_add(warn, warn_len, "CUPROF_RUN_FILE", v, "0 or 1");
+        else
+            c->keep_run_file = b;
     }
     if ((v = getenv("CUPROF_EXPORT")) && *v) {
         if (strcasecmp(v, "sqlite") == 0)

@@ -19,13 +19,16 @@
  *   CUPROF_QUIET      1: print nothing on stderr (errors included).
  *   CUPROF_DEBUG      comma-separated debug areas ("collector", "formats",
  *                     "all"): extra "cuprof: debug:" lines on stderr.
- *   CUPROF_MEM_LIMIT  most memory for recorded events, in bytes, with an
- *                     optional K/M/G suffix (default 256M = about 27
- *                     million calls at ~10 bytes each, collector/compact.h;
- *                     plus a first 64 KiB chunk per thread). Beyond it the oldest events go to a spill
- *                     file in CUPROF_OUT_DIR and are merged at exit
- *                     (collector/spill.c); if that fails too, calls are
- *                     counted but not recorded and the header says so.
+ *   CUPROF_MEM_LIMIT  accepted for older scripts, bounds nothing now: each
+ *                     thread records into one 64 KiB chunk that goes to the
+ *                     run file (collector/runfile.c) each time it fills; if
+ *                     the file cannot grow, calls are counted but not
+ *                     recorded and the header says so.
+ *   CUPROF_REPORT     the cuprof-report the exit path runs on the run file
+ *                     (default: the one beside libcuprof.so).
+ *   CUPROF_RUN_FILE   0: remove NAME.cuprof once cuprof-report has built
+ *                     the outputs from it (prof.sh --no-run-file). Default
+ *                     1: it stays next to them, for prof.sh report.
  *   CUPROF_ENABLE     0: record nothing and write nothing (default 1).
  *   CUPROF_GPU        0 (or off): do not start CUPTI (no GPU timeline;
  *                     CPU-side calls only), e.g. to measure the hooks alone.
@@ -39,10 +42,8 @@
  *                     from cuGetProcAddress / cudaGetDriverEntryPoint* (those
  *                     launches are then seen by CUPTI only). Default 1: wrapped,
  *                     recorded like any hooked call (preload/hooks_driver.c).
- *   CUPROF_PREFAULT   0: no helper thread faulting event memory in ahead of
- *                     need (each thread maps its own chunks; buffers.c).
- *                     Default 1: the helper ("cuprof-prefault") starts when
- *                     a thread has made 1023 calls.
+ *   CUPROF_PREFAULT   accepted for older scripts, no effect: a thread's one
+ *                     chunk is reused, so no fresh memory needs faulting in.
  *   CUPROF_CLOCK      host time source of the call stamps: "auto" (default:
  *                     the TSC when the CPU says it is invariant, i.e.
  *                     constant_tsc and nonstop_tsc in /proc/cpuinfo, else
@@ -156,7 +157,9 @@ typedef struct cuprof_config {
     int trace_format;        /* CUPROF_FORMAT: CUPROF_TRACE_FORMAT_* (model/run.h) */
     int trace_compress;      /* CUPROF_COMPRESS: CUPROF_COMPRESS_* (model/run.h) */
     int trace_gzip;          /* CUPROF_GZIP: trace.json.gz */
-    int export_sqlite;       /* CUPROF_EXPORT=sqlite: NAME.sqlite at exit (collector/export.c) */
+    int export_sqlite;       /* CUPROF_EXPORT=sqlite: NAME.sqlite at exit (cuprof-report) */
+    int keep_run_file;       /* CUPROF_RUN_FILE != 0 (default): NAME.cuprof stays after
+                                the report */
 } cuprof_config;
 
 /* Fills c from the environment (getenv), defaults for what is unset or

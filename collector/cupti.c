@@ -19,6 +19,8 @@
 
 #include "clock.h"
 #include "cupti_int.h"
+#include "collector/internal.h"
+#include "collector/runfile.h"
 
 int cuprof_cupti_active;
 
@@ -47,7 +49,12 @@ static struct {
     CUpti_SubscriberHandle sub;   /* our subscriber, NULL if none */
     cuprof_cupti_clockmap clock;  /* CUPTI -> host clock */
     int finished;                 /* finish ran (under lock) */
-    cuprof_gpu_run run;           /* what cuprof_cupti_records returns */
+    struct {
+        int captured;             /* CUPTI ran */
+        int clock;                /* CUPROF_RF_CLOCK_* */
+        int kernels_only;
+        const char *status;       /* the CUPTI status line */
+    } run;
     void (*exit_fn)(void);        /* atomic: the lead's exit path */
     int exit_early;               /* atomic: exit_fn registered at set time */
     int cuda_up;                  /* atomic: a runtime call has returned */
@@ -305,7 +312,7 @@ static void set_attributes(void)
 }
 
 /* Driver-API records by callback id: only the calls the outputs keep
- * (launches, copies, memsets: model/cbid.c), where the loaded CUPTI has
+ * (launches, copies, memsets: collector/cbid.c), where the loaded CUPTI has
  * cuptiActivityEnableDriverApi; the rest (cuGetProcAddress, attribute
  * queries: hundreds per cuBLAS handle) are then never made, instead of made
  * and dropped at delivery. 0 when done; -1: use the whole DRIVER kind. */
@@ -467,7 +474,7 @@ int cuprof_cupti_start_path(const char *path)
             g.reason[0] = '\0';
             g.run.captured = 1;
             g.run.status = g.status;
-            g.run.clock = g.ts_callback ? CUPROF_GPU_CLOCK_CALLBACK : CUPROF_GPU_CLOCK_OFFSET;
+            g.run.clock = g.ts_callback ? CUPROF_RF_CLOCK_CALLBACK : CUPROF_RF_CLOCK_OFFSET;
             g.run.kernels_only = g.kernels_only;
             /* Records matched by time need our thread ids and our clock.
              * Kernels only: no external ids at all (nothing would carry
@@ -658,10 +665,8 @@ int cuprof_cupti_finish_within(int wait_ms)
     } else {
         g.clock.cupti_b = 0;   /* the start point alone */
     }
-    g.run.clock_offset_ns = (int64_t)g.clock.off_a;
-    g.run.clock_error_ns = g.clock.err_ns;
     /* What CUPTI delivered so far; anything it delivers later is late. */
-    cuprof_cupti_store_finish(&g.clock, &g.run);
+    cuprof_cupti_store_finish();
     pthread_mutex_unlock(&g.lock);
     return complete ? 0 : 1;
 }
@@ -671,10 +676,33 @@ void cuprof_cupti_finish(void)
     (void)cuprof_cupti_finish_within(-1);
 }
 
-const cuprof_gpu_run *cuprof_cupti_records(void)
+int cuprof_cupti_write_info(void)
 {
+    uint64_t records = 0, apis = 0, dropped = 0;
+    cuprof_cupti_store_counts(&records, &apis, &dropped);
     pthread_mutex_lock(&g.lock);
-    g.run.late = cuprof_cupti_store_late();
+    cuprof_tags b = {0};
+    cuprof_tags_u64(&b, CUPROF_RT_GPU_ON, (uint64_t)g.run.captured);
+    cuprof_tags_u64(&b, CUPROF_RT_GPU_KERNELS_ONLY, (uint64_t)g.run.kernels_only);
+    cuprof_tags_str(&b, CUPROF_RT_GPU_STATUS, g.run.status ? g.run.status : "");
+    cuprof_tags_u64(&b, CUPROF_RT_GPU_DROPPED, dropped);
+    cuprof_tags_u64(&b, CUPROF_RT_GPU_LATE, cuprof_cupti_store_late());
+    cuprof_tags_u64(&b, CUPROF_RT_GPU_CLOCK, (uint64_t)(g.run.captured ? g.run.clock : 0));
+    cuprof_tags_u64(&b, CUPROF_RT_GPU_CUPTI_A, g.clock.cupti_a);
+    cuprof_tags_u64(&b, CUPROF_RT_GPU_OFF_A, g.clock.off_a);
+    cuprof_tags_u64(&b, CUPROF_RT_GPU_CUPTI_B, g.clock.cupti_b);
+    cuprof_tags_u64(&b, CUPROF_RT_GPU_OFF_B, g.clock.off_b);
+    cuprof_tags_u64(&b, CUPROF_RT_GPU_CLOCK_ERR, g.clock.err_ns);
     pthread_mutex_unlock(&g.lock);
-    return &g.run;
+    return cuprof_tags_write(&b, CUPROF_RF_GPU_INFO);
+}
+
+int cuprof_cupti_captured(uint64_t *dropped, uint64_t *apis)
+{
+    uint64_t records = 0;
+    cuprof_cupti_store_counts(&records, apis, dropped);
+    pthread_mutex_lock(&g.lock);
+    int c = g.run.captured;
+    pthread_mutex_unlock(&g.lock);
+    return c;
 }

@@ -20,7 +20,7 @@
  *                       cuprof_cupti_pop()
  *   other top-level calls push nothing: their CUPTI record is matched to
  *   the hooked call by thread, name and time (model/timeline.c)
- *   exit_path:          cuprof_cupti_finish(); run = cuprof_cupti_records();
+ *   exit_path:          cuprof_cupti_finish(); cuprof_cupti_write_info();
  *
  * Exit ordering: CUDA registers its teardown with atexit() as it initializes
  * (cudart at its first call, nvcc's module constructors their
@@ -37,7 +37,6 @@
 
 #include <stdint.h>
 
-#include "model/gpu.h"
 
 #define CUPROF_CUPTI_HIDDEN __attribute__((visibility("hidden")))
 
@@ -87,7 +86,7 @@ CUPROF_CUPTI_HIDDEN void cuprof_cupti_set_exit_fn(void (*fn)(void));
 CUPROF_CUPTI_HIDDEN void cuprof_cupti_set_origin_fn(uint64_t (*fn)(void));
 /* on = 1 before start: enable the kernel, memcpy and memset kinds only (no
  * runtime/driver API, sync or external-correlation records, no external
- * ids pushed): the run's gpu_run says kernels_only and the model matches
+ * ids pushed): the run file says kernels_only and the model matches
  * the records to the hooked calls by name, bytes and order (model/kmatch.h).
  * 0 (the default): every kind the outputs use. */
 CUPROF_CUPTI_HIDDEN void cuprof_cupti_set_kernels_only(int on);
@@ -97,8 +96,8 @@ CUPROF_CUPTI_HIDDEN void cuprof_cupti_set_kernels_only(int on);
  * libcudart.so.13 once the program has made a runtime call, else through
  * libcuda's current context if any; marked so the synchronize is left out of
  * the records), forces a CUPTI flush, reads the dropped count, stops
- * pushing external ids, and normalizes the records (host clock, external ids,
- * sorted). Idempotent; cheap and harmless when CUPTI never started. Must run
+ * pushing external ids, and writes what is left to the run file (the
+ * reader normalizes: host clock, external ids, sorted). Idempotent; cheap and harmless when CUPTI never started. Must run
  * on a thread that is not inside a hooked call. Not async-signal-safe.
  */
 CUPROF_CUPTI_HIDDEN void cuprof_cupti_finish(void);
@@ -113,11 +112,15 @@ CUPROF_CUPTI_HIDDEN void cuprof_cupti_finish(void);
  * async-signal-safe. */
 CUPROF_CUPTI_HIDDEN int cuprof_cupti_finish_within(int wait_ms);
 
-/* The run, complete after cuprof_cupti_finish (before it: captured/status
- * only, arrays empty). Never NULL; owned by this module, valid until exit. */
-CUPROF_CUPTI_HIDDEN const cuprof_gpu_run *cuprof_cupti_records(void);
+/* The GPU side's state as a GPU_INFO block of the run file (captured,
+ * status line, mode, dropped and late counts, the clock map); after
+ * cuprof_cupti_finish. 0, or -1 when the file could not be written. */
+CUPROF_CUPTI_HIDDEN int cuprof_cupti_write_info(void);
+/* 1 when CUPTI ran (records may still be 0); *dropped: records CUPTI
+ * dropped or the run file could not take; *apis: API records written. */
+CUPROF_CUPTI_HIDDEN int cuprof_cupti_captured(uint64_t *dropped, uint64_t *apis);
 
-/* The name of a runtime-API callback id as model/cbid.h gives it, or
+/* The name of a runtime-API callback id as collector/cbid.h gives it, or
  * "cbid_<n>" for an id this build does not know; the driver-API form, or
  * "driver_cbid_<n>". Never NULL; the pointer stays valid until exit (an
  * unknown id's name is made once and kept). */

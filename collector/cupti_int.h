@@ -5,7 +5,7 @@
  *   cupti_load.c     finding and loading libcupti, the entry-point table, errors
  *   cupti.c          start, clock offset, hot path, finish, exit order
  *   cupti_records.c  buffer callbacks, parsing into compact records, normalizing,
- *                    the names of the records' cbids (tables: model/cbid.h)
+ *                    the names of the records' cbids (tables: collector/cbid.h)
  */
 #ifndef CUPROF_CUPTI_INT_H
 #define CUPROF_CUPTI_INT_H
@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "cupti.h"
-#include "model/cbid.h"
+#include "collector/cbid.h"
 
 /* Every CUPTI entry point we use: X(required, name). A library missing a
  * required one is not used; optional ones may be NULL. */
@@ -100,10 +100,12 @@ uint64_t cuprof_cupti_clock_convert(const cuprof_cupti_clockmap *m, uint64_t cup
 
 /* Adds CUPTI's dropped count. Thread-safe. */
 void cuprof_cupti_store_add_dropped(uint64_t n);
-/* Stops storing (later buffers only count as late), converts every record
- * with m, attaches external ids, drops the profiler's own records, sorts, and
- * fills run's arrays. Called once, by cuprof_cupti_finish. */
-void cuprof_cupti_store_finish(const cuprof_cupti_clockmap *m, cuprof_gpu_run *run);
+/* Stops storing (later buffers only count as late), writes what is left
+ * and the graph nodes to the run file. Called once, by cuprof_cupti_finish. */
+void cuprof_cupti_store_finish(void);
+/* Records written to the run file, of them API records, and records
+ * dropped (by CUPTI, or not written). Thread-safe. */
+void cuprof_cupti_store_counts(uint64_t *records, uint64_t *apis, uint64_t *dropped);
 /* In a forked child: a usable lock, no records, nothing stored later. */
 void cuprof_cupti_store_atfork_child(void);
 /* A graph node CUPTI told of (resource callback): kept for the run until

@@ -1,13 +1,19 @@
 /*
- * cupti_records.c - CUPTI activity buffers in, the normalized run out.
+ * cupti_records.c - CUPTI activity buffers in, run file blocks out.
  *
  * CUPTI asks for empty buffers (request) and hands them back full (complete),
  * on its own worker thread or on the thread that flushes. Each completed
- * buffer is parsed at once into compact records (gpu.h) and freed, so memory
- * stays proportional to what was recorded, and kernel names are copied while
- * CUPTI's pointers are certainly valid. The store's lock is taken only by the
- * completion path and the exit path, never by the hot path (push/pop).
- * Records for calls the process never saw (no external id) are kept.
+ * buffer is parsed at once into fixed-size records (collector/runfile.h:
+ * only the fields cuprof reads; kernel and API names become ids of a name
+ * table, copied while CUPTI's pointers are certainly valid), appended to
+ * the run file as one block per kind, and freed: memory holds one buffer's
+ * records at most, and the names. (CUPTI's raw buffer cannot be kept as it
+ * is: its records point at names in CUPTI's memory.) Times stay on CUPTI's
+ * clock and records keep no external id: the reader converts with the
+ * clock map of the GPU_INFO block and joins the EXTMAP blocks. The store's
+ * lock is taken only by the completion path and the exit path, never by
+ * the hot path (push/pop). Records for calls the process never saw (no
+ * external id) are kept.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -15,6 +21,11 @@
 #include <string.h>
 
 #include "cupti_int.h"
+#include "collector/internal.h"
+#include "collector/runfile.h"
+#include "model/gpu.h"   /* the copy and memory kinds' values (types only) */
+
+#include <sys/uio.h>
 
 /* Size of one activity buffer handed to CUPTI (CUPTI requires 8-byte
  * alignment; malloc gives 16). */
@@ -27,22 +38,29 @@ typedef struct vec {
     size_t cap;  /* allocated */
 } vec;
 
-/* Kernel names, interned: one owned copy per distinct name. */
+/* Names the records use (kernels, API entry points), interned: one owned
+ * copy per distinct name, with its id (1.., in order of first use). */
 typedef struct name_set {
     char **slot;  /* open addressing, NULL = empty */
+    uint32_t *sid;/* [slot]: the name's id */
     size_t cap;   /* power of two */
     size_t n;     /* used slots */
+    const char **byid; /* [id - 1] */
+    size_t byid_cap;
+    uint32_t written;  /* ids up to this one are in the run file */
 } name_set;
 
 static struct {
     pthread_mutex_t lock;   /* completion path and exit path only */
-    vec kernels;            /* cuprof_gpu_kernel, CUPTI clock until finish */
-    vec copies;             /* cuprof_gpu_copy */
-    vec apis;               /* cuprof_gpu_api */
-    vec syncs;              /* cuprof_gpu_sync */
-    vec extmap;             /* cuprof_gpu_extmap */
-    vec nodes;              /* cuprof_gpu_graph_node (resource callbacks) */
-    name_set names;         /* kernel names */
+    vec kernels;            /* cuprof_rf_kernel, this buffer's */
+    vec copies;             /* cuprof_rf_copy */
+    vec apis;               /* cuprof_rf_api */
+    vec syncs;              /* cuprof_rf_sync */
+    vec extmap;             /* cuprof_rf_extmap */
+    vec nodes;              /* cuprof_rf_node (resource callbacks), until finish */
+    name_set names;         /* kernel and API names */
+    uint64_t n_apis;        /* API records written (the exit path's "anything?") */
+    uint64_t n_records;     /* records of every kind written */
     int finished;           /* set by store_finish: later records are late */
     uint64_t dropped;       /* from CUPTI, plus records we had no memory for */
     uint64_t late;          /* records delivered after finish */
@@ -76,8 +94,12 @@ static int names_grow(name_set *ns)
 {
     size_t cap = ns->cap ? ns->cap * 2 : 256;
     char **slot = calloc(cap, sizeof *slot);
-    if (slot == NULL)
+    uint32_t *sid = calloc(cap, sizeof *sid);
+    if (slot == NULL || sid == NULL) {
+        free(slot);
+        free(sid);
         return -1;
+    }
     for (size_t i = 0; i < ns->cap; i++) {
         if (ns->slot[i] == NULL)
             continue;
@@ -85,33 +107,53 @@ static int names_grow(name_set *ns)
         while (slot[j] != NULL)
             j = (j + 1) & (cap - 1);
         slot[j] = ns->slot[i];
+        sid[j] = ns->sid[i];
     }
     free(ns->slot);
+    free(ns->sid);
     ns->slot = slot;
+    ns->sid = sid;
     ns->cap = cap;
     return 0;
 }
 
-/* The owned copy of name (interned), or a static fallback. Never NULL. */
-static const char *names_intern(name_set *ns, const char *name)
+/* The id of name (interned; a new one gets the next id), 0 when out of
+ * memory (the reader shows an unknown name). */
+static uint32_t names_intern(name_set *ns, const char *name)
 {
     if (name == NULL || *name == '\0')
-        return "<unknown kernel>";
+        name = "<unknown kernel>";
     if (ns->n * 2 >= ns->cap && names_grow(ns) != 0)
-        return "<out of memory>";
+        return 0;
     size_t j = hash_str(name) & (ns->cap - 1);
     while (ns->slot[j] != NULL) {
         if (strcmp(ns->slot[j], name) == 0)
-            return ns->slot[j];
+            return ns->sid[j];
         j = (j + 1) & (ns->cap - 1);
+    }
+    if (ns->n == ns->byid_cap) {
+        size_t cap = ns->byid_cap ? ns->byid_cap * 2 : 256;
+        const char **b = realloc(ns->byid, cap * sizeof *b);
+        if (b == NULL)
+            return 0;
+        ns->byid = b;
+        ns->byid_cap = cap;
     }
     char *copy = strdup(name);
     if (copy == NULL)
-        return "<out of memory>";
+        return 0;
     ns->slot[j] = copy;
-    ns->n++;
-    return copy;
+    ns->byid[ns->n] = copy;
+    ns->sid[j] = (uint32_t)++ns->n;
+    return ns->sid[j];
 }
+
+static const char *name_of_id(uint32_t id)
+{
+    return id >= 1 && id <= store.names.n ? store.names.byid[id - 1] : "";
+}
+
+static void flush_locked(void);
 
 static uint8_t mem_kind(uint32_t k)
 {
@@ -141,13 +183,13 @@ static uint8_t copy_kind(uint32_t k)
 
 static void add_kernel(const CUpti_ActivityKernel10 *r)
 {
-    cuprof_gpu_kernel *k = vec_add(&store.kernels, sizeof *k);
+    cuprof_rf_kernel *k = vec_add(&store.kernels, sizeof *k);
     if (k == NULL) {
         store.dropped++;
         return;
     }
-    k->start_ns = r->start;
-    k->end_ns = r->end;
+    k->start = r->start;
+    k->end = r->end;
     k->corr = r->correlationId;
     k->device = r->deviceId;
     k->context = r->contextId;
@@ -170,13 +212,13 @@ static void add_kernel(const CUpti_ActivityKernel10 *r)
 
 static void add_memcpy(const CUpti_ActivityMemcpy6 *r)
 {
-    cuprof_gpu_copy *c = vec_add(&store.copies, sizeof *c);
+    cuprof_rf_copy *c = vec_add(&store.copies, sizeof *c);
     if (c == NULL) {
         store.dropped++;
         return;
     }
-    c->start_ns = r->start;
-    c->end_ns = r->end;
+    c->start = r->start;
+    c->end = r->end;
     c->bytes = r->bytes;
     c->corr = r->correlationId;
     c->device = r->deviceId;
@@ -192,13 +234,13 @@ static void add_memcpy(const CUpti_ActivityMemcpy6 *r)
 
 static void add_peer_copy(const CUpti_ActivityMemcpyPtoP4 *r)
 {
-    cuprof_gpu_copy *c = vec_add(&store.copies, sizeof *c);
+    cuprof_rf_copy *c = vec_add(&store.copies, sizeof *c);
     if (c == NULL) {
         store.dropped++;
         return;
     }
-    c->start_ns = r->start;
-    c->end_ns = r->end;
+    c->start = r->start;
+    c->end = r->end;
     c->bytes = r->bytes;
     c->corr = r->correlationId;
     c->device = r->dstDeviceId;
@@ -212,13 +254,13 @@ static void add_peer_copy(const CUpti_ActivityMemcpyPtoP4 *r)
 
 static void add_memset(const CUpti_ActivityMemset4 *r)
 {
-    cuprof_gpu_copy *c = vec_add(&store.copies, sizeof *c);
+    cuprof_rf_copy *c = vec_add(&store.copies, sizeof *c);
     if (c == NULL) {
         store.dropped++;
         return;
     }
-    c->start_ns = r->start;
-    c->end_ns = r->end;
+    c->start = r->start;
+    c->end = r->end;
     c->bytes = r->bytes;
     c->corr = r->correlationId;
     c->device = r->deviceId;
@@ -232,7 +274,7 @@ static void add_memset(const CUpti_ActivityMemset4 *r)
     c->graph_node_id = r->graphNodeId;
 }
 
-/* Names of ids model/cbid.h does not know ("cbid_<n>"), made once each
+/* Names of ids collector/cbid.h does not know ("cbid_<n>"), made once each
  * and kept until exit: a record holds its name for the rest of the run. */
 typedef struct unknown_cbid {
     struct unknown_cbid *next;
@@ -281,17 +323,18 @@ static void add_api(const CUpti_ActivityAPI *r, int driver)
 {
     if (driver && !cuprof_cbid_driver_kept(r->cbid))
         return;
-    cuprof_gpu_api *a = vec_add(&store.apis, sizeof *a);
+    cuprof_rf_api *a = vec_add(&store.apis, sizeof *a);
     if (a == NULL) {
         store.dropped++;
         return;
     }
-    a->start_ns = r->start;
-    a->end_ns = r->end;
+    a->start = r->start;
+    a->end = r->end;
     a->corr = r->correlationId;
     a->cbid = r->cbid;
     a->driver = (uint8_t)driver;
-    a->name = driver ? cuprof_cupti_driver_cbid_name(r->cbid) : cuprof_cupti_cbid_name(r->cbid);
+    a->name = names_intern(&store.names, driver ? cuprof_cupti_driver_cbid_name(r->cbid)
+                                                : cuprof_cupti_cbid_name(r->cbid));
     a->thread_id = r->threadId;
     a->process_id = r->processId;
     a->result = (int32_t)r->returnValue;
@@ -301,13 +344,13 @@ static void add_api(const CUpti_ActivityAPI *r, int driver)
 
 static void add_sync(const CUpti_ActivitySynchronization2 *r)
 {
-    cuprof_gpu_sync *s = vec_add(&store.syncs, sizeof *s);
+    cuprof_rf_sync *s = vec_add(&store.syncs, sizeof *s);
     if (s == NULL) {
         store.dropped++;
         return;
     }
-    s->start_ns = r->start;
-    s->end_ns = r->end;
+    s->start = r->start;
+    s->end = r->end;
     s->corr = r->correlationId;
     s->context = r->contextId;
     s->stream = r->streamId;
@@ -319,7 +362,7 @@ static void add_ext(const CUpti_ActivityExternalCorrelation *r)
 {
     if (r->externalKind != CUPROF_CUPTI_EXT_KIND)
         return; /* someone else's ids (Kineto, OpenACC) */
-    cuprof_gpu_extmap *m = vec_add(&store.extmap, sizeof *m);
+    cuprof_rf_extmap *m = vec_add(&store.extmap, sizeof *m);
     if (m == NULL) {
         store.dropped++;
         return;
@@ -384,6 +427,7 @@ void CUPTIAPI cuprof_cupti_buffer_complete(CUcontext ctx, uint32_t stream_id, ui
             else
                 add_record(r);
         }
+        flush_locked();
         pthread_mutex_unlock(&store.lock);
     }
     free(buffer);
@@ -402,63 +446,41 @@ void cuprof_cupti_store_add_dropped(uint64_t n)
     pthread_mutex_unlock(&store.lock);
 }
 
-/* ---- normalizing ---------------------------------------------------------- */
+/* ---- to the run file ---------------------------------------------------------- */
 
-static int cmp_ext(const void *a, const void *b)
+/* One block of v's records (element size elem), then v emptied. A record
+ * the file could not take is counted as dropped. */
+static void put_vec(uint32_t type, vec *v, size_t elem)
 {
-    uint32_t x = ((const cuprof_gpu_extmap *)a)->corr, y = ((const cuprof_gpu_extmap *)b)->corr;
-    return (x > y) - (x < y);
+    if (v->n == 0)
+        return;
+    uint32_t head[2] = {(uint32_t)elem, (uint32_t)v->n};
+    struct iovec parts[2] = {{head, sizeof head}, {v->p, v->n * elem}};
+    if (cuprof_runfile_append(type, parts, 2) != 0)
+        store.dropped += v->n;
+    else
+        store.n_records += v->n;
+    v->n = 0;
 }
 
-/* By start time, ties by correlation id: a stable order for the writers. */
-#define CMP_START(type)                                                     \
-    static int cmp_##type(const void *a, const void *b)                     \
-    {                                                                       \
-        const type *x = a, *y = b;                                          \
-        if (x->start_ns != y->start_ns)                                     \
-            return x->start_ns < y->start_ns ? -1 : 1;                      \
-        return (x->corr > y->corr) - (x->corr < y->corr);                   \
-    }
-CMP_START(cuprof_gpu_kernel)
-CMP_START(cuprof_gpu_copy)
-CMP_START(cuprof_gpu_api)
-CMP_START(cuprof_gpu_sync)
-
-/* Converts times, attaches external ids and drops the profiler's own
- * records of one array, in place, then sorts it; returns the new count. For
- * any record type with start_ns, end_ns, ext and corr fields. */
-#define NORMALIZE(type)                                                          \
-    static size_t normalize_##type(vec *v, const cuprof_cupti_clockmap *cm,      \
-                                   const cuprof_gpu_extmap *m, size_t nm)        \
-    {                                                                            \
-        type *r = v->p;                                                          \
-        size_t out = 0;                                                          \
-        for (size_t i = 0; i < v->n; i++) {                                      \
-            type e = r[i];                                                       \
-            e.ext = cuprof_gpu_extmap_find(m, nm, e.corr);                                   \
-            if (e.ext == CUPROF_CUPTI_EXT_OWN)                                   \
-                continue;                                                        \
-            e.start_ns = cuprof_cupti_clock_convert(cm, e.start_ns);             \
-            e.end_ns = cuprof_cupti_clock_convert(cm, e.end_ns);                 \
-            r[out++] = e;                                                        \
-        }                                                                        \
-        v->n = out;                                                              \
-        if (out > 1)                                                             \
-            qsort(r, out, sizeof *r, cmp_##type);                                \
-        return out;                                                              \
-    }
-NORMALIZE(cuprof_gpu_kernel)
-NORMALIZE(cuprof_gpu_copy)
-NORMALIZE(cuprof_gpu_api)
-NORMALIZE(cuprof_gpu_sync)
-
-static int cmp_node(const void *a, const void *b)
+/* The names first used since the last flush, then this buffer's records;
+ * store.lock held. */
+static void flush_locked(void)
 {
-    const cuprof_gpu_graph_node *x = a, *y = b;
-    return (x->id > y->id) - (x->id < y->id);
+    name_set *ns = &store.names;
+    if (ns->n > ns->written &&
+        cuprof_runfile_names(CUPROF_RF_GPU_NAMES, ns->written + 1, (uint32_t)ns->n - ns->written,
+                             name_of_id) == 0)
+        ns->written = (uint32_t)ns->n;
+    store.n_apis += store.apis.n;
+    put_vec(CUPROF_RF_GPU_KERNELS, &store.kernels, sizeof(cuprof_rf_kernel));
+    put_vec(CUPROF_RF_GPU_COPIES, &store.copies, sizeof(cuprof_rf_copy));
+    put_vec(CUPROF_RF_GPU_APIS, &store.apis, sizeof(cuprof_rf_api));
+    put_vec(CUPROF_RF_GPU_SYNCS, &store.syncs, sizeof(cuprof_rf_sync));
+    put_vec(CUPROF_RF_GPU_EXTMAP, &store.extmap, sizeof(cuprof_rf_extmap));
 }
 
-void cuprof_cupti_store_finish(const cuprof_cupti_clockmap *cm, cuprof_gpu_run *run)
+void cuprof_cupti_store_finish(void)
 {
     pthread_mutex_lock(&store.lock);
     if (store.finished) {
@@ -466,50 +488,26 @@ void cuprof_cupti_store_finish(const cuprof_cupti_clockmap *cm, cuprof_gpu_run *
         return;
     }
     store.finished = 1;
+    flush_locked();
+    put_vec(CUPROF_RF_GPU_NODES, &store.nodes, sizeof(cuprof_rf_node));
+    pthread_mutex_unlock(&store.lock);
+}
 
-    /* corr -> ext, sorted, one entry per corr (CUPTI makes one per corr and
-     * kind; if a buggy CUPTI repeats one, the first kept is as good). */
-    cuprof_gpu_extmap *m = store.extmap.p;
-    size_t nm = store.extmap.n;
-    if (nm > 1) {
-        qsort(m, nm, sizeof *m, cmp_ext);
-        size_t out = 1;
-        for (size_t i = 1; i < nm; i++)
-            if (m[i].corr != m[out - 1].corr)
-                m[out++] = m[i];
-        nm = store.extmap.n = out;
-    }
-
-    run->n_kernels = normalize_cuprof_gpu_kernel(&store.kernels, cm, m, nm);
-    run->n_copies = normalize_cuprof_gpu_copy(&store.copies, cm, m, nm);
-    run->n_apis = normalize_cuprof_gpu_api(&store.apis, cm, m, nm);
-    run->n_syncs = normalize_cuprof_gpu_sync(&store.syncs, cm, m, nm);
-    run->kernels = run->n_kernels ? store.kernels.p : NULL;
-    run->copies = run->n_copies ? store.copies.p : NULL;
-    run->apis = run->n_apis ? store.apis.p : NULL;
-    run->syncs = run->n_syncs ? store.syncs.p : NULL;
-
-    /* The map, less our own entries, for the writers. */
-    size_t out = 0;
-    for (size_t i = 0; i < nm; i++)
-        if (m[i].ext != CUPROF_CUPTI_EXT_OWN)
-            m[out++] = m[i];
-    run->n_extmap = store.extmap.n = out;
-    run->extmap = out ? m : NULL;
-    run->dropped = store.dropped;
-    if (store.nodes.n > 1)
-        qsort(store.nodes.p, store.nodes.n, sizeof(cuprof_gpu_graph_node), cmp_node);
-    run->graph_nodes = store.nodes.n ? store.nodes.p : NULL;
-    run->n_graph_nodes = store.nodes.n;
+void cuprof_cupti_store_counts(uint64_t *records, uint64_t *apis, uint64_t *dropped)
+{
+    pthread_mutex_lock(&store.lock);
+    *records = store.n_records;
+    *apis = store.n_apis;
+    *dropped = store.dropped;
     pthread_mutex_unlock(&store.lock);
 }
 
 void cuprof_cupti_store_graph_node(uint64_t id, uint64_t original, uint64_t origin, uint32_t graph)
 {
     pthread_mutex_lock(&store.lock);
-    cuprof_gpu_graph_node *n = store.finished ? NULL : vec_add(&store.nodes, sizeof *n);
+    cuprof_rf_node *n = store.finished ? NULL : vec_add(&store.nodes, sizeof *n);
     if (n)
-        *n = (cuprof_gpu_graph_node){id, original, origin, graph};
+        *n = (cuprof_rf_node){.id = id, .original = original, .origin = origin, .graph = graph};
     pthread_mutex_unlock(&store.lock);
 }
 
@@ -522,6 +520,8 @@ void cuprof_cupti_store_atfork_child(void)
     store.kernels.n = store.copies.n = store.apis.n = store.syncs.n = store.extmap.n = 0;
     store.nodes.n = 0;
     store.dropped = store.late = 0;
+    store.n_apis = store.n_records = 0;
+    store.names.written = 0;   /* the child's run file has none of the names yet */
     store.finished = 1;
 }
 

@@ -71,7 +71,7 @@ typedef struct cuprof_thread {
                                      and are the calls [0, committed): published when an
                                      outermost call ends (release) */
     _Atomic uint64_t dropped;     /* calls not recorded for lack of memory */
-    uint64_t spilled;             /* chunks written to the spill file (spill.c), the
+    uint64_t written;             /* chunks written to the run file (runfile.c), the
                                      thread's oldest */
 } cuprof_thread;
 
@@ -136,26 +136,55 @@ uint64_t cuprof_buffers_calibrate(void);
  * made inside it belongs to), 0 when none is open. */
 uint64_t cuprof_open_call_id(void);
 
-/* spill.c (events beyond CUPROF_MEM_LIMIT, see there): */
-/* Writes t's oldest chunk (every record in a chunk is complete) to the
- * spill file and takes it off t's chain; returns it for reuse, NULL when it
- * cannot (the caller drops the call). Owner thread only. */
-cuprof_chunk *cuprof_spill_oldest(cuprof_thread *t);
-/* Waits (bounded) for spills in progress; the exit path calls it after
- * clearing recording. */
-void cuprof_spill_quiesce(void);
-/* t's spilled chunks, oldest first, into out (at most max): pointers into
- * the file mapped read-only. Returns how many. */
-size_t cuprof_spill_chunks(const cuprof_thread *t, const cuprof_chunk **out, size_t max);
-/* Why spilling stopped (for the summary), NULL if it did not. */
-const char *cuprof_spill_failure(void);
-/* Records written so far. */
-uint64_t cuprof_spill_records(void);
-/* After the outputs are written: unmaps the file, and removes it (remove =
- * 1) unless an exec may still fail and need it again. */
-void cuprof_spill_release(int remove);
+/* runfile.c: the run file (collector/runfile.h), written while the
+ * program runs. */
+struct iovec;
+/* Appends one block of type whose payload is the nparts (at most 6) parts,
+ * under the file's lock (opened at the first block); 0, or -1 when the run
+ * file cannot be written (reported once: recording then stops). */
+int cuprof_runfile_append(uint32_t type, const struct iovec *parts, int nparts);
+int cuprof_runfile_put(uint32_t type, const void *p, size_t n);
+/* A chunk of t as a block of type (CHUNK or TAIL): used bytes of records. */
+int cuprof_runfile_write_chunk(uint32_t type, const cuprof_thread *t, const cuprof_chunk *c,
+                               size_t used);
+/* Owner thread, its tail chunk full: writes it as a CHUNK block (0: the
+ * chunk may be reused), -1 when not (the exit path runs, or the file
+ * failed: the caller drops the call). */
+int cuprof_runfile_chunk_full(cuprof_thread *t);
+/* Waits (bounded) for chunk writes in progress; the exit path calls it
+ * after clearing recording. */
+void cuprof_runfile_quiesce(void);
+/* Why the run file stopped (for the summary), NULL if it did not. */
+const char *cuprof_runfile_failure(void);
+/* CHUNK blocks written so far. */
+uint64_t cuprof_runfile_chunks(void);
+/* Opens the file if it is not open yet; 0 or -1. */
+int cuprof_runfile_ensure(void);
+/* Where the file is now ("" before it is opened). */
+const char *cuprof_runfile_path(void);
+/* Renames the file to `to` (its final name); 0 or -1. */
+int cuprof_runfile_rename(const char *to);
+/* Closes the file (and removes it with remove = 1); the next block opens a
+ * new one. */
+void cuprof_runfile_forget(int remove);
 /* In a forked child: the parent's file is not ours. */
-void cuprof_spill_reset_after_fork(void);
+void cuprof_runfile_reset_after_fork(void);
+/* A name table block (KERNEL_NAMES, STRINGS, GPU_NAMES): ids first ..
+ * first + count - 1, get(id) each (NULL: empty). */
+int cuprof_runfile_names(uint32_t type, uint32_t first, uint32_t count,
+                         const char *(*get)(uint32_t id));
+
+/* Tagged fields being built for a META, GPU_INFO or STACKS block. */
+typedef struct cuprof_tags {
+    uint8_t *p;
+    size_t len, cap;
+    int failed;
+} cuprof_tags;
+void cuprof_tags_raw(cuprof_tags *b, uint16_t tag, const void *p, size_t n);
+void cuprof_tags_u64(cuprof_tags *b, uint16_t tag, uint64_t v);
+void cuprof_tags_str(cuprof_tags *b, uint16_t tag, const char *s);
+/* Appends b as a block of type and frees it; 0 or -1. */
+int cuprof_tags_write(cuprof_tags *b, uint32_t type);
 
 /* capture.c: the capture window (CUPROF_CAPTURE_RANGE & co). */
 /* From init: sets the window up (timer thread for a timed one); returns

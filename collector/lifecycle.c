@@ -28,17 +28,17 @@
 #include "collector/internal.h"
 #include "collector/clock.h"
 #include "collector/cupti.h"
-#include "collector/export.h"
 #include "collector/log.h"
 #include "collector/place.h"
 #include "collector/snapshot.h"
+#include "collector/runfile.h"
+#include "collector/spawn.h"
 #include "collector/stacks.h"
-#include "model/model.h"
-#include "formats/formats.h"
 
 #include "collector/process.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -142,25 +142,51 @@ void cuprof_collector_init(void)
  * no-clobber suffix (choose_name): NAME (PROGRAM.PID without one), with
  * ".rankR" after NAME (for PROGRAM) when a launcher gave the process a rank;
  * a process the named program started adds its pid. */
-static void output_name(char *dst, size_t n, const cuprof_run *run)
+static void output_name(char *dst, size_t n, long pid)
 {
     const cuprof_config *c = &cuprof_g_config;
+    cuprof_place pl;
+    cuprof_place_snapshot(&pl);
     char rank[24] = "";
-    if (run->place.launcher)
-        snprintf(rank, sizeof rank, ".rank%d", (int)run->place.rank);
+    if (pl.launcher)
+        snprintf(rank, sizeof rank, ".rank%d", (int)pl.rank);
     if (c->name[0]) {
-        if (c->root_pid == 0 || c->root_pid == run->pid)
+        if (c->root_pid == 0 || c->root_pid == pid)
             snprintf(dst, n, "%.200s%s", c->name, rank);
         else
-            snprintf(dst, n, "%.200s%s.%ld", c->name, rank, run->pid);
+            snprintf(dst, n, "%.200s%s.%ld", c->name, rank, pid);
         return;
     }
-    const char *base = strrchr(run->program, '/');
-    base = base ? base + 1 : run->program;
-    if (rank[0] && (c->root_pid == 0 || c->root_pid == run->pid))
+    char prog[256] = "";
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t r = read(fd, prog, sizeof prog - 1);
+        prog[r > 0 ? r : 0] = '\0';
+        close(fd);
+    }
+    const char *program = prog[0] ? prog : program_invocation_name;
+    const char *base = strrchr(program, '/');
+    base = base ? base + 1 : program;
+    if (rank[0] && (c->root_pid == 0 || c->root_pid == pid))
         snprintf(dst, n, "%.200s%s", *base ? base : "cuprof", rank);
     else
-        snprintf(dst, n, "%.200s%s.%ld", *base ? base : "cuprof", rank, run->pid);
+        snprintf(dst, n, "%.200s%s.%ld", *base ? base : "cuprof", rank, pid);
+}
+
+/* 1 when DIR/NAME.SUFFIX exists (or is a link) for one of the suffixes a
+ * run's files take: the name is another run's. */
+static int name_taken(const char *dir, const char *name)
+{
+    static const char *const suffixes[] = {"cuprof", "summary.txt", "summary.json", "trace.json",
+                                           "trace.json.gz", "perfetto-trace"};
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        char path[PATH_MAX + 400];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s.%s", dir, name, suffixes[i]);
+        if (lstat(path, &st) == 0)
+            return 1;
+    }
+    return 0;
 }
 
 /* The name this image writes under: the one it used before (a rewrite after
@@ -173,22 +199,24 @@ static void choose_name(char *dst, size_t n, const char *dir, const char *base)
         return;
     }
     snprintf(dst, n, "%s", base);
-    for (int i = 1; i < 10000 && cuprof_formats_exist(dir, dst); i++)
+    for (int i = 1; i < 10000 && name_taken(dir, dst); i++)
         snprintf(dst, n, "%s.%d", base, i);
 }
 
-/* Delivers every CUPTI record (synchronize, forced flush) and records
- * whether the GPU timeline was captured; returns the records. wait_ms < 0:
- * no bound (exit(): the other threads run on, any CUDA lock they hold is
- * released). Otherwise (a signal, _exit, exec: another thread may be stopped
- * inside CUDA holding its locks, and a synchronize or flush from here would
- * wait for it for good) the CUDA part is given wait_ms, then the outputs are
- * written with the records CUPTI delivered so far, marked partial. */
-static const cuprof_gpu_run *finish_gpu(int wait_ms)
+/* Delivers every CUPTI record (synchronize, forced flush) to the run file
+ * and records whether the GPU timeline was captured. wait_ms < 0: no bound
+ * (exit(): the other threads run on, any CUDA lock they hold is released).
+ * Otherwise (a signal, _exit, exec: another thread may be stopped inside
+ * CUDA holding its locks, and a synchronize or flush from here would wait
+ * for it for good) the CUDA part is given wait_ms, then the outputs are
+ * written with the records CUPTI delivered so far, marked partial. Returns
+ * the API records written (0 when CUPTI did not run). */
+static uint64_t finish_gpu(int wait_ms)
 {
     int partial = cuprof_cupti_finish_within(wait_ms);
-    const cuprof_gpu_run *g = cuprof_cupti_records();
-    if (g->captured && partial) {
+    uint64_t dropped = 0, apis = 0;
+    int captured = cuprof_cupti_captured(&dropped, &apis);
+    if (captured && partial) {
         char why[256];
         snprintf(why, sizeof why,
                  "GPU timeline partial: CUDA did not answer within %d ms at the end (a thread "
@@ -197,71 +225,53 @@ static const cuprof_gpu_run *finish_gpu(int wait_ms)
                  wait_ms);
         cuprof_gpu_timeline_set(1, why);
         cuprof_log("%s", why);
-    } else if (g->captured) {
-        cuprof_gpu_timeline_set(1, g->dropped ? "some GPU records were dropped by CUPTI" : "");
+    } else if (captured) {
+        cuprof_gpu_timeline_set(1, dropped ? "some GPU records were dropped by CUPTI" : "");
     } else {
         const char *why = cuprof_cupti_reason();
         cuprof_gpu_timeline_set(0, why && why[0] ? why : "CUPTI not started");
     }
-    return g;
+    return captured ? apis : 0;
 }
 
-/* Builds, aggregates and writes; the caller has stopped recording. The GPU
- * records are delivered first, so the summary's CUDA columns and the trace's
- * GPU lanes see all of them. */
+/* Completes the run file and has cuprof-report build the outputs from it;
+ * the caller has stopped recording. The GPU records are delivered first,
+ * so the summary's CUDA columns and the trace's GPU lanes see all of them. */
 static int finish_work(const char *ended_by, int truncated)
 {
     /* exit() alone lets the other threads run on; see finish_gpu. */
-    const cuprof_gpu_run *gpu =
-        finish_gpu(strcmp(ended_by, "exit") == 0 ? -1 : CUPROF_EXIT_GPU_WAIT_MS);
-    cuprof_run *run = cuprof_snapshot_build();
-    if (!run) {
-        cuprof_log("out of memory at exit: no files written");
-        return -1;
-    }
-    int rc = 0;
-    if (run->nevents == 0 && run->dropped == 0 && gpu->n_apis == 0 &&
-        !run->capture.outside_calls) {
-        cuprof_debug(CUPROF_DBG_COLLECTOR, "pid %ld made no CUDA calls: no files", run->pid);
-        cuprof_snapshot_destroy(run);
+    uint64_t gpu_apis = finish_gpu(strcmp(ended_by, "exit") == 0 ? -1 : CUPROF_EXIT_GPU_WAIT_MS);
+    uint64_t calls = 0, dropped = 0;
+    cuprof_snapshot_counts(&calls, &dropped);
+    if (calls == 0 && dropped == 0 && gpu_apis == 0 && !cuprof_capture_outside_seen()) {
+        cuprof_debug(CUPROF_DBG_COLLECTOR, "pid %ld made no CUDA calls: no files", cuprof_g.pid);
+        cuprof_runfile_forget(1);
         return 0;
-    }
-    const cuprof_capture *cap = &run->capture;
-    if (cap->trigger && cap->opened == 0)
-        cuprof_log("the capture window never opened (%s: %llu seen, %u to skip); the files "
-                   "record no calls and say so",
-                   cap->trigger, (unsigned long long)cap->seen, cap->skip_first);
-    run->gpu_run = gpu;
-    run->ended_by = ended_by;
-    run->truncated = truncated;
-    if (!gpu->captured)   /* once: finish_work runs once per process */
-        cuprof_log("GPU timeline not captured (%s); the outputs are CPU-side only", run->gpu.reason);
-    cuprof_model *model = cuprof_model_build(run, cuprof_snapshot_demangle);
-    if (!model) {
-        cuprof_log("out of memory at exit: no files written");
-        cuprof_snapshot_destroy(run);
-        return -1;
     }
     const char *dir = cuprof_g_config.out_dir;
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         cuprof_debug(CUPROF_DBG_COLLECTOR, "mkdir %s: %s", dir, strerror(errno));
-    char base[300], name[320], written[256], err[512];
-    output_name(base, sizeof base, run);
+    char base[300], name[320], final[PATH_MAX + 400];
+    output_name(base, sizeof base, cuprof_g.pid ? cuprof_g.pid : (long)getpid());
     choose_name(name, sizeof name, dir, base);
-    rc = cuprof_formats_write_all(model, dir, name, written, sizeof written, err, sizeof err);
-    if (rc > 0)
-        snprintf(cuprof_g.out_name, sizeof cuprof_g.out_name, "%s", name);
-    if (rc > 0)
-        cuprof_log("wrote %s/%s.%s (%llu calls, %zu thread%s)%s", dir, name, written,
-                   (unsigned long long)run->nevents, run->nthreads, run->nthreads == 1 ? "" : "s",
-                   run->dropped ? "; some calls were counted but not recorded, see the summary" : "");
-    if (err[0])
-        cuprof_log("%s%s", err, rc > 0 ? "" : "; no profile was written for this run");
-    if (rc > 0 && run->export_sqlite && !truncated && strcmp(ended_by, "exec") != 0)
-        cuprof_export_sqlite(dir, name, written);
-    cuprof_model_destroy(model);
-    cuprof_snapshot_destroy(run);
-    return rc;
+    cuprof_snapshot_info info = {.ended_by = ended_by, .truncated = truncated, .name = name};
+    int rc = cuprof_cupti_write_info();
+    if (rc == 0)
+        rc = cuprof_snapshot_write(&info);
+    snprintf(final, sizeof final, "%s/%s.cuprof", dir, name);
+    if (rc != 0 || cuprof_runfile_rename(final) != 0) {
+        const char *why = cuprof_runfile_failure();
+        cuprof_log("cannot complete the run file %s (%s); no profile was written for this run",
+                   final, why ? why : strerror(errno));
+        cuprof_runfile_forget(1);
+        return -1;
+    }
+    snprintf(cuprof_g.out_name, sizeof cuprof_g.out_name, "%s", name);
+    /* The file stays open: if an exec fails, recording resumes and appends
+     * to it, and the end completes it again (the reader takes the last of
+     * each table); a successful exec closes it (O_CLOEXEC). */
+    int st = cuprof_spawn_report(final);
+    return st == 0 ? 1 : -1;
 }
 
 /* Runs fn's file writing with SIGXFSZ blocked: a program running under a
@@ -296,11 +306,8 @@ int cuprof_collector_finish_as(const char *ended_by, int truncated)
     int guard = cuprof_guard_enter();   /* our own work is not the program's */
     tls_finishing = 1;
     atomic_store(&cuprof_g.recording, CUPROF_REC_OFF);
-    cuprof_spill_quiesce();   /* no chunk changes hands while the run is built */
+    cuprof_runfile_quiesce();   /* no chunk is being written while the run is completed */
     int rc = cuprof_g_config.enabled ? finish_work_nosigxfsz(ended_by, truncated) : 0;
-    /* The spill file's events are in the outputs now; after exec's write
-     * it stays, in case exec fails and the end merges it again. */
-    cuprof_spill_release(strcmp(ended_by, "exec") != 0);
     tls_finishing = 0;
     atomic_store(&cuprof_g.finish_done, 1);
     cuprof_guard_leave(guard);

@@ -1,25 +1,30 @@
 /*
- * snapshot.h - the step from recording to the model: at exit the live
- * collector (per-thread chunks, spill file, kernel-name table, API table,
- * drop counters) is turned into a cuprof_run (model/run.h), the model's
- * only input besides CUPTI's records.
+ * snapshot.h - the live collector's state written to the run file at the
+ * end (collector/runfile.h): what was not written while the program ran.
  */
 #ifndef CUPROF_SNAPSHOT_H
 #define CUPROF_SNAPSHOT_H
 
-#include "model/run.h"
+#include <stdint.h>
 
-/* The calls completed so far on every thread (calls still open are left
- * out), as views into the collector's chunks (their stamps turned into ns
- * in place), with the process metadata and raw kernel names. Returns NULL
- * on out of memory. Owned by the caller: cuprof_snapshot_destroy. */
-cuprof_run *cuprof_snapshot_build(void);
-void cuprof_snapshot_destroy(cuprof_run *run);
+typedef struct cuprof_snapshot_info {
+    const char *ended_by;    /* "exit", "_exit", "exec", "SIGINT", "SIGSEGV", ... */
+    int truncated;           /* 1: after a crash (calls open then are missing) */
+    const char *name;        /* the outputs' base name */
+} cuprof_snapshot_info;
 
-/* name demangled as c++filt would (__cxa_demangle from a dlopen'd
- * libstdc++, looked up once), malloc'd; NULL when it is not a mangled C++
- * name or no demangler is available. The model's cuprof_demangle_fn. */
-char *cuprof_snapshot_demangle(const char *name);
+/* Appends to the run file each thread's chunk being filled and its
+ * published count, the kernel names, the NVTX strings, the host stacks
+ * (resolved now), the run's metadata and an END block. Recording must be
+ * off (the exit path). 0, or -1 when the file could not be written. */
+int cuprof_snapshot_write(const cuprof_snapshot_info *in);
+
+/* The metadata as known now, as the run file's first META block (the
+ * file was just opened; the end writes the full one). */
+void cuprof_snapshot_write_start(void);
+
+/* Calls published and calls counted but not recorded, over every thread. */
+int cuprof_snapshot_counts(uint64_t *calls, uint64_t *dropped);
 
 /* Records the GPU timeline state, by whoever knows it (the CUPTI code).
  * reason is copied. Default: not captured, "CUPTI not started". */

@@ -196,6 +196,11 @@ typedef struct cuprof_run {
     uint64_t hook_ns;                /* the recording's own cost per call, measured at the
                                         process's first call (collector/buffers.c); 0 = not measured */
     cuprof_gpu_timeline gpu;
+    const char *run_file;            /* the run file the outputs were built from (NULL:
+                                        none, a run built in memory) */
+    uint64_t run_file_bytes;         /* its size */
+    const char *run_file_lost;       /* what of it could not be read (a torn last block,
+                                        a run not completed), NULL nothing */
     const struct cuprof_gpu_run *gpu_run; /* device records (model/gpu.h); NULL
                                              when none were captured */
 } cuprof_run;

@@ -11,6 +11,7 @@
  * keeps the exit handler from writing anything when a test did not ask for it.
  */
 #include "collector/snapshot.h"
+#include "tests/unit/runfile_back.h"
 #include "collector/place.h"
 #include "tests/unit/test_model.h"
 #include "collector/internal.h"
@@ -45,6 +46,12 @@ static void setup(void)
     ck_assert_ptr_nonnull(mkdtemp(tmpdir));
     setenv("CUPROF_OUT_DIR", tmpdir, 1);
     setenv("CUPROF_QUIET", "1", 1);
+    /* the exit path's cuprof-report (this binary holds the collector: the
+     * tool is not beside it) */
+    static char report[4200];
+    const char *b = getenv("CUPROF_BUILD");
+    snprintf(report, sizeof report, "%s/cuprof-report", b && *b ? b : "build");
+    setenv("CUPROF_REPORT", report, 1);
     unsetenv("CUPROF_NAME");
     unsetenv("CUPROF_ROOT_PID");
     unsetenv("CUPROF_MEM_LIMIT");
@@ -162,7 +169,7 @@ static void threads_record_all(uint64_t n)
         pthread_join(th[i], &r);
         ck_assert_ptr_null(r);
     }
-    cuprof_run *run = cuprof_snapshot_build();
+    cuprof_run *run = test_run_read_back();
     ck_assert_ptr_nonnull(run);
     ck_assert_uint_eq(run->nthreads, NTHREADS);
     ck_assert_uint_eq(run->nevents, (uint64_t)NTHREADS * per_thread);
@@ -193,7 +200,7 @@ static void threads_record_all(uint64_t n)
     for (size_t i = 0; i < s->napi; i++)
         ck_assert_uint_eq(s->api[i].calls, per_thread);
     test_summary_destroy(s);
-    cuprof_snapshot_destroy(run);
+    test_run_free(run);
 }
 
 START_TEST(many_threads_nothing_lost)
@@ -202,14 +209,13 @@ START_TEST(many_threads_nothing_lost)
 }
 END_TEST
 
-/* The same with a 1 MiB limit: sixteen threads spill at once (one
- * descriptor, offsets by atomic add) and nothing is lost or reordered. */
-START_TEST(many_threads_spill_nothing_lost)
+/* Sixteen threads fill chunks at once, each written to the run file as it
+ * fills (one lock, blocks never interleaved) and read back: nothing lost
+ * or reordered. */
+START_TEST(many_threads_run_file_nothing_lost)
 {
-    setenv("CUPROF_MEM_LIMIT", "1M", 1);
     threads_record_all(20000);
-    ck_assert_uint_gt(cuprof_spill_records(), 0);
-    cuprof_spill_release(1);
+    ck_assert_uint_ge(cuprof_runfile_chunks(), NTHREADS);
 }
 END_TEST
 
@@ -231,7 +237,7 @@ START_TEST(event_ids_unique_across_chunks)
     for (int i = 1; i < N; i++)
         ck_assert_uint_gt(ids[i], ids[i - 1]);
     ck_assert_uint_eq(cuprof_event_id(NULL), 0);
-    cuprof_run *run = cuprof_snapshot_build();
+    cuprof_run *run = test_run_read_back();
     ck_assert_uint_eq(run->nevents, N);
     ck_assert_uint_gt(run->event_bytes, CUPROF_CHUNK_DATA);   /* more than one chunk */
     uint64_t bad = 0;
@@ -243,7 +249,7 @@ START_TEST(event_ids_unique_across_chunks)
     ck_assert_uint_eq(bad, 0);
     ck_assert_ptr_null(cuprof_run_find_event(run, 0, NULL));
     ck_assert_ptr_null(cuprof_run_find_event(run, ids[N - 1] + 1, NULL));
-    cuprof_snapshot_destroy(run);
+    test_run_free(run);
 }
 END_TEST
 
@@ -479,7 +485,7 @@ START_TEST(call_without_end_is_kept)
     (void)rec(2, CUPROF_EV_CALL);   /* inside the lost one, never ended either */
     cuprof_end(outer, 0);
     cuprof_end(rec(3, CUPROF_EV_CALL), 0);   /* at depth 0 again */
-    cuprof_run *run = cuprof_snapshot_build();
+    cuprof_run *run = test_run_read_back();
     ck_assert_uint_eq(run->nevents, 4);
     const cuprof_run_thread *th = &run->threads[0];
     ck_assert_uint_eq(cuprof_run_event(th, 1)->api, 1);
@@ -488,7 +494,7 @@ START_TEST(call_without_end_is_kept)
     ck_assert_uint_eq(cuprof_run_event(th, 2)->depth, 2);
     ck_assert_uint_eq(cuprof_run_event(th, 3)->depth, 0);
     ck_assert_uint_ge(cuprof_run_event(th, 0)->t1, cuprof_run_event(th, 0)->t0);
-    cuprof_snapshot_destroy(run);
+    test_run_free(run);
 }
 END_TEST
 
@@ -498,13 +504,13 @@ START_TEST(open_calls_are_not_published)
     cuprof_end(rec(0, CUPROF_EV_CALL), 0);
     cuprof_event *outer = rec(1, CUPROF_EV_CALL);
     cuprof_end(rec(2, CUPROF_EV_CALL), 0);   /* nested: complete, but outer is open */
-    cuprof_run *run = cuprof_snapshot_build();
+    cuprof_run *run = test_run_read_back();
     ck_assert_uint_eq(run->nevents, 1);
-    cuprof_snapshot_destroy(run);
+    test_run_free(run);
     cuprof_end(outer, 0);
-    run = cuprof_snapshot_build();
+    run = test_run_read_back();
     ck_assert_uint_eq(run->nevents, 3);
-    cuprof_snapshot_destroy(run);
+    test_run_free(run);
 }
 END_TEST
 
@@ -525,9 +531,9 @@ START_TEST(guard_and_errno)
     ev = rec(0, CUPROF_EV_CALL);
     cuprof_end(ev, 0);
     ck_assert_int_eq(errno, 1234);
-    cuprof_run *run = cuprof_snapshot_build();
+    cuprof_run *run = test_run_read_back();
     ck_assert_uint_eq(run->nevents, 2);
-    cuprof_snapshot_destroy(run);
+    test_run_free(run);
 }
 END_TEST
 
@@ -568,7 +574,7 @@ START_TEST(capture_window_gates_recording)
     /* repeat:2 reached: a third occurrence opens nothing */
     ck_assert_int_eq(cuprof_instant(1, CUPROF_EV_RANGE_PUSH, step, 0, 0), -1);
     ck_assert_ptr_null(cuprof_begin(0, CUPROF_EV_CALL));
-    cuprof_run *run = cuprof_snapshot_build();
+    cuprof_run *run = test_run_read_back();
     ck_assert_uint_eq(run->nevents, 2 * 8);
     ck_assert_uint_eq(run->dropped, 0);   /* gated calls are not drops */
     ck_assert_str_eq(run->capture.trigger, "NVTX range step");
@@ -587,14 +593,14 @@ START_TEST(capture_window_gates_recording)
     ck_assert_str_eq(run->step_range, "step");
     ck_assert_str_eq(run->step_domain, "");
     ck_assert_str_eq(run->step_range_from, "the capture range");
-    cuprof_snapshot_destroy(run);
+    test_run_free(run);
 }
 END_TEST
 
-/* Beyond CUPROF_MEM_LIMIT the oldest chunks go to the spill file and come
- * back at exit: nothing lost, in order, stamps in ns, memory at the limit
- * (plus one first chunk per thread); nested calls open across a chunk
- * boundary stay in memory until they close. */
+/* Each full chunk goes to the run file and its memory is filled again:
+ * nothing lost, in order, stamps in ns, memory one chunk per thread
+ * whatever the run's length; a nested call open across a chunk boundary is
+ * written with the chunk it ends in. */
 static uint64_t mono_ns_now(void)
 {
     struct timespec ts;
@@ -602,9 +608,8 @@ static uint64_t mono_ns_now(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-START_TEST(memory_limit_spills_nothing_lost)
+START_TEST(chunks_to_run_file_nothing_lost)
 {
-    setenv("CUPROF_MEM_LIMIT", "128K", 1);   /* two chunks */
     cuprof_collector_init();
     cuprof_api_register(APIS, NAPIS);
     enum { N = 60000 };   /* several times what two chunks hold */
@@ -619,16 +624,15 @@ START_TEST(memory_limit_spills_nothing_lost)
             in->a.mem.bytes = (uint64_t)i;
         cuprof_end(in, 0);
         cuprof_end(ev, 0);
-        over += atomic_load(&cuprof_g.mem_bytes) > 128u * 1024;
+        over += atomic_load(&cuprof_g.mem_bytes) > CUPROF_CHUNK_BYTES;
     }
     uint64_t after = mono_ns_now();
     ck_assert_uint_eq(nulls, 0);
     ck_assert_uint_eq(over, 0);
-    cuprof_run *run = cuprof_snapshot_build();
+    cuprof_run *run = test_run_read_back();
     ck_assert_uint_eq(run->dropped, 0);
     ck_assert_uint_eq(run->nevents, N + (N + 6) / 7);
-    ck_assert_uint_gt(run->spilled_events, 0);
-    ck_assert_uint_gt(cuprof_spill_records(), 2);
+    ck_assert_uint_gt(cuprof_runfile_chunks(), 2);
     const cuprof_run_thread *th = &run->threads[0];
     uint64_t bad = 0, outer = 0, prev = 0;
     for (uint64_t i = 0; i < th->n; i++) {
@@ -642,19 +646,18 @@ START_TEST(memory_limit_spills_nothing_lost)
         prev = ev->t0;
     }
     ck_assert_uint_eq(bad, 0);
-    cuprof_snapshot_destroy(run);
-    cuprof_spill_release(1);
+    test_run_free(run);
 }
 END_TEST
 
-/* When the spill file cannot be written (its directory cannot be made),
- * calls beyond the limit are counted per API, not recorded. */
-START_TEST(memory_limit_no_spill_counts)
+/* When the run file cannot be written (its directory cannot be made),
+ * calls beyond the first chunk are counted per API, not recorded, and the
+ * run says why. */
+START_TEST(run_file_unwritable_counts)
 {
     char bad[700];
     snprintf(bad, sizeof bad, "%s/no/such", tmpdir);
     setenv("CUPROF_OUT_DIR", bad, 1);
-    setenv("CUPROF_MEM_LIMIT", "128K", 1);
     cuprof_collector_init();
     cuprof_api_register(APIS, NAPIS);
     enum { N = 100000 };   /* more than two chunks hold */
@@ -664,19 +667,18 @@ START_TEST(memory_limit_no_spill_counts)
         recorded += ev != NULL;
         cuprof_end(ev, 0);
     }
-    /* two chunks, compact: many more calls than the 2 * 1023 that 64-byte
+    /* one chunk, compact: many more calls than the 1023 that 64-byte
      * events held, and not all */
-    ck_assert_int_gt(recorded, 4 * 1023);
+    ck_assert_int_gt(recorded, 2 * 1023);
     ck_assert_int_lt(recorded, N);
-    cuprof_run *run = cuprof_snapshot_build();
-    ck_assert_uint_eq(run->nevents, (uint64_t)recorded);
-    ck_assert_uint_eq(run->dropped, (uint64_t)(N - recorded));
-    ck_assert_ptr_nonnull(run->spill_failure);
-    cuprof_summary *s = test_summary_build(run);
-    for (size_t i = 0; i < s->napi; i++)
-        ck_assert_uint_eq(s->api[i].calls, N / 2);   /* exact, drops included */
-    test_summary_destroy(s);
-    cuprof_snapshot_destroy(run);
+    uint64_t calls = 0, dropped = 0;
+    cuprof_snapshot_counts(&calls, &dropped);
+    ck_assert_uint_eq(calls, (uint64_t)recorded);
+    ck_assert_uint_eq(dropped, (uint64_t)(N - recorded));
+    ck_assert_ptr_nonnull(cuprof_runfile_failure());
+    ck_assert_ptr_nonnull(strstr(cuprof_runfile_failure(), "no/such"));
+    /* the exit path says so and writes nothing */
+    ck_assert_int_lt(cuprof_collector_finish(), 0);
 }
 END_TEST
 
@@ -710,7 +712,7 @@ START_TEST(stamps_are_monotonic_ns)
     for (int i = 0; i < N; i++)
         cuprof_end(rec(0, CUPROF_EV_CALL), 0);
     uint64_t mid = mono_ns();
-    cuprof_run *run = cuprof_snapshot_build();
+    cuprof_run *run = test_run_read_back();
     ck_assert_ptr_nonnull(run);
     ck_assert_uint_eq(run->nevents, N);
     ck_assert_uint_gt(run->event_bytes, 2 * CUPROF_CHUNK_DATA);
@@ -724,19 +726,19 @@ START_TEST(stamps_are_monotonic_ns)
         prev = ev->t0;
     }
     uint64_t first_t0 = cuprof_run_event(&run->threads[0], 0)->t0;
-    cuprof_snapshot_destroy(run);
+    test_run_free(run);
 
     usleep(2000);
     uint64_t later = mono_ns();
     cuprof_end(rec(1, CUPROF_EV_CALL), 0);
     uint64_t after = mono_ns();
-    run = cuprof_snapshot_build();
+    run = test_run_read_back();
     ck_assert_uint_eq(run->nevents, N + 1);
     ck_assert_uint_eq(cuprof_run_event(&run->threads[0], 0)->t0, first_t0);   /* not twice */
     const cuprof_event *last = cuprof_run_event(&run->threads[0], run->threads[0].n - 1);
     ck_assert_uint_ge(last->t0 + slack, later);
     ck_assert_uint_le(last->t1, after + slack);
-    cuprof_snapshot_destroy(run);
+    test_run_free(run);
 }
 END_TEST
 
@@ -788,7 +790,7 @@ START_TEST(depth_and_self_time)
     cuprof_end(a, 0);
     cuprof_end(rec(0, CUPROF_EV_CALL), 0);
 
-    cuprof_run *run = cuprof_snapshot_build();
+    cuprof_run *run = test_run_read_back();
     ck_assert_uint_eq(run->nevents, 5);
     static const uint8_t depth[] = {0, 1, 2, 1, 0};   /* in the order the calls began */
     static const uint16_t api[] = {0, 1, 2, 3, 0};
@@ -821,7 +823,7 @@ START_TEST(depth_and_self_time)
     ck_assert_uint_eq(s->self_cpu_total_ns, 110);   /* = the top-level calls' total */
     ck_assert_str_eq(s->api[0].name, "cudaA");      /* most expensive first */
     test_summary_destroy(s);
-    cuprof_snapshot_destroy(run);
+    test_run_free(run);
 }
 END_TEST
 
@@ -843,7 +845,7 @@ START_TEST(median_min_max)
     uint64_t durs[] = {50, 10, 30, 20, 40, 60, 70};
     for (int i = 0; i < 7; i++)
         cuprof_end(rec(0, CUPROF_EV_CALL), 0);
-    cuprof_run *run = cuprof_snapshot_build();
+    cuprof_run *run = test_run_read_back();
     for (uint64_t i = 0; i < 7; i++)
         set_time(run, i, 1000 * (i + 1), 1000 * (i + 1) + durs[i]);
     cuprof_summary *s = test_summary_build(run);
@@ -852,7 +854,7 @@ START_TEST(median_min_max)
     ck_assert_uint_eq(s->api[0].max_ns, 70);
     ck_assert_uint_eq(s->api[0].cpu_total_ns, 280);
     test_summary_destroy(s);
-    cuprof_snapshot_destroy(run);
+    test_run_free(run);
 }
 END_TEST
 
@@ -899,7 +901,7 @@ START_TEST(kernels_copies_blas)
     ev->a.blas.atype = 2;   /* CUDA_R_16F */
     cuprof_end(ev, 0);
 
-    cuprof_run *run = cuprof_snapshot_build();
+    cuprof_run *run = test_run_read_back();
     cuprof_summary *s = test_summary_build(run);
     ck_assert_uint_eq(s->nkernels, 3);
     ck_assert_str_eq(s->kernels[0].name, "bias_add_k(float*, float const*, int)");   /* demangled */
@@ -933,7 +935,7 @@ START_TEST(kernels_copies_blas)
     ck_assert_str_eq(s->blas[1].shapes[0].epilogue, "DEFAULT");
     ck_assert_uint_eq(s->blas[1].shapes[0].batch, 4);
     test_summary_destroy(s);
-    cuprof_snapshot_destroy(run);
+    test_run_free(run);
 }
 END_TEST
 
@@ -1126,7 +1128,8 @@ START_TEST(exit_writes_files_once)
     int st = in_child(child_records_then_exits_from_thread);
     ck_assert(WIFEXITED(st));
     ck_assert_int_eq(WEXITSTATUS(st), 3);   /* the program's status, untouched */
-    ck_assert_int_eq(count_files(NULL), 3);
+    ck_assert_int_eq(count_files(NULL), 4);   /* the run file and the three outputs */
+    ck_assert_int_eq(count_files(".cuprof"), 1);
     ck_assert_int_eq(count_files(".tmp"), 0);
     char p[600];
     snprintf(p, sizeof p, "%s/life.summary.json", tmpdir);
@@ -1191,16 +1194,16 @@ static void child_forks(void)
     if (c == 0) {   /* starts empty, records its own, writes fk.<pid>.* */
         for (int i = 0; i < 3; i++)
             cuprof_end(cuprof_begin(1, CUPROF_EV_CALL), 0);
-        cuprof_run *run = cuprof_snapshot_build();
+        cuprof_run *run = test_run_read_back();
         int ok = run->nevents == 3 && run->pid == (long)getpid();
-        cuprof_snapshot_destroy(run);
+        test_run_free(run);
         exit(ok ? 0 : 1);
     }
     int st;
     waitpid(c, &st, 0);
-    cuprof_run *run = cuprof_snapshot_build();
+    cuprof_run *run = test_run_read_back();
     int ok = run->nevents == 10 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
-    cuprof_snapshot_destroy(run);
+    test_run_free(run);
     exit(ok ? 0 : 1);
 }
 
@@ -1235,10 +1238,10 @@ START_TEST(calibration_records_nothing)
 {
     cuprof_api_register(APIS, NAPIS);
     cuprof_collector_init();
-    cuprof_run *before = cuprof_snapshot_build();
+    cuprof_run *before = test_run_read_back();
     uint64_t n0 = before->nevents;
     size_t t0 = before->nthreads;
-    cuprof_snapshot_destroy(before);
+    test_run_free(before);
     uint64_t ns[4];
     pthread_t th;
     pthread_create(&th, NULL, calibrate_then_record, ns);
@@ -1246,12 +1249,12 @@ START_TEST(calibration_records_nothing)
     ck_assert_uint_gt(ns[0], 0);
     ck_assert_uint_gt(ns[1], 0);
     ck_assert_uint_eq(ns[3], 0);
-    cuprof_run *run = cuprof_snapshot_build();
+    cuprof_run *run = test_run_read_back();
     ck_assert_uint_eq(run->nthreads, t0 + 1);
     ck_assert_uint_eq(run->nevents, n0 + 1);   /* the thread's one call, no calibration pair */
     ck_assert_uint_eq(cuprof_event_id_seq(ns[2]), 0);
     ck_assert_uint_eq(run->threads[run->nthreads - 1].n, 1);
-    cuprof_snapshot_destroy(run);
+    test_run_free(run);
 }
 END_TEST
 
@@ -1276,9 +1279,9 @@ START_TEST(calibration_outside_the_window)
     pthread_join(th, NULL);
     ck_assert_uint_gt(ns[0], 0);
     ck_assert_uint_eq(ns[1], 1);
-    cuprof_run *run = cuprof_snapshot_build();
+    cuprof_run *run = test_run_read_back();
     ck_assert_uint_eq(run->nevents, 0);
-    cuprof_snapshot_destroy(run);
+    test_run_free(run);
 }
 END_TEST
 
@@ -1371,7 +1374,7 @@ Suite *collector_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, many_threads_nothing_lost);
-    tcase_add_test(tc, many_threads_spill_nothing_lost);
+    tcase_add_test(tc, many_threads_run_file_nothing_lost);
     tcase_add_test(tc, event_ids_unique_across_chunks);
     tcase_add_test(tc, open_calls_are_not_published);
     tcase_add_test(tc, compact_round_trip);
@@ -1384,8 +1387,8 @@ Suite *collector_suite(void)
     tcase_add_test(tc, calibration_outside_the_window);
     tcase_add_test(tc, no_rank_without_a_launcher);
     tcase_add_test(tc, capture_window_gates_recording);
-    tcase_add_test(tc, memory_limit_spills_nothing_lost);
-    tcase_add_test(tc, memory_limit_no_spill_counts);
+    tcase_add_test(tc, chunks_to_run_file_nothing_lost);
+    tcase_add_test(tc, run_file_unwritable_counts);
     tcase_add_test(tc, stamps_are_monotonic_ns);
     suite_add_tcase(s, tc);
 

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "collector/cupti_int.h"
+#include "tests/unit/runfile_back.h"
 #include "tests/sim/core/cusim.h"
 
 /* The same objects again, in the injection library the simulated driver
@@ -66,7 +67,7 @@ static void inj_pop(void)
 __attribute__((visibility("default"))) const inject_api *test_inject_api(void)
 {
     static const inject_api api = {inj_start, cuprof_cupti_status, inj_push, inj_pop,
-                                   cuprof_cupti_finish, cuprof_cupti_records};
+                                   cuprof_cupti_finish, test_gpu_read_back};
     return &api;
 }
 #else /* the test program */
@@ -478,7 +479,7 @@ static int probe_main(void)
     cuprof_cupti_pop();
     cuprof_cupti_finish();
     cuprof_cupti_finish();
-    const cuprof_gpu_run *r = cuprof_cupti_records();
+    const cuprof_gpu_run *r = test_gpu_read_back();
     printf("rc=%d\nreason=%s\nstatus=%s\ncaptured=%d\nactive=%d\nlib=%s\nkernels=%zu\n", rc,
            cuprof_cupti_reason(), r->status, r->captured, cuprof_cupti_active,
            cuprof_cupti_fn.path, r->n_kernels);
@@ -521,7 +522,7 @@ START_TEST(missing_library_is_a_reason)
     cuprof_cupti_push(1);
     cuprof_cupti_pop();
     cuprof_cupti_finish();
-    const cuprof_gpu_run *r = cuprof_cupti_records();
+    const cuprof_gpu_run *r = test_gpu_read_back();
     ck_assert_int_eq(r->captured, 0);
     ck_assert_uint_eq(r->n_kernels + r->n_apis + r->n_copies + r->n_syncs, 0);
 }
@@ -553,22 +554,21 @@ START_TEST(sim_records_with_timestamp_callback)
     scenario s;
     run_scenario(&s);
     cuprof_cupti_finish();
-    const cuprof_gpu_run *r = cuprof_cupti_records();
+    const cuprof_gpu_run *r = test_gpu_read_back();
     ck_assert_int_eq(r->clock, CUPROF_GPU_CLOCK_CALLBACK);
     check_scenario(&s, r);
     /* Finish is idempotent; the hot path is off afterwards. */
-    cuprof_cupti_finish();
-    ck_assert_ptr_eq(cuprof_cupti_records()->kernels, r->kernels);
-    ck_assert_int_eq(cuprof_cupti_active, 0);
-    /* Work after finish (another thread at exit) is counted, not stored:
-     * the arrays the writers hold do not move. */
     size_t nk = r->n_kernels;
+    cuprof_cupti_finish();
+    ck_assert_uint_eq(test_gpu_read_back()->n_kernels, nk);
+    ck_assert_int_eq(cuprof_cupti_active, 0);
+    /* Work after finish (another thread at exit) is counted, not stored. */
     call k;
     call_begin(&k, 0, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, "cudaLaunchKernel");
     sim.cusim_launch(sim.cusim_stream_get(NULL, 0), &kern_b, k.c.correlation_id);
     call_end(&k);
     cuprof_cupti_fn.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    r = cuprof_cupti_records();
+    r = test_gpu_read_back();
     ck_assert_uint_eq(r->n_kernels, nk);
     ck_assert_uint_eq(r->late, 2); /* its runtime record and its kernel */
 }
@@ -589,7 +589,7 @@ static void offset_clock_case(const char *offset)
     scenario s;
     run_scenario(&s);
     cuprof_cupti_finish();
-    const cuprof_gpu_run *r = cuprof_cupti_records();
+    const cuprof_gpu_run *r = test_gpu_read_back();
     ck_assert_int_eq(r->clock, CUPROF_GPU_CLOCK_OFFSET);
     ck_assert_uint_lt(r->clock_error_ns, 100000);
     if (offset != NULL) {
@@ -647,7 +647,7 @@ START_TEST(sim_dropped_records_are_counted)
         call_end(&k);
     }
     cuprof_cupti_finish();
-    const cuprof_gpu_run *r = cuprof_cupti_records();
+    const cuprof_gpu_run *r = test_gpu_read_back();
     ck_assert_uint_eq(r->n_kernels, 8);
     ck_assert_uint_eq(r->dropped, 42);
     ck_assert_uint_eq(r->n_apis, 50); /* host-side records are not lost */
@@ -671,7 +671,7 @@ START_TEST(sim_own_calls_are_left_out)
     call_begin(&k, 7, CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020, "cudaGetDeviceCount");
     call_end(&k);
     cuprof_cupti_finish();
-    const cuprof_gpu_run *r = cuprof_cupti_records();
+    const cuprof_gpu_run *r = test_gpu_read_back();
     ck_assert_uint_eq(r->n_apis, 1);
     ck_assert_str_eq(r->apis[0].name, "cudaGetDeviceCount");
     ck_assert_uint_eq(r->apis[0].ext, 7);
@@ -703,7 +703,7 @@ START_TEST(sim_finish_waits_for_the_device)
     call_end(&k);
     cuprof_cupti_finish();
     uint64_t after = cuprof_cupti_host_ns();
-    const cuprof_gpu_run *r = cuprof_cupti_records();
+    const cuprof_gpu_run *r = test_gpu_read_back();
     ck_assert_uint_eq(r->n_kernels, 1);
     ck_assert_uint_ge(r->kernels[0].end_ns - r->kernels[0].start_ns, 40000000u);
     ck_assert_uint_le(r->kernels[0].end_ns, after + 2 * r->clock_error_ns + 1000);
@@ -743,7 +743,7 @@ START_TEST(sim_bounded_finish_gives_up_on_the_device)
     uint64_t el = cuprof_cupti_host_ns() - t0;
     ck_assert_uint_ge(el, 150000000u);
     ck_assert_uint_lt(el, 5000000000u);
-    const cuprof_gpu_run *r = cuprof_cupti_records();
+    const cuprof_gpu_run *r = test_gpu_read_back();
     ck_assert_int_eq(r->captured, 1);
     ck_assert_int_eq(cuprof_cupti_finish_within(200), 0);   /* once */
 }
@@ -754,7 +754,7 @@ START_TEST(sim_bounded_finish_in_time_is_complete)
     /* The same bound with a device that answers: complete, as unbounded. */
     sim_with_kernel(1.5e11);   /* 50 ms */
     ck_assert_int_eq(cuprof_cupti_finish_within(5000), 0);
-    const cuprof_gpu_run *r = cuprof_cupti_records();
+    const cuprof_gpu_run *r = test_gpu_read_back();
     ck_assert_uint_eq(r->n_kernels, 1);
     ck_assert_uint_ge(r->kernels[0].end_ns - r->kernels[0].start_ns, 40000000u);
     ck_assert_uint_eq(r->n_apis, 1);
@@ -783,7 +783,7 @@ START_TEST(sim_second_subscriber_degrades_to_activity_only)
     scenario s;
     run_scenario(&s);
     cuprof_cupti_finish();
-    check_scenario(&s, cuprof_cupti_records());
+    check_scenario(&s, test_gpu_read_back());
 }
 END_TEST
 
@@ -829,7 +829,7 @@ START_TEST(sim_threads_keep_their_own_ids)
     for (int t = 0; t < MT_THREADS; t++)
         pthread_join(th[t], NULL);
     cuprof_cupti_finish();
-    const cuprof_gpu_run *r = cuprof_cupti_records();
+    const cuprof_gpu_run *r = test_gpu_read_back();
     ck_assert_uint_eq(r->n_kernels, MT_THREADS * MT_CALLS);
     ck_assert_uint_eq(r->n_apis, MT_THREADS * MT_CALLS);
     for (int t = 0; t < MT_THREADS; t++)
@@ -863,7 +863,7 @@ START_TEST(sim_forked_child_runs_cpu_only)
         cuprof_cupti_push(12);
         cuprof_cupti_pop();
         cuprof_cupti_finish();
-        const cuprof_gpu_run *r = cuprof_cupti_records();
+        const cuprof_gpu_run *r = test_gpu_read_back();
         ok = ok && r->captured == 0 && r->n_kernels == 0 && r->n_apis == 0;
         _exit(ok ? 0 : 1);
     }
@@ -872,7 +872,7 @@ START_TEST(sim_forked_child_runs_cpu_only)
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d", st);
     /* The parent is unaffected. */
     cuprof_cupti_finish();
-    const cuprof_gpu_run *r = cuprof_cupti_records();
+    const cuprof_gpu_run *r = test_gpu_read_back();
     ck_assert_uint_eq(r->n_kernels, 1);
     ck_assert_uint_eq(r->kernels[0].ext, 11);
 }
@@ -923,7 +923,7 @@ static int order_fd = -1;
 static void our_exit_path(void)
 {
     cuprof_cupti_finish();
-    char c = cuprof_cupti_records()->n_kernels == 1 ? 'F' : 'f';
+    char c = test_gpu_read_back()->n_kernels == 1 ? 'F' : 'f';
     (void)!write(order_fd, &c, 1);
 }
 

@@ -4,23 +4,28 @@
 # ---- collector ---------------------------------------------------------------
 # The collector's objects linked straight into the test, with the model and
 # the writers it calls at exit.
-$(B)/tests/test_collector: tests/unit/test_collector.c $(COLLECTOR_OBJS) $(MODEL_OBJS) $(FORMATS_OBJS)
-	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -o $@ $< \
-	    $(COLLECTOR_OBJS) $(MODEL_OBJS) $(FORMATS_OBJS) $(LDFLAGS) $(CHECK_LIBS) $(JSON_LIBS) -lstdc++ -ldl -lpthread
+# What they recorded is read back through the run file (runfile_back.c: the
+# reader of formats/runfile/, as cuprof-report reads it).
+RUNFILE_BACK := tests/unit/runfile_back.c
+$(B)/tests/test_collector: tests/unit/test_collector.c $(RUNFILE_BACK) $(COLLECTOR_OBJS) $(RUNFILE_OBJS) \
+                          $(MODEL_OBJS) $(FORMATS_OBJS)
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -o $@ $< $(RUNFILE_BACK) \
+	    $(COLLECTOR_OBJS) $(RUNFILE_OBJS) $(MODEL_OBJS) $(FORMATS_OBJS) $(LDFLAGS) $(CHECK_LIBS) $(JSON_LIBS) -lstdc++ -ldl -lpthread
 
-# The CUPTI objects alone, against the real libcupti of $(CUDA_HOME) and the
-# simulated one in $(SIM_DIR) (both found at run time; the binary links
-# neither, so it can pick per test).
-TEST_CUPTI_OBJS := $(CUPTI_OBJS) $(B)/model/gpu.o $(B)/model/cbid.o
-$(B)/tests/test_cupti: tests/unit/test_cupti.c $(TEST_CUPTI_OBJS) $(B)/tests/libtest_cupti_inject.so
-	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -o $@ $< \
+# The CUPTI objects (with the collector, whose run file they write to),
+# against the real libcupti of $(CUDA_HOME) and the simulated one in
+# $(SIM_DIR) (both found at run time; the binary links neither, so it can
+# pick per test); the records read back through the run file.
+TEST_CUPTI_OBJS := $(COLLECTOR_OBJS) $(RUNFILE_OBJS) $(B)/model/gpu.o $(B)/model/run.o
+$(B)/tests/test_cupti: tests/unit/test_cupti.c $(RUNFILE_BACK) $(TEST_CUPTI_OBJS) $(B)/tests/libtest_cupti_inject.so
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -o $@ $< $(RUNFILE_BACK) \
 	    $(TEST_CUPTI_OBJS) $(LDFLAGS) $(CHECK_LIBS) -ldl -lpthread
 
 # The same test file as an injection library (CUDA_INJECTION64_PATH), so a
 # test can start CUPTI from inside the simulated driver's initialization.
-$(B)/tests/libtest_cupti_inject.so: tests/unit/test_cupti.c $(TEST_CUPTI_OBJS)
+$(B)/tests/libtest_cupti_inject.so: tests/unit/test_cupti.c $(RUNFILE_BACK) $(TEST_CUPTI_OBJS)
 	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -DTEST_CUPTI_INJECTION -fvisibility=hidden \
-	    -shared -I. -o $@ $< $(TEST_CUPTI_OBJS) $(LDFLAGS) -ldl -lpthread
+	    -shared -I. -o $@ $< $(RUNFILE_BACK) $(TEST_CUPTI_OBJS) $(LDFLAGS) -ldl -lpthread
 
 UNIT_TESTS  += $(B)/tests/test_collector $(B)/tests/test_cupti
 ALL_TARGETS += $(B)/tests/test_collector $(B)/tests/test_cupti $(B)/tests/libtest_cupti_inject.so

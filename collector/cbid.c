@@ -6,7 +6,7 @@
  * = <id>) becomes [<id>] = "<name>", so a newer toolkit brings its new ids
  * without a code change.
  */
-#include "model/cbid.h"
+#include "collector/cbid.h"
 
 #include <cupti_driver_cbid.h>
 #include <cupti_runtime_cbid.h>

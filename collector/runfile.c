@@ -1,0 +1,380 @@
+/*
+ * runfile.c - the run file's writer (collector/runfile.h has the layout).
+ *
+ * Opened at the first block (a thread filled its first chunk, CUPTI handed
+ * over its first buffer, or the exit path), as DIR/.cuprof-run.PID (a
+ * dot-file: never under a final name while the process runs); the exit
+ * path renames it DIR/NAME.cuprof once the run is complete and its name
+ * chosen. Every block is appended under one lock at the offset the lock
+ * guards, with one pwritev: blocks never interleave, so only the last can
+ * be torn (a kill during its write).
+ *
+ * A write that fails (full disk, `ulimit -f`: SIGXFSZ is blocked around it,
+ * a directory that cannot be written) stops the run file for the process:
+ * one "cuprof:" warning, later calls are counted per API but not recorded,
+ * and the summary says why ("RECORDING STOPPED"). The program is never
+ * disturbed: errno is the caller's to keep.
+ */
+#include "collector/internal.h"
+#include "collector/log.h"
+#include "collector/runfile.h"
+#include "collector/snapshot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+static struct {
+    pthread_mutex_t lock;        /* the file: open, offset, every append */
+    int fd;                      /* -1 until opened (read unlocked to skip the lock) */
+    _Atomic int failed;          /* a write failed: no more blocks in this process */
+    _Atomic int inflight;        /* chunk writes between their check and their end */
+    uint64_t off;                /* where the next block goes */
+    _Atomic uint64_t chunks;     /* CHUNK blocks written */
+    char path[PATH_MAX + 64];    /* where it is now */
+    char why[320];               /* why it stopped, for the summary */
+    dev_t dev;                   /* the file's identity: a program that closes */
+    ino_t ino;                   /* every descriptor may reuse ours for its own */
+} rf = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+
+static void rf_fail(const char *what, int err)
+{
+    if (atomic_exchange(&rf.failed, 1))
+        return;
+    snprintf(rf.why, sizeof rf.why, "%s %.200s: %s", what,
+             rf.path[0] ? rf.path : cuprof_g_config.out_dir, strerror(err));
+    cuprof_log("cannot write the run file (%s): recording stops here; the summary counts every "
+               "call, the outputs have those recorded so far (free disk space, or choose "
+               "another directory with -o)", rf.why);
+}
+
+static int fd_is_ours(int fd)
+{
+    struct stat st;
+    return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == rf.dev && st.st_ino == rf.ino;
+}
+
+/* Writes every byte of iov at off (SIGXFSZ blocked: a size limit must give
+ * us EFBIG, not kill the program); 0 or an errno. iov is consumed. */
+static int write_all(int fd, struct iovec *iov, int n, uint64_t off)
+{
+    sigset_t x, old;
+    sigemptyset(&x);
+    sigaddset(&x, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &x, &old);
+    int err = 0;
+    while (n > 0) {
+        ssize_t w = pwritev(fd, iov, n, (off_t)off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            err = w < 0 ? errno : ENOSPC;
+            break;
+        }
+        off += (uint64_t)w;
+        while (n > 0 && (size_t)w >= iov->iov_len) {
+            w -= (ssize_t)iov->iov_len;
+            iov++;
+            n--;
+        }
+        if (n > 0) {
+            iov->iov_base = (char *)iov->iov_base + w;
+            iov->iov_len -= (size_t)w;
+        }
+    }
+    sigset_t pend;
+    if (err && sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ) == 1 &&
+        !sigismember(&old, SIGXFSZ)) {
+        struct timespec zero = {0, 0};
+        sigtimedwait(&x, NULL, &zero);   /* the SIGXFSZ our write raised */
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return err;
+}
+
+/* Opens the file once per process; lock held. -1 (reported) on failure. */
+static int open_locked(void)
+{
+    if (rf.fd >= 0)
+        return rf.fd;
+    if (atomic_load(&rf.failed))
+        return -1;
+    const char *dir = cuprof_g_config.out_dir;
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        (void)0;   /* the open below says why */
+    snprintf(rf.path, sizeof rf.path, "%s/.cuprof-run.%ld", dir, (long)cuprof_g.pid);
+    int flags = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+    int fd = open(rf.path, flags, 0644);
+    if (fd < 0 && errno == EEXIST && unlink(rf.path) == 0)   /* a killed run of our pid */
+        fd = open(rf.path, flags, 0644);
+    if (fd < 0) {
+        rf_fail("cannot create", errno);
+        return -1;
+    }
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    cuprof_rf_header h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, CUPROF_RF_MAGIC, sizeof h.magic);
+    h.major = CUPROF_RF_MAJOR;
+    h.minor = CUPROF_RF_MINOR;
+    h.header_bytes = sizeof h;
+    h.block_header_bytes = sizeof(cuprof_rf_block);
+    h.pid = cuprof_g.pid;
+    h.real_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+    struct iovec v = {&h, sizeof h};
+    int err = write_all(fd, &v, 1, 0);
+    if (err) {
+        close(fd);
+        unlink(rf.path);
+        rf_fail("cannot write", err);
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) == 0) {
+        rf.dev = st.st_dev;
+        rf.ino = st.st_ino;
+    }
+    rf.off = sizeof h;
+    rf.fd = fd;
+    return fd;
+}
+
+int cuprof_runfile_append(uint32_t type, const struct iovec *parts, int nparts)
+{
+    if (nparts > 6)
+        return -1;
+    if (__atomic_load_n(&rf.fd, __ATOMIC_RELAXED) < 0 && cuprof_runfile_ensure() != 0)
+        return -1;
+    uint64_t len = 0;
+    uint32_t crc = 0;
+    for (int i = 0; i < nparts; i++) {
+        len += parts[i].iov_len;
+        crc = cuprof_crc32c(crc, parts[i].iov_base, parts[i].iov_len);
+    }
+    cuprof_rf_block b = {.type = type, .len = len, .crc = crc};
+    b.hcrc = cuprof_crc32c(0, &b, offsetof(cuprof_rf_block, hcrc));
+    static const uint8_t zeros[8];
+    struct iovec v[8];
+    int n = 0;
+    v[n++] = (struct iovec){&b, sizeof b};
+    for (int i = 0; i < nparts; i++)
+        if (parts[i].iov_len)
+            v[n++] = parts[i];
+    if (len & 7u)
+        v[n++] = (struct iovec){(void *)zeros, 8u - (len & 7u)};
+    pthread_mutex_lock(&rf.lock);
+    int rc = -1;
+    int fd = open_locked();
+    if (fd >= 0 && !atomic_load(&rf.failed)) {
+        if (!fd_is_ours(fd)) {
+            rf_fail("the program closed", EBADF);
+        } else {
+            int err = write_all(fd, v, n, rf.off);
+            if (err) {
+                /* Whatever part of the block reached the file is torn: the
+                 * reader stops there. Nothing is appended after it. */
+                rf_fail("cannot write to", err);
+            } else {
+                rf.off += cuprof_rf_block_bytes(len);
+                rc = 0;
+            }
+        }
+    }
+    pthread_mutex_unlock(&rf.lock);
+    return rc;
+}
+
+int cuprof_runfile_put(uint32_t type, const void *p, size_t n)
+{
+    struct iovec v = {(void *)p, n};
+    return cuprof_runfile_append(type, &v, 1);
+}
+
+int cuprof_runfile_write_chunk(uint32_t type, const cuprof_thread *t, const cuprof_chunk *c,
+                               size_t used)
+{
+    cuprof_rf_chunk h = {.thread = t->index, .anchor_stamp = c->anchor.stamp,
+                         .anchor_ns = c->anchor.ns};
+    struct iovec v[2] = {{&h, sizeof h}, {(void *)c->data, used}};
+    return cuprof_runfile_append(type, v, 2);
+}
+
+int cuprof_runfile_chunk_full(cuprof_thread *t)
+{
+    int rc = -1;
+    /* Dekker with the exit path: it clears recording, then waits for
+     * inflight to drain; we count ourselves in, then look at recording. */
+    atomic_fetch_add(&rf.inflight, 1);
+    if (atomic_load(&cuprof_g.recording) && !atomic_load(&rf.failed)) {
+        cuprof_chunk *c = t->tail;
+        rc = cuprof_runfile_write_chunk(CUPROF_RF_CHUNK, t, c, (size_t)(t->wp - c->data));
+        if (rc == 0)
+            atomic_fetch_add(&rf.chunks, 1);
+    }
+    atomic_fetch_sub(&rf.inflight, 1);
+    return rc;
+}
+
+void cuprof_runfile_quiesce(void)
+{
+    /* Writes that passed their recording check finish in microseconds (one
+     * 64 KiB write); bounded anyway: a write stuck on a full NFS must not
+     * hang the exit. */
+    for (int i = 0; i < 20000 && atomic_load(&rf.inflight) > 0; i++)
+        usleep(100);
+}
+
+const char *cuprof_runfile_failure(void)
+{
+    return atomic_load(&rf.failed) ? rf.why : NULL;
+}
+
+uint64_t cuprof_runfile_chunks(void)
+{
+    return atomic_load(&rf.chunks);
+}
+
+int cuprof_runfile_ensure(void)
+{
+    pthread_mutex_lock(&rf.lock);
+    int opened = rf.fd < 0;
+    int fd = open_locked();
+    opened &= fd >= 0;
+    pthread_mutex_unlock(&rf.lock);
+    /* The run's metadata as known now, first of all (a run killed before
+     * its end is still described: program, clock, API table, settings). */
+    if (opened)
+        cuprof_snapshot_write_start();
+    return fd >= 0 ? 0 : -1;
+}
+
+const char *cuprof_runfile_path(void)
+{
+    return rf.path;
+}
+
+int cuprof_runfile_rename(const char *to)
+{
+    pthread_mutex_lock(&rf.lock);
+    int rc = -1;
+    if (rf.fd >= 0 && rf.path[0]) {
+        if (strcmp(rf.path, to) == 0 || rename(rf.path, to) == 0) {
+            snprintf(rf.path, sizeof rf.path, "%s", to);
+            rc = 0;
+        }
+    }
+    pthread_mutex_unlock(&rf.lock);
+    return rc;
+}
+
+void cuprof_runfile_forget(int remove)
+{
+    pthread_mutex_lock(&rf.lock);
+    if (rf.fd >= 0) {
+        if (fd_is_ours(rf.fd))
+            close(rf.fd);
+        if (remove && rf.path[0])
+            unlink(rf.path);
+    }
+    rf.fd = -1;
+    rf.path[0] = '\0';
+    rf.off = 0;
+    pthread_mutex_unlock(&rf.lock);
+}
+
+void cuprof_runfile_reset_after_fork(void)
+{
+    /* The parent's file is the parent's: the child writes its own. */
+    if (rf.fd >= 0)
+        close(rf.fd);
+    pthread_mutex_init(&rf.lock, NULL);
+    rf.fd = -1;
+    rf.off = 0;
+    rf.path[0] = rf.why[0] = '\0';
+    atomic_store(&rf.failed, 0);
+    atomic_store(&rf.inflight, 0);
+    atomic_store(&rf.chunks, 0);
+}
+
+/* ---- tagged fields (META, GPU_INFO, STACKS) --------------------------------- */
+
+void cuprof_tags_raw(cuprof_tags *b, uint16_t tag, const void *p, size_t n)
+{
+    if (b->failed)
+        return;
+    size_t need = b->len + 8 + n;
+    if (need > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < need)
+            cap *= 2;
+        uint8_t *q = realloc(b->p, cap);
+        if (!q) {
+            b->failed = 1;
+            return;
+        }
+        b->p = q;
+        b->cap = cap;
+    }
+    uint32_t hdr[2] = {tag, (uint32_t)n};
+    memcpy(b->p + b->len, hdr, 8);
+    if (n)
+        memcpy(b->p + b->len + 8, p, n);
+    b->len = need;
+}
+
+void cuprof_tags_u64(cuprof_tags *b, uint16_t tag, uint64_t v)
+{
+    cuprof_tags_raw(b, tag, &v, sizeof v);
+}
+
+void cuprof_tags_str(cuprof_tags *b, uint16_t tag, const char *s)
+{
+    if (s)
+        cuprof_tags_raw(b, tag, s, strlen(s));
+}
+
+int cuprof_tags_write(cuprof_tags *b, uint32_t type)
+{
+    int rc = b->failed ? -1 : cuprof_runfile_put(type, b->p, b->len);
+    free(b->p);
+    memset(b, 0, sizeof *b);
+    return rc;
+}
+
+/* ---- name tables ------------------------------------------------------------- */
+
+int cuprof_runfile_names(uint32_t type, uint32_t first, uint32_t count,
+                         const char *(*get)(uint32_t id))
+{
+    uint32_t head[2] = {first, count};
+    size_t len = sizeof head;
+    for (uint32_t i = 0; i < count; i++) {
+        const char *s = get(first + i);
+        len += 4 + (s ? strlen(s) : 0);
+    }
+    uint8_t *p = malloc(len ? len : 1);
+    if (!p)
+        return -1;
+    memcpy(p, head, sizeof head);
+    size_t at = sizeof head;
+    for (uint32_t i = 0; i < count; i++) {
+        const char *s = get(first + i);
+        uint32_t n = s ? (uint32_t)strlen(s) : 0;
+        memcpy(p + at, &n, 4);
+        if (n)
+            memcpy(p + at + 4, s, n);
+        at += 4 + n;
+    }
+    int rc = cuprof_runfile_put(type, p, len);
+    free(p);
+    return rc;
+}

@@ -1,0 +1,252 @@
+/*
+ * runfile.h - the run file, NAME.cuprof: what a profiled process records,
+ * written while it runs, and what every output is built from afterwards by
+ * cuprof-report (formats/runfile/). The file's ABI: plain types, the block
+ * and tag numbers, and CRC-32C (both sides need the same one). The writer
+ * is collector/runfile.c; the reader formats/runfile/runfile_read.c. The
+ * layout and its version rules are documented in formats/RUNFILE.md.
+ *
+ * A file is a 64-byte header, then blocks, each a 24-byte block header and
+ * its payload (padded with zeros to 8 bytes): append-only, written in order
+ * (one writer lock), so only the last block can be torn. Integers are
+ * little-endian, as the structs below lay them out on x86-64.
+ */
+#ifndef CUPROF_RUNFILE_H
+#define CUPROF_RUNFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define CUPROF_RF_MAGIC "CUPROF-RUNFILE\n"   /* 15 bytes and a NUL: 16 */
+/* Major: a reader refuses a file with a newer one. Minor: new block types
+ * and tags a reader of an older minor skips. */
+#define CUPROF_RF_MAJOR 1u
+#define CUPROF_RF_MINOR 0u
+
+typedef struct cuprof_rf_header {
+    char magic[16];          /* CUPROF_RF_MAGIC */
+    uint32_t major, minor;
+    uint32_t header_bytes;   /* sizeof this struct: 64 */
+    uint32_t block_header_bytes; /* sizeof(cuprof_rf_block): 24 */
+    int64_t pid;             /* the process that wrote it */
+    uint64_t real_ns;        /* CLOCK_REALTIME when it was created */
+    uint8_t zero[16];
+} cuprof_rf_header;
+_Static_assert(sizeof(cuprof_rf_header) == 64, "run file header is 64 bytes");
+
+typedef struct cuprof_rf_block {
+    uint32_t type;           /* enum cuprof_rf_type */
+    uint32_t flags;          /* 0 */
+    uint64_t len;            /* payload bytes (the padding not counted) */
+    uint32_t crc;            /* CRC-32C of the payload */
+    uint32_t hcrc;           /* CRC-32C of the 20 bytes before it */
+} cuprof_rf_block;
+_Static_assert(sizeof(cuprof_rf_block) == 24, "block header is 24 bytes");
+
+enum cuprof_rf_type {
+    /* A thread's chunk of compact call records (collector/compact.h), as
+     * it filled: struct cuprof_rf_chunk, then the chunk's record bytes. A
+     * thread's CHUNK blocks are in the order it filled them. */
+    CUPROF_RF_CHUNK = 1,
+    /* The chunk a thread was filling when the run was completed (the same
+     * layout). Counts only when no CHUNK of the thread follows it (a failed
+     * exec resumes recording into the same chunk). */
+    CUPROF_RF_TAIL = 2,
+    /* struct cuprof_rf_thread: a thread's identity and its published count;
+     * the last one of a thread wins. */
+    CUPROF_RF_THREAD = 3,
+    /* Kernel names (u32 first id, u32 count, then count strings as u32
+     * length + bytes): ids first.. as registered (mangled). */
+    CUPROF_RF_KERNEL_NAMES = 4,
+    /* NVTX names and domains, the same layout. */
+    CUPROF_RF_STRINGS = 5,
+    /* Host call stacks, resolved: tags (CUPROF_RT_STACK_*). */
+    CUPROF_RF_STACKS = 6,
+    /* Names the GPU records use (kernel names, API names): the same layout
+     * as KERNEL_NAMES; ids assigned by the writer, written before their
+     * first use. */
+    CUPROF_RF_GPU_NAMES = 7,
+    /* GPU records as CUPTI handed them over (one block per kind and
+     * delivered buffer): u32 element size, u32 count, elements. Times on
+     * CUPTI's clock, ext 0 (the EXTMAP blocks give them). */
+    CUPROF_RF_GPU_KERNELS = 8,   /* cuprof_rf_kernel */
+    CUPROF_RF_GPU_COPIES = 9,    /* cuprof_rf_copy (memsets included) */
+    CUPROF_RF_GPU_APIS = 10,     /* cuprof_rf_api */
+    CUPROF_RF_GPU_SYNCS = 11,    /* cuprof_rf_sync */
+    CUPROF_RF_GPU_EXTMAP = 12,   /* cuprof_rf_extmap */
+    CUPROF_RF_GPU_NODES = 13,    /* cuprof_rf_node */
+    /* The GPU side's state at the end: tags (CUPROF_RT_GPU_*). */
+    CUPROF_RF_GPU_INFO = 14,
+    /* The run's metadata: tags (CUPROF_RT_*). The last one wins. */
+    CUPROF_RF_META = 15,
+    /* The run was completed (no payload). */
+    CUPROF_RF_END = 16,
+};
+
+typedef struct cuprof_rf_chunk {
+    uint32_t thread;         /* the thread's index (1-based, event ids) */
+    uint32_t zero;
+    uint64_t anchor_stamp;   /* the chunk's clock anchor (collector/clock.h) */
+    uint64_t anchor_ns;
+} cuprof_rf_chunk;           /* then the record bytes, to the payload's end */
+
+typedef struct cuprof_rf_thread {
+    uint32_t index, tid;
+    char name[16];
+    uint64_t first_stamp, first_ns;   /* anchor of its first chunk */
+    uint64_t committed;      /* the first `committed` records are the calls [0, committed) */
+    uint64_t dropped;        /* calls not recorded for lack of memory or disk */
+} cuprof_rf_thread;
+_Static_assert(sizeof(cuprof_rf_thread) == 56, "rf_thread layout");
+
+typedef struct cuprof_rf_kernel {
+    uint64_t start, end;     /* CUPTI's clock */
+    uint64_t graph_node_id;
+    uint32_t corr, device, context, stream;
+    uint32_t name;           /* GPU_NAMES id */
+    uint32_t grid[3], block[3];
+    uint32_t registers, static_smem, dynamic_smem;
+    uint32_t graph_id;
+    uint8_t device_launched, graph, zero[6];
+} cuprof_rf_kernel;
+_Static_assert(sizeof(cuprof_rf_kernel) == 96, "rf_kernel layout");
+
+typedef struct cuprof_rf_copy {
+    uint64_t start, end, bytes;
+    uint64_t graph_node_id;
+    uint32_t corr, device, context, stream;
+    uint32_t value, graph_id;
+    uint8_t kind, src_mem, dst_mem, async;   /* model/gpu.h's values */
+    uint32_t zero;
+} cuprof_rf_copy;
+_Static_assert(sizeof(cuprof_rf_copy) == 64, "rf_copy layout");
+
+typedef struct cuprof_rf_api {
+    uint64_t start, end;
+    uint32_t corr, cbid;
+    uint32_t name;           /* GPU_NAMES id of the entry point's name */
+    uint32_t thread_id, process_id;
+    int32_t result;
+    uint8_t is_launch, driver, zero[6];
+} cuprof_rf_api;
+_Static_assert(sizeof(cuprof_rf_api) == 48, "rf_api layout");
+
+typedef struct cuprof_rf_sync {
+    uint64_t start, end;
+    uint32_t corr, context, stream, event;
+    uint8_t type, zero[7];
+} cuprof_rf_sync;
+_Static_assert(sizeof(cuprof_rf_sync) == 40, "rf_sync layout");
+
+typedef struct cuprof_rf_extmap {
+    uint64_t ext;
+    uint32_t corr, zero;
+} cuprof_rf_extmap;
+
+typedef struct cuprof_rf_node {
+    uint64_t id, original, origin;
+    uint32_t graph, zero;
+} cuprof_rf_node;
+
+/* How CUPTI's times go to the host clock (GPU_INFO's CUPROF_RT_GPU_CLOCK;
+ * the values of model/gpu.h's enum cuprof_gpu_clock). */
+#define CUPROF_RF_CLOCK_CALLBACK 1   /* CUPTI called our clock: times are host times */
+#define CUPROF_RF_CLOCK_OFFSET 2     /* host = cupti + offset (the clock map) */
+
+/* The external id CUPTI records of the profiler's own calls carry: the
+ * reader drops them (collector/cupti_int.h pushes it). */
+#define CUPROF_RF_EXT_OWN UINT64_MAX
+
+/*
+ * Tagged fields (META, GPU_INFO, STACKS): a sequence of u16 tag, u16 zero,
+ * u32 length, then length bytes. Numbers are u64 (8 bytes), strings are
+ * their bytes (no NUL). A reader skips a tag it does not know; a repeated
+ * tag adds one more (argv, windows, APIs).
+ */
+enum cuprof_rf_tag {
+    CUPROF_RT_PROGRAM = 1, CUPROF_RT_EXE, CUPROF_RT_ARG, CUPROF_RT_PID, CUPROF_RT_T_START,
+    CUPROF_RT_T_END, CUPROF_RT_CLOCK, CUPROF_RT_VERSION, CUPROF_RT_TSC,
+    CUPROF_RT_END_STAMP, CUPROF_RT_END_NS,
+    CUPROF_RT_API,                /* one per API id: category, NUL, name */
+    CUPROF_RT_DROPPED_API,        /* u64 api id, u64 count */
+    CUPROF_RT_RECORD_FAILURE,     /* why recording stopped (the run file could not grow) */
+    CUPROF_RT_ENDED_BY, CUPROF_RT_TRUNCATED,
+    CUPROF_RT_CAP_TRIGGER, CUPROF_RT_CAP_SPEC, CUPROF_RT_CAP_REPEAT, CUPROF_RT_CAP_SKIP,
+    CUPROF_RT_CAP_SEEN, CUPROF_RT_CAP_OPENED, CUPROF_RT_CAP_WINDOW /* u64 open, u64 close */,
+    CUPROF_RT_CAP_OPEN_AT_END, CUPROF_RT_CAP_OUTSIDE,
+    CUPROF_RT_STEP_RANGE, CUPROF_RT_STEP_DOMAIN, CUPROF_RT_STEP_FROM,
+    CUPROF_RT_STACKS_MODE, CUPROF_RT_STACKS_COUNTS,
+    CUPROF_RT_TRACE_FORMAT, CUPROF_RT_TRACE_COMPRESS, CUPROF_RT_TRACE_GZIP,
+    CUPROF_RT_EXPORT_SQLITE,
+    CUPROF_RT_PL_LAUNCHER, CUPROF_RT_PL_RANK, CUPROF_RT_PL_WORLD, CUPROF_RT_PL_LOCAL_RANK,
+    CUPROF_RT_PL_LOCAL_SIZE, CUPROF_RT_PL_HOST, CUPROF_RT_PL_BOOT_ID, CUPROF_RT_PL_VISIBLE,
+    CUPROF_RT_PL_MONO_START, CUPROF_RT_PL_REAL_START, CUPROF_RT_PL_MONO_END,
+    CUPROF_RT_PL_REAL_END,
+    CUPROF_RT_HOOK_NS, CUPROF_RT_GPU_CAPTURED, CUPROF_RT_GPU_REASON,
+    CUPROF_RT_NAME,               /* the output base name the process chose */
+    CUPROF_RT_OUT_DIR,            /* the output directory */
+    CUPROF_RT_KEEP_RUN_FILE,      /* 0: remove it after a successful report */
+    /* GPU_INFO */
+    CUPROF_RT_GPU_ON = 100, CUPROF_RT_GPU_KERNELS_ONLY, CUPROF_RT_GPU_STATUS,
+    CUPROF_RT_GPU_DROPPED, CUPROF_RT_GPU_LATE, CUPROF_RT_GPU_CLOCK,
+    CUPROF_RT_GPU_CUPTI_A, CUPROF_RT_GPU_OFF_A, CUPROF_RT_GPU_CUPTI_B, CUPROF_RT_GPU_OFF_B,
+    CUPROF_RT_GPU_CLOCK_ERR,
+    /* STACKS */
+    CUPROF_RT_STACK_LOST = 200,
+    CUPROF_RT_STACK_FRAME,        /* u64 pc, u64 offset, u32 module length, module,
+                                     u32 symbol length + 1 (0: unknown), symbol */
+    CUPROF_RT_STACK,              /* u32 frame indexes, innermost first (one stack,
+                                     ids 1.. in order) */
+};
+
+/* CRC-32C (Castagnoli, reflected, as iSCSI and ext4 use), bytewise with a
+ * table built on first use; crc starts at 0 and chains over several calls.
+ * With SSE4.2 the hardware instruction, 8 bytes at a time. */
+#if defined(__x86_64__)
+__attribute__((target("sse4.2"))) static inline uint32_t cuprof_crc32c_hw(uint32_t crc,
+                                                                         const void *buf,
+                                                                         size_t n)
+{
+    const uint8_t *p = buf;
+    uint64_t c = ~crc;
+    for (; n >= 8; n -= 8, p += 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        c = __builtin_ia32_crc32di(c, v);
+    }
+    uint32_t c32 = (uint32_t)c;
+    for (; n > 0; n--)
+        c32 = __builtin_ia32_crc32qi(c32, *p++);
+    return ~c32;
+}
+#endif
+
+static inline uint32_t cuprof_crc32c_sw(uint32_t crc, const void *buf, size_t n)
+{
+    const uint8_t *p = buf;
+    uint32_t c = ~crc;
+    while (n--) {
+        c ^= *p++;
+        for (int k = 0; k < 8; k++)
+            c = (c >> 1) ^ (0x82F63B78u & (0u - (c & 1u)));
+    }
+    return ~c;
+}
+
+static inline uint32_t cuprof_crc32c(uint32_t crc, const void *buf, size_t n)
+{
+#if defined(__x86_64__)
+    if (__builtin_cpu_supports("sse4.2"))
+        return cuprof_crc32c_hw(crc, buf, n);
+#endif
+    return cuprof_crc32c_sw(crc, buf, n);
+}
+
+/* Bytes a block of payload length len takes in the file. */
+static inline uint64_t cuprof_rf_block_bytes(uint64_t len)
+{
+    return sizeof(cuprof_rf_block) + ((len + 7u) & ~(uint64_t)7u);
+}
+
+#endif /* CUPROF_RUNFILE_H */

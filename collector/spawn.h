@@ -1,0 +1,15 @@
+/*
+ * spawn.h - the exit path's second half: cuprof-report, run on the run
+ * file the process just completed, in a process of its own.
+ */
+#ifndef CUPROF_SPAWN_H
+#define CUPROF_SPAWN_H
+
+/* Runs `cuprof-report --at-exit RUNFILE` (the tool beside libcuprof.so)
+ * without our preload and injection variables, its output on our stderr,
+ * and waits for it. Returns its exit status, or -1 when it could not be
+ * started (said in one "cuprof:" line: the run file stays for prof.sh
+ * report). errno is kept. */
+int cuprof_spawn_report(const char *runfile);
+
+#endif /* CUPROF_SPAWN_H */

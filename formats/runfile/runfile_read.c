@@ -1,0 +1,1088 @@
+/*
+ * runfile_read.c - a run file read back as a cuprof_run (runfile_read.h).
+ *
+ * The file is mapped read-only and walked once: each block's header and
+ * payload are checked (length within the file, CRC-32C); the first that
+ * fails ends the walk (a kill during its write tears only the last block;
+ * a damaged one in the middle ends the run there too, and info->lost says
+ * so). Chunks are not copied: each thread keeps the list of its blocks,
+ * decoded afterwards in order into 64-byte events (compact.h), the stamps
+ * turned into CLOCK_MONOTONIC ns by the line between each chunk's anchor
+ * and the next one's, as the recording process would have. The GPU records
+ * are gathered, then normalized as model/gpu.h describes.
+ */
+#include "formats/runfile/runfile_read.h"
+#include "collector/compact.h"
+#include "collector/runfile.h"
+#include "model/gpu.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A growable array. */
+typedef struct vec {
+    void *p;
+    size_t n, cap;
+} vec;
+
+static void *vec_push(vec *v, size_t elem, size_t k)
+{
+    if (v->n + k > v->cap) {
+        size_t cap = v->cap ? v->cap : 16;
+        while (cap < v->n + k)
+            cap *= 2;
+        void *p = realloc(v->p, cap * elem);
+        if (!p)
+            return NULL;
+        v->p = p;
+        v->cap = cap;
+    }
+    void *e = (char *)v->p + v->n * elem;
+    v->n += k;
+    return e;
+}
+
+/* One block of a thread's records. */
+typedef struct chunk_ref {
+    const uint8_t *data;     /* record bytes */
+    size_t len;
+    uint64_t stamp, ns;      /* its anchor */
+} chunk_ref;
+
+typedef struct rthread {
+    uint32_t index;
+    int have_info;
+    cuprof_rf_thread info;
+    vec chunks;              /* chunk_ref: CHUNK blocks in order */
+    chunk_ref tail;          /* the last TAIL block after them (len 0: none) */
+    int have_tail;
+} rthread;
+
+/* A run and everything it owns; pub first so a cuprof_run * is one. */
+typedef struct rrun {
+    cuprof_run pub;
+    cuprof_gpu_run gpu;
+    void *map;
+    size_t map_len;
+    vec strs;                /* char *: every owned string */
+    vec threads;             /* rthread, by index order of first sight */
+    vec argv;                /* const char * */
+    vec apis;                /* cuprof_api_desc */
+    vec windows;             /* uint64_t[2] */
+    const char **knames;
+    const char **nvtx;
+    vec gpu_names;           /* const char *, [id - 1] */
+    vec kernels, copies, gapis, syncs, extmap, nodes;   /* model/gpu.h records */
+    vec rkernels, rcopies, rapis;                         /* the file's (names by id) */
+    cuprof_run_thread *run_threads;
+    const cuprof_event **chunk_ptrs;
+    void *arena;
+    size_t arena_len;
+    uint64_t *dropped_by_api;
+    cuprof_run_frame *frames;
+    cuprof_run_stack *stacks;
+    vec stack_frames;        /* uint32_t, every stack's */
+    const uint8_t *meta, *gpu_info, *stacks_blk;
+    size_t meta_len, gpu_info_len, stacks_len;
+    const uint8_t *meta_start;   /* the first META (written when the file was opened) */
+    size_t meta_start_len;
+    const uint8_t *knames_blk, *nvtx_blk;
+    size_t knames_len, nvtx_len;
+    int tsc;
+    uint64_t end_stamp, end_ns;
+    uint64_t clock_cupti_a, clock_off_a, clock_cupti_b, clock_off_b;
+} rrun;
+
+static const char *own(rrun *r, const void *p, size_t n)
+{
+    char *s = malloc(n + 1);
+    char **slot = s ? vec_push(&r->strs, sizeof(char *), 1) : NULL;
+    if (!slot) {
+        free(s);
+        return "";
+    }
+    memcpy(s, p, n);
+    s[n] = '\0';
+    *slot = s;
+    return s;
+}
+
+static rthread *thread_of(rrun *r, uint32_t index)
+{
+    rthread *t = r->threads.p;
+    for (size_t i = 0; i < r->threads.n; i++)
+        if (t[i].index == index)
+            return &t[i];
+    t = vec_push(&r->threads, sizeof *t, 1);
+    if (t) {
+        memset(t, 0, sizeof *t);
+        t->index = index;
+    }
+    return t;
+}
+
+/* ---- tagged fields ---------------------------------------------------------- */
+
+typedef struct tag_it {
+    const uint8_t *p, *end;
+} tag_it;
+
+/* The next field: its tag, value and length; 0 at the end. */
+static int tag_next(tag_it *it, uint16_t *tag, const uint8_t **v, uint32_t *len)
+{
+    if (it->end - it->p < 8)
+        return 0;
+    uint32_t h[2];
+    memcpy(h, it->p, 8);
+    if ((uint64_t)(it->end - it->p - 8) < h[1])
+        return 0;
+    *tag = (uint16_t)h[0];
+    *v = it->p + 8;
+    *len = h[1];
+    it->p += 8 + h[1];
+    return 1;
+}
+
+static uint64_t u64_of(const uint8_t *v, uint32_t len)
+{
+    uint64_t x = 0;
+    memcpy(&x, v, len < 8 ? len : 8);
+    return x;
+}
+
+/* ---- the walk ------------------------------------------------------------------ */
+
+static void lost(cuprof_rfread_info *info, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void lost(cuprof_rfread_info *info, const char *fmt, ...)
+{
+    if (info->lost[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(info->lost, sizeof info->lost, fmt, ap);
+    va_end(ap);
+}
+
+static int read_names(rrun *r, const uint8_t *p, size_t len, const char ***out, uint32_t *count)
+{
+    if (len < 8)
+        return -1;
+    uint32_t head[2];
+    memcpy(head, p, 8);
+    const uint8_t *q = p + 8, *end = p + len;
+    uint32_t first = head[0], n = head[1];
+    if (first != 1 || n > len)
+        return -1;
+    const char **names = calloc((size_t)n + 1, sizeof *names);
+    if (!names)
+        return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t l;
+        if (end - q < 4)
+            break;
+        memcpy(&l, q, 4);
+        q += 4;
+        if ((uint64_t)(end - q) < l)
+            break;
+        names[i + 1] = own(r, q, l);
+        q += l;
+    }
+    free(*out);
+    *out = names;
+    *count = n;
+    return 0;
+}
+
+static void read_gpu_names(rrun *r, const uint8_t *p, size_t len)
+{
+    if (len < 8)
+        return;
+    uint32_t head[2];
+    memcpy(head, p, 8);
+    const uint8_t *q = p + 8, *end = p + len;
+    for (uint32_t i = 0; i < head[1]; i++) {
+        uint32_t l;
+        if (end - q < 4)
+            return;
+        memcpy(&l, q, 4);
+        q += 4;
+        if ((uint64_t)(end - q) < l)
+            return;
+        size_t id = (size_t)head[0] + i;
+        while (r->gpu_names.n < id) {
+            const char **slot = vec_push(&r->gpu_names, sizeof(char *), 1);
+            if (!slot)
+                return;
+            *slot = "<unknown kernel>";
+        }
+        ((const char **)r->gpu_names.p)[id - 1] = own(r, q, l);
+        q += l;
+    }
+}
+
+/* Appends a records block's elements to v (elem: our size of the struct;
+ * a file's larger elements keep their first elem bytes). */
+static void read_records(vec *v, size_t elem, const uint8_t *p, size_t len)
+{
+    if (len < 8)
+        return;
+    uint32_t head[2];
+    memcpy(head, p, 8);
+    size_t fe = head[0], n = head[1];
+    if (fe < elem || (len - 8) / fe < n)
+        return;
+    uint8_t *out = vec_push(v, elem, n);
+    if (!out)
+        return;
+    for (size_t i = 0; i < n; i++)
+        memcpy(out + i * elem, p + 8 + i * fe, elem);
+}
+
+static void block(rrun *r, const cuprof_rf_block *b, const uint8_t *p, cuprof_rfread_info *info)
+{
+    size_t len = (size_t)b->len;
+    switch (b->type) {
+    case CUPROF_RF_CHUNK:
+    case CUPROF_RF_TAIL: {
+        if (len < sizeof(cuprof_rf_chunk))
+            return;
+        cuprof_rf_chunk h;
+        memcpy(&h, p, sizeof h);
+        rthread *t = thread_of(r, h.thread);
+        if (!t)
+            return;
+        chunk_ref c = {p + sizeof h, len - sizeof h, h.anchor_stamp, h.anchor_ns};
+        if (b->type == CUPROF_RF_TAIL) {
+            t->tail = c;
+            t->have_tail = 1;
+        } else {
+            chunk_ref *slot = vec_push(&t->chunks, sizeof c, 1);
+            if (slot)
+                *slot = c;
+            t->have_tail = 0;   /* a chunk after a tail holds the tail's records */
+        }
+        break;
+    }
+    case CUPROF_RF_THREAD:
+        if (len >= sizeof(cuprof_rf_thread)) {
+            cuprof_rf_thread th;
+            memcpy(&th, p, sizeof th);
+            rthread *t = thread_of(r, th.index);
+            if (t) {
+                t->info = th;
+                t->have_info = 1;
+            }
+        }
+        break;
+    case CUPROF_RF_KERNEL_NAMES:
+        r->knames_blk = p, r->knames_len = len;
+        break;
+    case CUPROF_RF_STRINGS:
+        r->nvtx_blk = p, r->nvtx_len = len;
+        break;
+    case CUPROF_RF_STACKS:
+        r->stacks_blk = p, r->stacks_len = len;
+        break;
+    case CUPROF_RF_GPU_NAMES:
+        read_gpu_names(r, p, len);
+        break;
+    case CUPROF_RF_GPU_KERNELS:
+        read_records(&r->rkernels, sizeof(cuprof_rf_kernel), p, len);
+        break;
+    case CUPROF_RF_GPU_COPIES:
+        read_records(&r->rcopies, sizeof(cuprof_rf_copy), p, len);
+        break;
+    case CUPROF_RF_GPU_APIS:
+        read_records(&r->rapis, sizeof(cuprof_rf_api), p, len);
+        break;
+    case CUPROF_RF_GPU_SYNCS: {
+        vec tmp = {0};
+        read_records(&tmp, sizeof(cuprof_rf_sync), p, len);
+        cuprof_gpu_sync *s = tmp.n ? vec_push(&r->syncs, sizeof *s, tmp.n) : NULL;
+        for (size_t i = 0; s && i < tmp.n; i++) {
+            const cuprof_rf_sync *f = (const cuprof_rf_sync *)tmp.p + i;
+            s[i] = (cuprof_gpu_sync){.start_ns = f->start, .end_ns = f->end, .corr = f->corr,
+                                     .context = f->context, .stream = f->stream,
+                                     .event = f->event, .type = f->type};
+        }
+        free(tmp.p);
+        break;
+    }
+    case CUPROF_RF_GPU_EXTMAP:
+        read_records(&r->extmap, sizeof(cuprof_rf_extmap), p, len);
+        break;
+    case CUPROF_RF_GPU_NODES:
+        read_records(&r->nodes, sizeof(cuprof_rf_node), p, len);
+        break;
+    case CUPROF_RF_GPU_INFO:
+        r->gpu_info = p, r->gpu_info_len = len;
+        break;
+    case CUPROF_RF_META:
+        if (!r->meta_start)
+            r->meta_start = p, r->meta_start_len = len;
+        r->meta = p, r->meta_len = len;
+        info->have_meta = 1;
+        break;
+    case CUPROF_RF_END:
+        info->complete = 1;
+        return;
+    default:
+        break;   /* a newer minor version's block: skipped */
+    }
+    info->complete = 0;
+}
+
+/* Walks the blocks after the header; stops at the first that fails. */
+static void walk(rrun *r, const uint8_t *m, uint64_t size, uint64_t off, cuprof_rfread_info *info)
+{
+    while (off < size) {
+        uint64_t left = size - off;
+        cuprof_rf_block b;
+        if (left < sizeof b) {
+            lost(info, "the last block, at byte %llu, is torn (%llu bytes of its header): "
+                 "the run was cut there", (unsigned long long)off, (unsigned long long)left);
+            break;
+        }
+        memcpy(&b, m + off, sizeof b);
+        if (cuprof_crc32c(0, &b, offsetof(cuprof_rf_block, hcrc)) != b.hcrc) {
+            lost(info, "the block at byte %llu is damaged (its header does not check); the %llu "
+                 "bytes from there are left out", (unsigned long long)off,
+                 (unsigned long long)left);
+            break;
+        }
+        if (left - sizeof b < b.len) {
+            lost(info, "the last block, at byte %llu, is torn (%llu of its %llu bytes): the run "
+                 "was cut there", (unsigned long long)off,
+                 (unsigned long long)(left - sizeof b), (unsigned long long)b.len);
+            break;
+        }
+        const uint8_t *p = m + off + sizeof b;
+        if (cuprof_crc32c(0, p, (size_t)b.len) != b.crc) {
+            lost(info, "the block at byte %llu is damaged (its checksum does not match); the "
+                 "%llu bytes from there are left out", (unsigned long long)off,
+                 (unsigned long long)left);
+            break;
+        }
+        block(r, &b, p, info);
+        off += cuprof_rf_block_bytes(b.len) <= left ? cuprof_rf_block_bytes(b.len) : left;
+        info->read_bytes = off;
+    }
+}
+
+/* ---- the run's metadata ------------------------------------------------------------ */
+
+static void read_meta(rrun *r, const uint8_t *p, size_t len, int start_only)
+{
+    cuprof_run *run = &r->pub;
+    cuprof_place *pl = &run->place;
+    tag_it it = {p, p + len};
+    uint16_t tag;
+    const uint8_t *v;
+    uint32_t n;
+    int args = 0, apis = 0, windows = 0;
+    while (tag_next(&it, &tag, &v, &n)) {
+        uint64_t x = u64_of(v, n);
+        switch (tag) {
+        case CUPROF_RT_PROGRAM: run->program = own(r, v, n); break;
+        case CUPROF_RT_EXE: run->exe = own(r, v, n); break;
+        case CUPROF_RT_ARG: {
+            if (!args++)
+                r->argv.n = 0;
+            const char **a = vec_push(&r->argv, sizeof(char *), 1);
+            if (a)
+                *a = own(r, v, n);
+            break;
+        }
+        case CUPROF_RT_PID: run->pid = (long)x; break;
+        case CUPROF_RT_T_START: run->t_start = x; break;
+        case CUPROF_RT_T_END: run->t_end = x; break;
+        case CUPROF_RT_CLOCK: run->clock = own(r, v, n); break;
+        case CUPROF_RT_VERSION: run->version = own(r, v, n); break;
+        case CUPROF_RT_TSC: r->tsc = (int)x; break;
+        case CUPROF_RT_END_STAMP: r->end_stamp = x; break;
+        case CUPROF_RT_END_NS: r->end_ns = x; break;
+        case CUPROF_RT_API: {
+            if (!apis++)
+                r->apis.n = 0;
+            cuprof_api_desc *d = vec_push(&r->apis, sizeof *d, 1);
+            if (d) {
+                const char *cat = own(r, v, n);
+                size_t cl = strlen(cat);
+                d->category = cat;
+                d->name = cl < n ? cat + cl + 1 : "";
+            }
+            break;
+        }
+        case CUPROF_RT_DROPPED_API:
+            if (n == 16 && !start_only) {
+                uint64_t a[2];
+                memcpy(a, v, 16);
+                if (r->dropped_by_api && a[0] < run->napis)
+                    r->dropped_by_api[a[0]] = a[1];
+            }
+            break;
+        case CUPROF_RT_RECORD_FAILURE: run->spill_failure = own(r, v, n); break;
+        case CUPROF_RT_ENDED_BY: run->ended_by = own(r, v, n); break;
+        case CUPROF_RT_TRUNCATED: run->truncated = (int)x; break;
+        case CUPROF_RT_CAP_TRIGGER: run->capture.trigger = own(r, v, n); break;
+        case CUPROF_RT_CAP_SPEC: run->capture.spec = own(r, v, n); break;
+        case CUPROF_RT_CAP_REPEAT: run->capture.repeat = (uint32_t)x; break;
+        case CUPROF_RT_CAP_SKIP: run->capture.skip_first = (uint32_t)x; break;
+        case CUPROF_RT_CAP_SEEN: run->capture.seen = x; break;
+        case CUPROF_RT_CAP_OPENED: run->capture.opened = x; break;
+        case CUPROF_RT_CAP_WINDOW:
+            if (n == 16) {
+                if (!windows++)
+                    r->windows.n = 0;
+                uint64_t *w = vec_push(&r->windows, 16, 1);
+                if (w)
+                    memcpy(w, v, 16);
+            }
+            break;
+        case CUPROF_RT_CAP_OPEN_AT_END: run->capture.open_at_end = (int)x; break;
+        case CUPROF_RT_CAP_OUTSIDE: run->capture.outside_calls = x; break;
+        case CUPROF_RT_STEP_RANGE: run->step_range = own(r, v, n); break;
+        case CUPROF_RT_STEP_DOMAIN: run->step_domain = own(r, v, n); break;
+        case CUPROF_RT_STEP_FROM: run->step_range_from = own(r, v, n); break;
+        case CUPROF_RT_STACKS_MODE: run->stacks_mode = own(r, v, n); break;
+        case CUPROF_RT_STACKS_COUNTS: run->stacks_counts = (int)x; break;
+        case CUPROF_RT_TRACE_FORMAT: run->trace_format = (int)x; break;
+        case CUPROF_RT_TRACE_COMPRESS: run->trace_compress = (int)x; break;
+        case CUPROF_RT_TRACE_GZIP: run->trace_gzip = (int)x; break;
+        case CUPROF_RT_EXPORT_SQLITE: run->export_sqlite = (int)x; break;
+        case CUPROF_RT_PL_LAUNCHER: pl->launcher = own(r, v, n); break;
+        case CUPROF_RT_PL_RANK: pl->rank = (int32_t)x; break;
+        case CUPROF_RT_PL_WORLD: pl->world_size = (int32_t)x; break;
+        case CUPROF_RT_PL_LOCAL_RANK: pl->local_rank = (int32_t)x; break;
+        case CUPROF_RT_PL_LOCAL_SIZE: pl->local_size = (int32_t)x; break;
+        case CUPROF_RT_PL_HOST: pl->host = own(r, v, n); break;
+        case CUPROF_RT_PL_BOOT_ID: pl->boot_id = own(r, v, n); break;
+        case CUPROF_RT_PL_VISIBLE: pl->visible_devices = own(r, v, n); break;
+        case CUPROF_RT_PL_MONO_START: pl->mono_start = x; break;
+        case CUPROF_RT_PL_REAL_START: pl->real_start = x; break;
+        case CUPROF_RT_PL_MONO_END: pl->mono_end = x; break;
+        case CUPROF_RT_PL_REAL_END: pl->real_end = x; break;
+        case CUPROF_RT_HOOK_NS: run->hook_ns = x; break;
+        case CUPROF_RT_GPU_CAPTURED: run->gpu.captured = (int)x; break;
+        case CUPROF_RT_GPU_REASON: run->gpu.reason = own(r, v, n); break;
+        default: break;
+        }
+    }
+    run->napis = r->apis.n;
+    run->apis = r->apis.p;
+    run->argc = (int)r->argv.n;
+    run->argv = r->argv.p;
+    run->capture.nwindows = r->windows.n;
+    run->capture.windows = (const uint64_t (*)[2])r->windows.p;
+}
+
+/* The name/dir/keep fields for the caller (from the last META). */
+static void read_meta_info(rrun *r, cuprof_rfread_info *info)
+{
+    tag_it it = {r->meta, r->meta + r->meta_len};
+    uint16_t tag;
+    const uint8_t *v;
+    uint32_t n;
+    info->keep_run_file = 1;
+    while (r->meta && tag_next(&it, &tag, &v, &n)) {
+        if (tag == CUPROF_RT_NAME)
+            info->name = own(r, v, n);
+        else if (tag == CUPROF_RT_OUT_DIR)
+            info->out_dir = own(r, v, n);
+        else if (tag == CUPROF_RT_KEEP_RUN_FILE)
+            info->keep_run_file = (int)u64_of(v, n);
+    }
+}
+
+static void read_stacks(rrun *r)
+{
+    cuprof_run *run = &r->pub;
+    vec frames = {0}, stacks = {0};
+    tag_it it = {r->stacks_blk, r->stacks_blk + r->stacks_len};
+    uint16_t tag;
+    const uint8_t *v;
+    uint32_t n;
+    cuprof_run_stack *none = vec_push(&stacks, sizeof *none, 1);   /* id 0 */
+    if (none)
+        memset(none, 0, sizeof *none);
+    while (tag_next(&it, &tag, &v, &n)) {
+        if (tag == CUPROF_RT_STACK_LOST) {
+            run->stacks_lost = u64_of(v, n);
+        } else if (tag == CUPROF_RT_STACK_FRAME && n >= 24) {
+            cuprof_run_frame *f = vec_push(&frames, sizeof *f, 1);
+            if (!f)
+                continue;
+            uint32_t ml, sl;
+            memcpy(&f->pc, v, 8);
+            memcpy(&f->offset, v + 8, 8);
+            memcpy(&ml, v + 16, 4);
+            if (ml > n - 24) {
+                frames.n--;
+                continue;
+            }
+            f->module = own(r, v + 20, ml);
+            memcpy(&sl, v + 20 + ml, 4);
+            f->symbol = sl && sl - 1 <= n - 24 - ml ? own(r, v + 24 + ml, sl - 1) : NULL;
+        } else if (tag == CUPROF_RT_STACK) {
+            cuprof_run_stack *s = vec_push(&stacks, sizeof *s, 1);
+            uint32_t *fr = vec_push(&r->stack_frames, sizeof(uint32_t), n / 4);
+            if (!s || (n / 4 && !fr))
+                continue;
+            memcpy(fr, v, (n / 4) * 4);
+            s->n = n / 4;
+            s->frames = (const uint32_t *)(uintptr_t)((fr - (uint32_t *)r->stack_frames.p));
+        }
+    }
+    /* frames now point into a settled array: offsets -> pointers */
+    cuprof_run_stack *st = stacks.p;
+    for (size_t i = 1; i < stacks.n; i++) {
+        st[i].frames = (const uint32_t *)r->stack_frames.p + (uintptr_t)st[i].frames;
+        for (uint32_t k = 0; k < st[i].n; k++)
+            if (st[i].frames[k] >= frames.n)
+                st[i].n = k;   /* a damaged index: the stack ends there */
+    }
+    r->frames = frames.p;
+    r->stacks = stacks.p;
+    run->nframes = (uint32_t)frames.n;
+    run->frames = r->frames;
+    run->nstacks = stacks.n ? (uint32_t)stacks.n - 1 : 0;
+    run->stacks = r->stacks;
+}
+
+/* ---- calls ------------------------------------------------------------------------ */
+
+typedef struct line {
+    uint64_t a_stamp, a_ns;
+    double slope;
+} line;
+
+static line line_make(int tsc, uint64_t as, uint64_t an, uint64_t bs, uint64_t bn)
+{
+    line l = {as, an, 1.0};
+    int64_t ds = (int64_t)(bs - as), dn = (int64_t)(bn - an);
+    if (tsc && ds > 0 && dn > 0)
+        l.slope = (double)dn / (double)ds;
+    return l;
+}
+
+static uint64_t line_ns(int tsc, const line *l, uint64_t s)
+{
+    if (!tsc || s == 0)
+        return s;
+    return l->a_ns + (uint64_t)(int64_t)((double)(int64_t)(s - l->a_stamp) * l->slope);
+}
+
+/* Decodes thread t's chunks (CHUNKs, then its TAIL) into out[seq] for seq
+ * < want; returns how many records were read, *placed those kept. */
+static uint64_t decode_thread(rrun *r, rthread *t, uint64_t want, cuprof_event *out,
+                              uint64_t *placed)
+{
+    size_t nc = t->chunks.n + (t->have_tail ? 1 : 0);
+    chunk_ref *cs = t->chunks.p;
+    cuprof_codec codec;
+    memset(&codec, 0, sizeof codec);
+    uint64_t first_stamp = t->have_info ? t->info.first_stamp : nc ? (nc > t->chunks.n ? t->tail.stamp : cs[0].stamp) : 0;
+    uint64_t first_ns = t->have_info ? t->info.first_ns : nc ? (nc > t->chunks.n ? t->tail.ns : cs[0].ns) : 0;
+    line whole = line_make(r->tsc, first_stamp, first_ns, r->end_stamp, r->end_ns);
+    uint64_t got = 0;
+    for (size_t j = 0; j < nc && got < want; j++) {
+        const chunk_ref *c = j < t->chunks.n ? &cs[j] : &t->tail;
+        const chunk_ref *next = j + 1 < t->chunks.n ? &cs[j + 1]
+                                : j + 1 == t->chunks.n && t->have_tail ? &t->tail : NULL;
+        uint64_t bs = next ? next->stamp : r->end_stamp, bn = next ? next->ns : r->end_ns;
+        line seg = line_make(r->tsc, c->stamp, c->ns, bs, bn);
+        const uint8_t *p = c->data, *e = c->data + c->len;
+        cuprof_event ev;
+        uint64_t seq;
+        while (got < want && cuprof_decode(&p, e, &codec, &ev, &seq) == 0) {
+            got++;
+            if (seq >= want)
+                continue;   /* a damaged chunk, or a call past the published ones */
+            /* a stamp past its chunk's segment (the end of a call that
+             * outlived the chunk): the line over the thread's life */
+            ev.t0 = line_ns(r->tsc, ev.t0 <= bs ? &seg : &whole, ev.t0);
+            ev.t1 = line_ns(r->tsc, ev.t1 <= bs ? &seg : &whole, ev.t1);
+            out[seq] = ev;
+            (*placed)++;
+        }
+        r->pub.event_bytes += (uint64_t)(p - c->data);
+    }
+    return got;
+}
+
+/* Records a thread holds in its blocks (a thread the run never described:
+ * killed before the end), counted by decoding. */
+static uint64_t count_records(rthread *t)
+{
+    size_t nc = t->chunks.n + (t->have_tail ? 1 : 0);
+    chunk_ref *cs = t->chunks.p;
+    cuprof_codec codec;
+    memset(&codec, 0, sizeof codec);
+    uint64_t n = 0, maxseq = 0;
+    for (size_t j = 0; j < nc; j++) {
+        const chunk_ref *c = j < t->chunks.n ? &cs[j] : &t->tail;
+        const uint8_t *p = c->data, *e = c->data + c->len;
+        cuprof_event ev;
+        uint64_t seq;
+        while (cuprof_decode(&p, e, &codec, &ev, &seq) == 0) {
+            n++;
+            if (seq + 1 > maxseq)
+                maxseq = seq + 1;
+        }
+    }
+    /* the calls [0, n) are complete only when every one of them is there */
+    return maxseq == n ? n : 0;
+}
+
+static int read_threads(rrun *r)
+{
+    cuprof_run *run = &r->pub;
+    size_t k = r->threads.n;
+    rthread *ts = r->threads.p;
+    r->run_threads = calloc(k ? k : 1, sizeof *r->run_threads);
+    r->chunk_ptrs = calloc(k ? k : 1, sizeof *r->chunk_ptrs);
+    if (!r->run_threads || !r->chunk_ptrs)
+        return -1;
+    uint64_t *want = calloc(k ? k : 1, sizeof *want);
+    if (!want)
+        return -1;
+    uint64_t total = 0;
+    for (size_t i = 0; i < k; i++) {
+        want[i] = ts[i].have_info ? ts[i].info.committed : count_records(&ts[i]);
+        total += want[i];
+    }
+    cuprof_event *out = NULL;
+    if (total) {
+        r->arena_len = (size_t)total * sizeof(cuprof_event);
+        r->arena = mmap(NULL, r->arena_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                        -1, 0);
+        if (r->arena == MAP_FAILED) {
+            r->arena = NULL;
+            free(want);
+            return -1;
+        }
+        out = r->arena;
+    }
+    size_t nth = 0;
+    for (size_t i = 0; i < k; i++) {
+        rthread *t = &ts[i];
+        uint64_t dropped = t->have_info ? t->info.dropped : 0;
+        if (want[i] == 0 && dropped == 0)
+            continue;
+        cuprof_run_thread *th = &r->run_threads[nth];
+        th->index = t->index;
+        th->tid = t->have_info ? t->info.tid : 0;
+        if (t->have_info)
+            memcpy(th->name, t->info.name, sizeof th->name);
+        th->name[sizeof th->name - 1] = '\0';
+        th->dropped = dropped;
+        th->per_chunk = want[i] ? want[i] : 1;
+        th->chunks = &r->chunk_ptrs[nth];
+        r->chunk_ptrs[nth] = out;
+        nth++;
+        if (!out || want[i] == 0)
+            continue;
+        uint64_t placed = 0;
+        decode_thread(r, t, want[i], out, &placed);
+        th->n = want[i];
+        out += want[i];
+        run->nevents += th->n;
+    }
+    run->threads = r->run_threads;
+    run->nthreads = nth;
+    free(want);
+    return 0;
+}
+
+/* ---- GPU records -------------------------------------------------------------------- */
+
+static uint64_t convert(const rrun *r, uint64_t c)
+{
+    if (c == 0)
+        return 0;
+    uint64_t off = r->clock_off_a;
+    int64_t span = (int64_t)(r->clock_cupti_b - r->clock_cupti_a);
+    int64_t drift = (int64_t)(r->clock_off_b - r->clock_off_a);
+    if (r->clock_cupti_b != 0 && span > 10000000 && drift < span / 1000 && -drift < span / 1000) {
+        double f = (double)(int64_t)(c - r->clock_cupti_a) / (double)span;
+        off = r->clock_off_a + (uint64_t)(int64_t)((double)drift * f);
+    }
+    return c + off;
+}
+
+static int cmp_ext(const void *a, const void *b)
+{
+    uint32_t x = ((const cuprof_gpu_extmap *)a)->corr, y = ((const cuprof_gpu_extmap *)b)->corr;
+    return (x > y) - (x < y);
+}
+
+#define CMP_START(type)                                                     \
+    static int cmp_##type(const void *a, const void *b)                     \
+    {                                                                       \
+        const type *x = a, *y = b;                                          \
+        if (x->start_ns != y->start_ns)                                     \
+            return x->start_ns < y->start_ns ? -1 : 1;                      \
+        return (x->corr > y->corr) - (x->corr < y->corr);                   \
+    }
+CMP_START(cuprof_gpu_kernel)
+CMP_START(cuprof_gpu_copy)
+CMP_START(cuprof_gpu_api)
+CMP_START(cuprof_gpu_sync)
+
+/* External ids, host times, the profiler's own records dropped, sorted:
+ * for any record type with start_ns, end_ns, ext and corr. */
+#define NORMALIZE(type)                                                          \
+    static size_t normalize_##type(const rrun *r, type *v, size_t n,            \
+                                   const cuprof_gpu_extmap *m, size_t nm)        \
+    {                                                                            \
+        size_t out = 0;                                                          \
+        for (size_t i = 0; i < n; i++) {                                         \
+            type e = v[i];                                                       \
+            e.ext = cuprof_gpu_extmap_find(m, nm, e.corr);                       \
+            if (e.ext == CUPROF_RF_EXT_OWN)                                      \
+                continue;                                                        \
+            e.start_ns = convert(r, e.start_ns);                                 \
+            e.end_ns = convert(r, e.end_ns);                                     \
+            v[out++] = e;                                                        \
+        }                                                                        \
+        if (out > 1)                                                             \
+            qsort(v, out, sizeof *v, cmp_##type);                                \
+        return out;                                                              \
+    }
+NORMALIZE(cuprof_gpu_kernel)
+NORMALIZE(cuprof_gpu_copy)
+NORMALIZE(cuprof_gpu_api)
+NORMALIZE(cuprof_gpu_sync)
+
+static int cmp_node(const void *a, const void *b)
+{
+    const cuprof_gpu_graph_node *x = a, *y = b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+static const char *gpu_name(const rrun *r, uint32_t id, const char *none)
+{
+    return id >= 1 && id <= r->gpu_names.n ? ((const char **)r->gpu_names.p)[id - 1] : none;
+}
+
+static int read_gpu(rrun *r)
+{
+    cuprof_gpu_run *g = &r->gpu;
+    g->status = "CUPTI not started";
+    tag_it it = {r->gpu_info, r->gpu_info + r->gpu_info_len};
+    uint16_t tag;
+    const uint8_t *v;
+    uint32_t n;
+    while (r->gpu_info && tag_next(&it, &tag, &v, &n)) {
+        uint64_t x = u64_of(v, n);
+        switch (tag) {
+        case CUPROF_RT_GPU_ON: g->captured = (int)x; break;
+        case CUPROF_RT_GPU_KERNELS_ONLY: g->kernels_only = (int)x; break;
+        case CUPROF_RT_GPU_STATUS: g->status = own(r, v, n); break;
+        case CUPROF_RT_GPU_DROPPED: g->dropped = x; break;
+        case CUPROF_RT_GPU_LATE: g->late = x; break;
+        case CUPROF_RT_GPU_CLOCK: g->clock = (int)x; break;
+        case CUPROF_RT_GPU_CUPTI_A: r->clock_cupti_a = x; break;
+        case CUPROF_RT_GPU_OFF_A: r->clock_off_a = x; break;
+        case CUPROF_RT_GPU_CUPTI_B: r->clock_cupti_b = x; break;
+        case CUPROF_RT_GPU_OFF_B: r->clock_off_b = x; break;
+        case CUPROF_RT_GPU_CLOCK_ERR: g->clock_error_ns = x; break;
+        default: break;
+        }
+    }
+    if (!r->gpu_info && (r->rkernels.n || r->rapis.n || r->rcopies.n)) {
+        /* killed before the end: the records are there, the clock map is
+         * not; CUPTI's clock is taken as ours (exact with the timestamp
+         * callback, which real CUPTI uses when it can) */
+        g->captured = 1;
+        g->status = "recovered from the run file: the GPU side's state was not written";
+    }
+    g->clock_offset_ns = (int64_t)r->clock_off_a;
+    /* corr -> ext, sorted, one entry per corr */
+    size_t nm = r->extmap.n;
+    cuprof_gpu_extmap *m = calloc(nm ? nm : 1, sizeof *m);
+    if (!m)
+        return -1;
+    for (size_t i = 0; i < nm; i++) {
+        const cuprof_rf_extmap *f = (const cuprof_rf_extmap *)r->extmap.p + i;
+        m[i] = (cuprof_gpu_extmap){.corr = f->corr, .ext = f->ext};
+    }
+    if (nm > 1) {
+        qsort(m, nm, sizeof *m, cmp_ext);
+        size_t out = 1;
+        for (size_t i = 1; i < nm; i++)
+            if (m[i].corr != m[out - 1].corr)
+                m[out++] = m[i];
+        nm = out;
+    }
+    size_t nk = r->rkernels.n, nc = r->rcopies.n, na = r->rapis.n;
+    cuprof_gpu_kernel *k = calloc(nk ? nk : 1, sizeof *k);
+    cuprof_gpu_copy *c = calloc(nc ? nc : 1, sizeof *c);
+    cuprof_gpu_api *a = calloc(na ? na : 1, sizeof *a);
+    r->kernels.p = k, r->copies.p = c, r->gapis.p = a;   /* freed with the run */
+    if (!k || !c || !a) {
+        free(m);
+        return -1;
+    }
+    for (size_t i = 0; i < nk; i++) {
+        const cuprof_rf_kernel *f = (const cuprof_rf_kernel *)r->rkernels.p + i;
+        k[i] = (cuprof_gpu_kernel){
+            .start_ns = f->start, .end_ns = f->end, .corr = f->corr, .device = f->device,
+            .context = f->context, .stream = f->stream,
+            .name = gpu_name(r, f->name, "<unknown kernel>"),
+            .grid = {f->grid[0], f->grid[1], f->grid[2]},
+            .block = {f->block[0], f->block[1], f->block[2]}, .registers = f->registers,
+            .static_smem = f->static_smem, .dynamic_smem = f->dynamic_smem,
+            .device_launched = f->device_launched, .graph = f->graph, .graph_id = f->graph_id,
+            .graph_node_id = f->graph_node_id};
+    }
+    for (size_t i = 0; i < nc; i++) {
+        const cuprof_rf_copy *f = (const cuprof_rf_copy *)r->rcopies.p + i;
+        c[i] = (cuprof_gpu_copy){.start_ns = f->start, .end_ns = f->end, .bytes = f->bytes,
+                                 .corr = f->corr, .device = f->device, .context = f->context,
+                                 .stream = f->stream, .kind = f->kind, .src_mem = f->src_mem,
+                                 .dst_mem = f->dst_mem, .async = f->async, .value = f->value,
+                                 .graph_id = f->graph_id, .graph_node_id = f->graph_node_id};
+    }
+    for (size_t i = 0; i < na; i++) {
+        const cuprof_rf_api *f = (const cuprof_rf_api *)r->rapis.p + i;
+        a[i] = (cuprof_gpu_api){.start_ns = f->start, .end_ns = f->end, .corr = f->corr,
+                                .cbid = f->cbid, .name = gpu_name(r, f->name, "cbid_unknown"),
+                                .thread_id = f->thread_id, .process_id = f->process_id,
+                                .result = f->result, .is_launch = f->is_launch,
+                                .driver = f->driver};
+    }
+    g->n_kernels = normalize_cuprof_gpu_kernel(r, k, nk, m, nm);
+    g->n_copies = normalize_cuprof_gpu_copy(r, c, nc, m, nm);
+    g->n_apis = normalize_cuprof_gpu_api(r, a, na, m, nm);
+    g->n_syncs = normalize_cuprof_gpu_sync(r, r->syncs.p, r->syncs.n, m, nm);
+    g->kernels = g->n_kernels ? k : NULL;
+    g->copies = g->n_copies ? c : NULL;
+    g->apis = g->n_apis ? a : NULL;
+    g->syncs = g->n_syncs ? r->syncs.p : NULL;
+    size_t out = 0;
+    for (size_t i = 0; i < nm; i++)
+        if (m[i].ext != CUPROF_RF_EXT_OWN)
+            m[out++] = m[i];
+    g->n_extmap = out;
+    g->extmap = out ? m : NULL;
+    vec nodes = {0};
+    cuprof_gpu_graph_node *gn = r->nodes.n ? vec_push(&nodes, sizeof *gn, r->nodes.n) : NULL;
+    for (size_t i = 0; gn && i < r->nodes.n; i++) {
+        const cuprof_rf_node *f = (const cuprof_rf_node *)r->nodes.p + i;
+        gn[i] = (cuprof_gpu_graph_node){f->id, f->original, f->origin, f->graph};
+    }
+    if (gn && nodes.n > 1)
+        qsort(gn, nodes.n, sizeof *gn, cmp_node);
+    free(r->nodes.p);
+    r->nodes = nodes;
+    g->graph_nodes = gn;
+    g->n_graph_nodes = gn ? nodes.n : 0;
+    free(r->extmap.p);
+    r->extmap.p = m;   /* g->extmap, or unused */
+    return 0;
+}
+
+/* ---- open, read, free ---------------------------------------------------------------- */
+
+static void say(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *err, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, n, fmt, ap);
+    va_end(ap);
+}
+
+cuprof_run *cuprof_rfread(const char *path, cuprof_rfread_info *info, char *err, size_t errlen)
+{
+    memset(info, 0, sizeof *info);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        say(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        say(err, errlen, "%s is not a regular file", path);
+        close(fd);
+        return NULL;
+    }
+    cuprof_rf_header h;
+    if ((size_t)st.st_size < sizeof h || pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h ||
+        memcmp(h.magic, CUPROF_RF_MAGIC, sizeof h.magic) != 0) {
+        say(err, errlen, "%s is not a cuprof run file (no CUPROF-RUNFILE header); give the "
+            "NAME.cuprof file a profiled run left", path);
+        close(fd);
+        return NULL;
+    }
+    info->major = h.major;
+    info->minor = h.minor;
+    info->file_bytes = (uint64_t)st.st_size;
+    if (h.major > CUPROF_RF_MAJOR || h.header_bytes < sizeof h ||
+        h.block_header_bytes != sizeof(cuprof_rf_block)) {
+        say(err, errlen, "%s is a run file of version %u.%u, newer than this cuprof reads "
+            "(%u.x): report it with the cuprof that recorded it, or update this one",
+            path, h.major, h.minor, CUPROF_RF_MAJOR);
+        close(fd);
+        return NULL;
+    }
+    rrun *r = calloc(1, sizeof *r);
+    if (!r) {
+        close(fd);
+        say(err, errlen, "out of memory");
+        return NULL;
+    }
+    r->map_len = (size_t)st.st_size;
+    r->map = mmap(NULL, r->map_len, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (r->map == MAP_FAILED) {
+        say(err, errlen, "cannot map %s: %s", path, strerror(errno));
+        free(r);
+        return NULL;
+    }
+    info->read_bytes = h.header_bytes;
+    walk(r, r->map, r->map_len, h.header_bytes, info);
+    if (!info->complete && !info->lost[0])
+        lost(info, "the run was not completed (the process was killed, or is still running)");
+    cuprof_run *run = &r->pub;
+    run->place.rank = run->place.world_size = run->place.local_rank = run->place.local_size = -1;
+    if (r->meta_start && r->meta_start != r->meta)
+        read_meta(r, r->meta_start, r->meta_start_len, 1);
+    if (r->meta) {
+        read_meta(r, r->meta, r->meta_len, 1);
+        r->dropped_by_api = calloc(run->napis ? run->napis : 1, sizeof *r->dropped_by_api);
+        read_meta(r, r->meta, r->meta_len, 0);
+    }
+    read_meta_info(r, info);
+    if (!run->program)
+        run->program = "unknown";
+    if (!run->exe)
+        run->exe = "";
+    if (!run->clock)
+        run->clock = "CLOCK_MONOTONIC";
+    if (!run->gpu.reason)
+        run->gpu.reason = "";
+    uint32_t nk = 0, ns = 0;
+    if (r->knames_blk)
+        read_names(r, r->knames_blk, r->knames_len, &r->knames, &nk);
+    if (r->nvtx_blk)
+        read_names(r, r->nvtx_blk, r->nvtx_len, &r->nvtx, &ns);
+    run->nkernels = r->knames ? nk : 0;
+    run->kernel_names = r->knames;
+    run->nstrings = r->nvtx ? ns : 0;
+    run->strings = r->nvtx;
+    if (r->stacks_blk)
+        read_stacks(r);
+    int ended = r->meta && r->meta != r->meta_start;   /* the end's META was read */
+    if (!ended) {
+        /* no end anchor (killed): the latest chunk anchor stands for it */
+        rthread *ts = r->threads.p;
+        for (size_t i = 0; i < r->threads.n; i++)
+            for (size_t j = 0; j < ts[i].chunks.n; j++) {
+                const chunk_ref *c = (const chunk_ref *)ts[i].chunks.p + j;
+                if (c->ns > r->end_ns)
+                    r->end_ns = c->ns, r->end_stamp = c->stamp;
+            }
+    }
+    if (read_threads(r) != 0 || read_gpu(r) != 0) {
+        say(err, errlen, "out of memory reading %s", path);
+        cuprof_rfread_free(run);
+        return NULL;
+    }
+    run->gpu_run = r->gpu.captured || r->gpu.n_kernels || r->gpu.n_apis ? &r->gpu : NULL;
+    if (!ended) {
+        /* not completed: the run ends at its last record */
+        uint64_t end = run->t_end > run->t_start ? run->t_end : run->t_start;
+        for (size_t i = 0; i < run->nthreads; i++)
+            if (run->threads[i].n) {
+                const cuprof_event *e = cuprof_run_event(&run->threads[i], run->threads[i].n - 1);
+                end = e->t1 > end ? e->t1 : e->t0 > end ? e->t0 : end;
+            }
+        run->t_end = end;
+    }
+    run->wall_ns = run->t_end > run->t_start ? run->t_end - run->t_start : 0;
+    for (size_t a = 0; r->dropped_by_api && a < run->napis; a++)
+        run->dropped += r->dropped_by_api[a];
+    run->dropped_by_api = run->dropped ? r->dropped_by_api : NULL;
+    return run;
+}
+
+const cuprof_gpu_run *cuprof_rfread_gpu(const cuprof_run *run)
+{
+    return &((const rrun *)run)->gpu;
+}
+
+void cuprof_rfread_free(cuprof_run *run)
+{
+    rrun *r = (rrun *)run;
+    if (!r)
+        return;
+    rthread *ts = r->threads.p;
+    for (size_t i = 0; i < r->threads.n; i++)
+        free(ts[i].chunks.p);
+    free(r->threads.p);
+    char **s = r->strs.p;
+    for (size_t i = 0; i < r->strs.n; i++)
+        free(s[i]);
+    free(r->strs.p);
+    free(r->argv.p);
+    free(r->apis.p);
+    free(r->windows.p);
+    free(r->knames);
+    free(r->nvtx);
+    free(r->gpu_names.p);
+    free(r->kernels.p);
+    free(r->copies.p);
+    free(r->gapis.p);
+    free(r->syncs.p);
+    free(r->extmap.p);
+    free(r->nodes.p);
+    free(r->rkernels.p);
+    free(r->rcopies.p);
+    free(r->rapis.p);
+    free(r->run_threads);
+    free(r->chunk_ptrs);
+    if (r->arena)
+        munmap(r->arena, r->arena_len);
+    free(r->dropped_by_api);
+    free(r->frames);
+    free(r->stacks);
+    free(r->stack_frames.p);
+    if (r->map && r->map != MAP_FAILED)
+        munmap(r->map, r->map_len);
+    free(r);
+}
+
+/* ---- the demangler -------------------------------------------------------------------- */
+
+typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
+
+char *cuprof_rfread_demangle(const char *name)
+{
+    static cxa_demangle_fn fn;
+    static int looked;
+    if (!name || strncmp(name, "_Z", 2) != 0)
+        return NULL;
+    if (!looked) {
+        void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+        fn = h ? (cxa_demangle_fn)(uintptr_t)dlsym(h, "__cxa_demangle") : NULL;
+        looked = 1;
+    }
+    if (!fn)
+        return NULL;
+    int status = -1;
+    char *d = fn(name, NULL, NULL, &status);
+    if (d && status == 0)
+        return d;
+    free(d);
+    return NULL;
+}

@@ -1,0 +1,46 @@
+/*
+ * runfile_read.h - a run file (NAME.cuprof, collector/runfile.h) read back
+ * as the model's input: the cuprof_run with its threads' calls decoded
+ * (compact records to 64-byte events, stamps to CLOCK_MONOTONIC ns) and
+ * the GPU records normalized (host clock, external ids, sorted) as its
+ * gpu_run. Used by cuprof-report (tools/) and the tests; never by the
+ * library that writes the file.
+ */
+#ifndef CUPROF_RUNFILE_READ_H
+#define CUPROF_RUNFILE_READ_H
+
+#include "model/run.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What reading found besides the run. */
+typedef struct cuprof_rfread_info {
+    uint32_t major, minor;   /* the file's version */
+    uint64_t file_bytes;     /* its size */
+    uint64_t read_bytes;     /* the whole blocks read (header included) */
+    int complete;            /* 1: the last block is END (the run was completed) */
+    int have_meta;           /* 1: a META block was read */
+    const char *name;        /* the base name the process chose, NULL unknown */
+    const char *out_dir;     /* its output directory, NULL unknown */
+    int keep_run_file;       /* CUPROF_RUN_FILE as the process had it */
+    char lost[512];          /* what was lost, in words ("" nothing): a torn or
+                                damaged block, a run not completed */
+} cuprof_rfread_info;
+
+/* Reads path. Returns the run (owned: cuprof_rfread_free), or NULL with
+ * one line in err (no "cuprof:" prefix) when the file cannot be used: not
+ * there, not a run file, a newer major version, out of memory. A torn or
+ * damaged block ends the reading there: what came before is the run, and
+ * info->lost says what was lost. */
+cuprof_run *cuprof_rfread(const char *path, cuprof_rfread_info *info, char *err, size_t errlen);
+void cuprof_rfread_free(cuprof_run *run);
+/* The GPU side as read, also when CUPTI did not run (captured 0, status
+ * says why): run->gpu_run is NULL then. */
+const struct cuprof_gpu_run *cuprof_rfread_gpu(const cuprof_run *run);
+
+/* __cxa_demangle from a dlopen'd libstdc++ (the model's demangler):
+ * malloc'd, NULL when not a mangled C++ name or no demangler. */
+char *cuprof_rfread_demangle(const char *name);
+
+#endif /* CUPROF_RUNFILE_READ_H */

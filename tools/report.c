@@ -1,0 +1,260 @@
+/*
+ * report.c - cuprof-report: every output of a run, built from its run file.
+ *
+ *   cuprof-report [-o DIR] [-n NAME] [--format F] [--compress C] [--gzip]
+ *                 [--export sqlite] [--capture-range R] RUN.cuprof
+ *   cuprof-report --at-exit RUN.cuprof      (what libcuprof.so runs at exit)
+ *
+ * Reads the run file (formats/runfile/), builds the model (model/) and
+ * writes the files (formats/), as the profiled process used to do in its
+ * exit path. Without options the run is written as it was recorded (the
+ * settings it was recorded with), next to the run file, under the name the
+ * process chose; each option overrides one setting. Exit status: 0 written
+ * (or nothing to write), 1 the run file cannot be used or nothing could be
+ * written, 2 usage error. Messages are one "cuprof: ..." line each on
+ * stderr (CUPROF_QUIET=1 silences them at exit, as it silences the
+ * library's).
+ */
+#include "formats/formats.h"
+#include "formats/runfile/runfile_read.h"
+#include "model/model.h"
+#include "tools/recut.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static const char usage[] =
+    "usage: cuprof-report [options] RUN.cuprof\n"
+    "Writes the outputs of a recorded run from its run file (the NAME.cuprof a profiled\n"
+    "run leaves next to its outputs), with the settings it was recorded with unless:\n"
+    "  -o DIR                  write into DIR (default: the run file's directory)\n"
+    "  -n NAME                 base name of the files (default: the run's own)\n"
+    "  --format F              trace: auto, json, perfetto, both, none\n"
+    "  --compress C            the Perfetto trace's blocks: zstd, zlib, none\n"
+    "  --gzip                  NAME.trace.json.gz instead of NAME.trace.json\n"
+    "  --export sqlite         also NAME.sqlite (Nsight Systems' tables)\n"
+    "  --capture-range R       keep only a window of the run: cudaProfilerApi or\n"
+    "                          nvtx:NAME[@DOMAIN] (needs the calls recorded there)\n";
+
+static int quiet;
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+    if (quiet)
+        return;
+    char line[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "cuprof: %s\n", line);
+}
+
+/* One of words (NULL-terminated) or -1. */
+static int choice(const char *v, const char *const *words)
+{
+    for (int i = 0; words[i]; i++)
+        if (strcasecmp(v, words[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* NAME.sqlite from the JSON trace just written: cuprof-export beside us. */
+static void export_sqlite(const char *dir, const char *name, const char *written)
+{
+    const char *suffix = strstr(written, "trace.json.gz") ? "trace.json.gz"
+                         : strstr(written, "trace.json") ? "trace.json" : NULL;
+    if (!suffix) {
+        say("--export sqlite: no JSON trace was written, so no NAME.sqlite");
+        return;
+    }
+    char self[PATH_MAX], tool[PATH_MAX + 32], trace[PATH_MAX + 400];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[n > 0 ? n : 0] = '\0';
+    char *slash = strrchr(self, '/');
+    if (slash)
+        *slash = '\0';
+    snprintf(tool, sizeof tool, "%s/cuprof-export", slash ? self : ".");
+    snprintf(trace, sizeof trace, "%s/%s.%s", dir, name, suffix);
+    char *argv[] = {tool, "sqlite", trace, NULL};
+    pid_t pid;
+    if (access(tool, X_OK) != 0 || posix_spawn(&pid, tool, NULL, NULL, argv, environ) != 0) {
+        say("--export sqlite: cannot run %s; run prof.sh export sqlite %s", tool, trace);
+        return;
+    }
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0))
+        say("--export sqlite: cuprof-export failed on %s (see above)", trace);
+}
+
+int main(int argc, char **argv)
+{
+    static const char *const formats[] = {"auto", "json", "perfetto", "both", "none", NULL};
+    static const char *const compress[] = {"auto", "zstd", "zlib", "none", NULL};
+    const char *dir = NULL, *name = NULL, *file = NULL, *range = NULL;
+    int format = -1, comp = -1, gzip = -1, sqlite = -1, at_exit = 0;
+    const char *q = getenv("CUPROF_QUIET");
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (strcmp(a, "--at-exit") == 0) {
+            at_exit = 1;
+        } else if (strcmp(a, "--gzip") == 0) {
+            gzip = 1;
+        } else if (a[0] == '-' && a[1] && !v) {
+            fprintf(stderr, "cuprof: report: %s needs a value; run cuprof-report --help\n", a);
+            return 2;
+        } else if (strcmp(a, "-o") == 0) {
+            dir = argv[++i];
+        } else if (strcmp(a, "-n") == 0) {
+            name = argv[++i];
+        } else if (strcmp(a, "--format") == 0) {
+            if ((format = choice(v, formats)) < 0) {
+                fprintf(stderr, "cuprof: report: --format %s: use auto, json, perfetto, both or none\n", v);
+                return 2;
+            }
+            i++;
+        } else if (strcmp(a, "--compress") == 0) {
+            if ((comp = choice(v, compress)) < 0) {
+                fprintf(stderr, "cuprof: report: --compress %s: use zstd, zlib or none\n", v);
+                return 2;
+            }
+            i++;
+        } else if (strcmp(a, "--export") == 0) {
+            if (strcasecmp(v, "sqlite") != 0 && strcasecmp(v, "none") != 0) {
+                fprintf(stderr, "cuprof: report: --export %s: use sqlite or none\n", v);
+                return 2;
+            }
+            sqlite = strcasecmp(v, "sqlite") == 0;
+            i++;
+        } else if (strcmp(a, "--capture-range") == 0) {
+            range = argv[++i];
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "cuprof: report: unknown option %s; run cuprof-report --help\n", a);
+            return 2;
+        } else if (file) {
+            fprintf(stderr, "cuprof: report: one run file at a time (%s and %s)\n", file, a);
+            return 2;
+        } else {
+            file = a;
+        }
+    }
+    if (!file) {
+        fprintf(stderr, "cuprof: report: no run file given; usage: cuprof-report [options] "
+                        "NAME.cuprof\n");
+        return 2;
+    }
+    quiet = at_exit && q && strcmp(q, "1") == 0;
+
+    cuprof_rfread_info info;
+    char err[1024];
+    cuprof_run *run = cuprof_rfread(file, &info, err, sizeof err);
+    if (!run) {
+        say("%s; nothing was written", err);
+        return 1;
+    }
+    if (info.lost[0])
+        say("%s: %s; the outputs have what came before it", file, info.lost);
+    if (!info.complete && !run->ended_by)
+        run->ended_by = "unknown (the run file was not completed)";
+    run->run_file = file;
+    run->run_file_bytes = info.file_bytes;
+    run->run_file_lost = info.lost[0] ? info.lost : NULL;
+    if (format >= 0)
+        run->trace_format = format;
+    if (comp >= 0)
+        run->trace_compress = comp;
+    if (gzip >= 0)
+        run->trace_gzip = gzip;
+    if (sqlite >= 0)
+        run->export_sqlite = sqlite;
+    cuprof_recut *cut = NULL;
+    if (range) {
+        char why[512];
+        cut = cuprof_recut_make(run, range, why, sizeof why);
+        if (!cut) {
+            say("--capture-range %s: %s; nothing was written", range, why);
+            cuprof_rfread_free(run);
+            return 1;
+        }
+    }
+    const cuprof_run *in = cut ? cuprof_recut_run(cut) : run;
+
+    /* Where: -o, else the run file's own directory (at exit: the process's). */
+    char dirbuf[PATH_MAX];
+    if (!dir) {
+        if (at_exit && info.out_dir) {
+            dir = info.out_dir;
+        } else {
+            snprintf(dirbuf, sizeof dirbuf, "%s", file);
+            char *slash = strrchr(dirbuf, '/');
+            if (slash)
+                *slash = '\0';
+            dir = slash ? dirbuf : ".";
+        }
+    }
+    char namebuf[320];
+    if (!name) {
+        if (info.name) {
+            name = info.name;
+        } else {
+            const char *base = strrchr(file, '/');
+            snprintf(namebuf, sizeof namebuf, "%s", base ? base + 1 : file);
+            size_t l = strlen(namebuf);
+            if (l > 7 && strcmp(namebuf + l - 7, ".cuprof") == 0)
+                namebuf[l - 7] = '\0';
+            name = namebuf;
+        }
+    }
+    if (at_exit) {
+        const cuprof_capture *cap = &in->capture;
+        if (cap->trigger && cap->opened == 0)
+            say("the capture window never opened (%s: %llu seen, %u to skip); the files "
+                "record no calls and say so",
+                cap->trigger, (unsigned long long)cap->seen, cap->skip_first);
+        if (!in->gpu_run || !in->gpu_run->captured)
+            say("GPU timeline not captured (%s); the outputs are CPU-side only", in->gpu.reason);
+    }
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        (void)0;   /* the writers say why */
+    cuprof_model *model = cuprof_model_build(in, cuprof_rfread_demangle);
+    if (!model) {
+        say("out of memory building the model of %s; nothing was written", file);
+        cuprof_recut_free(cut);
+        cuprof_rfread_free(run);
+        return 1;
+    }
+    char written[256];
+    int rc = cuprof_formats_write_all(model, dir, name, written, sizeof written, err, sizeof err);
+    if (rc > 0)
+        say("wrote %s/%s.%s (%llu calls, %zu thread%s)%s", dir, name, written,
+            (unsigned long long)in->nevents, in->nthreads, in->nthreads == 1 ? "" : "s",
+            in->dropped ? "; some calls were counted but not recorded, see the summary" : "");
+    if (err[0])
+        say("%s%s", err, rc > 0 ? "" : "; no profile was written for this run");
+    if (rc > 0 && in->export_sqlite && !in->truncated &&
+        !(at_exit && in->ended_by && strcmp(in->ended_by, "exec") == 0))
+        export_sqlite(dir, name, written);
+    if (rc > 0 && at_exit && !info.keep_run_file)
+        unlink(file);
+    cuprof_model_destroy(model);
+    cuprof_recut_free(cut);
+    cuprof_rfread_free(run);
+    return rc > 0 ? 0 : 1;
+}
