@@ -24,6 +24,8 @@ version=$(sed -n 's/^#define CUPROF_VERSION "\(.*\)"$/\1/p' "$top/collector/conf
 usage() {
   cat <<EOF_USAGE
 Usage: prof.sh [options] [--] PROGRAM [ARGS...]
+       prof.sh report [-o DIR] [-n NAME] [--format F] [--compress C] [--gzip]
+                      [--export sqlite] [--capture-range R] NAME.cuprof
        prof.sh compare [compare options] A.summary.json B.summary.json
        prof.sh export sqlite NAME.trace.json [OUT.sqlite]
        prof.sh merge [-n NAME] [-o OUTDIR] DIR
@@ -35,6 +37,11 @@ CUDA exits, it writes to DIR:
   NAME.trace.json     Chrome/Perfetto trace (ui.perfetto.dev, chrome://tracing)
   NAME.summary.txt    profiler table (torch.profiler key_averages layout)
   NAME.summary.json   the same numbers for programs (formats/SCHEMA.md)
+  NAME.cuprof         the run file they were built from, written while the
+                      program ran (formats/RUNFILE.md): "prof.sh report
+                      NAME.cuprof" builds the outputs again, with other
+                      options (--format perfetto, another --capture-range...)
+                      and without running the program
 Under a launcher (mpirun, torchrun, srun: "mpirun -np 4 prof.sh -o DIR -- PROGRAM")
 each rank writes NAME.rankR.*; "prof.sh merge DIR" puts the ranks on one time
 axis: NAME.merged.trace.json (a process per rank) and NAME.merged.summary.txt
@@ -82,6 +89,8 @@ Options:
                      default; Perfetto v58 or newer, as ui.perfetto.dev),
                      zlib (every Perfetto reads it; slower), none
   --gzip             NAME.trace.json.gz instead of NAME.trace.json
+  --no-run-file      remove NAME.cuprof once the outputs are built from it
+                     (CUPROF_RUN_FILE=0; it takes a few bytes a call)
   --export sqlite    also NAME.sqlite at exit, tables shaped like Nsight
                      Systems' export (as prof.sh export sqlite; writes the
                      JSON trace it is made from whatever the run's size)
@@ -123,6 +132,13 @@ die() {
 
 # Subcommands first: "prof.sh compare A B".
 case "${1-}" in
+  report)
+    shift
+    if [ -x "$top/build/cuprof-report" ]; then
+      exec "$top/build/cuprof-report" "$@"
+    fi
+    die "report is not built yet (run make in $top)"
+    ;;
   compare)
     shift
     if [ -x "$top/build/cuprof-compare" ]; then
@@ -217,7 +233,7 @@ stacks_counts=
 trace_format=
 trace_compress=
 gpu_mode=
-trace_gzip=
+trace_gzip= run_file=
 export_kind=
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -252,6 +268,7 @@ while [ $# -gt 0 ]; do
       case "$val" in all) gpu_mode=1 ;; off) gpu_mode=0 ;; *) gpu_mode=$val ;; esac
       shift $took ;;
     --gzip) trace_gzip=1; shift ;;
+    --no-run-file) run_file=0; shift ;;
     --export|--export=*)
       choice export "sqlite none" "sqlite (or none)" "$@"
       export_kind=$val; shift $took ;;
@@ -399,6 +416,7 @@ export_if_set CUPROF_COMPRESS "$trace_compress"
 export_if_set CUPROF_GZIP "$trace_gzip"
 export_if_set CUPROF_GPU "$gpu_mode"
 export_if_set CUPROF_EXPORT "$export_kind"
+export_if_set CUPROF_RUN_FILE "$run_file"
 export LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$lib"
 # The CUDA driver loads this library's InitializeInjection while it starts:
 # CUPTI then starts in time for its timestamp callback, and also in programs

@@ -255,17 +255,26 @@ static int finish_work(const char *ended_by, int truncated)
     output_name(base, sizeof base, cuprof_g.pid ? cuprof_g.pid : (long)getpid());
     choose_name(name, sizeof name, dir, base);
     cuprof_snapshot_info info = {.ended_by = ended_by, .truncated = truncated, .name = name};
+    cuprof_runfile_final();
     int rc = cuprof_cupti_write_info();
-    if (rc == 0)
-        rc = cuprof_snapshot_write(&info);
+    rc |= cuprof_snapshot_write(&info);
     snprintf(final, sizeof final, "%s/%s.cuprof", dir, name);
-    if (rc != 0 || cuprof_runfile_rename(final) != 0) {
+    /* Not completed (the disk filled): the report makes the most of what
+     * the file holds, and says what was lost. Not created: nothing to do. */
+    if (cuprof_runfile_path()[0] == '\0' || cuprof_runfile_rename(final) != 0) {
         const char *why = cuprof_runfile_failure();
-        cuprof_log("cannot complete the run file %s (%s); no profile was written for this run",
-                   final, why ? why : strerror(errno));
+        if (why && strncmp(why, "cannot create", 13) == 0)
+            cuprof_log("cannot create files in %s (%s); no profile was written for this run", dir,
+                       why);
+        else
+            cuprof_log("cannot complete the run file %s (%s); no profile was written for this "
+                       "run, no partial file was left", final, why ? why : strerror(errno));
         cuprof_runfile_forget(1);
         return -1;
     }
+    if (rc != 0)
+        cuprof_log("the run file %s could not be completed (%s); the outputs have what it holds",
+                   final, cuprof_runfile_failure() ? cuprof_runfile_failure() : "write failed");
     snprintf(cuprof_g.out_name, sizeof cuprof_g.out_name, "%s", name);
     /* The file stays open: if an exec fails, recording resumes and appends
      * to it, and the end completes it again (the reader takes the last of

@@ -35,7 +35,9 @@
 static struct {
     pthread_mutex_t lock;        /* the file: open, offset, every append */
     int fd;                      /* -1 until opened (read unlocked to skip the lock) */
-    _Atomic int failed;          /* a write failed: no more blocks in this process */
+    _Atomic int failed;          /* a write failed: no more chunks in this process */
+    int final;                   /* the exit path completes the file: small blocks are
+                                    tried even after a failure */
     _Atomic int inflight;        /* chunk writes between their check and their end */
     uint64_t off;                /* where the next block goes */
     _Atomic uint64_t chunks;     /* CHUNK blocks written */
@@ -51,6 +53,8 @@ static void rf_fail(const char *what, int err)
         return;
     snprintf(rf.why, sizeof rf.why, "%s %.200s: %s", what,
              rf.path[0] ? rf.path : cuprof_g_config.out_dir, strerror(err));
+    if (cuprof_collector_finishing_here())
+        return;   /* the exit path says it, in one line */
     cuprof_log("cannot write the run file (%s): recording stops here; the summary counts every "
                "call, the outputs have those recorded so far (free disk space, or choose "
                "another directory with -o)", rf.why);
@@ -62,14 +66,12 @@ static int fd_is_ours(int fd)
     return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == rf.dev && st.st_ino == rf.ino;
 }
 
-/* Writes every byte of iov at off (SIGXFSZ blocked: a size limit must give
- * us EFBIG, not kill the program); 0 or an errno. iov is consumed. */
-static int write_all(int fd, struct iovec *iov, int n, uint64_t off)
+/* Writes every byte of iov at off; 0 or an errno. iov is consumed. The
+ * caller has blocked SIGXFSZ (a size limit must give us EFBIG, not kill
+ * the program); a SIGXFSZ our write raised is consumed here unless one was
+ * pending before (old: the caller's mask before it blocked). */
+static int write_all(int fd, struct iovec *iov, int n, uint64_t off, const sigset_t *old)
 {
-    sigset_t x, old;
-    sigemptyset(&x);
-    sigaddset(&x, SIGXFSZ);
-    pthread_sigmask(SIG_BLOCK, &x, &old);
     int err = 0;
     while (n > 0) {
         ssize_t w = pwritev(fd, iov, n, (off_t)off);
@@ -90,14 +92,42 @@ static int write_all(int fd, struct iovec *iov, int n, uint64_t off)
             iov->iov_len -= (size_t)w;
         }
     }
-    sigset_t pend;
+    sigset_t pend, x;
+    sigemptyset(&x);
+    sigaddset(&x, SIGXFSZ);
     if (err && sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ) == 1 &&
-        !sigismember(&old, SIGXFSZ)) {
+        !sigismember(old, SIGXFSZ)) {
         struct timespec zero = {0, 0};
         sigtimedwait(&x, NULL, &zero);   /* the SIGXFSZ our write raised */
     }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
     return err;
+}
+
+/* Every asynchronous signal blocked while the file's lock is held: a
+ * signal handled on this thread waits (cuprof's own handler waits for the
+ * exit path's writer, which needs this lock) must not find it held. The
+ * faults stay deliverable. */
+static void block_async(sigset_t *old)
+{
+    sigset_t all;
+    sigfillset(&all);
+    sigdelset(&all, SIGSEGV);
+    sigdelset(&all, SIGBUS);
+    sigdelset(&all, SIGFPE);
+    sigdelset(&all, SIGILL);
+    pthread_sigmask(SIG_BLOCK, &all, old);
+}
+
+static void rf_lock(sigset_t *old)
+{
+    block_async(old);
+    pthread_mutex_lock(&rf.lock);
+}
+
+static void rf_unlock(const sigset_t *old)
+{
+    pthread_mutex_unlock(&rf.lock);
+    pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
 /* Opens the file once per process; lock held. -1 (reported) on failure. */
@@ -131,7 +161,9 @@ static int open_locked(void)
     h.pid = cuprof_g.pid;
     h.real_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
     struct iovec v = {&h, sizeof h};
-    int err = write_all(fd, &v, 1, 0);
+    sigset_t none;
+    sigemptyset(&none);
+    int err = write_all(fd, &v, 1, 0, &none);   /* under rf_lock: signals blocked */
     if (err) {
         close(fd);
         unlink(rf.path);
@@ -171,17 +203,20 @@ int cuprof_runfile_append(uint32_t type, const struct iovec *parts, int nparts)
             v[n++] = parts[i];
     if (len & 7u)
         v[n++] = (struct iovec){(void *)zeros, 8u - (len & 7u)};
-    pthread_mutex_lock(&rf.lock);
+    sigset_t old;
+    rf_lock(&old);
     int rc = -1;
     int fd = open_locked();
-    if (fd >= 0 && !atomic_load(&rf.failed)) {
+    if (fd >= 0 && (!atomic_load(&rf.failed) || rf.final)) {
         if (!fd_is_ours(fd)) {
             rf_fail("the program closed", EBADF);
         } else {
-            int err = write_all(fd, v, n, rf.off);
+            int err = write_all(fd, v, n, rf.off, &old);
             if (err) {
-                /* Whatever part of the block reached the file is torn: the
-                 * reader stops there. Nothing is appended after it. */
+                /* Whatever part of the block reached the file is cut off
+                 * again, so the file stays whole up to its last block. */
+                if (ftruncate(fd, (off_t)rf.off) != 0)
+                    (void)0;   /* then the reader finds a torn last block */
                 rf_fail("cannot write to", err);
             } else {
                 rf.off += cuprof_rf_block_bytes(len);
@@ -189,7 +224,7 @@ int cuprof_runfile_append(uint32_t type, const struct iovec *parts, int nparts)
             }
         }
     }
-    pthread_mutex_unlock(&rf.lock);
+    rf_unlock(&old);
     return rc;
 }
 
@@ -243,13 +278,22 @@ uint64_t cuprof_runfile_chunks(void)
     return atomic_load(&rf.chunks);
 }
 
+void cuprof_runfile_final(void)
+{
+    sigset_t old;
+    rf_lock(&old);
+    rf.final = 1;
+    rf_unlock(&old);
+}
+
 int cuprof_runfile_ensure(void)
 {
-    pthread_mutex_lock(&rf.lock);
+    sigset_t old;
+    rf_lock(&old);
     int opened = rf.fd < 0;
     int fd = open_locked();
     opened &= fd >= 0;
-    pthread_mutex_unlock(&rf.lock);
+    rf_unlock(&old);
     /* The run's metadata as known now, first of all (a run killed before
      * its end is still described: program, clock, API table, settings). */
     if (opened)
@@ -264,7 +308,8 @@ const char *cuprof_runfile_path(void)
 
 int cuprof_runfile_rename(const char *to)
 {
-    pthread_mutex_lock(&rf.lock);
+    sigset_t old;
+    rf_lock(&old);
     int rc = -1;
     if (rf.fd >= 0 && rf.path[0]) {
         if (strcmp(rf.path, to) == 0 || rename(rf.path, to) == 0) {
@@ -272,13 +317,14 @@ int cuprof_runfile_rename(const char *to)
             rc = 0;
         }
     }
-    pthread_mutex_unlock(&rf.lock);
+    rf_unlock(&old);
     return rc;
 }
 
 void cuprof_runfile_forget(int remove)
 {
-    pthread_mutex_lock(&rf.lock);
+    sigset_t old;
+    rf_lock(&old);
     if (rf.fd >= 0) {
         if (fd_is_ours(rf.fd))
             close(rf.fd);
@@ -288,7 +334,7 @@ void cuprof_runfile_forget(int remove)
     rf.fd = -1;
     rf.path[0] = '\0';
     rf.off = 0;
-    pthread_mutex_unlock(&rf.lock);
+    rf_unlock(&old);
 }
 
 void cuprof_runfile_reset_after_fork(void)
@@ -299,6 +345,7 @@ void cuprof_runfile_reset_after_fork(void)
     pthread_mutex_init(&rf.lock, NULL);
     rf.fd = -1;
     rf.off = 0;
+    rf.final = 0;
     rf.path[0] = rf.why[0] = '\0';
     atomic_store(&rf.failed, 0);
     atomic_store(&rf.inflight, 0);

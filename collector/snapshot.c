@@ -8,6 +8,7 @@
 #include "collector/snapshot.h"
 #include "collector/place.h"
 #include "collector/clock.h"
+#include "collector/compact.h"
 #include "collector/config.h"
 #include "collector/internal.h"
 #include "collector/log.h"
@@ -73,6 +74,20 @@ static void thread_name(uint32_t tid, char name[16])
     memcpy(name, buf, 16);
 }
 
+/* The records of a chunk the run file could not take, counted per API as
+ * calls not recorded (the table's counts stay exact). */
+static void count_lost(const uint8_t *data, size_t used)
+{
+    cuprof_codec codec;
+    memset(&codec, 0, sizeof codec);
+    const uint8_t *p = data, *e = data + used;
+    cuprof_event ev;
+    uint64_t seq;
+    while (cuprof_decode(&p, e, &codec, &ev, &seq) == 0)
+        if (ev.api < CUPROF_MAX_APIS)
+            atomic_fetch_add_explicit(&cuprof_dropped_api[ev.api], 1, memory_order_relaxed);
+}
+
 /* Each listed thread: its chunk being filled (TAIL) and its identity and
  * published count (THREAD). Adds to *calls and *dropped. */
 static int write_threads(uint64_t *calls, uint64_t *dropped)
@@ -97,14 +112,14 @@ static int write_threads(uint64_t *calls, uint64_t *dropped)
         cuprof_chunk *c = t->tail;
         uint8_t *wp = __atomic_load_n(&t->wp, __ATOMIC_RELAXED);
         size_t used = wp >= c->data && wp <= c->data + CUPROF_CHUNK_DATA ? (size_t)(wp - c->data) : 0;
-        rc = cuprof_runfile_write_chunk(CUPROF_RF_TAIL, t, c, used);
+        if (cuprof_runfile_write_chunk(CUPROF_RF_TAIL, t, c, used) != 0)
+            count_lost(c->data, used);   /* the file is full: its calls count as not recorded */
         cuprof_rf_thread th = {.index = t->index, .tid = t->tid,
                                .first_stamp = t->first.stamp, .first_ns = t->first.ns,
                                .committed = committed, .dropped = drop};
         memcpy(th.name, t->name, sizeof th.name);
         thread_name(t->tid, th.name);
-        if (rc == 0)
-            rc = cuprof_runfile_put(CUPROF_RF_THREAD, &th, sizeof th);
+        rc |= cuprof_runfile_put(CUPROF_RF_THREAD, &th, sizeof th);
         *calls += committed;
         *dropped += drop;
     }
@@ -293,16 +308,17 @@ int cuprof_snapshot_write(const cuprof_snapshot_info *in)
 {
     uint64_t t_end = cuprof_clock_now();
     uint64_t calls = 0, dropped = 0;
+    /* Each block is tried even when one before it failed (a full disk
+     * may still take the small ones): the reader makes the most of what
+     * is there. The threads first: a chunk the file cannot take is then
+     * counted in the metadata's drops. */
     int rc = write_threads(&calls, &dropped);
-    if (rc == 0)
-        rc = cuprof_runfile_names(CUPROF_RF_KERNEL_NAMES, 1, cuprof_kernel_count(),
-                                  cuprof_kernel_raw_name);
-    if (rc == 0)
-        rc = cuprof_runfile_names(CUPROF_RF_STRINGS, 1, cuprof_string_count(), cuprof_string_get);
-    if (rc == 0 && cuprof_stacks_mode)
-        rc = write_stacks();
-    if (rc == 0)
-        rc = write_meta(in, t_end);
+    rc |= cuprof_runfile_names(CUPROF_RF_KERNEL_NAMES, 1, cuprof_kernel_count(),
+                               cuprof_kernel_raw_name);
+    rc |= cuprof_runfile_names(CUPROF_RF_STRINGS, 1, cuprof_string_count(), cuprof_string_get);
+    if (cuprof_stacks_mode)
+        rc |= write_stacks();
+    rc |= write_meta(in, t_end);
     if (rc == 0)
         rc = cuprof_runfile_put(CUPROF_RF_END, NULL, 0);
     return rc;

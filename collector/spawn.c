@@ -16,6 +16,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,7 +69,12 @@ int cuprof_spawn_report(const char *runfile)
     char **env = tool_env();
     char *argv[] = {tool, "--at-exit", (char *)runfile, NULL};
     pid_t pid;
-    int rc = access(tool, X_OK) == 0 && env ? posix_spawn(&pid, tool, NULL, NULL, argv, env) : -1;
+    /* libc's own: the library's posix_spawn hook would put our preload
+     * back into the tool's environment */
+    __typeof__(&posix_spawn) spawn = (__typeof__(&posix_spawn))(uintptr_t)dlsym(RTLD_NEXT, "posix_spawn");
+    if (!spawn)
+        spawn = posix_spawn;
+    int rc = access(tool, X_OK) == 0 && env ? spawn(&pid, tool, NULL, NULL, argv, env) : -1;
     free(env);
     if (rc != 0) {
         cuprof_log("cannot run %s (%s); the run is kept in %s: run prof.sh report %s", tool,

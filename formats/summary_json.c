@@ -399,6 +399,16 @@ static int json_write(cuprof_writer *w)
     num(o, "spilled", run->spilled_events);
     if (run->spill_failure)
         str(o, "spill_failure", run->spill_failure);
+    if (run->run_file) {
+        const char *base = strrchr(run->run_file, '/');
+        cuprof_out_puts(o, ",\"run_file\":{");
+        key(o, "name", 1);
+        cuprof_out_json_cstr(o, base ? base + 1 : run->run_file);
+        num(o, "bytes", run->run_file_bytes);
+        if (run->run_file_lost)
+            str(o, "lost", run->run_file_lost);
+        cuprof_out_putc(o, '}');
+    }
     str(o, "ended_by", run->ended_by ? run->ended_by : "exit");
     cuprof_out_puts(o, ",\"truncated\":");
     cuprof_out_puts(o, run->truncated ? "true" : "false");

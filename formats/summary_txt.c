@@ -175,17 +175,23 @@ static void put_header_block(cuprof_writer *w)
                           cap->open_at_end ? " (the last still open at the end)" : "");
     }
     if (run->dropped)
-        cuprof_out_printf(o, "  dropped:       %llu calls counted but not recorded (event memory "
-                             "limit, CUPROF_MEM_LIMIT, and no spill): # of Calls counts them, "
-                             "the times do not\n",
+        cuprof_out_printf(o, "  dropped:       %llu calls counted but not recorded (the run file "
+                             "could not grow, or no memory): # of Calls counts them, the times "
+                             "do not\n",
                           (unsigned long long)run->dropped);
     if (run->spill_failure)
-        cuprof_out_printf(o, "  RECORDING STOPPED: events could not be spilled to disk (%s); "
-                             "calls after that are counted, not recorded\n", run->spill_failure);
-    if (run->spilled_events)
-        cuprof_out_printf(o, "  spilled:       %llu events went through the spill file "
-                             "(CUPROF_MEM_LIMIT) and are all here\n",
-                          (unsigned long long)run->spilled_events);
+        cuprof_out_printf(o, "  RECORDING STOPPED: the run file could not grow (%s); calls "
+                             "after that are counted, not recorded\n", run->spill_failure);
+    if (run->run_file) {
+        const char *base = strrchr(run->run_file, '/');
+        cuprof_out_printf(o, "  run file:      %s, %llu bytes (%.1f a call); prof.sh report builds "
+                             "these files again from it, with other options\n",
+                          base ? base + 1 : run->run_file,
+                          (unsigned long long)run->run_file_bytes,
+                          run->nevents ? (double)run->run_file_bytes / (double)run->nevents : 0.0);
+        if (run->run_file_lost)
+            cuprof_out_printf(o, "  RUN FILE CUT:  %s\n", run->run_file_lost);
+    }
     cuprof_out_puts(o, "  GPU timeline:  ");
     cuprof_out_puts(o, run->gpu.captured ? "captured" : "not captured: ");
     if (!run->gpu.captured || (run->gpu.reason && run->gpu.reason[0])) {

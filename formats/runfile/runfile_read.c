@@ -581,10 +581,16 @@ static uint64_t line_ns(int tsc, const line *l, uint64_t s)
 }
 
 /* Decodes thread t's chunks (CHUNKs, then its TAIL) into out[seq] for seq
- * < want; returns how many records were read, *placed those kept. */
+ * < want; returns the length of the prefix of calls all found (a call whose
+ * record was lost, in a block the disk could not take, ends the thread's
+ * calls there: event ids are positions). *in_chunks gets the records read
+ * from CHUNK blocks (written while the program ran). */
 static uint64_t decode_thread(rrun *r, rthread *t, uint64_t want, cuprof_event *out,
-                              uint64_t *placed)
+                              uint64_t *in_chunks)
 {
+    uint8_t *seen = calloc(want ? want : 1, 1);
+    if (!seen)
+        return 0;
     size_t nc = t->chunks.n + (t->have_tail ? 1 : 0);
     chunk_ref *cs = t->chunks.p;
     cuprof_codec codec;
@@ -611,11 +617,17 @@ static uint64_t decode_thread(rrun *r, rthread *t, uint64_t want, cuprof_event *
             ev.t0 = line_ns(r->tsc, ev.t0 <= bs ? &seg : &whole, ev.t0);
             ev.t1 = line_ns(r->tsc, ev.t1 <= bs ? &seg : &whole, ev.t1);
             out[seq] = ev;
-            (*placed)++;
+            seen[seq] = 1;
+            if (j < t->chunks.n)
+                (*in_chunks)++;
         }
         r->pub.event_bytes += (uint64_t)(p - c->data);
     }
-    return got;
+    uint64_t k = 0;
+    while (k < want && seen[k])
+        k++;
+    free(seen);
+    return k;
 }
 
 /* Records a thread holds in its blocks (a thread the run never described:
@@ -690,11 +702,12 @@ static int read_threads(rrun *r)
         nth++;
         if (!out || want[i] == 0)
             continue;
-        uint64_t placed = 0;
-        decode_thread(r, t, want[i], out, &placed);
-        th->n = want[i];
+        uint64_t in_chunks = 0;
+        th->n = decode_thread(r, t, want[i], out, &in_chunks);
+        th->per_chunk = th->n ? th->n : 1;
         out += want[i];
         run->nevents += th->n;
+        run->spilled_events += in_chunks;
     }
     run->threads = r->run_threads;
     run->nthreads = nth;

@@ -109,7 +109,8 @@ static json_t *check_sets(int sets, const char *pick)
     int ntmp;
     int n = list_dir(dir, names, 64, &ntmp);
     ck_assert_msg(ntmp == 0, "%d temporary file(s) left in %s", ntmp, dir);
-    ck_assert_msg(n == 3 * sets, "%d files in %s, want %d", n, dir, 3 * sets);
+    /* a set: the run file and the three outputs */
+    ck_assert_msg(n == 4 * sets, "%d files in %s, want %d", n, dir, 4 * sets);
     json_t *picked = NULL;
     for (int i = 0; i < n; i++) {
         char path[20000];
@@ -121,6 +122,18 @@ static json_t *check_sets(int sets, const char *pick)
                 picked = j;
             else
                 json_decref(j);
+        } else if (strstr(names[i], ".cuprof")) {
+            /* the run file: its header, and an END block last (completed) */
+            size_t len = 0;
+            char *t = e2e_read_file(path, &len);
+            ck_assert_msg(t && len >= 88 && memcmp(t, "CUPROF-RUNFILE\n", 15) == 0,
+                          "%s is not a run file", names[i]);
+            uint32_t type;
+            uint64_t blen;
+            memcpy(&type, t + len - 24, 4);
+            memcpy(&blen, t + len - 16, 8);
+            ck_assert_msg(type == 16 && blen == 0, "%s was not completed", names[i]);
+            free(t);
         } else {
             char *t = e2e_read_file(path, NULL);
             ck_assert_msg(t && strstr(t, "Self CPU time total"), "%s is not a complete table", names[i]);
@@ -281,7 +294,9 @@ START_TEST(signal_while_inside_cuda)
 END_TEST
 
 /* SIGKILL while the trace is being written (seen as its temporary file
- * growing): no file under a final name, only the temporary. */
+ * growing): the run file was complete before cuprof-report started, and
+ * the report, a process of its own, finishes the outputs; at no time is a
+ * partial file under a final name. */
 START_TEST(sigkill_leaves_no_partial_file)
 {
     pid_t pid = fork();
@@ -317,10 +332,27 @@ START_TEST(sigkill_leaves_no_partial_file)
     ck_assert_msg(seen_tmp, "the trace was never seen being written under a temporary name");
     ck_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
     char names[8][256];
-    int ntmp;
-    int n = list_dir(dir, names, 8, &ntmp);
-    ck_assert_msg(n == 0, "a file under a final name after SIGKILL mid-write: %s", n ? names[0] : "");
-    ck_assert_int_ge(ntmp, 1);
+    int ntmp = 1, n = 0;
+    for (int ms = 0; ms < 60000 && ntmp; ms += 10) {
+        n = list_dir(dir, names, 8, &ntmp);
+        if (ntmp)
+            usleep(10000);
+    }
+    ck_assert_int_eq(ntmp, 0);
+    int runfile = 0;
+    for (int i = 0; i < n; i++) {
+        char path[20000];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        size_t l = strlen(names[i]);
+        runfile += l > 7 && strcmp(names[i] + l - 7, ".cuprof") == 0;
+        if (strstr(names[i], ".json")) {
+            json_error_t err;
+            json_t *j = json_load_file(path, 0, &err);
+            ck_assert_msg(j != NULL, "%s is not whole: %s", names[i], err.text);
+            json_decref(j);
+        }
+    }
+    ck_assert_int_eq(runfile, 1);
 }
 END_TEST
 
@@ -336,7 +368,7 @@ START_TEST(fork_workers_get_their_own_files)
     char names[64][256];
     int ntmp;
     int n = list_dir(dir, names, 64, &ntmp);
-    ck_assert_int_eq(n, 12);
+    ck_assert_int_eq(n, 16);
     ck_assert_int_eq(ntmp, 0);
     for (int i = 0; i < n; i++) {
         if (!strstr(names[i], "summary.json"))
@@ -457,6 +489,8 @@ END_TEST
 
 /* ---- bad input ------------------------------------------------------------------------- */
 
+static long long api_calls(json_t *sum, const char *name, long long *dropped);
+
 /* An output directory that cannot be created: the program runs and exits
  * as always; cuprof says why there are no files. */
 START_TEST(unusable_output_dir)
@@ -485,15 +519,16 @@ START_TEST(unusable_output_dir)
     int ntmp;
     char *keep = dir;
     dir = path;
-    ck_assert_int_eq(list_dir(dir, names, 8, &ntmp), 3);
+    ck_assert_int_eq(list_dir(dir, names, 8, &ntmp), 4);
     dir = keep;
     e2e_result_free(&r);
 }
 END_TEST
 
 /* A full disk, as a file-size limit (writes fail with EFBIG mid-file): the
- * program's status is its own (SIGXFSZ does not kill it), no partial file
- * is left, and stderr says why. */
+ * program's status is its own (SIGXFSZ does not kill it), stderr says why,
+ * no temporary and no partial block is left, and the outputs built from
+ * what the run file took count every call. */
 START_TEST(disk_full_while_writing)
 {
     if (access("/usr/bin/prlimit", X_OK) != 0) {
@@ -505,13 +540,25 @@ START_TEST(disk_full_while_writing)
     const char *env[] = {e2e_sim_env(), NULL};
     e2e_result r = e2e_run(argv, env, NULL, TIMEOUT_S);
     ck_assert_msg(r.status == 3, "status %d; stderr:\n%s", r.status, r.err);
-    ck_assert_msg(strstr(r.err, "File too large") && strstr(r.err, "no partial file"), "stderr:\n%s", r.err);
+    ck_assert_msg(strstr(r.err, "File too large") && strstr(r.err, "recording stops here"),
+                  "stderr:\n%s", r.err);
     char names[8][256];
     int ntmp;
     int n = list_dir(dir, names, 8, &ntmp);
     ck_assert_int_eq(ntmp, 0);
+    int sums = 0;
     for (int i = 0; i < n; i++)
-        ck_assert_msg(!strstr(names[i], "trace.json"), "a trace was written over the size limit");
+        if (strstr(names[i], "summary.json")) {
+            char path[20000];
+            snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+            json_t *sum = e2e_load_json(path);
+            ck_assert(sum != NULL);
+            ck_assert_int_eq(api_calls(sum, "cudaMalloc", NULL), 5000);
+            ck_assert(json_is_string(json_object_get(sum, "spill_failure")));
+            json_decref(sum);
+            sums++;
+        }
+    ck_assert_int_eq(sums, 1);
     e2e_result_free(&r);
 }
 END_TEST
@@ -621,28 +668,25 @@ static long long api_calls(json_t *sum, const char *name, long long *dropped)
     return -1;
 }
 
-/* 600 000 calls on three threads with a 2 MiB event memory limit: memory
- * stays near the limit while recording (robust_prog's VmHWM before it
- * exits), every call is in the table and the trace, the spill file is
- * gone. */
-START_TEST(long_run_spills_nothing_lost)
+/* 600 000 calls on three threads: memory stays at one chunk per thread
+ * while recording (robust_prog's VmHWM before it exits), the chunks go to
+ * the run file as they fill, every call is in the table and the trace. */
+START_TEST(long_run_to_run_file_nothing_lost)
 {
     const char *args[] = {"calls", "100000", "threads", "2", "hwm", "exit", NULL};
-    const char *env[] = {"CUPROF_MEM_LIMIT=2M", "CUPROF_GPU=0", NULL};
+    const char *env[] = {"CUPROF_GPU=0", NULL};
     e2e_result r = run_prog(1, env, args);
     ck_assert_msg(r.status == 3, "status %d; stderr:\n%s", r.status, r.err);
     const char *h = strstr(r.err, "hwm_kb=");
     ck_assert(h != NULL);
     long hwm = atol(h + 7);
-    /* 2 MiB of chunks + one first chunk per thread + the libraries: without
-     * the limit the same run holds ~6 MB of compact records (38 MB as
-     * 64-byte events) */
-    ck_assert_msg(hwm < 24 * 1024, "peak memory %ld kB while recording", hwm);
-    ck_assert_msg(strstr(r.err, "older events go to"), "stderr:\n%s", r.err);
-    json_t *sum = check_sets(1, NULL);   /* (no spill file left either) */
+    /* one 64 KiB chunk per thread + the libraries: kept in memory the same
+     * run holds ~6 MB of compact records (38 MB as 64-byte events) */
+    ck_assert_msg(hwm < 20 * 1024, "peak memory %ld kB while recording", hwm);
+    json_t *sum = check_sets(1, NULL);
     ck_assert_int_eq(jint(sum, "events"), 600000);
     ck_assert_int_eq(jint(sum, "dropped"), 0);
-    ck_assert_int_gt(jint(sum, "spilled"), 300000);   /* ~10 bytes a call: 6 MB past 2 MiB */
+    ck_assert_int_gt(jint(sum, "spilled"), 550000);   /* all but the last chunk of each thread */
     ck_assert_int_eq(api_calls(sum, "cudaMalloc", NULL), 300000);
     ck_assert_int_eq(api_calls(sum, "cudaFree", NULL), 300000);
     json_decref(sum);
@@ -661,10 +705,10 @@ START_TEST(long_run_spills_nothing_lost)
 }
 END_TEST
 
-/* The spill cannot be written (a file-size limit standing in for a full
+/* The run file cannot grow (a file-size limit standing in for a full
  * disk): a warning, recording stops, the table's counts stay exact, the
  * summary says so, the program's status is its own. */
-START_TEST(spill_fails_counts_stay_exact)
+START_TEST(run_file_full_counts_stay_exact)
 {
     if (access("/usr/bin/prlimit", X_OK) != 0) {
         fprintf(stderr, "note: prlimit not installed; spill failure case skipped\n");
@@ -672,15 +716,15 @@ START_TEST(spill_fails_counts_stay_exact)
     }
     const char *argv[] = {"/usr/bin/prlimit", "--fsize=1048576", e2e_path("prof.sh"), "-o", dir,
                           e2e_bpath("tests/robust_prog"), "calls", "400000", "exit", NULL};
-    const char *env[] = {e2e_sim_env(), "CUPROF_MEM_LIMIT=1M", "CUPROF_GPU=0", NULL};
+    const char *env[] = {e2e_sim_env(), "CUPROF_GPU=0", NULL};
     e2e_result r = e2e_run(argv, env, NULL, TIMEOUT_S);
     ck_assert_msg(r.status == 3, "status %d; stderr:\n%s", r.status, r.err);
-    ck_assert_msg(strstr(r.err, "cuprof: event memory limit reached and events cannot be spilled"),
-                  "stderr:\n%s", r.err);
+    ck_assert_msg(strstr(r.err, "cuprof: cannot write the run file") &&
+                  strstr(r.err, "File too large"), "stderr:\n%s", r.err);
     char names[8][256];
     int ntmp;
     int n = list_dir(dir, names, 8, &ntmp);
-    ck_assert_int_eq(ntmp, 0);   /* the spill file is removed too */
+    ck_assert_int_eq(ntmp, 0);   /* no temporary, no partial block in the run file */
     for (int i = 0; i < n; i++) {
         char path[20000];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
@@ -740,8 +784,8 @@ static Suite *robust_suite(void)
     t = tcase_create("long_runs");
     tcase_add_checked_fixture(t, setup, teardown);
     tcase_set_timeout(t, 120);
-    tcase_add_test(t, long_run_spills_nothing_lost);
-    tcase_add_test(t, spill_fails_counts_stay_exact);
+    tcase_add_test(t, long_run_to_run_file_nothing_lost);
+    tcase_add_test(t, run_file_full_counts_stay_exact);
     suite_add_tcase(s, t);
     return s;
 }

@@ -357,6 +357,10 @@ static int norm_summary(const char *path)
             printf("  pid: <pid>\n");
             continue;
         }
+        if (!strncmp(line, "  run file:", 11)) {   /* NAME.PID.cuprof, its size */
+            printf("run file: <run file>\n");
+            continue;
+        }
         int rule = line[0] == '-' && strspn(line, "- ") == strlen(line);
         mask_text(line, sizeof line);
         squeeze(line);
@@ -421,6 +425,11 @@ static size_t nlines;
 static void flatten(const char *path, const char *key, json_t *v)
 {
     char buf[8192];
+    if (key && !strcmp(key, "run_file")) {   /* its name has the pid, its size the times */
+        if (nlines < sizeof lines / sizeof *lines && asprintf(&lines[nlines], "%s <run file>", path) > 0)
+            nlines++;
+        return;
+    }
     if (json_is_object(v)) {
         const char *k;
         json_t *c;

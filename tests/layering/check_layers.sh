@@ -2,7 +2,10 @@
 # tests/layering/check_layers.sh - the dependency rules of the folders'
 # READMEs, checked on the sources and on the built objects:
 #
-#   preload -> collector -> model -> formats   (data flows one way)
+#   preload -> collector -> run file -> model -> formats (+ tools/)
+#
+#   recording (preload, collector: libcuprof.so) on one side of the run
+#   file, analysis (model, formats, tools: cuprof-report & co) on the other.
 #
 #   1. No undefined symbol of a model/ or formats/ object is defined in a
 #      collector/ object (nm): the model and the writers never call back
@@ -12,7 +15,12 @@
 #   3. preload/ includes no collector header but collector/collector.h.
 #   4. model/ includes no collector header but collector/event.h (the event
 #      ABI), and nothing from formats/ or preload/.
-#   5. formats/ includes nothing from collector/ or preload/.
+#   5. formats/ and tools/ include nothing from collector/ or preload/ but
+#      the run file's ABI (collector/event.h, compact.h, runfile.h).
+#   6. collector/ includes nothing from formats/, and of model/ only the
+#      plain types (model/run.h, model/gpu.h).
+#   7. libcuprof.so defines no symbol a model/ or formats/ object defines:
+#      the library records, cuprof-report analyses.
 #
 #   check_layers.sh [TOP [BUILD]]   (default: the checkout and its build/)
 # Prints one line per violation; exit 1 if there is any, 2 on bad use.
@@ -40,7 +48,8 @@ objects() {
 # 1. symbols
 collector_defs=$(nm --defined-only $(objects collector collector) 2>/dev/null |
                  awk 'NF == 3 && $2 ~ /[TDBR]/ {print $3}' | sort -u)
-for o in $(objects model model) $(objects formats formats) $(objects compare formats/compare); do
+for o in $(objects model model) $(objects formats formats) $(objects compare formats/compare) \
+         $(objects runfile formats/runfile) $(objects tools tools); do
   for s in $(nm -u "$o" | awk '{print $2}' | sort -u); do
     if grep -qxF "$s" <<<"$collector_defs"; then
       say "${o#"$build"/} uses $s, defined in collector/"
@@ -72,9 +81,27 @@ while IFS= read -r line; do
 done < <(includes "$top"/model/*.[ch])
 while IFS= read -r line; do
   case $line in
-    *'"collector/'*|*'"preload/'*|*'"../'*) say "$line: formats/ reads the model only" ;;
+    *'"collector/event.h"'*|*'"collector/compact.h"'*|*'"collector/runfile.h"'*) ;;
+    *'"collector/'*|*'"preload/'*|*'"../'*) say "$line: formats/ and tools/ read the model and the run file's ABI only" ;;
   esac
-done < <(includes $(find "$top/formats" -name '*.[ch]'))
+done < <(includes $(find "$top/formats" "$top/tools" -name '*.[ch]' 2>/dev/null))
+while IFS= read -r line; do
+  case $line in
+    *'"model/run.h"'*|*'"model/gpu.h"'*) ;;
+    *'"formats/'*|*'"model/'*|*'"tools/'*) say "$line: collector/ includes no formats/ or tools/ header, of model/ only the plain types" ;;
+  esac
+done < <(includes "$top"/collector/*.[ch])
 
-[ $bad = 0 ] && echo "layering: ok (preload -> collector -> model -> formats)"
+# 7. the library holds recording only
+if [ -e "$build/libcuprof.so" ]; then
+  analysis_defs=$(nm --defined-only $(objects model model) $(objects formats formats) 2>/dev/null |
+                  awk 'NF == 3 && $2 ~ /[TtDdBbRr]/ && $3 ~ /^cuprof_/ {print $3}' | sort -u)
+  for s in $(nm --defined-only "$build/libcuprof.so" 2>/dev/null | awk 'NF == 3 {print $3}' | sort -u); do
+    if grep -qxF "$s" <<<"$analysis_defs"; then
+      say "libcuprof.so defines $s, which model/ or formats/ defines: the library records only (cuprof-report analyses)"
+    fi
+  done
+fi
+
+[ $bad = 0 ] && echo "layering: ok (preload -> collector -> run file -> model -> formats, tools)"
 exit $bad

@@ -60,9 +60,15 @@ START_TEST(each_violation_is_caught)
     put(t, "formats/w.c", "#include \"collector/config.h\"\nint cuprof_w(void);\n"
         "int cuprof_w(void) { return 0; }\n");
     put(t, "preload/p.c", "#include \"collector/process.h\"\n#include \"collector/collector.h\"\n");
+    /* the collector calls the writers; the library carries model code */
+    put(t, "collector/exit.c", "#include \"formats/formats.h\"\n#include \"model/run.h\"\n");
+    put(t, "formats/rf.c", "#include \"collector/runfile.h\"\n");
     cc(t, "collector/rec.c", "collector/rec.o");
     cc(t, "model/calls.c", "model/calls.o");
     cc(t, "formats/w.c", "formats/w.o");
+    snprintf(cmd, sizeof cmd, "cd %s && cc -shared -o build/libcuprof.so build/collector/rec.o "
+             "build/model/calls.o", t);
+    ck_assert_int_eq(system(cmd), 0);
     char build[4200];
     snprintf(build, sizeof build, "%s/build", t);
     e2e_result r = check(t, build);
@@ -71,12 +77,16 @@ START_TEST(each_violation_is_caught)
         "model/calls.o uses cuprof_rec_count, defined in collector/",
         "model/calls.o: seen is writable global state",
         "model/bad.c:1:#include \"collector/internal.h\": model/ includes no collector header",
-        "formats/w.c:1:#include \"collector/config.h\": formats/ reads the model only",
+        "formats/w.c:1:#include \"collector/config.h\": formats/ and tools/ read the model and the run file's ABI only",
+        "collector/exit.c:1:#include \"formats/formats.h\": collector/ includes no formats/",
+        "libcuprof.so defines cuprof_model_x, which model/ or formats/ defines",
         "preload/p.c:1:#include \"collector/process.h\": preload/ includes only collector/collector.h",
     };
     for (size_t i = 0; i < sizeof must / sizeof *must; i++)
         ck_assert_msg(strstr(r.out, must[i]), "missing \"%s\" in:\n%s", must[i], r.out);
     ck_assert_msg(!strstr(r.out, "p.c:2:"), "collector.h is allowed in preload/:\n%s", r.out);
+    ck_assert_msg(!strstr(r.out, "exit.c:2:"), "model/run.h is allowed in collector/:\n%s", r.out);
+    ck_assert_msg(!strstr(r.out, "rf.c:"), "the run file's ABI is allowed in formats/:\n%s", r.out);
     e2e_result_free(&r);
     e2e_rmtree(t);
     free(t);
