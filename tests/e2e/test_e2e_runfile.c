@@ -1,0 +1,419 @@
+/*
+ * test_e2e_runfile.c - record once, report anywhere: the run file a
+ * profiled run leaves (NAME.cuprof) and prof.sh report on it.
+ *
+ *   - prof.sh report rebuilds the very files the run wrote at exit;
+ *   - --format perfetto on a run recorded with the JSON trace;
+ *   - --capture-range on a fully recorded run gives what a run recorded
+ *     through that window gives;
+ *   - a run file cut at 20 offsets is reported up to its last whole block,
+ *     with one line saying what was lost; a file that is not a run file,
+ *     or of a newer version, gets one line and nothing is written;
+ *   - --no-run-file removes it after the report;
+ *   - CRC-32C: the hardware path equals the table-free one.
+ */
+#include "collector/runfile.h"
+#include "harness.h"
+
+#include <check.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define TIMEOUT_S 120
+
+static char *dir;
+
+static void setup(void)
+{
+    dir = e2e_tmpdir();
+}
+
+static void teardown(void)
+{
+    e2e_rmtree(dir);
+    free(dir);
+}
+
+/* prof.sh -o DIR/sub -n NAME [opts...] PROG ARGS (argv: the rest, NULL-ended). */
+static e2e_result profile(const char *sub, const char *name, const char *const *rest,
+                          const char *const *env)
+{
+    const char *argv[32];
+    int n = 0;
+    char out[4200];
+    snprintf(out, sizeof out, "%s/%s", dir, sub);
+    argv[n++] = e2e_path("prof.sh");
+    argv[n++] = "-o";
+    argv[n++] = strdup(out);
+    argv[n++] = "-n";
+    argv[n++] = name;
+    for (int i = 0; rest[i] && n < 30; i++)
+        argv[n++] = rest[i];
+    argv[n] = NULL;
+    const char *envs[8];
+    int k = 0;
+    envs[k++] = e2e_sim_env();
+    for (int i = 0; env && env[i] && k < 7; i++)
+        envs[k++] = env[i];
+    envs[k] = NULL;
+    e2e_result r = e2e_run(argv, envs, NULL, TIMEOUT_S);
+    free((char *)argv[2]);
+    return r;
+}
+
+/* prof.sh report ARGS... (NULL-ended). */
+static e2e_result report(const char *const *args)
+{
+    const char *argv[24];
+    int n = 0;
+    argv[n++] = e2e_path("prof.sh");
+    argv[n++] = "report";
+    for (int i = 0; args[i] && n < 22; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    return e2e_run(argv, NULL, NULL, TIMEOUT_S);
+}
+
+/* Lines of s that start with "cuprof: " (a path may hold "x.cuprof:"). */
+static int lines(const char *s)
+{
+    int n = 0;
+    for (const char *p = s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        n += strncmp(p, "cuprof: ", 8) == 0;
+    return n;
+}
+
+static char *path_of(const char *sub, const char *file)
+{
+    char *p = malloc(8400);
+    snprintf(p, 8400, "%s/%s/%s", dir, sub, file);
+    return p;
+}
+
+static int exists(const char *sub, const char *file)
+{
+    char *p = path_of(sub, file);
+    struct stat st;
+    int ok = stat(p, &st) == 0;
+    free(p);
+    return ok;
+}
+
+/* 1 when the two files hold the same bytes. */
+static int same_file(const char *a, const char *b)
+{
+    size_t la = 0, lb = 0;
+    char *x = e2e_read_file(a, &la), *y = e2e_read_file(b, &lb);
+    int same = x && y && la == lb && memcmp(x, y, la) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+static int files_in(const char *sub)
+{
+    char p[4200];
+    snprintf(p, sizeof p, "%s/%s", dir, sub);
+    DIR *d = opendir(p);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    if (d)
+        closedir(d);
+    return n;
+}
+
+START_TEST(report_rebuilds_the_same_files)
+{
+    const char *rest[] = {e2e_path("bench/matmul_add"), "--mode", "eager", "--size", "64",
+                          "--iters", "3", NULL};
+    e2e_result r = profile("a", "x", rest, NULL);
+    ck_assert_msg(r.status == 0, "status %d\n%s", r.status, r.err);
+    e2e_result_free(&r);
+    ck_assert(exists("a", "x.cuprof"));
+    char *rf = path_of("a", "x.cuprof"), *out = path_of("b", "");
+    const char *args[] = {"-o", out, rf, NULL};
+    r = report(args);
+    ck_assert_msg(r.status == 0, "status %d\n%s", r.status, r.err);
+    ck_assert_int_eq(lines(r.err), 1);   /* wrote ... */
+    ck_assert_ptr_nonnull(strstr(r.err, "cuprof: wrote"));
+    e2e_result_free(&r);
+    static const char *const files[] = {"x.summary.txt", "x.summary.json", "x.trace.json"};
+    for (size_t i = 0; i < 3; i++) {
+        char *a = path_of("a", files[i]), *b = path_of("b", files[i]);
+        ck_assert_msg(same_file(a, b), "%s differs between the run and its report", files[i]);
+        free(a);
+        free(b);
+    }
+    ck_assert(!exists("b", "x.cuprof"));   /* the report reads the run file, never writes one */
+    /* Perfetto instead, from the same file, and no JSON trace */
+    free(out);
+    out = path_of("c", "");
+    const char *pf[] = {"--format", "perfetto", "-o", out, rf, NULL};
+    r = report(pf);
+    ck_assert_msg(r.status == 0, "status %d\n%s", r.status, r.err);
+    e2e_result_free(&r);
+    ck_assert(exists("c", "x.perfetto-trace"));
+    ck_assert(!exists("c", "x.trace.json"));
+    char *a = path_of("a", "x.summary.json"), *c = path_of("c", "x.summary.json");
+    ck_assert_msg(same_file(a, c), "the summary depends on the trace format");
+    free(a);
+    free(c);
+    free(rf);
+    free(out);
+}
+END_TEST
+
+/* Api rows of a summary.json as "name calls" lines, sorted. */
+static char *api_calls(json_t *sum)
+{
+    char *buf = calloc(1, 65536);
+    json_t *api = json_object_get(sum, "api"), *row;
+    size_t i;
+    char lines[256][128];
+    size_t n = 0;
+    json_array_foreach(api, i, row)
+        if (n < 256)
+            snprintf(lines[n++], sizeof lines[0], "%s %lld\n", e2e_str(row, "name"),
+                     e2e_int(row, "calls"));
+    qsort(lines, n, sizeof lines[0], (int (*)(const void *, const void *))strcmp);
+    for (size_t k = 0; k < n; k++)
+        strcat(buf, lines[k]);
+    return buf;
+}
+
+static json_t *row_named(json_t *sum, const char *list, const char *name)
+{
+    json_t *rows = json_object_get(sum, list), *row;
+    size_t i;
+    json_array_foreach(rows, i, row) {
+        const char *n = json_string_value(json_object_get(row, "name"));
+        if (!n)
+            n = json_string_value(json_object_get(row, "kind"));   /* copies[] */
+        if (n && !strcmp(n, name))
+            return row;
+    }
+    return NULL;
+}
+
+/* nvtx_prog steps 8 (cudaProfilerStart before step 3, Stop after step 4):
+ * recorded whole, then cut by prof.sh report, against recorded through
+ * the window. */
+START_TEST(capture_range_cut_after_the_fact)
+{
+    const char *whole[] = {e2e_bpath("tests/nvtx_prog"), "steps", "8", NULL};
+    e2e_result r = profile("whole", "x", whole, NULL);
+    ck_assert_msg(r.status == 3, "status %d\n%s", r.status, r.err);
+    e2e_result_free(&r);
+    const char *win[] = {"--capture-range", "cudaProfilerApi", e2e_bpath("tests/nvtx_prog"),
+                         "steps", "8", NULL};
+    r = profile("win", "x", win, NULL);
+    ck_assert_msg(r.status == 3, "status %d\n%s", r.status, r.err);
+    e2e_result_free(&r);
+    char *rf = path_of("whole", "x.cuprof"), *out = path_of("cut", "");
+    const char *args[] = {"--capture-range", "cudaProfilerApi", "-o", out, rf, NULL};
+    r = report(args);
+    ck_assert_msg(r.status == 0, "status %d\n%s", r.status, r.err);
+    e2e_result_free(&r);
+    char *pw = path_of("win", "x.summary.json"), *pc = path_of("cut", "x.summary.json");
+    json_t *w = e2e_load_json(pw), *c = e2e_load_json(pc);
+    ck_assert(w && c);
+    char *aw = api_calls(w), *ac = api_calls(c);
+    ck_assert_msg(!strcmp(aw, ac), "recorded through the window:\n%s\ncut afterwards:\n%s", aw, ac);
+    json_t *mw = row_named(w, "copies", "memset"), *mc = row_named(c, "copies", "memset");
+    ck_assert(mw && mc);
+    ck_assert_int_eq(e2e_int(mc, "calls"), e2e_int(mw, "calls"));
+    ck_assert_int_eq(e2e_int(mc, "bytes"), e2e_int(mw, "bytes"));
+    ck_assert_int_eq(e2e_int(mc, "gpu_copies"), e2e_int(mw, "gpu_copies"));
+    ck_assert_int_eq(e2e_int(json_object_get(c, "capture"), "windows"), 1);
+    free(aw);
+    free(ac);
+    json_decref(w);
+    json_decref(c);
+    free(pw);
+    free(pc);
+    /* a window-recorded run cannot be cut again: one line, nothing written */
+    char *rw = path_of("win", "x.cuprof"), *out2 = path_of("again", "");
+    const char *again[] = {"--capture-range", "cudaProfilerApi", "-o", out2, rw, NULL};
+    r = report(again);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_int_eq(lines(r.err), 1);
+    ck_assert_ptr_nonnull(strstr(r.err, "recorded through a window already"));
+    e2e_result_free(&r);
+    ck_assert_int_eq(files_in("again"), 0);
+    free(rw);
+    free(out2);
+    free(rf);
+    free(out);
+}
+END_TEST
+
+/* Copies the first len bytes of src to dst. */
+static void cut_copy(const char *src, const char *dst, size_t len)
+{
+    size_t n = 0;
+    char *b = e2e_read_file(src, &n);
+    ck_assert(b && len <= n);
+    FILE *f = fopen(dst, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(b, 1, len, f), len);
+    fclose(f);
+    free(b);
+}
+
+START_TEST(torn_run_file_reported_to_its_last_whole_block)
+{
+    /* a few chunks on two threads, and CUPTI's records */
+    const char *rest[] = {e2e_bpath("tests/robust_prog"), "calls", "20000", "threads", "1", "exit",
+                          NULL};
+    e2e_result r = profile("a", "x", rest, NULL);
+    ck_assert_msg(r.status == 3, "status %d\n%s", r.status, r.err);
+    e2e_result_free(&r);
+    char *rf = path_of("a", "x.cuprof"), *sum = path_of("a", "x.summary.json");
+    json_t *full = e2e_load_json(sum);
+    ck_assert_ptr_nonnull(full);
+    long long all = e2e_int(full, "events");
+    json_decref(full);
+    size_t size = 0;
+    free(e2e_read_file(rf, &size));
+    ck_assert_uint_gt(size, 4 * 65536);
+    srand(28);
+    for (int k = 0; k < 20; k++) {
+        /* 20 offsets: the first inside the header, the rest anywhere */
+        size_t at = k == 0 ? 40 : 64 + (size_t)rand() % (size - 64);
+        char cut[4300], out[4300], name[64];
+        snprintf(name, sizeof name, "cut%d", k);
+        snprintf(cut, sizeof cut, "%s/%s.cuprof", dir, name);
+        snprintf(out, sizeof out, "%s/%s", dir, name);
+        cut_copy(rf, cut, at);
+        const char *args[] = {"-o", out, cut, NULL};
+        r = report(args);
+        if (k == 0) {
+            ck_assert_int_eq(r.status, 1);
+            ck_assert_int_eq(lines(r.err), 1);
+            ck_assert_ptr_nonnull(strstr(r.err, "not a cuprof run file"));
+            ck_assert_int_eq(files_in(name), 0);
+            e2e_result_free(&r);
+            continue;
+        }
+        ck_assert_msg(r.status == 0, "cut at %zu: status %d\n%s", at, r.status, r.err);
+        /* what was lost, then where the files went */
+        ck_assert_msg(lines(r.err) == 2 &&
+                      (strstr(r.err, "torn") || strstr(r.err, "not completed")),
+                      "cut at %zu:\n%s", at, r.err);
+        e2e_result_free(&r);
+        char sp[4400];
+        snprintf(sp, sizeof sp, "%s/%s.summary.json", out, name);
+        json_t *s = e2e_load_json(sp);
+        ck_assert_msg(s != NULL, "cut at %zu: no summary", at);
+        ck_assert_int_le(e2e_int(s, "events"), all);
+        json_t *rfo = json_object_get(s, "run_file");
+        ck_assert_ptr_nonnull(json_string_value(json_object_get(rfo, "lost")));
+        json_decref(s);
+    }
+    free(rf);
+    free(sum);
+}
+END_TEST
+
+START_TEST(not_a_run_file_nor_a_newer_one)
+{
+    char p[4300], out[4300];
+    snprintf(p, sizeof p, "%s/notes.cuprof", dir);
+    FILE *f = fopen(p, "w");
+    fputs("these are my notes, not a profile\n", f);
+    fclose(f);
+    snprintf(out, sizeof out, "%s/o", dir);
+    const char *args[] = {"-o", out, p, NULL};
+    e2e_result r = report(args);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_int_eq(lines(r.err), 1);
+    ck_assert_ptr_nonnull(strstr(r.err, "not a cuprof run file"));
+    e2e_result_free(&r);
+    /* a header of version 99.0 */
+    cuprof_rf_header h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, CUPROF_RF_MAGIC, sizeof h.magic);
+    h.major = 99;
+    h.header_bytes = sizeof h;
+    h.block_header_bytes = sizeof(cuprof_rf_block);
+    snprintf(p, sizeof p, "%s/new.cuprof", dir);
+    f = fopen(p, "wb");
+    fwrite(&h, sizeof h, 1, f);
+    fclose(f);
+    r = report(args);
+    const char *args2[] = {"-o", out, p, NULL};
+    e2e_result_free(&r);
+    r = report(args2);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_int_eq(lines(r.err), 1);
+    ck_assert_ptr_nonnull(strstr(r.err, "version 99.0, newer"));
+    e2e_result_free(&r);
+    ck_assert_int_eq(files_in("o"), 0);
+    /* no file at all, and a bad option */
+    const char *none[] = {"/nonexistent/x.cuprof", NULL};
+    r = report(none);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_int_eq(lines(r.err), 1);
+    e2e_result_free(&r);
+    const char *bad[] = {"--format", "svg", p, NULL};
+    r = report(bad);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_int_eq(lines(r.err), 1);
+    e2e_result_free(&r);
+}
+END_TEST
+
+START_TEST(no_run_file_removes_it_after_the_report)
+{
+    const char *rest[] = {"--no-run-file", e2e_bpath("tests/robust_prog"), "exit", NULL};
+    e2e_result r = profile("a", "x", rest, NULL);
+    ck_assert_msg(r.status == 3, "status %d\n%s", r.status, r.err);
+    e2e_result_free(&r);
+    ck_assert(exists("a", "x.summary.json"));
+    ck_assert(!exists("a", "x.cuprof"));
+    ck_assert_int_eq(files_in("a"), 3);
+}
+END_TEST
+
+START_TEST(crc32c_paths_agree)
+{
+    /* RFC 3720's check value, and the two paths on odd lengths */
+    ck_assert_uint_eq(cuprof_crc32c_sw(0, "123456789", 9), 0xE3069283u);
+    ck_assert_uint_eq(cuprof_crc32c(0, "123456789", 9), 0xE3069283u);
+    unsigned char buf[1000];
+    for (size_t i = 0; i < sizeof buf; i++)
+        buf[i] = (unsigned char)(i * 131 + 7);
+    for (size_t n = 0; n < sizeof buf; n += 37)
+        ck_assert_uint_eq(cuprof_crc32c(0, buf, n), cuprof_crc32c_sw(0, buf, n));
+    /* chained over two calls = one call */
+    ck_assert_uint_eq(cuprof_crc32c(cuprof_crc32c(0, buf, 300), buf + 300, 700),
+                      cuprof_crc32c(0, buf, 1000));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("e2e_runfile");
+    TCase *t = tcase_create("runfile");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_set_timeout(t, 300);
+    tcase_add_test(t, report_rebuilds_the_same_files);
+    tcase_add_test(t, capture_range_cut_after_the_fact);
+    tcase_add_test(t, torn_run_file_reported_to_its_last_whole_block);
+    tcase_add_test(t, not_a_run_file_nor_a_newer_one);
+    tcase_add_test(t, no_run_file_removes_it_after_the_report);
+    tcase_add_test(t, crc32c_paths_agree);
+    suite_add_tcase(s, t);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
