@@ -67,8 +67,6 @@ include model/model.mk
 include collector/collector.mk
 include formats/formats.mk
 include formats/compare/compare.mk
-include formats/export/export.mk
-include formats/stats/stats.mk
 include formats/merge/merge.mk
 include formats/runfile/runfile.mk
 include tools/tools.mk

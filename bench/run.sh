@@ -269,11 +269,10 @@ if [ $do_write = 1 ]; then
     for rep in $(seq 1 "$WRITE_REPEATS"); do
       for fmt in none json perfetto; do
         rm -rf "$tmp/wout"; mkdir -p "$tmp/wout"
-        memlim=$(( (n * 64 / 1048576 + 64) ))M
         line=$(CUPROF_GPU=0 CUPROF_QUIET=1 CUPROF_OUT_DIR="$tmp/wout" CUPROF_NAME=w \
-               CUPROF_FORMAT=$fmt CUPROF_MEM_LIMIT=$memlim "$WRITE_BENCH" "$n")
+               CUPROF_FORMAT=$fmt "$WRITE_BENCH" "$n")
         tb=$(stat -c %s "$tmp/wout/w.trace.json" "$tmp/wout/w.perfetto-trace" 2>/dev/null | head -1)
-        r="$(sed -n 's/.*write_s=\([0-9.]*\).*events_per_s=\([0-9]*\).*rss_kb=\([0-9]*\).*/\1 \2 \3/p' <<<"$line") ${tb:-0}"
+        r="$(sed -n 's/.*write_s=\([0-9.]*\).*events_per_s=\([0-9]*\).* rss_kb=\([0-9]*\).*report_rss_kb=\([0-9]*\).*/\1 \2 \4 \3/p' <<<"$line") ${tb:-0}"
         case $fmt in
           none) wn[$n]=$r; wns[$n]+="${r%% *}"$'\n' ;;
           json) wr[$n]=$r; wrs[$n]+="${r%% *}"$'\n' ;;
@@ -397,15 +396,18 @@ label() {
   fi
   if [ $do_write = 1 ]; then
     echo
-    echo "## Exit-time write (bench/write_bench: fill the collector, time cuprof_collector_finish)"
+    echo "## Exit-time write (bench/write_bench: fill the collector, time cuprof_collector_finish:"
+    echo "the run file completed, then cuprof-report building the files from it in its own process)"
     echo
-    echo "| events     | seconds | events/s  | peak RSS bytes/event | trace.json bytes/event |"
-    echo "|------------|---------|-----------|----------------------|------------------------|"
+    echo "| events     | seconds | events/s  | report peak RSS MB | report bytes/event | program peak RSS MB | trace.json bytes/event |"
+    echo "|------------|---------|-----------|--------------------|--------------------|---------------------|------------------------|"
     for n in $WRITE_SIZES; do
       set -- ${wr[$n]}
-      printf '| %10s | %7s | %9s | %20s | %22s |\n' "$n" "$1" "$2" \
+      printf '| %10s | %7s | %9s | %18s | %18s | %19s | %22s |\n' "$n" "$1" "$2" \
+        "$(awk -v r="$3" 'BEGIN{printf "%.0f", r / 1024}')" \
         "$(awk -v r="$3" -v n="$n" 'BEGIN{printf "%.1f", r * 1024 / n}')" \
-        "$(awk -v t="$4" -v n="$n" 'BEGIN{printf "%.1f", t / n}')"
+        "$(awk -v r="$4" 'BEGIN{printf "%.1f", r / 1024}')" \
+        "$(awk -v t="$5" -v n="$n" 'BEGIN{printf "%.1f", t / n}')"
     done
     echo
     echo "The trace's own cost: the same events with no trace (CUPROF_FORMAT=none), as trace.json"
@@ -416,8 +418,8 @@ label() {
     echo "|------------|--------|--------------|------------------|---------------------|------------------|----------------------|"
     for n in $WRITE_SIZES; do
       a=$(wmed "${wns[$n]}"); j=$(wmed "${wrs[$n]}"); q=$(wmed "${wps[$n]}")
-      read -r _ _ _ jb <<<"${wr[$n]}"
-      read -r _ _ _ pbytes <<<"${wp[$n]}"
+      read -r _ _ _ _ jb <<<"${wr[$n]}"
+      read -r _ _ _ _ pbytes <<<"${wp[$n]}"
       printf '| %10s | %6s | %12s | %16s | %19s | %16s | %20s |\n' "$n" "$a" \
         "$(awk -v x="$j" -v a="$a" 'BEGIN{printf "%.3f", x - a}')" \
         "$(awk -v x="$q" -v a="$a" 'BEGIN{printf "%.3f", x - a}')" \
@@ -490,7 +492,7 @@ if [ -n "$results" ]; then
     echo "LD_PRELOAD=build/libcuprof.so CUPROF_GPU=kernels build/bench/calls ...   # the same, --gpu kernels"
     echo "uftrace record --force -d DIR build/bench/calls ...                      # peer"
     echo "ltrace -e cudaLaunchKernel+... -o /dev/null build/bench/calls --n $LTRACE_N ... # peer"
-    echo "CUPROF_MEM_LIMIT=... build/bench/write_bench N                     # exit-time write"
+    echo "build/bench/write_bench N                                         # exit-time write"
     echo '```'
     echo
     cat "$tmp/table.md"

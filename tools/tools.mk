@@ -12,3 +12,18 @@ $(B)/cuprof-report: $(TOOLS_REPORT_OBJS) $(RUNFILE_OBJS) $(MODEL_OBJS) $(FORMATS
 	$(call P,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ -ldl -lpthread
 
 ALL_TARGETS += $(TOOLS_REPORT_OBJS) $(B)/cuprof-report
+
+# cuprof-stats (prof.sh stats): summary.json reports sorted, filtered, cut,
+# as a table, CSV or JSON. Links jansson.
+$(B)/cuprof-stats: tools/stats.c $(B)/formats/units.o
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -I. -o $@ $^ $(LDFLAGS) $(JSON_LIBS)
+
+# cuprof-export (prof.sh export sqlite, and --export sqlite through
+# cuprof-report): a trace.json as an SQLite database in Nsight Systems'
+# table shapes. Links jansson, Debian's libsqlite3 and libz (a --gzip trace).
+$(B)/cuprof-export: tools/export.c
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -I. -o $@ $< $(LDFLAGS) $(JSON_LIBS) -lsqlite3 -lz -lm
+
+# cuprof-compare and cuprof-merge link their libraries from formats/compare/
+# and formats/merge/ (their .mk files).
+ALL_TARGETS += $(B)/cuprof-stats $(B)/cuprof-export

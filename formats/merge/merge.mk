@@ -7,7 +7,7 @@ MERGE_OBJS := $(patsubst formats/merge/%.c,$(B)/merge/%.o,$(MERGE_SRCS))
 $(B)/merge/%.o: formats/merge/%.c formats/merge/merge.h
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -I. -c -o $@ $<
 
-$(B)/cuprof-merge: $(B)/merge/merge_main.o $(MERGE_OBJS) $(B)/formats/units.o
+$(B)/cuprof-merge: $(B)/tools/merge.o $(MERGE_OBJS) $(B)/formats/units.o
 	$(call P,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(JSON_LIBS) -lm
 
 ALL_TARGETS += $(B)/cuprof-merge

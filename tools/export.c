@@ -1,5 +1,5 @@
 /*
- * sqlite_export.c - cuprof-export: a finished run's NAME.trace.json as an
+ * export.c - cuprof-export: a finished run's NAME.trace.json as an
  * SQLite database shaped like Nsight Systems' export where the two overlap,
  * so that nsys SQL queries run on cuprof data (`prof.sh export sqlite`).
  *

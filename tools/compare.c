@@ -1,5 +1,5 @@
 /*
- * compare_main.c - cuprof-compare: side-by-side comparison of profiled runs.
+ * compare.c - cuprof-compare: side-by-side comparison of profiled runs.
  *
  *   cuprof-compare [--json] A B [C ...]
  *

@@ -1,5 +1,5 @@
 /*
- * merge_main.c - cuprof-merge (prof.sh merge): the ranks of a job as one run.
+ * merge.c - cuprof-merge (prof.sh merge): the ranks of a job as one run.
  *
  *   cuprof-merge [-n NAME] [-o OUTDIR] DIR
  *
