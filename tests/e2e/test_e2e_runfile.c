@@ -382,6 +382,28 @@ START_TEST(no_run_file_removes_it_after_the_report)
 }
 END_TEST
 
+/* The report cannot be started: one line, the run file kept for prof.sh
+ * report, the program's status its own; the report later gives the files. */
+START_TEST(report_cannot_start_keeps_the_run_file)
+{
+    const char *rest[] = {e2e_bpath("tests/robust_prog"), "exit", NULL};
+    const char *env[] = {"CUPROF_REPORT=/nonexistent/cuprof-report", NULL};
+    e2e_result r = profile("a", "x", rest, env);
+    ck_assert_msg(r.status == 3, "status %d\n%s", r.status, r.err);
+    ck_assert_msg(lines(r.err) == 1 && strstr(r.err, "prof.sh report"), "stderr:\n%s", r.err);
+    e2e_result_free(&r);
+    ck_assert(exists("a", "x.cuprof"));
+    ck_assert_int_eq(files_in("a"), 1);
+    char *rf = path_of("a", "x.cuprof");
+    const char *args[] = {rf, NULL};
+    r = report(args);
+    ck_assert_msg(r.status == 0, "status %d\n%s", r.status, r.err);
+    e2e_result_free(&r);
+    ck_assert(exists("a", "x.summary.json"));
+    free(rf);
+}
+END_TEST
+
 START_TEST(crc32c_paths_agree)
 {
     /* RFC 3720's check value, and the two paths on odd lengths */
@@ -409,6 +431,7 @@ int main(void)
     tcase_add_test(t, torn_run_file_reported_to_its_last_whole_block);
     tcase_add_test(t, not_a_run_file_nor_a_newer_one);
     tcase_add_test(t, no_run_file_removes_it_after_the_report);
+    tcase_add_test(t, report_cannot_start_keeps_the_run_file);
     tcase_add_test(t, crc32c_paths_agree);
     suite_add_tcase(s, t);
     SRunner *sr = srunner_create(s);
