@@ -134,3 +134,7 @@ for size in $sizes; do
     echo "  $out/$size/$mode.trace.json"
   done
 done
+echo
+echo "Run files: each output above was built from NAME.cuprof, recorded while the program ran."
+echo "Build them again, another way, without running anything, e.g.:"
+echo "  ./prof.sh report --format perfetto -o $out/64/perfetto $out/64/eager.cuprof"
