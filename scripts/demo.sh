@@ -94,7 +94,7 @@ for size in $sizes; do
   dir="$out/$size"
   mkdir -p "$dir"
   for mode in $modes; do
-    rm -f "$dir/$mode".{trace.json,summary.txt,summary.json}
+    rm -f "$dir/$mode".{trace.json,summary.txt,summary.json,cuprof}
     if ! "$top/prof.sh" -q -o "$dir" -n "$mode" "$bench" --mode "$mode" --size "$size" \
          --dtype bf16 --iters "$iters" --warmup "$warmup" >"$dir/$mode.stdout" 2>"$dir/$mode.stderr"; then
       cat "$dir/$mode.stderr" >&2
