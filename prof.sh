@@ -4,13 +4,15 @@
 #   prof.sh [options] [--] PROGRAM [ARGS...]
 #   prof.sh compare ...            (cuprof-compare, issue 5)
 #
-# Sets the CUPROF_* environment (documented in collector/config.h), puts
-# build/libcuprof.so on LD_PRELOAD and execs PROGRAM: the process keeps
-# prof.sh's pid, so PROGRAM's exit status and any signal that kills it reach
-# the caller unchanged. Because prof.sh is gone after exec, the library itself
-# prints on stderr where the files went ("cuprof: wrote DIR/NAME.{...}"), once
-# per process that made CUDA calls; a process that never called CUDA writes
-# no files and prints nothing.
+# Sets the CUPROF_* environment (documented in collector/config.h) and execs
+# build/cuprof-run, which runs PROGRAM with build/libcuprof.so on LD_PRELOAD
+# as its child, forwards the signals sent to this pid, and ends as PROGRAM
+# did (its exit status, or the signal that killed it): the caller sees what
+# it would see without cuprof. Each process that made CUDA calls prints on
+# stderr where its files went ("cuprof: wrote DIR/NAME.{...}"); a process
+# that never called CUDA writes no files and prints nothing; one killed
+# before it could write them gets them from its run file, built by
+# cuprof-run once PROGRAM is gone.
 #
 # Exit status: PROGRAM's own; or, before anything runs, 2 for a usage error,
 # an unusable output directory or a library that is not built, 126 when
@@ -397,7 +399,7 @@ rm -f -- "$probe"
 out_abs=$(cd -- "$out_dir" && pwd) || die "cannot enter output directory '$out_dir'"
 
 export CUPROF_OUT_DIR="$out_abs"
-export CUPROF_ROOT_PID=$$   # exec keeps the pid: this is PROGRAM's pid
+export CUPROF_ROOT_PID=$$   # PROGRAM exec'd here (CUPROF_SUPERVISE=0) keeps this pid; cuprof-run sets its child's
 if [ -n "$name" ]; then export CUPROF_NAME="$name"; else unset CUPROF_NAME; fi
 [ -n "$quiet" ] && export CUPROF_QUIET=1
 # The capture window: what the options asked (CUPROF_* variables the
@@ -417,15 +419,28 @@ export_if_set CUPROF_GZIP "$trace_gzip"
 export_if_set CUPROF_GPU "$gpu_mode"
 export_if_set CUPROF_EXPORT "$export_kind"
 export_if_set CUPROF_RUN_FILE "$run_file"
-export LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$lib"
+preload="${LD_PRELOAD:+$LD_PRELOAD:}$lib"
 # The CUDA driver loads this library's InitializeInjection while it starts:
 # CUPTI then starts in time for its timestamp callback, and also in programs
 # linked with static cudart, which no LD_PRELOAD hook sees. $lib is absolute.
-export CUDA_INJECTION64_PATH="$lib"
+injection="$lib"
 # NVTX (header-only, in the program and its libraries) loads its tool from
 # this variable on the first NVTX call: ranges and marks come to us. A value
 # the user set is kept (the library says so once).
-export NVTX_INJECTION64_PATH="${NVTX_INJECTION64_PATH:-$lib}"
+nvtx="${NVTX_INJECTION64_PATH:-$lib}"
 
-# argv[0] stays what the user typed, as a shell would pass it.
+# build/cuprof-run runs PROGRAM as its child (argv[0] as the user typed it,
+# our variables in its environment only), forwards the signals sent to this
+# pid, and, once PROGRAM is gone, builds the outputs of every process of the
+# run that was killed before it could (SIGKILL, the OOM killer, a signal no
+# handler sees) from the run file it left; then it ends as PROGRAM did.
+# CUPROF_SUPERVISE=0: exec PROGRAM itself (it keeps this pid; a killed
+# process then leaves its run file for prof.sh report).
+runner="$top/build/cuprof-run"
+if [ -x "$runner" ] && [ "${CUPROF_SUPERVISE:-1}" != 0 ]; then
+  exec "$runner" --argv0 "$prog" --env "LD_PRELOAD=$preload" \
+       --env "CUDA_INJECTION64_PATH=$injection" --env "NVTX_INJECTION64_PATH=$nvtx" \
+       -- "$path" "$@"
+fi
+export LD_PRELOAD="$preload" CUDA_INJECTION64_PATH="$injection" NVTX_INJECTION64_PATH="$nvtx"
 exec -a "$prog" "$path" "$@"

@@ -439,6 +439,11 @@ static int start_locked(const char *path)
                    "placed on the host clock");
         return -1;
     }
+    /* CUPTI hands its buffers over at least once a second, so the run file
+     * has the GPU records up to about a second ago (a killed process loses
+     * no more than that). */
+    if (f->cuptiActivityFlushPeriod != NULL)
+        (void)f->cuptiActivityFlushPeriod(CUPROF_CUPTI_FLUSH_MS);
     uint32_t version = 0;
     if (f->cuptiGetVersion != NULL)
         f->cuptiGetVersion(&version);

@@ -42,6 +42,7 @@
     X(0, cuptiGetGraphNodeId)                           \
     X(0, cuptiGetGraphId)                               \
     X(0, cuptiActivityEnableDriverApi) \
+    X(0, cuptiActivityFlushPeriod) \
     X(0, cuptiActivityEnableRuntimeApi)
 
 /* The loaded CUPTI: one pointer per entry point, named like the function. */
@@ -62,6 +63,8 @@ extern cuprof_cupti_api cuprof_cupti_fn;
 /* External id pushed around the profiler's own CUDA calls (the exit-time
  * synchronize): records carrying it are dropped while normalizing. */
 #define CUPROF_CUPTI_EXT_OWN UINT64_MAX
+/* CUPTI's flush period (cuptiActivityFlushPeriod), ms. */
+#define CUPROF_CUPTI_FLUSH_MS 1000u
 
 /* cuprof_cupti_start, but loading CUPTI from `path` only (NULL: the normal
  * search order). For tests that must pick the real or the simulated CUPTI. */

@@ -429,6 +429,7 @@ void CUPTIAPI cuprof_cupti_buffer_complete(CUcontext ctx, uint32_t stream_id, ui
         }
         flush_locked();
         pthread_mutex_unlock(&store.lock);
+        cuprof_runfile_new_names();
     }
     free(buffer);
     size_t dropped = 0;

@@ -156,6 +156,9 @@ int cuprof_runfile_chunk_full(cuprof_thread *t);
 void cuprof_runfile_quiesce(void);
 /* Why the run file stopped (for the summary), NULL if it did not. */
 const char *cuprof_runfile_failure(void);
+/* The kernel names and NVTX strings interned since the last call, to the
+ * file (with each chunk and CUPTI buffer; the end writes whole tables). */
+void cuprof_runfile_new_names(void);
 /* CHUNK blocks written so far. */
 uint64_t cuprof_runfile_chunks(void);
 /* The exit path completes the file: after a failure, its (small) blocks
@@ -188,6 +191,10 @@ void cuprof_tags_u64(cuprof_tags *b, uint16_t tag, uint64_t v);
 void cuprof_tags_str(cuprof_tags *b, uint16_t tag, const char *s);
 /* Appends b as a block of type and frees it; 0 or -1. */
 int cuprof_tags_write(cuprof_tags *b, uint32_t type);
+
+/* lifecycle.c: the outputs' base name (PROGRAM.PID, NAME, NAME.rankR, ...)
+ * before the no-clobber suffix. */
+void cuprof_output_base(char *dst, size_t n);
 
 /* capture.c: the capture window (CUPROF_CAPTURE_RANGE & co). */
 /* From init: sets the window up (timer thread for a timed one); returns

@@ -37,6 +37,8 @@
 
 #include "collector/process.h"
 
+static void output_name(char *dst, size_t n, long pid);
+
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -142,6 +144,11 @@ void cuprof_collector_init(void)
  * no-clobber suffix (choose_name): NAME (PROGRAM.PID without one), with
  * ".rankR" after NAME (for PROGRAM) when a launcher gave the process a rank;
  * a process the named program started adds its pid. */
+void cuprof_output_base(char *dst, size_t n)
+{
+    output_name(dst, n, cuprof_g.pid ? cuprof_g.pid : (long)getpid());
+}
+
 static void output_name(char *dst, size_t n, long pid)
 {
     const cuprof_config *c = &cuprof_g_config;

@@ -243,6 +243,29 @@ int cuprof_runfile_write_chunk(uint32_t type, const cuprof_thread *t, const cupr
     return cuprof_runfile_append(type, v, 2);
 }
 
+/* Kernel names and NVTX strings interned since the last call, as
+ * KERNEL_NAMES / STRINGS blocks of the new ids: a run killed before its
+ * end still names its kernels and ranges. One writer at a time (a busy
+ * one will have written them). */
+static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t names_kernels, names_strings;   /* ids written so far (names_lock) */
+
+void cuprof_runfile_new_names(void)
+{
+    if (pthread_mutex_trylock(&names_lock) != 0)
+        return;
+    uint32_t nk = cuprof_kernel_count(), ns = cuprof_string_count();
+    if (nk > names_kernels &&
+        cuprof_runfile_names(CUPROF_RF_KERNEL_NAMES, names_kernels + 1, nk - names_kernels,
+                             cuprof_kernel_raw_name) == 0)
+        names_kernels = nk;
+    if (ns > names_strings &&
+        cuprof_runfile_names(CUPROF_RF_STRINGS, names_strings + 1, ns - names_strings,
+                             cuprof_string_get) == 0)
+        names_strings = ns;
+    pthread_mutex_unlock(&names_lock);
+}
+
 int cuprof_runfile_chunk_full(cuprof_thread *t)
 {
     int rc = -1;
@@ -251,6 +274,7 @@ int cuprof_runfile_chunk_full(cuprof_thread *t)
     atomic_fetch_add(&rf.inflight, 1);
     if (atomic_load(&cuprof_g.recording) && !atomic_load(&rf.failed)) {
         cuprof_chunk *c = t->tail;
+        cuprof_runfile_new_names();
         rc = cuprof_runfile_write_chunk(CUPROF_RF_CHUNK, t, c, (size_t)(t->wp - c->data));
         if (rc == 0)
             atomic_fetch_add(&rf.chunks, 1);
@@ -349,6 +373,8 @@ void cuprof_runfile_reset_after_fork(void)
     rf.path[0] = rf.why[0] = '\0';
     atomic_store(&rf.failed, 0);
     atomic_store(&rf.inflight, 0);
+    pthread_mutex_init(&names_lock, NULL);
+    names_kernels = names_strings = 0;   /* the child's file has none yet */
     atomic_store(&rf.chunks, 0);
 }
 

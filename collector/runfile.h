@@ -187,6 +187,9 @@ enum cuprof_rf_tag {
     CUPROF_RT_NAME,               /* the output base name the process chose */
     CUPROF_RT_OUT_DIR,            /* the output directory */
     CUPROF_RT_KEEP_RUN_FILE,      /* 0: remove it after a successful report */
+    CUPROF_RT_NAME_BASE,          /* the outputs' base name before the no-clobber suffix
+                                     (for a report of a run that never completed) */
+    CUPROF_RT_ROOT_PID,           /* CUPROF_ROOT_PID: the process prof.sh started */
     /* GPU_INFO */
     CUPROF_RT_GPU_ON = 100, CUPROF_RT_GPU_KERNELS_ONLY, CUPROF_RT_GPU_STATUS,
     CUPROF_RT_GPU_DROPPED, CUPROF_RT_GPU_LATE, CUPROF_RT_GPU_CLOCK,

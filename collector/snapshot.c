@@ -111,7 +111,8 @@ static int write_threads(uint64_t *calls, uint64_t *dropped)
          * before the release of committed, which we acquired). */
         cuprof_chunk *c = t->tail;
         uint8_t *wp = __atomic_load_n(&t->wp, __ATOMIC_RELAXED);
-        size_t used = wp >= c->data && wp <= c->data + CUPROF_CHUNK_DATA ? (size_t)(wp - c->data) : 0;
+        int inside = wp >= c->data && wp <= c->data + CUPROF_CHUNK_DATA;
+        size_t used = inside ? (size_t)(wp - c->data) : 0;
         if (cuprof_runfile_write_chunk(CUPROF_RF_TAIL, t, c, used) != 0)
             count_lost(c->data, used);   /* the file is full: its calls count as not recorded */
         cuprof_rf_thread th = {.index = t->index, .tid = t->tid,
@@ -281,6 +282,11 @@ static int write_meta(const cuprof_snapshot_info *in, uint64_t t_end)
     cuprof_tags_u64(&b, CUPROF_RT_GPU_CAPTURED, (uint64_t)gpu_captured);
     cuprof_tags_str(&b, CUPROF_RT_GPU_REASON, reason);
     cuprof_tags_str(&b, CUPROF_RT_NAME, in->name);
+    char base[320];
+    cuprof_output_base(base, sizeof base);
+    cuprof_tags_str(&b, CUPROF_RT_NAME_BASE, base);
+    if (cfg->root_pid)
+        cuprof_tags_u64(&b, CUPROF_RT_ROOT_PID, (uint64_t)cfg->root_pid);
     cuprof_tags_str(&b, CUPROF_RT_OUT_DIR, cfg->out_dir);
     cuprof_tags_u64(&b, CUPROF_RT_KEEP_RUN_FILE, (uint64_t)cfg->keep_run_file);
     return cuprof_tags_write(&b, CUPROF_RF_META);

@@ -71,7 +71,8 @@ int cuprof_spawn_report(const char *runfile)
     pid_t pid;
     /* libc's own: the library's posix_spawn hook would put our preload
      * back into the tool's environment */
-    __typeof__(&posix_spawn) spawn = (__typeof__(&posix_spawn))(uintptr_t)dlsym(RTLD_NEXT, "posix_spawn");
+    typedef __typeof__(&posix_spawn) spawn_fn;
+    spawn_fn spawn = (spawn_fn)(uintptr_t)dlsym(RTLD_NEXT, "posix_spawn");
     if (!spawn)
         spawn = posix_spawn;
     int rc = access(tool, X_OK) == 0 && env ? spawn(&pid, tool, NULL, NULL, argv, env) : -1;

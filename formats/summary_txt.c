@@ -114,7 +114,10 @@ static void put_header_block(cuprof_writer *w)
     const cuprof_run *run = w->run;
     char t[32];
     cuprof_out_printf(o, "cuprof %s summary\n", cuprof_run_version(run));
-    if (run->truncated)   /* first, so nobody reads the numbers as a whole run */
+    if (run->truncated && run->run_file_lost)   /* killed: rebuilt from its run file */
+        cuprof_out_printf(o, "  TRUNCATED:     %s; calls open then are not here\n",
+                          run->run_file_lost);
+    else if (run->truncated)   /* first, so nobody reads the numbers as a whole run */
         cuprof_out_printf(o, "  TRUNCATED:     the process crashed (%s); calls recorded before the "
                              "crash are here, calls open at the crash are not\n",
                           run->ended_by ? run->ended_by : "fatal signal");
@@ -189,7 +192,7 @@ static void put_header_block(cuprof_writer *w)
                           base ? base + 1 : run->run_file,
                           (unsigned long long)run->run_file_bytes,
                           run->nevents ? (double)run->run_file_bytes / (double)run->nevents : 0.0);
-        if (run->run_file_lost)
+        if (run->run_file_lost && !run->truncated)   /* (truncated: said first) */
             cuprof_out_printf(o, "  RUN FILE CUT:  %s\n", run->run_file_lost);
     }
     cuprof_out_puts(o, "  GPU timeline:  ");

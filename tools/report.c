@@ -4,6 +4,9 @@
  *   cuprof-report [-o DIR] [-n NAME] [--format F] [--compress C] [--gzip]
  *                 [--export sqlite] [--capture-range R] RUN.cuprof
  *   cuprof-report --at-exit RUN.cuprof      (what libcuprof.so runs at exit)
+ *   cuprof-report --recover DIR ROOTPID [--ended-by SIG]
+ *                                           (cuprof-run, after its program ended:
+ *                                            the run files of killed processes)
  *
  * Reads the run file (formats/runfile/), builds the model (model/) and
  * writes the files (formats/), as the profiled process used to do in its
@@ -20,7 +23,9 @@
 #include "model/model.h"
 #include "tools/recut.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <limits.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -101,67 +106,49 @@ static void export_sqlite(const char *dir, const char *name, const char *written
         say("--export sqlite: cuprof-export failed on %s (see above)", trace);
 }
 
-int main(int argc, char **argv)
-{
-    static const char *const formats[] = {"auto", "json", "perfetto", "both", "none", NULL};
-    static const char *const compress[] = {"auto", "zstd", "zlib", "none", NULL};
-    const char *dir = NULL, *name = NULL, *file = NULL, *range = NULL;
-    int format = -1, comp = -1, gzip = -1, sqlite = -1, at_exit = 0;
-    const char *q = getenv("CUPROF_QUIET");
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(usage, stdout);
-            return 0;
-        } else if (strcmp(a, "--at-exit") == 0) {
-            at_exit = 1;
-        } else if (strcmp(a, "--gzip") == 0) {
-            gzip = 1;
-        } else if (a[0] == '-' && a[1] && !v) {
-            fprintf(stderr, "cuprof: report: %s needs a value; run cuprof-report --help\n", a);
-            return 2;
-        } else if (strcmp(a, "-o") == 0) {
-            dir = argv[++i];
-        } else if (strcmp(a, "-n") == 0) {
-            name = argv[++i];
-        } else if (strcmp(a, "--format") == 0) {
-            if ((format = choice(v, formats)) < 0) {
-                fprintf(stderr, "cuprof: report: --format %s: use auto, json, perfetto, both or none\n", v);
-                return 2;
-            }
-            i++;
-        } else if (strcmp(a, "--compress") == 0) {
-            if ((comp = choice(v, compress)) < 0) {
-                fprintf(stderr, "cuprof: report: --compress %s: use zstd, zlib or none\n", v);
-                return 2;
-            }
-            i++;
-        } else if (strcmp(a, "--export") == 0) {
-            if (strcasecmp(v, "sqlite") != 0 && strcasecmp(v, "none") != 0) {
-                fprintf(stderr, "cuprof: report: --export %s: use sqlite or none\n", v);
-                return 2;
-            }
-            sqlite = strcasecmp(v, "sqlite") == 0;
-            i++;
-        } else if (strcmp(a, "--capture-range") == 0) {
-            range = argv[++i];
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "cuprof: report: unknown option %s; run cuprof-report --help\n", a);
-            return 2;
-        } else if (file) {
-            fprintf(stderr, "cuprof: report: one run file at a time (%s and %s)\n", file, a);
-            return 2;
-        } else {
-            file = a;
-        }
-    }
-    if (!file) {
-        fprintf(stderr, "cuprof: report: no run file given; usage: cuprof-report [options] "
-                        "NAME.cuprof\n");
-        return 2;
-    }
-    quiet = at_exit && q && strcmp(q, "1") == 0;
+/* What the command line asked. */
+typedef struct opts {
+    const char *dir, *name, *range;
+    int format, comp, gzip, sqlite, at_exit;
+    const char *ended_by;    /* --recover: how the root process ended */
+} opts;
 
+/* "+1.234s" after the run's start, into buf. */
+static const char *since(const cuprof_run *run, uint64_t t, char *buf, size_t n)
+{
+    uint64_t d = t > run->t_start ? t - run->t_start : 0;
+    snprintf(buf, n, "%llu.%03llus after start", (unsigned long long)(d / 1000000000u),
+             (unsigned long long)(d / 1000000u % 1000u));
+    return buf;
+}
+
+/* The calls and GPU records a recovered run holds, in words, into lost. */
+static void recovered_words(const cuprof_run *run, const char *how, const char *cut, char *lost,
+                            size_t n)
+{
+    uint64_t calls = 0, gpu = 0;
+    for (size_t i = 0; i < run->nthreads; i++)
+        for (uint64_t k = 0; k < run->threads[i].n; k++) {
+            const cuprof_event *e = cuprof_run_event(&run->threads[i], k);
+            uint64_t t = e->t1 ? e->t1 : e->t0;
+            calls = t > calls ? t : calls;
+        }
+    const cuprof_gpu_run *g = run->gpu_run;
+    for (size_t i = 0; g && i < g->n_kernels; i++)
+        gpu = g->kernels[i].end_ns > gpu ? g->kernels[i].end_ns : gpu;
+    for (size_t i = 0; g && i < g->n_copies; i++)
+        gpu = g->copies[i].end_ns > gpu ? g->copies[i].end_ns : gpu;
+    char a[64], b[64];
+    snprintf(lost, n, "the process was killed (%s); recovered from the run file: calls up to %s, "
+             "GPU records up to %s%s", how, calls ? since(run, calls, a, sizeof a) : "none",
+             gpu ? since(run, gpu, b, sizeof b) : "none", cut);
+}
+
+/* Builds and writes the outputs of one run file; 0 written, 1 not. name,
+ * when given, is the files' base name; recover: the run was not completed
+ * (its process was killed), how it ended in words. */
+static int report_file(const char *file, const opts *o, const char *recover, const char *renamed)
+{
     cuprof_rfread_info info;
     char err[1024];
     cuprof_run *run = cuprof_rfread(file, &info, err, sizeof err);
@@ -169,27 +156,38 @@ int main(int argc, char **argv)
         say("%s; nothing was written", err);
         return 1;
     }
-    if (info.lost[0])
+    char lostbuf[sizeof info.lost];
+    if (recover) {
+        run->ended_by = recover;
+        run->truncated = 1;
+        char cut[200] = "";   /* a torn or damaged block, beyond the missing end */
+        if (strstr(info.lost, "torn") || strstr(info.lost, "damaged"))
+            snprintf(cut, sizeof cut, "; %.190s", info.lost);
+        recovered_words(run, recover, cut, lostbuf, sizeof lostbuf);
+        memcpy(info.lost, lostbuf, sizeof info.lost);
+        say("%s: %s", file, info.lost);
+    } else if (info.lost[0]) {
         say("%s: %s; the outputs have what came before it", file, info.lost);
+    }
     if (!info.complete && !run->ended_by)
         run->ended_by = "unknown (the run file was not completed)";
-    run->run_file = file;
+    run->run_file = renamed ? renamed : file;
     run->run_file_bytes = info.file_bytes;
     run->run_file_lost = info.lost[0] ? info.lost : NULL;
-    if (format >= 0)
-        run->trace_format = format;
-    if (comp >= 0)
-        run->trace_compress = comp;
-    if (gzip >= 0)
-        run->trace_gzip = gzip;
-    if (sqlite >= 0)
-        run->export_sqlite = sqlite;
+    if (o->format >= 0)
+        run->trace_format = o->format;
+    if (o->comp >= 0)
+        run->trace_compress = o->comp;
+    if (o->gzip >= 0)
+        run->trace_gzip = o->gzip;
+    if (o->sqlite >= 0)
+        run->export_sqlite = o->sqlite;
     cuprof_recut *cut = NULL;
-    if (range) {
+    if (o->range) {
         char why[512];
-        cut = cuprof_recut_make(run, range, why, sizeof why);
+        cut = cuprof_recut_make(run, o->range, why, sizeof why);
         if (!cut) {
-            say("--capture-range %s: %s; nothing was written", range, why);
+            say("--capture-range %s: %s; nothing was written", o->range, why);
             cuprof_rfread_free(run);
             return 1;
         }
@@ -197,9 +195,10 @@ int main(int argc, char **argv)
     const cuprof_run *in = cut ? cuprof_recut_run(cut) : run;
 
     /* Where: -o, else the run file's own directory (at exit: the process's). */
+    const char *dir = o->dir;
     char dirbuf[PATH_MAX];
     if (!dir) {
-        if (at_exit && info.out_dir) {
+        if (o->at_exit && info.out_dir) {
             dir = info.out_dir;
         } else {
             snprintf(dirbuf, sizeof dirbuf, "%s", file);
@@ -209,20 +208,21 @@ int main(int argc, char **argv)
             dir = slash ? dirbuf : ".";
         }
     }
+    const char *name = o->name;
     char namebuf[320];
     if (!name) {
         if (info.name) {
             name = info.name;
         } else {
-            const char *base = strrchr(file, '/');
-            snprintf(namebuf, sizeof namebuf, "%s", base ? base + 1 : file);
+            const char *base = strrchr(run->run_file, '/');
+            snprintf(namebuf, sizeof namebuf, "%s", base ? base + 1 : run->run_file);
             size_t l = strlen(namebuf);
             if (l > 7 && strcmp(namebuf + l - 7, ".cuprof") == 0)
                 namebuf[l - 7] = '\0';
             name = namebuf;
         }
     }
-    if (at_exit) {
+    if (o->at_exit) {
         const cuprof_capture *cap = &in->capture;
         if (cap->trigger && cap->opened == 0)
             say("the capture window never opened (%s: %llu seen, %u to skip); the files "
@@ -249,12 +249,151 @@ int main(int argc, char **argv)
     if (err[0])
         say("%s%s", err, rc > 0 ? "" : "; no profile was written for this run");
     if (rc > 0 && in->export_sqlite && !in->truncated &&
-        !(at_exit && in->ended_by && strcmp(in->ended_by, "exec") == 0))
+        !(o->at_exit && in->ended_by && strcmp(in->ended_by, "exec") == 0))
         export_sqlite(dir, name, written);
-    if (rc > 0 && at_exit && !info.keep_run_file)
+    if (rc > 0 && o->at_exit && !info.keep_run_file)
         unlink(file);
     cuprof_model_destroy(model);
     cuprof_recut_free(cut);
     cuprof_rfread_free(run);
     return rc > 0 ? 0 : 1;
+}
+
+/* 1 when DIR/NAME.SUFFIX exists for a suffix a run's files take. */
+static int name_taken(const char *dir, const char *name)
+{
+    static const char *const suffixes[] = {"cuprof", "summary.txt", "summary.json", "trace.json",
+                                           "trace.json.gz", "perfetto-trace"};
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        char path[PATH_MAX + 400];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s.%s", dir, name, suffixes[i]);
+        if (lstat(path, &st) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* --recover DIR ROOT: every run file a process started by that prof.sh
+ * (CUPROF_ROOT_PID = ROOT) left not completed in DIR because it was killed
+ * (its process is gone), renamed NAME.cuprof and reported. The root
+ * process ended as o->ended_by says; the others, killed. Returns 0 when
+ * every one found was reported. */
+static int recover(const char *dir, long root, const opts *o)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int rc = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        long pid;
+        char *end;
+        if (strncmp(e->d_name, ".cuprof-run.", 12) != 0)
+            continue;
+        pid = strtol(e->d_name + 12, &end, 10);
+        if (*end || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;   /* not ours, or its process still runs */
+        char path[PATH_MAX + 300];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        cuprof_rfread_info info;
+        char err[512];
+        cuprof_run *run = cuprof_rfread(path, &info, err, sizeof err);
+        if (!run)
+            continue;
+        int mine = info.root_pid == root || pid == root, complete = info.complete;
+        /* NAME as the process would have chosen it, never another run's */
+        char base[320], name[340], final[PATH_MAX + 400];
+        snprintf(base, sizeof base, "%s", info.name_base ? info.name_base : e->d_name + 1);
+        cuprof_rfread_free(run);   /* (info's strings were the run's) */
+        if (!mine || complete)
+            continue;
+        snprintf(name, sizeof name, "%s", base);
+        for (int i = 1; i < 10000 && name_taken(dir, name); i++)
+            snprintf(name, sizeof name, "%s.%d", base, i);
+        snprintf(final, sizeof final, "%s/%s.cuprof", dir, name);
+        if (rename(path, final) != 0)
+            snprintf(final, sizeof final, "%s", path);
+        opts each = *o;
+        each.dir = dir;
+        each.name = name;
+        const char *how = pid == root && o->ended_by ? o->ended_by : "by a signal cuprof cannot catch";
+        char renamed[PATH_MAX + 400];
+        snprintf(renamed, sizeof renamed, "%s", final);
+        rc |= report_file(final, &each, how, renamed);
+    }
+    closedir(d);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    static const char *const formats[] = {"auto", "json", "perfetto", "both", "none", NULL};
+    static const char *const compress[] = {"auto", "zstd", "zlib", "none", NULL};
+    opts o = {.format = -1, .comp = -1, .gzip = -1, .sqlite = -1};
+    const char *file = NULL, *recover_dir = NULL;
+    long root = 0;
+    const char *q = getenv("CUPROF_QUIET");
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (strcmp(a, "--at-exit") == 0) {
+            o.at_exit = 1;
+        } else if (strcmp(a, "--gzip") == 0) {
+            o.gzip = 1;
+        } else if (a[0] == '-' && a[1] && !v) {
+            fprintf(stderr, "cuprof: report: %s needs a value; run cuprof-report --help\n", a);
+            return 2;
+        } else if (strcmp(a, "-o") == 0) {
+            o.dir = argv[++i];
+        } else if (strcmp(a, "-n") == 0) {
+            o.name = argv[++i];
+        } else if (strcmp(a, "--format") == 0) {
+            if ((o.format = choice(v, formats)) < 0) {
+                fprintf(stderr, "cuprof: report: --format %s: use auto, json, perfetto, both "
+                                "or none\n", v);
+                return 2;
+            }
+            i++;
+        } else if (strcmp(a, "--compress") == 0) {
+            if ((o.comp = choice(v, compress)) < 0) {
+                fprintf(stderr, "cuprof: report: --compress %s: use zstd, zlib or none\n", v);
+                return 2;
+            }
+            i++;
+        } else if (strcmp(a, "--export") == 0) {
+            if (strcasecmp(v, "sqlite") != 0 && strcasecmp(v, "none") != 0) {
+                fprintf(stderr, "cuprof: report: --export %s: use sqlite or none\n", v);
+                return 2;
+            }
+            o.sqlite = strcasecmp(v, "sqlite") == 0;
+            i++;
+        } else if (strcmp(a, "--capture-range") == 0) {
+            o.range = argv[++i];
+        } else if (strcmp(a, "--recover") == 0 && i + 2 < argc) {
+            recover_dir = argv[++i];
+            root = strtol(argv[++i], NULL, 10);
+        } else if (strcmp(a, "--ended-by") == 0) {
+            o.ended_by = argv[++i];
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "cuprof: report: unknown option %s; run cuprof-report --help\n", a);
+            return 2;
+        } else if (file) {
+            fprintf(stderr, "cuprof: report: one run file at a time (%s and %s)\n", file, a);
+            return 2;
+        } else {
+            file = a;
+        }
+    }
+    quiet = (o.at_exit || recover_dir) && q && strcmp(q, "1") == 0;
+    if (recover_dir)
+        return recover(recover_dir, root, &o);
+    if (!file) {
+        fprintf(stderr, "cuprof: report: no run file given; usage: cuprof-report [options] "
+                        "NAME.cuprof\n");
+        return 2;
+    }
+    return report_file(file, &o, NULL, NULL);
 }

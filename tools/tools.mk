@@ -13,6 +13,13 @@ $(B)/cuprof-report: $(TOOLS_REPORT_OBJS) $(RUNFILE_OBJS) $(MODEL_OBJS) $(FORMATS
 
 ALL_TARGETS += $(TOOLS_REPORT_OBJS) $(B)/cuprof-report
 
+# cuprof-run: what prof.sh execs; runs the program as its child, forwards
+# signals, then has cuprof-report recover the run files of killed processes.
+$(B)/cuprof-run: tools/run.c
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -o $@ $< $(LDFLAGS)
+
+ALL_TARGETS += $(B)/cuprof-run
+
 # cuprof-stats (prof.sh stats): summary.json reports sorted, filtered, cut,
 # as a table, CSV or JSON. Links jansson.
 $(B)/cuprof-stats: tools/stats.c $(B)/formats/units.o

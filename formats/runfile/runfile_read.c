@@ -94,8 +94,7 @@ typedef struct rrun {
     size_t meta_len, gpu_info_len, stacks_len;
     const uint8_t *meta_start;   /* the first META (written when the file was opened) */
     size_t meta_start_len;
-    const uint8_t *knames_blk, *nvtx_blk;
-    size_t knames_len, nvtx_len;
+    uint32_t nknames, nnvtx;     /* highest ids of knames / nvtx */
     int tsc;
     uint64_t end_stamp, end_ns;
     uint64_t clock_cupti_a, clock_off_a, clock_cupti_b, clock_off_b;
@@ -160,7 +159,8 @@ static uint64_t u64_of(const uint8_t *v, uint32_t len)
 
 /* ---- the walk ------------------------------------------------------------------ */
 
-static void lost(cuprof_rfread_info *info, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void lost(cuprof_rfread_info *info, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static void lost(cuprof_rfread_info *info, const char *fmt, ...)
 {
     if (info->lost[0])
@@ -171,6 +171,9 @@ static void lost(cuprof_rfread_info *info, const char *fmt, ...)
     va_end(ap);
 }
 
+/* A names block (ids first .. first + count - 1) into *out ([0] unused),
+ * grown to hold them; *count: the highest id set so far. Blocks come as
+ * the ids were interned, then whole tables at the end: each sets its ids. */
 static int read_names(rrun *r, const uint8_t *p, size_t len, const char ***out, uint32_t *count)
 {
     if (len < 8)
@@ -179,11 +182,19 @@ static int read_names(rrun *r, const uint8_t *p, size_t len, const char ***out, 
     memcpy(head, p, 8);
     const uint8_t *q = p + 8, *end = p + len;
     uint32_t first = head[0], n = head[1];
-    if (first != 1 || n > len)
+    if (first == 0 || n > len || first > UINT32_MAX - n)
         return -1;
-    const char **names = calloc((size_t)n + 1, sizeof *names);
-    if (!names)
-        return -1;
+    uint32_t top = first + n - 1;
+    if (top > *count) {
+        const char **names = realloc(*out, ((size_t)top + 1) * sizeof *names);
+        if (!names)
+            return -1;
+        for (uint32_t i = *count + 1; i <= top; i++)
+            names[i] = NULL;
+        names[0] = NULL;
+        *out = names;
+        *count = top;
+    }
     for (uint32_t i = 0; i < n; i++) {
         uint32_t l;
         if (end - q < 4)
@@ -192,12 +203,9 @@ static int read_names(rrun *r, const uint8_t *p, size_t len, const char ***out, 
         q += 4;
         if ((uint64_t)(end - q) < l)
             break;
-        names[i + 1] = own(r, q, l);
+        (*out)[first + i] = own(r, q, l);
         q += l;
     }
-    free(*out);
-    *out = names;
-    *count = n;
     return 0;
 }
 
@@ -283,10 +291,10 @@ static void block(rrun *r, const cuprof_rf_block *b, const uint8_t *p, cuprof_rf
         }
         break;
     case CUPROF_RF_KERNEL_NAMES:
-        r->knames_blk = p, r->knames_len = len;
+        read_names(r, p, len, &r->knames, &r->nknames);
         break;
     case CUPROF_RF_STRINGS:
-        r->nvtx_blk = p, r->nvtx_len = len;
+        read_names(r, p, len, &r->nvtx, &r->nnvtx);
         break;
     case CUPROF_RF_STACKS:
         r->stacks_blk = p, r->stacks_len = len;
@@ -499,6 +507,10 @@ static void read_meta_info(rrun *r, cuprof_rfread_info *info)
             info->out_dir = own(r, v, n);
         else if (tag == CUPROF_RT_KEEP_RUN_FILE)
             info->keep_run_file = (int)u64_of(v, n);
+        else if (tag == CUPROF_RT_NAME_BASE)
+            info->name_base = own(r, v, n);
+        else if (tag == CUPROF_RT_ROOT_PID)
+            info->root_pid = (long)u64_of(v, n);
     }
 }
 
@@ -595,8 +607,10 @@ static uint64_t decode_thread(rrun *r, rthread *t, uint64_t want, cuprof_event *
     chunk_ref *cs = t->chunks.p;
     cuprof_codec codec;
     memset(&codec, 0, sizeof codec);
-    uint64_t first_stamp = t->have_info ? t->info.first_stamp : nc ? (nc > t->chunks.n ? t->tail.stamp : cs[0].stamp) : 0;
-    uint64_t first_ns = t->have_info ? t->info.first_ns : nc ? (nc > t->chunks.n ? t->tail.ns : cs[0].ns) : 0;
+    /* the thread's first anchor: its THREAD block's, else its first chunk's */
+    const chunk_ref *c0 = t->chunks.n ? &cs[0] : t->have_tail ? &t->tail : NULL;
+    uint64_t first_stamp = t->have_info ? t->info.first_stamp : c0 ? c0->stamp : 0;
+    uint64_t first_ns = t->have_info ? t->info.first_ns : c0 ? c0->ns : 0;
     line whole = line_make(r->tsc, first_stamp, first_ns, r->end_stamp, r->end_ns);
     uint64_t got = 0;
     for (size_t j = 0; j < nc && got < want; j++) {
@@ -939,6 +953,7 @@ cuprof_run *cuprof_rfread(const char *path, cuprof_rfread_info *info, char *err,
     }
     info->major = h.major;
     info->minor = h.minor;
+    info->pid = (long)h.pid;
     info->file_bytes = (uint64_t)st.st_size;
     if (h.major > CUPROF_RF_MAJOR || h.header_bytes < sizeof h ||
         h.block_header_bytes != sizeof(cuprof_rf_block)) {
@@ -984,14 +999,9 @@ cuprof_run *cuprof_rfread(const char *path, cuprof_rfread_info *info, char *err,
         run->clock = "CLOCK_MONOTONIC";
     if (!run->gpu.reason)
         run->gpu.reason = "";
-    uint32_t nk = 0, ns = 0;
-    if (r->knames_blk)
-        read_names(r, r->knames_blk, r->knames_len, &r->knames, &nk);
-    if (r->nvtx_blk)
-        read_names(r, r->nvtx_blk, r->nvtx_len, &r->nvtx, &ns);
-    run->nkernels = r->knames ? nk : 0;
+    run->nkernels = r->knames ? r->nknames : 0;
     run->kernel_names = r->knames;
-    run->nstrings = r->nvtx ? ns : 0;
+    run->nstrings = r->nvtx ? r->nnvtx : 0;
     run->strings = r->nvtx;
     if (r->stacks_blk)
         read_stacks(r);

@@ -24,6 +24,9 @@ typedef struct cuprof_rfread_info {
     const char *name;        /* the base name the process chose, NULL unknown */
     const char *out_dir;     /* its output directory, NULL unknown */
     int keep_run_file;       /* CUPROF_RUN_FILE as the process had it */
+    const char *name_base;   /* its base name before the no-clobber suffix, NULL unknown */
+    long root_pid;           /* CUPROF_ROOT_PID it had (the process prof.sh started), 0 */
+    long pid;                /* the process that wrote it */
     char lost[512];          /* what was lost, in words ("" nothing): a torn or
                                 damaged block, a run not completed */
 } cuprof_rfread_info;
