@@ -418,6 +418,11 @@ void CUPTIAPI cuprof_cupti_buffer_complete(CUcontext ctx, uint32_t stream_id, ui
 {
     (void)size;
     const cuprof_cupti_api *f = &cuprof_cupti_fn;
+    /* The store's lock and the run file's are held here, on whatever thread
+     * CUPTI (or a flush) runs this: no signal may be handled meanwhile (our
+     * handler would wait for the exit path, which needs them). */
+    sigset_t old;
+    cuprof_block_async(&old);
     if (buffer != NULL && valid_size > 0 && f->cuptiActivityGetNextRecord != NULL) {
         CUpti_Activity *r = NULL;
         pthread_mutex_lock(&store.lock);
@@ -436,6 +441,7 @@ void CUPTIAPI cuprof_cupti_buffer_complete(CUcontext ctx, uint32_t stream_id, ui
     if (f->cuptiActivityGetNumDroppedRecords != NULL &&
         f->cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped) == CUPTI_SUCCESS)
         cuprof_cupti_store_add_dropped(dropped);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void cuprof_cupti_store_add_dropped(uint64_t n)

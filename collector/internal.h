@@ -21,6 +21,7 @@
 #include "model/run.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -156,6 +157,11 @@ int cuprof_runfile_chunk_full(cuprof_thread *t);
 void cuprof_runfile_quiesce(void);
 /* Why the run file stopped (for the summary), NULL if it did not. */
 const char *cuprof_runfile_failure(void);
+/* Blocks every asynchronous signal on this thread (the faults stay
+ * deliverable), the previous mask into *old: around a region that holds a
+ * lock the exit path needs, so that a signal handled on this thread (our
+ * handler waits for the exit path) cannot find the lock held. */
+void cuprof_block_async(sigset_t *old);
 /* The kernel names and NVTX strings interned since the last call, to the
  * file (with each chunk and CUPTI buffer; the end writes whole tables). */
 void cuprof_runfile_new_names(void);

@@ -107,7 +107,7 @@ static int write_all(int fd, struct iovec *iov, int n, uint64_t off, const sigse
  * signal handled on this thread waits (cuprof's own handler waits for the
  * exit path's writer, which needs this lock) must not find it held. The
  * faults stay deliverable. */
-static void block_async(sigset_t *old)
+void cuprof_block_async(sigset_t *old)
 {
     sigset_t all;
     sigfillset(&all);
@@ -120,7 +120,7 @@ static void block_async(sigset_t *old)
 
 static void rf_lock(sigset_t *old)
 {
-    block_async(old);
+    cuprof_block_async(old);
     pthread_mutex_lock(&rf.lock);
 }
 

@@ -404,6 +404,43 @@ START_TEST(report_cannot_start_keeps_the_run_file)
 }
 END_TEST
 
+/* A process killed by a signal no handler sees (SIGKILL) or whose default
+ * ends it unhandled (SIGUSR1): prof.sh returns as the program died, with
+ * the outputs built from its run file, saying so. */
+START_TEST(killed_process_gets_its_outputs)
+{
+    static const int sigs[] = {9, 10};
+    static const char *const names[] = {"SIGKILL", "SIGUSR1"};
+    char sig[8];
+    snprintf(sig, sizeof sig, "%d", sigs[_i]);
+    const char *rest[] = {e2e_bpath("tests/robust_prog"), "calls", "20000", "kill", sig, "-1",
+                          NULL};
+    e2e_result r = profile("a", "x", rest, NULL);
+    ck_assert_msg(r.status == 128 + sigs[_i], "status %d\n%s", r.status, r.err);
+    char how[64];
+    snprintf(how, sizeof how, "the process was killed (%s)", names[_i]);
+    ck_assert_msg(strstr(r.err, how), "stderr:\n%s", r.err);
+    e2e_result_free(&r);
+    ck_assert(exists("a", "x.cuprof"));   /* renamed from .cuprof-run.PID */
+    ck_assert_int_eq(files_in("a"), 4);
+    char *sp = path_of("a", "x.summary.json"), *tp = path_of("a", "x.summary.txt");
+    json_t *sum = e2e_load_json(sp);
+    ck_assert_ptr_nonnull(sum);
+    ck_assert_str_eq(e2e_str(sum, "ended_by"), names[_i]);
+    ck_assert(json_is_true(json_object_get(sum, "truncated")));
+    ck_assert_int_gt(e2e_int(sum, "events"), 1000);
+    const char *lost = json_string_value(json_object_get(json_object_get(sum, "run_file"), "lost"));
+    ck_assert_msg(lost && strstr(lost, "recovered from the run file: calls up to"), "lost: %s",
+                  lost ? lost : "(none)");
+    char *txt = e2e_read_file(tp, NULL);
+    ck_assert_ptr_nonnull(strstr(txt, "TRUNCATED:     the process was killed"));
+    free(txt);
+    json_decref(sum);
+    free(sp);
+    free(tp);
+}
+END_TEST
+
 START_TEST(crc32c_paths_agree)
 {
     /* RFC 3720's check value, and the two paths on odd lengths */
@@ -432,6 +469,7 @@ int main(void)
     tcase_add_test(t, not_a_run_file_nor_a_newer_one);
     tcase_add_test(t, no_run_file_removes_it_after_the_report);
     tcase_add_test(t, report_cannot_start_keeps_the_run_file);
+    tcase_add_loop_test(t, killed_process_gets_its_outputs, 0, 2);
     tcase_add_test(t, crc32c_paths_agree);
     suite_add_tcase(s, t);
     SRunner *sr = srunner_create(s);
