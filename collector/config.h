@@ -24,6 +24,8 @@
  *                     run file (collector/runfile.c) each time it fills; if
  *                     the file cannot grow, calls are counted but not
  *                     recorded and the header says so.
+ *   CUPROF_SUPERVISE  (prof.sh) 0: exec PROGRAM directly instead of through
+ *                     build/cuprof-run (which recovers killed processes).
  *   CUPROF_REPORT     the cuprof-report the exit path runs on the run file
  *                     (default: the one beside libcuprof.so).
  *   CUPROF_RUN_FILE   0: remove NAME.cuprof once cuprof-report has built
