@@ -107,22 +107,6 @@ static int calibrate(uint64_t *cupti, uint64_t *off, uint64_t *err)
     return 0;
 }
 
-uint64_t cuprof_cupti_clock_convert(const cuprof_cupti_clockmap *m, uint64_t c)
-{
-    if (c == 0)
-        return 0; /* CUPTI_TIMESTAMP_UNKNOWN stays unknown */
-    uint64_t off = m->off_a;
-    /* Two points at least 10 ms apart: follow a drifting CUPTI clock (its
-     * default is CLOCK_REALTIME, which NTP slews) linearly, as long as the
-     * drift looks like a slew (under 0.1%), not a step of the wall clock. */
-    int64_t span = (int64_t)(m->cupti_b - m->cupti_a);
-    int64_t drift = (int64_t)(m->off_b - m->off_a);
-    if (m->cupti_b != 0 && span > 10000000 && drift < span / 1000 && -drift < span / 1000) {
-        double f = (double)(int64_t)(c - m->cupti_a) / (double)span;
-        off = m->off_a + (uint64_t)(int64_t)((double)drift * f);
-    }
-    return c + off;
-}
 
 /* ---- exit ordering ----------------------------------------------------------- */
 

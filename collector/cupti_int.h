@@ -92,14 +92,14 @@ void CUPTIAPI cuprof_cupti_buffer_request(uint8_t **buffer, size_t *size, size_t
 void CUPTIAPI cuprof_cupti_buffer_complete(CUcontext ctx, uint32_t stream_id, uint8_t *buffer,
                                            size_t size, size_t valid_size);
 
-/* Clock conversion: host = cupti + offset, the offset interpolated linearly
- * between two calibration points (a = at start, b = at finish). */
+/* Clock map: host = cupti + offset, the offset interpolated linearly
+ * between two calibration points (a = at start, b = at finish); written to
+ * the run file's GPU_INFO, applied by its reader (formats/runfile/). */
 typedef struct cuprof_cupti_clockmap {
     uint64_t cupti_a, off_a;  /* CUPTI time of calibration a, host - cupti (mod 2^64) */
     uint64_t cupti_b, off_b;  /* the same at b; cupti_b == 0: only a */
     uint64_t err_ns;          /* half-width of the best sample */
 } cuprof_cupti_clockmap;
-uint64_t cuprof_cupti_clock_convert(const cuprof_cupti_clockmap *m, uint64_t cupti_ns);
 
 /* Adds CUPTI's dropped count. Thread-safe. */
 void cuprof_cupti_store_add_dropped(uint64_t n);

@@ -180,22 +180,6 @@ static void output_name(char *dst, size_t n, long pid)
         snprintf(dst, n, "%.200s%s.%ld", *base ? base : "cuprof", rank, pid);
 }
 
-/* 1 when DIR/NAME.SUFFIX exists (or is a link) for one of the suffixes a
- * run's files take: the name is another run's. */
-static int name_taken(const char *dir, const char *name)
-{
-    static const char *const suffixes[] = {"cuprof", "summary.txt", "summary.json", "trace.json",
-                                           "trace.json.gz", "perfetto-trace"};
-    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
-        char path[PATH_MAX + 400];
-        struct stat st;
-        snprintf(path, sizeof path, "%s/%s.%s", dir, name, suffixes[i]);
-        if (lstat(path, &st) == 0)
-            return 1;
-    }
-    return 0;
-}
-
 /* The name this image writes under: the one it used before (a rewrite after
  * a failed exec), else base, else base.1, base.2, ... the first with no
  * file in dir (a small window remains between this check and the rename). */
@@ -206,7 +190,7 @@ static void choose_name(char *dst, size_t n, const char *dir, const char *base)
         return;
     }
     snprintf(dst, n, "%s", base);
-    for (int i = 1; i < 10000 && name_taken(dir, dst); i++)
+    for (int i = 1; i < 10000 && cuprof_rf_name_taken(dir, dst); i++)
         snprintf(dst, n, "%s.%d", base, i);
 }
 

@@ -16,7 +16,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define CUPROF_RF_MAGIC "CUPROF-RUNFILE\n"   /* 15 bytes and a NUL: 16 */
 /* Major: a reader refuses a file with a newer one. Minor: new block types
@@ -244,6 +246,23 @@ static inline uint32_t cuprof_crc32c(uint32_t crc, const void *buf, size_t n)
         return cuprof_crc32c_hw(crc, buf, n);
 #endif
     return cuprof_crc32c_sw(crc, buf, n);
+}
+
+/* 1 when DIR/NAME.SUFFIX exists (or is a link) for a suffix a run's files
+ * take: NAME is another run's. The writer (choosing the name at exit) and
+ * cuprof-report (naming a recovered run) both ask. */
+static inline int cuprof_rf_name_taken(const char *dir, const char *name)
+{
+    static const char *const suffixes[] = {"cuprof", "summary.txt", "summary.json", "trace.json",
+                                           "trace.json.gz", "perfetto-trace"};
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        char path[4096 + 400];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s.%s", dir, name, suffixes[i]);
+        if (lstat(path, &st) == 0)
+            return 1;
+    }
+    return 0;
 }
 
 /* Bytes a block of payload length len takes in the file. */

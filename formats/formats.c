@@ -133,15 +133,3 @@ int cuprof_formats_write_all(const cuprof_model *model, const char *dir, const c
     }
     return (int)nok;
 }
-
-int cuprof_formats_exist(const char *dir, const char *name)
-{
-    for (size_t i = 0; i < sizeof all_formats / sizeof all_formats[0]; i++) {
-        char path[4608];
-        struct stat st;
-        snprintf(path, sizeof path, "%s/%s.%s", dir, name, all_formats[i]->suffix);
-        if (lstat(path, &st) == 0)
-            return 1;
-    }
-    return 0;
-}

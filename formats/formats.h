@@ -24,9 +24,4 @@
 int cuprof_formats_write_all(const cuprof_model *model, const char *dir, const char *name,
                              char *written, size_t written_len, char *err, size_t err_len);
 
-/* 1 when DIR/NAME.<suffix> exists (any kind of file, links not followed)
- * for some format, else 0: the exit path picks another NAME rather than
- * replace another run's files. */
-int cuprof_formats_exist(const char *dir, const char *name);
-
 #endif /* CUPROF_FORMATS_H */

@@ -22,6 +22,7 @@
 #include "formats/runfile/runfile_read.h"
 #include "model/model.h"
 #include "tools/recut.h"
+#include "collector/runfile.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -259,21 +260,6 @@ static int report_file(const char *file, const opts *o, const char *recover, con
     return rc > 0 ? 0 : 1;
 }
 
-/* 1 when DIR/NAME.SUFFIX exists for a suffix a run's files take. */
-static int name_taken(const char *dir, const char *name)
-{
-    static const char *const suffixes[] = {"cuprof", "summary.txt", "summary.json", "trace.json",
-                                           "trace.json.gz", "perfetto-trace"};
-    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
-        char path[PATH_MAX + 400];
-        struct stat st;
-        snprintf(path, sizeof path, "%s/%s.%s", dir, name, suffixes[i]);
-        if (lstat(path, &st) == 0)
-            return 1;
-    }
-    return 0;
-}
-
 /* --recover DIR ROOT: every run file a process started by that prof.sh
  * (CUPROF_ROOT_PID = ROOT) left not completed in DIR because it was killed
  * (its process is gone), renamed NAME.cuprof and reported. The root
@@ -309,7 +295,7 @@ static int recover(const char *dir, long root, const opts *o)
         if (!mine || complete)
             continue;
         snprintf(name, sizeof name, "%s", base);
-        for (int i = 1; i < 10000 && name_taken(dir, name); i++)
+        for (int i = 1; i < 10000 && cuprof_rf_name_taken(dir, name); i++)
             snprintf(name, sizeof name, "%s.%d", base, i);
         snprintf(final, sizeof final, "%s/%s.cuprof", dir, name);
         if (rename(path, final) != 0)
