@@ -88,6 +88,11 @@ void cuprof_process_init(void);
 /* In a forked child (atfork handler): the writer thread did not survive. */
 void cuprof_process_fork_child(void);
 
+/* exit() was called: returns at once for the process's first exit() (and
+ * where nothing is recorded); a later one, from another thread while the
+ * first runs, waits here until the process ends, so that it cannot end the
+ * process while the first writes the outputs. */
+void cuprof_process_exit_call(void);
 /* _exit/_Exit/quick_exit are about to end the process: writes the outputs
  * (through the writer thread, bounded wait; ended_by names the function),
  * unless this is a vfork child or nothing was recorded. Keeps errno. */

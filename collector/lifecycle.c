@@ -90,7 +90,10 @@ static void fork_child(void)
     cuprof_g.t_start = cuprof_clock_now();
     cuprof_place_start();
     cuprof_g.out_name[0] = '\0';
-    atomic_store(&cuprof_g.finish_done, 0);
+    /* a child of a process whose exit path ran writes nothing: nothing for
+     * its _exit to wait for */
+    atomic_store(&cuprof_g.finish_done, atomic_load(&cuprof_g.finished) ? 1 : 0);
+    cuprof_process_exit_calls_reset();
     if (!atomic_load(&cuprof_g.finished))
         cuprof_process_fork_child();
 }

@@ -67,4 +67,7 @@
  * (the one collector header preload/ includes); they are defined in
  * process_signals.c and process_exec.c. */
 
+/* In a forked child: the parent's exit() calls are not the child's. */
+void cuprof_process_exit_calls_reset(void);
+
 #endif /* CUPROF_PROCESS_H */

@@ -332,11 +332,47 @@ int cuprof_process_sigaction(int sig, const struct sigaction *act, struct sigact
     return rc;
 }
 
+static _Atomic int exit_calls;   /* exit() calls so far (cuprof_process_exit_call) */
+
+void cuprof_process_exit_calls_reset(void)
+{
+    atomic_store(&exit_calls, 0);   /* a forked child's first exit() is its own */
+}
+
+void cuprof_process_exit_call(void)
+{
+    if (atomic_fetch_add(&exit_calls, 1) == 0 || atomic_load(&cuprof_g.init) != 2 ||
+        !cuprof_g_config.enabled || cuprof_process_is_vfork_child() ||
+        cuprof_collector_finishing_here())
+        return;
+    /* Another thread is in exit(): it ends the process once its handlers,
+     * ours among them, have run. Until then this one sleeps (signals still
+     * handled). */
+    for (;;)
+        pause();
+}
+
+/* Another thread is running the exit path: waits (bounded) until it is done,
+ * so the process does not end with the outputs half written. */
+static void wait_for_other_finish(void)
+{
+    struct timespec nap = {0, 1000000};
+    for (int ms = 0; ms < CUPROF_EXIT_WAIT_MS && !atomic_load(&cuprof_g.finish_done); ms++)
+        nanosleep(&nap, NULL);
+}
+
 void cuprof_process_ending(const char *ended_by)
 {
-    if (atomic_load(&cuprof_g.init) != 2 || atomic_load(&cuprof_g.finished) ||
-        cuprof_process_is_vfork_child())
+    if (atomic_load(&cuprof_g.init) != 2 || cuprof_process_is_vfork_child())
         return;
+    if (atomic_load(&cuprof_g.finished)) {
+        if (!cuprof_collector_finishing_here()) {
+            int saved = errno;
+            wait_for_other_finish();
+            errno = saved;
+        }
+        return;
+    }
     int saved = errno;
     /* Through the writer: _exit is often called from a signal handler (or
      * a forked child) where running the exit path here could deadlock. */

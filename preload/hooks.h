@@ -240,6 +240,7 @@ typedef uintptr_t preload_mpi_handle;
  * no entry here (PRELOAD_LIBC_VARIADIC).
  */
 #define PRELOAD_LIBC_HOOKS(X) \
+    X(exit, void, (int status)) \
     X(_exit, void, (int status)) \
     X(_Exit, void, (int status)) \
     X(quick_exit, void, (int status)) \

@@ -30,6 +30,19 @@ static __attribute__((noreturn)) void exit_group(int status)
         syscall(SYS_exit_group, status);
 }
 
+/* exit() from a second thread while one is exiting: it waits for the
+ * process to end (glibc 2.36's exit would end it at once, before the first
+ * one's exit path has written anything; glibc 2.41 makes the second wait
+ * too). The first goes on as always: atexit handlers, ours among them. */
+PRELOAD_EXPORT void exit(int status)
+{
+    cuprof_process_exit_call();
+    preload_exit_fn real = PRELOAD_REAL(exit);
+    if (real)
+        real(status);
+    exit_group(status);
+}
+
 PRELOAD_EXPORT void _exit(int status)
 {
     cuprof_process_ending("_exit");

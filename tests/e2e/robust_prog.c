@@ -12,7 +12,8 @@
  * on stdout and one on stderr (the profiled and plain runs are compared
  * byte for byte), then ends by END:
  *
- *   return | exit | exit-thread (exit(3) from another thread) | _exit |
+ *   return | exit | exit-thread (exit(3) from another thread) | exit-two
+ *   (exit(3) from main and from another thread at once) | _exit |
  *   _Exit | quick_exit | SIGINT | SIGTERM | SIGHUP | SIGQUIT (raise) |
  *   abort | segv | fpe | handler-exit (SIGINT handler calls exit(5)) |
  *   handler-_exit (one calling _exit(6)) | ignore (SIGINT ignored, raised,
@@ -221,6 +222,11 @@ int main(int argc, char **argv)
             _exit(0);
         waitpid(c, NULL, 0);
         return 3;
+    }
+    if (!strcmp(end, "exit-two")) {   /* exit(3) from two threads at about the same time */
+        pthread_t t;
+        pthread_create(&t, NULL, exit_from_thread, NULL);
+        exit(3);
     }
     if (!strcmp(end, "exit-thread")) {
         pthread_t t;

@@ -441,6 +441,31 @@ START_TEST(killed_process_gets_its_outputs)
 }
 END_TEST
 
+/* exit() from two threads at about the same time (issue 29: 5 of 5 tries
+ * wrote nothing before): the second waits for the process to end, so the
+ * first's exit path writes the files; 10 tries. */
+START_TEST(exit_from_two_threads_writes_the_files)
+{
+    for (int k = 0; k < 10; k++) {
+        char sub[16];
+        snprintf(sub, sizeof sub, "t%d", k);
+        const char *rest[] = {e2e_bpath("tests/robust_prog"), "calls", "100", "exit-two", NULL};
+        e2e_result r = profile(sub, "x", rest, NULL);
+        ck_assert_msg(r.status == 3, "try %d: status %d\n%s", k, r.status, r.err);
+        ck_assert_msg(strstr(r.err, "cuprof: wrote"), "try %d: stderr:\n%s", k, r.err);
+        e2e_result_free(&r);
+        ck_assert_msg(exists(sub, "x.summary.json"), "try %d: no summary", k);
+        char *sp = path_of(sub, "x.summary.json");
+        json_t *sum = e2e_load_json(sp);
+        ck_assert_ptr_nonnull(sum);
+        ck_assert_str_eq(e2e_str(sum, "ended_by"), "exit");
+        ck_assert_int_eq(e2e_int(sum, "events"), 200);
+        json_decref(sum);
+        free(sp);
+    }
+}
+END_TEST
+
 START_TEST(crc32c_paths_agree)
 {
     /* RFC 3720's check value, and the two paths on odd lengths */
@@ -470,6 +495,7 @@ int main(void)
     tcase_add_test(t, no_run_file_removes_it_after_the_report);
     tcase_add_test(t, report_cannot_start_keeps_the_run_file);
     tcase_add_loop_test(t, killed_process_gets_its_outputs, 0, 2);
+    tcase_add_test(t, exit_from_two_threads_writes_the_files);
     tcase_add_test(t, crc32c_paths_agree);
     suite_add_tcase(s, t);
     SRunner *sr = srunner_create(s);
