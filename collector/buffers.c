@@ -152,6 +152,7 @@ static cuprof_thread *thread_register(void)
     pthread_mutex_unlock(&cuprof_g.lock);
     tls.thread = t;
     cuprof_debug(CUPROF_DBG_COLLECTOR, "thread %u (tid %u) registered", t->index, t->tid);
+    cuprof_runfile_flusher_start();   /* once per process: the file and its flusher */
     return t;
 }
 
@@ -167,10 +168,12 @@ static int chunk_grow(cuprof_thread *t)
     if (cuprof_runfile_chunk_full(t) != 0)
         return -1;
     cuprof_chunk *c = t->tail;
+    atomic_fetch_add_explicit(&t->gen, 1, memory_order_acq_rel);   /* odd: being emptied */
     c->anchor = cuprof_clock_anchor_now();
     c->nrec = 0;
-    t->wp = c->data;
-    t->written++;
+    __atomic_store_n(&t->wp, c->data, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->written, t->written + 1, __ATOMIC_RELAXED);
+    atomic_fetch_add_explicit(&t->gen, 1, memory_order_release);
     return 0;
 }
 

@@ -74,6 +74,10 @@ typedef struct cuprof_thread {
     _Atomic uint64_t dropped;     /* calls not recorded for lack of memory */
     uint64_t written;             /* chunks written to the run file (runfile.c), the
                                      thread's oldest */
+    _Atomic uint64_t gen;         /* odd while the chunk is being emptied after its
+                                     write, bumped before and after (the flusher's
+                                     copy of a live chunk checks it did not change) */
+    uint64_t flushed;             /* the flusher: committed when it last wrote a TAIL */
 } cuprof_thread;
 
 /* cuprof_g.recording: what cuprof_begin does. */
@@ -148,6 +152,13 @@ int cuprof_runfile_put(uint32_t type, const void *p, size_t n);
 /* A chunk of t as a block of type (CHUNK or TAIL): used bytes of records. */
 int cuprof_runfile_write_chunk(uint32_t type, const cuprof_thread *t, const cuprof_chunk *c,
                                size_t used);
+/* The same from a copy: records of thread index whose chunk's anchor was
+ * anchor. */
+int cuprof_runfile_write_records(uint32_t type, uint32_t thread, uint32_t chunk_no,
+                                 cuprof_clock_anchor anchor, const void *data, size_t used);
+/* Starts the flusher (once per process; again in a forked child): the run
+ * file opened at once, each thread's published calls written every second. */
+void cuprof_runfile_flusher_start(void);
 /* Owner thread, its tail chunk full: writes it as a CHUNK block (0: the
  * chunk may be reused), -1 when not (the exit path runs, or the file
  * failed: the caller drops the call). */

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -237,8 +238,8 @@ int cuprof_runfile_put(uint32_t type, const void *p, size_t n)
 int cuprof_runfile_write_chunk(uint32_t type, const cuprof_thread *t, const cuprof_chunk *c,
                                size_t used)
 {
-    cuprof_rf_chunk h = {.thread = t->index, .anchor_stamp = c->anchor.stamp,
-                         .anchor_ns = c->anchor.ns};
+    cuprof_rf_chunk h = {.thread = t->index, .chunk_no = (uint32_t)t->written,
+                         .anchor_stamp = c->anchor.stamp, .anchor_ns = c->anchor.ns};
     struct iovec v[2] = {{&h, sizeof h}, {(void *)c->data, used}};
     return cuprof_runfile_append(type, v, 2);
 }
@@ -264,6 +265,64 @@ void cuprof_runfile_new_names(void)
                              cuprof_string_get) == 0)
         names_strings = ns;
     pthread_mutex_unlock(&names_lock);
+}
+
+int cuprof_runfile_write_records(uint32_t type, uint32_t thread, uint32_t chunk_no,
+                                 cuprof_clock_anchor anchor, const void *data, size_t used)
+{
+    cuprof_rf_chunk h = {.thread = thread, .chunk_no = chunk_no, .anchor_stamp = anchor.stamp,
+                         .anchor_ns = anchor.ns};
+    struct iovec v[2] = {{&h, sizeof h}, {(void *)data, used}};
+    return cuprof_runfile_append(type, v, 2);
+}
+
+/* ---- the flusher ---------------------------------------------------------------
+ *
+ * "cuprof-flush", started at the first recorded call: opens the run file at
+ * once (its first META describes the run), then every CUPROF_RF_FLUSH_MS
+ * writes, for each thread whose published calls changed, the chunk it is
+ * filling (a TAIL block) and its count (THREAD), and the names interned
+ * since: a process killed outright loses at most that long of calls. It
+ * takes part in the exit path's quiesce (inflight), so nothing follows
+ * the END block. Every signal blocked; restarted in a forked child. */
+#define CUPROF_RF_FLUSH_MS 1000
+static _Atomic int flusher_started;
+
+static void *flusher_main(void *arg)
+{
+    (void)arg;
+    prctl(PR_SET_NAME, "cuprof-flush", 0, 0, 0);
+    (void)cuprof_runfile_ensure();
+    for (;;) {
+        struct timespec nap = {CUPROF_RF_FLUSH_MS / 1000, (CUPROF_RF_FLUSH_MS % 1000) * 1000000L};
+        nanosleep(&nap, NULL);
+        atomic_fetch_add(&rf.inflight, 1);
+        if (atomic_load(&cuprof_g.recording) && !atomic_load(&rf.failed)) {
+            cuprof_snapshot_flush();
+            cuprof_runfile_new_names();
+        }
+        atomic_fetch_sub(&rf.inflight, 1);
+    }
+    return NULL;
+}
+
+void cuprof_runfile_flusher_start(void)
+{
+    if (atomic_exchange(&flusher_started, 1))
+        return;
+    pthread_attr_t attr;
+    sigset_t all, old;
+    pthread_t th;
+    if (pthread_attr_init(&attr) != 0)
+        return;
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 128 * 1024);
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    if (pthread_create(&th, &attr, flusher_main, NULL) != 0)
+        cuprof_debug(CUPROF_DBG_COLLECTOR, "no flusher thread: the run file grows by chunks only");
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
 }
 
 int cuprof_runfile_chunk_full(cuprof_thread *t)
@@ -375,6 +434,7 @@ void cuprof_runfile_reset_after_fork(void)
     atomic_store(&rf.inflight, 0);
     pthread_mutex_init(&names_lock, NULL);
     names_kernels = names_strings = 0;   /* the child's file has none yet */
+    atomic_store(&flusher_started, 0);   /* the parent's flusher did not survive the fork */
     atomic_store(&rf.chunks, 0);
 }
 

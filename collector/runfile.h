@@ -51,9 +51,11 @@ enum cuprof_rf_type {
      * it filled: struct cuprof_rf_chunk, then the chunk's record bytes. A
      * thread's CHUNK blocks are in the order it filled them. */
     CUPROF_RF_CHUNK = 1,
-    /* The chunk a thread was filling when the run was completed (the same
-     * layout). Counts only when no CHUNK of the thread follows it (a failed
-     * exec resumes recording into the same chunk). */
+    /* A copy of the chunk a thread is filling (the same layout): written
+     * every second by the flusher and when the run is completed. The last
+     * TAIL of a thread counts when its chunk_no is the thread's number of
+     * CHUNK blocks (no CHUNK holds that chunk yet); the reader ignores the
+     * others. */
     CUPROF_RF_TAIL = 2,
     /* struct cuprof_rf_thread: a thread's identity and its published count;
      * the last one of a thread wins. */
@@ -88,7 +90,8 @@ enum cuprof_rf_type {
 
 typedef struct cuprof_rf_chunk {
     uint32_t thread;         /* the thread's index (1-based, event ids) */
-    uint32_t zero;
+    uint32_t chunk_no;       /* which of the thread's chunks: 0, 1, ... (a TAIL is a
+                                copy of chunk chunk_no, which no CHUNK block holds yet) */
     uint64_t anchor_stamp;   /* the chunk's clock anchor (collector/clock.h) */
     uint64_t anchor_ns;
 } cuprof_rf_chunk;           /* then the record bytes, to the payload's end */

@@ -88,6 +88,48 @@ static void count_lost(const uint8_t *data, size_t used)
             atomic_fetch_add_explicit(&cuprof_dropped_api[ev.api], 1, memory_order_relaxed);
 }
 
+void cuprof_snapshot_flush(void)
+{
+    pthread_mutex_lock(&cuprof_g.lock);
+    size_t nt = cuprof_g.nthreads, k = 0;
+    cuprof_thread **recs = calloc(nt ? nt : 1, sizeof *recs);
+    for (cuprof_thread *t = cuprof_g.threads; recs && t && k < nt; t = t->next)
+        recs[k++] = t;
+    pthread_mutex_unlock(&cuprof_g.lock);
+    uint8_t *buf = recs ? malloc(CUPROF_CHUNK_DATA) : NULL;
+    for (size_t i = 0; buf && i < k; i++) {
+        cuprof_thread *t = recs[i];
+        uint64_t committed = atomic_load_explicit(&t->committed, memory_order_acquire);
+        if (committed == t->flushed)
+            continue;
+        /* a copy of the live chunk, kept only if it was not emptied meanwhile */
+        uint64_t g1 = atomic_load_explicit(&t->gen, memory_order_acquire);
+        if (g1 & 1)
+            continue;
+        cuprof_chunk *c = t->tail;
+        uint8_t *wp = __atomic_load_n(&t->wp, __ATOMIC_RELAXED);
+        int inside = wp >= c->data && wp <= c->data + CUPROF_CHUNK_DATA;
+        size_t used = inside ? (size_t)(wp - c->data) : 0;
+        cuprof_clock_anchor anchor = c->anchor;
+        uint32_t chunk_no = (uint32_t)__atomic_load_n(&t->written, __ATOMIC_RELAXED);
+        memcpy(buf, c->data, used);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&t->gen, memory_order_relaxed) != g1)
+            continue;   /* emptied while copied: the next round */
+        cuprof_rf_thread th = {.index = t->index, .tid = t->tid,
+                               .first_stamp = t->first.stamp, .first_ns = t->first.ns,
+                               .committed = committed,
+                               .dropped = atomic_load_explicit(&t->dropped, memory_order_relaxed)};
+        memcpy(th.name, t->name, sizeof th.name);
+        if (cuprof_runfile_write_records(CUPROF_RF_TAIL, t->index, chunk_no, anchor, buf,
+                                         used) == 0 &&
+            cuprof_runfile_put(CUPROF_RF_THREAD, &th, sizeof th) == 0)
+            t->flushed = committed;
+    }
+    free(buf);
+    free(recs);
+}
+
 /* Each listed thread: its chunk being filled (TAIL) and its identity and
  * published count (THREAD). Adds to *calls and *dropped. */
 static int write_threads(uint64_t *calls, uint64_t *dropped)

@@ -23,6 +23,11 @@ int cuprof_snapshot_write(const cuprof_snapshot_info *in);
  * file was just opened; the end writes the full one). */
 void cuprof_snapshot_write_start(void);
 
+/* The flusher's round: each thread whose published calls changed since
+ * the last round gets a TAIL (a copy of its live chunk, kept when the
+ * thread did not empty it meanwhile) and a THREAD block. */
+void cuprof_snapshot_flush(void);
+
 /* Calls published and calls counted but not recorded, over every thread. */
 int cuprof_snapshot_counts(uint64_t *calls, uint64_t *dropped);
 

@@ -62,8 +62,9 @@ typedef struct rthread {
     int have_info;
     cuprof_rf_thread info;
     vec chunks;              /* chunk_ref: CHUNK blocks in order */
-    chunk_ref tail;          /* the last TAIL block after them (len 0: none) */
-    int have_tail;
+    chunk_ref tail;          /* the last TAIL block */
+    uint32_t tail_no;        /* its chunk_no */
+    int have_tail;           /* a TAIL was read (it counts if tail_no == chunks.n) */
 } rthread;
 
 /* A run and everything it owns; pub first so a cuprof_run * is one. */
@@ -269,13 +270,16 @@ static void block(rrun *r, const cuprof_rf_block *b, const uint8_t *p, cuprof_rf
             return;
         chunk_ref c = {p + sizeof h, len - sizeof h, h.anchor_stamp, h.anchor_ns};
         if (b->type == CUPROF_RF_TAIL) {
-            t->tail = c;
-            t->have_tail = 1;
-        } else {
+            /* the latest copy of a chunk no CHUNK block holds yet */
+            if (h.chunk_no >= t->chunks.n && (!t->have_tail || h.chunk_no >= t->tail_no)) {
+                t->tail = c;
+                t->tail_no = h.chunk_no;
+                t->have_tail = 1;
+            }
+        } else if (h.chunk_no == t->chunks.n) {
             chunk_ref *slot = vec_push(&t->chunks, sizeof c, 1);
             if (slot)
                 *slot = c;
-            t->have_tail = 0;   /* a chunk after a tail holds the tail's records */
         }
         break;
     }
@@ -673,6 +677,9 @@ static int read_threads(rrun *r)
     cuprof_run *run = &r->pub;
     size_t k = r->threads.n;
     rthread *ts = r->threads.p;
+    for (size_t i = 0; i < k; i++)   /* a tail whose chunk a CHUNK block holds: stale */
+        if (ts[i].have_tail && ts[i].tail_no != ts[i].chunks.n)
+            ts[i].have_tail = 0;
     r->run_threads = calloc(k ? k : 1, sizeof *r->run_threads);
     r->chunk_ptrs = calloc(k ? k : 1, sizeof *r->chunk_ptrs);
     if (!r->run_threads || !r->chunk_ptrs)

@@ -13,7 +13,8 @@
  * byte for byte), then ends by END:
  *
  *   return | exit | exit-thread (exit(3) from another thread) | exit-two
- *   (exit(3) from main and from another thread at once) | _exit |
+ *   (exit(3) from main and from another thread at once) | sleep-kill MS
+ *   (the calls, MS ms idle, then SIGKILL: fewer calls than a chunk holds) | _exit |
  *   _Exit | quick_exit | SIGINT | SIGTERM | SIGHUP | SIGQUIT (raise) |
  *   abort | segv | fpe | handler-exit (SIGINT handler calls exit(5)) |
  *   handler-_exit (one calling _exit(6)) | ignore (SIGINT ignored, raised,
@@ -222,6 +223,10 @@ int main(int argc, char **argv)
             _exit(0);
         waitpid(c, NULL, 0);
         return 3;
+    }
+    if (!strcmp(end, "sleep-kill") && i + 1 < argc) {   /* idle MS ms, then SIGKILL */
+        usleep((useconds_t)atoi(argv[i + 1]) * 1000u);
+        kill(getpid(), SIGKILL);
     }
     if (!strcmp(end, "exit-two")) {   /* exit(3) from two threads at about the same time */
         pthread_t t;

@@ -466,6 +466,25 @@ START_TEST(exit_from_two_threads_writes_the_files)
 }
 END_TEST
 
+/* Killed before a chunk filled: the flusher wrote the calls within a
+ * second, so all 200 are recovered. */
+START_TEST(killed_after_a_quiet_second_loses_no_call)
+{
+    const char *rest[] = {e2e_bpath("tests/robust_prog"), "calls", "100", "sleep-kill", "2500",
+                          NULL};
+    e2e_result r = profile("a", "x", rest, NULL);
+    ck_assert_msg(r.status == 137, "status %d\n%s", r.status, r.err);
+    e2e_result_free(&r);
+    char *sp = path_of("a", "x.summary.json");
+    json_t *sum = e2e_load_json(sp);
+    ck_assert_ptr_nonnull(sum);
+    ck_assert_int_eq(e2e_int(sum, "events"), 200);
+    ck_assert_str_eq(e2e_str(sum, "ended_by"), "SIGKILL");
+    json_decref(sum);
+    free(sp);
+}
+END_TEST
+
 START_TEST(crc32c_paths_agree)
 {
     /* RFC 3720's check value, and the two paths on odd lengths */
@@ -496,6 +515,7 @@ int main(void)
     tcase_add_test(t, report_cannot_start_keeps_the_run_file);
     tcase_add_loop_test(t, killed_process_gets_its_outputs, 0, 2);
     tcase_add_test(t, exit_from_two_threads_writes_the_files);
+    tcase_add_test(t, killed_after_a_quiet_second_loses_no_call);
     tcase_add_test(t, crc32c_paths_agree);
     suite_add_tcase(s, t);
     SRunner *sr = srunner_create(s);
