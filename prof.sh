@@ -28,6 +28,7 @@ usage() {
 Usage: prof.sh [options] [--] PROGRAM [ARGS...]
        prof.sh report [-o DIR] [-n NAME] [--format F] [--compress C] [--gzip]
                       [--export sqlite] [--capture-range R] NAME.cuprof
+       prof.sh snapshot [-o DIR] [report options] PID|RUNFILE
        prof.sh compare [compare options] A.summary.json B.summary.json
        prof.sh export sqlite NAME.trace.json [OUT.sqlite]
        prof.sh merge [-n NAME] [-o OUTDIR] DIR
@@ -43,7 +44,9 @@ CUDA exits, it writes to DIR:
                       program ran (formats/RUNFILE.md): "prof.sh report
                       NAME.cuprof" builds the outputs again, with other
                       options (--format perfetto, another --capture-range...)
-                      and without running the program
+                      and without running the program; "prof.sh snapshot
+                      PID" writes NAME.snapN.* of a process still running
+                      (it hands over what it has within 0.1 s and runs on)
 Under a launcher (mpirun, torchrun, srun: "mpirun -np 4 prof.sh -o DIR -- PROGRAM")
 each rank writes NAME.rankR.*; "prof.sh merge DIR" puts the ranks on one time
 axis: NAME.merged.trace.json (a process per rank) and NAME.merged.summary.txt
@@ -140,6 +143,13 @@ case "${1-}" in
       exec "$top/build/cuprof-report" "$@"
     fi
     die "report is not built yet (run make in $top)"
+    ;;
+  snapshot)
+    shift
+    if [ -x "$top/build/cuprof-report" ]; then
+      exec "$top/build/cuprof-report" --snapshot "$@"
+    fi
+    die "snapshot is not built yet (run make in $top)"
     ;;
   compare)
     shift

@@ -474,6 +474,9 @@ int cuprof_cupti_start_path(const char *path)
                                  g.ts_callback && g.tid_system ? CUPROF_CUPTI_ON : CUPROF_CUPTI_PUSH_ALL,
                                  __ATOMIC_RELEASE);
             pthread_atfork(NULL, NULL, atfork_child);
+            /* the clock map as known now: a run read before its end (killed,
+             * or a live snapshot) puts its GPU records on our clock with it */
+            (void)cuprof_cupti_write_info();
         } else {
             snprintf(g.status, sizeof g.status, "not captured: %s", g.reason);
             g.run.status = g.status;
@@ -565,6 +568,18 @@ static struct {
     uint64_t cupti_b, off_b, err_b;
     int done;        /* atomic: the part ran to its end */
 } gpu_part;
+
+uint64_t cuprof_cupti_flush_now(void)
+{
+    pthread_mutex_lock(&g.lock);
+    int on = g.state == ST_ON && !g.finished;
+    pthread_mutex_unlock(&g.lock);
+    if (!on)
+        return 0;
+    uint64_t t0 = cuprof_clock_now();
+    cuprof_cupti_fn.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    return cuprof_clock_now() - t0;
+}
 
 static void gpu_part_run(void)
 {

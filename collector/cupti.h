@@ -116,6 +116,10 @@ CUPROF_CUPTI_HIDDEN int cuprof_cupti_finish_within(int wait_ms);
  * status line, mode, dropped and late counts, the clock map); after
  * cuprof_cupti_finish. 0, or -1 when the file could not be written. */
 CUPROF_CUPTI_HIDDEN int cuprof_cupti_write_info(void);
+/* CUPTI's buffers handed over now (a forced flush, as at the end, without
+ * the synchronize), for a live snapshot; returns what it took in ns (0:
+ * CUPTI not running). Not on a hot path. */
+CUPROF_CUPTI_HIDDEN uint64_t cuprof_cupti_flush_now(void);
 /* 1 when CUPTI ran (records may still be 0); *dropped: records CUPTI
  * dropped or the run file could not take; *apis: API records written. */
 CUPROF_CUPTI_HIDDEN int cuprof_cupti_captured(uint64_t *dropped, uint64_t *apis);

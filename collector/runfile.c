@@ -16,6 +16,7 @@
  * disturbed: errno is the caller's to keep.
  */
 #include "collector/internal.h"
+#include "collector/cupti.h"
 #include "collector/log.h"
 #include "collector/runfile.h"
 #include "collector/snapshot.h"
@@ -288,18 +289,51 @@ int cuprof_runfile_write_records(uint32_t type, uint32_t thread, uint32_t chunk_
 #define CUPROF_RF_FLUSH_MS 1000
 static _Atomic int flusher_started;
 
+/* A snapshot asked for (prof.sh snapshot: DIR/.cuprof-ctl.PID exists):
+ * CUPTI's buffers and every thread's calls to the file now, then the file
+ * renamed .cuprof-ack.PID with what the flush cost the program. */
+static void answer_snapshot(const char *ctl)
+{
+    uint64_t t0 = cuprof_clock_now();
+    uint64_t cupti_ns = cuprof_cupti_flush_now();
+    cuprof_snapshot_flush();
+    cuprof_runfile_new_names();
+    uint64_t ns = cuprof_clock_now() - t0;
+    char ack[PATH_MAX + 64], line[128];
+    snprintf(ack, sizeof ack, "%s/.cuprof-ack.%ld", cuprof_g_config.out_dir, (long)cuprof_g.pid);
+    int fd = open(ctl, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+        int n = snprintf(line, sizeof line, "flush_ns=%llu cupti_ns=%llu\n",
+                         (unsigned long long)ns, (unsigned long long)cupti_ns);
+        if (write(fd, line, (size_t)n) != n)
+            (void)0;   /* the ack is the rename; its numbers are a courtesy */
+        close(fd);
+    }
+    if (rename(ctl, ack) != 0)
+        unlink(ctl);
+}
+
 static void *flusher_main(void *arg)
 {
     (void)arg;
     prctl(PR_SET_NAME, "cuprof-flush", 0, 0, 0);
     (void)cuprof_runfile_ensure();
-    for (;;) {
-        struct timespec nap = {CUPROF_RF_FLUSH_MS / 1000, (CUPROF_RF_FLUSH_MS % 1000) * 1000000L};
+    char ctl[PATH_MAX + 64];
+    for (unsigned tick = 1;; tick++) {
+        struct timespec nap = {0, 100 * 1000000L};   /* a snapshot's request: within 0.1 s */
         nanosleep(&nap, NULL);
+        snprintf(ctl, sizeof ctl, "%s/.cuprof-ctl.%ld", cuprof_g_config.out_dir, (long)cuprof_g.pid);
+        int asked = access(ctl, F_OK) == 0;
+        if (!asked && tick % (CUPROF_RF_FLUSH_MS / 100) != 0)
+            continue;
         atomic_fetch_add(&rf.inflight, 1);
         if (atomic_load(&cuprof_g.recording) && !atomic_load(&rf.failed)) {
-            cuprof_snapshot_flush();
-            cuprof_runfile_new_names();
+            if (asked) {
+                answer_snapshot(ctl);
+            } else {
+                cuprof_snapshot_flush();
+                cuprof_runfile_new_names();
+            }
         }
         atomic_fetch_sub(&rf.inflight, 1);
     }

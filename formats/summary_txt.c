@@ -192,8 +192,10 @@ static void put_header_block(cuprof_writer *w)
                           base ? base + 1 : run->run_file,
                           (unsigned long long)run->run_file_bytes,
                           run->nevents ? (double)run->run_file_bytes / (double)run->nevents : 0.0);
+        int live = run->ended_by && !strncmp(run->ended_by, "still running", 13);
         if (run->run_file_lost && !run->truncated)   /* (truncated: said first) */
-            cuprof_out_printf(o, "  RUN FILE CUT:  %s\n", run->run_file_lost);
+            cuprof_out_printf(o, "  %s%s\n", live ? "SNAPSHOT:      " : "RUN FILE CUT:  ",
+                              run->run_file_lost);
     }
     cuprof_out_puts(o, "  GPU timeline:  ");
     cuprof_out_puts(o, run->gpu.captured ? "captured" : "not captured: ");

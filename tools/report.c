@@ -4,6 +4,9 @@
  *   cuprof-report [-o DIR] [-n NAME] [--format F] [--compress C] [--gzip]
  *                 [--export sqlite] [--capture-range R] RUN.cuprof
  *   cuprof-report --at-exit RUN.cuprof      (what libcuprof.so runs at exit)
+ *   cuprof-report --snapshot [-o DIR] [options] PID|RUNFILE
+ *                                           (prof.sh snapshot: a running process's
+ *                                            outputs so far, as BASE.snapN)
  *   cuprof-report --recover DIR ROOTPID [--ended-by SIG]
  *                                           (cuprof-run, after its program ended:
  *                                            the run files of killed processes)
@@ -26,6 +29,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <time.h>
 #include <signal.h>
 #include <limits.h>
 #include <spawn.h>
@@ -51,7 +56,10 @@ static const char usage[] =
     "  --gzip                  NAME.trace.json.gz instead of NAME.trace.json\n"
     "  --export sqlite         also NAME.sqlite (Nsight Systems' tables)\n"
     "  --capture-range R       keep only a window of the run: cudaProfilerApi or\n"
-    "                          nvtx:NAME[@DOMAIN] (needs the calls recorded there)\n";
+    "                          nvtx:NAME[@DOMAIN] (needs the calls recorded there)\n"
+    "       cuprof-report --snapshot [options] PID|RUNFILE\n"
+    "Writes what a running process has recorded so far (it is asked to hand over\n"
+    "CUPTI's buffers and its calls first, and runs on) as NAME.snapN.*.\n";
 
 static int quiet;
 
@@ -123,9 +131,10 @@ static const char *since(const cuprof_run *run, uint64_t t, char *buf, size_t n)
     return buf;
 }
 
-/* The calls and GPU records a recovered run holds, in words, into lost. */
-static void recovered_words(const cuprof_run *run, const char *how, const char *cut, char *lost,
-                            size_t n)
+/* The calls and GPU records a recovered run (or a snapshot) holds, in
+ * words, into lost: "PREFIX: calls up to ..., GPU records up to ...CUT". */
+static void recovered_words(const cuprof_run *run, const char *prefix, const char *cut,
+                            char *lost, size_t n)
 {
     uint64_t calls = 0, gpu = 0;
     for (size_t i = 0; i < run->nthreads; i++)
@@ -140,15 +149,18 @@ static void recovered_words(const cuprof_run *run, const char *how, const char *
     for (size_t i = 0; g && i < g->n_copies; i++)
         gpu = g->copies[i].end_ns > gpu ? g->copies[i].end_ns : gpu;
     char a[64], b[64];
-    snprintf(lost, n, "the process was killed (%s); recovered from the run file: calls up to %s, "
-             "GPU records up to %s%s", how, calls ? since(run, calls, a, sizeof a) : "none",
+    snprintf(lost, n, "%s: calls up to %s, GPU records up to %s%s", prefix,
+             calls ? since(run, calls, a, sizeof a) : "none",
              gpu ? since(run, gpu, b, sizeof b) : "none", cut);
 }
 
-/* Builds and writes the outputs of one run file; 0 written, 1 not. name,
- * when given, is the files' base name; recover: the run was not completed
- * (its process was killed), how it ended in words. */
-static int report_file(const char *file, const opts *o, const char *recover, const char *renamed)
+/* Builds and writes the outputs of one run file; 0 written, 1 not.
+ * recover: the run was not completed because its process was killed, how
+ * in words; snapshot: it is still running, what the snapshot cost it in
+ * words (then the files are named BASE.snapN). renamed: the run file's
+ * name now, when it was renamed. */
+static int report_file(const char *file, const opts *o, const char *recover,
+                       const char *snapshot, const char *renamed)
 {
     cuprof_rfread_info info;
     char err[1024];
@@ -161,12 +173,21 @@ static int report_file(const char *file, const opts *o, const char *recover, con
     if (recover) {
         run->ended_by = recover;
         run->truncated = 1;
-        char cut[200] = "";   /* a torn or damaged block, beyond the missing end */
+        char cut[200] = "", prefix[160];   /* a torn or damaged block, beyond the missing end */
         if (strstr(info.lost, "torn") || strstr(info.lost, "damaged"))
             snprintf(cut, sizeof cut, "; %.190s", info.lost);
-        recovered_words(run, recover, cut, lostbuf, sizeof lostbuf);
+        snprintf(prefix, sizeof prefix, "the process was killed (%.100s); recovered from the "
+                 "run file", recover);
+        recovered_words(run, prefix, cut, lostbuf, sizeof lostbuf);
         memcpy(info.lost, lostbuf, sizeof info.lost);
         say("%s: %s", file, info.lost);
+    } else if (snapshot) {
+        char prefix[400];
+        snprintf(prefix, sizeof prefix, "a snapshot of the running process (pid %ld; %.300s)",
+                 run->pid, snapshot);
+        recovered_words(run, prefix, "", lostbuf, sizeof lostbuf);
+        memcpy(info.lost, lostbuf, sizeof info.lost);
+        run->ended_by = "still running (a snapshot)";
     } else if (info.lost[0]) {
         say("%s: %s; the outputs have what came before it", file, info.lost);
     }
@@ -210,8 +231,16 @@ static int report_file(const char *file, const opts *o, const char *recover, con
         }
     }
     const char *name = o->name;
-    char namebuf[320];
-    if (!name) {
+    char namebuf[340];
+    if (!name && snapshot) {   /* BASE.snap1, .snap2, ...: never another's files */
+        const char *base = info.name_base ? info.name_base : "cuprof";
+        for (int i = 1; i < 10000; i++) {
+            snprintf(namebuf, sizeof namebuf, "%.300s.snap%d", base, i);
+            if (!cuprof_rf_name_taken(dir, namebuf))
+                break;
+        }
+        name = namebuf;
+    } else if (!name) {
         if (info.name) {
             name = info.name;
         } else {
@@ -306,10 +335,96 @@ static int recover(const char *dir, long root, const opts *o)
         const char *how = pid == root && o->ended_by ? o->ended_by : "by a signal cuprof cannot catch";
         char renamed[PATH_MAX + 400];
         snprintf(renamed, sizeof renamed, "%s", final);
-        rc |= report_file(final, &each, how, renamed);
+        rc |= report_file(final, &each, how, NULL, renamed);
     }
     closedir(d);
     return rc;
+}
+
+/* --snapshot PID|RUNFILE: asks the running process to write what it has
+ * (DIR/.cuprof-ctl.PID; its flusher answers within 0.1 s, renaming it
+ * .cuprof-ack.PID with what the flush took), then reports its run file as
+ * BASE.snapN while it runs on. */
+static int snapshot(const char *target, const opts *o)
+{
+    char dir[PATH_MAX], file[PATH_MAX + 64];
+    long pid = 0;
+    char *end;
+    long v = strtol(target, &end, 10);
+    if (*target && !*end && v > 0) {
+        pid = v;
+        /* its output directory: from its environment (prof.sh makes it
+         * absolute), else ours, else the default */
+        const char *d = NULL;
+        char envp[64], *env = NULL;
+        snprintf(envp, sizeof envp, "/proc/%ld/environ", pid);
+        FILE *f = fopen(envp, "r");
+        size_t cap = 0;
+        ssize_t n;
+        while (f && (n = getdelim(&env, &cap, '\0', f)) > 0)
+            if (!strncmp(env, "CUPROF_OUT_DIR=", 15)) {
+                snprintf(dir, sizeof dir, "%s", env + 15);
+                d = dir;
+                break;
+            }
+        if (f)
+            fclose(f);
+        free(env);
+        if (!d)
+            snprintf(dir, sizeof dir, "%s", getenv("CUPROF_OUT_DIR") ? getenv("CUPROF_OUT_DIR")
+                                                                    : "prof-out");
+        snprintf(file, sizeof file, "%s/.cuprof-run.%ld", dir, pid);
+    } else {
+        snprintf(file, sizeof file, "%s", target);
+        snprintf(dir, sizeof dir, "%s", target);
+        char *slash = strrchr(dir, '/');
+        const char *base = slash ? slash + 1 : dir;
+        if (!strncmp(base, ".cuprof-run.", 12))
+            pid = strtol(base + 12, NULL, 10);
+        if (slash)
+            *slash = '\0';
+        else
+            snprintf(dir, sizeof dir, ".");
+    }
+    if (access(file, R_OK) != 0) {
+        say("snapshot: no run file %s (%s): is process %s profiled by prof.sh, writing to that "
+            "directory?", file, strerror(errno), target);
+        return 1;
+    }
+    char how[256];
+    snprintf(how, sizeof how, "the process is gone: what its run file held");
+    if (pid > 0 && kill((pid_t)pid, 0) == 0) {
+        char ctl[PATH_MAX + 64], ack[PATH_MAX + 64];
+        snprintf(ctl, sizeof ctl, "%s/.cuprof-ctl.%ld", dir, pid);
+        snprintf(ack, sizeof ack, "%s/.cuprof-ack.%ld", dir, pid);
+        unlink(ack);
+        int fd = open(ctl, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0)
+            close(fd);
+        snprintf(how, sizeof how, "it did not answer within 5 s: what its run file held");
+        for (int ms = 0; ms < 5000; ms += 10) {
+            char *t = NULL;
+            size_t cap = 0;
+            FILE *f = fopen(ack, "r");
+            if (!f) {
+                struct timespec nap = {0, 10 * 1000000L};
+                nanosleep(&nap, NULL);
+                continue;
+            }
+            unsigned long long ns = 0, cupti = 0;
+            if (getline(&t, &cap, f) > 0)
+                sscanf(t, "flush_ns=%llu cupti_ns=%llu", &ns, &cupti);
+            free(t);
+            fclose(f);
+            unlink(ack);
+            snprintf(how, sizeof how, "the flush cost it %llu.%03llu ms, CUPTI's %llu.%03llu ms of "
+                     "it, on a thread of ours", ns / 1000000, ns / 1000 % 1000, cupti / 1000000,
+                     cupti / 1000 % 1000);
+            break;
+        }
+        unlink(ctl);
+    }
+    return report_file(file, o, NULL, how, NULL);
 }
 
 int main(int argc, char **argv)
@@ -318,6 +433,7 @@ int main(int argc, char **argv)
     static const char *const compress[] = {"auto", "zstd", "zlib", "none", NULL};
     opts o = {.format = -1, .comp = -1, .gzip = -1, .sqlite = -1};
     const char *file = NULL, *recover_dir = NULL;
+    int snap = 0;
     long root = 0;
     const char *q = getenv("CUPROF_QUIET");
     for (int i = 1; i < argc; i++) {
@@ -329,6 +445,8 @@ int main(int argc, char **argv)
             o.at_exit = 1;
         } else if (strcmp(a, "--gzip") == 0) {
             o.gzip = 1;
+        } else if (strcmp(a, "--snapshot") == 0) {
+            snap = 1;
         } else if (a[0] == '-' && a[1] && !v) {
             fprintf(stderr, "cuprof: report: %s needs a value; run cuprof-report --help\n", a);
             return 2;
@@ -361,6 +479,7 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--recover") == 0 && i + 2 < argc) {
             recover_dir = argv[++i];
             root = strtol(argv[++i], NULL, 10);
+
         } else if (strcmp(a, "--ended-by") == 0) {
             o.ended_by = argv[++i];
         } else if (a[0] == '-' && a[1]) {
@@ -381,5 +500,7 @@ int main(int argc, char **argv)
                         "NAME.cuprof\n");
         return 2;
     }
-    return report_file(file, &o, NULL, NULL);
+    if (snap)
+        return snapshot(file, &o);
+    return report_file(file, &o, NULL, NULL, NULL);
 }

@@ -21,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define TIMEOUT_S 120
@@ -485,6 +487,77 @@ START_TEST(killed_after_a_quiet_second_loses_no_call)
 }
 END_TEST
 
+/* The pid of the child of pid named comm (prof.sh's cuprof-run runs the
+ * program as its child; before it, prof.sh's own subshells come and go),
+ * 0 when none (yet). */
+static pid_t child_of(pid_t pid, const char *comm)
+{
+    char p[64];
+    snprintf(p, sizeof p, "/proc/%d/task/%d/children", (int)pid, (int)pid);
+    char *t = e2e_read_file(p, NULL);
+    pid_t c = t ? (pid_t)atoi(t) : 0;
+    free(t);
+    if (!c)
+        return 0;
+    snprintf(p, sizeof p, "/proc/%d/comm", (int)c);
+    t = e2e_read_file(p, NULL);
+    int same = t && !strncmp(t, comm, strlen(comm));
+    free(t);
+    return same ? c : 0;
+}
+
+/* prof.sh snapshot PID on a program that calls until it is stopped: the
+ * outputs so far as x.snap1.*, the program runs on, and its own files come
+ * when it ends. */
+START_TEST(snapshot_of_a_running_process)
+{
+    char out[4200];
+    snprintf(out, sizeof out, "%s/a", dir);
+    pid_t pid = fork();
+    ck_assert(pid >= 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        dup2(null, 2);
+        putenv((char *)e2e_sim_env());
+        execl(e2e_path("prof.sh"), "prof.sh", "-o", out, "-n", "x", "--format", "none",
+              e2e_bpath("tests/robust_prog"), "spin", (char *)NULL);
+        _exit(127);
+    }
+    pid_t prog = 0;
+    for (int ms = 0; ms < 10000 && !prog; ms += 10) {
+        usleep(10000);
+        prog = child_of(pid, "robust_prog");
+    }
+    ck_assert_int_gt(prog, 0);
+    usleep(1500000);   /* calls, and at least one round of the flusher */
+    char target[32];
+    snprintf(target, sizeof target, "%d", (int)prog);
+    const char *args[] = {target, NULL};
+    const char *argv[] = {e2e_path("prof.sh"), "snapshot", target, NULL};
+    (void)args;
+    e2e_result r = e2e_run(argv, NULL, NULL, TIMEOUT_S);
+    ck_assert_msg(r.status == 0, "status %d\n%s", r.status, r.err);
+    e2e_result_free(&r);
+    ck_assert_int_eq(kill(prog, 0), 0);   /* it runs on */
+    char *sp = path_of("a", "x.snap1.summary.json");
+    json_t *sum = e2e_load_json(sp);
+    ck_assert_ptr_nonnull(sum);
+    ck_assert_int_gt(e2e_int(sum, "events"), 1000);
+    ck_assert_str_eq(e2e_str(sum, "ended_by"), "still running (a snapshot)");
+    const char *lost = json_string_value(json_object_get(json_object_get(sum, "run_file"), "lost"));
+    ck_assert_msg(lost && strstr(lost, "the flush cost it"), "lost: %s", lost ? lost : "(none)");
+    json_decref(sum);
+    free(sp);
+    kill(prog, SIGTERM);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    ck_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
+    ck_assert(exists("a", "x.summary.json"));
+    ck_assert(exists("a", "x.cuprof"));
+}
+END_TEST
+
 START_TEST(crc32c_paths_agree)
 {
     /* RFC 3720's check value, and the two paths on odd lengths */
@@ -516,6 +589,7 @@ int main(void)
     tcase_add_loop_test(t, killed_process_gets_its_outputs, 0, 2);
     tcase_add_test(t, exit_from_two_threads_writes_the_files);
     tcase_add_test(t, killed_after_a_quiet_second_loses_no_call);
+    tcase_add_test(t, snapshot_of_a_running_process);
     tcase_add_test(t, crc32c_paths_agree);
     suite_add_tcase(s, t);
     SRunner *sr = srunner_create(s);
