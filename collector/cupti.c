@@ -569,6 +569,16 @@ static struct {
     int done;        /* atomic: the part ran to its end */
 } gpu_part;
 
+void cuprof_cupti_exit_begins(void)
+{
+    pthread_mutex_lock(&g.lock);
+    int on = g.state == ST_ON;
+    uint64_t off = g.ts_callback ? 0 : g.clock.off_a;
+    pthread_mutex_unlock(&g.lock);
+    if (on)   /* now, on CUPTI's clock */
+        cuprof_cupti_store_exit_at(cuprof_clock_now() - off);
+}
+
 uint64_t cuprof_cupti_flush_now(void)
 {
     pthread_mutex_lock(&g.lock);

@@ -116,6 +116,10 @@ CUPROF_CUPTI_HIDDEN int cuprof_cupti_finish_within(int wait_ms);
  * status line, mode, dropped and late counts, the clock map); after
  * cuprof_cupti_finish. 0, or -1 when the file could not be written. */
 CUPROF_CUPTI_HIDDEN int cuprof_cupti_write_info(void);
+/* The exit path has stopped recording: calls other threads make from now on
+ * are not the run's, and CUPTI's API and sync records of them are not kept
+ * (however long the exit path's synchronize and flush take). */
+CUPROF_CUPTI_HIDDEN void cuprof_cupti_exit_begins(void);
 /* CUPTI's buffers handed over now (a forced flush, as at the end, without
  * the synchronize), for a live snapshot; returns what it took in ns (0:
  * CUPTI not running). Not on a hot path. */

@@ -106,6 +106,9 @@ void cuprof_cupti_store_add_dropped(uint64_t n);
 /* Stops storing (later buffers only count as late), writes what is left
  * and the graph nodes to the run file. Called once, by cuprof_cupti_finish. */
 void cuprof_cupti_store_finish(void);
+/* From the exit path: API and sync records that start after cupti_t (on
+ * CUPTI's clock) are counted as late, not kept. */
+void cuprof_cupti_store_exit_at(uint64_t cupti_t);
 /* Records written to the run file, of them API records, and records
  * dropped (by CUPTI, or not written). Thread-safe. */
 void cuprof_cupti_store_counts(uint64_t *records, uint64_t *apis, uint64_t *dropped);

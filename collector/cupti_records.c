@@ -61,6 +61,7 @@ static struct {
     name_set names;         /* kernel and API names */
     uint64_t n_apis;        /* API records written (the exit path's "anything?") */
     uint64_t n_records;     /* records of every kind written */
+    uint64_t exit_at;       /* CUPTI's clock when the exit path began, 0 before */
     int finished;           /* set by store_finish: later records are late */
     uint64_t dropped;       /* from CUPTI, plus records we had no memory for */
     uint64_t late;          /* records delivered after finish */
@@ -323,6 +324,10 @@ static void add_api(const CUpti_ActivityAPI *r, int driver)
 {
     if (driver && !cuprof_cbid_driver_kept(r->cbid))
         return;
+    if (store.exit_at && r->start > store.exit_at) {
+        store.late++;   /* a call made while the process ends */
+        return;
+    }
     cuprof_rf_api *a = vec_add(&store.apis, sizeof *a);
     if (a == NULL) {
         store.dropped++;
@@ -344,6 +349,10 @@ static void add_api(const CUpti_ActivityAPI *r, int driver)
 
 static void add_sync(const CUpti_ActivitySynchronization2 *r)
 {
+    if (store.exit_at && r->start > store.exit_at) {
+        store.late++;
+        return;
+    }
     cuprof_rf_sync *s = vec_add(&store.syncs, sizeof *s);
     if (s == NULL) {
         store.dropped++;
@@ -500,6 +509,13 @@ void cuprof_cupti_store_finish(void)
     pthread_mutex_unlock(&store.lock);
 }
 
+void cuprof_cupti_store_exit_at(uint64_t cupti_t)
+{
+    pthread_mutex_lock(&store.lock);
+    store.exit_at = cupti_t ? cupti_t : 1;
+    pthread_mutex_unlock(&store.lock);
+}
+
 void cuprof_cupti_store_counts(uint64_t *records, uint64_t *apis, uint64_t *dropped)
 {
     pthread_mutex_lock(&store.lock);
@@ -528,6 +544,7 @@ void cuprof_cupti_store_atfork_child(void)
     store.nodes.n = 0;
     store.dropped = store.late = 0;
     store.n_apis = store.n_records = 0;
+    store.exit_at = 0;
     store.names.written = 0;   /* the child's run file has none of the names yet */
     store.finished = 1;
 }

@@ -111,6 +111,7 @@ struct cuprof_state {
                                      reported); signal handlers wait for it */
     _Atomic int pending_sig;      /* a terminating signal that arrived on the thread
                                      running the exit path: raised when it is done */
+    uint64_t exit_ns;             /* clock when the exit path stopped recording (0: not yet) */
     char out_name[320];           /* base name this image wrote its files under ("" =
                                      not yet): a rewrite (failed exec) replaces them */
 };

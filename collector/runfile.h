@@ -195,6 +195,9 @@ enum cuprof_rf_tag {
     CUPROF_RT_NAME_BASE,          /* the outputs' base name before the no-clobber suffix
                                      (for a report of a run that never completed) */
     CUPROF_RT_ROOT_PID,           /* CUPROF_ROOT_PID: the process prof.sh started */
+    CUPROF_RT_EXIT_NS,            /* host ns when the exit path stopped recording: CUPTI's
+                                     records of calls made after it (other threads
+                                     still calling while the process ends) are left out */
     /* GPU_INFO */
     CUPROF_RT_GPU_ON = 100, CUPROF_RT_GPU_KERNELS_ONLY, CUPROF_RT_GPU_STATUS,
     CUPROF_RT_GPU_DROPPED, CUPROF_RT_GPU_LATE, CUPROF_RT_GPU_CLOCK,

@@ -44,8 +44,9 @@ int cuprof_trace_format(const cuprof_model *m)
     int f = run->trace_format;
     if (f == CUPROF_TRACE_FORMAT_AUTO) {
         uint64_t events = run->nevents;
-        if (run->gpu.captured && m->timeline)
-            events += m->timeline->gpu->n_kernels + m->timeline->gpu->n_copies;
+        if (run->gpu.captured && m->timeline)   /* (CUPTI-only calls are drawn too) */
+            events += m->timeline->gpu->n_kernels + m->timeline->gpu->n_copies +
+                      m->timeline->gpu->n_apis;
         f = events > CUPROF_TRACE_AUTO_EVENTS ? CUPROF_TRACE_FORMAT_PERFETTO
                                               : CUPROF_TRACE_FORMAT_JSON;
     }

@@ -98,6 +98,7 @@ typedef struct rrun {
     uint32_t nknames, nnvtx;     /* highest ids of knames / nvtx */
     int tsc;
     uint64_t end_stamp, end_ns;
+    uint64_t exit_ns;        /* when the exit path stopped recording, 0 unknown */
     uint64_t clock_cupti_a, clock_off_a, clock_cupti_b, clock_off_b;
 } rrun;
 
@@ -419,6 +420,7 @@ static void read_meta(rrun *r, const uint8_t *p, size_t len, int start_only)
         case CUPROF_RT_CLOCK: run->clock = own(r, v, n); break;
         case CUPROF_RT_VERSION: run->version = own(r, v, n); break;
         case CUPROF_RT_TSC: r->tsc = (int)x; break;
+        case CUPROF_RT_EXIT_NS: r->exit_ns = x; break;
         case CUPROF_RT_END_STAMP: r->end_stamp = x; break;
         case CUPROF_RT_END_NS: r->end_ns = x; break;
         case CUPROF_RT_API: {
@@ -807,6 +809,54 @@ static const char *gpu_name(const rrun *r, uint32_t id, const char *none)
     return id >= 1 && id <= r->gpu_names.n ? ((const char **)r->gpu_names.p)[id - 1] : none;
 }
 
+static int cmp_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* Calls other threads made after the exit path stopped recording (CUPTI
+ * records them while the process ends: up to seconds when CUDA is slow to
+ * answer) are not the run's: their API and sync records, and the device
+ * work they launched, are left out and counted as late. */
+static void after_exit(rrun *r, cuprof_gpu_run *g, cuprof_gpu_kernel *k, cuprof_gpu_copy *c,
+                       cuprof_gpu_api *a)
+{
+    uint32_t *gone = malloc((g->n_apis ? g->n_apis : 1) * sizeof *gone);
+    size_t ng = 0, out = 0;
+    if (!gone)
+        return;
+    for (size_t i = 0; i < g->n_apis; i++) {
+        if (a[i].start_ns > r->exit_ns)
+            gone[ng++] = a[i].corr;
+        else
+            a[out++] = a[i];
+    }
+    g->late += g->n_apis - out;
+    g->n_apis = out;
+    qsort(gone, ng, sizeof *gone, cmp_u32);
+    out = 0;
+    for (size_t i = 0; i < g->n_kernels; i++)
+        if (!bsearch(&k[i].corr, gone, ng, sizeof *gone, cmp_u32))
+            k[out++] = k[i];
+    g->late += g->n_kernels - out;
+    g->n_kernels = out;
+    out = 0;
+    for (size_t i = 0; i < g->n_copies; i++)
+        if (!bsearch(&c[i].corr, gone, ng, sizeof *gone, cmp_u32))
+            c[out++] = c[i];
+    g->late += g->n_copies - out;
+    g->n_copies = out;
+    cuprof_gpu_sync *s = r->syncs.p;
+    out = 0;
+    for (size_t i = 0; i < g->n_syncs; i++)
+        if (s[i].start_ns <= r->exit_ns)
+            s[out++] = s[i];
+    g->late += g->n_syncs - out;
+    g->n_syncs = out;
+    free(gone);
+}
+
 static int read_gpu(rrun *r)
 {
     cuprof_gpu_run *g = &r->gpu;
@@ -898,6 +948,8 @@ static int read_gpu(rrun *r)
     g->n_copies = normalize_cuprof_gpu_copy(r, c, nc, m, nm);
     g->n_apis = normalize_cuprof_gpu_api(r, a, na, m, nm);
     g->n_syncs = normalize_cuprof_gpu_sync(r, r->syncs.p, r->syncs.n, m, nm);
+    if (r->exit_ns)
+        after_exit(r, g, k, c, a);
     g->kernels = g->n_kernels ? k : NULL;
     g->copies = g->n_copies ? c : NULL;
     g->apis = g->n_apis ? a : NULL;
