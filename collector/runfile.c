@@ -38,6 +38,7 @@ static struct {
     pthread_mutex_t lock;        /* the file: open, offset, every append */
     int fd;                      /* -1 until opened (read unlocked to skip the lock) */
     _Atomic int failed;          /* a write failed: no more chunks in this process */
+    _Atomic int why_ready;       /* why is written (failed is set first, once) */
     int final;                   /* the exit path completes the file: small blocks are
                                     tried even after a failure */
     _Atomic int inflight;        /* chunk writes between their check and their end */
@@ -55,6 +56,7 @@ static void rf_fail(const char *what, int err)
         return;
     snprintf(rf.why, sizeof rf.why, "%s %.200s: %s", what,
              rf.path[0] ? rf.path : cuprof_g_config.out_dir, strerror(err));
+    atomic_store_explicit(&rf.why_ready, 1, memory_order_release);
     if (cuprof_collector_finishing_here())
         return;   /* the exit path says it, in one line */
     cuprof_log("cannot write the run file (%s): recording stops here; the summary counts every "
@@ -178,7 +180,7 @@ static int open_locked(void)
         rf.ino = st.st_ino;
     }
     rf.off = sizeof h;
-    rf.fd = fd;
+    __atomic_store_n(&rf.fd, fd, __ATOMIC_RELAXED);   /* read unlocked by append */
     return fd;
 }
 
@@ -387,7 +389,10 @@ void cuprof_runfile_quiesce(void)
 
 const char *cuprof_runfile_failure(void)
 {
-    return atomic_load(&rf.failed) ? rf.why : NULL;
+    if (!atomic_load(&rf.failed))
+        return NULL;
+    return atomic_load_explicit(&rf.why_ready, memory_order_acquire) ? rf.why
+                                                                      : "the run file cannot be written";
 }
 
 uint64_t cuprof_runfile_chunks(void)
@@ -448,7 +453,7 @@ void cuprof_runfile_forget(int remove)
         if (remove && rf.path[0])
             unlink(rf.path);
     }
-    rf.fd = -1;
+    __atomic_store_n(&rf.fd, -1, __ATOMIC_RELAXED);
     rf.path[0] = '\0';
     rf.off = 0;
     rf_unlock(&old);
@@ -460,11 +465,12 @@ void cuprof_runfile_reset_after_fork(void)
     if (rf.fd >= 0)
         close(rf.fd);
     pthread_mutex_init(&rf.lock, NULL);
-    rf.fd = -1;
+    __atomic_store_n(&rf.fd, -1, __ATOMIC_RELAXED);
     rf.off = 0;
     rf.final = 0;
     rf.path[0] = rf.why[0] = '\0';
     atomic_store(&rf.failed, 0);
+    atomic_store(&rf.why_ready, 0);
     atomic_store(&rf.inflight, 0);
     pthread_mutex_init(&names_lock, NULL);
     names_kernels = names_strings = 0;   /* the child's file has none yet */
