@@ -88,14 +88,34 @@ static void count_lost(const uint8_t *data, size_t used)
             atomic_fetch_add_explicit(&cuprof_dropped_api[ev.api], 1, memory_order_relaxed);
 }
 
-void cuprof_snapshot_flush(void)
+/* The listed threads, malloc'd (*k of them); NULL without memory. */
+static cuprof_thread **list_threads(size_t *k)
 {
     pthread_mutex_lock(&cuprof_g.lock);
-    size_t nt = cuprof_g.nthreads, k = 0;
+    size_t nt = cuprof_g.nthreads;
     cuprof_thread **recs = calloc(nt ? nt : 1, sizeof *recs);
-    for (cuprof_thread *t = cuprof_g.threads; recs && t && k < nt; t = t->next)
-        recs[k++] = t;
+    *k = 0;
+    for (cuprof_thread *t = cuprof_g.threads; recs && t && *k < nt; t = t->next)
+        recs[(*k)++] = t;
     pthread_mutex_unlock(&cuprof_g.lock);
+    return recs;
+}
+
+/* t's THREAD block: its identity and committed published calls. */
+static cuprof_rf_thread thread_block(const cuprof_thread *t, uint64_t committed)
+{
+    cuprof_rf_thread th = {.index = t->index, .tid = t->tid,
+                           .first_stamp = t->first.stamp, .first_ns = t->first.ns,
+                           .committed = committed,
+                           .dropped = atomic_load_explicit(&t->dropped, memory_order_relaxed)};
+    memcpy(th.name, t->name, sizeof th.name);
+    return th;
+}
+
+void cuprof_snapshot_flush(void)
+{
+    size_t k = 0;
+    cuprof_thread **recs = list_threads(&k);
     uint8_t *buf = recs ? malloc(CUPROF_CHUNK_DATA) : NULL;
     for (size_t i = 0; buf && i < k; i++) {
         cuprof_thread *t = recs[i];
@@ -116,11 +136,7 @@ void cuprof_snapshot_flush(void)
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&t->gen, memory_order_relaxed) != g1)
             continue;   /* emptied while copied: the next round */
-        cuprof_rf_thread th = {.index = t->index, .tid = t->tid,
-                               .first_stamp = t->first.stamp, .first_ns = t->first.ns,
-                               .committed = committed,
-                               .dropped = atomic_load_explicit(&t->dropped, memory_order_relaxed)};
-        memcpy(th.name, t->name, sizeof th.name);
+        cuprof_rf_thread th = thread_block(t, committed);
         if (cuprof_runfile_write_records(CUPROF_RF_TAIL, t->index, chunk_no, anchor, buf,
                                          used) == 0 &&
             cuprof_runfile_put(CUPROF_RF_THREAD, &th, sizeof th) == 0)
@@ -134,12 +150,8 @@ void cuprof_snapshot_flush(void)
  * published count (THREAD). Adds to *calls and *dropped. */
 static int write_threads(uint64_t *calls, uint64_t *dropped)
 {
-    pthread_mutex_lock(&cuprof_g.lock);
-    size_t nt = cuprof_g.nthreads, k = 0;
-    cuprof_thread **recs = calloc(nt ? nt : 1, sizeof *recs);
-    for (cuprof_thread *t = cuprof_g.threads; recs && t && k < nt; t = t->next)
-        recs[k++] = t;
-    pthread_mutex_unlock(&cuprof_g.lock);
+    size_t k = 0;
+    cuprof_thread **recs = list_threads(&k);
     if (!recs)
         return -1;
     int rc = 0;
@@ -157,10 +169,7 @@ static int write_threads(uint64_t *calls, uint64_t *dropped)
         size_t used = inside ? (size_t)(wp - c->data) : 0;
         if (cuprof_runfile_write_chunk(CUPROF_RF_TAIL, t, c, used) != 0)
             count_lost(c->data, used);   /* the file is full: its calls count as not recorded */
-        cuprof_rf_thread th = {.index = t->index, .tid = t->tid,
-                               .first_stamp = t->first.stamp, .first_ns = t->first.ns,
-                               .committed = committed, .dropped = drop};
-        memcpy(th.name, t->name, sizeof th.name);
+        cuprof_rf_thread th = thread_block(t, committed);
         thread_name(t->tid, th.name);
         rc |= cuprof_runfile_put(CUPROF_RF_THREAD, &th, sizeof th);
         *calls += committed;
