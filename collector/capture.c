@@ -83,6 +83,8 @@ static void open_locked(void)
 }
 
 /* Closes the open window now; lock held. */
+static _Atomic uint64_t closed_windows;   /* windows closed so far */
+
 static void close_locked(void)
 {
     if (!cap.open)
@@ -91,6 +93,7 @@ static void close_locked(void)
     atomic_compare_exchange_strong(&cuprof_g.recording, &expected, CUPROF_REC_GATED);
     cap.win[cap.opened - 1][1] = cuprof_clock_now();
     cap.open = 0;
+    atomic_fetch_add(&closed_windows, 1);   /* the flusher writes its outputs */
     uint32_t repeat = cuprof_g_config.capture_repeat;
     if (cap.kind == CUPROF_CAPTURE_TIME || (repeat && cap.opened >= repeat))
         cap.done = 1;
@@ -232,6 +235,17 @@ void cuprof_capture_outside(void)
         cuprof_cupti_start();
         cuprof_guard_leave(g);
     }
+}
+
+uint64_t cuprof_capture_closed(void)
+{
+    /* windows written one by one only when they repeat (one window: the
+     * run's own files are its outputs) */
+    const cuprof_config *c = &cuprof_g_config;
+    if (c->capture == CUPROF_CAPTURE_NONE || c->capture == CUPROF_CAPTURE_TIME ||
+        c->capture_repeat == 1)
+        return 0;
+    return atomic_load(&closed_windows);
 }
 
 int cuprof_capture_outside_seen(void)

@@ -160,6 +160,8 @@ int cuprof_runfile_write_records(uint32_t type, uint32_t thread, uint32_t chunk_
 /* Starts the flusher (once per process; again in a forked child): the run
  * file opened at once, each thread's published calls written every second. */
 void cuprof_runfile_flusher_start(void);
+/* Repeating windows whose outputs the flusher wrote (NAME.wK.*). */
+uint64_t cuprof_runfile_windows_written(void);
 /* Owner thread, its tail chunk full: writes it as a CHUNK block (0: the
  * chunk may be reused), -1 when not (the exit path runs, or the file
  * failed: the caller drops the call). */
@@ -231,6 +233,9 @@ void cuprof_capture_close(void);
  * runs when a window opens) and makes the exit path write files. */
 void cuprof_capture_outside(void);
 int cuprof_capture_outside_seen(void);
+/* Repeating windows (repeat:N, none, --steps): how many have closed so far
+ * (their outputs are written as they close); 0 for a single window. */
+uint64_t cuprof_capture_closed(void);
 /* The windows so far for the run (strings and list stay owned by capture.c;
  * a window open now closes at t_end). */
 void cuprof_capture_snapshot(cuprof_capture *out, uint64_t t_end);

@@ -20,6 +20,7 @@
 #include "collector/log.h"
 #include "collector/runfile.h"
 #include "collector/snapshot.h"
+#include "collector/spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -315,6 +316,31 @@ static void answer_snapshot(const char *ctl)
         unlink(ctl);
 }
 
+/* Windows written so far (NAME.wK.*), by the flusher; the end's META says
+ * how many, so the report at exit writes the others. */
+static _Atomic uint64_t windows_written;
+
+uint64_t cuprof_runfile_windows_written(void)
+{
+    return atomic_load(&windows_written);
+}
+
+/* Repeating capture windows that closed since the last round: what they
+ * recorded to the file (CUPTI flushed, the threads' calls, the metadata
+ * with the windows), then cuprof-report --window K for each, waited for on
+ * this thread while the program runs on. */
+static void write_closed_windows(uint64_t closed)
+{
+    uint64_t from = atomic_load(&windows_written);
+    (void)cuprof_cupti_flush_now();
+    cuprof_snapshot_flush();
+    cuprof_runfile_new_names();
+    cuprof_snapshot_write_meta_now(closed);
+    atomic_store(&windows_written, closed);
+    for (uint64_t k = from + 1; k <= closed; k++)
+        cuprof_spawn_report_window(rf.path, k);
+}
+
 static void *flusher_main(void *arg)
 {
     (void)arg;
@@ -326,6 +352,14 @@ static void *flusher_main(void *arg)
         nanosleep(&nap, NULL);
         snprintf(ctl, sizeof ctl, "%s/.cuprof-ctl.%ld", cuprof_g_config.out_dir, (long)cuprof_g.pid);
         int asked = access(ctl, F_OK) == 0;
+        uint64_t closed = cuprof_capture_closed();
+        if (closed > atomic_load(&windows_written)) {
+            atomic_fetch_add(&rf.inflight, 1);
+            int on = atomic_load(&cuprof_g.recording) && !atomic_load(&rf.failed);
+            atomic_fetch_sub(&rf.inflight, 1);
+            if (on)
+                write_closed_windows(closed);
+        }
         if (!asked && tick % (CUPROF_RF_FLUSH_MS / 100) != 0)
             continue;
         atomic_fetch_add(&rf.inflight, 1);
@@ -475,6 +509,7 @@ void cuprof_runfile_reset_after_fork(void)
     pthread_mutex_init(&names_lock, NULL);
     names_kernels = names_strings = 0;   /* the child's file has none yet */
     atomic_store(&flusher_started, 0);   /* the parent's flusher did not survive the fork */
+    atomic_store(&windows_written, 0);
     atomic_store(&rf.chunks, 0);
 }
 

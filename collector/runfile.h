@@ -195,6 +195,9 @@ enum cuprof_rf_tag {
     CUPROF_RT_NAME_BASE,          /* the outputs' base name before the no-clobber suffix
                                      (for a report of a run that never completed) */
     CUPROF_RT_ROOT_PID,           /* CUPROF_ROOT_PID: the process prof.sh started */
+    CUPROF_RT_WINDOWS_WRITTEN,    /* repeating windows whose outputs were written while
+                                     the program ran (NAME.w1.* ..): the end's report
+                                     writes the others */
     CUPROF_RT_EXIT_NS,            /* host ns when the exit path stopped recording: CUPTI's
                                      records of calls made after it (other threads
                                      still calling while the process ends) are left out */

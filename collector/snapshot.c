@@ -335,6 +335,8 @@ static int write_meta(const cuprof_snapshot_info *in, uint64_t t_end)
     cuprof_tags_u64(&b, CUPROF_RT_GPU_CAPTURED, (uint64_t)gpu_captured);
     cuprof_tags_str(&b, CUPROF_RT_GPU_REASON, reason);
     cuprof_tags_str(&b, CUPROF_RT_NAME, in->name);
+    cuprof_tags_u64(&b, CUPROF_RT_WINDOWS_WRITTEN,
+                    in->windows_written ? in->windows_written : cuprof_runfile_windows_written());
     char base[320];
     cuprof_output_base(base, sizeof base);
     cuprof_tags_str(&b, CUPROF_RT_NAME_BASE, base);
@@ -355,6 +357,12 @@ int cuprof_snapshot_counts(uint64_t *calls, uint64_t *dropped)
     for (size_t a = 0; a < CUPROF_MAX_APIS; a++)   /* every drop is counted by API */
         *dropped += atomic_load_explicit(&cuprof_dropped_api[a], memory_order_relaxed);
     return 0;
+}
+
+void cuprof_snapshot_write_meta_now(uint64_t windows_written)
+{
+    cuprof_snapshot_info in = {.windows_written = windows_written};
+    (void)write_meta(&in, cuprof_clock_now());
 }
 
 void cuprof_snapshot_write_start(void)

@@ -11,6 +11,7 @@ typedef struct cuprof_snapshot_info {
     const char *ended_by;    /* "exit", "_exit", "exec", "SIGINT", "SIGSEGV", ... */
     int truncated;           /* 1: after a crash (calls open then are missing) */
     const char *name;        /* the outputs' base name */
+    uint64_t windows_written;/* repeating windows written so far (0: ask runfile.c) */
 } cuprof_snapshot_info;
 
 /* Appends to the run file each thread's chunk being filled and its
@@ -19,6 +20,9 @@ typedef struct cuprof_snapshot_info {
  * off (the exit path). 0, or -1 when the file could not be written. */
 int cuprof_snapshot_write(const cuprof_snapshot_info *in);
 
+/* The metadata as known now, the windows written so far said, as a META
+ * block (a repeating window closed: its report reads it). */
+void cuprof_snapshot_write_meta_now(uint64_t windows_written);
 /* The metadata as known now, as the run file's first META block (the
  * file was just opened; the end writes the full one). */
 void cuprof_snapshot_write_start(void);

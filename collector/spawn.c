@@ -48,26 +48,31 @@ static char **tool_env(void)
     return env;
 }
 
-int cuprof_spawn_report(const char *runfile)
+/* cuprof-report's path: CUPROF_REPORT, else beside libcuprof.so; 0 or -1. */
+static int tool_path(char *tool, size_t n)
 {
-    int saved = errno;
     Dl_info info;
-    char tool[PATH_MAX];
     const char *over = getenv("CUPROF_REPORT");
     if (over && *over) {
-        snprintf(tool, sizeof tool, "%s", over);
-    } else if (!dladdr((void *)cuprof_spawn_report, &info) || !info.dli_fname) {
-        cuprof_log("cannot find cuprof-report beside libcuprof.so; the run is kept in %s: "
-                   "run prof.sh report %s", runfile, runfile);
-        errno = saved;
-        return -1;
-    } else {
-        const char *slash = strrchr(info.dli_fname, '/');
-        int dn = slash ? (int)(slash - info.dli_fname) : 1;
-        snprintf(tool, sizeof tool, "%.*s/cuprof-report", dn, slash ? info.dli_fname : ".");
+        snprintf(tool, n, "%s", over);
+        return 0;
     }
+    if (!dladdr((void *)tool_path, &info) || !info.dli_fname)
+        return -1;
+    const char *slash = strrchr(info.dli_fname, '/');
+    int dn = slash ? (int)(slash - info.dli_fname) : 1;
+    snprintf(tool, n, "%.*s/cuprof-report", dn, slash ? info.dli_fname : ".");
+    return 0;
+}
+
+/* Runs argv (argv[0]: the tool) without our variables and waits: its exit
+ * status, 128 + a signal that ended it, -1 not started (*err: why), 0 when
+ * the program reaped it first (waitpid(-1): its status is lost, not its
+ * files). errno kept. */
+static int spawn_wait(char *const argv[], int *err)
+{
+    int saved = errno;
     char **env = tool_env();
-    char *argv[] = {tool, "--at-exit", (char *)runfile, NULL};
     pid_t pid;
     /* libc's own: the library's posix_spawn hook would put our preload
      * back into the tool's environment */
@@ -75,11 +80,10 @@ int cuprof_spawn_report(const char *runfile)
     spawn_fn spawn = (spawn_fn)(uintptr_t)dlsym(RTLD_NEXT, "posix_spawn");
     if (!spawn)
         spawn = posix_spawn;
-    int rc = access(tool, X_OK) == 0 && env ? spawn(&pid, tool, NULL, NULL, argv, env) : -1;
+    int rc = access(argv[0], X_OK) == 0 && env ? spawn(&pid, argv[0], NULL, NULL, argv, env) : -1;
+    *err = rc > 0 ? rc : errno;
     free(env);
     if (rc != 0) {
-        cuprof_log("cannot run %s (%s); the run is kept in %s: run prof.sh report %s", tool,
-                   strerror(rc > 0 ? rc : errno), runfile, runfile);
         errno = saved;
         return -1;
     }
@@ -89,10 +93,38 @@ int cuprof_spawn_report(const char *runfile)
         ;
     errno = saved;
     if (w != pid)
-        return 0;   /* the program reaped it (waitpid(-1)): its status is lost, not its files */
+        return 0;
     if (WIFEXITED(st))
         return WEXITSTATUS(st);
-    cuprof_log("cuprof-report ended by signal %d; the run is kept in %s: run prof.sh report %s",
-               WIFSIGNALED(st) ? WTERMSIG(st) : 0, runfile, runfile);
     return 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+int cuprof_spawn_report(const char *runfile)
+{
+    char tool[PATH_MAX];
+    if (tool_path(tool, sizeof tool) != 0) {
+        cuprof_log("cannot find cuprof-report beside libcuprof.so; the run is kept in %s: "
+                   "run prof.sh report %s", runfile, runfile);
+        return -1;
+    }
+    char *argv[] = {tool, "--at-exit", (char *)runfile, NULL};
+    int err = 0, st = spawn_wait(argv, &err);
+    if (st < 0)
+        cuprof_log("cannot run %s (%s); the run is kept in %s: run prof.sh report %s", tool,
+                   strerror(err), runfile, runfile);
+    else if (st > 128)
+        cuprof_log("cuprof-report ended by signal %d; the run is kept in %s: run prof.sh report "
+                   "%s", st - 128, runfile, runfile);
+    return st;
+}
+
+void cuprof_spawn_report_window(const char *runfile, uint64_t k)
+{
+    char tool[PATH_MAX], kbuf[24];
+    if (tool_path(tool, sizeof tool) != 0)
+        return;
+    snprintf(kbuf, sizeof kbuf, "%llu", (unsigned long long)k);
+    char *argv[] = {tool, "--at-exit", "--window", kbuf, (char *)runfile, NULL};
+    int err = 0;
+    (void)spawn_wait(argv, &err);
 }

@@ -157,6 +157,8 @@ static uint64_t remap(const cuprof_recut *c, const cuprof_run *r, uint64_t id)
         }                                                                \
     } while (0)
 
+static int cut_calls(cuprof_recut *c, const cuprof_run *r, int none, char *why, size_t n);
+
 cuprof_recut *cuprof_recut_make(const cuprof_run *r, const char *range, char *why, size_t n)
 {
     if (r->capture.trigger) {
@@ -199,7 +201,16 @@ cuprof_recut *cuprof_recut_make(const cuprof_run *r, const char *range, char *wh
         c->run.step_domain = at ? at + 1 : "";
         c->run.step_range_from = "the capture range";
     }
+    if (cut_calls(c, r, none, why, n) != 0)
+        return NULL;
+    return c;
+}
 
+/* Keeps the calls of r that began in c->window[0] (none: no call), renumbered,
+ * and the GPU records with their causes renumbered; 0, or -1 (c freed, why
+ * said) without memory. */
+static int cut_calls(cuprof_recut *c, const cuprof_run *r, int none, char *why, size_t n)
+{
     c->nthreads = r->nthreads;
     c->threads = calloc(r->nthreads ? r->nthreads : 1, sizeof *c->threads);
     c->chunk_ptrs = calloc(r->nthreads ? r->nthreads : 1, sizeof *c->chunk_ptrs);
@@ -208,7 +219,7 @@ cuprof_recut *cuprof_recut_make(const cuprof_run *r, const char *range, char *wh
     if (!c->threads || !c->chunk_ptrs || !c->newseq || !c->events) {
         cuprof_recut_free(c);
         snprintf(why, n, "out of memory");
-        return NULL;
+        return -1;
     }
     cuprof_event *out = c->events;
     uint64_t kept = 0, left = 0;
@@ -219,7 +230,7 @@ cuprof_recut *cuprof_recut_make(const cuprof_run *r, const char *range, char *wh
         if (!c->newseq[t]) {
             cuprof_recut_free(c);
             snprintf(why, n, "out of memory");
-            return NULL;
+            return -1;
         }
         uint64_t m = 0;
         for (uint64_t i = 0; i < th->n; i++) {
@@ -262,6 +273,29 @@ cuprof_recut *cuprof_recut_make(const cuprof_run *r, const char *range, char *wh
         }
         c->run.gpu_run = &c->gpu;
     }
+    return 0;
+}
+
+cuprof_recut *cuprof_recut_window(const cuprof_run *r, uint64_t k, char *why, size_t n)
+{
+    if (!r->capture.trigger || k == 0 || k > r->capture.nwindows) {
+        snprintf(why, n, "the run has no capture window %llu (%zu recorded)", (unsigned long long)k,
+                 r->capture.nwindows);
+        return NULL;
+    }
+    cuprof_recut *c = calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(why, n, "out of memory");
+        return NULL;
+    }
+    c->run = *r;
+    c->window[0][0] = r->capture.windows[k - 1][0];
+    c->window[0][1] = r->capture.windows[k - 1][1];
+    c->run.capture.nwindows = 1;
+    c->run.capture.windows = (const uint64_t (*)[2])c->window;
+    c->run.capture.open_at_end = k == r->capture.nwindows && r->capture.open_at_end;
+    if (cut_calls(c, r, 0, why, n) != 0)
+        return NULL;
     return c;
 }
 

@@ -9,6 +9,7 @@
 #include "model/run.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct cuprof_recut cuprof_recut;
 
@@ -17,6 +18,9 @@ typedef struct cuprof_recut cuprof_recut;
  * why (a range not understood, a run already recorded through a window).
  * The cut run points into run, which must outlive it. */
 cuprof_recut *cuprof_recut_make(const cuprof_run *run, const char *range, char *why, size_t n);
+/* The run cut to its own capture window k (1-based) of a repeating
+ * capture (NAME.wK.*): the calls of the other windows left out. */
+cuprof_recut *cuprof_recut_window(const cuprof_run *run, uint64_t k, char *why, size_t n);
 const cuprof_run *cuprof_recut_run(const cuprof_recut *c);
 void cuprof_recut_free(cuprof_recut *c);
 

@@ -119,6 +119,7 @@ static void export_sqlite(const char *dir, const char *name, const char *written
 typedef struct opts {
     const char *dir, *name, *range;
     int format, comp, gzip, sqlite, at_exit;
+    uint64_t window;         /* --window K: repeating capture window K only (NAME.wK.*) */
     const char *ended_by;    /* --recover: how the root process ended */
 } opts;
 
@@ -205,7 +206,15 @@ static int report_file(const char *file, const opts *o, const char *recover,
     if (o->sqlite >= 0)
         run->export_sqlite = o->sqlite;
     cuprof_recut *cut = NULL;
-    if (o->range) {
+    if (o->window) {
+        char why[256];
+        cut = cuprof_recut_window(run, o->window, why, sizeof why);
+        if (!cut) {
+            say("--window %llu: %s; nothing was written", (unsigned long long)o->window, why);
+            cuprof_rfread_free(run);
+            return 1;
+        }
+    } else if (o->range) {
         char why[512];
         cut = cuprof_recut_make(run, o->range, why, sizeof why);
         if (!cut) {
@@ -232,7 +241,11 @@ static int report_file(const char *file, const opts *o, const char *recover,
     }
     const char *name = o->name;
     char namebuf[340];
-    if (!name && snapshot) {   /* BASE.snap1, .snap2, ...: never another's files */
+    if (!name && o->window) {   /* NAME.wK: the run's name (its base while it runs) */
+        const char *base = info.name ? info.name : info.name_base ? info.name_base : "cuprof";
+        snprintf(namebuf, sizeof namebuf, "%.300s.w%llu", base, (unsigned long long)o->window);
+        name = namebuf;
+    } else if (!name && snapshot) {   /* BASE.snap1, .snap2, ...: never another's files */
         const char *base = info.name_base ? info.name_base : "cuprof";
         for (int i = 1; i < 10000; i++) {
             snprintf(namebuf, sizeof namebuf, "%.300s.snap%d", base, i);
@@ -252,7 +265,7 @@ static int report_file(const char *file, const opts *o, const char *recover,
             name = namebuf;
         }
     }
-    if (o->at_exit) {
+    if (o->at_exit && !o->window) {
         const cuprof_capture *cap = &in->capture;
         if (cap->trigger && cap->opened == 0)
             say("the capture window never opened (%s: %llu seen, %u to skip); the files "
@@ -281,11 +294,20 @@ static int report_file(const char *file, const opts *o, const char *recover,
     if (rc > 0 && in->export_sqlite && !in->truncated &&
         !(o->at_exit && in->ended_by && strcmp(in->ended_by, "exec") == 0))
         export_sqlite(dir, name, written);
-    if (rc > 0 && o->at_exit && !info.keep_run_file)
-        unlink(file);
+    /* at the end of a run with repeating windows: the outputs of those the
+     * program's flusher had not written yet (the last ones), NAME.wK.* */
+    uint64_t nwin = run->capture.nwindows, from = info.windows_written;
+    int windows = o->at_exit && !o->window && run->capture.trigger && (nwin > 1 || from > 0);
     cuprof_model_destroy(model);
     cuprof_recut_free(cut);
     cuprof_rfread_free(run);
+    for (uint64_t k = from + 1; windows && rc > 0 && k <= nwin; k++) {
+        opts each = *o;
+        each.window = k;
+        (void)report_file(file, &each, NULL, NULL, NULL);
+    }
+    if (rc > 0 && o->at_exit && !o->window && !info.keep_run_file)
+        unlink(file);
     return rc > 0 ? 0 : 1;
 }
 
@@ -480,6 +502,8 @@ int main(int argc, char **argv)
             recover_dir = argv[++i];
             root = strtol(argv[++i], NULL, 10);
 
+        } else if (strcmp(a, "--window") == 0) {
+            o.window = strtoull(argv[++i], NULL, 10);
         } else if (strcmp(a, "--ended-by") == 0) {
             o.ended_by = argv[++i];
         } else if (a[0] == '-' && a[1]) {

@@ -517,6 +517,8 @@ static void read_meta_info(rrun *r, cuprof_rfread_info *info)
             info->name_base = own(r, v, n);
         else if (tag == CUPROF_RT_ROOT_PID)
             info->root_pid = (long)u64_of(v, n);
+        else if (tag == CUPROF_RT_WINDOWS_WRITTEN)
+            info->windows_written = u64_of(v, n);
     }
 }
 

@@ -27,6 +27,7 @@ typedef struct cuprof_rfread_info {
     const char *name_base;   /* its base name before the no-clobber suffix, NULL unknown */
     long root_pid;           /* CUPROF_ROOT_PID it had (the process prof.sh started), 0 */
     long pid;                /* the process that wrote it */
+    uint64_t windows_written;/* repeating capture windows written while it ran */
     char lost[512];          /* what was lost, in words ("" nothing): a torn or
                                 damaged block, a run not completed */
 } cuprof_rfread_info;

@@ -12,6 +12,7 @@
  *                       (i + 1) * 256 bytes, so the bytes tell which steps
  *                       were recorded; cudaProfilerStart before step 3's
  *                       range, cudaProfilerStop after step 4's. Exit 3.
+ *   nvtx_prog steps N MS  the same, MS ms idle after each step.
  *   nvtx_prog timed MS  a 256-byte memset every millisecond for MS ms. Exit 3.
  */
 #include <cuda_profiler_api.h>
@@ -44,7 +45,7 @@ static void *worker(void *arg)
     return NULL;
 }
 
-static int steps(int n)
+static int steps(int n, int pause_ms)
 {
     void *d = NULL;
     cudaMalloc(&d, (size_t)n * 256 + 256);
@@ -59,6 +60,9 @@ static int steps(int n)
         nvtxRangePop();
         if (i == 4)
             cudaProfilerStop();
+        struct timespec ts = {pause_ms / 1000, (long)(pause_ms % 1000) * 1000000L};
+        if (pause_ms)
+            nanosleep(&ts, NULL);
     }
     cudaDeviceSynchronize();
     cudaFree(d);
@@ -83,7 +87,9 @@ static int timed(int ms)
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "steps") == 0)
-        return steps(atoi(argv[2]));
+        return steps(atoi(argv[2]), 0);
+    if (argc == 4 && strcmp(argv[1], "steps") == 0)   /* MS ms idle after each step */
+        return steps(atoi(argv[2]), atoi(argv[3]));
     if (argc == 3 && strcmp(argv[1], "timed") == 0)
         return timed(atoi(argv[2]));
     nvtxRangeId_t async = nvtxRangeStartA("async");

@@ -558,6 +558,57 @@ START_TEST(snapshot_of_a_running_process)
 }
 END_TEST
 
+/* Repeating capture windows (nvtx:ProfilerStep, repeat:3) of steps 400 ms
+ * apart: each window's outputs appear as NAME.wK.* while the program still
+ * runs, each with its own step's memsets; the run's own files at the end. */
+START_TEST(windows_written_as_they_close)
+{
+    char out[4200];
+    snprintf(out, sizeof out, "%s/a", dir);
+    pid_t pid = fork();
+    ck_assert(pid >= 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        dup2(null, 2);
+        putenv((char *)e2e_sim_env());
+        execl(e2e_path("prof.sh"), "prof.sh", "-o", out, "-n", "x", "--capture-range",
+              "nvtx:ProfilerStep", "--capture-range-end", "repeat:3",
+              e2e_bpath("tests/nvtx_prog"), "steps", "5", "400", (char *)NULL);
+        _exit(127);
+    }
+    pid_t prog = 0;
+    int seen_running = 0;
+    for (int ms = 0; ms < 20000 && !seen_running; ms += 20) {
+        usleep(20000);
+        if (!prog)
+            prog = child_of(pid, "nvtx_prog");
+        if (prog && exists("a", "x.w1.summary.json") && kill(prog, 0) == 0)
+            seen_running = 1;
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    ck_assert_msg(seen_running, "x.w1.* did not appear while the program ran");
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 3);
+    for (int k = 1; k <= 3; k++) {
+        char f[64];
+        snprintf(f, sizeof f, "x.w%d.summary.json", k);
+        char *sp = path_of("a", f);
+        json_t *sum = e2e_load_json(sp);
+        ck_assert_msg(sum != NULL, "no %s", f);
+        /* window k holds step k - 1: two memsets of k * 256 bytes */
+        json_t *ms = row_named(sum, "copies", "memset");
+        ck_assert_ptr_nonnull(ms);
+        ck_assert_int_eq(e2e_int(ms, "calls"), 2);
+        ck_assert_int_eq(e2e_int(ms, "bytes"), 2 * k * 256);
+        json_decref(sum);
+        free(sp);
+    }
+    ck_assert(!exists("a", "x.w4.summary.json"));
+    ck_assert(exists("a", "x.summary.json"));
+}
+END_TEST
+
 START_TEST(crc32c_paths_agree)
 {
     /* RFC 3720's check value, and the two paths on odd lengths */
@@ -590,6 +641,7 @@ int main(void)
     tcase_add_test(t, exit_from_two_threads_writes_the_files);
     tcase_add_test(t, killed_after_a_quiet_second_loses_no_call);
     tcase_add_test(t, snapshot_of_a_running_process);
+    tcase_add_test(t, windows_written_as_they_close);
     tcase_add_test(t, crc32c_paths_agree);
     suite_add_tcase(s, t);
     SRunner *sr = srunner_create(s);
