@@ -192,6 +192,9 @@ static void put_header_block(cuprof_writer *w)
                           base ? base + 1 : run->run_file,
                           (unsigned long long)run->run_file_bytes,
                           run->nevents ? (double)run->run_file_bytes / (double)run->nevents : 0.0);
+        if (run->window_files)
+            cuprof_out_printf(o, "  windows:       each in its own files too: %s\n",
+                              run->window_files);
         int live = run->ended_by && !strncmp(run->ended_by, "still running", 13);
         if (run->run_file_lost && !run->truncated)   /* (truncated: said first) */
             cuprof_out_printf(o, "  %s%s\n", live ? "SNAPSHOT:      " : "RUN FILE CUT:  ",

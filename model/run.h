@@ -201,6 +201,8 @@ typedef struct cuprof_run {
     uint64_t run_file_bytes;         /* its size */
     const char *run_file_lost;       /* what of it could not be read (a torn last block,
                                         a run not completed), NULL nothing */
+    const char *window_files;        /* where each repeating capture window's outputs
+                                        went ("x.w1.* .. x.w3.*"), NULL none */
     const struct cuprof_gpu_run *gpu_run; /* device records (model/gpu.h); NULL
                                              when none were captured */
 } cuprof_run;

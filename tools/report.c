@@ -265,6 +265,16 @@ static int report_file(const char *file, const opts *o, const char *recover,
             name = namebuf;
         }
     }
+    char wfiles[800];
+    if (o->at_exit && !o->window && run->capture.trigger &&
+        (run->capture.nwindows > 1 || info.windows_written > 0) && run->capture.nwindows) {
+        snprintf(wfiles, sizeof wfiles, "%.300s.w1.*%s%.300s.w%zu.*", name,
+                 run->capture.nwindows > 1 ? " .. " : "", run->capture.nwindows > 1 ? name : "",
+                 run->capture.nwindows > 1 ? run->capture.nwindows : (size_t)0);
+        if (run->capture.nwindows == 1)
+            snprintf(wfiles, sizeof wfiles, "%.300s.w1.*", name);
+        run->window_files = wfiles;
+    }
     if (o->at_exit && !o->window) {
         const cuprof_capture *cap = &in->capture;
         if (cap->trigger && cap->opened == 0)
