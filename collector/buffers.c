@@ -315,7 +315,8 @@ cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
  * that function small. */
 static __attribute__((noinline)) void put(cuprof_thread *t, const cuprof_event *ev, uint64_t seq)
 {
-    t->wp = cuprof_encode(t->wp, &t->codec, ev, seq);
+    /* release: the flusher copies [.., wp) from another thread */
+    __atomic_store_n(&t->wp, cuprof_encode(t->wp, &t->codec, ev, seq), __ATOMIC_RELEASE);
 }
 
 int cuprof_instant(uint16_t api, uint8_t cls, uint32_t name, uint32_t domain, uint64_t id)
@@ -372,7 +373,7 @@ void cuprof_end(cuprof_event *ev, int32_t result)
     }
     uint8_t *w = cuprof_encode_repeat(t->wp, &t->codec, ev, t->stage_seq[d]);
     if (__builtin_expect(w != NULL, 1))
-        t->wp = w;
+        __atomic_store_n(&t->wp, w, __ATOMIC_RELEASE);   /* a plain store on x86 */
     else
         put(t, ev, t->stage_seq[d]);
     t->depth = d;

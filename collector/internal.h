@@ -78,6 +78,8 @@ typedef struct cuprof_thread {
                                      write, bumped before and after (the flusher's
                                      copy of a live chunk checks it did not change) */
     uint64_t flushed;             /* the flusher: committed when it last wrote a TAIL */
+    uint64_t flushed_no;          /* ... the chunk it copied then */
+    size_t flushed_bytes;         /* ... and how much of it (the next TAIL goes on from there) */
 } cuprof_thread;
 
 /* cuprof_g.recording: what cuprof_begin does. */
@@ -156,7 +158,8 @@ int cuprof_runfile_write_chunk(uint32_t type, const cuprof_thread *t, const cupr
 /* The same from a copy: records of thread index whose chunk's anchor was
  * anchor. */
 int cuprof_runfile_write_records(uint32_t type, uint32_t thread, uint32_t chunk_no,
-                                 cuprof_clock_anchor anchor, const void *data, size_t used);
+                                 uint32_t offset, cuprof_clock_anchor anchor, const void *data,
+                                 size_t used);
 /* Starts the flusher (once per process; again in a forked child): the run
  * file opened at once, each thread's published calls written every second. */
 void cuprof_runfile_flusher_start(void);

@@ -272,10 +272,11 @@ void cuprof_runfile_new_names(void)
 }
 
 int cuprof_runfile_write_records(uint32_t type, uint32_t thread, uint32_t chunk_no,
-                                 cuprof_clock_anchor anchor, const void *data, size_t used)
+                                 uint32_t offset, cuprof_clock_anchor anchor, const void *data,
+                                 size_t used)
 {
     cuprof_rf_chunk h = {.thread = thread, .chunk_no = chunk_no, .anchor_stamp = anchor.stamp,
-                         .anchor_ns = anchor.ns};
+                         .anchor_ns = anchor.ns, .offset = offset};
     struct iovec v[2] = {{&h, sizeof h}, {(void *)data, used}};
     return cuprof_runfile_append(type, v, 2);
 }

@@ -94,7 +94,11 @@ typedef struct cuprof_rf_chunk {
                                 copy of chunk chunk_no, which no CHUNK block holds yet) */
     uint64_t anchor_stamp;   /* the chunk's clock anchor (collector/clock.h) */
     uint64_t anchor_ns;
+    uint32_t offset;         /* TAIL: where in the chunk its bytes go (the flusher writes
+                                what is new since its last copy); CHUNK: 0 */
+    uint32_t zero;
 } cuprof_rf_chunk;           /* then the record bytes, to the payload's end */
+_Static_assert(sizeof(cuprof_rf_chunk) == 32, "rf_chunk layout");
 
 typedef struct cuprof_rf_thread {
     uint32_t index, tid;

@@ -127,20 +127,25 @@ void cuprof_snapshot_flush(void)
         if (g1 & 1)
             continue;
         cuprof_chunk *c = t->tail;
-        uint8_t *wp = __atomic_load_n(&t->wp, __ATOMIC_RELAXED);
+        uint8_t *wp = __atomic_load_n(&t->wp, __ATOMIC_ACQUIRE);   /* records before it are whole */
         int inside = wp >= c->data && wp <= c->data + CUPROF_CHUNK_DATA;
         size_t used = inside ? (size_t)(wp - c->data) : 0;
         cuprof_clock_anchor anchor = c->anchor;
         uint32_t chunk_no = (uint32_t)__atomic_load_n(&t->written, __ATOMIC_RELAXED);
-        memcpy(buf, c->data, used);
+        /* only what is new since the last copy of this chunk */
+        size_t from = chunk_no == t->flushed_no && t->flushed_bytes <= used ? t->flushed_bytes : 0;
+        memcpy(buf, c->data + from, used - from);
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&t->gen, memory_order_relaxed) != g1)
             continue;   /* emptied while copied: the next round */
         cuprof_rf_thread th = thread_block(t, committed);
-        if (cuprof_runfile_write_records(CUPROF_RF_TAIL, t->index, chunk_no, anchor, buf,
-                                         used) == 0 &&
-            cuprof_runfile_put(CUPROF_RF_THREAD, &th, sizeof th) == 0)
+        if (cuprof_runfile_write_records(CUPROF_RF_TAIL, t->index, chunk_no, (uint32_t)from,
+                                         anchor, buf, used - from) == 0 &&
+            cuprof_runfile_put(CUPROF_RF_THREAD, &th, sizeof th) == 0) {
             t->flushed = committed;
+            t->flushed_no = chunk_no;
+            t->flushed_bytes = used;
+        }
     }
     free(buf);
     free(recs);

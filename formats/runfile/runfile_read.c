@@ -62,9 +62,11 @@ typedef struct rthread {
     int have_info;
     cuprof_rf_thread info;
     vec chunks;              /* chunk_ref: CHUNK blocks in order */
-    chunk_ref tail;          /* the last TAIL block */
+    chunk_ref tail;          /* the chunk no CHUNK holds yet, from its TAIL blocks */
     uint32_t tail_no;        /* its chunk_no */
     int have_tail;           /* a TAIL was read (it counts if tail_no == chunks.n) */
+    uint8_t *tailbuf;        /* its bytes, put together from the TAILs' parts */
+    size_t tail_cap;
 } rthread;
 
 /* A run and everything it owns; pub first so a cuprof_run * is one. */
@@ -271,9 +273,23 @@ static void block(rrun *r, const cuprof_rf_block *b, const uint8_t *p, cuprof_rf
             return;
         chunk_ref c = {p + sizeof h, len - sizeof h, h.anchor_stamp, h.anchor_ns};
         if (b->type == CUPROF_RF_TAIL) {
-            /* the latest copy of a chunk no CHUNK block holds yet */
-            if (h.chunk_no >= t->chunks.n && (!t->have_tail || h.chunk_no >= t->tail_no)) {
-                t->tail = c;
+            /* a chunk no CHUNK block holds yet, in parts: offset 0 starts it
+             * (again), a part where the bytes so far end goes on; a part
+             * after a gap, or of an older chunk, is left out */
+            int fresh = h.offset == 0 && h.chunk_no >= t->chunks.n &&
+                        (!t->have_tail || h.chunk_no >= t->tail_no);
+            int more = t->have_tail && h.chunk_no == t->tail_no && h.offset == t->tail.len;
+            if (fresh || more) {
+                size_t at = fresh ? 0 : t->tail.len, need = at + c.len;
+                if (need > t->tail_cap) {
+                    uint8_t *nb = realloc(t->tailbuf, need);
+                    if (!nb)
+                        return;
+                    t->tailbuf = nb;
+                    t->tail_cap = need;
+                }
+                memcpy(t->tailbuf + at, c.data, c.len);
+                t->tail = (chunk_ref){t->tailbuf, need, h.anchor_stamp, h.anchor_ns};
                 t->tail_no = h.chunk_no;
                 t->have_tail = 1;
             }
@@ -1111,8 +1127,10 @@ void cuprof_rfread_free(cuprof_run *run)
     if (!r)
         return;
     rthread *ts = r->threads.p;
-    for (size_t i = 0; i < r->threads.n; i++)
+    for (size_t i = 0; i < r->threads.n; i++) {
         free(ts[i].chunks.p);
+        free(ts[i].tailbuf);
+    }
     free(r->threads.p);
     char **s = r->strs.p;
     for (size_t i = 0; i < r->strs.n; i++)
