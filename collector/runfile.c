@@ -285,12 +285,13 @@ int cuprof_runfile_write_records(uint32_t type, uint32_t thread, uint32_t chunk_
  *
  * "cuprof-flush", started at the first recorded call: opens the run file at
  * once (its first META describes the run), then every CUPROF_RF_FLUSH_MS
- * writes, for each thread whose published calls changed, the chunk it is
- * filling (a TAIL block) and its count (THREAD), and the names interned
- * since: a process killed outright loses at most that long of calls. It
+ * (0.1 s) writes, for each thread whose published calls changed, what is new
+ * in the chunk it is filling (a TAIL block) and its count (THREAD), and the
+ * names interned since: a process killed outright loses at most that long
+ * of calls (and a second of GPU records: CUPTI's flush period). It
  * takes part in the exit path's quiesce (inflight), so nothing follows
  * the END block. Every signal blocked; restarted in a forked child. */
-#define CUPROF_RF_FLUSH_MS 1000
+#define CUPROF_RF_FLUSH_MS 100
 static _Atomic int flusher_started;
 
 /* A snapshot asked for (prof.sh snapshot: DIR/.cuprof-ctl.PID exists):
@@ -349,7 +350,7 @@ static void *flusher_main(void *arg)
     (void)cuprof_runfile_ensure();
     char ctl[PATH_MAX + 64];
     for (unsigned tick = 1;; tick++) {
-        struct timespec nap = {0, 100 * 1000000L};   /* a snapshot's request: within 0.1 s */
+        struct timespec nap = {0, 100 * 1000000L};   /* calls, and a snapshot's request: 0.1 s */
         nanosleep(&nap, NULL);
         snprintf(ctl, sizeof ctl, "%s/.cuprof-ctl.%ld", cuprof_g_config.out_dir, (long)cuprof_g.pid);
         int asked = access(ctl, F_OK) == 0;

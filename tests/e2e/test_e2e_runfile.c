@@ -24,6 +24,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define TIMEOUT_S 120
@@ -609,6 +610,77 @@ START_TEST(windows_written_as_they_close)
 }
 END_TEST
 
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* SIGKILL at 5 random moments of a program that makes a call every
+ * millisecond: prof.sh ends as the program did (SIGKILL), and the
+ * recovered trace holds every call that ended more than 100 ms before the
+ * kill (the flusher writes every 0.1 s; 20 ms of slack for the clocks and
+ * this machine's scheduling). */
+START_TEST(sigkill_at_random_moments_keeps_all_but_the_last_tenth_second)
+{
+    srand(29);
+    for (int k = 0; k < 5; k++) {
+        char out[4200], sub[16];
+        snprintf(sub, sizeof sub, "k%d", k);
+        snprintf(out, sizeof out, "%s/%s", dir, sub);
+        pid_t pid = fork();
+        ck_assert(pid >= 0);
+        if (pid == 0) {
+            int null = open("/dev/null", O_WRONLY);
+            dup2(null, 1);
+            dup2(null, 2);
+            putenv((char *)e2e_sim_env());
+            execl(e2e_path("prof.sh"), "prof.sh", "-o", out, "-n", "x", "--format", "json",
+                  e2e_bpath("tests/nvtx_prog"), "timed", "20000", (char *)NULL);
+            _exit(127);
+        }
+        pid_t prog = 0;
+        for (int ms = 0; ms < 10000 && !prog; ms += 5) {
+            usleep(5000);
+            prog = child_of(pid, "nvtx_prog");
+        }
+        ck_assert_int_gt(prog, 0);
+        usleep(300000 + (useconds_t)(rand() % 1200) * 1000u);
+        uint64_t killed = mono_ns();
+        kill(prog, SIGKILL);
+        int st = 0;
+        waitpid(pid, &st, 0);
+        ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "try %d: status %d", k, st);
+        char *tp = path_of(sub, "x.trace.json");
+        json_t *tr = e2e_load_json(tp);
+        ck_assert_msg(tr != NULL, "try %d: no trace", k);
+        json_t *base = json_object_get(tr, "baseTimeNanoseconds");
+        uint64_t b = json_is_integer(base) ? (uint64_t)json_integer_value(base)
+                                           : (uint64_t)json_real_value(base);
+        double last = 0;
+        json_t *evs = json_object_get(tr, "traceEvents"), *ev;
+        size_t i;
+        json_array_foreach(evs, i, ev) {
+            const char *ph = json_string_value(json_object_get(ev, "ph"));
+            const char *name = json_string_value(json_object_get(ev, "name"));
+            if (!ph || strcmp(ph, "X") || !name || strcmp(name, "cudaMemset"))
+                continue;
+            double end = json_number_value(json_object_get(ev, "ts")) +
+                         json_number_value(json_object_get(ev, "dur"));
+            if (end > last)
+                last = end;
+        }
+        uint64_t last_ns = b + (uint64_t)(last * 1000.0);
+        ck_assert_msg(last_ns + 120000000u >= killed,
+                      "try %d: the last call kept ended %.1f ms before the kill", k,
+                      ((double)killed - (double)last_ns) / 1e6);
+        json_decref(tr);
+        free(tp);
+    }
+}
+END_TEST
+
 START_TEST(crc32c_paths_agree)
 {
     /* RFC 3720's check value, and the two paths on odd lengths */
@@ -642,6 +714,7 @@ int main(void)
     tcase_add_test(t, killed_after_a_quiet_second_loses_no_call);
     tcase_add_test(t, snapshot_of_a_running_process);
     tcase_add_test(t, windows_written_as_they_close);
+    tcase_add_test(t, sigkill_at_random_moments_keeps_all_but_the_last_tenth_second);
     tcase_add_test(t, crc32c_paths_agree);
     suite_add_tcase(s, t);
     SRunner *sr = srunner_create(s);
