@@ -157,13 +157,14 @@ typedef struct cuprof_run {
     uint64_t nevents;                /* sum of threads[].n */
     uint64_t dropped;                /* calls not recorded (sum of dropped_by_api) */
     const uint64_t *dropped_by_api;  /* [napis]: calls of each API not recorded (no
-                                        memory, spill failed); NULL = none. The table
+                                        memory, the run file could not grow); NULL = none. The table
                                         counts them (no times) */
-    uint64_t spilled_events;         /* events that went through the spill file */
+    uint64_t spilled_events;         /* events that reached the run file while the program
+                                        ran (its full chunks; summary.json's "spilled") */
     uint64_t event_bytes;            /* bytes the events took while recording (the
                                         collector's compact records); 0 unknown */
-    const char *spill_failure;       /* why spilling stopped (recording stopped
-                                        with it), NULL if it did not */
+    const char *spill_failure;       /* why the run file stopped growing (recording
+                                        stopped with it), NULL if it did not */
 
     const char *ended_by;            /* how the process ended, in words: "exit",
                                         "_exit", "exec", "SIGINT", "SIGSEGV", ...;
