@@ -507,13 +507,18 @@ static pid_t child_of(pid_t pid, const char *comm)
     return same ? c : 0;
 }
 
-/* prof.sh snapshot PID on a program that calls until it is stopped: the
- * outputs so far as x.snap1.*, the program runs on, and its own files come
- * when it ends. */
-START_TEST(snapshot_of_a_running_process)
+/* prof.sh -o OUT -n x ARGS... (NULL-ended) started in the background, on
+ * the sim, output to /dev/null; *prog gets the program's pid (prof.sh's
+ * cuprof-run runs it as its child, named comm) once it is there. Returns
+ * prof.sh's pid. */
+static pid_t start_profsh(const char *out, const char *const args[], const char *comm,
+                          pid_t *prog)
 {
-    char out[4200];
-    snprintf(out, sizeof out, "%s/a", dir);
+    const char *argv[32] = {"prof.sh", "-o", out, "-n", "x"};
+    int n = 5;
+    for (int i = 0; args[i] && n < 31; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
     pid_t pid = fork();
     ck_assert(pid >= 0);
     if (pid == 0) {
@@ -521,22 +526,32 @@ START_TEST(snapshot_of_a_running_process)
         dup2(null, 1);
         dup2(null, 2);
         putenv((char *)e2e_sim_env());
-        execl(e2e_path("prof.sh"), "prof.sh", "-o", out, "-n", "x", "--format", "none",
-              e2e_bpath("tests/robust_prog"), "spin", (char *)NULL);
+        execv(e2e_path("prof.sh"), (char *const *)argv);
         _exit(127);
     }
-    pid_t prog = 0;
-    for (int ms = 0; ms < 10000 && !prog; ms += 10) {
-        usleep(10000);
-        prog = child_of(pid, "robust_prog");
+    *prog = 0;
+    for (int ms = 0; ms < 10000 && !*prog; ms += 5) {
+        usleep(5000);
+        *prog = child_of(pid, comm);
     }
-    ck_assert_int_gt(prog, 0);
+    ck_assert_int_gt(*prog, 0);
+    return pid;
+}
+
+/* prof.sh snapshot PID on a program that calls until it is stopped: the
+ * outputs so far as x.snap1.*, the program runs on, and its own files come
+ * when it ends. */
+START_TEST(snapshot_of_a_running_process)
+{
+    char out[4200];
+    snprintf(out, sizeof out, "%s/a", dir);
+    const char *args[] = {"--format", "none", e2e_bpath("tests/robust_prog"), "spin", NULL};
+    pid_t prog;
+    pid_t pid = start_profsh(out, args, "robust_prog", &prog);
     usleep(1500000);   /* calls, and at least one round of the flusher */
     char target[32];
     snprintf(target, sizeof target, "%d", (int)prog);
-    const char *args[] = {target, NULL};
     const char *argv[] = {e2e_path("prof.sh"), "snapshot", target, NULL};
-    (void)args;
     e2e_result r = e2e_run(argv, NULL, NULL, TIMEOUT_S);
     ck_assert_msg(r.status == 0, "status %d\n%s", r.status, r.err);
     e2e_result_free(&r);
@@ -566,25 +581,14 @@ START_TEST(windows_written_as_they_close)
 {
     char out[4200];
     snprintf(out, sizeof out, "%s/a", dir);
-    pid_t pid = fork();
-    ck_assert(pid >= 0);
-    if (pid == 0) {
-        int null = open("/dev/null", O_WRONLY);
-        dup2(null, 1);
-        dup2(null, 2);
-        putenv((char *)e2e_sim_env());
-        execl(e2e_path("prof.sh"), "prof.sh", "-o", out, "-n", "x", "--capture-range",
-              "nvtx:ProfilerStep", "--capture-range-end", "repeat:3",
-              e2e_bpath("tests/nvtx_prog"), "steps", "5", "400", (char *)NULL);
-        _exit(127);
-    }
-    pid_t prog = 0;
+    const char *args[] = {"--capture-range", "nvtx:ProfilerStep", "--capture-range-end",
+                          "repeat:3", e2e_bpath("tests/nvtx_prog"), "steps", "5", "400", NULL};
+    pid_t prog;
+    pid_t pid = start_profsh(out, args, "nvtx_prog", &prog);
     int seen_running = 0;
     for (int ms = 0; ms < 20000 && !seen_running; ms += 20) {
         usleep(20000);
-        if (!prog)
-            prog = child_of(pid, "nvtx_prog");
-        if (prog && exists("a", "x.w1.summary.json") && kill(prog, 0) == 0)
+        if (exists("a", "x.w1.summary.json") && kill(prog, 0) == 0)
             seen_running = 1;
     }
     int st = 0;
@@ -629,23 +633,10 @@ START_TEST(sigkill_at_random_moments_keeps_all_but_the_last_tenth_second)
         char out[4200], sub[16];
         snprintf(sub, sizeof sub, "k%d", k);
         snprintf(out, sizeof out, "%s/%s", dir, sub);
-        pid_t pid = fork();
-        ck_assert(pid >= 0);
-        if (pid == 0) {
-            int null = open("/dev/null", O_WRONLY);
-            dup2(null, 1);
-            dup2(null, 2);
-            putenv((char *)e2e_sim_env());
-            execl(e2e_path("prof.sh"), "prof.sh", "-o", out, "-n", "x", "--format", "json",
-                  e2e_bpath("tests/nvtx_prog"), "timed", "20000", (char *)NULL);
-            _exit(127);
-        }
-        pid_t prog = 0;
-        for (int ms = 0; ms < 10000 && !prog; ms += 5) {
-            usleep(5000);
-            prog = child_of(pid, "nvtx_prog");
-        }
-        ck_assert_int_gt(prog, 0);
+        const char *args[] = {"--format", "json", e2e_bpath("tests/nvtx_prog"), "timed", "20000",
+                              NULL};
+        pid_t prog;
+        pid_t pid = start_profsh(out, args, "nvtx_prog", &prog);
         usleep(300000 + (useconds_t)(rand() % 1200) * 1000u);
         uint64_t killed = mono_ns();
         kill(prog, SIGKILL);
