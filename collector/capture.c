@@ -153,7 +153,9 @@ static int timer_start(void)
     if (pthread_attr_init(&attr) != 0)
         return -1;
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&attr, 64 * 1024);
+    /* The default stack size, not a small fixed one: glibc takes every loaded
+     * library's TLS out of a new thread's stack (libcublasLt's 94 KiB and a
+     * real libcuda's left 128 KiB too little: SIGSEGV on an H200). */
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     int rc = pthread_create(&th, &attr, timer_main, NULL);

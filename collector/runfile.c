@@ -388,7 +388,9 @@ void cuprof_runfile_flusher_start(void)
     if (pthread_attr_init(&attr) != 0)
         return;
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&attr, 128 * 1024);
+    /* The default stack size, not a small fixed one: glibc takes every loaded
+     * library's TLS out of a new thread's stack (libcublasLt's 94 KiB and a
+     * real libcuda's left 128 KiB too little: SIGSEGV on an H200). */
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     if (pthread_create(&th, &attr, flusher_main, NULL) != 0)

@@ -10,6 +10,7 @@ include tests/e2e/e2e.mk
 include tests/golden/golden.mk
 include tests/layering/layering.mk
 include tests/corpus/corpus.mk
+include tests/fixtures/fixtures.mk
 
 # ---- sanitizer builds, each in a build folder of its own (the normal build
 # is untouched): the same sources with ASAN=1 / TSAN=1 (top Makefile).

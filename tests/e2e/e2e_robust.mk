@@ -12,3 +12,13 @@ $(B)/tests/test_e2e_robust: tests/e2e/test_e2e_robust.c $(HARNESS_OBJ) tests/e2e
 
 ALL_TARGETS += $(B)/tests/test_e2e_robust $(B)/tests/robust_prog
 E2E_TESTS   += $(B)/tests/test_e2e_robust
+
+# tls_prog: cuprof's threads in a process whose libraries hold much TLS.
+$(B)/tests/libbig_tls.so: tests/e2e/big_tls.c
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(filter-out -fsanitize=%,$(CFLAGS)) -shared -fPIC -o $@ $<
+$(B)/tests/tls_prog: tests/e2e/tls_prog.c $(B)/tests/libbig_tls.so
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(filter-out -fsanitize=%,$(CFLAGS)) -o $@ $< \
+	    -L$(B)/tests -Wl,-rpath,'$$ORIGIN' -lbig_tls \
+	    -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart
+$(B)/tests/test_e2e_robust: $(B)/tests/tls_prog
+ALL_TARGETS += $(B)/tests/tls_prog

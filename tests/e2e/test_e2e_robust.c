@@ -248,6 +248,29 @@ START_TEST(exit_while_threads_launch)
 }
 END_TEST
 
+/* A process whose libraries hold much TLS (libcublasLt.so.13 has 94 KiB; a
+ * real GPU's libcuda adds more): glibc takes it out of every new thread's
+ * stack, and cuprof's own threads were made with small fixed stacks (the run
+ * file's flusher 128 KiB, the capture timer 64 KiB). On an H200 every
+ * cuBLAS program died of SIGSEGV in the flusher; the timer did not start.
+ * _i = 0: a whole run (the flusher ticks); 1: a timed window (the timer). */
+START_TEST(threads_of_our_own_in_a_process_with_big_tls)
+{
+    const char *whole[] = {e2e_bpath("tests/tls_prog"), "300", NULL};
+    const char *timed[] = {"--delay", "0.05", "--duration", "0.1", e2e_bpath("tests/tls_prog"),
+                           "300", NULL};
+    e2e_prof p = e2e_profile(1, _i ? timed : whole, NULL, TIMEOUT_S);
+    ck_assert_msg(p.r.status == 0, "exit %d\n%s", p.r.status, p.r.err);
+    ck_assert_str_eq(p.r.out, "tls_prog: 1 calls, tls 0\n");
+    ck_assert_ptr_null(strstr(p.r.err, "cannot start"));
+    ck_assert_ptr_nonnull(p.sum);
+    ck_assert_int_ge(jint(p.sum, "events"), 2 * (_i ? 10 : 100));
+    if (_i)
+        ck_assert_ptr_nonnull(strstr(p.txt, "capture:"));
+    e2e_prof_free(&p);
+}
+END_TEST
+
 /* A signal sent to the process (any thread may take it) while every
  * thread is calling: written, then the signal's own death. */
 START_TEST(external_signal_while_calling)
@@ -791,6 +814,7 @@ static Suite *robust_suite(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, long_run_to_run_file_nothing_lost);
     tcase_add_test(t, run_file_full_counts_stay_exact);
+    tcase_add_loop_test(t, threads_of_our_own_in_a_process_with_big_tls, 0, 2);
     suite_add_tcase(s, t);
     return s;
 }
