@@ -90,6 +90,8 @@ for w in mt_launch graph_explicit sync_kill; do
   [ -x "$gb/$w" ] || "$nvcc" -cudart=shared -O2 -o "$gb/$w" "scripts/$w.cu" >>"$log" 2>&1 ||
     echo "could not build scripts/$w.cu" >>"$log"
 done
+[ -x "$gb/nccl_one" ] || [ ! -f "${CUDA_HOME:-/usr/local/cuda}/include/nccl.h" ] ||
+  "$nvcc" -cudart=shared -O2 -o "$gb/nccl_one" scripts/nccl_one.cu -lnccl >>"$log" 2>&1
 [ -n "$static_bin" ] || static_bin=$gb/matmul_add_static
 [ -x "$static_bin" ] || [ $dry = 1 ] ||
   "$nvcc" -O2 -o "$static_bin" bench/matmul_add.cu -lcublasLt -lcublas >>"$log" 2>&1
@@ -123,6 +125,8 @@ if [ -n "$fixdir" ]; then
   fixture driver_dlsym bench/driver_launch --launches 20 --dlsym
   fixture nvtx build/tests/nvtx_prog steps 6
   fixture mt2 "$gb/mt_launch" 2 50
+  # NCCL on one GPU: a real GPU's only (the sim has no NCCL yet)
+  [ $dry = 1 ] || ! [ -x "$gb/nccl_one" ] || fixture nccl1 "$gb/nccl_one" 3
   rm -rf "$fixdir/run"
   measure "fixtures: $(du -sk "$fixdir" | cut -f1) KiB in $fixdir"
 fi
@@ -304,6 +308,16 @@ if [ $dry = 0 ] && [ -x "$gb/sync_kill" ]; then
   e=$(( $(ms_now) - t0 )); measure "sync_kill under cuprof: status $rc after $e ms"
   if [ -s "$out/p/sk.summary.txt" ] && [ $e -lt 30000 ]; then pass signal-while-gpu-busy; else
     fail signal-while-gpu-busy "status $rc after $e ms, summary $( [ -s "$out/p/sk.summary.txt" ] && echo written || echo missing)"; fi
+fi
+
+# ---- NCCL on one GPU: its kernels under cuprof, its own NVTX ranges through our injection ----
+if [ $dry = 0 ] && [ -x "$gb/nccl_one" ]; then
+  NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING,ENV timeout 60 "$gb/nccl_one" 2 >"$out/nccl_debug.txt" 2>&1
+  prof nccl "$gb/nccl_one" 5
+  if [ $rc = 0 ] && sum nccl | grep -q 'ncclDevKernel\|ncclKernel'; then pass nccl-one-gpu; else
+    fail nccl-one-gpu "status $rc; $(grep -c nccl "$out/p/nccl.summary.txt" 2>/dev/null) lines naming nccl"; fi
+else
+  skip nccl-one-gpu "no NCCL program (nccl.h) or the sim (no NCCL there yet)"
 fi
 
 # ---- invariants of every trace written above ------------------------------------------------
