@@ -822,6 +822,32 @@ static int cmp_node(const void *a, const void *b)
     return (x->id > y->id) - (x->id < y->id);
 }
 
+/* Sorts the graph nodes by id and makes one entry of each id. The real CUPTI
+ * (13, on an H200) tells an instantiated graph's node twice: CREATED (no
+ * original; the origin is whatever call was open, cudaGraphInstantiate) and
+ * then CLONED (its original): the entry keeps the original, so that the
+ * node's origin is its original's, and the first origin and graph known. */
+static size_t merge_nodes(cuprof_gpu_graph_node *gn, size_t n)
+{
+    if (n > 1)
+        qsort(gn, n, sizeof *gn, cmp_node);
+    size_t out = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (out && gn[out - 1].id == gn[i].id) {
+            cuprof_gpu_graph_node *m = &gn[out - 1];
+            if (!m->original)
+                m->original = gn[i].original;
+            if (!m->origin)
+                m->origin = gn[i].origin;
+            if (!m->graph)
+                m->graph = gn[i].graph;
+        } else {
+            gn[out++] = gn[i];
+        }
+    }
+    return out;
+}
+
 static const char *gpu_name(const rrun *r, uint32_t id, const char *none)
 {
     return id >= 1 && id <= r->gpu_names.n ? ((const char **)r->gpu_names.p)[id - 1] : none;
@@ -984,8 +1010,8 @@ static int read_gpu(rrun *r)
         const cuprof_rf_node *f = (const cuprof_rf_node *)r->nodes.p + i;
         gn[i] = (cuprof_gpu_graph_node){f->id, f->original, f->origin, f->graph};
     }
-    if (gn && nodes.n > 1)
-        qsort(gn, nodes.n, sizeof *gn, cmp_node);
+    if (gn)
+        nodes.n = merge_nodes(gn, nodes.n);
     free(r->nodes.p);
     r->nodes = nodes;
     g->graph_nodes = gn;

@@ -5,8 +5,11 @@
  * Taken from CUDA's and CUPTI's documented behaviour: work queued on a
  * capturing stream is not run but recorded as nodes (its API calls are still
  * traced, with their own correlation ids, and no device record); each node
- * has a process-unique id; cudaGraphInstantiate clones the nodes (CUPTI's
- * GRAPHNODE_CLONED callback names each clone's original) and the exec gets a
+ * has a process-unique id, its graph's id in the high 32 bits and its index
+ * in the graph in the low (as the real CUPTI 13 numbers them: 4294967296 is
+ * graph 1's first node, seen on an H200); cudaGraphInstantiate clones the
+ * nodes, each told twice as on the H200: GRAPHNODE_CREATED (no original),
+ * then GRAPHNODE_CLONED naming its original; and the exec gets a
  * graph id of its own; cudaGraphLaunch's device records all carry the
  * launch's correlation id, with graphId and graphNodeId set. The sim replays
  * the nodes one after another on the launching stream (no concurrency
@@ -52,7 +55,6 @@ struct cusim_graph_exec {
 
 static pthread_mutex_t graph_mu = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t next_graph_id = 1;
-static uint64_t next_node_id = 1;
 static uint64_t next_capture_id = 1;
 
 static void tell(enum cusim_graph_what what, cusim_graph *g, cusim_graph_node *node,
@@ -131,9 +133,7 @@ static cusim_graph_node *node_add(cusim_graph *g, int type, cusim_graph_node *or
     n->magic = NODE_MAGIC;
     n->type = type;
     n->original = original;
-    pthread_mutex_lock(&graph_mu);
-    n->id = next_node_id++;
-    pthread_mutex_unlock(&graph_mu);
+    n->id = (uint64_t)g->id << 32 | (uint64_t)g->n;
     g->nodes[g->n++] = n;
     return n;
 }
@@ -272,6 +272,7 @@ cusim_graph_exec *cusim_graph_instantiate(cusim_graph *g)
         *c = *o;
         c->id = id;
         c->original = o;
+        tell(CUSIM_GRAPH_NODE_CREATED, &e->graph, c, NULL, e);
         tell(CUSIM_GRAPH_NODE_CLONED, &e->graph, c, o, e);
     }
     return e;

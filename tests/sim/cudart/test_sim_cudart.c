@@ -544,14 +544,21 @@ START_TEST(test_graphs_capture_and_replay)
 
     cudaGraphExec_t e;
     ck_assert_int_eq(cudaGraphInstantiate(&e, g, 0), cudaSuccess);
-    ck_assert_int_eq(rec.n_graph, 7);   /* the exec, then a clone per node */
+    /* the exec, then per node CREATED and CLONED (as the real CUPTI 13) */
+    ck_assert_int_eq(rec.n_graph, 10);
     ck_assert_int_eq(rec.graph[3].what, CUSIM_GRAPH_EXEC_CREATED);
     uint64_t clone[3];
     for (int i = 0; i < 3; i++) {
-        ck_assert_int_eq(rec.graph[4 + i].what, CUSIM_GRAPH_NODE_CLONED);
-        ck_assert_uint_eq(rec.graph_original_id[4 + i], rec.graph_node_id[i]);
-        clone[i] = rec.graph_node_id[4 + i];
+        ck_assert_int_eq(rec.graph[4 + 2 * i].what, CUSIM_GRAPH_NODE_CREATED);
+        ck_assert_uint_eq(rec.graph_original_id[4 + 2 * i], 0);
+        ck_assert_int_eq(rec.graph[5 + 2 * i].what, CUSIM_GRAPH_NODE_CLONED);
+        ck_assert_uint_eq(rec.graph_original_id[5 + 2 * i], rec.graph_node_id[i]);
+        ck_assert_uint_eq(rec.graph_node_id[4 + 2 * i], rec.graph_node_id[5 + 2 * i]);
+        clone[i] = rec.graph_node_id[5 + 2 * i];
         ck_assert_uint_ne(clone[i], rec.graph_node_id[i]);
+        /* the graph's id in the high 32 bits, the node's index in the low */
+        ck_assert_uint_eq(clone[i] & 0xffffffffu, (uint64_t)i);
+        ck_assert_uint_eq(rec.graph_node_id[i] & 0xffffffffu, (uint64_t)i);
     }
     for (int r = 0; r < 2; r++)
         ck_assert_int_eq(cudaGraphLaunch(e, s), cudaSuccess);
