@@ -120,6 +120,8 @@ $(B)/.deps-ok: scripts/deps.sh tests/viewers/package-lock.json
 
 test: deps-ok build-all $(UNIT_TESTS) $(E2E_TESTS)
 	$(Q)bash tests/run.sh $(UNIT_TESTS) $(E2E_TESTS)
+	$(Q)echo "== scripts/gpu_check.sh --dry (the real GPU's check, on the sim)"
+	$(Q)rm -rf $(B)/gpu-check-dry && bash scripts/gpu_check.sh --dry --capture-fixtures $(B)/gpu-check-dry/fixtures $(B)/gpu-check-dry
 
 demo: deps-ok build-all
 	$(Q)bash scripts/demo.sh

@@ -1,0 +1,448 @@
+/*
+ * test_e2e_fixtures.c - what a real GPU showed, replayed in every CI run
+ * (issue 31). tests/fixtures/<gpu>-<driver>/ holds, per reference workload,
+ * NAME.cuprof.gz (cuprof's run file recorded on that GPU) and
+ * NAME.cupti.jsonl.gz (every CUPTI record and callback as the real CUPTI
+ * delivered them: tests/fixtures/cupti_dump.c), written by
+ * scripts/gpu_check.sh --capture-fixtures.
+ *
+ * replay: each run file goes through `prof.sh report` (the model, no CUPTI,
+ *   no GPU) and the attribution is checked against what the workload's
+ *   source does: every kernel joined to the call that launched it, the launch
+ *   census, the graphs' origins, the NVTX ranges.
+ * fidelity: the same workloads run on the simulated device under the same
+ *   CUPTI dumper, and the sim's records are compared with the real ones: the
+ *   device records' counts, which fields each kind sets, the runtime calls
+ *   seen, correlation ids increasing per thread, graph node ids. Every
+ *   difference must be listed, with its reason, in tests/sim/README.md
+ *   ("Differences from the real CUPTI"); one not listed fails the test.
+ */
+#include "harness.h"
+
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TIMEOUT_S 120
+#define FIXTURES "tests/fixtures/h200-580.159.04"
+
+static char *tmp;
+
+static void setup(void) { tmp = e2e_tmpdir(); }
+static void teardown(void)
+{
+    e2e_rmtree(tmp);
+    free(tmp);
+}
+
+/* Unzips FIXTURES/NAME.EXT.gz into tmp; returns the path (static buffer). */
+static const char *unzip(const char *name, const char *ext)
+{
+    static char out[4096];
+    char cmd[8192];
+    snprintf(out, sizeof out, "%s/%s.%s", tmp, name, ext);
+    snprintf(cmd, sizeof cmd, "gzip -dc '%s/%s/%s.%s.gz' > '%s'", e2e_top(), FIXTURES, name, ext, out);
+    ck_assert_msg(system(cmd) == 0, "cannot unzip %s.%s", name, ext);
+    return out;
+}
+
+/* ---- replay ------------------------------------------------------------------------ */
+
+/* prof.sh report on the fixture's run file: its summary.json. */
+static json_t *replay(const char *name)
+{
+    const char *rf = unzip(name, "cuprof");
+    char rfc[4096];
+    snprintf(rfc, sizeof rfc, "%s", rf);
+    const char *argv[] = {e2e_path("prof.sh"), "report", "-o", tmp, "-n", name, rfc, NULL};
+    e2e_result r = e2e_run(argv, NULL, NULL, TIMEOUT_S);
+    ck_assert_msg(r.status == 0, "report %s: exit %d\n%s", name, r.status, r.err);
+    e2e_result_free(&r);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.summary.json", tmp, name);
+    json_t *sum = e2e_load_json(path);
+    ck_assert_ptr_nonnull(sum);
+    return sum;
+}
+
+static json_t *by_name(json_t *arr, const char *key, const char *prefix)
+{
+    size_t i;
+    json_t *o;
+    json_array_foreach(arr, i, o)
+        if (strncmp(e2e_str(o, key), prefix, strlen(prefix)) == 0)
+            return o;
+    return NULL;
+}
+
+/* Kernels launched: every one joined to a call the hooks saw (coverage 1;
+ * none for the path "cupti": a launch no hook can see), and the named
+ * kernel's launches through the named path. */
+static void census(json_t *sum, const char *kernel, long long launches, const char *path)
+{
+    json_t *c = json_object_get(sum, "launch_census");
+    ck_assert_ptr_nonnull(c);
+    double cov = json_number_value(json_object_get(c, "coverage"));
+    ck_assert_msg(strcmp(path, "cupti") ? cov == 1.0 : cov == 0.0, "coverage %g", cov);
+    json_t *k = by_name(json_object_get(c, "by_kernel"), "name", kernel);
+    ck_assert_msg(k != NULL, "no kernel %s in the census", kernel);
+    ck_assert_int_eq(e2e_int(k, "launches"), launches);
+    ck_assert_str_eq(e2e_str(k, "path"), path);
+}
+
+static long long api_calls(json_t *sum, const char *api)
+{
+    json_t *a = by_name(json_object_get(sum, "api"), "name", api);
+    return a ? e2e_int(a, "calls") : -1;
+}
+
+/* matmul_add --iters 10 --warmup 2: 12 steps, each one GEMM (launched by
+ * cuBLAS inside the hooked call) and, in eager mode, bias_add (<<<>>>). */
+START_TEST(replay_matmul_add)
+{
+    json_t *e = replay("eager64");
+    census(e, "nvjet_sm90_", 12, "inside");
+    census(e, "void bias_add<", 12, "runtime");
+    ck_assert_int_eq(api_calls(e, "cublasGemmEx"), 12);
+    json_decref(e);
+    json_t *a = replay("addmm64");
+    census(a, "nvjet_sm90_", 12, "inside");
+    ck_assert_int_eq(api_calls(a, "cublasGemmEx"), 12);
+    json_decref(a);
+    json_t *f = replay("fused64");
+    census(f, "nvjet_sm90_", 12, "inside");
+    ck_assert_int_eq(api_calls(f, "cublasLtMatmul"), 12);
+    ck_assert_ptr_null(by_name(json_object_get(json_object_get(f, "launch_census"), "by_kernel"),
+                               "name", "void bias_add<"));
+    json_decref(f);
+}
+END_TEST
+
+/* matmul_add --graph: one step captured (the GEMM, then bias_add) and the
+ * graph launched 10 times: each replayed kernel charged to the call it was
+ * captured from (real CUPTI tells each instantiated node twice). */
+START_TEST(replay_graphs)
+{
+    json_t *g = replay("graph64");
+    json_t *gr = json_array_get(json_object_get(g, "graphs"), 0);
+    ck_assert_ptr_nonnull(gr);
+    ck_assert_int_eq(e2e_int(gr, "launches"), 10);
+    ck_assert_int_eq(e2e_int(gr, "nodes"), 2);
+    json_t *o = json_object_get(gr, "origins");
+    ck_assert_int_eq(json_array_size(o), 2);
+    json_t *gemm = by_name(o, "origin", "cublasGemmEx 64x64x64 bf16");
+    json_t *bias = by_name(o, "origin", "__cudaLaunchKernel void bias_add<");
+    ck_assert_ptr_nonnull(gemm);
+    ck_assert_ptr_nonnull(bias);
+    ck_assert(json_is_true(json_object_get(gemm, "captured")));
+    ck_assert_int_eq(e2e_int(gemm, "records"), 10);
+    ck_assert_int_eq(e2e_int(bias, "records"), 10);
+    json_decref(g);
+    /* graph_explicit 5: memset, kernel and memcpy nodes, launched 5 times */
+    json_t *x = replay("graph_explicit");
+    gr = json_array_get(json_object_get(x, "graphs"), 0);
+    ck_assert_ptr_nonnull(gr);
+    ck_assert_int_eq(e2e_int(gr, "launches"), 5);
+    ck_assert_int_eq(e2e_int(gr, "nodes"), 3);
+    ck_assert_int_eq(e2e_int(gr, "records"), 15);
+    json_decref(x);
+}
+END_TEST
+
+/* driver_launch --launches 20: a cubin's kernel through cuLaunchKernel(Ex),
+ * from the runtime's entry points and from dlsym. */
+START_TEST(replay_driver_launches)
+{
+    json_t *d = replay("driver");
+    census(d, "scale", 20, "driver");
+    json_decref(d);
+    /* from dlsym: no hook sees them, CUPTI does (as documented) */
+    json_t *s = replay("driver_dlsym");
+    census(s, "scale", 20, "cupti");
+    json_decref(s);
+}
+END_TEST
+
+/* mt_launch 2 50: two threads, 50 launches each of k_thread. */
+START_TEST(replay_threads)
+{
+    json_t *m = replay("mt2");
+    census(m, "k_thread", 100, "runtime");
+    ck_assert_int_ge(e2e_int(m, "threads"), 3);
+    json_decref(m);
+}
+END_TEST
+
+/* nvtx_prog steps 6 (ProfilerStep#N ranges) and NCCL's own NVTX ranges
+ * (domain NCCL: nccl_one 3 makes 2 AllReduce a round). */
+START_TEST(replay_ranges)
+{
+    json_t *n = replay("nvtx");
+    json_t *ranges = json_object_get(n, "ranges");
+    ck_assert_ptr_nonnull(by_name(ranges, "name", "ProfilerStep#5"));
+    json_decref(n);
+    json_t *c = replay("nccl1");
+    ranges = json_object_get(c, "ranges");
+    json_t *ar = NULL;
+    size_t i;
+    json_t *o;
+    json_array_foreach(ranges, i, o)
+        if (!strcmp(e2e_str(o, "name"), "ncclAllReduce") && !strcmp(e2e_str(o, "domain"), "NCCL"))
+            ar = o;
+    ck_assert_ptr_nonnull(ar);
+    ck_assert_int_eq(e2e_int(ar, "calls"), 6);
+    json_decref(c);
+}
+END_TEST
+
+/* ---- fidelity ---------------------------------------------------------------------- */
+
+typedef struct {
+    char kinds[16][16];      /* record kinds seen */
+    char fields[16][32][24]; /* per kind: fields ever non-zero */
+    int nfields[16], count[16], nkinds;
+    char rt[128][64];        /* runtime API callbacks' function names */
+    int nrt;
+    int corr_backwards;      /* a thread's API correlation id not above its last */
+    int bad_node_ids;        /* a graph record whose node id's high half is not its graph */
+} profile;
+
+static int kind_ix(profile *p, const char *t)
+{
+    for (int i = 0; i < p->nkinds; i++)
+        if (!strcmp(p->kinds[i], t))
+            return i;
+    if (p->nkinds == 16)
+        return -1;
+    snprintf(p->kinds[p->nkinds], sizeof p->kinds[0], "%s", t);
+    return p->nkinds++;
+}
+
+static int is_zero(json_t *v)
+{
+    if (json_is_integer(v))
+        return json_integer_value(v) == 0;
+    if (json_is_string(v))
+        return json_string_length(v) == 0;
+    if (json_is_array(v)) {
+        size_t i;
+        json_t *x;
+        json_array_foreach(v, i, x)
+            if (!is_zero(x))
+                return 0;
+        return 1;
+    }
+    return 0;
+}
+
+static void read_profile(const char *path, profile *p)
+{
+    memset(p, 0, sizeof *p);
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    char line[16384];
+    long long tids[64] = {0}, last[64] = {0};
+    int ntids = 0;
+    while (fgets(line, sizeof line, f)) {
+        json_t *r = json_loads(line, 0, NULL);
+        if (!r)
+            continue;
+        const char *t = e2e_str(r, "t");
+        if (!strcmp(t, "cb")) {
+            const char *dom = e2e_str(r, "dom");
+            if (!strcmp(dom, "rt") || !strcmp(dom, "drv")) {
+                long long tid = e2e_int(r, "tid"), corr = e2e_int(r, "corr");
+                int k = 0;
+                while (k < ntids && tids[k] != tid)
+                    k++;
+                if (k == ntids && ntids < 64)
+                    tids[ntids++] = tid;
+                if (k < 64) {
+                    /* a driver call made inside a runtime call carries the
+                     * runtime call's id (seen on an H200): equal is fine */
+                    if (last[k] && corr < last[k])
+                        p->corr_backwards++;
+                    last[k] = corr;
+                }
+            }
+            if (!strcmp(dom, "rt")) {
+                const char *fn = e2e_str(r, "fn");
+                int seen = 0;
+                for (int i = 0; i < p->nrt; i++)
+                    seen |= !strcmp(p->rt[i], fn);
+                if (!seen && p->nrt < 128)
+                    snprintf(p->rt[p->nrt++], sizeof p->rt[0], "%s", fn);
+            }
+        } else if (strcmp(t, "buf") && strcmp(t, "meta") && strcmp(t, "end")) {
+            int k = kind_ix(p, t);
+            if (k >= 0) {
+                p->count[k]++;
+                const char *key;
+                json_t *v;
+                json_object_foreach(r, key, v) {
+                    if (is_zero(v))
+                        continue;
+                    int seen = 0;
+                    for (int i = 0; i < p->nfields[k]; i++)
+                        seen |= !strcmp(p->fields[k][i], key);
+                    if (!seen && p->nfields[k] < 32)
+                        snprintf(p->fields[k][p->nfields[k]++], sizeof p->fields[0][0], "%s", key);
+                }
+                long long g = e2e_int(r, "graph"), node = e2e_int(r, "graph_node");
+                if (g && (node >> 32) != g)
+                    p->bad_node_ids++;
+            }
+        }
+        json_decref(r);
+    }
+    fclose(f);
+}
+
+static int has_field(const profile *p, const char *kind, const char *field)
+{
+    for (int k = 0; k < p->nkinds; k++)
+        if (!strcmp(p->kinds[k], kind))
+            for (int i = 0; i < p->nfields[k]; i++)
+                if (!strcmp(p->fields[k][i], field))
+                    return 1;
+    return 0;
+}
+
+static int count_of(const profile *p, const char *kind)
+{
+    for (int k = 0; k < p->nkinds; k++)
+        if (!strcmp(p->kinds[k], kind))
+            return p->count[k];
+    return 0;
+}
+
+/* The differences allowed: each `KEY` named, with its reason, in
+ * tests/sim/README.md's section "Differences from the real CUPTI". */
+static char *allowed;
+
+static int listed(const char *key)
+{
+    char pat[512];
+    snprintf(pat, sizeof pat, "`%s`", key);
+    const char *sec = allowed ? strstr(allowed, "## Differences from the real CUPTI") : NULL;
+    return sec && strstr(sec, pat) != NULL;
+}
+
+static void differ(char *bad, size_t cap, const char *key)
+{
+    if (listed(key) || strstr(bad, key))
+        return;
+    size_t n = strlen(bad);
+    snprintf(bad + n, cap - n, "  %s\n", key);
+}
+
+/* Runs a workload on the sim under the dumper and compares with the fixture. */
+static void compare(const char *name, const char *const prog[], char *bad, size_t cap)
+{
+    profile real, sim;
+    read_profile(unzip(name, "cupti.jsonl"), &real);
+    char out[4096], inj[4096], outenv[4200];
+    snprintf(out, sizeof out, "%s/%s.sim.jsonl", tmp, name);
+    snprintf(inj, sizeof inj, "CUDA_INJECTION64_PATH=%s", e2e_bpath("tests/libcupti_dump.so"));
+    snprintf(outenv, sizeof outenv, "CUPTI_DUMP_OUT=%s", out);
+    const char *env[] = {e2e_sim_env(), inj, outenv, NULL};
+    e2e_result r = e2e_run(prog, env, NULL, TIMEOUT_S);
+    ck_assert_msg(strstr(r.err, "cupti_dump:") == NULL, "%s on the sim: %s", name, r.err);
+    e2e_result_free(&r);
+    read_profile(out, &sim);
+    char key[512];
+    static const char *device[] = {"KERNEL", "MEMCPY", "MEMSET"};
+    for (int i = 0; i < 3; i++)
+        if (count_of(&real, device[i]) != count_of(&sim, device[i])) {
+            snprintf(key, sizeof key, "%s: %s count", name, device[i]);
+            differ(bad, cap, key);
+        }
+    for (int w = 0; w < 2; w++) {
+        const profile *a = w ? &sim : &real, *b = w ? &real : &sim;
+        for (int k = 0; k < a->nkinds; k++)
+            for (int i = 0; i < a->nfields[k]; i++)
+                if (!has_field(b, a->kinds[k], a->fields[k][i])) {
+                    snprintf(key, sizeof key, "%s.%s %s-only", a->kinds[k], a->fields[k][i],
+                             w ? "sim" : "real");
+                    differ(bad, cap, key);
+                }
+    }
+    for (int i = 0; i < real.nrt; i++) {
+        int seen = 0;
+        for (int j = 0; j < sim.nrt; j++)
+            seen |= !strcmp(real.rt[i], sim.rt[j]);
+        if (!seen) {
+            snprintf(key, sizeof key, "%s real-only", real.rt[i]);
+            differ(bad, cap, key);
+        }
+    }
+    if (real.corr_backwards || sim.corr_backwards) {
+        snprintf(key, sizeof key, "%s: correlation ids (real %d, sim %d backwards)", name,
+                 real.corr_backwards, sim.corr_backwards);
+        differ(bad, cap, key);
+    }
+    if (real.bad_node_ids || sim.bad_node_ids) {
+        snprintf(key, sizeof key, "%s: graph node ids (real %d, sim %d)", name, real.bad_node_ids,
+                 sim.bad_node_ids);
+        differ(bad, cap, key);
+    }
+}
+
+START_TEST(sim_matches_the_real_cupti)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/sim/README.md", e2e_top());
+    allowed = e2e_read_file(path, NULL);
+    ck_assert_ptr_nonnull(allowed);
+    char bad[16384] = "";
+    const char *mm = e2e_path("bench/matmul_add");
+    const char *eager[] = {mm, "--mode", "eager", "--size", "64", "--iters", "10", "--warmup", "2", NULL};
+    const char *fused[] = {mm, "--mode", "fused", "--size", "64", "--iters", "10", "--warmup", "2", NULL};
+    const char *graph[] = {mm, "--graph", "--size", "64", "--iters", "10", "--warmup", "2", NULL};
+    const char *expl[] = {e2e_bpath("tests/graph_explicit"), "5", NULL};
+    const char *drv[] = {e2e_path("bench/driver_launch"), "--launches", "20", NULL};
+    const char *mt[] = {e2e_bpath("tests/mt_launch"), "2", "50", NULL};
+    compare("eager64", eager, bad, sizeof bad);
+    compare("fused64", fused, bad, sizeof bad);
+    compare("graph64", graph, bad, sizeof bad);
+    compare("graph_explicit", expl, bad, sizeof bad);
+    compare("driver", drv, bad, sizeof bad);
+    compare("mt2", mt, bad, sizeof bad);
+    free(allowed);
+    ck_assert_msg(bad[0] == '\0',
+                  "the sim differs from the real CUPTI (" FIXTURES ") where tests/sim/README.md "
+                  "lists no reason:\n%s",
+                  bad);
+}
+END_TEST
+
+static Suite *fixtures_suite(void)
+{
+    Suite *s = suite_create("e2e_fixtures");
+    TCase *t = tcase_create("replay");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_set_timeout(t, TIMEOUT_S);
+    tcase_add_test(t, replay_matmul_add);
+    tcase_add_test(t, replay_graphs);
+    tcase_add_test(t, replay_driver_launches);
+    tcase_add_test(t, replay_threads);
+    tcase_add_test(t, replay_ranges);
+    suite_add_tcase(s, t);
+    t = tcase_create("fidelity");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_set_timeout(t, TIMEOUT_S);
+    tcase_add_test(t, sim_matches_the_real_cupti);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(fixtures_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
