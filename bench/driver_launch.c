@@ -5,10 +5,11 @@
  * cudaGetDriverEntryPointByVersion, the way Triton and PyTorch's driver calls
  * reach the driver from a runtime program. Links only libcudart.
  *
- *   driver_launch [--launches N] [--cubin PATH] [--dlsym]
+ *   driver_launch [--launches N] [--cubin PATH] [--dlsym] [--cooperative]
  *
  * --dlsym: the driver functions from dlopen("libcuda.so.1") and dlsym
  * instead, the path no export of a profiler is on (only CUPTI sees it).
+ * --cooperative: the launches through cuLaunchCooperativeKernel instead.
  *
  * Prints "driver_launch: N launches of scale" and exits 0; 3 when a CUDA
  * call fails (the message names it), 2 for a usage error.
@@ -23,6 +24,8 @@
 typedef CUresult (*load_fn)(CUmodule *, const void *);
 typedef CUresult (*getfn_fn)(CUfunction *, CUmodule, const char *);
 typedef CUresult (*launchex_fn)(const CUlaunchConfig *, CUfunction, void **, void **);
+typedef CUresult (*launchco_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                unsigned, CUstream, void **);
 typedef CUresult (*alloc_fn)(CUdeviceptr *, size_t);
 typedef CUresult (*free_fn)(CUdeviceptr);
 typedef CUresult (*sync_fn)(void);
@@ -92,6 +95,7 @@ int main(int argc, char **argv)
 {
     int launches = 10;
     const char *cubin = NULL;
+    int cooperative = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--launches") && i + 1 < argc)
             launches = atoi(argv[++i]);
@@ -102,8 +106,10 @@ int main(int argc, char **argv)
                 fprintf(stderr, "driver_launch: dlopen(libcuda.so.1): %s\n", dlerror());
                 return 3;
             }
+        } else if (!strcmp(argv[i], "--cooperative")) {
+            cooperative = 1;
         } else {
-            fprintf(stderr, "usage: driver_launch [--launches N] [--cubin PATH] [--dlsym]\n");
+            fprintf(stderr, "usage: driver_launch [--launches N] [--cubin PATH] [--dlsym] [--cooperative]\n");
             return 2;
         }
     }
@@ -111,7 +117,8 @@ int main(int argc, char **argv)
     check(cudaFree(0) == cudaSuccess ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED, "cudaFree(0)");
     load_fn load = (load_fn)entry("cuModuleLoadData");
     getfn_fn getfn = (getfn_fn)entry("cuModuleGetFunction");
-    launchex_fn launch = (launchex_fn)entry("cuLaunchKernelEx");
+    launchex_fn launch = cooperative ? NULL : (launchex_fn)entry("cuLaunchKernelEx");
+    launchco_fn launch_co = cooperative ? (launchco_fn)entry("cuLaunchCooperativeKernel") : NULL;
     alloc_fn alloc = (alloc_fn)entry("cuMemAlloc");
     free_fn mfree = (free_fn)entry("cuMemFree");
     sync_fn sync = (sync_fn)entry("cuCtxSynchronize");
@@ -129,7 +136,11 @@ int main(int argc, char **argv)
     cfg.gridDimX = (unsigned)(n + 255) / 256, cfg.gridDimY = cfg.gridDimZ = 1;
     cfg.blockDimX = 256, cfg.blockDimY = cfg.blockDimZ = 1;
     for (int i = 0; i < launches; i++)
-        check(launch(&cfg, fn, params, NULL), "cuLaunchKernelEx");
+        if (cooperative)
+            check(launch_co(fn, cfg.gridDimX, 1, 1, cfg.blockDimX, 1, 1, 0, NULL, params),
+                  "cuLaunchCooperativeKernel");
+        else
+            check(launch(&cfg, fn, params, NULL), "cuLaunchKernelEx");
     check(sync(), "cuCtxSynchronize");
     check(mfree(x), "cuMemFree");
     printf("driver_launch: %d launches of scale\n", launches);

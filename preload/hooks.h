@@ -98,6 +98,8 @@ typedef uintptr_t preload_mpi_handle;
     X(cudaLaunchKernel_ptsz, PRELOAD_LIB_CUDART, CUPROF_EV_LAUNCH, cudaError_t, PRELOAD_SIG_LAUNCH) \
     X(cudaLaunchKernelExC, PRELOAD_LIB_CUDART, CUPROF_EV_LAUNCH, cudaError_t, PRELOAD_SIG_LAUNCHEX) \
     X(cudaLaunchKernelExC_ptsz, PRELOAD_LIB_CUDART, CUPROF_EV_LAUNCH, cudaError_t, PRELOAD_SIG_LAUNCHEX) \
+    X(cudaLaunchCooperativeKernel, PRELOAD_LIB_CUDART, CUPROF_EV_LAUNCH, cudaError_t, PRELOAD_SIG_LAUNCH) \
+    X(cudaLaunchCooperativeKernel_ptsz, PRELOAD_LIB_CUDART, CUPROF_EV_LAUNCH, cudaError_t, PRELOAD_SIG_LAUNCH) \
     X(__cudaLaunchKernel, PRELOAD_LIB_CUDART, CUPROF_EV_LAUNCH, cudaError_t, PRELOAD_SIG_KLAUNCH) \
     X(__cudaLaunchKernel_ptsz, PRELOAD_LIB_CUDART, CUPROF_EV_LAUNCH, cudaError_t, PRELOAD_SIG_KLAUNCH) \
     X(__cudaGetKernel, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, (cudaKernel_t *kernel, const void *hostFun)) \
@@ -285,7 +287,7 @@ typedef uintptr_t preload_mpi_handle;
  */
 #define PRELOAD_DRIVER_APIS(X) \
     X(cuLaunchKernel) X(cuLaunchKernel_ptsz) X(cuLaunchKernelEx) X(cuLaunchKernelEx_ptsz) \
-    X(cuMemAlloc) X(cuMemFree)
+    X(cuMemAlloc) X(cuMemFree) X(cuLaunchCooperativeKernel) X(cuLaunchCooperativeKernel_ptsz)
 
 /* Ids: hooks first (id = event.api), then helpers. */
 enum preload_fn {

@@ -2,8 +2,8 @@
  * hooks_driver.c - driver-API launches, the way Triton and PyTorch reach the
  * driver: by address, from cuGetProcAddress or cudaGetDriverEntryPoint*. No
  * export of ours is on that path, so those hooks hand back, for the launch
- * functions (cuLaunchKernel, cuLaunchKernelEx and their per-thread-stream
- * forms), a wrapper that records the call like any hooked launch (kernel
+ * functions (cuLaunchKernel, cuLaunchKernelEx, cuLaunchCooperativeKernel and
+ * their per-thread-stream forms), a wrapper that records the call like any hooked launch (kernel
  * name, grid, block, shared memory, stream) and calls the function the
  * driver gave; for cuGetProcAddress itself, a wrapper that does the same for
  * what it hands out; for cuMemAlloc and cuMemFree, wrappers that record the
@@ -21,7 +21,7 @@
 
 #include <string.h>
 
-enum { W_LK, W_LK_PTSZ, W_LKEX, W_LKEX_PTSZ, W_GPA, W_MALLOC, W_MFREE, W_N };
+enum { W_LK, W_LK_PTSZ, W_LKEX, W_LKEX_PTSZ, W_GPA, W_MALLOC, W_MFREE, W_LCK, W_LCK_PTSZ, W_N };
 
 /* The driver's function behind each wrapper (the last one handed out). */
 static _Atomic(void *) real_of[W_N];
@@ -29,6 +29,8 @@ static _Atomic(void *) func_get_name;   /* the driver's cuFuncGetName, once foun
 
 typedef CUresult (*lk_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                           CUstream, void **, void **);
+typedef CUresult (*lck_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                           CUstream, void **);
 typedef CUresult (*lkex_fn)(const CUlaunchConfig *, CUfunction, void **, void **);
 typedef CUresult (*gpa_fn) PRELOAD_SIG_GPA;
 typedef CUresult (*getname_fn)(const char **, CUfunction);
@@ -103,6 +105,22 @@ static void fill(preload_call c, uint32_t kernel, unsigned gx, unsigned gy, unsi
 W_LAUNCH(w_launch_kernel, W_LK, PRELOAD_API_cuLaunchKernel)
 W_LAUNCH(w_launch_kernel_ptsz, W_LK_PTSZ, PRELOAD_API_cuLaunchKernel_ptsz)
 
+/* cuLaunchCooperativeKernel and _ptsz: cuLaunchKernel's arguments without
+ * `extra`. */
+#define W_LAUNCH_COOP(fname, idx, api)                                                                 \
+    static CUresult fname(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,  \
+                          unsigned bz, unsigned smem, CUstream hs, void **params)                         \
+    {                                                                                                  \
+        lck_fn real = (lck_fn)atomic_load_explicit(&real_of[idx], memory_order_acquire);              \
+        uint32_t kernel = kernel_id(f);                                                                \
+        preload_call c = hook_begin(api, CUPROF_EV_LAUNCH);                                            \
+        fill(c, kernel, gx, gy, gz, bx, by, bz, smem, hs);                                             \
+        CUresult r = real ? real(f, gx, gy, gz, bx, by, bz, smem, hs, params) : PRELOAD_CUDA_MISSING;  \
+        return (CUresult)hook_end(c, r);                                                               \
+    }
+W_LAUNCH_COOP(w_launch_coop, W_LCK, PRELOAD_API_cuLaunchCooperativeKernel)
+W_LAUNCH_COOP(w_launch_coop_ptsz, W_LCK_PTSZ, PRELOAD_API_cuLaunchCooperativeKernel_ptsz)
+
 #define W_LAUNCH_EX(fname, idx, api)                                                                   \
     static CUresult fname(const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra)        \
     {                                                                                                  \
@@ -158,6 +176,7 @@ static CUresult w_get_proc_address PRELOAD_SIG_GPA
 static void *const wrappers[W_N] = {
     (void *)w_launch_kernel, (void *)w_launch_kernel_ptsz, (void *)w_launch_kernel_ex,
     (void *)w_launch_kernel_ex_ptsz, (void *)w_get_proc_address, (void *)w_mem_alloc, (void *)w_mem_free,
+    (void *)w_launch_coop, (void *)w_launch_coop_ptsz,
 };
 
 /* What to hand the program for symbol when the driver gave real. */
@@ -175,6 +194,8 @@ static void *wrap(const char *symbol, int ptds, void *real)
               : !strcmp(symbol, "cuGetProcAddress")      ? W_GPA
               : !strcmp(symbol, "cuMemAlloc")            ? W_MALLOC
               : !strcmp(symbol, "cuMemFree")             ? W_MFREE
+              : !strcmp(symbol, "cuLaunchCooperativeKernel")      ? (ptds ? W_LCK_PTSZ : W_LCK)
+              : !strcmp(symbol, "cuLaunchCooperativeKernel_ptsz") ? W_LCK_PTSZ
                                                          : -1;
     if (idx < 0 || !cuprof_driver_hooks_on())
         return real;

@@ -52,6 +52,19 @@ PRELOAD_EXPORT cudaError_t cudaLaunchKernel_ptsz PRELOAD_SIG_LAUNCH
     return launch(PRELOAD_FN_cudaLaunchKernel_ptsz, func, gridDim, blockDim, args, sharedMem, stream);
 }
 
+/* Cooperative launches (grid-wide synchronisation): cudaLaunchKernel's
+ * arguments, one launch each. */
+PRELOAD_EXPORT cudaError_t cudaLaunchCooperativeKernel PRELOAD_SIG_LAUNCH
+{
+    return launch(PRELOAD_FN_cudaLaunchCooperativeKernel, func, gridDim, blockDim, args, sharedMem, stream);
+}
+
+PRELOAD_EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz PRELOAD_SIG_LAUNCH
+{
+    return launch(PRELOAD_FN_cudaLaunchCooperativeKernel_ptsz, func, gridDim, blockDim, args, sharedMem,
+                  stream);
+}
+
 /* __cudaLaunchKernel and _ptsz: what nvcc 13 emits for <<<>>>. */
 static inline __attribute__((always_inline)) cudaError_t
 klaunch(unsigned fn, cudaKernel_t kernel, dim3 grid, dim3 block, void **args, size_t smem,

@@ -127,6 +127,7 @@ if [ -n "$fixdir" ]; then
   fixture driver_dlsym bench/driver_launch --launches 20 --dlsym
   fixture nvtx build/tests/nvtx_prog steps 6
   fixture mt2 "$gb/mt_launch" 2 50
+  [ ! -x build/tests/coop_prog ] || fixture coop build/tests/coop_prog 10
   # NCCL on one GPU: a real GPU's only (the sim has no NCCL yet)
   [ $dry = 1 ] || ! [ -x "$gb/nccl_one" ] || fixture nccl1 "$gb/nccl_one" 3
   rm -rf "$fixdir/run"
@@ -270,6 +271,22 @@ if [ $rc = 0 ] && sum driver_dlsym | grep -q 'cuLaunchKernel'; then pass driver-
 CUPROF_DRIVER_HOOKS=0 prof driver_cupti bench/driver_launch --launches 20
 if [ $rc = 0 ] && sum driver_cupti | grep -Eq 'GPU records: +2[0-9] kernels'; then pass driver-cupti-only; else
   fail driver-cupti-only "status $rc; $(sum driver_cupti | grep 'GPU records' | tr -s ' ')"; fi
+
+# ---- cooperative launches (grid-wide sync), through the runtime and the driver's entry point ----
+if [ -x build/tests/coop_prog ]; then
+  timeout 60 build/tests/coop_prog 10 >"$out/coop.plain" 2>&1; crc=$?
+  prof coop build/tests/coop_prog 10
+  if [ $rc = $crc ] && cmp -s "$out/coop.plain" "$out/p/coop.stdout" &&
+     sum coop | grep -q 'cudaLaunchCooperativeKernel' &&
+     sum coop | grep -q 'coverage: *100.00%'; then pass cooperative-runtime; else
+    fail cooperative-runtime "status $rc (plain $crc); $(sum coop | grep 'coverage' | tr -s ' ')"; fi
+else
+  skip cooperative-runtime "build/tests/coop_prog not built"
+fi
+prof coop_driver bench/driver_launch --launches 20 --cooperative
+if [ $rc = 0 ] && sum coop_driver | grep -q 'cuLaunchCooperativeKernel' &&
+   sum coop_driver | grep -q 'coverage: *100.00%'; then pass cooperative-driver; else
+  fail cooperative-driver "status $rc; $(sum coop_driver | grep 'coverage' | tr -s ' ')"; fi
 
 # ---- device memory, cudaMallocAsync included -----------------------------------------------
 prof mem build/tests/mem_prog

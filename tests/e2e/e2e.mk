@@ -170,12 +170,16 @@ $(B)/tests/test_e2e_graphs: tests/e2e/test_e2e_graphs.c tests/e2e/trace_check.c 
 ALL_TARGETS += $(B)/tests/test_e2e_graphs
 E2E_TESTS   += $(B)/tests/test_e2e_graphs
 
-# Driver-API launches end to end: bench/driver_launch on the sim.
-$(B)/tests/test_e2e_driver: tests/e2e/test_e2e_driver.c $(HARNESS_OBJ) tests/e2e/harness.h bench/driver_launch
+# Driver-API launches end to end: bench/driver_launch on the sim; cooperative
+# launches (coop_prog: cooperative groups' grid.sync()).
+$(B)/tests/coop_prog: tests/e2e/coop_prog.cu
+	$(call P,NVCC,$@)mkdir -p $(@D) && $(NVCC) $(BENCH_NVFLAGS) -o $@ $< $(BENCH_LIBS)
+$(B)/tests/test_e2e_driver: tests/e2e/test_e2e_driver.c $(HARNESS_OBJ) tests/e2e/harness.h bench/driver_launch \
+                            $(B)/tests/coop_prog
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(HARNESS_OBJ) \
 	    $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS)
 
-ALL_TARGETS += $(B)/tests/test_e2e_driver
+ALL_TARGETS += $(B)/tests/test_e2e_driver $(B)/tests/coop_prog
 E2E_TESTS   += $(B)/tests/test_e2e_driver
 
 # The run file end to end (prof.sh report: the same files again, another

@@ -109,6 +109,47 @@ START_TEST(dlsym_on_libcuda)
 }
 END_TEST
 
+/* Cooperative launches (issue 33): through the runtime (coop_prog: grid-wide
+ * synchronisation with cooperative groups) and through the driver's entry
+ * point (driver_launch --cooperative). Each launch is a hooked call with its
+ * kernel: census path runtime/driver, coverage 1; with CUPTI off (_i = 1) the
+ * calls are still there. */
+static void check_coop(const char *const argv[], const char *api, const char *kernel, int n,
+                       const char *path, int gpu_off)
+{
+    const char *env[] = {gpu_off ? "CUPROF_GPU=0" : "CUPROF_GPU=1", NULL};
+    e2e_prof p = e2e_profile(1, argv, env, RUN_TIMEOUT_S);
+    ck_assert_msg(p.r.status == 0 && p.sum, "exit %d\n%s", p.r.status, p.r.err);
+    json_t *row = named(json_object_get(p.sum, "api"), api);
+    ck_assert_msg(row != NULL, "no %s row", api);
+    ck_assert_int_eq(e2e_int(row, "calls"), n);
+    if (!gpu_off) {
+        json_t *c = json_object_get(p.sum, "launch_census");
+        ck_assert(json_number_value(json_object_get(c, "coverage")) == 1.0);
+        json_t *k = named(json_object_get(c, "by_kernel"), kernel);
+        ck_assert_msg(k != NULL, "no %s in the census", kernel);
+        ck_assert_int_eq(e2e_int(k, "launches"), n);
+        ck_assert_str_eq(e2e_str(k, "path"), path);
+        ck_assert_int_eq(e2e_int(row, "cuda_total_ns"),
+                         e2e_int(named(json_object_get(p.sum, "kernels"), kernel), "gpu_total_ns"));
+    }
+    e2e_prof_free(&p);
+}
+
+START_TEST(cooperative_runtime_launch)
+{
+    const char *argv[] = {e2e_bpath("tests/coop_prog"), "7", NULL};
+    check_coop(argv, "cudaLaunchCooperativeKernel", "grid_sum(int*, int*)", 7, "runtime", _i);
+}
+END_TEST
+
+START_TEST(cooperative_driver_launch)
+{
+    const char *argv[] = {e2e_path("bench/driver_launch"), "--launches", "6", "--cooperative", NULL};
+    check_coop(argv, "cuLaunchCooperativeKernel", "scale", 6, "driver", _i);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("e2e_driver");
@@ -117,6 +158,8 @@ int main(void)
     tcase_add_test(tc, through_the_entry_point_hook);
     tcase_add_test(tc, through_cupti_alone);
     tcase_add_test(tc, dlsym_on_libcuda);
+    tcase_add_loop_test(tc, cooperative_runtime_launch, 0, 2);
+    tcase_add_loop_test(tc, cooperative_driver_launch, 0, 2);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -134,6 +134,79 @@ START_TEST(exports_map_is_the_hook_list)
 }
 END_TEST
 
+/* Every launch entry point the toolkit's libraries export (libcudart.so.13,
+ * and the driver's through stubs/libcuda.so: a program gets those by
+ * address, handed back as wrappers, PRELOAD_DRIVER_APIS) is hooked or left
+ * out here with its reason, so that a new one cannot be missed again
+ * (cooperative launches were, issue 33). */
+static const char *const driver_api_names[] = {
+#define X(name) #name,
+    PRELOAD_DRIVER_APIS(X)
+#undef X
+};
+static const struct {
+    const char *name, *why;
+} launch_left_out[] = {
+    {"cudaLaunchHostFunc", "runs a host function, no kernel: a stream operation"},
+    {"cudaLaunchHostFunc_ptsz", "runs a host function, no kernel"},
+    {"cuLaunchHostFunc", "runs a host function, no kernel"},
+    {"cuLaunchHostFunc_ptsz", "runs a host function, no kernel"},
+    {"cudaGraphLaunch", "a graph's kernels are charged node by node to the calls they came from "
+                        "(model/graphs.h); the launch is CUPTI's runtime record"},
+    {"cudaGraphLaunch_ptsz", "as cudaGraphLaunch"},
+    {"cuGraphLaunch", "as cudaGraphLaunch"},
+    {"cuGraphLaunch_ptsz", "as cudaGraphLaunch"},
+    {"cuLaunch", "legacy (CUDA 2): the block shape was set before by cuFuncSetBlockShape, "
+                 "which no hook sees; CUPTI's record only"},
+    {"cuLaunchGrid", "legacy, as cuLaunch"},
+    {"cuLaunchGridAsync", "legacy, as cuLaunch"},
+    {"cuLaunchCooperativeKernelMultiDevice", "deprecated since CUDA 11.3, gone from the runtime "
+                                             "in 13; CUPTI's record only"},
+};
+
+static int launch_hooked(const char *name)
+{
+    for (size_t i = 0; i < sizeof hook_names / sizeof hook_names[0]; i++)
+        if (!strcmp(hook_names[i], name))
+            return 1;
+    for (size_t i = 0; i < sizeof driver_api_names / sizeof driver_api_names[0]; i++)
+        if (!strcmp(driver_api_names[i], name))
+            return 1;
+    for (size_t i = 0; i < sizeof launch_left_out / sizeof launch_left_out[0]; i++)
+        if (!strcmp(launch_left_out[i].name, name))
+            return 1;
+    return 0;
+}
+
+START_TEST(every_launch_entry_point_is_hooked)
+{
+    const char *cuda = getenv("CUDA_HOME") ? getenv("CUDA_HOME") : "/usr/local/cuda";
+    const char *libs[] = {"lib64/libcudart.so.13", "lib64/stubs/libcuda.so"};
+    static char names[4096][96];
+    int checked = 0;
+    for (int l = 0; l < 2; l++) {
+        char lib[4096];
+        snprintf(lib, sizeof lib, "%s/%s", cuda, libs[l]);
+        ck_assert_msg(access(lib, R_OK) == 0, "%s: the toolkit's library is needed", lib);
+        int n = nm_defined(lib, names, 4096);
+        ck_assert_int_gt(n, 100);
+        for (int i = 0; i < n; i++) {
+            char *at = strchr(names[i], '@');
+            if (at)
+                *at = '\0';
+            const char *base = names[i] + (names[i][0] == '_' && names[i][1] == '_' ? 2 : 0);
+            if (strncmp(base, "cudaLaunch", 10) && strncmp(base, "cuLaunch", 8) &&
+                !strstr(base, "GraphLaunch"))
+                continue;
+            checked++;
+            ck_assert_msg(launch_hooked(names[i]), "%s (%s) is a launch entry point that no hook "
+                          "covers: hook it or say why not in launch_left_out", names[i], libs[l]);
+        }
+    }
+    ck_assert_int_ge(checked, 20);
+}
+END_TEST
+
 /* The table registered with the collector: every hook, its category, before
  * any event; a program that never touches CUDA records nothing and behaves
  * exactly as without the library. */
@@ -688,6 +761,7 @@ static Suite *suite(void)
     TCase *t = tcase_create("surface");
     tcase_add_test(t, exports_are_exactly_the_hooks);
     tcase_add_test(t, exports_map_is_the_hook_list);
+    tcase_add_test(t, every_launch_entry_point_is_hooked);
     tcase_add_test(t, no_cuda_program_unchanged);
     tcase_add_test(t, program_references_are_versioned);
     suite_add_tcase(s, t);

@@ -178,6 +178,20 @@ static CUresult launch(drv_func *f, const unsigned g[3], const unsigned b[3], un
 LAUNCH_KERNEL(cuLaunchKernel, cuLaunchKernel, 0)
 LAUNCH_KERNEL(cuLaunchKernel_ptsz, cuLaunchKernel_ptsz, 1)
 
+/* Cooperative launches: cuLaunchKernel's arguments without `extra`; the sim
+ * runs every grid at once, so the grid-wide barrier needs nothing more. */
+#define LAUNCH_COOPERATIVE(fn, cbid, ptds)                                                   \
+    DRV_EXPORT CUresult fn(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, \
+                       unsigned by, unsigned bz, unsigned smem, CUstream hs, void **params)  \
+    {                                                                                        \
+        drv_func *df = (drv_func *)f;                                                        \
+        DRV_CALL(cbid, #cbid, df && df->magic == FUNC_MAGIC ? df->name : NULL);              \
+        (void)params;                                                                        \
+        DRV_RETURN(launch(df, (unsigned[3]){gx, gy, gz}, (unsigned[3]){bx, by, bz}, smem, hs, ptds)); \
+    }
+LAUNCH_COOPERATIVE(cuLaunchCooperativeKernel, cuLaunchCooperativeKernel, 0)
+LAUNCH_COOPERATIVE(cuLaunchCooperativeKernel_ptsz, cuLaunchCooperativeKernel_ptsz, 1)
+
 #define LAUNCH_KERNEL_EX(fn, cbid, ptds)                                                     \
     DRV_EXPORT CUresult fn(const CUlaunchConfig *c, CUfunction f, void **params, void **extra) \
     {                                                                                        \
@@ -277,6 +291,7 @@ static const struct {
     {"cuFuncGetName", (void *)cuFuncGetName, NULL},
     {"cuLaunchKernel", (void *)cuLaunchKernel, (void *)cuLaunchKernel_ptsz},
     {"cuLaunchKernelEx", (void *)cuLaunchKernelEx, (void *)cuLaunchKernelEx_ptsz},
+    {"cuLaunchCooperativeKernel", (void *)cuLaunchCooperativeKernel, (void *)cuLaunchCooperativeKernel_ptsz},
     {"cuMemAlloc", (void *)cuMemAlloc_v2, NULL},
     {"cuMemFree", (void *)cuMemFree_v2, NULL},
     {"cuCtxSynchronize", (void *)cuCtxSynchronize, NULL},
