@@ -298,6 +298,14 @@ cuprof_graphs *cuprof_graphs_build(const cuprof_run *run, const cuprof_names *na
                 o->label = label_of(run, names, r[q].origin);
                 o->range = range_of(run, ranges, r[q].origin);
                 o->site = site_of(run, stacks, r[q].origin);
+                if (o->label && !strcmp(o->label, "cudaGraphAddKernelNode") && r[q].work) {
+                    /* a kernel node added by hand: its kernel, as a captured launch's */
+                    char *l = malloc(strlen(o->label) + strlen(r[q].work) + 2);
+                    if (l)
+                        sprintf(l, "%s %s", o->label, r[q].work);
+                    free(o->label);
+                    o->label = l;
+                }
                 if (!o->label)
                     o->label = strdup(r[q].work);
                 if (!o->label)

@@ -216,7 +216,24 @@ typedef uintptr_t preload_mpi_handle;
     X(cudaGetLastError, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, (void)) \
     X(cudaEventCreate, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, (cudaEvent_t *event)) \
     X(cudaEventCreateWithFlags, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, (cudaEvent_t *event, unsigned int flags)) \
-    X(cudaEventDestroy, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, (cudaEvent_t event))
+    X(cudaEventDestroy, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, (cudaEvent_t event)) \
+    /* graph nodes added one by one (hooks_sync.c): each node's CUPTI CREATED callback \
+     * comes inside the call, which becomes the node's origin (model/graphs.h) */ \
+    X(cudaGraphAddKernelNode, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, \
+      (cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, \
+       const struct cudaKernelNodeParams *pNodeParams)) \
+    X(cudaGraphAddMemcpyNode, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, \
+      (cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, \
+       const struct cudaMemcpy3DParms *pCopyParams)) \
+    X(cudaGraphAddMemcpyNode1D, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, \
+      (cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, \
+       void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)) \
+    X(cudaGraphAddMemsetNode, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, \
+      (cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, \
+       const struct cudaMemsetParams *pMemsetParams)) \
+    X(cudaGraphAddNode, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, \
+      (cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, \
+       const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams))
 
 /*
  * Real functions the hooks call themselves (never interposed, never

@@ -135,3 +135,30 @@ PRELOAD_PLAIN_HOOK(cudaError_t, cudaEventCreate, (cudaEvent_t *event), (event), 
 PRELOAD_PLAIN_HOOK(cudaError_t, cudaEventCreateWithFlags, (cudaEvent_t *event, unsigned int flags),
                    (event, flags), PRELOAD_CUDART_MISSING)
 PRELOAD_PLAIN_HOOK(cudaError_t, cudaEventDestroy, (cudaEvent_t event), (event), PRELOAD_CUDART_MISSING)
+
+/* Graph nodes added one by one: recorded so that each node has the call
+ * that added it as its origin (the CUPTI callback that names the node comes
+ * inside the call). */
+PRELOAD_PLAIN_HOOK(cudaError_t, cudaGraphAddKernelNode,
+                   (cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies,
+                    size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams),
+                   (pGraphNode, graph, pDependencies, numDependencies, pNodeParams), PRELOAD_CUDART_MISSING)
+PRELOAD_PLAIN_HOOK(cudaError_t, cudaGraphAddMemcpyNode,
+                   (cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies,
+                    size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams),
+                   (pGraphNode, graph, pDependencies, numDependencies, pCopyParams), PRELOAD_CUDART_MISSING)
+PRELOAD_PLAIN_HOOK(cudaError_t, cudaGraphAddMemcpyNode1D,
+                   (cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies,
+                    size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind),
+                   (pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind),
+                   PRELOAD_CUDART_MISSING)
+PRELOAD_PLAIN_HOOK(cudaError_t, cudaGraphAddMemsetNode,
+                   (cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies,
+                    size_t numDependencies, const struct cudaMemsetParams *pMemsetParams),
+                   (pGraphNode, graph, pDependencies, numDependencies, pMemsetParams), PRELOAD_CUDART_MISSING)
+PRELOAD_PLAIN_HOOK(cudaError_t, cudaGraphAddNode,
+                   (cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies,
+                    const cudaGraphEdgeData *dependencyData, size_t numDependencies,
+                    struct cudaGraphNodeParams *nodeParams),
+                   (pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams),
+                   PRELOAD_CUDART_MISSING)

@@ -162,6 +162,7 @@ ALL_TARGETS += $(B)/tests/test_e2e_memory $(B)/tests/mem_prog
 E2E_TESTS   += $(B)/tests/test_e2e_memory
 
 # CUDA graphs end to end: matmul_add --graph on the sim.
+$(B)/tests/test_e2e_graphs: $(B)/tests/graph_explicit
 $(B)/tests/test_e2e_graphs: tests/e2e/test_e2e_graphs.c tests/e2e/trace_check.c tests/e2e/trace_check.h \
                             tests/e2e/pftrace.c tests/e2e/pftrace.h $(HARNESS_OBJ) tests/e2e/harness.h
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< tests/e2e/trace_check.c \

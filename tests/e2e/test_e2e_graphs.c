@@ -112,12 +112,42 @@ START_TEST(replays_charged_to_captured_calls)
 }
 END_TEST
 
+/* A graph built node by node (scripts/graph_explicit.cu: a memset node, a
+ * kernel node, a memcpy node; launched 5 times): each node's work is charged
+ * to the call that added it, the kernel node's with its kernel, as a captured
+ * launch's is (issue 33: they were the kernel's own name, not captured). */
+START_TEST(explicit_nodes_charged_to_the_adding_calls)
+{
+    const char *argv[] = {e2e_bpath("tests/graph_explicit"), "5", NULL};
+    e2e_prof p = e2e_profile(1, argv, NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(p.r.status == 0 && p.sum, "exit %d\n%s", p.r.status, p.r.err);
+    json_t *g = json_array_get(json_object_get(p.sum, "graphs"), 0);
+    ck_assert_ptr_nonnull(g);
+    ck_assert_int_eq(e2e_int(g, "launches"), 5);
+    ck_assert_int_eq(e2e_int(g, "nodes"), 3);
+    const char *want[] = {"cudaGraphAddKernelNode add_one(int*, int)", "cudaGraphAddMemsetNode",
+                          "cudaGraphAddMemcpyNode1D"};
+    for (int w = 0; w < 3; w++) {
+        json_t *o, *found = NULL;
+        size_t i;
+        json_array_foreach(json_object_get(g, "origins"), i, o)
+            if (!strcmp(e2e_str(o, "origin"), want[w]))
+                found = o;
+        ck_assert_msg(found != NULL, "no origin %s:\n%s", want[w], p.txt);
+        ck_assert(json_is_true(json_object_get(found, "captured")));
+        ck_assert_int_eq(e2e_int(found, "records"), 5);
+    }
+    e2e_prof_free(&p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("e2e_graphs");
     TCase *tc = tcase_create("graphs");
     tcase_set_timeout(tc, 2 * RUN_TIMEOUT_S);
     tcase_add_test(tc, replays_charged_to_captured_calls);
+    tcase_add_test(tc, explicit_nodes_charged_to_the_adding_calls);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
