@@ -250,6 +250,10 @@ START_TEST(profiler_api_capture_keeps_what_is_between_start_and_stop)
     ck_assert_int_eq(num(row_named(p.sum, "api", "cudaProfilerStop"), "calls"), 1);
     ck_assert_ptr_null(row_named(p.sum, "api", "cudaMalloc"));
     ck_assert_int_eq(num(json_object_get(p.sum, "capture"), "windows"), 1);
+    /* the overhead is measured as in any run (issue 33: "not measured" when
+     * the process's first call came before the window) */
+    ck_assert_int_gt(num(json_object_get(p.sum, "overhead"), "per_call_ns"), 0);
+    ck_assert_ptr_null(strstr(p.txt, "overhead not measured"));
     e2e_prof_free(&p);
 }
 END_TEST
