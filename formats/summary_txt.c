@@ -150,6 +150,19 @@ static void put_header_block(cuprof_writer *w)
     cuprof_out_printf(o, "  calls:         %llu recorded on %zu thread%s\n",
                       (unsigned long long)run->nevents, run->nthreads, run->nthreads == 1 ? "" : "s");
     const cuprof_summary *sm = w->sum;
+    /* failed calls, from the findings (model/findings_errors.c) */
+    uint64_t failed = 0;
+    for (size_t i = 0; i < sm->napi; i++)
+        failed += sm->api[i].errors;
+    const cuprof_finding *all_failed = NULL;
+    for (size_t i = 0; i < sm->nfindings; i++)
+        if (!strcmp(sm->findings[i].rule, "all-calls-failed"))
+            all_failed = &sm->findings[i];
+    if (all_failed)
+        cuprof_out_printf(o, "  errors:        %s (see Findings)\n", all_failed->message);
+    else if (failed)
+        cuprof_out_printf(o, "  errors:        %llu call%s failed (see Findings)\n", (unsigned long long)failed,
+                          failed == 1 ? "" : "s");
     if (sm->overhead_per_call_ns) {
         char per[32], all[32], pct[32];
         cuprof_out_printf(o, "  profiler:      about %s of overhead per call, %s in all (%s of the CPU time "

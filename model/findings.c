@@ -468,6 +468,7 @@ int cuprof_findings_build(const cuprof_run *run, const cuprof_names *names,
               (finding_text *)((char *)block + MAX_FINDINGS * sizeof(cuprof_finding)), 0};
     if (run->gpu.captured && run->gpu_run && tl)
         c.g = tl->gpu;
+    if (cuprof_findings_rule_errors(&c) == 0) {   /* every CUDA call failed: nothing else to say */
     rule_out_of_memory(&c);
     rule_bound(&c);
     cuprof_findings_rule_steps(&c);
@@ -482,6 +483,7 @@ int cuprof_findings_build(const cuprof_run *run, const cuprof_names *names,
     rule_graph_gaps(&c);
     cuprof_findings_rule_heavyweight(&c);
     rule_kernel_spread(&c);
+    }
     if (c.n == 0) {
         free(block);
         return 0;

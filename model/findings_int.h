@@ -154,4 +154,7 @@ void cuprof_findings_rule_sequences(fctx *c);
 /* Rules on the steps (findings_steps.c). */
 void cuprof_findings_rule_steps(fctx *c);
 
+/* findings_errors.c: calls that failed; 1 when every CUDA call did. */
+int cuprof_findings_rule_errors(fctx *c);
+
 #endif /* CUPROF_FINDINGS_INT_H */

@@ -149,6 +149,39 @@ START_TEST(cold_start_without_warmup_only)
 }
 END_TEST
 
+/* Failed calls (issue 33): on the real libraries without a driver every call
+ * returns 35, and the run says so, naming the error and what to do, with no
+ * other finding; on the sim one failing call among good ones is a finding
+ * with its first failing call. */
+START_TEST(every_call_failed_says_why)
+{
+    const char *argv[] = {e2e_bpath("tests/tls_prog"), "30", NULL};
+    e2e_prof p = e2e_profile(0, argv, NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(p.r.status == 0 && p.sum && p.txt, "exit %d\n%s", p.r.status, p.r.err);
+    ck_assert_str_eq(finding(p.sum, "all-calls-failed"), "warning");
+    ck_assert_ptr_null(finding(p.sum, "cold-start"));
+    json_t *f = json_array_get(json_object_get(p.sum, "findings"), 0);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(f, "numbers"), "error")), 35);
+    ck_assert_ptr_nonnull(strstr(e2e_str(f, "message"), "cudaErrorInsufficientDriver"));
+    ck_assert_ptr_nonnull(strstr(e2e_str(f, "advice"), "driver"));
+    ck_assert_ptr_nonnull(strstr(p.txt, "  errors:        every one of the"));
+    e2e_prof_free(&p);
+}
+END_TEST
+
+START_TEST(a_failed_call_among_good_ones)
+{
+    const char *argv[] = {e2e_bpath("tests/tls_prog"), "30", "bad-device", NULL};
+    e2e_prof p = e2e_profile(1, argv, NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(p.r.status == 0 && p.sum && p.txt, "exit %d\n%s", p.r.status, p.r.err);
+    ck_assert_ptr_null(finding(p.sum, "all-calls-failed"));
+    ck_assert_str_eq(finding(p.sum, "call-failed"), "warning");
+    ck_assert_ptr_nonnull(strstr(p.txt, "1 call returned 101 (cudaErrorInvalidDevice): cudaSetDevice"));
+    ck_assert_ptr_nonnull(strstr(p.txt, "  errors:        1 call failed"));
+    e2e_prof_free(&p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("e2e_findings");
@@ -156,6 +189,8 @@ int main(void)
     tcase_set_timeout(tc, DEMO_TIMEOUT_S + 30);
     tcase_add_test(tc, demo_tells_the_modes_apart);
     tcase_add_test(tc, cold_start_without_warmup_only);
+    tcase_add_test(tc, every_call_failed_says_why);
+    tcase_add_test(tc, a_failed_call_among_good_ones);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -5,11 +5,15 @@
  * in it: on a real GPU, matmul_add (libcublasLt's TLS) crashed in the
  * flusher, whose 128 KiB stack was mostly TLS.
  *
- *   tls_prog MS
+ *   tls_prog MS [bad-device]
+ *
+ * bad-device: first a cudaSetDevice(99), which fails (cudaErrorInvalidDevice),
+ * for the findings on failed calls.
  */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 int big_tls_touch(size_t i);
@@ -24,6 +28,8 @@ static double now_ms(void)
 int main(int argc, char **argv)
 {
     int ms = argc > 1 ? atoi(argv[1]) : 300, calls = 0;
+    if (argc > 2 && !strcmp(argv[2], "bad-device"))
+        (void)cudaSetDevice(99);
     double t0 = now_ms();
     while (now_ms() - t0 < ms) {
         void *p = NULL;
