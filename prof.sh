@@ -46,7 +46,10 @@ CUDA exits, it writes to DIR:
                       options (--format perfetto, another --capture-range...)
                       and without running the program; "prof.sh snapshot
                       PID" writes NAME.snapN.* of a process still running
-                      (it hands over what it has within 0.1 s and runs on)
+                      (it hands over what it has within 0.1 s and runs on);
+                      "prof.sh trigger PID [--duration 10s | --calls N |
+                      --steps N [--step-range NAME]]" opens a window in a
+                      process started with --standby (its user only)
 Under a launcher (mpirun, torchrun, srun: "mpirun -np 4 prof.sh -o DIR -- PROGRAM")
 each rank writes NAME.rankR.*; "prof.sh merge DIR" puts the ranks on one time
 axis: NAME.merged.trace.json (a process per rank) and NAME.merged.summary.txt
@@ -115,6 +118,8 @@ Capture window (record part of the run; as nsys spells them):
   --delay SECONDS    open the window SECONDS after start (not with
                      --capture-range)
   --duration SECONDS close it SECONDS after it opened
+  --standby          record nothing until "prof.sh trigger PID" opens a window
+                     (then its outputs are written when it closes: NAME.wK.*)
   --step-range NAME[@DOMAIN]
                      the NVTX range whose occurrences are steps (per-step
                      statistics); default: the capture range, else a
@@ -150,6 +155,13 @@ case "${1-}" in
       exec "$top/build/cuprof-report" --snapshot "$@"
     fi
     die "snapshot is not built yet (run make in $top)"
+    ;;
+  trigger)
+    shift
+    if [ -x "$top/build/cuprof-report" ]; then
+      exec "$top/build/cuprof-report" --trigger "$@"
+    fi
+    die "trigger is not built yet (run make in $top)"
     ;;
   compare)
     shift
@@ -245,7 +257,7 @@ stacks_counts=
 trace_format=
 trace_compress=
 gpu_mode=
-trace_gzip= run_file=
+trace_gzip= run_file= standby=
 export_kind=
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -281,6 +293,7 @@ while [ $# -gt 0 ]; do
       shift $took ;;
     --gzip) trace_gzip=1; shift ;;
     --no-run-file) run_file=0; shift ;;
+    --standby) standby=1; shift ;;
     --export|--export=*)
       choice export "sqlite none" "sqlite (or none)" "$@"
       export_kind=$val; shift $took ;;
@@ -299,6 +312,9 @@ done
 
 if [ -n "$cap_range" ] && [ -n "$cap_delay$cap_duration" ]; then
   die "--delay/--duration and --capture-range cannot be combined: choose a time window or a range"
+fi
+if [ -n "$standby" ] && [ -n "$cap_range$cap_delay$cap_duration" ]; then
+  die "--standby records the windows prof.sh trigger opens: not with --capture-range, --delay or --duration"
 fi
 if [ -n "$stacks_counts" ] && [ -z "$stacks" ]; then
   die "--stacks-counts needs --stacks"
@@ -429,6 +445,7 @@ export_if_set CUPROF_GZIP "$trace_gzip"
 export_if_set CUPROF_GPU "$gpu_mode"
 export_if_set CUPROF_EXPORT "$export_kind"
 export_if_set CUPROF_RUN_FILE "$run_file"
+export_if_set CUPROF_STANDBY "$standby"
 preload="${LD_PRELOAD:+$LD_PRELOAD:}$lib"
 # The CUDA driver loads this library's InitializeInjection while it starts:
 # CUPTI then starts in time for its timestamp callback, and also in programs

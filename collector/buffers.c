@@ -193,15 +193,15 @@ static __attribute__((noinline)) void gated_first(int cupti)
     if (tls.guard)
         return;
     int saved = errno;
-    if (cupti && !cuprof_capture_outside_seen())
-        cuprof_capture_outside();
     if (!tls.thread) {
         /* the process's first call, before a capture window: what a call
          * costs us is timed here, as thread_take does in a whole run */
         if (!atomic_exchange_explicit(&calibrated, 1, memory_order_relaxed))
             cuprof_g.hook_ns = cuprof_buffers_calibrate();
-        thread_register();
+        thread_register();   /* the run file first: CUPTI's start writes its clock map there */
     }
+    if (cupti && !cuprof_capture_outside_seen())
+        cuprof_capture_outside();
     errno = saved;
 }
 

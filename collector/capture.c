@@ -47,6 +47,11 @@ static struct {
     uint64_t owner_id;            /* nvtx start/end range holding the window open */
     char trigger[400];
     char spec[440];
+    /* standby (prof.sh trigger): what closes the window a trigger opened */
+    uint64_t close_at;            /* duration: clock time, 0 = none */
+    uint64_t calls_until;         /* calls: the recorded-call count that closes it, 0 = none */
+    uint32_t steps_left;          /* steps: occurrences of the step range still to record */
+    int steps_armed;              /* steps: the next occurrence opens the window */
 } cap = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* nvtx: this thread's push level, and the level of the push range that
@@ -210,6 +215,10 @@ int cuprof_capture_init(void)
             rec = CUPROF_REC_ON;
         }
         break;
+    case CUPROF_CAPTURE_STANDBY:
+        snprintf(cap.trigger, sizeof cap.trigger, "prof.sh trigger");
+        snprintf(cap.spec, sizeof cap.spec, "standby, windows opened by prof.sh trigger");
+        break;
     default:
         rec = CUPROF_REC_ON;
         break;
@@ -244,6 +253,8 @@ uint64_t cuprof_capture_closed(void)
     /* windows written one by one only when they repeat (one window: the
      * run's own files are its outputs) */
     const cuprof_config *c = &cuprof_g_config;
+    if (c->capture == CUPROF_CAPTURE_STANDBY)   /* every trigger's window: its own files */
+        return atomic_load(&closed_windows);
     if (c->capture == CUPROF_CAPTURE_NONE || c->capture == CUPROF_CAPTURE_TIME ||
         c->capture_repeat == 1)
         return 0;
@@ -286,9 +297,43 @@ static int is_trigger(uint32_t name, uint32_t domain)
     return s && cuprof_nvtx_base_len(s) == n && strncmp(s, cuprof_g_config.capture_name, n) == 0;
 }
 
+/* standby, a steps trigger: the step range's pushes and pops (push/pop
+ * ranges only: PyTorch's ProfilerStep#N). The window opens at the first push
+ * after the trigger and closes at the pop of the steps_left-th step. */
+static int standby_nvtx(uint8_t cls, uint32_t name, uint32_t domain)
+{
+    int closes = 0;
+    if (cls == CUPROF_EV_RANGE_PUSH) {
+        int l = level++;
+        if (is_trigger(name, domain)) {
+            pthread_mutex_lock(&cap.lock);
+            if (cap.steps_armed && !cap.open) {
+                open_locked();
+                cap.steps_armed = 0;
+            }
+            if (cap.open && cap.steps_left)
+                owner_level = l;
+            pthread_mutex_unlock(&cap.lock);
+        }
+    } else if (cls == CUPROF_EV_RANGE_POP) {
+        if (level > 0)
+            level--;
+        if (owner_level >= 0 && owner_level == level) {
+            owner_level = -1;
+            pthread_mutex_lock(&cap.lock);
+            if (cap.steps_left && --cap.steps_left == 0)
+                closes = 1;
+            pthread_mutex_unlock(&cap.lock);
+        }
+    }
+    return closes;
+}
+
 int cuprof_capture_nvtx(uint8_t cls, uint32_t name, uint32_t domain, uint64_t id)
 {
     int closes = 0;
+    if (cap.kind == CUPROF_CAPTURE_STANDBY)
+        return standby_nvtx(cls, name, domain);
     switch (cls) {
     case CUPROF_EV_RANGE_PUSH: {
         int l = level++;
@@ -356,6 +401,80 @@ void cuprof_capture_snapshot(cuprof_capture *out, uint64_t t_end)
         out->windows = (const uint64_t (*)[2])cap.win;
         out->open_at_end = cap.open;
         out->outside_calls = (uint64_t)atomic_load(&outside);
+    }
+    pthread_mutex_unlock(&cap.lock);
+}
+
+/* ---- standby: windows opened from outside (prof.sh trigger) ------------------- */
+
+/* Calls recorded so far, every thread (the committed records of each). */
+static uint64_t calls_recorded(void)
+{
+    uint64_t n = 0;
+    pthread_mutex_lock(&cuprof_g.lock);
+    for (cuprof_thread *t = cuprof_g.threads; t; t = t->next)
+        n += atomic_load_explicit(&t->committed, memory_order_relaxed);
+    pthread_mutex_unlock(&cuprof_g.lock);
+    return n;
+}
+
+int cuprof_capture_trigger(const char *req, char *answer, size_t n)
+{
+    unsigned long long v = 0;
+    char what[16] = "", range[256] = "";
+    if (sscanf(req, "%15[a-z_]=%llu %255s", what, &v, range) < 2 || v == 0) {
+        snprintf(answer, n, "refused: the request is not duration_ns=N, calls=N or steps=N");
+        return -1;
+    }
+    uint64_t calls = strcmp(what, "calls") == 0 ? calls_recorded() : 0;
+    pthread_mutex_lock(&cap.lock);
+    int rc = 0;
+    if (cap.kind != CUPROF_CAPTURE_STANDBY) {
+        snprintf(answer, n, "refused: process %ld was not started with --standby", (long)cuprof_g.pid);
+        rc = -1;
+    } else if (cap.open || cap.steps_armed) {
+        snprintf(answer, n, "refused: window %llu is still open; trigger again when it has closed",
+                 (unsigned long long)cap.opened + (cap.open ? 0 : 1));
+        rc = -1;
+    } else if (!strcmp(what, "duration_ns")) {
+        open_locked();
+        cap.close_at = cuprof_clock_now() + v;
+        snprintf(answer, n, "window %llu opened for %.3f s", (unsigned long long)cap.opened, (double)v / 1e9);
+    } else if (!strcmp(what, "calls")) {
+        open_locked();
+        cap.calls_until = calls + v;
+        snprintf(answer, n, "window %llu opened for the next %llu calls (closed within 0.1 s of the last)",
+                 (unsigned long long)cap.opened, v);
+    } else if (!strcmp(what, "steps")) {
+        const char *nm = range[0] ? range : (cuprof_g_config.step_name[0] ? cuprof_g_config.step_name
+                                                                          : "ProfilerStep");
+        cap.name = cuprof_string_intern(nm);
+        cap.any_domain = 1;
+        cap.steps_left = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+        cap.steps_armed = 1;
+        snprintf(cuprof_g_config.capture_name, sizeof cuprof_g_config.capture_name, "%s", nm);
+        atomic_store(&cuprof_capture_nvtx_on, 1);
+        snprintf(answer, n, "window %llu opens at the next NVTX range %s and holds %llu step%s",
+                 (unsigned long long)cap.opened + 1, nm, v, v == 1 ? "" : "s");
+    } else {
+        snprintf(answer, n, "refused: %s is not duration_ns, calls or steps", what);
+        rc = -1;
+    }
+    pthread_mutex_unlock(&cap.lock);
+    return rc;
+}
+
+void cuprof_capture_tick(void)
+{
+    if (cap.kind != CUPROF_CAPTURE_STANDBY)
+        return;
+    uint64_t until = __atomic_load_n(&cap.calls_until, __ATOMIC_RELAXED);
+    uint64_t calls = until ? calls_recorded() : 0;
+    pthread_mutex_lock(&cap.lock);
+    if (cap.open && ((cap.close_at && cuprof_clock_now() >= cap.close_at) ||
+                     (cap.calls_until && calls >= cap.calls_until))) {
+        cap.close_at = cap.calls_until = 0;
+        close_locked();
     }
     pthread_mutex_unlock(&cap.lock);
 }

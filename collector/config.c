@@ -219,6 +219,14 @@ static void load_capture(cuprof_config *c, char *warn, size_t warn_len)
     } else if (timed) {
         c->capture = CUPROF_CAPTURE_TIME;
     }
+    if ((v = getenv("CUPROF_STANDBY")) && *v && strcmp(v, "0") != 0) {
+        if (strcmp(v, "1") != 0)
+            warn_add(warn, warn_len, "CUPROF_STANDBY", v, "1 or 0");
+        else if (c->capture != CUPROF_CAPTURE_NONE)
+            warn_add(warn, warn_len, "CUPROF_STANDBY", v, "not with a capture range or a timed window");
+        else
+            c->capture = CUPROF_CAPTURE_STANDBY, c->capture_repeat = 0;
+    }
     if ((v = getenv("CUPROF_STEP_RANGE")) && *v) {
         if (cuprof_config_split_range(v, c->step_name, sizeof c->step_name, c->step_domain,
                                       sizeof c->step_domain) < 0) {

@@ -80,6 +80,10 @@
  *                     after the collector starts and closes DURATION later
  *                     (either alone: from the start, or until the end); not
  *                     with CUPROF_CAPTURE_RANGE.
+ *   CUPROF_STANDBY 1  record nothing until `prof.sh trigger PID` opens a
+ *                     window (for a duration, a number of calls or of steps;
+ *                     collector/capture.c); each window's outputs are written
+ *                     when it closes (NAME.wK.*). Not with the options above.
  *   CUPROF_STEP_RANGE NAME[@DOMAIN]  the NVTX range whose occurrences are the
  *                     steps of the per-step statistics (model/steps.h);
  *                     default: the capture range, else a repeating top-level
@@ -114,6 +118,7 @@ enum cuprof_capture_kind {
     CUPROF_CAPTURE_PROFILER = 1,  /* cudaProfilerStart .. cudaProfilerStop */
     CUPROF_CAPTURE_NVTX = 2,      /* an NVTX range */
     CUPROF_CAPTURE_TIME = 3,      /* CUPROF_DELAY / CUPROF_DURATION */
+    CUPROF_CAPTURE_STANDBY = 4,   /* CUPROF_STANDBY: windows opened from outside */
 };
 
 /* CUPROF_STACKS */

@@ -239,6 +239,12 @@ int cuprof_capture_outside_seen(void);
 /* Repeating windows (repeat:N, none, --steps): how many have closed so far
  * (their outputs are written as they close); 0 for a single window. */
 uint64_t cuprof_capture_closed(void);
+/* Standby (CUPROF_STANDBY): a trigger's request ("duration_ns=N", "calls=N",
+ * "steps=N [RANGE]") opens a window; answer says what happened (0) or why
+ * not (-1). The flusher calls cuprof_capture_tick every 0.1 s: it closes a
+ * window whose duration or calls are done. */
+int cuprof_capture_trigger(const char *req, char *answer, size_t n);
+void cuprof_capture_tick(void);
 /* The windows so far for the run (strings and list stay owned by capture.c;
  * a window open now closes at t_end). */
 void cuprof_capture_snapshot(cuprof_capture *out, uint64_t t_end);

@@ -318,6 +318,41 @@ static void answer_snapshot(const char *ctl)
         unlink(ctl);
 }
 
+/* A trigger asked for (prof.sh trigger: DIR/.cuprof-trigger.PID exists): its
+ * request is read only from a regular file of our own user with no access
+ * for others (mode 0600), never through a link; the answer (capture.c) is
+ * written back and the file renamed .cuprof-tack.PID. */
+static void answer_trigger(const char *req_path)
+{
+    char tack[PATH_MAX + 64], req[512] = "", answer[400];
+    snprintf(tack, sizeof tack, "%s/.cuprof-tack.%ld", cuprof_g_config.out_dir, (long)cuprof_g.pid);
+    int fd = open(req_path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (fd >= 0)
+            close(fd);
+        unlink(req_path);   /* not a request we can read: gone */
+        return;
+    }
+    if (st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
+        snprintf(answer, sizeof answer, "refused: the request was not made by the user who started "
+                 "the program, or others may read or write it (mode %03o)", (unsigned)(st.st_mode & 0777));
+    } else {
+        ssize_t n = pread(fd, req, sizeof req - 1, 0);
+        req[n > 0 ? n : 0] = '\0';
+        cuprof_capture_trigger(req, answer, sizeof answer);
+    }
+    if (ftruncate(fd, 0) == 0) {
+        size_t len = strlen(answer);
+        answer[len] = '\n';
+        if (pwrite(fd, answer, len + 1, 0) != (ssize_t)(len + 1))
+            (void)0;   /* the rename still says it was seen */
+    }
+    close(fd);
+    if (rename(req_path, tack) != 0)
+        unlink(req_path);
+}
+
 /* Windows written so far (NAME.wK.*), by the flusher; the end's META says
  * how many, so the report at exit writes the others. */
 static _Atomic uint64_t windows_written;
@@ -354,6 +389,11 @@ static void *flusher_main(void *arg)
         nanosleep(&nap, NULL);
         snprintf(ctl, sizeof ctl, "%s/.cuprof-ctl.%ld", cuprof_g_config.out_dir, (long)cuprof_g.pid);
         int asked = access(ctl, F_OK) == 0;
+        char trig[PATH_MAX + 64];   /* answered in every mode: a refusal says why */
+        snprintf(trig, sizeof trig, "%s/.cuprof-trigger.%ld", cuprof_g_config.out_dir, (long)cuprof_g.pid);
+        if (access(trig, F_OK) == 0)
+            answer_trigger(trig);
+        cuprof_capture_tick();
         uint64_t closed = cuprof_capture_closed();
         if (closed > atomic_load(&windows_written)) {
             atomic_fetch_add(&rf.inflight, 1);

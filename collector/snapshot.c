@@ -10,6 +10,7 @@
 #include "collector/clock.h"
 #include "collector/compact.h"
 #include "collector/config.h"
+#include "collector/cupti.h"
 #include "collector/internal.h"
 #include "collector/log.h"
 #include "collector/runfile.h"
@@ -300,6 +301,13 @@ static int write_meta(const cuprof_snapshot_info *in, uint64_t t_end)
     char reason[sizeof cuprof_g.gpu_reason];
     memcpy(reason, cuprof_g.gpu_reason, sizeof reason);
     pthread_mutex_unlock(&cuprof_g.lock);
+    if (!gpu_captured) {
+        /* decided at the end; while the process runs (a snapshot, a window
+         * written as it closed), CUPTI recording now says it */
+        uint64_t dropped = 0, apis_seen = 0;
+        if (cuprof_cupti_captured(&dropped, &apis_seen))
+            gpu_captured = 1, reason[0] = '\0';
+    }
     for (size_t a = 0; a < napis; a++) {
         char buf[512];
         int n = snprintf(buf, sizeof buf, "%s%c%s", apis[a].category ? apis[a].category : "", 0,

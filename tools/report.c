@@ -7,6 +7,9 @@
  *   cuprof-report --snapshot [-o DIR] [options] PID|RUNFILE
  *                                           (prof.sh snapshot: a running process's
  *                                            outputs so far, as BASE.snapN)
+ *   cuprof-report --trigger [-o DIR] [--duration T|--calls N|--steps N] PID|RUNFILE
+ *                                           (prof.sh trigger: a window in a process
+ *                                            started with --standby)
  *   cuprof-report --recover DIR ROOTPID [--ended-by SIG]
  *                                           (cuprof-run, after its program ended:
  *                                            the run files of killed processes)
@@ -59,7 +62,11 @@ static const char usage[] =
     "                          nvtx:NAME[@DOMAIN] (needs the calls recorded there)\n"
     "       cuprof-report --snapshot [options] PID|RUNFILE\n"
     "Writes what a running process has recorded so far (it is asked to hand over\n"
-    "CUPTI's buffers and its calls first, and runs on) as NAME.snapN.*.\n";
+    "CUPTI's buffers and its calls first, and runs on) as NAME.snapN.*.\n"
+    "       cuprof-report --trigger [-o DIR] [--duration T | --calls N | --steps N\n"
+    "                     [--step-range NAME]] PID|RUNFILE\n"
+    "Opens a window in a process started with prof.sh --standby (default 10 s); the\n"
+    "process writes its outputs when it closes, as NAME.wK.*.\n";
 
 static int quiet;
 
@@ -189,6 +196,10 @@ static int report_file(const char *file, const opts *o, const char *recover,
         recovered_words(run, prefix, "", lostbuf, sizeof lostbuf);
         memcpy(info.lost, lostbuf, sizeof info.lost);
         run->ended_by = "still running (a snapshot)";
+    } else if (o->window && !info.complete && strstr(info.lost, "was not completed")) {
+        /* a window written as it closed: the process runs on, its file with it */
+        info.lost[0] = '\0';
+        run->ended_by = "still running (a window written as it closed)";
     } else if (info.lost[0]) {
         say("%s: %s; the outputs have what came before it", file, info.lost);
     }
@@ -377,16 +388,16 @@ static int recover(const char *dir, long root, const opts *o)
  * (DIR/.cuprof-ctl.PID; its flusher answers within 0.1 s, renaming it
  * .cuprof-ack.PID with what the flush took), then reports its run file as
  * BASE.snapN while it runs on. */
-static int snapshot(const char *target, const opts *o)
+/* The run file of a running process (PID, or the run file's own path): its
+ * directory (the process's CUPROF_OUT_DIR, from its environment; else ours,
+ * else the default) and pid (0 when the name does not say). */
+static void locate(const char *target, char dir[PATH_MAX], char file[PATH_MAX + 64], long *pidp)
 {
-    char dir[PATH_MAX], file[PATH_MAX + 64];
     long pid = 0;
     char *end;
     long v = strtol(target, &end, 10);
     if (*target && !*end && v > 0) {
         pid = v;
-        /* its output directory: from its environment (prof.sh makes it
-         * absolute), else ours, else the default */
         const char *d = NULL;
         char envp[64], *env = NULL;
         snprintf(envp, sizeof envp, "/proc/%ld/environ", pid);
@@ -395,7 +406,7 @@ static int snapshot(const char *target, const opts *o)
         ssize_t n;
         while (f && (n = getdelim(&env, &cap, '\0', f)) > 0)
             if (!strncmp(env, "CUPROF_OUT_DIR=", 15)) {
-                snprintf(dir, sizeof dir, "%s", env + 15);
+                snprintf(dir, PATH_MAX, "%s", env + 15);
                 d = dir;
                 break;
             }
@@ -403,12 +414,12 @@ static int snapshot(const char *target, const opts *o)
             fclose(f);
         free(env);
         if (!d)
-            snprintf(dir, sizeof dir, "%s", getenv("CUPROF_OUT_DIR") ? getenv("CUPROF_OUT_DIR")
-                                                                    : "prof-out");
-        snprintf(file, sizeof file, "%s/.cuprof-run.%ld", dir, pid);
+            snprintf(dir, PATH_MAX, "%s", getenv("CUPROF_OUT_DIR") ? getenv("CUPROF_OUT_DIR")
+                                                                   : "prof-out");
+        snprintf(file, PATH_MAX + 64, "%s/.cuprof-run.%ld", dir, pid);
     } else {
-        snprintf(file, sizeof file, "%s", target);
-        snprintf(dir, sizeof dir, "%s", target);
+        snprintf(file, PATH_MAX + 64, "%s", target);
+        snprintf(dir, PATH_MAX, "%s", target);
         char *slash = strrchr(dir, '/');
         const char *base = slash ? slash + 1 : dir;
         if (!strncmp(base, ".cuprof-run.", 12))
@@ -416,8 +427,16 @@ static int snapshot(const char *target, const opts *o)
         if (slash)
             *slash = '\0';
         else
-            snprintf(dir, sizeof dir, ".");
+            snprintf(dir, PATH_MAX, ".");
     }
+    *pidp = pid;
+}
+
+static int snapshot(const char *target, const opts *o)
+{
+    char dir[PATH_MAX], file[PATH_MAX + 64];
+    long pid = 0;
+    locate(target, dir, file, &pid);
     if (access(file, R_OK) != 0) {
         say("snapshot: no run file %s (%s): is process %s profiled by prof.sh, writing to that "
             "directory?", file, strerror(errno), target);
@@ -459,13 +478,92 @@ static int snapshot(const char *target, const opts *o)
     return report_file(file, o, NULL, how, NULL);
 }
 
+/* --trigger PID|RUNFILE: opens a window in a process started with --standby
+ * (prof.sh trigger). The request goes in DIR/.cuprof-trigger.PID, created
+ * 0600 by this user (the process reads only such a file); its flusher answers
+ * within 0.1 s, renaming it .cuprof-tack.PID with what it did. The window's
+ * outputs are written by the process when it closes (NAME.wK.*). */
+static int trigger(const char *target, const char *request)
+{
+    char dir[PATH_MAX], file[PATH_MAX + 64];
+    long pid = 0;
+    locate(target, dir, file, &pid);
+    struct stat st;
+    if (stat(file, &st) != 0) {
+        say("trigger: no run file %s (%s): is process %s profiled by prof.sh --standby, writing "
+            "to that directory (-o DIR), and has it called CUDA yet?", file, strerror(errno), target);
+        return 1;
+    }
+    if (st.st_uid != getuid()) {
+        say("trigger: process %ld's run file %s belongs to another user: only the user who "
+            "started the program can open a window in it", pid, file);
+        return 1;
+    }
+    if (pid <= 0 || kill((pid_t)pid, 0) != 0) {
+        say("trigger: process %ld is not running", pid);
+        return 1;
+    }
+    char req[PATH_MAX + 64], tack[PATH_MAX + 64];
+    snprintf(req, sizeof req, "%s/.cuprof-trigger.%ld", dir, pid);
+    snprintf(tack, sizeof tack, "%s/.cuprof-tack.%ld", dir, pid);
+    unlink(tack);
+    int fd = open(req, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        say("trigger: cannot create %s (%s): another trigger is under way, or the directory is "
+            "not ours", req, strerror(errno));
+        return 1;
+    }
+    fchmod(fd, 0600);
+    size_t len = strlen(request);
+    int ok = write(fd, request, len) == (ssize_t)len;
+    close(fd);
+    if (!ok) {
+        unlink(req);
+        say("trigger: cannot write %s", req);
+        return 1;
+    }
+    for (int ms = 0; ms < 5000; ms += 10) {
+        FILE *f = fopen(tack, "r");
+        if (!f) {
+            struct timespec nap = {0, 10 * 1000000L};
+            nanosleep(&nap, NULL);
+            continue;
+        }
+        char line[512] = "";
+        if (!fgets(line, sizeof line, f))
+            line[0] = '\0';
+        fclose(f);
+        unlink(tack);
+        line[strcspn(line, "\n")] = '\0';
+        int refused = strncmp(line, "refused", 7) == 0;
+        say("trigger: process %ld: %s%s", pid, line,
+            refused ? "" : "; its outputs are written when it closes (NAME.wK.* beside the run file)");
+        return refused ? 1 : 0;
+    }
+    unlink(req);
+    say("trigger: process %ld did not answer within 5 s (is it stopped?); no window opened", pid);
+    return 1;
+}
+
+/* "10", "10s", "500ms", "2m" as nanoseconds; 0 when malformed. */
+static unsigned long long parse_span(const char *v)
+{
+    char *end;
+    double x = strtod(v, &end);
+    double mul = !strcmp(end, "") || !strcmp(end, "s") ? 1e9 : !strcmp(end, "ms") ? 1e6
+                 : !strcmp(end, "m") ? 60e9 : -1;
+    return end == v || mul < 0 || !(x > 0) ? 0 : (unsigned long long)(x * mul);
+}
+
 int main(int argc, char **argv)
 {
     static const char *const formats[] = {"auto", "json", "perfetto", "both", "none", NULL};
     static const char *const compress[] = {"auto", "zstd", "zlib", "none", NULL};
     opts o = {.format = -1, .comp = -1, .gzip = -1, .sqlite = -1};
     const char *file = NULL, *recover_dir = NULL;
-    int snap = 0;
+    int snap = 0, trig = 0;
+    char trig_req[320] = "";
+    const char *step_range = NULL;
     long root = 0;
     const char *q = getenv("CUPROF_QUIET");
     for (int i = 1; i < argc; i++) {
@@ -479,6 +577,8 @@ int main(int argc, char **argv)
             o.gzip = 1;
         } else if (strcmp(a, "--snapshot") == 0) {
             snap = 1;
+        } else if (strcmp(a, "--trigger") == 0) {
+            trig = 1;
         } else if (a[0] == '-' && a[1] && !v) {
             fprintf(stderr, "cuprof: report: %s needs a value; run cuprof-report --help\n", a);
             return 2;
@@ -512,6 +612,18 @@ int main(int argc, char **argv)
             recover_dir = argv[++i];
             root = strtol(argv[++i], NULL, 10);
 
+        } else if (strcmp(a, "--duration") == 0 || strcmp(a, "--calls") == 0 ||
+                   strcmp(a, "--steps") == 0) {
+            unsigned long long n = a[2] == 'd' ? parse_span(v) : strtoull(v, NULL, 10);
+            if (n == 0 || (a[2] != 'd' && strspn(v, "0123456789") != strlen(v))) {
+                fprintf(stderr, "cuprof: trigger: %s %s: expected %s\n", a, v,
+                        a[2] == 'd' ? "a time like 10s, 500ms or 2m" : "a count of 1 or more");
+                return 2;
+            }
+            snprintf(trig_req, sizeof trig_req, "%s=%llu", a[2] == 'd' ? "duration_ns" : a + 2, n);
+            i++;
+        } else if (strcmp(a, "--step-range") == 0) {
+            step_range = argv[++i];
         } else if (strcmp(a, "--window") == 0) {
             o.window = strtoull(argv[++i], NULL, 10);
         } else if (strcmp(a, "--ended-by") == 0) {
@@ -536,5 +648,16 @@ int main(int argc, char **argv)
     }
     if (snap)
         return snapshot(file, &o);
+    if (trig) {
+        if (!trig_req[0])
+            snprintf(trig_req, sizeof trig_req, "duration_ns=10000000000");   /* 10 s */
+        if (step_range && !strncmp(trig_req, "steps=", 6)) {
+            size_t l = strlen(trig_req);
+            snprintf(trig_req + l, sizeof trig_req - l, " %.255s", step_range);
+        }
+        size_t l = strlen(trig_req);
+        snprintf(trig_req + l, sizeof trig_req - l, "\n");
+        return trigger(file, trig_req);
+    }
     return report_file(file, &o, NULL, NULL, NULL);
 }

@@ -614,6 +614,111 @@ START_TEST(windows_written_as_they_close)
 }
 END_TEST
 
+/* prof.sh trigger PID [--steps N | --duration T] into the file request of a
+ * process started with --standby: status and its one line. */
+static e2e_result trigger(pid_t prog, const char *opt, const char *val, const char *as_nobody_dir)
+{
+    char target[4300];
+    if (as_nobody_dir)
+        snprintf(target, sizeof target, "%s/.cuprof-run.%d", as_nobody_dir, (int)prog);
+    else
+        snprintf(target, sizeof target, "%d", (int)prog);
+    const char *plain[] = {e2e_path("prof.sh"), "trigger", opt, val, target, NULL};
+    const char *nobody[] = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                            e2e_path("prof.sh"), "trigger", opt, val, target, NULL};
+    return e2e_run(as_nobody_dir ? nobody : plain, NULL, NULL, TIMEOUT_S);
+}
+
+/* --standby records nothing until prof.sh trigger opens a window: two
+ * triggers (2 steps, then 1 step of nvtx_prog's ProfilerStep#N, 250 ms
+ * apart) give two file sets written while the program runs, each with the
+ * memsets of its steps only; a trigger from another user is refused and
+ * opens nothing, as is one for a process not under cuprof. */
+START_TEST(standby_windows_opened_by_trigger)
+{
+    char out[4200];
+    snprintf(out, sizeof out, "%s/a", dir);
+    const char *args[] = {"--standby", e2e_bpath("tests/nvtx_prog"), "steps", "16", "250", NULL};
+    pid_t prog;
+    pid_t pid = start_profsh(out, args, "nvtx_prog", &prog);
+    usleep(600000);   /* a few steps recorded by no one */
+    e2e_result r = trigger(prog, "--steps", "2", NULL);
+    ck_assert_msg(r.status == 0 && strstr(r.err, "cuprof: trigger: process") &&
+                      strstr(r.err, "holds 2 steps"), "status %d\n%s", r.status, r.err);
+    e2e_result_free(&r);
+    for (int ms = 0; ms < 5000 && !exists("a", "x.w1.summary.json"); ms += 20)
+        usleep(20000);
+    ck_assert_msg(exists("a", "x.w1.summary.json") && kill(prog, 0) == 0,
+                  "x.w1.* did not appear while the program ran");
+    /* another user: refused in one line, nothing opened */
+    if (access("/usr/bin/setpriv", X_OK) == 0 && getuid() == 0) {
+        chmod(dir, 0755);
+        chmod(out, 0755);
+        r = trigger(prog, "--steps", "5", out);
+        ck_assert_msg(r.status != 0 && strstr(r.err, "cuprof: trigger:") &&
+                          strstr(r.err, "another user"), "status %d\n%s", r.status, r.err);
+        ck_assert_int_eq(e2e_count(r.err, "\n"), 1);
+        e2e_result_free(&r);
+    } else {
+        fprintf(stderr, "note: the other-user trigger check SKIPPED (needs root and setpriv)\n");
+    }
+    r = trigger(prog, "--steps", "1", NULL);
+    ck_assert_msg(r.status == 0, "status %d\n%s", r.status, r.err);
+    e2e_result_free(&r);
+    for (int ms = 0; ms < 5000 && !exists("a", "x.w2.summary.json"); ms += 20)
+        usleep(20000);
+    ck_assert(exists("a", "x.w2.summary.json"));
+    /* not a profiled process */
+    r = trigger(1, "--steps", "1", NULL);
+    ck_assert_msg(r.status != 0 && strstr(r.err, "cuprof: trigger: no run file"), "%s", r.err);
+    e2e_result_free(&r);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 3);
+    static const int memsets[] = {4, 2};
+    for (int k = 1; k <= 2; k++) {
+        char f[64];
+        snprintf(f, sizeof f, "x.w%d.summary.json", k);
+        char *sp = path_of("a", f);
+        json_t *sum = e2e_load_json(sp);
+        ck_assert_msg(sum != NULL, "no %s", f);
+        json_t *ms = row_named(sum, "copies", "memset");
+        ck_assert_ptr_nonnull(ms);
+        ck_assert_int_eq(e2e_int(ms, "calls"), memsets[k - 1]);
+        ck_assert_str_eq(e2e_str(sum, "ended_by"), "still running (a window written as it closed)");
+        json_decref(sum);
+        free(sp);
+    }
+    ck_assert(!exists("a", "x.w3.summary.json"));
+    char *sp = path_of("a", "x.summary.json");
+    json_t *sum = e2e_load_json(sp);
+    ck_assert_ptr_nonnull(sum);
+    ck_assert_int_eq(e2e_int(row_named(sum, "copies", "memset"), "calls"), 6);   /* both windows */
+    json_decref(sum);
+    free(sp);
+}
+END_TEST
+
+/* A trigger for a process not started with --standby: the process refuses. */
+START_TEST(trigger_refused_without_standby)
+{
+    char out[4200];
+    snprintf(out, sizeof out, "%s/a", dir);
+    const char *args[] = {e2e_bpath("tests/nvtx_prog"), "steps", "8", "150", NULL};
+    pid_t prog;
+    pid_t pid = start_profsh(out, args, "nvtx_prog", &prog);
+    usleep(400000);
+    e2e_result r = trigger(prog, "--duration", "1s", NULL);
+    ck_assert_msg(r.status != 0 && strstr(r.err, "was not started with --standby"), "%d\n%s",
+                  r.status, r.err);
+    e2e_result_free(&r);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 3);
+    ck_assert(!exists("a", "x.w1.summary.json"));
+}
+END_TEST
+
 static uint64_t mono_ns(void)
 {
     struct timespec ts;
@@ -705,6 +810,8 @@ int main(void)
     tcase_add_test(t, killed_after_a_quiet_second_loses_no_call);
     tcase_add_test(t, snapshot_of_a_running_process);
     tcase_add_test(t, windows_written_as_they_close);
+    tcase_add_test(t, standby_windows_opened_by_trigger);
+    tcase_add_test(t, trigger_refused_without_standby);
     tcase_add_test(t, sigkill_at_random_moments_keeps_all_but_the_last_tenth_second);
     tcase_add_test(t, crc32c_paths_agree);
     suite_add_tcase(s, t);
