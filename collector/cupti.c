@@ -591,6 +591,15 @@ uint64_t cuprof_cupti_flush_now(void)
     return cuprof_clock_now() - t0;
 }
 
+void cuprof_cupti_flush_completed(void)
+{
+    pthread_mutex_lock(&g.lock);
+    int on = g.state == ST_ON && !g.finished;
+    pthread_mutex_unlock(&g.lock);
+    if (on)
+        cuprof_cupti_fn.cuptiActivityFlushAll(0);
+}
+
 static void gpu_part_run(void)
 {
     const cuprof_cupti_api *f = &cuprof_cupti_fn;

@@ -123,7 +123,12 @@ CUPROF_CUPTI_HIDDEN void cuprof_cupti_exit_begins(void);
 /* CUPTI's buffers handed over now (a forced flush, as at the end, without
  * the synchronize), for a live snapshot; returns what it took in ns (0:
  * CUPTI not running). Not on a hot path. */
-CUPROF_CUPTI_HIDDEN uint64_t cuprof_cupti_flush_now(void);
+CUPROF_CUPTI_HIDDEN /* Hands over the records whose activity has completed (a flush that is not
+ * forced): the run file's flusher, once a second, so that a killed process
+ * loses at most a second of GPU records. CUPTI's own periodic flush returns
+ * only full buffers (its documentation says so, and the sim does the same). */
+CUPROF_CUPTI_HIDDEN void cuprof_cupti_flush_completed(void);
+uint64_t cuprof_cupti_flush_now(void);
 /* 1 when CUPTI ran (records may still be 0); *dropped: records CUPTI
  * dropped or the run file could not take; *apis: API records written. */
 CUPROF_CUPTI_HIDDEN int cuprof_cupti_captured(uint64_t *dropped, uint64_t *apis);

@@ -402,6 +402,12 @@ static void *flusher_main(void *arg)
             if (on)
                 write_closed_windows(closed);
         }
+        if (tick % 10 == 0) {   /* a second: the GPU records completed by now */
+            atomic_fetch_add(&rf.inflight, 1);
+            if (atomic_load(&cuprof_g.recording) && !atomic_load(&rf.failed))
+                cuprof_cupti_flush_completed();
+            atomic_fetch_sub(&rf.inflight, 1);
+        }
         if (!asked && tick % (CUPROF_RF_FLUSH_MS / 100) != 0)
             continue;
         atomic_fetch_add(&rf.inflight, 1);

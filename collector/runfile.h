@@ -24,7 +24,7 @@
 /* Major: a reader refuses a file with a newer one. Minor: new block types
  * and tags a reader of an older minor skips. */
 #define CUPROF_RF_MAJOR 1u
-#define CUPROF_RF_MINOR 0u
+#define CUPROF_RF_MINOR 1u   /* 1: CUPROF_RF_CLOCK */
 
 typedef struct cuprof_rf_header {
     char magic[16];          /* CUPROF_RF_MAGIC */
@@ -86,7 +86,16 @@ enum cuprof_rf_type {
     CUPROF_RF_META = 15,
     /* The run was completed (no payload). */
     CUPROF_RF_END = 16,
+    /* Since 1.1: a clock anchor (cuprof_rf_clock) the flusher writes when it
+     * wrote calls: a run killed before its end converts its stamps with the
+     * latest one instead of extrapolating from its start. */
+    CUPROF_RF_CLOCK = 17,
 };
+
+typedef struct cuprof_rf_clock {
+    uint64_t stamp, ns;      /* the same moment on both clocks (collector/clock.h) */
+} cuprof_rf_clock;
+_Static_assert(sizeof(cuprof_rf_clock) == 16, "rf_clock layout");
 
 typedef struct cuprof_rf_chunk {
     uint32_t thread;         /* the thread's index (1-based, event ids) */

@@ -115,7 +115,7 @@ static cuprof_rf_thread thread_block(const cuprof_thread *t, uint64_t committed)
 
 void cuprof_snapshot_flush(void)
 {
-    size_t k = 0;
+    size_t k = 0, wrote = 0;
     cuprof_thread **recs = list_threads(&k);
     uint8_t *buf = recs ? malloc(CUPROF_CHUNK_DATA) : NULL;
     for (size_t i = 0; buf && i < k; i++) {
@@ -146,10 +146,16 @@ void cuprof_snapshot_flush(void)
             t->flushed = committed;
             t->flushed_no = chunk_no;
             t->flushed_bytes = used;
+            wrote++;
         }
     }
     free(buf);
     free(recs);
+    if (wrote) {   /* the calls just written convert with an anchor taken after them */
+        cuprof_clock_anchor a = cuprof_clock_anchor_now();
+        cuprof_rf_clock c = {a.stamp, a.ns};
+        (void)cuprof_runfile_put(CUPROF_RF_CLOCK, &c, sizeof c);
+    }
 }
 
 /* Each listed thread: its chunk being filled (TAIL) and its identity and

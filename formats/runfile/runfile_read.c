@@ -100,6 +100,7 @@ typedef struct rrun {
     uint32_t nknames, nnvtx;     /* highest ids of knames / nvtx */
     int tsc;
     uint64_t end_stamp, end_ns;
+    uint64_t clock_stamp, clock_ns;   /* the latest CLOCK block's anchor (1.1) */
     uint64_t exit_ns;        /* when the exit path stopped recording, 0 unknown */
     uint64_t clock_cupti_a, clock_off_a, clock_cupti_b, clock_off_b;
 } rrun;
@@ -359,6 +360,14 @@ static void block(rrun *r, const cuprof_rf_block *b, const uint8_t *p, cuprof_rf
             r->meta_start = p, r->meta_start_len = len;
         r->meta = p, r->meta_len = len;
         info->have_meta = 1;
+        break;
+    case CUPROF_RF_CLOCK:
+        if (len >= sizeof(cuprof_rf_clock)) {
+            cuprof_rf_clock c;
+            memcpy(&c, p, sizeof c);
+            if (c.ns > r->clock_ns)
+                r->clock_ns = c.ns, r->clock_stamp = c.stamp;
+        }
         break;
     case CUPROF_RF_END:
         info->complete = 1;
@@ -1110,7 +1119,10 @@ cuprof_run *cuprof_rfread(const char *path, cuprof_rfread_info *info, char *err,
         read_stacks(r);
     int ended = r->meta && r->meta != r->meta_start;   /* the end's META was read */
     if (!ended) {
-        /* no end anchor (killed): the latest chunk anchor stands for it */
+        /* no end anchor (killed): the latest anchor stands for it, a CLOCK
+         * block's (written after the calls it follows) or a chunk's */
+        if (r->clock_ns > r->end_ns)
+            r->end_ns = r->clock_ns, r->end_stamp = r->clock_stamp;
         rthread *ts = r->threads.p;
         for (size_t i = 0; i < r->threads.n; i++)
             for (size_t j = 0; j < ts[i].chunks.n; j++) {

@@ -187,9 +187,9 @@ E2E_TESTS   += $(B)/tests/test_e2e_driver
 # format, a capture window cut afterwards, torn and foreign files).
 $(B)/tests/test_e2e_runfile: tests/e2e/test_e2e_runfile.c $(HARNESS_OBJ) tests/e2e/harness.h \
                             collector/runfile.h $(B)/tests/robust_prog $(B)/tests/nvtx_prog \
-                            $(B)/cuprof-report
+                            $(B)/cuprof-report tests/e2e/trace_check.c tests/e2e/trace_check.h
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -Itests/e2e -o $@ $< \
-	    $(HARNESS_OBJ) $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS)
+	    tests/e2e/trace_check.c $(HARNESS_OBJ) $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS)
 
 ALL_TARGETS += $(B)/tests/test_e2e_runfile
 E2E_TESTS   += $(B)/tests/test_e2e_runfile
