@@ -191,7 +191,7 @@ else
 fi
 
 # ---- every way a process ends: same status and stdout, outputs in place ------------------
-for end in return exit exit-thread _exit quick_exit SIGINT SIGTERM SIGHUP abort segv "fork 2" \
+for end in return exit exit-thread _exit quick_exit SIGINT SIGTERM SIGHUP abort segv segv-in-cuda "fork 2" \
            "exec /bin/true" handler-exit ignore exit-two "sleep-kill 50" "kill 13 20000" \
            "kill 14 20000" "kill 10 20000"; do
   d=$(mktemp -d)

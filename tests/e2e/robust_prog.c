@@ -16,7 +16,8 @@
  *   (exit(3) from main and from another thread at once) | sleep-kill MS
  *   (the calls, MS ms idle, then SIGKILL: fewer calls than a chunk holds) | _exit |
  *   _Exit | quick_exit | SIGINT | SIGTERM | SIGHUP | SIGQUIT (raise) |
- *   abort | segv | fpe | handler-exit (SIGINT handler calls exit(5)) |
+ *   abort | segv | segv-in-cuda (a fault inside cudaMemcpy) | fpe |
+ *   handler-exit (SIGINT handler calls exit(5)) |
  *   handler-_exit (one calling _exit(6)) | ignore (SIGINT ignored, raised,
  *   then return) | handler-return (SIGTERM handler that returns; signal()
  *   reports it back) | spin (calls until killed) | exec PROG ARGS
@@ -201,6 +202,8 @@ int main(int argc, char **argv)
         volatile int *volatile bad = NULL;   /* a real fault, not raise() */
         *bad = 1;
     }
+    if (!strcmp(end, "segv-in-cuda"))   /* a fault inside a CUDA library call (its memcpy) */
+        cudaMemcpy((void *)16, (void *)32, 4096, cudaMemcpyHostToHost);
     if (!strcmp(end, "fpe")) raise(SIGFPE);
     if (!strcmp(end, "handler-exit") || !strcmp(end, "handler-_exit")) raise(SIGINT);
     if (!strcmp(end, "ignore")) {

@@ -176,6 +176,7 @@ static const struct exit_case {
     {"SIGQUIT", 128 + SIGQUIT, "SIGQUIT", 0},
     {"abort", 128 + SIGABRT, "SIGABRT", 1},
     {"segv", 128 + SIGSEGV, "SIGSEGV", 1},
+    {"segv-in-cuda", 128 + SIGSEGV, "SIGSEGV", 1},   /* inside cudaMemcpy (issue 29) */
     {"fpe", 128 + SIGFPE, "SIGFPE", 1},
     {"handler-exit", 5, "exit", 0},     /* the program's handler ran, and exited */
     {"handler-_exit", 6, "_exit", 0},
