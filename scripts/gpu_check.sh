@@ -66,7 +66,7 @@ ms_now() { echo $(( $(date +%s%N) / 1000000 )); }
 # prof NAME ARGS...: prof.sh -o $out/p -n NAME ARGS... (quiet), status in $rc.
 prof() { local n=$1; shift; timeout 120 ./prof.sh -q -o "$out/p" -n "$n" "$@" >"$out/p/$n.stdout" 2>"$out/p/$n.stderr"; rc=$?; }
 sum() { cat "$out/p/$1.summary.txt" 2>/dev/null; }
-rm -rf "$out/p" "$out/snap" "$out/ranks" "$out/re" "$out/demo"   # names must be free
+rm -rf "$out/p" "$out/snap" "$out/ranks" "$out/re" "$out/demo" "$out/sb" "$out/kill"   # names must be free
 mkdir -p "$out/p"
 
 # ---- environment ---------------------------------------------------------------
@@ -320,6 +320,24 @@ if [ -n "$lp" ]; then ./prof.sh snapshot "$lp" -o "$out/snap" >>"$log" 2>&1; src
 wait $bg; lrc=$?
 if [ $src = 0 ] && ls "$out/snap"/*.summary.txt >/dev/null 2>&1 && [ $lrc = 3 ]; then pass snapshot-live; else
   fail snapshot-live "snapshot status $src, program status $lrc (want 3)"; fi
+
+# ---- --standby and prof.sh trigger; a SIGKILL that keeps the GPU records of all but a second ----
+timeout 60 ./prof.sh -q -o "$out/sb" -n sb --standby build/tests/nvtx_prog steps 30 100 >/dev/null 2>&1 &
+bg=$!; sleep 1
+sp=$(pgrep -n -f 'nvtx_prog steps 30 100' || true)
+[ -z "$sp" ] || ./prof.sh trigger "$sp" --steps 2 >>"$log" 2>&1; trc=$?
+wait $bg
+if [ -n "$sp" ] && [ $trc = 0 ] && grep -Eq '"kind":"memset","calls":4,' "$out/sb/sb.w1.summary.json" 2>/dev/null; then
+  pass standby-trigger; else
+  fail standby-trigger "trigger status $trc; $(ls "$out/sb" 2>/dev/null | tr '\n' ' ')"; fi
+timeout 60 ./prof.sh -q -o "$out/kill" -n k build/tests/nvtx_prog timed 20000 >/dev/null 2>&1 &
+bg=$!; sleep 2.5
+kp=$(pgrep -n -f 'nvtx_prog timed 20000' || true)
+[ -z "$kp" ] || kill -9 "$kp"
+wait $bg 2>/dev/null; krc=$?
+if [ $krc = 137 ] && grep -q 'TRUNCATED: *the process was killed (SIGKILL)' "$out/kill/k.summary.txt" 2>/dev/null &&
+   ! grep -q 'GPU records up to none' "$out/kill/k.summary.txt"; then pass sigkill-gpu-records; else
+  fail sigkill-gpu-records "status $krc; $(grep TRUNCATED "$out/kill/k.summary.txt" 2>/dev/null | tr -s ' ')"; fi
 
 # ---- a signal while the GPU is busy (GPU only: a 20 s kernel) -----------------------------------
 if [ $dry = 0 ] && [ -x "$gb/sync_kill" ]; then
