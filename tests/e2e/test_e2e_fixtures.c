@@ -165,6 +165,16 @@ START_TEST(replay_driver_launches)
 }
 END_TEST
 
+/* coop_prog 10: ten cooperative launches of grid_sum (cudaLaunchCooperativeKernel). */
+START_TEST(replay_cooperative)
+{
+    json_t *c = replay("coop");
+    census(c, "grid_sum", 10, "runtime");
+    ck_assert_int_eq(api_calls(c, "cudaLaunchCooperativeKernel"), 10);
+    json_decref(c);
+}
+END_TEST
+
 /* mt_launch 2 50: two threads, 50 launches each of k_thread. */
 START_TEST(replay_threads)
 {
@@ -404,12 +414,14 @@ START_TEST(sim_matches_the_real_cupti)
     const char *expl[] = {e2e_bpath("tests/graph_explicit"), "5", NULL};
     const char *drv[] = {e2e_path("bench/driver_launch"), "--launches", "20", NULL};
     const char *mt[] = {e2e_bpath("tests/mt_launch"), "2", "50", NULL};
+    const char *coop[] = {e2e_bpath("tests/coop_prog"), "10", NULL};
     compare("eager64", eager, bad, sizeof bad);
     compare("fused64", fused, bad, sizeof bad);
     compare("graph64", graph, bad, sizeof bad);
     compare("graph_explicit", expl, bad, sizeof bad);
     compare("driver", drv, bad, sizeof bad);
     compare("mt2", mt, bad, sizeof bad);
+    compare("coop", coop, bad, sizeof bad);
     free(allowed);
     ck_assert_msg(bad[0] == '\0',
                   "the sim differs from the real CUPTI (" FIXTURES ") where tests/sim/README.md "
@@ -428,6 +440,7 @@ static Suite *fixtures_suite(void)
     tcase_add_test(t, replay_graphs);
     tcase_add_test(t, replay_driver_launches);
     tcase_add_test(t, replay_threads);
+    tcase_add_test(t, replay_cooperative);
     tcase_add_test(t, replay_ranges);
     suite_add_tcase(s, t);
     t = tcase_create("fidelity");
