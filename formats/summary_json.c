@@ -213,7 +213,12 @@ static void put_census(cuprof_out *o, const cuprof_census *cs, const cuprof_time
     cuprof_out_u64(o, cs ? cs->total_kernels : 0);
     num(o, "gpu_total_ns", cs ? cs->total_gpu_ns : 0);
     num(o, "seen_gpu_ns", cs ? cs->seen_gpu_ns : 0);
-    fixed6(o, "coverage", cs ? cs->coverage : 0.0);
+    if (cs && cs->total_kernels)
+        fixed6(o, "coverage", cs->coverage);
+    else {   /* no kernel ran: no share to give (issue 33: it said 0.0) */
+        key(o, "coverage", 0);
+        cuprof_out_puts(o, "null");
+    }
     key(o, "paths", 0);
     cuprof_out_putc(o, '[');
     for (int p = 0, first = 1; cs && p < CUPROF_LAUNCH_NPATHS; p++) {

@@ -16,13 +16,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* An NVTX push, pop, start, end or mark: not a call (issue 33: a range's
+ * pop between a GEMM and its bias kernel hid the pair from the rules). */
+static int is_nvtx(uint8_t cls)
+{
+    return cls >= CUPROF_EV_RANGE_PUSH && cls <= CUPROF_EV_MARK;
+}
+
 /* Next event after i on th at depth <= depth, skipping plain calls
- * (cudaGetLastError and the like); -1 if none. */
+ * (cudaGetLastError and the like) and NVTX events; -1 if none. */
 static int64_t next_sibling(const cuprof_run_thread *th, uint64_t i, uint8_t depth)
 {
     for (uint64_t j = i + 1; j < th->n; j++) {
         const cuprof_event *e = cuprof_run_event(th, j);
-        if (e->depth > depth || e->cls == CUPROF_EV_CALL)
+        if (e->depth > depth || e->cls == CUPROF_EV_CALL || is_nvtx(e->cls))
             continue;
         return e->depth < depth ? -1 : (int64_t)j;
     }
@@ -148,6 +155,8 @@ static int after_occupancy(const fctx *c, cuprof_cause cause)
     if (!cause.hooked || !cuprof_run_find_event(c->run, cause.hooked, &th) || !th)
         return 0;
     uint64_t i = cuprof_event_id_seq(cause.hooked);   /* index on th */
+    while (i > 0 && is_nvtx(cuprof_run_event(th, i - 1)->cls))
+        i--;   /* the previous call, whatever NVTX events lie between */
     return i > 0 && cuprof_run_event(th, i - 1)->cls == CUPROF_EV_OCCUPANCY;
 }
 

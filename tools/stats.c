@@ -265,15 +265,23 @@ int main(int argc, char **argv)
             c++;
         }
         putchar('\n');
+        int cut = 0;
         for (size_t i = 0; i < kept; i++) {
             c = 0;
             json_object_foreach(first, k, v) {
                 cell_text(k, json_object_get(r[i], k), buf, sizeof buf);
+                if (strlen(buf) > 60) {   /* cut, and said so: "..." and the note below */
+                    memcpy(buf + 57, "...", 4);
+                    cut = 1;
+                }
                 printf(c ? "  %*.*s" : "%-*.*s", (int)w[c], 60, buf);
                 c++;
             }
             putchar('\n');
         }
+        if (cut)
+            printf("(names longer than 60 characters end in \"...\" here; --csv or --json "
+                   "gives them whole)\n");
         free(w);
     }
     free(r);

@@ -165,6 +165,8 @@ START_TEST(every_call_failed_says_why)
     ck_assert_ptr_nonnull(strstr(e2e_str(f, "message"), "cudaErrorInsufficientDriver"));
     ck_assert_ptr_nonnull(strstr(e2e_str(f, "advice"), "driver"));
     ck_assert_ptr_nonnull(strstr(p.txt, "  errors:        every one of the"));
+    /* no kernel ran: the launch census has no share to give (it said 0.0) */
+    ck_assert(json_is_null(json_object_get(json_object_get(p.sum, "launch_census"), "coverage")));
     e2e_prof_free(&p);
 }
 END_TEST
@@ -182,6 +184,21 @@ START_TEST(a_failed_call_among_good_ones)
 }
 END_TEST
 
+/* NVTX ranges between the calls (matmul_add --nvtx: "matmul" pops and
+ * "bias_add" pushes between the GEMM and its bias kernel) do not hide the
+ * pair from the rules that look at a call's neighbour (issue 33). */
+START_TEST(nvtx_between_calls_hides_nothing)
+{
+    const char *argv[] = {e2e_path("bench/matmul_add"), "--mode", "eager", "--size", "64", "--nvtx",
+                          "--iters", "5", NULL};
+    e2e_prof p = e2e_profile(1, argv, NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(p.r.status == 0 && p.sum, "exit %d\n%s", p.r.status, p.r.err);
+    ck_assert_msg(finding(p.sum, "fusion-candidate") != NULL, "no fusion-candidate with --nvtx:\n%s",
+                  p.txt);
+    e2e_prof_free(&p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("e2e_findings");
@@ -191,6 +208,7 @@ int main(void)
     tcase_add_test(tc, cold_start_without_warmup_only);
     tcase_add_test(tc, every_call_failed_says_why);
     tcase_add_test(tc, a_failed_call_among_good_ones);
+    tcase_add_test(tc, nvtx_between_calls_hides_nothing);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
