@@ -172,20 +172,42 @@ static int pair_starts(const cuprof_run *run, uint64_t end, cuprof_ranges *rg, s
  * ranges around the hooked call behind it (the innermost and those around
  * it) and to the start/end ranges of that thread open at its start; returns
  * the innermost push range, else a start/end one, else -1. */
-static int32_t charge(const cuprof_run *run, cuprof_ranges *rg, int32_t *const *inner,
-                      cuprof_cause c, uint64_t d, int kernel)
+static int32_t charge(const cuprof_run *run, const cuprof_timeline *tl, cuprof_ranges *rg,
+                      int32_t *const *inner, cuprof_cause c, uint64_t d, int kernel)
 {
     const cuprof_run_thread *th = NULL;
-    if (!rg->n || !c.hooked || !cuprof_run_find_event(run, c.hooked, &th))
+    int32_t innermost = -1;
+    uint64_t at = 0;
+    size_t t = 0;
+    if (!rg->n)
         return -1;
-    size_t t = (size_t)(th - run->threads);
-    uint64_t i = cuprof_event_id_seq(c.hooked);
-    int32_t innermost = inner[t][i];
+    if (c.hooked && cuprof_run_find_event(run, c.hooked, &th)) {
+        t = (size_t)(th - run->threads);
+        uint64_t i = cuprof_event_id_seq(c.hooked);
+        innermost = inner[t][i];
+        at = cuprof_run_event(th, i)->t0;
+    } else if (c.derived >= 0 && tl) {
+        /* a call only CUPTI saw, at the top of its thread (issue 33): the
+         * innermost push range of that thread open at its start */
+        const cuprof_derived_call *dc = &tl->derived[c.derived];
+        for (t = 0; t < run->nthreads && run->threads[t].tid != dc->tid; t++)
+            ;
+        if (t == run->nthreads)
+            return -1;
+        at = dc->t0;
+        for (size_t k = 0; k < rg->first_start; k++) {
+            const cuprof_range *r = &rg->r[k];
+            if (r->thread == t && r->t0 <= at && at < r->t1 &&
+                (innermost < 0 || r->level > rg->r[innermost].level))
+                innermost = (int32_t)k;
+        }
+    } else {
+        return -1;
+    }
     for (int32_t k = innermost; k >= 0; k = rg->r[k].parent) {
         rg->r[k].gpu_ns += d;
         rg->r[k].kernels += (uint64_t)kernel;
     }
-    uint64_t at = cuprof_run_event(th, i)->t0;
     for (size_t k = rg->first_start; k < rg->n; k++) {
         cuprof_range *r = &rg->r[k];
         if (r->thread == t && r->t0 <= at && at < r->t1) {
@@ -218,12 +240,12 @@ cuprof_ranges *cuprof_ranges_build(const cuprof_run *run, const cuprof_timeline 
         ok = rg->kernel_range && rg->copy_range;
         for (size_t i = 0; ok && i < g->n_kernels; i++) {
             const cuprof_gpu_kernel *x = &g->kernels[i];
-            rg->kernel_range[i] = charge(run, rg, inner, tl->kernel_cause[i],
+            rg->kernel_range[i] = charge(run, tl, rg, inner, tl->kernel_cause[i],
                                          x->end_ns > x->start_ns ? x->end_ns - x->start_ns : 0, 1);
         }
         for (size_t i = 0; ok && i < g->n_copies; i++) {
             const cuprof_gpu_copy *x = &g->copies[i];
-            rg->copy_range[i] = charge(run, rg, inner, tl->copy_cause[i],
+            rg->copy_range[i] = charge(run, tl, rg, inner, tl->copy_cause[i],
                                        x->end_ns > x->start_ns ? x->end_ns - x->start_ns : 0, 0);
         }
     }

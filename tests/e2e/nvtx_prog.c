@@ -14,6 +14,9 @@
  *                       range, cudaProfilerStop after step 4's. Exit 3.
  *   nvtx_prog steps N MS  the same, MS ms idle after each step.
  *   nvtx_prog timed MS  a 256-byte memset every millisecond for MS ms. Exit 3.
+ *   nvtx_prog graph N   a graph of one 1 KiB memset node, launched N times
+ *                       inside a push range "replay" (cudaGraphLaunch: a call
+ *                       no hook sees, only CUPTI). Exit 3.
  */
 #include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
@@ -84,8 +87,38 @@ static int timed(int ms)
     return 3;
 }
 
+static int graph(int n)
+{
+    void *d = NULL;
+    cudaStream_t s;
+    cudaGraph_t g;
+    cudaGraphNode_t node;
+    cudaGraphExec_t e;
+    cudaMalloc(&d, 1024);
+    cudaStreamCreate(&s);
+    cudaGraphCreate(&g, 0);
+    struct cudaMemsetParams mp;
+    memset(&mp, 0, sizeof mp);
+    mp.dst = d, mp.value = 0, mp.elementSize = 1, mp.width = 1024, mp.height = 1;
+    cudaGraphAddMemsetNode(&node, g, NULL, 0, &mp);
+    cudaGraphInstantiate(&e, g, 0);
+    nvtxRangePushA("replay");
+    for (int i = 0; i < n; i++)
+        cudaGraphLaunch(e, s);
+    cudaStreamSynchronize(s);
+    nvtxRangePop();
+    cudaGraphExecDestroy(e);
+    cudaGraphDestroy(g);
+    cudaStreamDestroy(s);
+    cudaFree(d);
+    printf("nvtx_prog graph done\n");
+    return 3;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && strcmp(argv[1], "graph") == 0)
+        return graph(atoi(argv[2]));
     if (argc == 3 && strcmp(argv[1], "steps") == 0)
         return steps(atoi(argv[2]), 0);
     if (argc == 4 && strcmp(argv[1], "steps") == 0)   /* MS ms idle after each step */

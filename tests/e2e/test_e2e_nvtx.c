@@ -258,6 +258,24 @@ START_TEST(profiler_api_capture_keeps_what_is_between_start_and_stop)
 }
 END_TEST
 
+/* A range around calls no hook sees (cudaGraphLaunch, CUPTI's records only)
+ * holds the device time of what they did, as a range around hooked calls
+ * does (issue 33): 4 replays of a graph's 1 KiB memset. */
+START_TEST(range_around_cupti_only_calls_gets_their_gpu_time)
+{
+    const char *args[] = {e2e_bpath("tests/nvtx_prog"), "graph", "4", NULL};
+    prof_run p = profile(args, NULL);
+    ck_assert_msg(p.r.status == 3, "exit %d\n%s", p.r.status, p.r.err);
+    json_t *r = range_row(p.sum, "replay", "");
+    ck_assert_ptr_nonnull(r);
+    json_t *ms = row_named(p.sum, "copies", "memset");
+    ck_assert_ptr_nonnull(ms);
+    ck_assert_int_gt(num(ms, "gpu_total_ns"), 0);
+    ck_assert_int_eq(num(r, "gpu_total_ns"), num(ms, "gpu_total_ns"));
+    e2e_prof_free(&p);
+}
+END_TEST
+
 /* PyTorch numbers its steps (ProfilerStep#N): the name matches them all,
  * and the steps carry the name without the number. */
 START_TEST(numbered_steps_match_their_name)
@@ -380,6 +398,7 @@ int main(void)
     tcase_add_test(tc, nvtx_capture_keeps_exactly_the_window_s_steps);
     tcase_add_loop_test(tc, profiler_api_capture_keeps_what_is_between_start_and_stop, 0, 2);
     tcase_add_test(tc, numbered_steps_match_their_name);
+    tcase_add_test(tc, range_around_cupti_only_calls_gets_their_gpu_time);
     tcase_add_test(tc, step_range_option_chooses_the_steps);
     tcase_add_test(tc, a_window_that_never_opens_is_reported);
     tcase_add_test(tc, timed_window_records_only_inside_it);
