@@ -68,6 +68,37 @@ START_TEST(every_real_export_is_in_the_sim)
 }
 END_TEST
 
+/* The driver: every function the toolkit's stubs/libcuda.so exports (no
+ * version nodes there: names only) is in the sim's libcuda.so.1, and its
+ * cuGetProcAddress answers each (issue 31: driver-API programs died at load
+ * with "undefined symbol: cuDeviceGetCount"). */
+START_TEST(every_driver_export_is_in_the_sim)
+{
+    const char *home = getenv("CUDA_HOME") ? getenv("CUDA_HOME") : "/usr/local/cuda";
+    char cmd[8400];
+    snprintf(cmd, sizeof cmd,
+             "objdump -T '%s/lib64/stubs/libcuda.so' | awk '$2 == \"g\" && $3 ~ /F/ && $4 == \".text\" "
+             "{ print $NF }' | sort -u > '%s/real_cuda.txt' && "
+             "objdump -T '%s/sim/libcuda.so.1' | awk '$2 == \"g\" && $3 ~ /F/ && $4 == \".text\" "
+             "{ print $NF }' | sort -u > '%s/sim_cuda.txt' && "
+             "wc -l < '%s/real_cuda.txt' && comm -23 '%s/real_cuda.txt' '%s/sim_cuda.txt' | head -8",
+             home, e2e_build(), e2e_build(), e2e_build(), e2e_build(), e2e_build(), e2e_build());
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    char line[256], missing[1024] = "";
+    long nreal = -1;
+    while (fgets(line, sizeof line, p)) {
+        if (nreal < 0)
+            nreal = atol(line);
+        else
+            snprintf(missing + strlen(missing), sizeof missing - strlen(missing), " %s", strtok(line, "\n"));
+    }
+    ck_assert_int_eq(pclose(p), 0);
+    ck_assert_msg(nreal > 500, "only %ld driver exports read", nreal);
+    ck_assert_msg(missing[0] == '\0', "the sim's libcuda.so.1 lacks:%s", missing);
+}
+END_TEST
+
 START_TEST(a_stub_says_not_supported)
 {
     const char *argv[] = {e2e_bpath("tests/sim_stub_prog"), NULL};
@@ -95,6 +126,7 @@ int main(void)
     TCase *tc = tcase_create("exports");
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, every_real_export_is_in_the_sim, 0, 4);
+    tcase_add_test(tc, every_driver_export_is_in_the_sim);
     tcase_add_test(tc, a_stub_says_not_supported);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -176,13 +176,19 @@ START_TEST(test_device_query)
     ck_assert_int_eq(cudaMemGetInfo(&fr, &tot), cudaSuccess);
     ck_assert_uint_eq(tot, 80ull << 30);
     ck_assert_uint_eq(fr, tot);
-    /* driver entry points: the sim's libcuda.so.1 answers what it has */
+    /* driver entry points: the sim's libcuda.so.1 answers every name the real
+     * driver exports (one it does not model is a stub: not supported), and
+     * no other */
     void *fn = (void *)1;
     enum cudaDriverEntryPointQueryResult st = cudaDriverEntryPointSuccess;
-    ck_assert_int_ne(cudaGetDriverEntryPointByVersion("cuGraphicsMapResources", &fn, 13000, 0, &st),
+    ck_assert_int_ne(cudaGetDriverEntryPointByVersion("cuNoSuchFunction", &fn, 13000, 0, &st),
                      cudaSuccess);
     ck_assert_ptr_null(fn);
     ck_assert_int_eq(st, cudaDriverEntryPointSymbolNotFound);
+    ck_assert_int_eq(cudaGetDriverEntryPointByVersion("cuGraphicsMapResources", &fn, 13000, 0, &st),
+                     cudaSuccess);
+    ck_assert_ptr_nonnull(fn);
+    ck_assert_int_eq(((CUresult(*)(void))fn)(), CUDA_ERROR_NOT_SUPPORTED);
     ck_assert_int_eq(cudaGetDriverEntryPointByVersion("cuInit", &fn, 13000, 0, &st), cudaSuccess);
     ck_assert_ptr_nonnull(fn);
     ck_assert_int_eq(st, cudaDriverEntryPointSuccess);

@@ -23,7 +23,9 @@
 #include <cuda.h>
 #undef cuGetProcAddress
 #include <cupti_driver_cbid.h>
+#include <dlfcn.h>
 #include <elf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -301,12 +303,45 @@ static const struct {
     {"cuDriverGetVersion", (void *)cuDriverGetVersion, NULL},
 };
 
-/* The function for a driver symbol, or NULL. */
+/* This library's own export of name (a modelled function or a generated
+ * stub, stubs.c), or NULL. */
+static void *own_export(const char *name)
+{
+    static void *self;
+    if (self == NULL) {
+        Dl_info di;
+        if (dladdr((void *)cuGetProcAddress_v2, &di) && di.dli_fname)
+            self = dlopen(di.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+        if (self == NULL)
+            return NULL;
+    }
+    return dlsym(self, name);
+}
+
+/* The function for a driver symbol, or NULL: the modelled ones by name (and
+ * their per-thread-stream forms), then any the real driver exports, as the
+ * sim exports them all (the real driver answers every name of cuda.h; the
+ * newest _vN of a name first, and its _ptsz/_ptds form when asked). */
 static void *entry(const char *symbol, int ptds)
 {
     for (size_t i = 0; symbol && i < sizeof drv_table / sizeof drv_table[0]; i++)
         if (!strcmp(drv_table[i].name, symbol))
             return ptds && drv_table[i].fn_ptds ? drv_table[i].fn_ptds : drv_table[i].fn;
+    if (symbol == NULL || strncmp(symbol, "cu", 2) != 0 || strlen(symbol) > 96)
+        return NULL;
+    char name[128];
+    for (int v = 9; v >= 1; v--) {
+        for (int p = ptds ? 0 : 2; p < 3; p++) {
+            static const char *const sfx[] = {"_ptsz", "_ptds", ""};
+            if (v > 1)
+                snprintf(name, sizeof name, "%s_v%d%s", symbol, v, sfx[p]);
+            else
+                snprintf(name, sizeof name, "%s%s", symbol, sfx[p]);
+            void *f = own_export(name);
+            if (f != NULL)
+                return f;
+        }
+    }
     return NULL;
 }
 

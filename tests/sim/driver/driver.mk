@@ -6,8 +6,16 @@ SIMDRV_LIB := $(SIM_DIR)/libcuda.so.1
 $(SIM_DIR)/driver/cuda_driver.o: tests/sim/driver/cuda_driver.c $(CUSIM_HDRS)
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(SIM_CFLAGS) -c -o $@ $<
 
-$(SIMDRV_LIB): $(SIM_DIR)/driver/cuda_driver.o $(CUSIM_LIB)
-	$(call P,LD,$@)$(CC) -shared -Wl,-soname,libcuda.so.1 -o $@ $< -L$(SIM_DIR) -lcusim \
+# What the real driver exports (the toolkit's stubs/libcuda.so lists it) and
+# cuda_driver.c does not model: stubs that say so and return
+# CUDA_ERROR_NOT_SUPPORTED (issue 31: driver-API programs died at load).
+$(SIM_DIR)/driver/stubs.c: tests/sim/gen_stubs.sh $(SIM_DIR)/driver/cuda_driver.o
+	$(call SIM_STUBS_GEN,$(CUDA_HOME)/lib64/stubs/libcuda.so,CUDAAPI,CUresult,CUDA_ERROR_NOT_SUPPORTED,<cuda.h>,$(CUDA_HOME)/include/cuda.h,$(SIM_DIR)/driver/cuda_driver.o)
+$(SIM_DIR)/driver/stubs.o: $(SIM_DIR)/driver/stubs.c $(CUSIM_HDRS)
+	$(call P,CC,$@)$(CC) $(SIM_CFLAGS) -c -o $@ $<
+
+$(SIMDRV_LIB): $(SIM_DIR)/driver/cuda_driver.o $(SIM_DIR)/driver/stubs.o $(CUSIM_LIB)
+	$(call P,LD,$@)$(CC) -shared -Wl,-soname,libcuda.so.1 -o $@ $(SIM_DIR)/driver/cuda_driver.o $(SIM_DIR)/driver/stubs.o -L$(SIM_DIR) -lcusim \
 	  -Wl,-rpath,'$$ORIGIN' $(LDFLAGS) -lpthread
 	$(Q)ln -sf libcuda.so.1 $(SIM_DIR)/libcuda.so
 
