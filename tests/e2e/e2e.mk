@@ -173,14 +173,17 @@ E2E_TESTS   += $(B)/tests/test_e2e_graphs
 
 # Driver-API launches end to end: bench/driver_launch on the sim; cooperative
 # launches (coop_prog: cooperative groups' grid.sync()).
+$(B)/tests/drv_prog: tests/e2e/drv_prog.c
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(filter-out -fsanitize=%,$(CFLAGS)) -o $@ $< \
+	    -L$(CUDA_HOME)/lib64/stubs -lcuda
 $(B)/tests/coop_prog: tests/e2e/coop_prog.cu
 	$(call P,NVCC,$@)mkdir -p $(@D) && $(NVCC) $(BENCH_NVFLAGS) -o $@ $< $(BENCH_LIBS)
 $(B)/tests/test_e2e_driver: tests/e2e/test_e2e_driver.c $(HARNESS_OBJ) tests/e2e/harness.h bench/driver_launch \
-                            $(B)/tests/coop_prog
+                            $(B)/tests/coop_prog $(B)/tests/drv_prog
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(HARNESS_OBJ) \
 	    $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS)
 
-ALL_TARGETS += $(B)/tests/test_e2e_driver $(B)/tests/coop_prog
+ALL_TARGETS += $(B)/tests/test_e2e_driver $(B)/tests/coop_prog $(B)/tests/drv_prog
 E2E_TESTS   += $(B)/tests/test_e2e_driver
 
 # The run file end to end (prof.sh report: the same files again, another

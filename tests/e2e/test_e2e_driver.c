@@ -150,6 +150,36 @@ START_TEST(cooperative_driver_launch)
 }
 END_TEST
 
+/* A program of the driver API alone (drv_prog: devices, a context, copies
+ * both ways, a memset, a stream, events) runs to its end on the sim, bare
+ * and profiled, with the same output; its copies are CUPTI's driver records
+ * (issue 31: it died at load). */
+START_TEST(driver_api_program_runs_on_the_sim)
+{
+    const char *argv[] = {e2e_bpath("tests/drv_prog"), NULL};
+    const char *env[] = {e2e_sim_env(), NULL};
+    e2e_result bare = e2e_run(argv, env, NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(bare.status == 0, "bare: exit %d\n%s", bare.status, bare.err);
+    ck_assert_ptr_nonnull(strstr(bare.out, "round trip ok, memset ok, events ok"));
+    e2e_prof p = e2e_profile(1, argv, NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(p.r.status == 0 && p.sum, "profiled: exit %d\n%s", p.r.status, p.r.err);
+    ck_assert_str_eq(p.r.out, bare.out);
+    size_t i;
+    json_t *c;
+    long long dtoh = -1, memsets = -1;
+    json_array_foreach(json_object_get(p.sum, "copies"), i, c) {
+        if (!strcmp(e2e_str(c, "kind"), "DtoH"))
+            dtoh = e2e_int(c, "gpu_copies");
+        if (!strcmp(e2e_str(c, "kind"), "memset"))
+            memsets = e2e_int(c, "gpu_copies");
+    }
+    ck_assert_int_eq(dtoh, 2);
+    ck_assert_int_eq(memsets, 1);
+    e2e_result_free(&bare);
+    e2e_prof_free(&p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("e2e_driver");
@@ -160,6 +190,7 @@ int main(void)
     tcase_add_test(tc, dlsym_on_libcuda);
     tcase_add_loop_test(tc, cooperative_runtime_launch, 0, 2);
     tcase_add_loop_test(tc, cooperative_driver_launch, 0, 2);
+    tcase_add_test(tc, driver_api_program_runs_on_the_sim);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

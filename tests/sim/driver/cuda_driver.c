@@ -277,6 +277,258 @@ DRV_EXPORT CUresult cuDriverGetVersion(int *version)
     return CUDA_SUCCESS;
 }
 
+/* ---- devices, contexts, copies, streams and events: what a driver-API
+ * program does first (issue 31: such programs died at load). One device
+ * (the sim's H100), one context; the attributes a program commonly reads. */
+
+DRV_EXPORT CUresult cuDeviceGetCount(int *count)
+{
+    DRV_CALL(cuDeviceGetCount, "cuDeviceGetCount", NULL);
+    if (count == NULL)
+        DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+    *count = 1;
+    DRV_RETURN(CUDA_SUCCESS);
+}
+
+DRV_EXPORT CUresult cuDeviceGet(CUdevice *dev, int ordinal)
+{
+    DRV_CALL(cuDeviceGet, "cuDeviceGet", NULL);
+    if (dev == NULL)
+        DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+    if (ordinal != 0)
+        DRV_RETURN(CUDA_ERROR_INVALID_DEVICE);
+    *dev = 0;
+    DRV_RETURN(CUDA_SUCCESS);
+}
+
+DRV_EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
+{
+    DRV_CALL(cuDeviceGetName, "cuDeviceGetName", NULL);
+    if (name == NULL || len <= 0)
+        DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+    if (dev != 0)
+        DRV_RETURN(CUDA_ERROR_INVALID_DEVICE);
+    snprintf(name, (size_t)len, "%s", CUSIM_DEVICE_NAME);
+    DRV_RETURN(CUDA_SUCCESS);
+}
+
+DRV_EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
+{
+    DRV_CALL(cuDeviceTotalMem_v2, "cuDeviceTotalMem_v2", NULL);
+    if (bytes == NULL)
+        DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+    if (dev != 0)
+        DRV_RETURN(CUDA_ERROR_INVALID_DEVICE);
+    *bytes = (size_t)CUSIM_DEVICE_MEM_BYTES;
+    DRV_RETURN(CUDA_SUCCESS);
+}
+
+DRV_EXPORT CUresult cuDeviceGetAttribute(int *value, CUdevice_attribute attr, CUdevice dev)
+{
+    DRV_CALL(cuDeviceGetAttribute, "cuDeviceGetAttribute", NULL);
+    if (value == NULL)
+        DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+    if (dev != 0)
+        DRV_RETURN(CUDA_ERROR_INVALID_DEVICE);
+    switch (attr) {
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *value = CUSIM_CC_MAJOR; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *value = CUSIM_CC_MINOR; break;
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *value = CUSIM_SM_COUNT; break;
+    case CU_DEVICE_ATTRIBUTE_WARP_SIZE: *value = 32; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = 1024; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: *value = 1024; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: *value = 64; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: *value = 2147483647; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: *value = 65535; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: *value = 49152; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: *value = 2048; break;
+    case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH:
+    case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: case CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: *value = 1; break;
+    default: *value = 0; break;   /* not modelled: as a device without the feature */
+    }
+    DRV_RETURN(CUDA_SUCCESS);
+}
+
+static char the_context;   /* the one context's handle */
+
+DRV_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
+{
+    DRV_CALL(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", NULL);
+    if (ctx == NULL)
+        DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+    if (dev != 0)
+        DRV_RETURN(CUDA_ERROR_INVALID_DEVICE);
+    *ctx = (CUcontext)(void *)&the_context;
+    DRV_RETURN(CUDA_SUCCESS);
+}
+
+DRV_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+    DRV_CALL(cuDevicePrimaryCtxRelease_v2, "cuDevicePrimaryCtxRelease_v2", NULL);
+    DRV_RETURN(dev == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE);
+}
+
+DRV_EXPORT CUresult cuCtxCreate_v2(CUcontext *ctx, unsigned flags, CUdevice dev)
+{
+    DRV_CALL(cuCtxCreate_v2, "cuCtxCreate_v2", NULL);
+    (void)flags;
+    if (ctx == NULL)
+        DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+    if (dev != 0)
+        DRV_RETURN(CUDA_ERROR_INVALID_DEVICE);
+    *ctx = (CUcontext)(void *)&the_context;
+    DRV_RETURN(CUDA_SUCCESS);
+}
+
+DRV_EXPORT CUresult cuCtxCreate_v4(CUcontext *ctx, CUctxCreateParams *params, unsigned flags, CUdevice dev)
+{
+    (void)params;
+    return cuCtxCreate_v2(ctx, flags, dev);
+}
+
+DRV_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
+{
+    DRV_CALL(cuCtxDestroy_v2, "cuCtxDestroy_v2", NULL);
+    (void)ctx;
+    cusim_device_sync();
+    DRV_RETURN(CUDA_SUCCESS);
+}
+
+DRV_EXPORT CUresult cuCtxSetCurrent(CUcontext ctx)
+{
+    DRV_CALL(cuCtxSetCurrent, "cuCtxSetCurrent", NULL);
+    (void)ctx;
+    DRV_RETURN(CUDA_SUCCESS);
+}
+
+DRV_EXPORT CUresult cuCtxPushCurrent_v2(CUcontext ctx)
+{
+    DRV_CALL(cuCtxPushCurrent_v2, "cuCtxPushCurrent_v2", NULL);
+    (void)ctx;
+    DRV_RETURN(CUDA_SUCCESS);
+}
+
+DRV_EXPORT CUresult cuCtxPopCurrent_v2(CUcontext *ctx)
+{
+    DRV_CALL(cuCtxPopCurrent_v2, "cuCtxPopCurrent_v2", NULL);
+    if (ctx != NULL)
+        *ctx = (CUcontext)(void *)&the_context;
+    DRV_RETURN(CUDA_SUCCESS);
+}
+
+/* Copies and memsets on the legacy default stream, blocking as the driver's
+ * synchronous forms are; the bytes move. */
+static CUresult drv_copy(void *dst, const void *src, size_t bytes, int kind, uint32_t corr)
+{
+    if ((dst == NULL || src == NULL) && bytes)
+        return CUDA_ERROR_INVALID_VALUE;
+    cusim_memcpy(cusim_stream_get(NULL, 0), dst, src, bytes, kind, 1, corr);
+    return CUDA_SUCCESS;
+}
+
+DRV_EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t bytes)
+{
+    DRV_CALL(cuMemcpyHtoD_v2, "cuMemcpyHtoD_v2", NULL);
+    DRV_RETURN(drv_copy((void *)(uintptr_t)dst, src, bytes, CUSIM_COPY_HTOD, drv_call_.correlation_id));
+}
+
+DRV_EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes)
+{
+    DRV_CALL(cuMemcpyDtoH_v2, "cuMemcpyDtoH_v2", NULL);
+    DRV_RETURN(drv_copy(dst, (const void *)(uintptr_t)src, bytes, CUSIM_COPY_DTOH, drv_call_.correlation_id));
+}
+
+DRV_EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t bytes)
+{
+    DRV_CALL(cuMemcpyDtoD_v2, "cuMemcpyDtoD_v2", NULL);
+    DRV_RETURN(drv_copy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes, CUSIM_COPY_DTOD,
+                        drv_call_.correlation_id));
+}
+
+DRV_EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t n)
+{
+    DRV_CALL(cuMemsetD8_v2, "cuMemsetD8_v2", NULL);
+    if (dst == 0 && n)
+        DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+    cusim_memset(cusim_stream_get(NULL, 0), (void *)(uintptr_t)dst, value, n, 1, drv_call_.correlation_id);
+    DRV_RETURN(CUDA_SUCCESS);
+}
+
+DRV_EXPORT CUresult cuStreamCreate(CUstream *stream, unsigned flags)
+{
+    DRV_CALL(cuStreamCreate, "cuStreamCreate", NULL);
+    if (stream == NULL)
+        DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+    cusim_stream *st = cusim_stream_create(flags, 0);
+    if (st == NULL)
+        DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+    *stream = (CUstream)(void *)st;
+    DRV_RETURN(CUDA_SUCCESS);
+}
+
+DRV_EXPORT CUresult cuStreamDestroy_v2(CUstream stream)
+{
+    DRV_CALL(cuStreamDestroy_v2, "cuStreamDestroy_v2", NULL);
+    cusim_stream *st = cusim_stream_get(stream, 0);
+    if (st == NULL || stream == NULL)
+        DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
+    cusim_stream_destroy(st);
+    DRV_RETURN(CUDA_SUCCESS);
+}
+
+DRV_EXPORT CUresult cuEventCreate(CUevent *event, unsigned flags)
+{
+    DRV_CALL(cuEventCreate, "cuEventCreate", NULL);
+    if (event == NULL)
+        DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+    cusim_event *e = cusim_event_create(flags);
+    if (e == NULL)
+        DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+    *event = (CUevent)(void *)e;
+    DRV_RETURN(CUDA_SUCCESS);
+}
+
+DRV_EXPORT CUresult cuEventRecord(CUevent event, CUstream stream)
+{
+    DRV_CALL(cuEventRecord, "cuEventRecord", NULL);
+    cusim_event *e = cusim_event_get(event);
+    cusim_stream *st = cusim_stream_get(stream, 0);
+    if (e == NULL || st == NULL)
+        DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
+    cusim_event_record(e, st);
+    DRV_RETURN(CUDA_SUCCESS);
+}
+
+DRV_EXPORT CUresult cuEventSynchronize(CUevent event)
+{
+    DRV_CALL(cuEventSynchronize, "cuEventSynchronize", NULL);
+    cusim_event *e = cusim_event_get(event);
+    if (e == NULL)
+        DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
+    cusim_event_sync(e);
+    DRV_RETURN(CUDA_SUCCESS);
+}
+
+DRV_EXPORT CUresult cuEventElapsedTime_v2(float *ms, CUevent start, CUevent end)
+{
+    DRV_CALL(cuEventElapsedTime_v2, "cuEventElapsedTime_v2", NULL);
+    cusim_event *a = cusim_event_get(start), *b = cusim_event_get(end);
+    if (ms == NULL || a == NULL || b == NULL)
+        DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
+    *ms = cusim_event_elapsed_ms(a, b);
+    DRV_RETURN(CUDA_SUCCESS);
+}
+
+DRV_EXPORT CUresult cuEventDestroy_v2(CUevent event)
+{
+    DRV_CALL(cuEventDestroy_v2, "cuEventDestroy_v2", NULL);
+    cusim_event *e = cusim_event_get(event);
+    if (e == NULL)
+        DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
+    cusim_event_destroy(e);
+    DRV_RETURN(CUDA_SUCCESS);
+}
+
 DRV_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, cuuint64_t flags,
                                         CUdriverProcAddressQueryResult *status);
 DRV_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, cuuint64_t flags);
