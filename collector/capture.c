@@ -82,6 +82,7 @@ static void open_locked(void)
     cap.win[cap.opened][1] = 0;
     cap.opened++;
     cap.open = 1;
+    cuprof_memheld_window_opened((uint32_t)cap.opened, cap.win[cap.opened - 1][0]);
     int expected = CUPROF_REC_GATED;
     atomic_compare_exchange_strong(&cuprof_g.recording, &expected, CUPROF_REC_ON);
     cuprof_debug(CUPROF_DBG_COLLECTOR, "capture window %llu opened", (unsigned long long)cap.opened);

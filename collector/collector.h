@@ -72,6 +72,11 @@ int cuprof_instant(uint16_t api, uint8_t cls, uint32_t name, uint32_t domain, ui
  * CUPROF_CAPTURE_RANGE=cudaProfilerApi, nothing otherwise. Keeps errno. */
 void cuprof_capture_profiler_api(int start);
 
+/* A device allocation (is_free 0) or free that succeeded, whether recorded
+ * or not: with a capture window configured, what is held when a window opens
+ * is the window's starting memory (collector/memheld.c). */
+void cuprof_memheld_note(int is_free, uint64_t ptr, uint64_t bytes, uint16_t api);
+
 /* Starts the collector (reads CUPROF_* once, installs the exit path).
  * Idempotent and safe from any thread or constructor; every hook calls it
  * through cuprof_begin, the library's constructor calls it too. */

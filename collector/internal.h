@@ -245,6 +245,13 @@ uint64_t cuprof_capture_closed(void);
  * window whose duration or calls are done. */
 int cuprof_capture_trigger(const char *req, char *answer, size_t n);
 void cuprof_capture_tick(void);
+/* memheld.c: device memory held when a window opens (with a capture window
+ * configured only). note: a successful device allocation or free, recorded
+ * or not; window_opened: a snapshot (capture.c, its lock held); flush: the
+ * snapshots to the run file (the flusher, the end). */
+void cuprof_memheld_window_opened(uint32_t window, uint64_t t);
+void cuprof_memheld_flush(void);
+void cuprof_memheld_atfork_child(void);
 /* The windows so far for the run (strings and list stay owned by capture.c;
  * a window open now closes at t_end). */
 void cuprof_capture_snapshot(cuprof_capture *out, uint64_t t_end);

@@ -84,6 +84,7 @@ static void fork_child(void)
     cuprof_stacks_fork_done(1);
     cuprof_strings_fork_done(1);
     cuprof_kernels_fork_done(1);
+    cuprof_memheld_atfork_child();
     pthread_mutex_init(&cuprof_g.lock, NULL);
     cuprof_buffers_reset_after_fork();
     cuprof_g.pid = getpid();

@@ -418,6 +418,7 @@ static void *flusher_main(void *arg)
                 cuprof_snapshot_flush();
                 cuprof_runfile_new_names();
             }
+            cuprof_memheld_flush();
         }
         atomic_fetch_sub(&rf.inflight, 1);
     }

@@ -24,7 +24,7 @@
 /* Major: a reader refuses a file with a newer one. Minor: new block types
  * and tags a reader of an older minor skips. */
 #define CUPROF_RF_MAJOR 1u
-#define CUPROF_RF_MINOR 1u   /* 1: CUPROF_RF_CLOCK */
+#define CUPROF_RF_MINOR 1u   /* 1: CUPROF_RF_CLOCK, CUPROF_RF_MEM_HELD */
 
 typedef struct cuprof_rf_header {
     char magic[16];          /* CUPROF_RF_MAGIC */
@@ -90,7 +90,25 @@ enum cuprof_rf_type {
      * wrote calls: a run killed before its end converts its stamps with the
      * latest one instead of extrapolating from its start. */
     CUPROF_RF_CLOCK = 17,
+    /* Since 1.1: device memory held when a capture window opened
+     * (cuprof_rf_mem_held, then n cuprof_rf_held): the window's memory starts
+     * from it (collector/memheld.c). */
+    CUPROF_RF_MEM_HELD = 18,
 };
+
+typedef struct cuprof_rf_mem_held {
+    uint64_t t;              /* the window's opening (the windows' clock, META) */
+    uint32_t window;         /* 1-based */
+    uint32_t n;              /* entries that follow */
+} cuprof_rf_mem_held;
+_Static_assert(sizeof(cuprof_rf_mem_held) == 16, "rf_mem_held layout");
+
+typedef struct cuprof_rf_held {
+    uint64_t ptr, bytes;
+    uint16_t api;            /* the allocating call's API id */
+    uint16_t zero[3];
+} cuprof_rf_held;
+_Static_assert(sizeof(cuprof_rf_held) == 24, "rf_held layout");
 
 typedef struct cuprof_rf_clock {
     uint64_t stamp, ns;      /* the same moment on both clocks (collector/clock.h) */

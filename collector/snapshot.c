@@ -393,6 +393,7 @@ void cuprof_snapshot_write_start(void)
 int cuprof_snapshot_write(const cuprof_snapshot_info *in)
 {
     uint64_t t_end = cuprof_clock_now();
+    cuprof_memheld_flush();   /* a window opened since the flusher's last round */
     uint64_t calls = 0, dropped = 0;
     /* Each block is tried even when one before it failed (a full disk
      * may still take the small ones): the reader makes the most of what

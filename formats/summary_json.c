@@ -312,6 +312,8 @@ static void put_memory(cuprof_out *o, const cuprof_memory *m)
     num(o, "peak_at_ns", m ? m->peak_t : 0);
     num(o, "peak_allocations", m ? m->peak_allocations : 0);
     num(o, "end_bytes", m ? m->end_bytes : 0);
+    num(o, "held_at_open_bytes", m ? m->held_at_open_bytes : 0);
+    num(o, "held_at_open_allocations", m ? m->held_at_open_allocations : 0);
     put_owner_list(o, "owners", m ? m->top : NULL, m ? m->ntop : 0);
     num(o, "failures", m ? m->oom_total : 0);
     key(o, "oom", 0);

@@ -502,10 +502,15 @@ static void put_memory(cuprof_writer *w)
 {
     cuprof_out *o = w->out;
     const cuprof_memory *m = w->model->memory;
-    if (!m || (m->allocations == 0 && m->noom == 0))
+    if (!m || (m->allocations == 0 && m->noom == 0 && m->held_at_open_allocations == 0))
         return;
     char b[32], c[32], t[32];
     cuprof_out_puts(o, "\nDevice memory (cudaMalloc and its kin, held from each allocation to its free)\n");
+    if (m->held_at_open_allocations)
+        cuprof_out_printf(o, "  at the window: %s held when it opened, in %llu allocation%s made before it\n",
+                          cuprof_fmt_bytes(b, sizeof b, m->held_at_open_bytes),
+                          (unsigned long long)m->held_at_open_allocations,
+                          m->held_at_open_allocations == 1 ? "" : "s");
     cuprof_out_printf(o, "  peak:          %s at %s (%llu allocation%s live)\n",
                       cuprof_fmt_bytes(b, sizeof b, m->peak_bytes),
                       cuprof_fmt_time(t, sizeof t, m->peak_t > w->run->t_start ? m->peak_t - w->run->t_start : 0),

@@ -15,6 +15,7 @@ typedef struct mem_ev {
     uint32_t stack;
     uint8_t is_free, failed;   /* failed: an allocation out of memory */
     uint8_t live;              /* allocations: not freed yet (during a replay) */
+    uint8_t baseline;          /* held when the capture window opened (made before it) */
 } mem_ev;
 
 static int cmp_ev(const void *a, const void *b)
@@ -52,8 +53,27 @@ static int gather(const cuprof_run *run, mem_ev **out, size_t *n)
                 *out = g;
             }
             (*out)[(*n)++] = (mem_ev){ev->t1, ev->a.mem.ptr, ev->a.mem.bytes, api, ev->stack,
-                                      ev->cls == CUPROF_EV_FREE, (uint8_t)failed, 0};
+                                      ev->cls == CUPROF_EV_FREE, (uint8_t)failed, 0, 0};
         }
+    }
+    /* a capture window's run: what was held when its (first) window opened,
+     * allocated before it (issue 33: the section started from nothing) */
+    const cuprof_mem_held *h = NULL;
+    for (size_t i = 0; run->capture.trigger && run->capture.nwindows && i < run->nmem_held; i++)
+        if (run->mem_held[i].t == run->capture.windows[0][0])
+            h = &run->mem_held[i];
+    for (size_t i = 0; h && i < h->n; i++) {
+        const char *api = cuprof_run_api_name(run, h->allocs[i].api);
+        if (!is_device_api(api))
+            continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 256;
+            mem_ev *g = realloc(*out, cap * sizeof *g);
+            if (!g)
+                return -1;
+            *out = g;
+        }
+        (*out)[(*n)++] = (mem_ev){h->t, h->allocs[i].ptr, h->allocs[i].bytes, api, 0, 0, 0, 0, 1};
     }
     size_t sorted = 1;   /* one thread's calls come in order: often no sort */
     while (sorted < *n && (*out)[sorted - 1].t <= (*out)[sorted].t)
@@ -236,8 +256,13 @@ cuprof_memory *cuprof_memory_build(const cuprof_run *run, const cuprof_stacks *s
         if (!ev[i].is_free) {
             ev[i].live = 1;
             held += ev[i].bytes;
-            m->allocations++;
-            m->allocated_bytes += ev[i].bytes;
+            if (ev[i].baseline) {
+                m->held_at_open_bytes += ev[i].bytes;
+                m->held_at_open_allocations++;
+            } else {
+                m->allocations++;
+                m->allocated_bytes += ev[i].bytes;
+            }
             m->steps[m->nsteps++] = (cuprof_mem_step){ev[i].t, (int64_t)ev[i].bytes};
             lm_put(&lm, ev[i].ptr, i);
             if (held > m->peak_bytes) {

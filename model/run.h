@@ -63,6 +63,20 @@ typedef struct cuprof_capture {
                                         (not counted further: that costs the hooks) */
 } cuprof_capture;
 
+/* Device memory held when a window opened (run file MEM_HELD blocks,
+ * collector/memheld.c): the allocations made before it, still live. */
+typedef struct cuprof_held_alloc {
+    uint64_t ptr, bytes;
+    uint16_t api;                    /* the allocating call's API id */
+} cuprof_held_alloc;
+
+typedef struct cuprof_mem_held {
+    uint64_t t;                      /* the window's opening, on the windows' clock */
+    uint32_t window;                 /* 1-based, as recorded */
+    size_t n;
+    const cuprof_held_alloc *allocs;
+} cuprof_mem_held;
+
 /* 1 when t lies in one of cap's windows (always 1 with no window). */
 int cuprof_capture_contains(const cuprof_capture *cap, uint64_t t);
 /* The index of the window holding t, or -1 (none, or no trigger). */
@@ -173,6 +187,8 @@ typedef struct cuprof_run {
                                         abort): calls open at the crash are missing */
 
     cuprof_capture capture;          /* what was recorded: the window(s) */
+    size_t nmem_held;                /* memory held at each window's opening, in order */
+    const cuprof_mem_held *mem_held;
     const char *step_range;          /* name of the steps' range (model/steps.h);
                                         NULL: found by name */
     const char *step_domain;         /* its domain: "" default, "*" any (NULL = "") */

@@ -421,6 +421,16 @@ static inline __attribute__((always_inline)) int hook_end(preload_call c, int re
 
 #define HOOK_BEGIN(name) hook_begin(PRELOAD_FN_##name, PRELOAD_CLS_##name)
 
+/* A device allocation or free that succeeded, told to the collector
+ * (collector/memheld.c) after the real call, errno kept as the real call left it. */
+static inline __attribute__((always_inline)) void preload_memheld(int is_free, uint64_t ptr, uint64_t bytes,
+                                                                   unsigned api)
+{
+    int *ep = &errno, e = *ep;
+    cuprof_memheld_note(is_free, ptr, bytes, (uint16_t)api);
+    *ep = e;
+}
+
 /* A hook that records the call and keeps none of its arguments: the real
  * function's result, or `missing` when it cannot be found. */
 #define PRELOAD_PLAIN_HOOK(ret, name, params, args, missing)   \

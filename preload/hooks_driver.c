@@ -146,6 +146,8 @@ static CUresult w_mem_alloc(CUdeviceptr *dptr, size_t bytes)
     CUresult r = real ? real(dptr, bytes) : PRELOAD_CUDA_MISSING;
     if (c.ev && r == CUDA_SUCCESS && dptr)
         c.ev->a.mem.ptr = (uint64_t)*dptr;
+    if (r == CUDA_SUCCESS && dptr)
+        preload_memheld(0, (uint64_t)*dptr, bytes, PRELOAD_API_cuMemAlloc);
     /* CUDA_ERROR_OUT_OF_MEMORY is 2, as the runtime's cudaErrorMemoryAllocation:
      * the memory model's out-of-memory note reads both */
     return (CUresult)hook_end(c, r);
@@ -158,6 +160,8 @@ static CUresult w_mem_free(CUdeviceptr dptr)
     if (c.ev)
         c.ev->a.mem.ptr = (uint64_t)dptr;
     CUresult r = real ? real(dptr) : PRELOAD_CUDA_MISSING;
+    if (r == CUDA_SUCCESS)
+        preload_memheld(1, (uint64_t)dptr, 0, PRELOAD_API_cuMemFree);
     return (CUresult)hook_end(c, r);
 }
 

@@ -205,11 +205,20 @@ PRELOAD_EXPORT cudaError_t cudaMemset2DAsync_ptsz PRELOAD_SIG_MEMSET2DA
                       stream, 1, 1);
 }
 
-/* Allocations record the size asked for and, on success, the pointer. */
+/* Allocations record the size asked for and, on success, the pointer; a
+ * device allocation is also told to the collector, recorded or not, for
+ * the memory held when a capture window opens (collector/memheld.c). */
 static inline void alloc_done(preload_call c, cudaError_t r, void **out)
 {
     if (c.ev && r == cudaSuccess && out != NULL)
         c.ev->a.mem.ptr = (uint64_t)(uintptr_t)*out;
+}
+
+static inline void device_alloc_done(preload_call c, unsigned fn, cudaError_t r, void **out, size_t bytes)
+{
+    alloc_done(c, r, out);
+    if (r == cudaSuccess && out != NULL)
+        preload_memheld(0, (uint64_t)(uintptr_t)*out, bytes, fn);
 }
 
 PRELOAD_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
@@ -219,7 +228,7 @@ PRELOAD_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
     if (c.ev)
         c.ev->a.mem.bytes = size;
     cudaError_t r = real ? real(devPtr, size) : PRELOAD_CUDART_MISSING;
-    alloc_done(c, r, devPtr);
+    device_alloc_done(c, PRELOAD_FN_cudaMalloc, r, devPtr, size);
     return (cudaError_t)hook_end(c, r);
 }
 
@@ -252,7 +261,7 @@ PRELOAD_EXPORT cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigne
     if (c.ev)
         c.ev->a.mem.bytes = size;
     cudaError_t r = real ? real(devPtr, size, flags) : PRELOAD_CUDART_MISSING;
-    alloc_done(c, r, devPtr);
+    device_alloc_done(c, PRELOAD_FN_cudaMallocManaged, r, devPtr, size);
     return (cudaError_t)hook_end(c, r);
 }
 
@@ -265,6 +274,8 @@ PRELOAD_EXPORT cudaError_t cudaFree(void *devPtr)
     if (c.ev)
         c.ev->a.mem.ptr = (uint64_t)(uintptr_t)devPtr;
     cudaError_t r = real ? real(devPtr) : PRELOAD_CUDART_MISSING;
+    if (r == cudaSuccess)
+        preload_memheld(1, (uint64_t)(uintptr_t)devPtr, 0, PRELOAD_FN_cudaFree);
     return (cudaError_t)hook_end(c, r);
 }
 
@@ -280,7 +291,7 @@ static cudaError_t malloc_async(unsigned fn, void **devPtr, size_t size, cudaStr
         c.ev->a.mem.stream = (uint64_t)(uintptr_t)stream;
     }
     cudaError_t r = real ? real(devPtr, size, stream) : PRELOAD_CUDART_MISSING;
-    alloc_done(c, r, devPtr);
+    device_alloc_done(c, fn, r, devPtr, size);
     return (cudaError_t)hook_end(c, r);
 }
 
@@ -303,7 +314,7 @@ static cudaError_t malloc_pool(unsigned fn, void **ptr, size_t size, cudaMemPool
         c.ev->a.mem.stream = (uint64_t)(uintptr_t)stream;
     }
     cudaError_t r = real ? real(ptr, size, pool, stream) : PRELOAD_CUDART_MISSING;
-    alloc_done(c, r, ptr);
+    device_alloc_done(c, fn, r, ptr, size);
     return (cudaError_t)hook_end(c, r);
 }
 
@@ -326,6 +337,8 @@ static cudaError_t free_async(unsigned fn, void *devPtr, cudaStream_t stream)
         c.ev->a.mem.stream = (uint64_t)(uintptr_t)stream;
     }
     cudaError_t r = real ? real(devPtr, stream) : PRELOAD_CUDART_MISSING;
+    if (r == cudaSuccess)
+        preload_memheld(1, (uint64_t)(uintptr_t)devPtr, 0, fn);
     return (cudaError_t)hook_end(c, r);
 }
 
@@ -349,7 +362,7 @@ PRELOAD_EXPORT cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t 
     cudaError_t r = real ? real(devPtr, pitch, width, height) : PRELOAD_CUDART_MISSING;
     if (c.ev && r == cudaSuccess && pitch != NULL)
         c.ev->a.mem.bytes = *pitch * height;
-    alloc_done(c, r, devPtr);
+    device_alloc_done(c, PRELOAD_FN_cudaMallocPitch, r, devPtr, pitch ? *pitch * height : width * height);
     return (cudaError_t)hook_end(c, r);
 }
 

@@ -80,6 +80,7 @@ typedef struct rrun {
     vec argv;                /* const char * */
     vec apis;                /* cuprof_api_desc */
     vec windows;             /* uint64_t[2] */
+    vec mem_held;            /* cuprof_mem_held, allocs owned (MEM_HELD blocks, 1.1) */
     const char **knames;
     const char **nvtx;
     vec gpu_names;           /* const char *, [id - 1] */
@@ -361,6 +362,26 @@ static void block(rrun *r, const cuprof_rf_block *b, const uint8_t *p, cuprof_rf
         r->meta = p, r->meta_len = len;
         info->have_meta = 1;
         break;
+    case CUPROF_RF_MEM_HELD:
+        if (len >= sizeof(cuprof_rf_mem_held)) {
+            cuprof_rf_mem_held h;
+            memcpy(&h, p, sizeof h);
+            if ((uint64_t)h.n * sizeof(cuprof_rf_held) <= len - sizeof h) {
+                cuprof_held_alloc *a = malloc((h.n ? h.n : 1) * sizeof *a);
+                cuprof_mem_held *m = a ? vec_push(&r->mem_held, sizeof *m, 1) : NULL;
+                if (!m) {
+                    free(a);
+                    break;
+                }
+                for (uint32_t i = 0; i < h.n; i++) {
+                    cuprof_rf_held e;
+                    memcpy(&e, p + sizeof h + (size_t)i * sizeof e, sizeof e);
+                    a[i] = (cuprof_held_alloc){e.ptr, e.bytes, e.api};
+                }
+                *m = (cuprof_mem_held){h.t, h.window, h.n, a};
+            }
+        }
+        break;
     case CUPROF_RF_CLOCK:
         if (len >= sizeof(cuprof_rf_clock)) {
             cuprof_rf_clock c;
@@ -521,6 +542,8 @@ static void read_meta(rrun *r, const uint8_t *p, size_t len, int start_only)
     run->argv = r->argv.p;
     run->capture.nwindows = r->windows.n;
     run->capture.windows = (const uint64_t (*)[2])r->windows.p;
+    run->nmem_held = r->mem_held.n;
+    run->mem_held = r->mem_held.p;
 }
 
 /* The name/dir/keep fields for the caller (from the last META). */
@@ -1177,6 +1200,10 @@ void cuprof_rfread_free(cuprof_run *run)
     free(r->argv.p);
     free(r->apis.p);
     free(r->windows.p);
+    cuprof_mem_held *mh = r->mem_held.p;
+    for (size_t i = 0; i < r->mem_held.n; i++)
+        free((void *)mh[i].allocs);
+    free(r->mem_held.p);
     free(r->knames);
     free(r->nvtx);
     free(r->gpu_names.p);

@@ -250,6 +250,14 @@ START_TEST(profiler_api_capture_keeps_what_is_between_start_and_stop)
     ck_assert_int_eq(num(row_named(p.sum, "api", "cudaProfilerStop"), "calls"), 1);
     ck_assert_ptr_null(row_named(p.sum, "api", "cudaMalloc"));
     ck_assert_int_eq(num(json_object_get(p.sum, "capture"), "windows"), 1);
+    /* the memory held when the window opened: nvtx_prog's one cudaMalloc of
+     * 8 * 256 + 256 bytes, made before it (issue 33: the section said 0) */
+    json_t *mem = json_object_get(p.sum, "memory");
+    ck_assert_int_eq(num(mem, "held_at_open_bytes"), 8 * 256 + 256);
+    ck_assert_int_eq(num(mem, "held_at_open_allocations"), 1);
+    ck_assert_int_eq(num(mem, "peak_bytes"), 8 * 256 + 256);
+    ck_assert_int_eq(num(mem, "allocations"), 0);
+    ck_assert_ptr_nonnull(strstr(p.txt, "  at the window: 2.25 KiB held when it opened, in 1 allocation made before it"));
     /* the overhead is measured as in any run (issue 33: "not measured" when
      * the process's first call came before the window) */
     ck_assert_int_gt(num(json_object_get(p.sum, "overhead"), "per_call_ns"), 0);

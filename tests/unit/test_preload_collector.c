@@ -114,6 +114,12 @@ void cuprof_capture_profiler_api(int start)
     atomic_store(start ? &capture_start_at : &capture_stop_at, (int)atomic_load(&n_events));
 }
 
+void cuprof_memheld_note(int is_free, uint64_t ptr, uint64_t bytes, uint16_t api)
+{
+    (void)is_free, (void)ptr, (void)bytes, (void)api;
+    errno = TEST_PRELOAD_ERRNO;   /* the hook must keep the program's errno */
+}
+
 uint64_t cuprof_event_id(const cuprof_event *ev)
 {
     return (uint64_t)(ev - events) + 1;
