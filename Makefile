@@ -78,7 +78,7 @@ include bench/bench.mk
 # libcuprof.so: the hooks + the collector, nothing else: recording only (the
 # model and the writers are in cuprof-report, tools/). -z defs: a symbol
 # missing from them fails the link, not the user's program at run time.
-$(B)/libcuprof.so: $(PRELOAD_OBJS) $(PRELOAD_LIBC_OBJ) $(COLLECTOR_OBJS) preload/exports.map
+$(B)/libcuprof.so: $(PRELOAD_OBJS) $(PRELOAD_LIBC_OBJ) $(COLLECTOR_OBJS) $(PRELOAD_MAP)
 	$(call P,LD,$@)$(CC) $(PRELOAD_LDFLAGS) -Wl,-z,defs -o $@ $(PRELOAD_OBJS) $(PRELOAD_LIBC_OBJ) \
 	    $(COLLECTOR_OBJS) -ldl -lpthread
 

@@ -29,7 +29,25 @@ enum cuprof_ev_class {
     CUPROF_EV_RANGE_START = 12, /* nvtxRangeStart*: a.nvtx (name, domain, id) */
     CUPROF_EV_RANGE_END = 13,   /* nvtxRangeEnd: a.nvtx (id) */
     CUPROF_EV_MARK = 14,        /* nvtxMark*: a.nvtx (name, domain) */
+    /* What a hook asks for a library call with no arguments kept that may run
+     * CUDA work inside it (every cuBLAS/cuBLASLt entry point but the GEMMs:
+     * preload/gen_blas_hooks.sh): it pushes its event id as CUPTI's external
+     * id, as a GEMM does (cuBLAS's own runtime is linked in: no hook sees its
+     * launches and copies), and is recorded as a CUPROF_EV_BLAS with no shape
+     * (m, n and k 0: cuprof_ev_is_gemm tells them apart; records hold classes
+     * 0..14: collector/compact.h). Never in a recorded event. */
+    CUPROF_EV_LIB = 15,
 };
+
+/* A cuBLAS/cuBLASLt GEMM call with its shape (every CUPROF_EV_BLAS event
+ * today; the writers and the shape tables ask it, not the class alone). */
+#define cuprof_ev_is_gemm(ev) ((ev)->cls == CUPROF_EV_BLAS && ((ev)->a.blas.m | (ev)->a.blas.n | (ev)->a.blas.k) != 0)
+
+/* An NVTX event (push, pop, start, end, mark): an instant, not a call. */
+static inline int cuprof_ev_is_nvtx(unsigned cls)
+{
+    return cls >= CUPROF_EV_RANGE_PUSH && cls <= CUPROF_EV_MARK;
+}
 
 /* Copy directions, as the tables name them. */
 enum cuprof_dir {

@@ -214,6 +214,8 @@ static void event_args(cuprof_writer *w, const cuprof_event *ev)
         cuprof_out_i64(o, ev->a.occ.answer);
         break;
     case CUPROF_EV_BLAS:
+        if (!cuprof_ev_is_gemm(ev))
+            break;   /* another cuBLAS call: no shape kept */
         arg_u64(o, &first, "m", ev->a.blas.m);
         arg_u64(o, &first, "n", ev->a.blas.n);
         arg_u64(o, &first, "k", ev->a.blas.k);
@@ -540,7 +542,7 @@ static int chrome_cpu_events(chrome_writer *cw, uint8_t *classes, size_t nclasse
             const cuprof_event *chunk = th->chunks[i / th->per_chunk];
             uint64_t m = th->n - i < th->per_chunk ? th->n - i : th->per_chunk;
             for (uint64_t j = 0; j < m; j++) {
-                if (chunk[j].cls >= CUPROF_EV_RANGE_PUSH) {   /* NVTX: put_ranges */
+                if (cuprof_ev_is_nvtx(chunk[j].cls)) {   /* NVTX: put_ranges */
                     if (chunk[j].cls == CUPROF_EV_MARK)
                         nvtx_mark(cw, th, &chunk[j]);
                     continue;

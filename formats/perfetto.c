@@ -849,6 +849,8 @@ static void call_args(pf_writer *w, const cuprof_event *ev)
         ann_int(w, "answer", ev->a.occ.answer);
         break;
     case CUPROF_EV_BLAS:
+        if (!cuprof_ev_is_gemm(ev))
+            break;   /* another cuBLAS call: no shape kept */
         ann_uint(w, "m", ev->a.blas.m);
         ann_uint(w, "n", ev->a.blas.n);
         ann_uint(w, "k", ev->a.blas.k);
@@ -1054,7 +1056,7 @@ static int thread_track(pf_writer *w, const pf_flows *fl, long t, uint32_t tid, 
         if (ev && (ix == nx || ev->t0 < x[ix].t0 ||
                    (ev->t0 == x[ix].t0 && ev->t1 >= x[ix].t1))) {
             i++;
-            if (ev->cls >= CUPROF_EV_RANGE_PUSH && ev->cls != CUPROF_EV_MARK)
+            if (cuprof_ev_is_nvtx(ev->cls) && ev->cls != CUPROF_EV_MARK)
                 continue;   /* NVTX range ends: the ranges are extras */
             stack_close(w, &st, ev->t0);
             if (ev->cls == CUPROF_EV_MARK) {

@@ -20,7 +20,7 @@
  * pop between a GEMM and its bias kernel hid the pair from the rules). */
 static int is_nvtx(uint8_t cls)
 {
-    return cls >= CUPROF_EV_RANGE_PUSH && cls <= CUPROF_EV_MARK;
+    return cuprof_ev_is_nvtx(cls);
 }
 
 /* Next event after i on th at depth <= depth, skipping plain calls

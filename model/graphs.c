@@ -112,7 +112,7 @@ static char *label_of(const cuprof_run *run, const cuprof_names *names, uint64_t
         return NULL;
     const char *api = cuprof_run_api_name(run, ev->api);
     char buf[1024];
-    if (ev->cls == CUPROF_EV_BLAS) {
+    if (cuprof_ev_is_gemm(ev)) {
         int n = snprintf(buf, sizeof buf, "%s %ux%ux%u %s", api, ev->a.blas.m, ev->a.blas.n, ev->a.blas.k,
                          cuprof_dtype_name(ev->a.blas.atype));
         if (ev->a.blas.batch > 1 && n > 0 && (size_t)n < sizeof buf)

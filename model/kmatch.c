@@ -13,7 +13,13 @@ typedef struct kcall {
     uint64_t bytes;     /* K_COPY, K_MEMSET: bytes; K_KERNEL: the name, interned */
     uint8_t kind;
     uint8_t dir;        /* K_COPY: enum cuprof_gpu_copy_kind */
+    uint8_t holds;      /* K_HOLDER: HOLD_WORK (kernels, memsets), HOLD_COPY, or both */
 } kcall;
+
+/* What a holder may hold: a GEMM kernels and memsets; cuBLAS's other calls
+ * copies too (their results, cublasGetVector's); its helpers that only move
+ * data (cublasSetMatrix & co) copies only. */
+enum { HOLD_WORK = 1, HOLD_COPY = 2 };
 
 typedef struct krec {
     uint64_t start;
@@ -124,6 +130,7 @@ static int call_of(const cuprof_run *run, const cuprof_run_thread *th, uint64_t 
             k->bytes = (uint64_t)(uintptr_t)cuprof_names_kernel(nm, ev->a.launch.kernel);
         } else {
             k->kind = K_HOLDER;
+            k->holds = HOLD_WORK;
         }
         return 1;
     case CUPROF_EV_COPY:
@@ -137,6 +144,15 @@ static int call_of(const cuprof_run *run, const cuprof_run_thread *th, uint64_t 
         return 1;
     case CUPROF_EV_BLAS:
         k->kind = K_HOLDER;
+        if (cuprof_ev_is_gemm(ev)) {
+            k->holds = HOLD_WORK;
+        } else {
+            const char *n = cuprof_run_api_name(run, ev->api);
+            k->holds = strstr(n, "SetMatrix") || strstr(n, "GetMatrix") || strstr(n, "SetVector") ||
+                               strstr(n, "GetVector")
+                           ? HOLD_COPY
+                           : HOLD_WORK | HOLD_COPY;
+        }
         return 1;
     default:
         return 0;
@@ -279,15 +295,39 @@ static void match(const cuprof_gpu_run *g, uint64_t tol, const cuprof_names *nm,
             *recs[i].out = calls[recs[i].call].id;
     /* step 2, in CUPTI's order of the calls */
     qsort(recs, nr, sizeof *recs, cmp_corr);
-    for (size_t i = 0; i < nr; i++)   /* copies: a library's helpers (cublasGetMatrix) */
-        if (recs[i].call < 0 && !recs[i].own && recs[i].kind != K_COPY)
-            left[nl++] = &recs[i];
-    for (size_t i = 0; i < nc; i++)
-        if (calls[i].kind == K_HOLDER)
-            hold[nh++] = &calls[i];
-    qsort(hold, nh, sizeof *hold, cmp_hold);
-    if (nl && nh)
-        share_out(calls, recs, nr, left, nl, hold, nh, tol);
+    /* kernels and memsets to the holders of work; then the copies to the
+     * holders of copies (cuBLAS's calls but the GEMMs, hooked since issue
+     * 33): first the one a copy began inside (cuBLAS's copies are
+     * synchronous), the rest by order */
+    for (int pass = 0; pass < 2; pass++) {
+        nl = nh = 0;
+        for (size_t i = 0; i < nc; i++)
+            if (calls[i].kind == K_HOLDER && (calls[i].holds & (pass ? HOLD_COPY : HOLD_WORK)))
+                hold[nh++] = &calls[i];
+        qsort(hold, nh, sizeof *hold, cmp_hold);
+        for (size_t i = 0; i < nr; i++) {
+            krec *x = &recs[i];
+            if (x->call >= 0 || x->own || (x->kind == K_COPY) != pass)
+                continue;
+            if (pass && nh) {
+                size_t lo = 0, hi = nh;   /* the last holder that began by its start */
+                while (lo < hi) {
+                    size_t mid = lo + (hi - lo) / 2;
+                    if (hold[mid]->t0 <= x->start + tol)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                if (lo > 0 && hold[lo - 1]->t1 + tol >= x->start) {
+                    *x->out = hold[lo - 1]->id;
+                    continue;
+                }
+            }
+            left[nl++] = x;
+        }
+        if (nl && nh)
+            share_out(calls, recs, nr, left, nl, hold, nh, tol);
+    }
 }
 
 int cuprof_kmatch(const cuprof_run *run, const cuprof_gpu_run *g, uint64_t tol,

@@ -556,7 +556,7 @@ static int build_blas(const cuprof_run *run, cuprof_summary *s)
     size_t nb = 0;
     for (size_t t = 0; t < run->nthreads; t++)
         for (uint64_t i = 0; i < run->threads[t].n; i++)
-            nb += cuprof_run_event(&run->threads[t], i)->cls == CUPROF_EV_BLAS;
+            nb += cuprof_ev_is_gemm(cuprof_run_event(&run->threads[t], i));
     if (nb == 0)
         return 0;
     blas_key *keys = calloc(nb, sizeof *keys);
@@ -570,7 +570,7 @@ static int build_blas(const cuprof_run *run, cuprof_summary *s)
     for (size_t t = 0; t < run->nthreads; t++)
         for (uint64_t i = 0; i < run->threads[t].n; i++) {
             const cuprof_event *ev = cuprof_run_event(&run->threads[t], i);
-            if (ev->cls != CUPROF_EV_BLAS)
+            if (!cuprof_ev_is_gemm(ev))
                 continue;
             blas_key *k = &keys[j++];
             k->api = ev->api;

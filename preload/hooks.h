@@ -29,6 +29,7 @@
 #include <cublasLt.h>
 
 #include "collector/collector.h"
+#include "blas_gen.h"   /* build/preload/: preload/gen_blas_hooks.sh */
 
 /* Which library a real function lives in (see preload_libs in resolve.c). */
 enum preload_lib {
@@ -233,7 +234,10 @@ typedef uintptr_t preload_mpi_handle;
        const struct cudaMemsetParams *pMemsetParams)) \
     X(cudaGraphAddNode, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, \
       (cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, \
-       const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams))
+       const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)) \
+    /* every other cuBLAS/cuBLASLt entry point (hooks_blas_gen.c): a row each, \
+     * its copies and kernels charged to it */ \
+    PRELOAD_BLAS_GEN_HOOKS(X)
 
 /*
  * Real functions the hooks call themselves (never interposed, never

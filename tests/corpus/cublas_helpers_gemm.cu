@@ -2,6 +2,7 @@
 // cublasSetVector, one cublasSgemm, the result comes back with
 // cublasGetVector and is checked against a CPU reference.
 //@ api cublasSgemm_v2 1
+//@ api cublasSetVector 3
 //@ api cudaMalloc 3
 //@ kernel_prefix nvjet_ 1
 //@ gpu_copy HtoD 3

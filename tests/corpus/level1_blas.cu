@@ -8,6 +8,14 @@
 //@ kernel scal_kernel_val<float, float> 1
 //@ kernel gemv2N_kernel<float> 1
 //@ kernel iamax_kernel<float> 1
+//@ api cublasCreate_v2 1
+//@ api cublasSetVector 2
+//@ api cublasSetMatrix 1
+//@ api cublasSaxpy_v2 1
+//@ api cublasSdot_v2 1
+//@ api cublasIsamax_v2 1
+//@ api cublasGetVector 1
+//@ api cublasDestroy_v2 1
 #include "common.h"
 #include <cmath>
 #include <cublas_v2.h>

@@ -237,6 +237,39 @@ START_TEST(corpus_program)
 }
 END_TEST
 
+/* Every cuBLAS call is a row with its work (issue 33): level1_blas's
+ * cublasSetVector/SetMatrix/GetVector own the copies CUPTI saw inside them
+ * (they were CUPTI-only cudaMemcpy2D rows), its level-1 and 2 calls their
+ * kernels (launch census: every kernel inside a hooked call). */
+START_TEST(every_cublas_call_is_a_row_with_its_work)
+{
+    const char *argv[] = {e2e_bpath("tests/corpus/level1_blas"), NULL};
+    e2e_prof p = e2e_profile(1, argv, NULL, 180);
+    ck_assert_msg(p.r.status == 0 && p.sum, "exit %d\n%s", p.r.status, p.r.err);
+    static const char *const owns[] = {"cublasSetVector", "cublasSetMatrix", "cublasGetVector",
+                                       "cublasSaxpy_v2", "cublasSnrm2_v2", "cublasSgemv_v2"};
+    long long copies = 0, owned = 0;
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(p.sum, "api"), i, r) {
+        const char *n = e2e_str(r, "name");
+        if (!strcmp(n, "cudaMemcpy2D"))
+            copies = e2e_int(r, "cuda_self_ns");
+        for (size_t k = 0; k < sizeof owns / sizeof owns[0]; k++)
+            if (!strcmp(n, owns[k])) {
+                ck_assert_msg(e2e_int(r, "cuda_total_ns") > 0, "%s owns no GPU time", n);
+                if (k < 3)
+                    owned += e2e_int(r, "cuda_total_ns");
+            }
+    }
+    ck_assert_int_gt(copies, 0);
+    ck_assert_int_eq(owned, copies);   /* the helpers' copies are theirs */
+    json_t *c = json_object_get(p.sum, "launch_census");
+    ck_assert(json_number_value(json_object_get(c, "coverage")) == 1.0);
+    e2e_prof_free(&p);
+}
+END_TEST
+
 /* The masking itself: timings go, other numbers stay. */
 START_TEST(mask_only_timings)
 {
@@ -262,6 +295,7 @@ int main(void)
     tcase_set_timeout(tc, 400);
     tcase_add_test(tc, mask_only_timings);
     tcase_add_test(tc, corpus_is_there);
+    tcase_add_test(tc, every_cublas_call_is_a_row_with_its_work);
     tcase_add_loop_test(tc, corpus_program, 0, nprogs);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);

@@ -557,7 +557,9 @@ START_TEST(kernels_only_matched_by_kind_and_order)
     make_run();
     memset(evs, 0, sizeof evs);
     evs[0] = (cuprof_event){.t0 = 10000, .t1 = 20000, .api = 4, .cls = CUPROF_EV_BLAS};
+    evs[0].a.blas.m = evs[0].a.blas.n = evs[0].a.blas.k = 64;
     evs[1] = (cuprof_event){.t0 = 21000, .t1 = 30000, .api = 4, .cls = CUPROF_EV_BLAS};
+    evs[1].a.blas.m = evs[1].a.blas.n = evs[1].a.blas.k = 64;   /* a GEMM: holds no copy */
     evs[2] = (cuprof_event){.t0 = 31000, .t1 = 32000, .api = 1, .cls = CUPROF_EV_LAUNCH};
     evs[2].a.launch.kernel = 1;
     evs[3] = (cuprof_event){.t0 = 33000, .t1 = 34000, .api = 2, .cls = CUPROF_EV_MEMSET};

@@ -68,7 +68,7 @@ PT_PROG_LD  := -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB)
 PT_PROGS    := $(PT)/prog_cudart $(PT)/prog_blas $(PT)/prog_nocuda $(PT)/prog_dlopen \
                $(PT)/libuser.so $(PT)/prog_kernels $(PT)/prog_kernels_ptsz
 
-$(PT)/libcuprof_hooks.so: $(PRELOAD_OBJS) preload/exports.map
+$(PT)/libcuprof_hooks.so: $(PRELOAD_OBJS) $(PRELOAD_MAP)
 	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(PRELOAD_LDFLAGS) -o $@ $(PRELOAD_OBJS) -ldl -lpthread
 
 $(PT)/libfakecollector.so: tests/unit/test_preload_collector.c
@@ -95,9 +95,9 @@ $(PT)/prog_kernels: tests/unit/test_preload_kernels.cu
 $(PT)/prog_kernels_ptsz: tests/unit/test_preload_kernels.cu
 	$(call P,NVCC,$@)mkdir -p $(@D) && $(NVCC) -cudart shared --default-stream per-thread -o $@ $< -L$(CUDA_LIB) -Xlinker -rpath=$(CUDA_LIB)
 
-$(B)/tests/test_preload: tests/unit/test_preload.c tests/unit/test_preload_run.c $(HARNESS_OBJ) \
+$(B)/tests/test_preload: tests/unit/test_preload.c tests/unit/test_preload_run.c $(HARNESS_OBJ) $(B)/preload/blas_gen.h \
                          $(PT)/libcuprof_hooks.so $(PT)/libfakecollector.so $(PT_PROGS)
-	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -Itests/e2e -o $@ \
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -I$(B)/preload -Itests/e2e -o $@ \
 	    tests/unit/test_preload.c tests/unit/test_preload_run.c \
 	    $(HARNESS_OBJ) $(LDFLAGS) $(CHECK_LIBS) $(JSON_LIBS)
 
