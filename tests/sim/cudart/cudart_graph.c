@@ -10,6 +10,8 @@
  */
 #include "cudart_internal.h"
 
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 
@@ -159,6 +161,145 @@ CUDART_EXPORT cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cu
     size_t width = p->width * p->elementSize, height = p->height ? p->height : 1;
     API_RETURN(node_out(pGraphNode, cusim_graph_add_memset(g, p->dst, height > 1 ? p->pitch : width,
                                                            (int)(p->value & 0xff), width, height)));
+}
+
+/* ---- node kinds beyond the first ones (issue 31: programs stopped at
+ * them): 3-D copies between pitched pointers, memory allocation and free
+ * nodes, the generic cudaGraphAddNode, conditional nodes ----------------------- */
+
+/* A cudaMemcpy3DParms between pitched pointers as the sim's 2-D copy
+ * (rows of extent.width bytes: height x depth of them); arrays are not
+ * modelled. */
+static cudaError_t memcpy3d_node(cusim_graph *g, const struct cudaMemcpy3DParms *p, cusim_graph_node **out)
+{
+    if (p == NULL || p->srcArray || p->dstArray || !p->srcPtr.ptr || !p->dstPtr.ptr)
+        return p && (p->srcArray || p->dstArray) ? cudaErrorNotSupported : cudaErrorInvalidValue;
+    size_t rows = (p->extent.height ? p->extent.height : 1) * (p->extent.depth ? p->extent.depth : 1);
+    size_t sp = p->srcPtr.pitch ? p->srcPtr.pitch : p->extent.width;
+    size_t dp = p->dstPtr.pitch ? p->dstPtr.pitch : p->extent.width;
+    const char *src = (const char *)p->srcPtr.ptr + p->srcPos.x +
+                      (p->srcPos.y + p->srcPos.z * p->srcPtr.ysize) * sp;
+    char *dst = (char *)p->dstPtr.ptr + p->dstPos.x + (p->dstPos.y + p->dstPos.z * p->dstPtr.ysize) * dp;
+    *out = cusim_graph_add_memcpy(g, dst, dp, src, sp, p->extent.width, rows, (int)p->kind);
+    return *out ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+
+CUDART_EXPORT cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                 const cudaGraphNode_t *pDependencies, size_t numDependencies,
+                                                 const struct cudaMemcpy3DParms *pCopyParams)
+{
+    API_ENTER(cudaGraphAddMemcpyNode, v10000,
+              (&(cudaGraphAddMemcpyNode_v10000_params){pGraphNode, graph, pDependencies, numDependencies,
+                                                       pCopyParams}));
+    cusim_graph *g = cusim_graph_get(graph);
+    cusim_graph_node *n = NULL;
+    if (g == NULL || pGraphNode == NULL)
+        API_RETURN(cudaErrorInvalidValue);
+    cudaError_t e = memcpy3d_node(g, pCopyParams, &n);
+    API_RETURN(e == cudaSuccess ? node_out(pGraphNode, n) : e);
+}
+
+/* A memory allocation node: the memory is the program's from the node's
+ * creation (the real driver reserves the address then and maps it at each
+ * launch); the node itself does no device work. */
+CUDART_EXPORT cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                   const cudaGraphNode_t *pDependencies, size_t numDependencies,
+                                                   struct cudaMemAllocNodeParams *nodeParams)
+{
+    API_ENTER(cudaGraphAddMemAllocNode, v11040,
+              (&(cudaGraphAddMemAllocNode_v11040_params){pGraphNode, graph, pDependencies, numDependencies,
+                                                         nodeParams}));
+    cusim_graph *g = cusim_graph_get(graph);
+    if (g == NULL || pGraphNode == NULL || nodeParams == NULL || nodeParams->bytesize == 0)
+        API_RETURN(cudaErrorInvalidValue);
+    nodeParams->dptr = cusim_mem_alloc(nodeParams->bytesize, CUSIM_MEM_DEVICE);
+    if (nodeParams->dptr == NULL)
+        API_RETURN(cudaErrorMemoryAllocation);
+    API_RETURN(node_out(pGraphNode, cusim_graph_add_empty(g)));
+}
+
+CUDART_EXPORT cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph,
+                                                           unsigned int defaultLaunchValue, unsigned int flags)
+{
+    API_ENTER(cudaGraphConditionalHandleCreate, v12030,
+              (&(cudaGraphConditionalHandleCreate_v12030_params){pHandle_out, graph, defaultLaunchValue, flags}));
+    static _Atomic unsigned long long next_handle = 1;
+    if (pHandle_out == NULL || cusim_graph_get(graph) == NULL)
+        API_RETURN(cudaErrorInvalidValue);
+    *pHandle_out = (cudaGraphConditionalHandle)atomic_fetch_add(&next_handle, 1);
+    API_RETURN(cudaSuccess);
+}
+
+/* cudaGraphAddNode: the kinds above by their parameters. A conditional
+ * node gets its body graphs (owned here, for the node's life: the
+ * process's); the condition is set by device code, which the sim does not
+ * run, so a body never runs (an If without its else, a While that does not
+ * loop). Host, event and child-graph nodes are not modelled. */
+CUDART_EXPORT cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                           const cudaGraphNode_t *pDependencies,
+                                           const cudaGraphEdgeData *dependencyData, size_t numDependencies,
+                                           struct cudaGraphNodeParams *p)
+{
+    API_ENTER(cudaGraphAddNode, v12030,
+              (&(cudaGraphAddNode_v12030_params){pGraphNode, graph, pDependencies, dependencyData,
+                                                 numDependencies, p}));
+    cusim_graph *g = cusim_graph_get(graph);
+    cusim_graph_node *n = NULL;
+    cusim_kernel_desc k;
+    if (g == NULL || pGraphNode == NULL || p == NULL)
+        API_RETURN(cudaErrorInvalidValue);
+    cudaError_t e = cudaSuccess;
+    switch (p->type) {
+    case cudaGraphNodeTypeKernel: {
+        struct cudaKernelNodeParams kp = {p->kernel.func, p->kernel.gridDim, p->kernel.blockDim,
+                                          p->kernel.sharedMemBytes, p->kernel.kernelParams, p->kernel.extra};
+        if ((e = kernel_of(&kp, &k)) == cudaSuccess)
+            n = cusim_graph_add_kernel(g, &k);
+        break;
+    }
+    case cudaGraphNodeTypeMemset: {
+        const struct cudaMemsetParamsV2 *m = &p->memset;
+        if (m->dst == NULL || (m->elementSize != 1 && m->elementSize != 2 && m->elementSize != 4))
+            API_RETURN(cudaErrorInvalidValue);
+        size_t width = m->width * m->elementSize, height = m->height ? m->height : 1;
+        n = cusim_graph_add_memset(g, m->dst, height > 1 ? m->pitch : width, (int)(m->value & 0xff), width,
+                                   height);
+        break;
+    }
+    case cudaGraphNodeTypeMemcpy:
+        e = memcpy3d_node(g, &p->memcpy.copyParams, &n);
+        break;
+    case cudaGraphNodeTypeEmpty:
+    case cudaGraphNodeTypeMemFree:
+        n = cusim_graph_add_empty(g);
+        break;
+    case cudaGraphNodeTypeMemAlloc:
+        if (p->alloc.bytesize == 0)
+            API_RETURN(cudaErrorInvalidValue);
+        if ((p->alloc.dptr = cusim_mem_alloc(p->alloc.bytesize, CUSIM_MEM_DEVICE)) == NULL)
+            API_RETURN(cudaErrorMemoryAllocation);
+        n = cusim_graph_add_empty(g);
+        break;
+    case cudaGraphNodeTypeConditional: {
+        unsigned size = p->conditional.size;
+        if (size == 0 || size > 8)
+            API_RETURN(cudaErrorInvalidValue);
+        cudaGraph_t *bodies = calloc(size, sizeof *bodies);
+        if (bodies == NULL)
+            API_RETURN(cudaErrorMemoryAllocation);
+        for (unsigned i = 0; i < size; i++)
+            if ((bodies[i] = (cudaGraph_t)cusim_graph_create()) == NULL)
+                API_RETURN(cudaErrorMemoryAllocation);
+        p->conditional.phGraph_out = bodies;
+        n = cusim_graph_add_empty(g);
+        break;
+    }
+    default:
+        API_RETURN(cudaErrorNotSupported);
+    }
+    if (e != cudaSuccess)
+        API_RETURN(e);
+    API_RETURN(node_out(pGraphNode, n));
 }
 
 CUDART_EXPORT cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,

@@ -5,6 +5,9 @@
  */
 #include "cudart_internal.h"
 
+#include <pthread.h>
+#include <string.h>
+
 /* ---- streams -------------------------------------------------------------- */
 
 static cudaError_t stream_create(cudaStream_t *p, unsigned flags, int priority)
@@ -484,4 +487,108 @@ CUDART_EXPORT cudaError_t cudaStreamGetCaptureInfo_ptsz(
                                                               numDependencies_out}));
     API_RETURN(capture_info(stream, 1, captureStatus_out, id_out, graph_out, dependencies_out,
                             edgeData_out, numDependencies_out));
+}
+
+/* ---- stream attributes and managed-memory attachment (issue 31: programs
+ * stopped at them): accepted, with no effect on the sim's timing; an
+ * attribute reads back as the program set it, else zero. ---------------------- */
+
+static struct {
+    cudaStream_t stream;
+    cudaStreamAttrID attr;
+    cudaStreamAttrValue value;
+} stream_attrs[64];
+static pthread_mutex_t attrs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static cudaError_t set_attr(cudaStream_t stream, cudaStreamAttrID attr, const cudaStreamAttrValue *value, int ptds)
+{
+    if (value == NULL)
+        return cudaErrorInvalidValue;
+    if (cudart_stream(stream, ptds) == NULL)
+        return cudaErrorInvalidResourceHandle;
+    pthread_mutex_lock(&attrs_lock);
+    size_t i = 0, free_slot = sizeof stream_attrs / sizeof stream_attrs[0];
+    for (; i < sizeof stream_attrs / sizeof stream_attrs[0]; i++) {
+        if (stream_attrs[i].attr == attr && stream_attrs[i].stream == stream)
+            break;
+        if (stream_attrs[i].attr == 0 && free_slot == sizeof stream_attrs / sizeof stream_attrs[0])
+            free_slot = i;
+    }
+    if (i == sizeof stream_attrs / sizeof stream_attrs[0])
+        i = free_slot;
+    if (i < sizeof stream_attrs / sizeof stream_attrs[0])
+        stream_attrs[i].stream = stream, stream_attrs[i].attr = attr, stream_attrs[i].value = *value;
+    pthread_mutex_unlock(&attrs_lock);
+    return cudaSuccess;
+}
+
+static cudaError_t get_attr(cudaStream_t stream, cudaStreamAttrID attr, cudaStreamAttrValue *value, int ptds)
+{
+    if (value == NULL)
+        return cudaErrorInvalidValue;
+    if (cudart_stream(stream, ptds) == NULL)
+        return cudaErrorInvalidResourceHandle;
+    memset(value, 0, sizeof *value);
+    pthread_mutex_lock(&attrs_lock);
+    for (size_t i = 0; i < sizeof stream_attrs / sizeof stream_attrs[0]; i++)
+        if (stream_attrs[i].attr == attr && stream_attrs[i].stream == stream)
+            *value = stream_attrs[i].value;
+    pthread_mutex_unlock(&attrs_lock);
+    return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaStreamAttrID attr,
+                                                 const cudaStreamAttrValue *value)
+{
+    API_ENTER(cudaStreamSetAttribute, v11000,
+              (&(cudaStreamSetAttribute_v11000_params){hStream, attr, value}));
+    API_RETURN(set_attr(hStream, attr, value, 0));
+}
+
+CUDART_EXPORT cudaError_t cudaStreamSetAttribute_ptsz(cudaStream_t hStream, cudaStreamAttrID attr,
+                                                      const cudaStreamAttrValue *value)
+{
+    API_ENTER(cudaStreamSetAttribute_ptsz, v11000,
+              (&(cudaStreamSetAttribute_ptsz_v11000_params){hStream, attr, value}));
+    API_RETURN(set_attr(hStream, attr, value, 1));
+}
+
+CUDART_EXPORT cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaStreamAttrID attr,
+                                                 cudaStreamAttrValue *value_out)
+{
+    API_ENTER(cudaStreamGetAttribute, v11000,
+              (&(cudaStreamGetAttribute_v11000_params){hStream, attr, value_out}));
+    API_RETURN(get_attr(hStream, attr, value_out, 0));
+}
+
+CUDART_EXPORT cudaError_t cudaStreamGetAttribute_ptsz(cudaStream_t hStream, cudaStreamAttrID attr,
+                                                      cudaStreamAttrValue *value_out)
+{
+    API_ENTER(cudaStreamGetAttribute_ptsz, v11000,
+              (&(cudaStreamGetAttribute_ptsz_v11000_params){hStream, attr, value_out}));
+    API_RETURN(get_attr(hStream, attr, value_out, 1));
+}
+
+/* Managed memory attached to a stream: no effect on the sim's memory. */
+static cudaError_t attach(cudaStream_t stream, void *devPtr, int ptds)
+{
+    if (cudart_stream(stream, ptds) == NULL)
+        return cudaErrorInvalidResourceHandle;
+    return devPtr == NULL ? cudaErrorInvalidValue : cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length,
+                                                   unsigned int flags)
+{
+    API_ENTER(cudaStreamAttachMemAsync, v6000,
+              (&(cudaStreamAttachMemAsync_v6000_params){stream, devPtr, length, flags}));
+    API_RETURN(attach(stream, devPtr, 0));
+}
+
+CUDART_EXPORT cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void *devPtr, size_t length,
+                                                        unsigned int flags)
+{
+    API_ENTER(cudaStreamAttachMemAsync_ptsz, v7000,
+              (&(cudaStreamAttachMemAsync_ptsz_v7000_params){stream, devPtr, length, flags}));
+    API_RETURN(attach(stream, devPtr, 1));
 }
