@@ -78,6 +78,8 @@ CUSIM_EXPORT void cusim_api_begin(cusim_api_call *c, uint32_t cbid, const char *
 CUSIM_EXPORT void cusim_api_end(cusim_api_call *c, int status);
 /* Correlation id of this thread's innermost open call, or 0. */
 CUSIM_EXPORT uint32_t cusim_current_correlation(void);
+/* 1 when the innermost open call is an *Async entry point (cudaMemcpyAsync). */
+CUSIM_EXPORT int cusim_current_call_async(void);
 /* cusim_api_begin for a launch: symbol_name (the kernel's device name, kept by
  * the caller for the whole call) is set before the api_enter hook runs, as
  * CUPTI's callback data carries it at the enter site. */
@@ -310,6 +312,8 @@ typedef struct cusim_copy_activity {
     uint32_t stream_id, correlation_id;
     uint32_t graph_id;       /* as in cusim_kernel_activity */
     uint64_t graph_node_id;
+    int is_async;            /* made by an *Async call or a graph replay (CUPTI's
+                                MEMCPY_ASYNC / MEMSET_ASYNC flag, as on an H200) */
 } cusim_copy_activity;
 
 typedef struct cusim_sync_activity {

@@ -9,6 +9,8 @@
  */
 #include "cusim_internal.h"
 
+#include <string.h>
+
 #define CORR_BLOCK 256u
 
 /* Next id block to hand out, minus one (ids start at 1). */
@@ -39,8 +41,10 @@ static void begin(cusim_api_call *c, uint32_t cbid, const char *name, const void
     c->correlation_id = next_correlation();
     c->thread_id = cusim_gettid();
     c->end_gpu_ns = 0;
-    if (t->depth < CUSIM_API_DEPTH)
+    if (t->depth < CUSIM_API_DEPTH) {
         t->corr[t->depth] = c->correlation_id;
+        t->name[t->depth] = name;
+    }
     t->depth++;
     const cusim_tool_ops *tool = cusim_tool_get();
     if (tool == NULL) {
@@ -84,6 +88,15 @@ void cusim_api_end(cusim_api_call *c, int status)
     }
     if (t->depth > 0)
         t->depth--;
+}
+
+int cusim_current_call_async(void)
+{
+    cusim_thread *t = &cusim_self;
+    if (t->depth == 0)
+        return 0;
+    int i = t->depth <= CUSIM_API_DEPTH ? t->depth - 1 : CUSIM_API_DEPTH - 1;
+    return t->name[i] != NULL && strstr(t->name[i], "Async") != NULL;
 }
 
 uint32_t cusim_current_correlation(void)

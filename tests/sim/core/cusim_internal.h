@@ -118,6 +118,7 @@ typedef struct cusim_thread {
     uint32_t tid;                 /* gettid(), 0 until first asked */
     int depth;                    /* open api calls */
     uint32_t corr[CUSIM_API_DEPTH]; /* their correlation ids, innermost last */
+    const char *name[CUSIM_API_DEPTH]; /* and their entry points' names */
     int in_init;                  /* this thread is running cusim_init */
     cusim_stream *ptds;           /* per-thread default stream, lazily made */
 } cusim_thread;

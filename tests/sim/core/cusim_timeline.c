@@ -419,6 +419,9 @@ uint64_t cusim_memcpy2d(cusim_stream *s, void *dst, size_t dpitch, const void *s
      * instant alone, never from the host time the sim spends moving bytes or
      * running deferred work. */
     uint64_t now = cusim_host_ns(), start, end;
+    /* CUPTI's async flag: an *Async call's copy or a graph replay's, whatever
+     * pageable memory makes of it (as on an H200) */
+    int is_async = cusim_replaying.graph_id != 0 || cusim_current_call_async();
     int src_mem = cusim_mem_kind_of(src), dst_mem = cusim_mem_kind_of(dst);
     if (kind < CUSIM_COPY_HTOH || kind > CUSIM_COPY_DTOD) /* cudaMemcpyDefault */
         kind = on_device(src_mem) ? (on_device(dst_mem) ? CUSIM_COPY_DTOD : CUSIM_COPY_DTOH)
@@ -445,6 +448,7 @@ uint64_t cusim_memcpy2d(cusim_stream *s, void *dst, size_t dpitch, const void *s
             .bytes = bytes, .start = start + (uint64_t)d, .end = end + (uint64_t)d,
             .stream_id = s->id, .correlation_id = corr,
             .graph_id = cusim_replaying.graph_id, .graph_node_id = cusim_replaying.node_id,
+            .is_async = is_async,
         };
         tool->copy(&a);
     }
@@ -488,6 +492,7 @@ uint64_t cusim_memset2d(cusim_stream *s, void *dst, size_t pitch, int value, siz
             .start = start + (uint64_t)d, .end = end + (uint64_t)d,
             .stream_id = s->id, .correlation_id = corr,
             .graph_id = cusim_replaying.graph_id, .graph_node_id = cusim_replaying.node_id,
+            .is_async = cusim_replaying.graph_id != 0 || cusim_current_call_async(),
         };
         tool->copy(&a);
     }

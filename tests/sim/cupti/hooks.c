@@ -201,6 +201,7 @@ static void cs_on_memset(const cusim_copy_activity *a)
     r.streamId = a->stream_id;
     r.correlationId = a->correlation_id;
     r.memoryKind = cs_memory_kind(a->dst_mem);
+    r.flags = a->is_async ? CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC : CUPTI_ACTIVITY_FLAG_NONE;
     r.graphId = a->graph_id;
     r.graphNodeId = a->graph_node_id;
     r.channelID = a->stream_id % 32;
@@ -228,9 +229,10 @@ static void cs_on_copy(const cusim_copy_activity *a)
     r.deviceId = CS_DEVICE_ID;
     r.contextId = CS_CONTEXT_ID;
     r.streamId = a->stream_id;
-    /* No driver API in the sim: the runtime call is the one that copied. */
+    /* The call that copied; the real CUPTI leaves runtimeCorrelationId 0 (an
+     * H200: the correlation id is the runtime call's already). */
     r.correlationId = a->correlation_id;
-    r.runtimeCorrelationId = a->correlation_id;
+    r.flags = a->is_async ? CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC : CUPTI_ACTIVITY_FLAG_NONE;
     r.channelID = a->stream_id % 32;
     r.channelType = r.copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOD ? CUPTI_CHANNEL_TYPE_COMPUTE
                                                                    : CUPTI_CHANNEL_TYPE_ASYNC_MEMCPY;
