@@ -17,7 +17,8 @@
  *   extra    1 byte (EXTRA_* bits) when HEAD_EXTRA: depth, stack, a
  *            sequence number other than the previous + 1, t1 zero (a call
  *            whose end never came) or before t0
- *   depth    1 byte; stack: varint; seq delta: zigzag varint
+ *   depth    1 byte; stack: varint; seq delta: zigzag varint; name (a
+ *            string id, EXTRA_NAME: run file 1.2): varint
  *   d0       zigzag varint: t0 - the previous record's time (its t1, or its
  *            t0 when its t1 is 0): negative for a call that encloses the
  *            previous record (records are written as calls end)
@@ -61,6 +62,7 @@
 #define CUPROF_EXTRA_SEQ 0x04u
 #define CUPROF_EXTRA_T1_ZERO 0x08u
 #define CUPROF_EXTRA_T1_BEFORE 0x10u
+#define CUPROF_EXTRA_NAME 0x20u
 
 #define CUPROF_CODEC_STREAMS 8u
 
@@ -178,7 +180,7 @@ cuprof_encode(uint8_t *p, cuprof_codec *c, const cuprof_event *ev, uint64_t seq)
         h |= CUPROF_HEAD_SAME_API;
     else
         p = cuprof_put_uv(p, ev->api);
-    if (__builtin_expect(ev->depth != 0 || ev->stack != 0 || seq != c->seq || ev->t1 < ev->t0,
+    if (__builtin_expect(ev->depth != 0 || (ev->stack | ev->name) != 0 || seq != c->seq || ev->t1 < ev->t0,
                          0)) {
         uint8_t *xp = p++;
         h |= CUPROF_HEAD_EXTRA;
@@ -193,6 +195,10 @@ cuprof_encode(uint8_t *p, cuprof_codec *c, const cuprof_event *ev, uint64_t seq)
         if (seq != c->seq) {
             x |= CUPROF_EXTRA_SEQ;
             p = cuprof_put_uv(p, cuprof_zz((int64_t)(seq - c->seq)));
+        }
+        if (ev->name) {
+            x |= CUPROF_EXTRA_NAME;
+            p = cuprof_put_uv(p, ev->name);
         }
         if (ev->t1 == 0)
             x |= CUPROF_EXTRA_T1_ZERO;
@@ -320,7 +326,7 @@ cuprof_encode_repeat(uint8_t *p, cuprof_codec *c, const cuprof_event *ev, uint64
     const uint64_t h = ev->a.launch.stream;
     const unsigned s = cuprof_codec_slot(h);
     if (ev->cls != CUPROF_EV_LAUNCH || ev->api != c->api || seq != c->seq ||
-        (ev->depth | ev->stack | (uint32_t)ev->result) != 0 || ev->t1 < ev->t0 ||
+        (ev->depth | ev->stack | ev->name | (uint32_t)ev->result) != 0 || ev->t1 < ev->t0 ||
         memcmp((const uint8_t *)ev + CUPROF_LAUNCH_CFG_OFF, c->cfg, sizeof c->cfg) != 0 ||
         c->streams[s] != h)
         return NULL;
@@ -357,6 +363,8 @@ static inline int cuprof_decode(const uint8_t **pp, const uint8_t *end, cuprof_c
             ev->stack = (uint32_t)cuprof_get_uv(&p, end);
         if (x & CUPROF_EXTRA_SEQ)
             c->seq += (uint64_t)cuprof_unzz(cuprof_get_uv(&p, end));
+        if (x & CUPROF_EXTRA_NAME)
+            ev->name = (uint32_t)cuprof_get_uv(&p, end);
     }
     *seq = c->seq;
     ev->t0 = c->t + (uint64_t)cuprof_unzz(cuprof_get_uv(&p, end));

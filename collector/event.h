@@ -117,7 +117,8 @@ typedef struct cuprof_event {
         uint64_t raw[4];
     } a;
     uint32_t stack;  /* host call stack id (collector/stacks.h, --stacks), 0 = none */
-    uint32_t _spare;
+    uint32_t name;   /* a string id the call names, 0 = none: the symbol a
+                        cuGetProcAddress or cudaGetDriverEntryPoint* asked for */
 } cuprof_event;
 
 _Static_assert(sizeof(cuprof_event) == 64, "cuprof_event must stay 64 bytes");

@@ -866,6 +866,8 @@ static void call_args(pf_writer *w, const cuprof_event *ev)
     default:
         break;
     }
+    if (ev->name)
+        ann_str(w, "symbol", cuprof_run_string(run, ev->name));
     if (ev->result != 0)
         ann_int(w, "result", ev->result);
     if (ev->stack)
@@ -904,7 +906,7 @@ static void call_event(pf_writer *w, const cuprof_event *ev)
 {
     const cuprof_run *run = w->base.run;
     pf_call_enc *c = NULL;
-    if (w->calls && ev->cls != CUPROF_EV_ALLOC && ev->cls != CUPROF_EV_FREE) {
+    if (w->calls && ev->name == 0 && ev->cls != CUPROF_EV_ALLOC && ev->cls != CUPROF_EV_FREE) {
         uint64_t h = ev->a.raw[0] * 0x9E3779B97F4A7C15ull ^ ev->a.raw[1] * 0xC2B2AE3D27D4EB4Full ^
                      ev->a.raw[2] * 0x165667B19E3779F9ull ^ ev->a.raw[3] ^
                      ((uint64_t)ev->api << 32 | ev->stack);

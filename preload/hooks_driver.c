@@ -207,11 +207,22 @@ static void *wrap(const char *symbol, int ptds, void *real)
     return wrappers[idx];
 }
 
+/* The symbol an entry-point query asks for, kept with its call (event.name). */
+static inline void name_symbol(preload_call c, const char *symbol)
+{
+    if (c.ev != NULL && symbol != NULL) {
+        int e = *c.errp;
+        c.ev->name = cuprof_string_intern(symbol);
+        *c.errp = e;
+    }
+}
+
 #define ENTRY_POINT(name, ptds_flag)                                                                   \
     PRELOAD_EXPORT cudaError_t name PRELOAD_SIG_DEP                                                     \
     {                                                                                                  \
         preload_##name##_fn real = PRELOAD_REAL(name);                                                 \
         preload_call c = HOOK_BEGIN(name);                                                             \
+        name_symbol(c, symbol);                                                                        \
         cudaError_t r = real ? real(symbol, funcPtr, flags, driverStatus) : PRELOAD_CUDART_MISSING;    \
         if (r == cudaSuccess && funcPtr != NULL)                                                       \
             *funcPtr = wrap(symbol, (ptds_flag) || (flags & cudaEnablePerThreadDefaultStream), *funcPtr); \
@@ -225,6 +236,7 @@ ENTRY_POINT(cudaGetDriverEntryPoint_ptsz, 1)
     {                                                                                                  \
         preload_##name##_fn real = PRELOAD_REAL(name);                                                 \
         preload_call c = HOOK_BEGIN(name);                                                             \
+        name_symbol(c, symbol);                                                                        \
         cudaError_t r = real ? real(symbol, funcPtr, cudaVersion, flags, driverStatus) : PRELOAD_CUDART_MISSING; \
         if (r == cudaSuccess && funcPtr != NULL)                                                       \
             *funcPtr = wrap(symbol, (ptds_flag) || (flags & cudaEnablePerThreadDefaultStream), *funcPtr); \
@@ -237,6 +249,7 @@ PRELOAD_EXPORT CUresult cuGetProcAddress_v2 PRELOAD_SIG_GPA
 {
     preload_cuGetProcAddress_v2_fn real = PRELOAD_REAL(cuGetProcAddress_v2);
     preload_call c = HOOK_BEGIN(cuGetProcAddress_v2);
+    name_symbol(c, symbol);
     CUresult r = real ? real(symbol, pfn, cudaVersion, flags, symbolStatus) : PRELOAD_CUDA_MISSING;
     if (r == CUDA_SUCCESS && pfn != NULL)
         *pfn = wrap(symbol, (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0, *pfn);

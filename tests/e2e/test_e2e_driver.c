@@ -64,7 +64,16 @@ static void check_run(int hooked, int dlsym)
     /* the trace's launch calls: hooked ones name their kernel; CUPTI's are marked */
     size_t i, calls = 0;
     json_t *ev;
+    size_t queries = 0, asked_launch = 0;
     json_array_foreach(json_object_get(p.trace, "traceEvents"), i, ev) {
+        if (!strcmp(e2e_str(ev, "ph"), "X") &&
+            !strcmp(e2e_str(ev, "name"), "cudaGetDriverEntryPointByVersion")) {
+            /* each query names the symbol it asked for (issue 33.8) */
+            json_t *sym = json_object_get(json_object_get(ev, "args"), "symbol");
+            ck_assert_msg(json_is_string(sym), "an entry-point query without its symbol");
+            queries++;
+            asked_launch += !strcmp(json_string_value(sym), "cuLaunchKernelEx");
+        }
         if (strcmp(e2e_str(ev, "ph"), "X") || strcmp(e2e_str(ev, "name"), "cuLaunchKernelEx"))
             continue;
         json_t *args = json_object_get(ev, "args");
@@ -77,6 +86,12 @@ static void check_run(int hooked, int dlsym)
         }
     }
     ck_assert_uint_eq(calls, LAUNCHES);
+    if (!dlsym) {
+        ck_assert_uint_gt(queries, 1);
+        ck_assert_uint_eq(asked_launch, 1);
+    } else {
+        ck_assert_uint_eq(queries, 0);
+    }
 
     /* its cuMemAlloc of 2^16 floats: device memory when the wrappers are on */
     json_t *mem = json_object_get(p.sum, "memory");

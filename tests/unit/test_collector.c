@@ -288,6 +288,7 @@ static void keep_class_fields(cuprof_event *e)
     k.cls = e->cls;
     k.result = e->result;
     k.stack = e->stack;
+    k.name = e->name;
     switch (e->cls) {
     case CUPROF_EV_LAUNCH: k.a.launch = e->a.launch; k.a.launch._pad = 0; break;
     case CUPROF_EV_COPY: case CUPROF_EV_MEMSET:
@@ -336,6 +337,7 @@ START_TEST(compact_round_trip)
         e->api = (uint16_t)(rnd() % 3 == 0 ? rnd() : rnd() % 4);
         e->depth = (uint8_t)(rnd() % 5 == 0 ? rnd() : 0);
         e->stack = (uint32_t)rnd_val(32);
+        e->name = rnd() % 3 == 0 ? (uint32_t)rnd_val(32) : 0;   /* a symbol asked for */
         e->result = rnd() % 3 == 0 ? (int32_t)rnd() : 0;
         t += rnd_val(rnd() % 2 ? 12 : 63);
         e->t0 = rnd() % 50 == 0 ? rnd() : t;
@@ -447,7 +449,7 @@ START_TEST(compact_repeat_is_the_general_encoding)
         ck_assert_int_eq(memcmp(&a, &b, sizeof a), 0);
     }
     /* each difference from the previous launch: declined, codec untouched */
-    for (int k = 0; k < 10; k++) {
+    for (int k = 0; k < 11; k++) {
         cuprof_event f = e;
         f.t0 = e.t1 + 100;
         f.t1 = f.t0 + 100;
@@ -463,6 +465,7 @@ START_TEST(compact_repeat_is_the_general_encoding)
         case 7: f.a.launch.smem = 0; break;
         case 8: f.a.launch.stream = 0x77; break;
         case 9: seq = 9; break;
+        case 10: f.name = 4; break;
         }
         b = a;
         ck_assert_msg(cuprof_encode_repeat(y, &b, &f, seq) == NULL, "case %d taken", k);
