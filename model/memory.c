@@ -30,6 +30,21 @@ static int is_device_api(const char *name)
     return strstr(name, "Host") == NULL;
 }
 
+/* Appends e to *out (n of cap used, grown by doubling); -1 out of memory. */
+static int push(mem_ev **out, size_t *n, size_t *cap, mem_ev e)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 256;
+        mem_ev *g = realloc(*out, c * sizeof *g);
+        if (!g)
+            return -1;
+        *out = g;
+        *cap = c;
+    }
+    (*out)[(*n)++] = e;
+    return 0;
+}
+
 static int gather(const cuprof_run *run, mem_ev **out, size_t *n)
 {
     size_t cap = 0;
@@ -45,15 +60,9 @@ static int gather(const cuprof_run *run, mem_ev **out, size_t *n)
             int failed = ev->cls == CUPROF_EV_ALLOC && ev->result == OOM_ERROR;
             if (!is_device_api(api) || (!failed && (ev->result != 0 || !ev->a.mem.ptr)))
                 continue;
-            if (*n == cap) {
-                cap = cap ? 2 * cap : 256;
-                mem_ev *g = realloc(*out, cap * sizeof *g);
-                if (!g)
-                    return -1;
-                *out = g;
-            }
-            (*out)[(*n)++] = (mem_ev){ev->t1, ev->a.mem.ptr, ev->a.mem.bytes, api, ev->stack,
-                                      ev->cls == CUPROF_EV_FREE, (uint8_t)failed, 0, 0};
+            if (push(out, n, &cap, (mem_ev){ev->t1, ev->a.mem.ptr, ev->a.mem.bytes, api, ev->stack,
+                                             ev->cls == CUPROF_EV_FREE, (uint8_t)failed, 0, 0}) < 0)
+                return -1;
         }
     }
     /* a capture window's run: what was held when its (first) window opened,
@@ -66,14 +75,8 @@ static int gather(const cuprof_run *run, mem_ev **out, size_t *n)
         const char *api = cuprof_run_api_name(run, h->allocs[i].api);
         if (!is_device_api(api))
             continue;
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 256;
-            mem_ev *g = realloc(*out, cap * sizeof *g);
-            if (!g)
-                return -1;
-            *out = g;
-        }
-        (*out)[(*n)++] = (mem_ev){h->t, h->allocs[i].ptr, h->allocs[i].bytes, api, 0, 0, 0, 0, 1};
+        if (push(out, n, &cap, (mem_ev){h->t, h->allocs[i].ptr, h->allocs[i].bytes, api, 0, 0, 0, 0, 1}) < 0)
+            return -1;
     }
     size_t sorted = 1;   /* one thread's calls come in order: often no sort */
     while (sorted < *n && (*out)[sorted - 1].t <= (*out)[sorted].t)
