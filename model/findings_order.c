@@ -60,22 +60,38 @@ typedef struct first_call {
 
 /* Of th's calls of api: how many, and how many in the same phase as the one
  * at index `at`, a phase being the stretch between two synchronizing calls
- * (a program that warms up syncs between the warm-up and the steady state). */
-static void phase_counts(const cuprof_run_thread *th, uint16_t api, uint64_t at, uint64_t *same,
-                         uint64_t *all)
+ * (a program that warms up syncs between the warm-up and the steady state).
+ * Returns 1 when that phase is the thread's steady state: the one with the
+ * most launches and GEMMs (or the thread launches nothing); set-up calls
+ * made only before the loop are not in it. */
+static int phase_counts(const cuprof_run_thread *th, uint16_t api, uint64_t at, uint64_t *same,
+                        uint64_t *all)
 {
-    uint64_t p_at = 0, phase = 0;
+    uint64_t p_at = 0, phase = 0, work = 0, best = 0, best_work = 0;
     for (uint64_t i = 0; i <= at; i++)
         p_at += cuprof_run_event(th, i)->cls == CUPROF_EV_SYNC;
     *same = *all = 0;
     for (uint64_t i = 0; i < th->n; i++) {
         const cuprof_event *e = cuprof_run_event(th, i);
-        phase += e->cls == CUPROF_EV_SYNC;
+        if (e->cls == CUPROF_EV_SYNC) {
+            if (work > best_work) {
+                best = phase;
+                best_work = work;
+            }
+            phase++;
+            work = 0;
+        }
+        work += e->cls == CUPROF_EV_LAUNCH || e->cls == CUPROF_EV_BLAS;
         if (e->api != api)
             continue;
         (*all)++;
         *same += phase == p_at;
     }
+    if (work > best_work) {
+        best = phase;
+        best_work = work;
+    }
+    return best_work == 0 || best == p_at;
 }
 
 void cuprof_findings_rule_cold_start(fctx *c)
@@ -108,8 +124,7 @@ void cuprof_findings_rule_cold_start(fctx *c)
         /* Warmed up: most of the thread's calls come after a sync that
          * follows the cold one, outside the steady state the program measures. */
         uint64_t same, all;
-        phase_counts(fc->th, a->api, fc->index, &same, &all);
-        if (2 * same <= all)
+        if (!phase_counts(fc->th, a->api, fc->index, &same, &all) || 2 * same <= all)
             continue;
         char fd[32], md[32], x[32];
         cuprof_finding *f = cuprof_findings_add(c, "cold-start", "warning",
