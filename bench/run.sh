@@ -181,7 +181,7 @@ for rep in $(seq 1 "$REPEATS"); do
     cfgs=("$@")
     read -r b_ns b_rss _ _ <<<"$(run_calls none "$api" "$th")"
     base[$name]+="$b_ns"$'\n'
-    declare -A this=()
+    declare -A this=() call=()
     for cfg in "${cfgs[@]}"; do
       case "$cfg" in
         uftrace) [ $have_uftrace = 1 ] || continue ;;
@@ -190,6 +190,7 @@ for rep in $(seq 1 "$REPEATS"); do
       esac
       read -r ns rss tb ev bpe <<<"$(run_calls "$cfg" "$api" "$th")"
       abs[$name.$cfg]+="$ns"$'\n'
+      call[$cfg]=$ns
       a=$(awk -v x="$ns" -v y="$b_ns" 'BEGIN{printf "%.2f", x - y}')
       this[$cfg]=$a
       added[$name.$cfg]+="$a"$'\n'
@@ -212,12 +213,20 @@ for rep in $(seq 1 "$REPEATS"); do
         ratio[$name.cuprof_over_$ref]+="$(awk -v c="${this[cuprof]}" -v f="${this[$ref]}" \
             'BEGIN{ if (f < 1) f = 1; printf "%.3f", c / f }')"$'\n'
     done
+    # the guard's ratios (bench/check.sh): ns per call with cuprof over ns per
+    # call with the floor hook, both whole calls of this repeat: a denominator
+    # of tens of ns, not the floor's few added ns that make cuprof / floor swing
+    for ref in floor floor_fresh; do
+      [ -n "${call[$ref]:-}" ] && [ -n "${call[cuprof]:-}" ] &&
+        ratio[$name.cuprof_call_over_$ref]+="$(awk -v c="${call[cuprof]}" -v f="${call[$ref]}" \
+            'BEGIN{ if (f < 1) f = 1; printf "%.3f", c / f }')"$'\n'
+    done
     for peer in uftrace ltrace; do
       [ -n "${this[$peer]:-}" ] && [ -n "${this[cuprof]:-}" ] &&
         ratio[$name.${peer}_over_cuprof]+="$(awk -v c="${this[cuprof]}" -v p="${this[$peer]}" \
             'BEGIN{ if (c < 1) c = 1; printf "%.3f", p / c }')"$'\n'
     done
-    unset this
+    unset this call
   done
   echo "bench: repeat $rep/$REPEATS done ($(( $(date +%s) - t_start )) s)" >&2
 done
@@ -251,6 +260,8 @@ for sc in "${scenarios[@]}"; do
     f=$(minof "${abs[$name.$ref]:-}")
     [ -n "$f" ] && robust[$name.cuprof_over_$ref]=$(awk -v c="$c" -v f="$f" -v b="$b" \
         'BEGIN{ d = f - b; if (d < 1) d = 1; printf "%.3f", (c - b) / d }')
+    [ -n "$f" ] && robust[$name.cuprof_call_over_$ref]=$(awk -v c="$c" -v f="$f" \
+        'BEGIN{ if (f < 1) f = 1; printf "%.3f", c / f }')
   done
 done
 o1=$(awk -v c="$(minof "${abs[occupancy_1t.cuprof]:-}")" -v b="$(minof "${base[occupancy_1t]:-}")" 'BEGIN{printf "%.2f", c - b}')
@@ -357,6 +368,8 @@ label() {
     set -- $sc; name=$1
     rrow "$name" cuprof_over_floor "cuprof / floor"
     rrow "$name" cuprof_over_floor_fresh "cuprof / floor (fresh memory)"
+    rrow "$name" cuprof_call_over_floor "call with cuprof / with floor"
+    rrow "$name" cuprof_call_over_floor_fresh "call: cuprof / floor (fresh)"
     rrow "$name" uftrace_over_cuprof "uftrace / cuprof"
     rrow "$name" ltrace_over_cuprof "ltrace / cuprof"
   done

@@ -15,7 +15,8 @@
 
 /* A results.json as bench/run.sh writes it: per key [median, min, max] of
  * the per-repeat ratios, and the "robust" value (from the fastest repeats). */
-static void write_results(const char *path, double ax, double by, double cz, int md)
+static void write_results_min(const char *path, double ax, double by, double cz, int md, double axmin,
+                              double call)
 {
     FILE *f = fopen(path, "w");
     ck_assert_ptr_nonnull(f);
@@ -25,12 +26,20 @@ static void write_results(const char *path, double ax, double by, double cz, int
             "{\n  \"machine\": \"test\",\n  \"ratios\": {\n"
             "    \"a.x\": [%.3f, %.3f, %.3f],\n"
             "    \"b.y\": [%.3f, %.3f, %.3f],\n"
-            "    \"c.z\": [%.3f, %.3f, %.3f]\n  },\n"
-            "  \"robust\": {\n    \"a.x\": %.3f,\n    \"b.y\": %.3f,\n    \"c.z\": %.3f\n  }\n}\n",
-            ax, ax * 0.95, ax * 1.2, by, by * 0.97, by * 1.1, cz, cz * 0.25, cz * 1.5, ax, by, cz);
+            "    \"c.z\": [%.3f, %.3f, %.3f],\n"
+            "    \"d.cuprof_call_over_floor\": [%.3f, %.3f, %.3f]\n  },\n"
+            "  \"robust\": {\n    \"a.x\": %.3f,\n    \"b.y\": %.3f,\n    \"c.z\": %.3f,\n"
+            "    \"d.cuprof_call_over_floor\": %.3f\n  }\n}\n",
+            ax, axmin > 0 ? axmin : ax * 0.95, ax * 1.2, by, by * 0.97, by * 1.1, cz, cz * 0.25, cz * 1.5,
+            call, call * 0.97, call * 1.05, ax, by, cz, call);
     if (md)
         fprintf(f, "```\n");
     fclose(f);
+}
+
+static void write_results(const char *path, double ax, double by, double cz, int md)
+{
+    write_results_min(path, ax, by, cz, md, 0, 1.0);
 }
 
 static e2e_result check(const char *dir, const char *committed, const char *fresh)
@@ -67,7 +76,31 @@ START_TEST(regression_fails_noise_passes)
     write_results(p, 1.3, 1.5, 0.5, 0);
     r = check(dir, "RESULTS.md", "same.json");
     ck_assert_msg(r.status == 0, "status %d\n%s%s", r.status, r.out, r.err);
-    ck_assert_ptr_nonnull(strstr(r.out, "bench-check: ok (2 ratios"));
+    ck_assert_ptr_nonnull(strstr(r.out, "bench-check: ok (3 ratios"));
+    e2e_result_free(&r);
+
+    /* a.x past the allowed 2.0 (2.1), but its fastest repeat (1.15) as
+     * fast as the committed run's slowest (1.2): noise in some repeats, not
+     * a regression (issue 33.9: the guard fails outside the spread only) */
+    snprintf(p, sizeof p, "%s/some.json", dir);
+    write_results_min(p, 2.1, 0.8, 0.5, 0, 1.15, 1.0);
+    r = check(dir, "RESULTS.md", "some.json");
+    ck_assert_msg(r.status == 0, "status %d\n%s%s", r.status, r.out, r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "inside the committed repeats"));
+    e2e_result_free(&r);
+
+    /* a call ratio (ns per call with cuprof over with the floor: steady) has
+     * half the bar: 1.6x its committed 1.0 is a regression, 1.4x is not */
+    snprintf(p, sizeof p, "%s/call.json", dir);
+    write_results_min(p, 1.0, 0.8, 0.5, 0, 0, 1.6);
+    r = check(dir, "RESULTS.md", "call.json");
+    ck_assert_msg(r.status == 1, "status %d\n%s%s", r.status, r.out, r.err);
+    ck_assert_int_eq(e2e_count(r.out, "REGRESSED"), 1);
+    ck_assert_ptr_nonnull(strstr(r.out, "d.cuprof_call_over_floor"));
+    e2e_result_free(&r);
+    write_results_min(p, 1.0, 0.8, 0.5, 0, 0, 1.4);
+    r = check(dir, "RESULTS.md", "call.json");
+    ck_assert_msg(r.status == 0, "status %d\n%s%s", r.status, r.out, r.err);
     e2e_result_free(&r);
     e2e_rmtree(dir);
     free(dir);
