@@ -128,8 +128,10 @@ void cuprof_memheld_flush(void)
             break;   /* the next round tries again */
         o += len;
     }
-    memmove(pending, pending + o, pending_len - o);
-    pending_len -= o;
+    if (o > 0) {   /* pending is NULL until a window opened */
+        memmove(pending, pending + o, pending_len - o);
+        pending_len -= o;
+    }
     pthread_mutex_unlock(&mh_lock);
 }
 
