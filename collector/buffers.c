@@ -171,6 +171,9 @@ static int chunk_grow(cuprof_thread *t)
     atomic_fetch_add_explicit(&t->gen, 1, memory_order_acq_rel);   /* odd: being emptied */
     c->anchor = cuprof_clock_anchor_now();
     c->nrec = 0;
+    /* each chunk decodes alone (run file 2.0): a reader needs none before it,
+     * and a lost chunk's records count right (snapshot.c's count_lost) */
+    memset(&t->codec, 0, sizeof t->codec);
     __atomic_store_n(&t->wp, c->data, __ATOMIC_RELAXED);
     __atomic_store_n(&t->written, t->written + 1, __ATOMIC_RELAXED);
     atomic_fetch_add_explicit(&t->gen, 1, memory_order_release);

@@ -31,8 +31,10 @@
  *            handles (a hit is 3 bits), memory pointers as deltas.
  *
  * The encoder and the decoder keep the same state (cuprof_codec), updated
- * the same way, from zero at the thread's first record: a thread's records
- * decode only in the order they were written, from its first. Records are
+ * the same way, from zero at the start of each of the thread's chunks (run
+ * file 2.0; before, from its first record on): a chunk's records decode only
+ * in the order they were written, from the chunk's first, and need nothing
+ * of the chunks before it. Records are
  * written in the order calls END (a nested call before the call around it);
  * each carries its sequence number (the order calls began, the event id's),
  * and the decoder puts it back in that place.

@@ -75,6 +75,7 @@ typedef struct rrun {
     cuprof_gpu_run gpu;
     void *map;
     size_t map_len;
+    uint32_t major;          /* the file's version: 2.0 starts each chunk's codec afresh */
     vec strs;                /* char *: every owned string */
     vec threads;             /* rthread, by index order of first sight */
     vec argv;                /* const char * */
@@ -675,6 +676,8 @@ static uint64_t decode_thread(rrun *r, rthread *t, uint64_t want, cuprof_event *
                                 : j + 1 == t->chunks.n && t->have_tail ? &t->tail : NULL;
         uint64_t bs = next ? next->stamp : r->end_stamp, bn = next ? next->ns : r->end_ns;
         line seg = line_make(r->tsc, c->stamp, c->ns, bs, bn);
+        if (r->major >= 2)   /* each chunk decodes alone (1.x: state ran on across chunks) */
+            memset(&codec, 0, sizeof codec);
         const uint8_t *p = c->data, *e = c->data + c->len;
         cuprof_event ev;
         uint64_t seq;
@@ -702,7 +705,7 @@ static uint64_t decode_thread(rrun *r, rthread *t, uint64_t want, cuprof_event *
 
 /* Records a thread holds in its blocks (a thread the run never described:
  * killed before the end), counted by decoding. */
-static uint64_t count_records(rthread *t)
+static uint64_t count_records(const rrun *r, rthread *t)
 {
     size_t nc = t->chunks.n + (t->have_tail ? 1 : 0);
     chunk_ref *cs = t->chunks.p;
@@ -714,6 +717,8 @@ static uint64_t count_records(rthread *t)
         const uint8_t *p = c->data, *e = c->data + c->len;
         cuprof_event ev;
         uint64_t seq;
+        if (r->major >= 2)
+            memset(&codec, 0, sizeof codec);
         while (cuprof_decode(&p, e, &codec, &ev, &seq) == 0) {
             n++;
             if (seq + 1 > maxseq)
@@ -741,7 +746,7 @@ static int read_threads(rrun *r)
         return -1;
     uint64_t total = 0;
     for (size_t i = 0; i < k; i++) {
-        want[i] = ts[i].have_info ? ts[i].info.committed : count_records(&ts[i]);
+        want[i] = ts[i].have_info ? ts[i].info.committed : count_records(r, &ts[i]);
         total += want[i];
     }
     cuprof_event *out = NULL;
@@ -1105,6 +1110,7 @@ cuprof_run *cuprof_rfread(const char *path, cuprof_rfread_info *info, char *err,
         return NULL;
     }
     r->map_len = (size_t)st.st_size;
+    r->major = h.major;
     r->map = mmap(NULL, r->map_len, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
     if (r->map == MAP_FAILED) {

@@ -15,6 +15,7 @@
 #include "collector/place.h"
 #include "tests/unit/test_model.h"
 #include "collector/internal.h"
+#include "collector/runfile.h"
 #include "model/run.h"
 
 #include <check.h>
@@ -702,6 +703,56 @@ static uint64_t mono_ns(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+
+/* Each chunk of a thread's records decodes alone, from a fresh codec (run
+ * file 2.0): read the run file's CHUNK blocks one by one, each decoder
+ * starting from zero, and find every call of the one API (whose records
+ * after the first say "the API of the one before") with its sequence number
+ * following the chunk before's. With the state running on across chunks a
+ * chunk's first record decoded alone reads API 0 and sequence 0. */
+START_TEST(chunks_decode_alone)
+{
+    cuprof_api_register(APIS, NAPIS);
+    enum { N = 60000 };   /* several chunks */
+    for (int i = 0; i < N; i++)
+        cuprof_end(rec(2, CUPROF_EV_CALL), 0);
+    cuprof_run *run = test_run_read_back();
+    ck_assert_ptr_nonnull(run);
+    ck_assert_uint_eq(run->nevents, N);
+    test_run_free(run);
+    FILE *f = fopen(cuprof_runfile_path(), "rb");
+    ck_assert_ptr_nonnull(f);
+    cuprof_rf_header h;
+    ck_assert_uint_eq(fread(&h, sizeof h, 1, f), 1);
+    ck_assert_uint_eq(h.major, 2);
+    ck_assert_int_eq(fseek(f, (long)h.header_bytes, SEEK_SET), 0);
+    uint64_t next_seq = 0, chunks = 0;
+    cuprof_rf_block b;
+    while (fread(&b, sizeof b, 1, f) == 1) {
+        size_t padded = (size_t)((b.len + 7) & ~(uint64_t)7);
+        uint8_t *pay = malloc(padded ? padded : 1);
+        ck_assert_ptr_nonnull(pay);
+        ck_assert_uint_eq(fread(pay, 1, padded, f), padded);
+        if (b.type == CUPROF_RF_CHUNK) {
+            cuprof_codec c;
+            memset(&c, 0, sizeof c);
+            const uint8_t *p = pay + sizeof(cuprof_rf_chunk), *e = pay + b.len;
+            cuprof_event ev;
+            uint64_t seq;
+            while (cuprof_decode(&p, e, &c, &ev, &seq) == 0) {
+                ck_assert_uint_eq(ev.api, 2);
+                ck_assert_uint_eq(seq, next_seq);
+                next_seq++;
+            }
+            chunks++;
+        }
+        free(pay);
+    }
+    fclose(f);
+    ck_assert_uint_ge(chunks, 2);
+    ck_assert_uint_gt(next_seq, 0);
+}
+END_TEST
 
 /* Whatever the stamp source (TSC by default where invariant), the run holds
  * CLOCK_MONOTONIC ns: every event between readings taken around it, in
@@ -1393,6 +1444,7 @@ Suite *collector_suite(void)
     tcase_add_test(tc, chunks_to_run_file_nothing_lost);
     tcase_add_test(tc, run_file_unwritable_counts);
     tcase_add_test(tc, stamps_are_monotonic_ns);
+    tcase_add_test(tc, chunks_decode_alone);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("aggregate");
