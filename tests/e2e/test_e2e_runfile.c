@@ -463,7 +463,12 @@ START_TEST(exit_from_two_threads_writes_the_files)
         json_t *sum = e2e_load_json(sp);
         ck_assert_ptr_nonnull(sum);
         ck_assert_str_eq(e2e_str(sum, "ended_by"), "exit");
-        ck_assert_msg(e2e_int(sum, "events") == 200, "try %d: %lld events", k, e2e_int(sum, "events"));
+        /* main's 100 cudaMalloc + cudaFree; the other thread makes the same
+         * 100 pairs before its exit(3), recorded as far as it got before
+         * main's exit path stopped the recording: none when main ran first,
+         * all when the machine was loaded and the thread ran first */
+        long long ev = e2e_int(sum, "events");
+        ck_assert_msg(ev >= 200 && ev <= 400, "try %d: %lld events", k, ev);
         json_decref(sum);
         free(sp);
     }
