@@ -10,21 +10,22 @@
 # measured in turn in each repeat (cuprof_call_over_*: the steadiest, their
 # denominator is a whole call); cuprof's added ns per call over the floor's
 # (cuprof_over_*: the floor adds a few ns, so these swing and are mostly
-# too noisy to judge); and cuprof's per thread cost with 2 threads over 1. Each is taken from every configuration's
-# fastest repeat (the json "robust" block: noise on a shared machine only
-# ever adds time, so the minimum is the stable estimate). Lower is better for
-# all. A ratio regresses when the new one exceeds the committed one by more
-# than the noise AND lies outside the committed spread (the new run's fastest
-# repeat slower than the committed run's slowest: noise slows some repeats,
-# a regression slows every one). The noise: the larger of the two runs'
-# relative spreads of that ratio
-# over their repeats ((median - min) / median, the "ratios" block), and at
+# too noisy to judge); and cuprof's per thread cost with 2 threads over 1.
+# Each is taken from every configuration's fastest repeat (the json "robust"
+# block: noise on a shared machine only ever adds time, so the minimum is the
+# stable estimate). Lower is better for all. A ratio regresses when the new
+# one exceeds the committed one by more than the noise AND lies outside the
+# committed spread (the new run's fastest repeat slower than the committed
+# run's slowest: noise slows some repeats, a regression slows every one).
+# The noise: the larger of the two runs' relative spreads of that ratio over
+# their repeats ((median - min) / median, the "ratios" block), and at
 # least 100% (BENCH_CHECK_MIN_NOISE; 50% for the call ratios,
 # BENCH_CHECK_MIN_NOISE_CALL): two quick runs of identical code on
 # this 2-vCPU VM moved these ratios by up to 85% (bench/README.md), so the
 # guard fails when a ratio more than doubles (e.g. stamps back on
-# clock_gettime plus page faults inside the calls: 3x), not on noise. A ratio whose spread in
-# either run exceeds 50% (BENCH_CHECK_MAX_SPREAD) is reported, not compared:
+# clock_gettime plus page faults inside the calls: 3x), not on noise. A ratio
+# whose spread in either run exceeds 50% (BENCH_CHECK_MAX_SPREAD) is
+# reported, not compared:
 # on this machine that is the plain floor's (a few ns, so cuprof / floor
 # swings several-fold) and 2 threads / 1 (two threads and the prefault helper
 # share 2 vCPUs); a guard that trips on noise would be ignored.
