@@ -200,7 +200,7 @@ static __attribute__((noinline)) void gated_first(int cupti)
         /* the process's first call, before a capture window: what a call
          * costs us is timed here, as thread_take does in a whole run */
         if (!atomic_exchange_explicit(&calibrated, 1, memory_order_relaxed))
-            cuprof_g.hook_ns = cuprof_buffers_calibrate();
+            __atomic_store_n(&cuprof_g.hook_ns, cuprof_buffers_calibrate(), __ATOMIC_RELAXED);
         thread_register();   /* the run file first: CUPTI's start writes its clock map there */
     }
     if (cupti && !cuprof_capture_outside_seen())
@@ -249,7 +249,7 @@ thread_take(uint16_t api, int cupti)
             /* The process's first call: what each call costs us, timed once
              * (only processes that call CUDA pay for it: ~0.1 ms). */
             if (!atomic_exchange_explicit(&calibrated, 1, memory_order_relaxed))
-                cuprof_g.hook_ns = cuprof_buffers_calibrate();
+                __atomic_store_n(&cuprof_g.hook_ns, cuprof_buffers_calibrate(), __ATOMIC_RELAXED);
             /* First call on this thread: start CUPTI if nothing did yet
              * (InitializeInjection normally has; idempotent, and only here,
              * so processes that never call CUDA never load CUPTI), unless

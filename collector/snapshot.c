@@ -113,6 +113,34 @@ static cuprof_rf_thread thread_block(const cuprof_thread *t, uint64_t committed)
     return th;
 }
 
+/* Copies n bytes of a chunk the thread that owns it may be writing: a
+ * seqlock read (the caller keeps the copy only if the chunk's generation did
+ * not change). The bytes before the published write pointer are whole; a
+ * write after it (or into a chunk being emptied) may share their words, so
+ * the copy is by volatile words, not memcpy, and is not instrumented for
+ * ThreadSanitizer, which cannot tell a seqlock's discarded read from a race. */
+__attribute__((no_sanitize_thread, noinline)) static void copy_live(uint8_t *dst, const uint8_t *src,
+                                                                    size_t n)
+{
+    const volatile uint8_t *s = src;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        const volatile uint64_t *sw = (const volatile uint64_t *)(const volatile void *)(s + i);
+        if (((uintptr_t)(s + i) & 7u) == 0) {
+            w = *sw;
+        } else {
+            uint8_t b[8];
+            for (int j = 0; j < 8; j++)
+                b[j] = s[i + (size_t)j];
+            memcpy(&w, b, 8);
+        }
+        memcpy(dst + i, &w, 8);
+    }
+    for (; i < n; i++)
+        dst[i] = s[i];
+}
+
 void cuprof_snapshot_flush(void)
 {
     size_t k = 0, wrote = 0;
@@ -135,7 +163,7 @@ void cuprof_snapshot_flush(void)
         uint32_t chunk_no = (uint32_t)__atomic_load_n(&t->written, __ATOMIC_RELAXED);
         /* only what is new since the last copy of this chunk */
         size_t from = chunk_no == t->flushed_no && t->flushed_bytes <= used ? t->flushed_bytes : 0;
-        memcpy(buf, c->data + from, used - from);
+        copy_live(buf, c->data + from, used - from);
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&t->gen, memory_order_relaxed) != g1)
             continue;   /* emptied while copied: the next round */
@@ -350,7 +378,9 @@ static int write_meta(const cuprof_snapshot_info *in, uint64_t t_end)
     cuprof_tags_u64(&b, CUPROF_RT_TRACE_GZIP, (uint64_t)cfg->trace_gzip);
     cuprof_tags_u64(&b, CUPROF_RT_EXPORT_SQLITE, (uint64_t)cfg->export_sqlite);
     put_place(&b);
-    cuprof_tags_u64(&b, CUPROF_RT_HOOK_NS, cuprof_g.hook_ns);
+    /* set by the process's first call, which may still be timing it when the
+     * flusher (started by another thread) writes the first META: 0 then */
+    cuprof_tags_u64(&b, CUPROF_RT_HOOK_NS, __atomic_load_n(&cuprof_g.hook_ns, __ATOMIC_RELAXED));
     cuprof_tags_u64(&b, CUPROF_RT_GPU_CAPTURED, (uint64_t)gpu_captured);
     cuprof_tags_str(&b, CUPROF_RT_GPU_REASON, reason);
     cuprof_tags_str(&b, CUPROF_RT_NAME, in->name);
