@@ -15,33 +15,19 @@
 # pushes its id for CUPTI, CUPROF_EV_CALL for set-up and queries; return
 # type, parameters) and
 # PRELOAD_BLAS_GEN_BODIES(Y) (return type, name, parameters, arguments:
-# hooks_blas_gen.c's plain hooks), and PRELOAD_BLAS_GEN_NAMES, the export list
-# for exports.map.
+# hooks_blas_gen.c's plain hooks), and PRELOAD_BLAS_GEN_COUNT (preload.mk
+# takes the export list for exports.map from the first list).
 set -euo pipefail
 [ $# -eq 5 ] || { echo "usage: gen_blas_hooks.sh LIBCUBLAS LIBCUBLASLT CUBLAS_API_H CUBLASLT_H HOOKS_H" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-exports() { objdump -T "$1" | awk '$2 == "g" && $3 ~ /F/ && $4 == ".text" { print $NF }' | sort -u; }
-exports "$1" | sed 's/$/|PRELOAD_LIB_CUBLAS/' > "$tmp/lib"
-exports "$2" | sed 's/$/|PRELOAD_LIB_CUBLASLT/' >> "$tmp/lib"
+sym="$(dirname "$0")/../scripts/cuda_symbols.sh"
+bash "$sym" exports "$1" | sed 's/$/|PRELOAD_LIB_CUBLAS/' > "$tmp/lib"
+bash "$sym" exports "$2" | sed 's/$/|PRELOAD_LIB_CUBLASLT/' >> "$tmp/lib"
 # names preload/hooks.h already uses (hooks, helpers)
 grep -o '\bcublas[A-Za-z0-9_]*' "$5" | sort -u > "$tmp/taken"
 # "NAME|PARAMS" of every cublasStatus_t prototype
-for h in "$3" "$4"; do
-  gcc -fpreprocessed -E -P "$h" 2>/dev/null | grep -v '^ *#' || true
-done | tr '\n' ' ' | tr ';{}' '\n\n\n' | awk '{
-  if (!match($0, /cublasStatus_t[ \t]+CUBLAS(WIN)?API[ \t]+[A-Za-z0-9_]+[ \t]*\(/))
-    next
-  head = substr($0, RSTART, RLENGTH)
-  rest = substr($0, RSTART + RLENGTH)
-  name = head
-  sub(/^cublasStatus_t[ \t]+CUBLAS(WIN)?API[ \t]+/, "", name)
-  sub(/[ \t]*\($/, "", name)
-  sub(/\)[ \t]*$/, "", rest)
-  gsub(/[ \t]+/, " ", rest)
-  sub(/^ /, "", rest); sub(/ $/, "", rest)
-  print name "|" rest
-}' | sort -t'|' -k1,1 -u > "$tmp/protos"
+bash "$sym" protos "$3" "$4" > "$tmp/protos"
 
 awk -F'|' '
 FILENAME == ARGV[1] { taken[$1] = 1; next }

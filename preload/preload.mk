@@ -15,7 +15,7 @@ PRELOAD_MAP := $(B)/preload/exports.map
 PRELOAD_LDFLAGS = -shared -Wl,--version-script=$(PRELOAD_MAP) $(LDFLAGS)
 
 # Every cuBLAS/cuBLASLt entry point the hand-written hooks do not cover.
-$(B)/preload/blas_gen.h: preload/gen_blas_hooks.sh preload/hooks.h
+$(B)/preload/blas_gen.h: preload/gen_blas_hooks.sh scripts/cuda_symbols.sh preload/hooks.h
 	$(call P,GEN,$@)mkdir -p $(@D) && bash preload/gen_blas_hooks.sh $(CUDA_HOME)/lib64/libcublas.so.13 \
 	    $(CUDA_HOME)/lib64/libcublasLt.so.13 $(CUDA_HOME)/include/cublas_api.h \
 	    $(CUDA_HOME)/include/cublasLt.h preload/hooks.h > $@.tmp && mv $@.tmp $@

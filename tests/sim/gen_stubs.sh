@@ -37,7 +37,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # Exported functions of the real library.
-objdump -T "$real" | awk '$2 == "g" && $3 ~ /F/ && $4 == ".text" { print $NF }' | sort -u > "$tmp/real"
+bash "$(dirname "$0")/../../scripts/cuda_symbols.sh" exports "$real" > "$tmp/real"
 # Functions the sim's objects define.
 nm --defined-only -g "$@" | awk '$2 == "T" { print $3 }' | sort -u > "$tmp/sim"
 comm -23 "$tmp/real" "$tmp/sim" > "$tmp/missing"

@@ -27,25 +27,13 @@ shift 2
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-objdump -T "$real" | awk '$2 == "g" && $3 ~ /F/ && $4 == ".text" { print $NF }' | sort -u > "$tmp/real"
+sym="$(dirname "$0")/../../../scripts/cuda_symbols.sh"
+bash "$sym" exports "$real" > "$tmp/real"
 nm --defined-only -g "$@" | awk '$2 == "T" { print $3 }' | sort -u > "$tmp/sim"
 comm -23 "$tmp/real" "$tmp/sim" > "$tmp/candidates"
 
 # One prototype per line: "NAME|PARAMS".
-gcc -fpreprocessed -E -P "$header" 2>/dev/null | grep -v '^ *#' | tr '\n' ' ' | tr ';{}' '\n\n\n' |
-  awk '{
-    if (!match($0, /cublasStatus_t[ \t]+CUBLASWINAPI[ \t]+[A-Za-z0-9_]+[ \t]*\(/))
-      next
-    head = substr($0, RSTART, RLENGTH)
-    rest = substr($0, RSTART + RLENGTH)
-    name = head
-    sub(/^cublasStatus_t[ \t]+CUBLASWINAPI[ \t]+/, "", name)
-    sub(/[ \t]*\($/, "", name)
-    sub(/\)[ \t]*$/, "", rest)
-    gsub(/[ \t]+/, " ", rest)
-    sub(/^ /, "", rest)
-    print name "|" rest
-  }' | sort -t'|' -k1,1 -u > "$tmp/protos"
+bash "$sym" protos "$header" > "$tmp/protos"
 
 awk -F'|' '
 FILENAME == ARGV[1] { want[$1] = 1; next }
