@@ -187,6 +187,8 @@ uint64_t cuprof_runfile_chunks(void);
 /* The exit path completes the file: after a failure, its (small) blocks
  * are still tried, each one that fails cut off again. */
 void cuprof_runfile_final(void);
+/* A failed exec: recording resumes, so blocks may follow the END again. */
+void cuprof_runfile_resume(void);
 /* Opens the file if it is not open yet; 0 or -1. */
 int cuprof_runfile_ensure(void);
 /* Where the file is now ("" before it is opened). */

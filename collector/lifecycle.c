@@ -335,6 +335,7 @@ void cuprof_collector_resume(void)
 {
     if (atomic_load(&cuprof_g.init) != 2 || !cuprof_g_config.enabled)
         return;
+    cuprof_runfile_resume();
     atomic_store(&cuprof_g.finish_done, 0);
     atomic_store(&cuprof_g.finished, 0);
     atomic_store(&cuprof_g.recording, cuprof_capture_state());

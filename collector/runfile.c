@@ -43,6 +43,7 @@ static struct {
     int final;                   /* the exit path completes the file: small blocks are
                                     tried even after a failure */
     _Atomic int inflight;        /* chunk writes between their check and their end */
+    int ended;                   /* END written: nothing more until a failed exec resumes */
     uint64_t off;                /* where the next block goes */
     _Atomic uint64_t chunks;     /* CHUNK blocks written */
     char path[PATH_MAX + 64];    /* where it is now */
@@ -212,7 +213,10 @@ int cuprof_runfile_append(uint32_t type, const struct iovec *parts, int nparts)
     rf_lock(&old);
     int rc = -1;
     int fd = open_locked();
-    if (fd >= 0 && (!atomic_load(&rf.failed) || rf.final)) {
+    if (rf.ended) {
+        /* nothing follows END (names a late CUPTI buffer brought, ...) */
+        cuprof_debug(CUPROF_DBG_COLLECTOR, "block %u after the end: not written", type);
+    } else if (fd >= 0 && (!atomic_load(&rf.failed) || rf.final)) {
         if (!fd_is_ours(fd)) {
             rf_fail("the program closed", EBADF);
         } else {
@@ -225,6 +229,7 @@ int cuprof_runfile_append(uint32_t type, const struct iovec *parts, int nparts)
                 rf_fail("cannot write to", err);
             } else {
                 rf.off += cuprof_rf_block_bytes(len);
+                rf.ended = type == CUPROF_RF_END;
                 rc = 0;
             }
         }
@@ -485,6 +490,15 @@ uint64_t cuprof_runfile_chunks(void)
     return atomic_load(&rf.chunks);
 }
 
+void cuprof_runfile_resume(void)
+{
+    sigset_t old;
+    rf_lock(&old);
+    rf.ended = 0;
+    rf.final = 0;
+    rf_unlock(&old);
+}
+
 void cuprof_runfile_final(void)
 {
     sigset_t old;
@@ -541,6 +555,7 @@ void cuprof_runfile_forget(int remove)
     __atomic_store_n(&rf.fd, -1, __ATOMIC_RELAXED);
     rf.path[0] = '\0';
     rf.off = 0;
+    rf.ended = 0;
     rf_unlock(&old);
 }
 
@@ -553,6 +568,7 @@ void cuprof_runfile_reset_after_fork(void)
     __atomic_store_n(&rf.fd, -1, __ATOMIC_RELAXED);
     rf.off = 0;
     rf.final = 0;
+    rf.ended = 0;
     rf.path[0] = rf.why[0] = '\0';
     atomic_store(&rf.failed, 0);
     atomic_store(&rf.why_ready, 0);

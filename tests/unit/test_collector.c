@@ -26,6 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1205,6 +1207,43 @@ START_TEST(exit_writes_files_once)
 }
 END_TEST
 
+/* Nothing follows the END block: a kernel name interned after the exit
+ * path completed the file (a CUPTI buffer the sim's teardown delivers, whose
+ * callback writes the names new since the flusher's last round) must not be
+ * appended after END (the file would read as a run not completed). */
+static void child_names_after_end(void)
+{
+    static int stub_a, stub_b;
+    setenv("CUPROF_NAME", "ended", 1);
+    cuprof_collector_init();
+    cuprof_api_register(APIS, NAPIS);
+    cuprof_kernel_register(&stub_a, "before_end");
+    for (int i = 0; i < 10; i++)
+        cuprof_end(cuprof_begin(0, CUPROF_EV_CALL), 0);
+    cuprof_collector_finish();
+    cuprof_kernel_register(&stub_b, "after_end");
+    cuprof_runfile_new_names();
+    _exit(0);
+}
+
+START_TEST(nothing_after_end)
+{
+    int st = in_child(child_names_after_end);
+    ck_assert(WIFEXITED(st));
+    char p[600];
+    snprintf(p, sizeof p, "%s/ended.cuprof", tmpdir);
+    int fd = open(p, O_RDONLY);
+    ck_assert_msg(fd >= 0, "no run file %s", p);
+    struct stat sb;
+    ck_assert_int_eq(fstat(fd, &sb), 0);
+    cuprof_rf_block b;
+    ck_assert(pread(fd, &b, sizeof b, sb.st_size - (off_t)sizeof b) == (ssize_t)sizeof b);
+    close(fd);
+    ck_assert_uint_eq(b.type, CUPROF_RF_END);
+    ck_assert_uint_eq(b.len, 0);
+}
+END_TEST
+
 static void child_without_cuda(void)
 {
     cuprof_collector_init();   /* the constructor ran, but no CUDA call came */
@@ -1466,6 +1505,7 @@ Suite *collector_suite(void)
     tcase_add_test(tc, config_parsing);
     tcase_add_test(tc, config_gpu_and_clock);
     tcase_add_test(tc, exit_writes_files_once);
+    tcase_add_test(tc, nothing_after_end);
     tcase_add_test(tc, no_cuda_no_files);
     tcase_add_test(tc, disabled_records_nothing);
     tcase_add_test(tc, fork_child_starts_empty);
