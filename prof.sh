@@ -49,7 +49,9 @@ CUDA exits, it writes to DIR:
                       (it hands over what it has within 0.1 s and runs on);
                       "prof.sh trigger PID [--duration 10s | --calls N |
                       --steps N [--step-range NAME]]" opens a window in a
-                      process started with --standby (its user only)
+                      process started with --standby (its user only);
+                      "prof.sh trigger PID --dump" writes the last seconds
+                      of one started with --flight-recorder
 Under a launcher (mpirun, torchrun, srun: "mpirun -np 4 prof.sh -o DIR -- PROGRAM")
 each rank writes NAME.rankR.*; "prof.sh merge DIR" puts the ranks on one time
 axis: NAME.merged.trace.json (a process per rank) and NAME.merged.summary.txt
@@ -120,6 +122,15 @@ Capture window (record part of the run; as nsys spells them):
   --duration SECONDS close it SECONDS after it opened
   --standby          record nothing until "prof.sh trigger PID" opens a window
                      (then its outputs are written when it closes: NAME.wK.*)
+  --flight-recorder SECONDS
+                     keep only the last SECONDS of calls and GPU records,
+                     in a ring in memory (nothing is written while the
+                     program runs); write them when it ends (but by
+                     SIGKILL), when a CUDA call fails with out-of-memory
+                     or a sticky error (NAME.wK.*), or on "prof.sh trigger
+                     PID --dump"
+  --flight-memory SIZE
+                     the ring's bound (default 64M): memory stays within it
   --step-range NAME[@DOMAIN]
                      the NVTX range whose occurrences are steps (per-step
                      statistics); default: the capture range, else a
@@ -246,6 +257,13 @@ set_capture() {
     step-range)
       [[ -n $v && $v != @* && $v != *@ ]] || die "--step-range $v: expected NAME or NAME@DOMAIN"
       step_range=$v ;;
+    flight-recorder)
+      [[ $v =~ ^[0-9]{1,9}(\.[0-9]{1,9})?s?$ && ! $v =~ ^0*(\.0*)?s?$ ]] ||
+        die "--flight-recorder $v: expected seconds to keep, like 30 or 30s or 0.5"
+      flight=${v%s} ;;
+    flight-memory)
+      [[ $v =~ ^[1-9][0-9]{0,9}[KkMmGg]?$ ]] || die "--flight-memory $v: expected a size like 64M or 1G"
+      flight_mem=$v ;;
   esac
 }
 
@@ -257,7 +275,7 @@ stacks_counts=
 trace_format=
 trace_compress=
 gpu_mode=
-trace_gzip= run_file= standby=
+trace_gzip= run_file= standby= flight= flight_mem=
 export_kind=
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -294,6 +312,11 @@ while [ $# -gt 0 ]; do
     --gzip) trace_gzip=1; shift ;;
     --no-run-file) run_file=0; shift ;;
     --standby) standby=1; shift ;;
+    --flight-recorder|--flight-memory)
+      [ $# -ge 2 ] || die "option $1 needs a value (see prof.sh --help)"
+      set_capture "${1#--}" "$2"; shift 2 ;;
+    --flight-recorder=*|--flight-memory=*)
+      opt=${1%%=*}; set_capture "${opt#--}" "${1#*=}"; shift ;;
     --export|--export=*)
       choice export "sqlite none" "sqlite (or none)" "$@"
       export_kind=$val; shift $took ;;
@@ -315,6 +338,12 @@ if [ -n "$cap_range" ] && [ -n "$cap_delay$cap_duration" ]; then
 fi
 if [ -n "$standby" ] && [ -n "$cap_range$cap_delay$cap_duration" ]; then
   die "--standby records the windows prof.sh trigger opens: not with --capture-range, --delay or --duration"
+fi
+if [ -n "$flight" ] && [ -n "$cap_range$cap_delay$cap_duration$standby" ]; then
+  die "--flight-recorder keeps the last seconds of the whole run: not with --capture-range, --delay, --duration or --standby"
+fi
+if [ -n "$flight_mem" ] && [ -z "$flight" ]; then
+  die "--flight-memory is the bound of --flight-recorder's ring: give --flight-recorder SECONDS too"
 fi
 if [ -n "$stacks_counts" ] && [ -z "$stacks" ]; then
   die "--stacks-counts needs --stacks"
@@ -446,6 +475,8 @@ export_if_set CUPROF_GPU "$gpu_mode"
 export_if_set CUPROF_EXPORT "$export_kind"
 export_if_set CUPROF_RUN_FILE "$run_file"
 export_if_set CUPROF_STANDBY "$standby"
+export_if_set CUPROF_FLIGHT_RECORDER "$flight"
+export_if_set CUPROF_FLIGHT_MEMORY "$flight_mem"
 preload="${LD_PRELOAD:+$LD_PRELOAD:}$lib"
 # The CUDA driver loads this library's InitializeInjection while it starts:
 # CUPTI then starts in time for its timestamp callback, and also in programs

@@ -380,10 +380,14 @@ void cuprof_end(cuprof_event *ev, int32_t result)
         }
     }
     uint8_t *w = cuprof_encode_repeat(t->wp, &t->codec, ev, t->stage_seq[d]);
-    if (__builtin_expect(w != NULL, 1))
+    if (__builtin_expect(w != NULL, 1)) {
         __atomic_store_n(&t->wp, w, __ATOMIC_RELEASE);   /* a plain store on x86 */
-    else
+    } else {
         put(t, ev, t->stage_seq[d]);
+        /* (a failed call never takes the branch above: its result is not 0) */
+        if (result != 0 && cuprof_g_config.capture == CUPROF_CAPTURE_FLIGHT)
+            cuprof_flight_error(ev, result);
+    }
     t->depth = d;
     if (d < 64 && (tls.pushed & (1ull << d))) {
         tls.pushed &= ~(1ull << d);

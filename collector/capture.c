@@ -52,6 +52,9 @@ static struct {
     uint64_t calls_until;         /* calls: the recorded-call count that closes it, 0 = none */
     uint32_t steps_left;          /* steps: occurrences of the step range still to record */
     int steps_armed;              /* steps: the next occurrence opens the window */
+    /* flight recorder: why each window was written ([opened], owned) */
+    char **why;
+    cuprof_flight_stats flight;   /* the ring when the last window was cut */
 } cap = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* nvtx: this thread's push level, and the level of the push range that
@@ -220,6 +223,12 @@ int cuprof_capture_init(void)
         snprintf(cap.trigger, sizeof cap.trigger, "prof.sh trigger");
         snprintf(cap.spec, sizeof cap.spec, "standby, windows opened by prof.sh trigger");
         break;
+    case CUPROF_CAPTURE_FLIGHT:   /* everything recorded; windows cut when asked for */
+        snprintf(cap.trigger, sizeof cap.trigger, "flight recorder");
+        snprintf(cap.spec, sizeof cap.spec, "flight recorder: the last %.3f s, in a ring of at most %llu MiB",
+                 (double)c->flight_ns / 1e9, (unsigned long long)(c->flight_bytes >> 20));
+        rec = CUPROF_REC_ON;
+        break;
     default:
         rec = CUPROF_REC_ON;
         break;
@@ -231,7 +240,8 @@ int cuprof_capture_init(void)
 int cuprof_capture_state(void)
 {
     pthread_mutex_lock(&cap.lock);
-    int rec = cap.kind == CUPROF_CAPTURE_NONE || cap.open ? CUPROF_REC_ON : CUPROF_REC_GATED;
+    int rec = cap.kind == CUPROF_CAPTURE_NONE || cap.kind == CUPROF_CAPTURE_FLIGHT || cap.open
+                  ? CUPROF_REC_ON : CUPROF_REC_GATED;
     pthread_mutex_unlock(&cap.lock);
     return rec;
 }
@@ -254,7 +264,8 @@ uint64_t cuprof_capture_closed(void)
     /* windows written one by one only when they repeat (one window: the
      * run's own files are its outputs) */
     const cuprof_config *c = &cuprof_g_config;
-    if (c->capture == CUPROF_CAPTURE_STANDBY)   /* every trigger's window: its own files */
+    if (c->capture == CUPROF_CAPTURE_STANDBY ||   /* every trigger's window: its own files */
+        c->capture == CUPROF_CAPTURE_FLIGHT)
         return atomic_load(&closed_windows);
     if (c->capture == CUPROF_CAPTURE_NONE || c->capture == CUPROF_CAPTURE_TIME ||
         c->capture_repeat == 1)
@@ -402,6 +413,14 @@ void cuprof_capture_snapshot(cuprof_capture *out, uint64_t t_end)
         out->windows = (const uint64_t (*)[2])cap.win;
         out->open_at_end = cap.open;
         out->outside_calls = (uint64_t)atomic_load(&outside);
+        if (cap.kind == CUPROF_CAPTURE_FLIGHT) {
+            out->flight_ns = cuprof_g_config.flight_ns;
+            out->flight_bytes = cuprof_g_config.flight_bytes;
+            out->flight_peak_bytes = cap.flight.peak;
+            out->flight_evicted_until = cap.flight.evicted_until;
+            out->window_why = (const char *const *)cap.why;
+            out->nwhy = cap.why ? cap.opened : 0;
+        }
     }
     pthread_mutex_unlock(&cap.lock);
 }
@@ -427,10 +446,26 @@ int cuprof_capture_trigger(const char *req, char *answer, size_t n)
         snprintf(answer, n, "refused: the request is not duration_ns=N, calls=N or steps=N");
         return -1;
     }
+    if (!strcmp(what, "dump")) {
+        if (cap.kind != CUPROF_CAPTURE_FLIGHT) {
+            snprintf(answer, n, "refused: process %ld was not started with --flight-recorder",
+                     (long)cuprof_g.pid);
+            return -1;
+        }
+        cuprof_flight_ask("prof.sh trigger --dump");
+        snprintf(answer, n, "the flight recorder's last %.3f s are being written as window %llu",
+                 (double)cuprof_g_config.flight_ns / 1e9,
+                 (unsigned long long)atomic_load(&closed_windows) + 1);
+        return 0;
+    }
     uint64_t calls = strcmp(what, "calls") == 0 ? calls_recorded() : 0;
     pthread_mutex_lock(&cap.lock);
     int rc = 0;
-    if (cap.kind != CUPROF_CAPTURE_STANDBY) {
+    if (cap.kind == CUPROF_CAPTURE_FLIGHT) {
+        snprintf(answer, n, "refused: process %ld runs the flight recorder: trigger --dump writes "
+                 "its last seconds", (long)cuprof_g.pid);
+        rc = -1;
+    } else if (cap.kind != CUPROF_CAPTURE_STANDBY) {
         snprintf(answer, n, "refused: process %ld was not started with --standby", (long)cuprof_g.pid);
         rc = -1;
     } else if (cap.open || cap.steps_armed) {
@@ -478,4 +513,61 @@ void cuprof_capture_tick(void)
         close_locked();
     }
     pthread_mutex_unlock(&cap.lock);
+}
+
+/* ---- the flight recorder's windows ---------------------------------------------------- */
+
+uint64_t cuprof_capture_flight_window(const char *why)
+{
+    if (cap.kind != CUPROF_CAPTURE_FLIGHT)
+        return 0;
+    cuprof_flight_stats st;
+    cuprof_runfile_flight_stats(&st);   /* the run file's lock: before ours */
+    uint64_t now = cuprof_clock_now();
+    uint64_t open = now > st.span_ns ? now - st.span_ns : 0;
+    if (open < cuprof_g.t_start)
+        open = cuprof_g.t_start;
+    if (st.evicted_until >= open)   /* the ring was full: what it still holds */
+        open = st.evicted_until + 1;
+    pthread_mutex_lock(&cap.lock);
+    if (cap.opened == cap.cap) {
+        size_t n = cap.cap ? cap.cap * 2 : 16;
+        void *p = realloc(cap.win, n * sizeof cap.win[0]);
+        void *q = p ? realloc(cap.why, n * sizeof cap.why[0]) : NULL;
+        if (p)
+            cap.win = p;
+        if (!p || !q) {
+            pthread_mutex_unlock(&cap.lock);
+            cuprof_log("flight recorder: out of memory for its windows' list: not written (%s)", why);
+            return 0;
+        }
+        cap.why = q;
+        cap.cap = n;
+    }
+    if (!cap.why) {   /* the list grew before (never for this kind), or is new */
+        cap.why = calloc(cap.cap, sizeof cap.why[0]);
+        if (!cap.why) {
+            pthread_mutex_unlock(&cap.lock);
+            return 0;
+        }
+    }
+    cap.win[cap.opened][0] = open;
+    cap.win[cap.opened][1] = now;
+    cap.why[cap.opened] = strdup(why);
+    cap.opened++;
+    cap.seen++;
+    cap.flight = st;
+    uint64_t k = cap.opened;
+    atomic_fetch_add(&closed_windows, 1);
+    pthread_mutex_unlock(&cap.lock);
+    cuprof_debug(CUPROF_DBG_COLLECTOR, "flight recorder: window %llu (%s)", (unsigned long long)k, why);
+    return k;
+}
+
+uint64_t cuprof_capture_window_open(uint64_t k)
+{
+    pthread_mutex_lock(&cap.lock);
+    uint64_t t = k >= 1 && k <= cap.opened ? cap.win[k - 1][0] : 0;
+    pthread_mutex_unlock(&cap.lock);
+    return t;
 }

@@ -15,6 +15,7 @@ cuprof_config cuprof_g_config = {
     .out_dir = CUPROF_DEFAULT_OUT_DIR,
     .enabled = 1,
     .mem_limit = CUPROF_DEFAULT_MEM_LIMIT,
+    .flight_bytes = CUPROF_DEFAULT_FLIGHT_BYTES,
     .gpu = 1,
     .prefault = 1,
     .keep_run_file = 1,
@@ -227,6 +228,28 @@ static void load_capture(cuprof_config *c, char *warn, size_t warn_len)
         else
             c->capture = CUPROF_CAPTURE_STANDBY, c->capture_repeat = 0;
     }
+    if ((v = getenv("CUPROF_FLIGHT_RECORDER")) && *v && strcmp(v, "0") != 0) {
+        uint64_t ns = 0;
+        char secs[64];   /* "30s" as "30" */
+        snprintf(secs, sizeof secs, "%s", v);
+        size_t sl = strlen(secs);
+        if (sl > 1 && secs[sl - 1] == 's')
+            secs[sl - 1] = '\0';
+        if (cuprof_config_parse_seconds(secs, &ns) < 0 || ns < 1000000)
+            warn_add(warn, warn_len, "CUPROF_FLIGHT_RECORDER", v, "seconds like 30 or 0.5");
+        else if (c->capture != CUPROF_CAPTURE_NONE)
+            warn_add(warn, warn_len, "CUPROF_FLIGHT_RECORDER", v,
+                     "not with a capture range, a timed window or --standby");
+        else
+            c->capture = CUPROF_CAPTURE_FLIGHT, c->capture_repeat = 0, c->flight_ns = ns;
+    }
+    if ((v = getenv("CUPROF_FLIGHT_MEMORY")) && *v) {
+        uint64_t sz;
+        if (cuprof_config_parse_size(v, &sz) == 0 && sz >= (1u << 20) && sz <= (64ull << 30))
+            c->flight_bytes = sz;
+        else
+            warn_add(warn, warn_len, "CUPROF_FLIGHT_MEMORY", v, "a size from 1M to 64G, like 64M");
+    }
     if ((v = getenv("CUPROF_STEP_RANGE")) && *v) {
         if (cuprof_config_split_range(v, c->step_name, sizeof c->step_name, c->step_domain,
                                       sizeof c->step_domain) < 0) {
@@ -245,6 +268,7 @@ void cuprof_config_load(cuprof_config *c, char *warn, size_t warn_len)
     strcpy(c->out_dir, CUPROF_DEFAULT_OUT_DIR);
     c->enabled = 1;
     c->mem_limit = CUPROF_DEFAULT_MEM_LIMIT;
+    c->flight_bytes = CUPROF_DEFAULT_FLIGHT_BYTES;
     c->gpu = 1;
     c->prefault = 1;
     c->keep_run_file = 1;

@@ -84,6 +84,15 @@
  *                     window (for a duration, a number of calls or of steps;
  *                     collector/capture.c); each window's outputs are written
  *                     when it closes (NAME.wK.*). Not with the options above.
+ *   CUPROF_FLIGHT_RECORDER S   the flight recorder (collector/flight.c): calls
+ *                     and GPU records are kept in a ring in memory, not
+ *                     written, and only the last S seconds (decimal) are
+ *                     written: when the process ends (any way but SIGKILL), when
+ *                     a CUDA call returns out-of-memory or a sticky error, or on
+ *                     `prof.sh trigger PID --dump` (each such window as
+ *                     NAME.wK.*, the end's as NAME.*). Not with the options above.
+ *   CUPROF_FLIGHT_MEMORY SIZE the ring's bound (default 64M): when it is
+ *                     full the oldest records go, even within the S seconds.
  *   CUPROF_STEP_RANGE NAME[@DOMAIN]  the NVTX range whose occurrences are the
  *                     steps of the per-step statistics (model/steps.h);
  *                     default: the capture range, else a repeating top-level
@@ -119,7 +128,10 @@ enum cuprof_capture_kind {
     CUPROF_CAPTURE_NVTX = 2,      /* an NVTX range */
     CUPROF_CAPTURE_TIME = 3,      /* CUPROF_DELAY / CUPROF_DURATION */
     CUPROF_CAPTURE_STANDBY = 4,   /* CUPROF_STANDBY: windows opened from outside */
+    CUPROF_CAPTURE_FLIGHT = 5,    /* CUPROF_FLIGHT_RECORDER: the last seconds, in a ring */
 };
+
+#define CUPROF_DEFAULT_FLIGHT_BYTES (64ull << 20)
 
 /* CUPROF_STACKS */
 enum cuprof_stacks_mode {
@@ -157,6 +169,8 @@ typedef struct cuprof_config {
     uint32_t skip_first;     /* CUPROF_SKIP_FIRST */
     uint64_t delay_ns;       /* CUPROF_DELAY */
     uint64_t duration_ns;    /* CUPROF_DURATION, 0 = until the end */
+    uint64_t flight_ns;      /* CUPROF_FLIGHT_RECORDER: the span kept, 0 = off */
+    uint64_t flight_bytes;   /* CUPROF_FLIGHT_MEMORY: the ring's bound */
     char step_name[256];     /* CUPROF_STEP_RANGE's NAME, "" unset */
     char step_domain[128];   /* ... and DOMAIN ("" default, "*" any) */
     int stacks;              /* CUPROF_STACKS: enum cuprof_stacks_mode */

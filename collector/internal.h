@@ -187,6 +187,40 @@ uint64_t cuprof_runfile_chunks(void);
 /* The exit path completes the file: after a failure, its (small) blocks
  * are still tried, each one that fails cut off again. */
 void cuprof_runfile_final(void);
+/* ---- flight.c: the flight recorder's ring (CUPROF_FLIGHT_RECORDER) ---- */
+int cuprof_flight_on(void);
+/* 1 when a block of this type goes to the ring, not the file (flight mode). */
+int cuprof_flight_keeps(uint32_t type);
+struct iovec;
+/* Keeps a whole block (its parts as the file would take them) in the ring,
+ * kept at clock ns `now`; the run file's lock held. */
+void cuprof_flight_put_locked(const struct iovec *v, int n, uint64_t now);
+/* Calls fn on each block not written yet that was kept at or after `from`,
+ * oldest first, marking it written when fn returns 0 (a non-zero return
+ * stops there and is returned). The run file's lock held. */
+int cuprof_flight_each_locked(uint64_t from, int (*fn)(const void *block, size_t len, void *ctx),
+                              void *ctx);
+typedef struct cuprof_flight_stats {
+    uint64_t span_ns, bound, held, peak;
+    uint64_t evicted_until;   /* newest block that went for lack of room (clock ns), 0 none */
+    uint64_t lost;            /* blocks the ring could not take */
+} cuprof_flight_stats;
+void cuprof_flight_stats_locked(cuprof_flight_stats *s);
+/* The same, taking the run file's lock (runfile.c). */
+void cuprof_runfile_flight_stats(cuprof_flight_stats *s);
+void cuprof_flight_reset_after_fork(void);
+/* A window asked for, with why (a second before it is written adds its
+ * reason); 0 for the first. The flusher takes it (capture.c opens the
+ * window, runfile.c writes it). */
+int cuprof_flight_ask(const char *why);
+int cuprof_flight_take(char *why, size_t n);
+/* From cuprof_end's slow branch: a call failed with result; asks for a
+ * window when it is out of memory or a sticky error (once per code). */
+void cuprof_flight_error(const cuprof_event *ev, int32_t result);
+/* Writes the ring's blocks kept since `from` and not written yet to the
+ * file; 0 or -1. */
+int cuprof_runfile_flight_write(uint64_t from);
+
 /* A failed exec: recording resumes, so blocks may follow the END again. */
 void cuprof_runfile_resume(void);
 /* Opens the file if it is not open yet; 0 or -1. */
@@ -247,6 +281,12 @@ uint64_t cuprof_capture_closed(void);
  * window whose duration or calls are done. */
 int cuprof_capture_trigger(const char *req, char *answer, size_t n);
 void cuprof_capture_tick(void);
+/* The flight recorder: a window of the last CUPROF_FLIGHT_RECORDER seconds
+ * (from what the ring still holds) closed now, why as given; its number,
+ * 0 when not one (another mode, no memory). The flusher writes it. */
+uint64_t cuprof_capture_flight_window(const char *why);
+/* Window k's opening (clock ns), 0 when there is none. */
+uint64_t cuprof_capture_window_open(uint64_t k);
 /* memheld.c: device memory held when a window opens (with a capture window
  * configured only). note: a successful device allocation or free, recorded
  * or not; window_opened: a snapshot (capture.c, its lock held); flush: the

@@ -85,6 +85,7 @@ static void fork_child(void)
     cuprof_strings_fork_done(1);
     cuprof_kernels_fork_done(1);
     cuprof_memheld_atfork_child();
+    cuprof_flight_reset_after_fork();
     pthread_mutex_init(&cuprof_g.lock, NULL);
     cuprof_buffers_reset_after_fork();
     cuprof_g.pid = getpid();
@@ -250,6 +251,15 @@ static int finish_work(const char *ended_by, int truncated)
     output_name(base, sizeof base, cuprof_g.pid ? cuprof_g.pid : (long)getpid());
     choose_name(name, sizeof name, dir, base);
     cuprof_snapshot_info info = {.ended_by = ended_by, .truncated = truncated, .name = name};
+    if (cuprof_flight_on()) {   /* the last seconds: the end's window, written now */
+        char why[600], asked[256];
+        int pending = cuprof_flight_take(asked, sizeof asked);
+        snprintf(why, sizeof why, "%s%sthe process ended (%s)", pending ? asked : "",
+                 pending ? "; then " : "", ended_by);
+        uint64_t k = cuprof_capture_flight_window(why);
+        if (k)
+            (void)cuprof_runfile_flight_write(cuprof_capture_window_open(k));
+    }
     cuprof_runfile_final();
     int rc = cuprof_cupti_write_info();
     rc |= cuprof_snapshot_write(&info);

@@ -216,6 +216,9 @@ int cuprof_runfile_append(uint32_t type, const struct iovec *parts, int nparts)
     if (rf.ended) {
         /* nothing follows END (names a late CUPTI buffer brought, ...) */
         cuprof_debug(CUPROF_DBG_COLLECTOR, "block %u after the end: not written", type);
+    } else if (fd >= 0 && cuprof_flight_keeps(type) && !atomic_load(&rf.failed)) {
+        cuprof_flight_put_locked(v, n, cuprof_clock_now());   /* the ring, not the file */
+        rc = 0;
     } else if (fd >= 0 && (!atomic_load(&rf.failed) || rf.final)) {
         if (!fd_is_ours(fd)) {
             rf_fail("the program closed", EBADF);
@@ -251,6 +254,50 @@ int cuprof_runfile_write_chunk(uint32_t type, const cuprof_thread *t, const cupr
                          .anchor_stamp = c->anchor.stamp, .anchor_ns = c->anchor.ns};
     struct iovec v[2] = {{&h, sizeof h}, {(void *)c->data, used}};
     return cuprof_runfile_append(type, v, 2);
+}
+
+/* ---- the flight recorder's ring to the file ---------------------------------------- */
+
+typedef struct {
+    int fd;
+    const sigset_t *old;
+} ring_out;
+
+static int ring_block_out(const void *block, size_t len, void *ctx)
+{
+    ring_out *o = ctx;
+    struct iovec v = {(void *)block, len};
+    int err = write_all(o->fd, &v, 1, rf.off, o->old);
+    if (err) {
+        if (ftruncate(o->fd, (off_t)rf.off) != 0)
+            (void)0;
+        rf_fail("cannot write to", err);
+        return -1;
+    }
+    rf.off += len;
+    return 0;
+}
+
+int cuprof_runfile_flight_write(uint64_t from)
+{
+    sigset_t old;
+    rf_lock(&old);
+    int rc = -1;
+    int fd = open_locked();
+    if (fd >= 0 && !rf.ended && !atomic_load(&rf.failed) && fd_is_ours(fd)) {
+        ring_out o = {fd, &old};
+        rc = cuprof_flight_each_locked(from, ring_block_out, &o);
+    }
+    rf_unlock(&old);
+    return rc;
+}
+
+void cuprof_runfile_flight_stats(cuprof_flight_stats *s)
+{
+    sigset_t old;
+    rf_lock(&old);
+    cuprof_flight_stats_locked(s);
+    rf_unlock(&old);
 }
 
 /* Kernel names and NVTX strings interned since the last call, as
@@ -306,6 +353,8 @@ static void answer_snapshot(const char *ctl)
 {
     uint64_t t0 = cuprof_clock_now();
     uint64_t cupti_ns = cuprof_cupti_flush_now();
+    if (cuprof_flight_on())   /* what the ring holds of the last seconds, then the tails */
+        (void)cuprof_runfile_flight_write(t0 > cuprof_g_config.flight_ns ? t0 - cuprof_g_config.flight_ns : 0);
     cuprof_snapshot_flush();
     cuprof_runfile_new_names();
     uint64_t ns = cuprof_clock_now() - t0;
@@ -375,6 +424,8 @@ static void write_closed_windows(uint64_t closed)
 {
     uint64_t from = atomic_load(&windows_written);
     (void)cuprof_cupti_flush_now();
+    if (cuprof_flight_on())   /* the flight recorder's windows: what the ring holds of them */
+        (void)cuprof_runfile_flight_write(cuprof_capture_window_open(from + 1));
     cuprof_snapshot_flush();
     cuprof_runfile_new_names();
     cuprof_snapshot_write_meta_now(closed);
@@ -399,6 +450,9 @@ static void *flusher_main(void *arg)
         if (access(trig, F_OK) == 0)
             answer_trigger(trig);
         cuprof_capture_tick();
+        char why[256];
+        if (cuprof_flight_on() && cuprof_flight_take(why, sizeof why))
+            (void)cuprof_capture_flight_window(why);
         uint64_t closed = cuprof_capture_closed();
         if (closed > atomic_load(&windows_written)) {
             atomic_fetch_add(&rf.inflight, 1);
@@ -419,8 +473,10 @@ static void *flusher_main(void *arg)
         if (atomic_load(&cuprof_g.recording) && !atomic_load(&rf.failed)) {
             if (asked) {
                 answer_snapshot(ctl);
-            } else {
+            } else if (!cuprof_flight_on()) {   /* flight: the calls stay in memory */
                 cuprof_snapshot_flush();
+                cuprof_runfile_new_names();
+            } else {
                 cuprof_runfile_new_names();
             }
             cuprof_memheld_flush();

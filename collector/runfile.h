@@ -24,7 +24,7 @@
 /* Major: a reader refuses a file with a newer one. Minor: new block types
  * and tags a reader of an older minor skips. */
 #define CUPROF_RF_MAJOR 2u   /* 2: a call record may name a string (compact.h's EXTRA_NAME) */
-#define CUPROF_RF_MINOR 0u   /* 1.1: CUPROF_RF_CLOCK, CUPROF_RF_MEM_HELD */
+#define CUPROF_RF_MINOR 1u   /* 1.1: CUPROF_RF_CLOCK, CUPROF_RF_MEM_HELD; 2.1: the flight recorder's tags */
 
 typedef struct cuprof_rf_header {
     char magic[16];          /* CUPROF_RF_MAGIC */
@@ -232,6 +232,10 @@ enum cuprof_rf_tag {
     CUPROF_RT_EXIT_NS,            /* host ns when the exit path stopped recording: CUPTI's
                                      records of calls made after it (other threads
                                      still calling while the process ends) are left out */
+    /* 2.1: the flight recorder */
+    CUPROF_RT_CAP_WHY,            /* one per window, in order: why it was written */
+    CUPROF_RT_CAP_FLIGHT_NS, CUPROF_RT_CAP_FLIGHT_BYTES, CUPROF_RT_CAP_FLIGHT_PEAK,
+    CUPROF_RT_CAP_FLIGHT_EVICTED,
     /* GPU_INFO */
     CUPROF_RT_GPU_ON = 100, CUPROF_RT_GPU_KERNELS_ONLY, CUPROF_RT_GPU_STATUS,
     CUPROF_RT_GPU_DROPPED, CUPROF_RT_GPU_LATE, CUPROF_RT_GPU_CLOCK,

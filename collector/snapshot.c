@@ -309,6 +309,14 @@ static void put_capture(cuprof_tags *b, uint64_t t_end)
         cuprof_tags_raw(b, CUPROF_RT_CAP_WINDOW, cap.windows[w], 16);
     cuprof_tags_u64(b, CUPROF_RT_CAP_OPEN_AT_END, (uint64_t)cap.open_at_end);
     cuprof_tags_u64(b, CUPROF_RT_CAP_OUTSIDE, cap.outside_calls);
+    for (size_t w = 0; w < cap.nwhy; w++)
+        cuprof_tags_str(b, CUPROF_RT_CAP_WHY, cap.window_why[w] ? cap.window_why[w] : "");
+    if (cap.flight_ns) {
+        cuprof_tags_u64(b, CUPROF_RT_CAP_FLIGHT_NS, cap.flight_ns);
+        cuprof_tags_u64(b, CUPROF_RT_CAP_FLIGHT_BYTES, cap.flight_bytes);
+        cuprof_tags_u64(b, CUPROF_RT_CAP_FLIGHT_PEAK, cap.flight_peak_bytes);
+        cuprof_tags_u64(b, CUPROF_RT_CAP_FLIGHT_EVICTED, cap.flight_evicted_until);
+    }
 }
 
 /* The run's metadata as a META block. */

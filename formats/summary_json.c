@@ -71,6 +71,15 @@ static void put_capture(cuprof_out *o, const cuprof_capture *cap)
     cuprof_out_puts(o, ",\"open_at_end\":");
     cuprof_out_puts(o, cap->open_at_end ? "true" : "false");
     num(o, "recorded_ns", cuprof_capture_recorded_ns(cap));
+    if (cap->flight_ns) {
+        cuprof_out_puts(o, ",\"flight_recorder\":{\"span_ns\":");
+        cuprof_out_u64(o, cap->flight_ns);
+        num(o, "memory_bound_bytes", cap->flight_bytes);
+        num(o, "ring_peak_bytes", cap->flight_peak_bytes);
+        num(o, "full_before_ns", cap->flight_evicted_until);
+        str(o, "why", cap->nwhy ? cap->window_why[cap->nwhy - 1] : "");
+        cuprof_out_putc(o, '}');
+    }
     cuprof_out_puts(o, ",\"spans\":[");
     for (size_t i = 0; i < cap->nwindows; i++) {
         cuprof_out_puts(o, i ? ",[" : "[");

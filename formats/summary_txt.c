@@ -189,6 +189,18 @@ static void put_header_block(cuprof_writer *w)
                           (unsigned long long)cap->opened, cap->opened == 1 ? "" : "s",
                           cuprof_fmt_time(rec, sizeof rec, cuprof_capture_recorded_ns(cap)),
                           cap->open_at_end ? " (the last still open at the end)" : "");
+        if (cap->flight_ns) {
+            char peak[32], bound[32];
+            cuprof_out_puts(o, "  flight:        written because ");
+            put_clean(o, cap->nwhy ? cap->window_why[cap->nwhy - 1] : "(not said)");
+            cuprof_out_printf(o, "; the ring held %s at most (its bound: %s)%s\n",
+                              cuprof_fmt_bytes(peak, sizeof peak, cap->flight_peak_bytes),
+                              cuprof_fmt_bytes(bound, sizeof bound, cap->flight_bytes),
+                              cap->flight_evicted_until
+                                  ? "; it filled, so the window starts where the oldest record "
+                                    "it still held does"
+                                  : "");
+        }
     }
     if (run->dropped)
         cuprof_out_printf(o, "  dropped:       %llu calls counted but not recorded (the run file "

@@ -61,6 +61,14 @@ typedef struct cuprof_capture {
     int open_at_end;                 /* 1: the last window was open when the run ended */
     uint64_t outside_calls;          /* 1 when calls were made outside every window
                                         (not counted further: that costs the hooks) */
+    /* the flight recorder (trigger "flight recorder"): 0/NULL otherwise */
+    uint64_t flight_ns;              /* the span kept */
+    uint64_t flight_bytes;           /* the ring's bound */
+    uint64_t flight_peak_bytes;      /* the most it held */
+    uint64_t flight_evicted_until;   /* the ring was full: records kept before this
+                                        (host ns) went within the span; 0 never */
+    const char *const *window_why;   /* [nwhy]: why each window was written */
+    size_t nwhy;
 } cuprof_capture;
 
 /* Device memory held when a window opened (run file MEM_HELD blocks,

@@ -294,6 +294,10 @@ cuprof_recut *cuprof_recut_window(const cuprof_run *r, uint64_t k, char *why, si
     c->run.capture.nwindows = 1;
     c->run.capture.windows = (const uint64_t (*)[2])c->window;
     c->run.capture.open_at_end = k == r->capture.nwindows && r->capture.open_at_end;
+    if (k <= r->capture.nwhy) {   /* the flight recorder's: why this one was written */
+        c->run.capture.window_why = &r->capture.window_why[k - 1];
+        c->run.capture.nwhy = 1;
+    }
     if (cut_calls(c, r, 0, why, n) != 0)
         return NULL;
     return c;

@@ -66,7 +66,10 @@ static const char usage[] =
     "       cuprof-report --trigger [-o DIR] [--duration T | --calls N | --steps N\n"
     "                     [--step-range NAME]] PID|RUNFILE\n"
     "Opens a window in a process started with prof.sh --standby (default 10 s); the\n"
-    "process writes its outputs when it closes, as NAME.wK.*.\n";
+    "process writes its outputs when it closes, as NAME.wK.*.\n"
+    "       cuprof-report --trigger --dump [-o DIR] PID|RUNFILE\n"
+    "Has a process started with prof.sh --flight-recorder write its last seconds\n"
+    "now, as NAME.wK.*; it runs on.\n";
 
 static int quiet;
 
@@ -217,7 +220,18 @@ static int report_file(const char *file, const opts *o, const char *recover,
     if (o->sqlite >= 0)
         run->export_sqlite = o->sqlite;
     cuprof_recut *cut = NULL;
-    if (o->window) {
+    /* the flight recorder's run: its outputs are its last window (the end's,
+     * or the last written); the others went to NAME.wK.* */
+    size_t flight_last = run->capture.flight_ns ? run->capture.nwindows : 0;
+    if (flight_last && !o->window && !o->range) {
+        char why[256];
+        cut = cuprof_recut_window(run, flight_last, why, sizeof why);
+        if (!cut) {
+            say("the flight recorder's window %zu: %s; nothing was written", flight_last, why);
+            cuprof_rfread_free(run);
+            return 1;
+        }
+    } else if (o->window) {
         char why[256];
         cut = cuprof_recut_window(run, o->window, why, sizeof why);
         if (!cut) {
@@ -277,14 +291,16 @@ static int report_file(const char *file, const opts *o, const char *recover,
         }
     }
     char wfiles[800];
+    size_t nfiles = run->capture.nwindows - (flight_last ? 1 : 0);   /* (flight: the end's is NAME.*) */
     if (o->at_exit && !o->window && run->capture.trigger &&
-        (run->capture.nwindows > 1 || info.windows_written > 0) && run->capture.nwindows) {
+        (nfiles > 1 || info.windows_written > 0 || flight_last) && nfiles) {
         snprintf(wfiles, sizeof wfiles, "%.300s.w1.*%s%.300s.w%zu.*", name,
-                 run->capture.nwindows > 1 ? " .. " : "", run->capture.nwindows > 1 ? name : "",
-                 run->capture.nwindows > 1 ? run->capture.nwindows : (size_t)0);
-        if (run->capture.nwindows == 1)
+                 nfiles > 1 ? " .. " : "", nfiles > 1 ? name : "", nfiles > 1 ? nfiles : (size_t)0);
+        if (nfiles == 1)
             snprintf(wfiles, sizeof wfiles, "%.300s.w1.*", name);
         run->window_files = wfiles;
+        if (cut)   /* the outputs are the cut's */
+            ((cuprof_run *)cuprof_recut_run(cut))->window_files = wfiles;
     }
     if (o->at_exit && !o->window) {
         const cuprof_capture *cap = &in->capture;
@@ -317,8 +333,9 @@ static int report_file(const char *file, const opts *o, const char *recover,
         export_sqlite(dir, name, written);
     /* at the end of a run with repeating windows: the outputs of those the
      * program's flusher had not written yet (the last ones), NAME.wK.* */
-    uint64_t nwin = run->capture.nwindows, from = info.windows_written;
-    int windows = o->at_exit && !o->window && run->capture.trigger && (nwin > 1 || from > 0);
+    uint64_t nwin = nfiles, from = info.windows_written;
+    int windows = o->at_exit && !o->window && run->capture.trigger &&
+                  (nwin > 1 || from > 0 || (flight_last && nwin > 0));
     cuprof_model_destroy(model);
     cuprof_recut_free(cut);
     cuprof_rfread_free(run);
@@ -537,7 +554,9 @@ static int trigger(const char *target, const char *request)
         line[strcspn(line, "\n")] = '\0';
         int refused = strncmp(line, "refused", 7) == 0;
         say("trigger: process %ld: %s%s", pid, line,
-            refused ? "" : "; its outputs are written when it closes (NAME.wK.* beside the run file)");
+            refused ? "" : !strncmp(request, "dump=", 5)
+                               ? " (NAME.wK.* beside the run file, within a second)"
+                               : "; its outputs are written when it closes (NAME.wK.* beside the run file)");
         return refused ? 1 : 0;
     }
     unlink(req);
@@ -579,6 +598,8 @@ int main(int argc, char **argv)
             snap = 1;
         } else if (strcmp(a, "--trigger") == 0) {
             trig = 1;
+        } else if (strcmp(a, "--dump") == 0) {   /* the flight recorder's last seconds */
+            snprintf(trig_req, sizeof trig_req, "dump=1");
         } else if (a[0] == '-' && a[1] && !v) {
             fprintf(stderr, "cuprof: report: %s needs a value; run cuprof-report --help\n", a);
             return 2;

@@ -64,7 +64,11 @@ typedef struct rthread {
     vec chunks;              /* chunk_ref: CHUNK blocks in order */
     chunk_ref tail;          /* the chunk no CHUNK holds yet, from its TAIL blocks */
     uint32_t tail_no;        /* its chunk_no */
-    int have_tail;           /* a TAIL was read (it counts if tail_no == chunks.n) */
+    int have_tail;           /* a TAIL was read (it counts if tail_no == next_no) */
+    uint32_t first_no;       /* chunks[0]'s chunk_no: 0, or (flight recorder) the oldest kept */
+    uint64_t base;           /* the thread's first call kept (flight: the ones before went
+                                with the ring's older blocks); event ids are renumbered
+                                from it */
     uint8_t *tailbuf;        /* its bytes, put together from the TAILs' parts */
     size_t tail_cap;
 } rthread;
@@ -76,11 +80,14 @@ typedef struct rrun {
     void *map;
     size_t map_len;
     uint32_t major;          /* the file's version: 2.0 starts each chunk's codec afresh */
+    int flight;              /* the flight recorder's run: a thread's chunks may start
+                                after 0 and skip some (collector/flight.c) */
     vec strs;                /* char *: every owned string */
     vec threads;             /* rthread, by index order of first sight */
     vec argv;                /* const char * */
     vec apis;                /* cuprof_api_desc */
     vec windows;             /* uint64_t[2] */
+    vec whys;                /* const char *: why each window was written (flight recorder) */
     vec mem_held;            /* cuprof_mem_held, allocs owned (MEM_HELD blocks, 1.1) */
     const char **knames;
     const char **nvtx;
@@ -155,6 +162,20 @@ static int tag_next(tag_it *it, uint16_t *tag, const uint8_t **v, uint32_t *len)
     *len = h[1];
     it->p += 8 + h[1];
     return 1;
+}
+
+/* 1 when a META's tags say the flight recorder ran (its first META, written
+ * before any chunk, says so). */
+static int meta_is_flight(const uint8_t *p, size_t len)
+{
+    tag_it it = {p, p + len};
+    uint16_t tag;
+    const uint8_t *v;
+    uint32_t n;
+    while (tag_next(&it, &tag, &v, &n))
+        if (tag == CUPROF_RT_CAP_FLIGHT_NS)
+            return 1;
+    return 0;
 }
 
 static uint64_t u64_of(const uint8_t *v, uint32_t len)
@@ -275,11 +296,14 @@ static void block(rrun *r, const cuprof_rf_block *b, const uint8_t *p, cuprof_rf
         if (!t)
             return;
         chunk_ref c = {p + sizeof h, len - sizeof h, h.anchor_stamp, h.anchor_ns};
+        /* the chunk_no the thread's next chunk has: 0 first, but for a flight
+         * recorder's thread, whose oldest chunks the ring let go, any */
+        uint32_t next_no = t->chunks.n ? t->first_no + (uint32_t)t->chunks.n : 0;
         if (b->type == CUPROF_RF_TAIL) {
             /* a chunk no CHUNK block holds yet, in parts: offset 0 starts it
              * (again), a part where the bytes so far end goes on; a part
              * after a gap, or of an older chunk, is left out */
-            int fresh = h.offset == 0 && h.chunk_no >= t->chunks.n &&
+            int fresh = h.offset == 0 && h.chunk_no >= next_no &&
                         (!t->have_tail || h.chunk_no >= t->tail_no);
             int more = t->have_tail && h.chunk_no == t->tail_no && h.offset == t->tail.len;
             if (fresh || more) {
@@ -296,7 +320,11 @@ static void block(rrun *r, const cuprof_rf_block *b, const uint8_t *p, cuprof_rf
                 t->tail_no = h.chunk_no;
                 t->have_tail = 1;
             }
-        } else if (h.chunk_no == t->chunks.n) {
+        } else if (h.chunk_no == next_no || (r->flight && (t->chunks.n == 0 || h.chunk_no > next_no))) {
+            if (h.chunk_no != next_no || t->chunks.n == 0) {   /* (flight) a gap: from here */
+                t->chunks.n = 0;
+                t->first_no = h.chunk_no;
+            }
             chunk_ref *slot = vec_push(&t->chunks, sizeof c, 1);
             if (slot)
                 *slot = c;
@@ -358,8 +386,10 @@ static void block(rrun *r, const cuprof_rf_block *b, const uint8_t *p, cuprof_rf
         r->gpu_info = p, r->gpu_info_len = len;
         break;
     case CUPROF_RF_META:
-        if (!r->meta_start)
+        if (!r->meta_start) {
             r->meta_start = p, r->meta_start_len = len;
+            r->flight = meta_is_flight(p, len);
+        }
         r->meta = p, r->meta_len = len;
         info->have_meta = 1;
         break;
@@ -447,7 +477,7 @@ static void read_meta(rrun *r, const uint8_t *p, size_t len, int start_only)
     uint16_t tag;
     const uint8_t *v;
     uint32_t n;
-    int args = 0, apis = 0, windows = 0;
+    int args = 0, apis = 0, windows = 0, whys = 0;
     while (tag_next(&it, &tag, &v, &n)) {
         uint64_t x = u64_of(v, n);
         switch (tag) {
@@ -510,6 +540,18 @@ static void read_meta(rrun *r, const uint8_t *p, size_t len, int start_only)
             break;
         case CUPROF_RT_CAP_OPEN_AT_END: run->capture.open_at_end = (int)x; break;
         case CUPROF_RT_CAP_OUTSIDE: run->capture.outside_calls = x; break;
+        case CUPROF_RT_CAP_WHY: {
+            if (!whys++)
+                r->whys.n = 0;
+            const char **w = vec_push(&r->whys, sizeof(char *), 1);
+            if (w)
+                *w = own(r, v, n);
+            break;
+        }
+        case CUPROF_RT_CAP_FLIGHT_NS: run->capture.flight_ns = x; break;
+        case CUPROF_RT_CAP_FLIGHT_BYTES: run->capture.flight_bytes = x; break;
+        case CUPROF_RT_CAP_FLIGHT_PEAK: run->capture.flight_peak_bytes = x; break;
+        case CUPROF_RT_CAP_FLIGHT_EVICTED: run->capture.flight_evicted_until = x; break;
         case CUPROF_RT_STEP_RANGE: run->step_range = own(r, v, n); break;
         case CUPROF_RT_STEP_DOMAIN: run->step_domain = own(r, v, n); break;
         case CUPROF_RT_STEP_FROM: run->step_range_from = own(r, v, n); break;
@@ -543,6 +585,8 @@ static void read_meta(rrun *r, const uint8_t *p, size_t len, int start_only)
     run->argv = r->argv.p;
     run->capture.nwindows = r->windows.n;
     run->capture.windows = (const uint64_t (*)[2])r->windows.p;
+    run->capture.nwhy = r->whys.n;
+    run->capture.window_why = (const char *const *)r->whys.p;
     run->nmem_held = r->mem_held.n;
     run->mem_held = r->mem_held.p;
 }
@@ -649,14 +693,16 @@ static uint64_t line_ns(int tsc, const line *l, uint64_t s)
     return l->a_ns + (uint64_t)(int64_t)((double)(int64_t)(s - l->a_stamp) * l->slope);
 }
 
-/* Decodes thread t's chunks (CHUNKs, then its TAIL) into out[seq] for seq
- * < want; returns the length of the prefix of calls all found (a call whose
- * record was lost, in a block the disk could not take, ends the thread's
- * calls there: event ids are positions). *in_chunks gets the records read
- * from CHUNK blocks (written while the program ran). */
+/* Decodes thread t's chunks (CHUNKs, then its TAIL) into out[seq - base]
+ * for base <= seq < base + want (base: t->base); returns the length of the
+ * prefix of calls all found (a call whose record was lost, in a block the
+ * disk could not take, ends the thread's calls there: event ids are
+ * positions). *in_chunks gets the records read from CHUNK blocks (written
+ * while the program ran). */
 static uint64_t decode_thread(rrun *r, rthread *t, uint64_t want, cuprof_event *out,
                               uint64_t *in_chunks)
 {
+    uint64_t base = t->base;
     uint8_t *seen = calloc(want ? want : 1, 1);
     if (!seen)
         return 0;
@@ -669,8 +715,8 @@ static uint64_t decode_thread(rrun *r, rthread *t, uint64_t want, cuprof_event *
     uint64_t first_stamp = t->have_info ? t->info.first_stamp : c0 ? c0->stamp : 0;
     uint64_t first_ns = t->have_info ? t->info.first_ns : c0 ? c0->ns : 0;
     line whole = line_make(r->tsc, first_stamp, first_ns, r->end_stamp, r->end_ns);
-    uint64_t got = 0;
-    for (size_t j = 0; j < nc && got < want; j++) {
+    uint64_t got = 0, limit = r->flight ? UINT64_MAX : want;
+    for (size_t j = 0; j < nc && got < limit; j++) {
         const chunk_ref *c = j < t->chunks.n ? &cs[j] : &t->tail;
         const chunk_ref *next = j + 1 < t->chunks.n ? &cs[j + 1]
                                 : j + 1 == t->chunks.n && t->have_tail ? &t->tail : NULL;
@@ -681,10 +727,12 @@ static uint64_t decode_thread(rrun *r, rthread *t, uint64_t want, cuprof_event *
         const uint8_t *p = c->data, *e = c->data + c->len;
         cuprof_event ev;
         uint64_t seq;
-        while (got < want && cuprof_decode(&p, e, &codec, &ev, &seq) == 0) {
+        while (got < limit && cuprof_decode(&p, e, &codec, &ev, &seq) == 0) {
             got++;
-            if (seq >= want)
-                continue;   /* a damaged chunk, or a call past the published ones */
+            if (seq < base || seq - base >= want)
+                continue;   /* a damaged chunk, a call past the published ones, or
+                               (flight) one before the calls kept */
+            seq -= base;
             /* a stamp past its chunk's segment (the end of a call that
              * outlived the chunk): the line over the thread's life */
             ev.t0 = line_ns(r->tsc, ev.t0 <= bs ? &seg : &whole, ev.t0);
@@ -701,6 +749,51 @@ static uint64_t decode_thread(rrun *r, rthread *t, uint64_t want, cuprof_event *
         k++;
     free(seen);
     return k;
+}
+
+/* The flight recorder's thread: the oldest call from which every call up
+ * to want (its published count) is in the file; the ones before went with
+ * the ring's older blocks, or their records did (a call that outlived the
+ * calls after it is written when it ends). want when none is. */
+static uint64_t find_base(rthread *t, uint64_t want)
+{
+    size_t nc = t->chunks.n + (t->have_tail ? 1 : 0);
+    chunk_ref *cs = t->chunks.p;
+    uint64_t lo = want;
+    for (int pass = 0; pass < 2; pass++) {
+        uint8_t *seen = NULL;
+        if (pass == 1) {
+            if (lo >= want)
+                return want;
+            seen = calloc(want - lo, 1);
+            if (!seen)
+                return want;
+        }
+        for (size_t j = 0; j < nc; j++) {
+            const chunk_ref *c = j < t->chunks.n ? &cs[j] : &t->tail;
+            const uint8_t *p = c->data, *e = c->data + c->len;
+            cuprof_codec codec;
+            memset(&codec, 0, sizeof codec);
+            cuprof_event ev;
+            uint64_t seq;
+            while (cuprof_decode(&p, e, &codec, &ev, &seq) == 0) {
+                if (seq >= want)
+                    continue;
+                if (pass == 0 && seq < lo)
+                    lo = seq;
+                else if (pass == 1)
+                    seen[seq - lo] = 1;
+            }
+        }
+        if (pass == 1) {
+            uint64_t b = want;
+            while (b > lo && seen[b - 1 - lo])
+                b--;
+            free(seen);
+            return b;
+        }
+    }
+    return want;
 }
 
 /* Records a thread holds in its blocks (a thread the run never described:
@@ -725,8 +818,9 @@ static uint64_t count_records(const rrun *r, rthread *t)
                 maxseq = seq + 1;
         }
     }
-    /* the calls [0, n) are complete only when every one of them is there */
-    return maxseq == n ? n : 0;
+    /* the calls [0, n) are complete only when every one of them is there;
+     * a flight recorder's: find_base takes the ones that are */
+    return maxseq == n || r->flight ? maxseq : 0;
 }
 
 static int read_threads(rrun *r)
@@ -734,9 +828,16 @@ static int read_threads(rrun *r)
     cuprof_run *run = &r->pub;
     size_t k = r->threads.n;
     rthread *ts = r->threads.p;
-    for (size_t i = 0; i < k; i++)   /* a tail whose chunk a CHUNK block holds: stale */
-        if (ts[i].have_tail && ts[i].tail_no != ts[i].chunks.n)
-            ts[i].have_tail = 0;
+    for (size_t i = 0; i < k; i++) {   /* a tail whose chunk a CHUNK block holds: stale */
+        rthread *t = &ts[i];
+        uint32_t next_no = t->chunks.n ? t->first_no + (uint32_t)t->chunks.n : 0;
+        if (r->flight && t->have_tail && (t->chunks.n == 0 || t->tail_no > next_no)) {
+            t->chunks.n = 0;   /* (flight) the chunks before it went: the tail alone */
+            t->first_no = t->tail_no;
+        } else if (t->have_tail && t->tail_no != next_no) {
+            t->have_tail = 0;
+        }
+    }
     r->run_threads = calloc(k ? k : 1, sizeof *r->run_threads);
     r->chunk_ptrs = calloc(k ? k : 1, sizeof *r->chunk_ptrs);
     if (!r->run_threads || !r->chunk_ptrs)
@@ -747,6 +848,10 @@ static int read_threads(rrun *r)
     uint64_t total = 0;
     for (size_t i = 0; i < k; i++) {
         want[i] = ts[i].have_info ? ts[i].info.committed : count_records(r, &ts[i]);
+        if (r->flight && (ts[i].first_no > 0 || ts[i].chunks.n == 0)) {
+            ts[i].base = find_base(&ts[i], want[i]);
+            want[i] -= ts[i].base;
+        }
         total += want[i];
     }
     cuprof_event *out = NULL;
@@ -938,6 +1043,22 @@ static void after_exit(rrun *r, cuprof_gpu_run *g, cuprof_gpu_kernel *k, cuprof_
     free(gone);
 }
 
+/* An event id as the run numbers its calls: a flight recorder's thread
+ * starts at its first call kept (rthread.base); a call before it is gone (0:
+ * the record has no cause). */
+static uint64_t rebase_id(const rrun *r, uint64_t id)
+{
+    if (!r->flight || id == 0 || id == CUPROF_RF_EXT_OWN)
+        return id;
+    uint32_t ti = cuprof_event_id_thread(id);
+    uint64_t seq = cuprof_event_id_seq(id);
+    const rthread *ts = r->threads.p;
+    for (size_t i = 0; i < r->threads.n; i++)
+        if (ts[i].index == ti)
+            return !ts[i].base ? id : seq < ts[i].base ? 0 : cuprof_event_id_make(ti, seq - ts[i].base);
+    return id;
+}
+
 static int read_gpu(rrun *r)
 {
     cuprof_gpu_run *g = &r->gpu;
@@ -978,7 +1099,7 @@ static int read_gpu(rrun *r)
         return -1;
     for (size_t i = 0; i < nm; i++) {
         const cuprof_rf_extmap *f = (const cuprof_rf_extmap *)r->extmap.p + i;
-        m[i] = (cuprof_gpu_extmap){.corr = f->corr, .ext = f->ext};
+        m[i] = (cuprof_gpu_extmap){.corr = f->corr, .ext = rebase_id(r, f->ext)};
     }
     if (nm > 1) {
         qsort(m, nm, sizeof *m, cmp_ext);
@@ -1045,7 +1166,7 @@ static int read_gpu(rrun *r)
     cuprof_gpu_graph_node *gn = r->nodes.n ? vec_push(&nodes, sizeof *gn, r->nodes.n) : NULL;
     for (size_t i = 0; gn && i < r->nodes.n; i++) {
         const cuprof_rf_node *f = (const cuprof_rf_node *)r->nodes.p + i;
-        gn[i] = (cuprof_gpu_graph_node){f->id, f->original, f->origin, f->graph};
+        gn[i] = (cuprof_gpu_graph_node){f->id, f->original, rebase_id(r, f->origin), f->graph};
     }
     if (gn)
         nodes.n = merge_nodes(gn, nodes.n);
@@ -1206,6 +1327,7 @@ void cuprof_rfread_free(cuprof_run *run)
     free(r->argv.p);
     free(r->apis.p);
     free(r->windows.p);
+    free(r->whys.p);
     cuprof_mem_held *mh = r->mem_held.p;
     for (size_t i = 0; i < r->mem_held.n; i++)
         free((void *)mh[i].allocs);

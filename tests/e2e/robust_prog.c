@@ -29,7 +29,10 @@
  *   kill-in-sync SIG (main launches a kernel that runs for hours and waits
  *   in cudaDeviceSynchronize; another thread sends SIG to the process 30 ms
  *   later: the signal lands while a thread is inside a CUDA call that does
- *   not return, so the exit path's own synchronize would not either)
+ *   not return, so the exit path's own synchronize would not either) |
+ *   oom MS (the calls for MS ms, a line "robust_prog: second K" on stdout
+ *   each second, then a cudaMalloc too big for any device: its error on
+ *   stdout, exit 2)
  *
  * Statuses: return 3, exit 3, _exit 4, _Exit 4, quick_exit 4.
  */
@@ -42,6 +45,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static int ncalls = 20;
@@ -257,6 +261,37 @@ int main(int argc, char **argv)
         pthread_create(&t, NULL, killer, NULL);
         cudaDeviceSynchronize();
         return 11;   /* the kernel ended: not what the test is about */
+    }
+    if (!strcmp(end, "oom") && i + 1 < argc) {
+        struct timespec t0, now;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        long ms = atol(argv[i + 1]), second = 0;
+        for (;;) {
+            calls(1);
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            long el = (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
+            if (el / 1000 > second) {
+                second = el / 1000;
+                printf("robust_prog: second %ld\n", second);
+                fflush(stdout);
+            }
+            if (el >= ms)
+                break;
+        }
+        if (do_hwm) {
+            char line[256];
+            FILE *f = fopen("/proc/self/status", "r");
+            while (f && fgets(line, sizeof line, f))
+                if (!strncmp(line, "VmHWM:", 6))
+                    fprintf(stderr, "robust_prog: hwm_kb=%ld\n", atol(line + 6));
+            if (f)
+                fclose(f);
+        }
+        void *p = NULL;
+        cudaError_t e = cudaMalloc(&p, (size_t)1 << 60);
+        printf("robust_prog: cudaMalloc: %s\n", cudaGetErrorString(e));
+        fflush(stdout);
+        exit(2);
     }
     if (!strcmp(end, "spin")) {
         printf("spinning\n");

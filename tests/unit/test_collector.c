@@ -63,6 +63,8 @@ static void setup(void)
     unsetenv("CUPROF_CAPTURE_RANGE");
     unsetenv("CUPROF_CAPTURE_RANGE_END");
     unsetenv("CUPROF_SKIP_FIRST");
+    unsetenv("CUPROF_FLIGHT_RECORDER");
+    unsetenv("CUPROF_FLIGHT_MEMORY");
 }
 
 /* For tests that write t0/t1 by hand: stamps must already be ns (with TSC
@@ -753,6 +755,80 @@ START_TEST(chunks_decode_alone)
     fclose(f);
     ck_assert_uint_ge(chunks, 2);
     ck_assert_uint_gt(next_seq, 0);
+}
+END_TEST
+
+/* ---- the flight recorder ---------------------------------------------------- */
+
+/* The flight recorder keeps the chunks in a ring of CUPROF_FLIGHT_MEMORY
+ * bytes, not the file: the ring never holds more than its bound, the file
+ * stays small while the program runs, and a window written from it holds
+ * the last calls, each one, in order, numbered from the first kept (the
+ * reader takes a thread whose oldest chunks went). */
+START_TEST(flight_ring_keeps_the_last_calls)
+{
+    setenv("CUPROF_FLIGHT_RECORDER", "60", 1);
+    setenv("CUPROF_FLIGHT_MEMORY", "1M", 1);
+    cuprof_collector_init();
+    cuprof_api_register(APIS, NAPIS);
+    ck_assert_int_eq(cuprof_g_config.capture, CUPROF_CAPTURE_FLIGHT);
+    enum { N = 600000 };   /* about 4 MB of records: the ring lets the oldest go */
+    for (int i = 0; i < N; i++) {
+        cuprof_event *ev = rec(0, CUPROF_EV_ALLOC);
+        ev->a.mem.bytes = (uint64_t)i;
+        cuprof_end(ev, 0);
+    }
+    cuprof_flight_stats st;
+    cuprof_runfile_flight_stats(&st);
+    ck_assert_uint_le(st.peak, 1u << 20);
+    ck_assert_uint_gt(st.peak, (1u << 20) - 2 * 65536);
+    ck_assert_uint_gt(st.evicted_until, 0);
+    struct stat sb;
+    ck_assert_int_eq(stat(cuprof_runfile_path(), &sb), 0);
+    ck_assert_int_lt(sb.st_size, 64 * 1024);   /* names and metadata only */
+    uint64_t k = cuprof_capture_flight_window("a test asked");
+    ck_assert_uint_eq(k, 1);
+    ck_assert_int_eq(cuprof_runfile_flight_write(cuprof_capture_window_open(k)), 0);
+    cuprof_run *run = test_run_read_back();
+    ck_assert_ptr_nonnull(run);
+    ck_assert_uint_eq(run->nthreads, 1);
+    const cuprof_run_thread *th = &run->threads[0];
+    ck_assert_uint_gt(th->n, 1000);
+    ck_assert_uint_lt(th->n, N);
+    uint64_t bad = 0;
+    for (uint64_t i = 0; i < th->n; i++)   /* the last calls, each, in order */
+        bad += cuprof_run_event(th, i)->a.mem.bytes != N - th->n + i;
+    ck_assert_uint_eq(bad, 0);
+    ck_assert_uint_eq(run->capture.flight_ns, 60000000000ull);
+    ck_assert_uint_eq(run->capture.flight_bytes, 1u << 20);
+    ck_assert_uint_eq(run->capture.nwindows, 1);
+    ck_assert_uint_eq(run->capture.nwhy, 1);
+    ck_assert_str_eq(run->capture.window_why[0], "a test asked");
+    /* the window starts where the ring's oldest record does, not 60 s back */
+    ck_assert_uint_gt(run->capture.windows[0][0], run->t_start);
+    test_run_free(run);
+}
+END_TEST
+
+/* A call that fails with out-of-memory asks for a window (once per error
+ * code), one that fails otherwise does not. */
+START_TEST(flight_error_asks_for_a_window)
+{
+    setenv("CUPROF_FLIGHT_RECORDER", "1", 1);
+    cuprof_collector_init();
+    cuprof_api_register(APIS, NAPIS);
+    char why[256];
+    cuprof_end(rec(1, CUPROF_EV_CALL), 1);   /* invalid value: no window */
+    ck_assert_int_eq(cuprof_flight_take(why, sizeof why), 0);
+    cuprof_end(rec(0, CUPROF_EV_ALLOC), 2);   /* out of memory */
+    ck_assert_int_eq(cuprof_flight_take(why, sizeof why), 1);
+    ck_assert_ptr_nonnull(strstr(why, "out of memory"));
+    ck_assert_ptr_nonnull(strstr(why, APIS[0].name));
+    cuprof_end(rec(0, CUPROF_EV_ALLOC), 2);   /* the same code again: no second window */
+    ck_assert_int_eq(cuprof_flight_take(why, sizeof why), 0);
+    cuprof_end(rec(1, CUPROF_EV_CALL), 700);  /* a sticky error: a window */
+    ck_assert_int_eq(cuprof_flight_take(why, sizeof why), 1);
+    ck_assert_ptr_nonnull(strstr(why, "sticky"));
 }
 END_TEST
 
@@ -1506,6 +1582,8 @@ Suite *collector_suite(void)
     tcase_add_test(tc, config_gpu_and_clock);
     tcase_add_test(tc, exit_writes_files_once);
     tcase_add_test(tc, nothing_after_end);
+    tcase_add_test(tc, flight_ring_keeps_the_last_calls);
+    tcase_add_test(tc, flight_error_asks_for_a_window);
     tcase_add_test(tc, no_cuda_no_files);
     tcase_add_test(tc, disabled_records_nothing);
     tcase_add_test(tc, fork_child_starts_empty);
