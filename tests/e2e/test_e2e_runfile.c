@@ -725,10 +725,160 @@ START_TEST(trigger_refused_without_standby)
     ck_assert_msg(r.status != 0 && strstr(r.err, "was not started with --standby"), "%d\n%s",
                   r.status, r.err);
     e2e_result_free(&r);
+    const char *dump[] = {e2e_path("prof.sh"), "trigger", "--dump", NULL, NULL};
+    char target[32];
+    snprintf(target, sizeof target, "%d", (int)prog);
+    dump[3] = target;
+    r = e2e_run(dump, NULL, NULL, TIMEOUT_S);
+    ck_assert_msg(r.status != 0 && strstr(r.err, "was not started with --flight-recorder"), "%d\n%s",
+                  r.status, r.err);
+    e2e_result_free(&r);
     int st = 0;
     waitpid(pid, &st, 0);
     ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 3);
     ck_assert(!exists("a", "x.w1.summary.json"));
+}
+END_TEST
+
+/* ---- the flight recorder ------------------------------------------------------------ */
+
+/* VmHWM (KiB) the program printed ("robust_prog: hwm_kb=N"; the last one). */
+static long hwm_kb(const char *err)
+{
+    long kb = -1;
+    for (const char *p = err; (p = strstr(p, "hwm_kb=")); p += 7)
+        kb = atol(p + 7);
+    return kb;
+}
+
+static json_t *flight_of(json_t *sum)
+{
+    return json_object_get(json_object_get(sum, "capture"), "flight_recorder");
+}
+
+/* --flight-recorder 1 on a workload that fails with out-of-memory after 10 s
+ * of calls: the outputs hold the last second only (its window, at most a
+ * second), with the failing call and the out-of-memory finding; the ring
+ * stays within its bound (16M here) and the process's peak memory within
+ * that bound of a plain cuprof run's; the run file holds what was written,
+ * not the 10 s; the exit status and stdout are the program's. */
+START_TEST(flight_recorder_writes_the_last_second_on_oom)
+{
+    const char *base_args[] = {"--format", "none", e2e_bpath("tests/robust_prog"), "hwm", "oom",
+                               "3000", NULL};
+    e2e_result base = profile("b", "x", base_args, NULL);
+    ck_assert_msg(base.status == 2, "status %d\n%s", base.status, base.err);
+    const char *args[] = {"--format", "none", "--flight-recorder", "1s", "--flight-memory", "16M",
+                          e2e_bpath("tests/robust_prog"), "hwm", "oom", "10000", NULL};
+    e2e_result r = profile("a", "x", args, NULL);
+    ck_assert_msg(r.status == 2, "status %d\n%s", r.status, r.err);
+    ck_assert_msg(strstr(r.out, "robust_prog: second 9\n") &&
+                      strstr(r.out, "robust_prog: cudaMalloc: out of memory\n"), "%s", r.out);
+    long b = hwm_kb(base.err), f = hwm_kb(r.err);
+    ck_assert_msg(b > 0 && f > 0, "no hwm line:\n%s\n%s", base.err, r.err);
+    ck_assert_msg(f - b <= 16 * 1024 + 8192, "peak memory %ld KiB with the flight recorder, %ld "
+                  "without: more than the ring's 16 MiB above it", f, b);
+    char *sp = path_of("a", "x.summary.json");
+    json_t *sum = e2e_load_json(sp);
+    ck_assert_ptr_nonnull(sum);
+    json_t *fl = flight_of(sum);
+    ck_assert_ptr_nonnull(fl);
+    ck_assert_int_eq(e2e_int(fl, "span_ns"), 1000000000);
+    ck_assert_int_eq(e2e_int(fl, "memory_bound_bytes"), 16 << 20);
+    ck_assert_int_le(e2e_int(fl, "ring_peak_bytes"), 16 << 20);
+    ck_assert_int_gt(e2e_int(fl, "ring_peak_bytes"), 0);
+    ck_assert_msg(strstr(e2e_str(fl, "why"), "the process ended (exit)"), "%s", e2e_str(fl, "why"));
+    json_t *cap = json_object_get(sum, "capture");
+    ck_assert_int_le(e2e_int(cap, "recorded_ns"), 1000000000);
+    json_t *spans = json_object_get(cap, "spans");
+    ck_assert_int_eq(json_array_size(spans), 1);
+    long long open = json_integer_value(json_array_get(json_array_get(spans, 0), 0));
+    long long close = json_integer_value(json_array_get(json_array_get(spans, 0), 1));
+    ck_assert_int_le(close - open, 1000000000);
+    /* the failing call and its finding are in it */
+    char *tp = path_of("a", "x.summary.txt");
+    char *txt = e2e_read_file(tp, NULL);
+    ck_assert_ptr_nonnull(txt);
+    ck_assert_msg(strstr(txt, "out-of-memory: cudaMalloc") && strstr(txt, "flight:"), "%s", txt);
+    free(txt);
+    free(tp);
+    json_decref(sum);
+    free(sp);
+    /* the run file holds the ring's windows, not ten seconds of calls */
+    struct stat st;
+    char *rp = path_of("a", "x.cuprof");
+    ck_assert_int_eq(stat(rp, &st), 0);
+    ck_assert_int_le(st.st_size, 2 * (16 << 20) + (1 << 20));
+    free(rp);
+    e2e_result_free(&base);
+    e2e_result_free(&r);
+}
+END_TEST
+
+/* prof.sh trigger PID --dump: a process under --flight-recorder writes its
+ * last seconds as NAME.wK.* while it runs on (twice: two file sets, each
+ * saying why), and its end writes the last ones as NAME.*; a process not
+ * under the flight recorder refuses, and prof.sh refuses the recorder with
+ * a capture window in one line. */
+START_TEST(flight_recorder_dumps_on_trigger)
+{
+    char out[4200];
+    snprintf(out, sizeof out, "%s/a", dir);
+    const char *args[] = {"--format", "none", "--flight-recorder", "0.5", "--flight-memory", "8M",
+                          e2e_bpath("tests/robust_prog"), "spin", NULL};
+    pid_t prog;
+    pid_t pid = start_profsh(out, args, "robust_prog", &prog);
+    usleep(1200000);
+    char target[32];
+    snprintf(target, sizeof target, "%d", (int)prog);
+    const char *argv[] = {e2e_path("prof.sh"), "trigger", target, "--dump", NULL};
+    for (int k = 1; k <= 2; k++) {
+        e2e_result r = e2e_run(argv, NULL, NULL, TIMEOUT_S);
+        ck_assert_msg(r.status == 0 && strstr(r.err, "being written as window"), "status %d\n%s",
+                      r.status, r.err);
+        e2e_result_free(&r);
+        char f[64];
+        snprintf(f, sizeof f, "x.w%d.summary.json", k);
+        for (int ms = 0; ms < 10000 && !exists("a", f); ms += 20)
+            usleep(20000);
+        ck_assert_msg(exists("a", f) && kill(prog, 0) == 0, "%s did not appear while the program ran", f);
+        char *sp = path_of("a", f);
+        json_t *sum = e2e_load_json(sp);
+        ck_assert_ptr_nonnull(sum);
+        ck_assert_str_eq(e2e_str(flight_of(sum), "why"), "prof.sh trigger --dump");
+        ck_assert_str_eq(e2e_str(sum, "ended_by"), "still running (a window written as it closed)");
+        ck_assert_int_gt(e2e_int(sum, "events"), 100);
+        ck_assert_int_le(e2e_int(json_object_get(sum, "capture"), "recorded_ns"), 500000000);
+        json_decref(sum);
+        free(sp);
+        usleep(300000);
+    }
+    kill(prog, SIGTERM);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    ck_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
+    char *sp = path_of("a", "x.summary.json");
+    json_t *sum = e2e_load_json(sp);
+    ck_assert_ptr_nonnull(sum);
+    ck_assert_str_eq(e2e_str(flight_of(sum), "why"), "the process ended (SIGTERM)");
+    json_decref(sum);
+    free(sp);
+    char *tp = path_of("a", "x.summary.txt");
+    char *txt = e2e_read_file(tp, NULL);
+    ck_assert_msg(txt && strstr(txt, "x.w1.* .. x.w2.*"), "%s", txt ? txt : "(none)");
+    free(txt);
+    free(tp);
+    ck_assert(!exists("a", "x.w3.summary.json"));
+    /* prof.sh: not with a capture window; not 0 seconds */
+    const char *bad1[] = {"--flight-recorder", "5", "--standby", e2e_bpath("tests/robust_prog"), NULL};
+    const char *bad2[] = {"--flight-recorder", "0", e2e_bpath("tests/robust_prog"), NULL};
+    const char *const *bads[] = {bad1, bad2};
+    for (int i = 0; i < 2; i++) {
+        e2e_result r = profile("c", "x", bads[i], NULL);
+        ck_assert_msg(r.status == 2 && lines(r.err) == 1 && strstr(r.err, "--flight-recorder"),
+                      "status %d\n%s", r.status, r.err);
+        e2e_result_free(&r);
+    }
 }
 END_TEST
 
@@ -839,6 +989,8 @@ int main(void)
     tcase_add_test(t, windows_written_as_they_close);
     tcase_add_test(t, standby_windows_opened_by_trigger);
     tcase_add_test(t, trigger_refused_without_standby);
+    tcase_add_test(t, flight_recorder_writes_the_last_second_on_oom);
+    tcase_add_test(t, flight_recorder_dumps_on_trigger);
     tcase_add_test(t, sigkill_at_random_moments_keeps_all_but_the_last_tenth_second);
     tcase_add_test(t, crc32c_paths_agree);
     suite_add_tcase(s, t);
