@@ -275,7 +275,7 @@ thread_take(uint16_t api, int cupti)
 #define STACK_CLASSES                                                                       \
     ((1u << CUPROF_EV_LAUNCH) | (1u << CUPROF_EV_COPY) | (1u << CUPROF_EV_MEMSET) |         \
      (1u << CUPROF_EV_ALLOC) | (1u << CUPROF_EV_FREE) | (1u << CUPROF_EV_SYNC) |            \
-     (1u << CUPROF_EV_BLAS) | (1u << CUPROF_EV_LIB))
+     (1u << CUPROF_EV_BLAS) | (1u << CUPROF_EV_LIB) | (1u << CUPROF_EV_COLL))
 
 cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
 {
@@ -301,7 +301,8 @@ cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
      * quarter of a launch. (Every call pushes when CUPTI would not take our
      * clock or thread ids: the match needs both, see cupti.h.) */
     int cupti = __atomic_load_n(&cuprof_cupti_active, __ATOMIC_RELAXED);
-    if (cupti && (cls == CUPROF_EV_BLAS || cls == CUPROF_EV_LIB || d > 0 || cupti == CUPROF_CUPTI_PUSH_ALL)) {
+    if (cupti && (cls == CUPROF_EV_BLAS || cls == CUPROF_EV_LIB || cls == CUPROF_EV_COLL || d > 0 ||
+                  cupti == CUPROF_CUPTI_PUSH_ALL)) {
         /* the id every CUPTI record this call causes is tied to
          * (== cuprof_event_id(ev)) */
         cuprof_cupti_push_slow(cuprof_event_id_make(t->index, t->stage_seq[d]));

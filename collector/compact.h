@@ -10,7 +10,8 @@
  *
  * A record, in the order written:
  *   head     1 byte: low 4 bits = class + 1 (so 0 is "no more records in
- *            this chunk"); HEAD_RESULT: a nonzero result follows;
+ *            this chunk"), plus 16 with HEAD_CLS_HI (an NCCL call, class 16:
+ *            run file 3.0); HEAD_RESULT: a nonzero result follows;
  *            HEAD_EXTRA: the extra byte follows; HEAD_SAME_API: the API is
  *            the previous record's (no api field)
  *   api      varint, unless HEAD_SAME_API
@@ -58,6 +59,7 @@
 #define CUPROF_HEAD_RESULT 0x10u
 #define CUPROF_HEAD_EXTRA 0x20u
 #define CUPROF_HEAD_SAME_API 0x40u
+#define CUPROF_HEAD_CLS_HI 0x80u   /* the class is 16 + (low bits - 1) (run file 3.0) */
 
 #define CUPROF_EXTRA_DEPTH 0x01u
 #define CUPROF_EXTRA_STACK 0x02u
@@ -85,6 +87,8 @@ typedef struct cuprof_codec {
     uint32_t grid_x, smem; /* the previous launch's configuration */
     uint16_t grid_y, grid_z, block[3];
     uint16_t api;          /* the previous record's API */
+    uint16_t rank, nranks; /* the previous NCCL call's communicator: its rank and size */
+    uint64_t comm;         /* ... and its id */
     uint8_t cfg[CUPROF_LAUNCH_CFG_BYTES];   /* the same, as the event holds it:
                                                the encoder's only (cuprof_encode_repeat
                                                compares it), the decoder leaves it */
@@ -176,7 +180,7 @@ static inline __attribute__((always_inline)) uint8_t *
 cuprof_encode(uint8_t *p, cuprof_codec *c, const cuprof_event *ev, uint64_t seq)
 {
     uint8_t *head = p++;
-    unsigned h = (unsigned)(ev->cls & CUPROF_HEAD_CLS) + 1u;
+    unsigned h = ((unsigned)(ev->cls & CUPROF_HEAD_CLS) + 1u) | (ev->cls >= 16 ? CUPROF_HEAD_CLS_HI : 0u);
     unsigned x = 0;
     if (ev->api == c->api)
         h |= CUPROF_HEAD_SAME_API;
@@ -307,6 +311,30 @@ cuprof_encode(uint8_t *p, cuprof_codec *c, const cuprof_event *ev, uint64_t seq)
         p = cuprof_put_uv(p, ev->a.nvtx.domain);
         p = cuprof_put_uv(p, ev->a.nvtx.id);
         break;
+    case CUPROF_EV_COLL: {
+        /* flags: bit 0 the communicator of the previous NCCL call, bits 1-4
+         * the stream (cuprof_put_stream) */
+        uint8_t *fp = p++;
+        unsigned f = 0;
+        p = cuprof_put_uv(p, ev->a.coll.count);
+        f |= cuprof_put_stream(&p, c, ev->a.coll.stream) << 1;
+        if (ev->a.coll.comm == c->comm && ev->a.coll.rank == c->rank && ev->a.coll.nranks == c->nranks) {
+            f |= 1;
+        } else {
+            memcpy(p, &ev->a.coll.comm, 8);
+            p += 8;
+            p = cuprof_put_uv(p, ev->a.coll.rank);
+            p = cuprof_put_uv(p, ev->a.coll.nranks);
+            c->comm = ev->a.coll.comm;
+            c->rank = ev->a.coll.rank;
+            c->nranks = ev->a.coll.nranks;
+        }
+        *p++ = ev->a.coll.dtype;
+        *p++ = ev->a.coll.op;
+        p = cuprof_put_uv(p, cuprof_zz(ev->a.coll.peer));
+        *fp = (uint8_t)f;
+        break;
+    }
     default:   /* CUPROF_EV_CALL: no arguments kept */
         break;
     }
@@ -355,7 +383,7 @@ static inline int cuprof_decode(const uint8_t **pp, const uint8_t *end, cuprof_c
         return -1;
     unsigned h = *p++, x = 0;
     memset(ev, 0, sizeof *ev);
-    ev->cls = (uint8_t)((h & CUPROF_HEAD_CLS) - 1u);
+    ev->cls = (uint8_t)((h & CUPROF_HEAD_CLS) - 1u + (h & CUPROF_HEAD_CLS_HI ? 16u : 0u));
     ev->api = h & CUPROF_HEAD_SAME_API ? c->api : (uint16_t)cuprof_get_uv(&p, end);
     if (h & CUPROF_HEAD_EXTRA) {
         x = p < end ? *p++ : 0;
@@ -451,6 +479,24 @@ static inline int cuprof_decode(const uint8_t **pp, const uint8_t *end, cuprof_c
         ev->a.nvtx.name = (uint32_t)cuprof_get_uv(&p, end);
         ev->a.nvtx.domain = (uint32_t)cuprof_get_uv(&p, end);
         ev->a.nvtx.id = cuprof_get_uv(&p, end);
+        break;
+    case CUPROF_EV_COLL:
+        f = p < end ? *p++ : 0;
+        ev->a.coll.count = cuprof_get_uv(&p, end);
+        ev->a.coll.stream = cuprof_get_stream(&p, end, c, (f >> 1) & 15u);
+        if (!(f & 1)) {
+            if (end - p >= 8)
+                memcpy(&c->comm, p, 8);
+            p = end - p >= 8 ? p + 8 : end;
+            c->rank = (uint16_t)cuprof_get_uv(&p, end);
+            c->nranks = (uint16_t)cuprof_get_uv(&p, end);
+        }
+        ev->a.coll.comm = c->comm;
+        ev->a.coll.rank = c->rank;
+        ev->a.coll.nranks = c->nranks;
+        ev->a.coll.dtype = p < end ? *p++ : 0;
+        ev->a.coll.op = p < end ? *p++ : 0;
+        ev->a.coll.peer = (int16_t)cuprof_unzz(cuprof_get_uv(&p, end));
         break;
     default:
         break;

@@ -37,6 +37,10 @@ enum cuprof_ev_class {
      * (m, n and k 0: cuprof_ev_is_gemm tells them apart; records hold classes
      * 0..14: collector/compact.h). Never in a recorded event. */
     CUPROF_EV_LIB = 15,
+    /* An NCCL collective, point-to-point call or group end: a.coll (run
+     * file 3.0: the record's head says class 16 with CUPROF_HEAD_CLS_HI). It
+     * pushes its event id for CUPTI as a cuBLAS call does. */
+    CUPROF_EV_COLL = 16,
 };
 
 /* A cuBLAS/cuBLASLt GEMM call with its shape (every CUPROF_EV_BLAS event
@@ -114,6 +118,19 @@ typedef struct cuprof_event {
             uint32_t domain;   /* string id of the domain's name, 0 = the default one */
             uint64_t id;       /* start/end ranges: the nvtxRangeId_t */
         } nvtx;
+        struct {
+            uint64_t count;    /* elements (each rank's send count for AllGather,
+                                  its receive count for ReduceScatter, as passed) */
+            uint64_t stream;
+            uint64_t comm;     /* the communicator's id, the same on all its ranks
+                                  (a hash of its ncclUniqueId), 0 = unknown */
+            uint16_t rank;     /* this rank in it */
+            uint16_t nranks;   /* its size, 0 = unknown */
+            uint8_t dtype;     /* ncclDataType_t */
+            uint8_t op;        /* ncclRedOp_t (reductions), else 0 */
+            int16_t peer;      /* root (Broadcast, Reduce, Gather, Scatter) or peer
+                                  (Send, Recv), -1 none */
+        } coll;
         uint64_t raw[4];
     } a;
     uint32_t stack;  /* host call stack id (collector/stacks.h, --stacks), 0 = none */

@@ -27,6 +27,7 @@
 #include <cuda_profiler_api.h>
 #include <cublas_api.h>
 #include <cublasLt.h>
+#include <nccl.h>
 
 #include "collector/collector.h"
 #include "blas_gen.h"   /* build/preload/: preload/gen_blas_hooks.sh */
@@ -34,7 +35,7 @@
 /* Which library a real function lives in (see preload_libs in resolve.c). */
 enum preload_lib {
     PRELOAD_LIB_CUDART = 0, PRELOAD_LIB_CUBLAS = 1, PRELOAD_LIB_CUBLASLT = 2, PRELOAD_LIB_LIBC = 3,
-    PRELOAD_LIB_MPI = 4, PRELOAD_LIB_CUDA = 5, PRELOAD_N_LIBS = 6,
+    PRELOAD_LIB_MPI = 4, PRELOAD_LIB_CUDA = 5, PRELOAD_LIB_NCCL = 6, PRELOAD_N_LIBS = 7,
 };
 
 /* MPI's handles (MPI_Comm, MPI_Datatype, MPI_Op) without mpi.h: a pointer in
@@ -237,7 +238,47 @@ typedef uintptr_t preload_mpi_handle;
        const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)) \
     /* every other cuBLAS/cuBLASLt entry point (hooks_blas_gen.c): a row each, \
      * its copies and kernels charged to it */ \
-    PRELOAD_BLAS_GEN_HOOKS(X)
+    PRELOAD_BLAS_GEN_HOOKS(X) \
+    /* NCCL (hooks_nccl.c): the communicator's life, the collectives and \
+     * point-to-point calls with their arguments, the group around them */ \
+    X(ncclGetUniqueId, PRELOAD_LIB_NCCL, CUPROF_EV_CALL, ncclResult_t, (ncclUniqueId *uniqueId)) \
+    X(ncclCommInitRank, PRELOAD_LIB_NCCL, CUPROF_EV_COLL, ncclResult_t, \
+      (ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)) \
+    X(ncclCommInitRankConfig, PRELOAD_LIB_NCCL, CUPROF_EV_COLL, ncclResult_t, \
+      (ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)) \
+    X(ncclCommInitRankScalable, PRELOAD_LIB_NCCL, CUPROF_EV_COLL, ncclResult_t, \
+      (ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)) \
+    X(ncclCommInitAll, PRELOAD_LIB_NCCL, CUPROF_EV_COLL, ncclResult_t, (ncclComm_t *comm, int ndev, const int *devlist)) \
+    X(ncclCommSplit, PRELOAD_LIB_NCCL, CUPROF_EV_COLL, ncclResult_t, \
+      (ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)) \
+    X(ncclCommFinalize, PRELOAD_LIB_NCCL, CUPROF_EV_COLL, ncclResult_t, (ncclComm_t comm)) \
+    X(ncclCommDestroy, PRELOAD_LIB_NCCL, CUPROF_EV_COLL, ncclResult_t, (ncclComm_t comm)) \
+    X(ncclCommAbort, PRELOAD_LIB_NCCL, CUPROF_EV_COLL, ncclResult_t, (ncclComm_t comm)) \
+    X(ncclAllReduce, PRELOAD_LIB_NCCL, CUPROF_EV_COLL, ncclResult_t, \
+      (const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)) \
+    X(ncclBroadcast, PRELOAD_LIB_NCCL, CUPROF_EV_COLL, ncclResult_t, \
+      (const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)) \
+    X(ncclBcast, PRELOAD_LIB_NCCL, CUPROF_EV_COLL, ncclResult_t, \
+      (void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)) \
+    X(ncclReduce, PRELOAD_LIB_NCCL, CUPROF_EV_COLL, ncclResult_t, \
+      (const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)) \
+    X(ncclAllGather, PRELOAD_LIB_NCCL, CUPROF_EV_COLL, ncclResult_t, \
+      (const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)) \
+    X(ncclReduceScatter, PRELOAD_LIB_NCCL, CUPROF_EV_COLL, ncclResult_t, \
+      (const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)) \
+    X(ncclAlltoAll, PRELOAD_LIB_NCCL, CUPROF_EV_COLL, ncclResult_t, \
+      (const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)) \
+    X(ncclGather, PRELOAD_LIB_NCCL, CUPROF_EV_COLL, ncclResult_t, \
+      (const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)) \
+    X(ncclScatter, PRELOAD_LIB_NCCL, CUPROF_EV_COLL, ncclResult_t, \
+      (const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)) \
+    X(ncclSend, PRELOAD_LIB_NCCL, CUPROF_EV_COLL, ncclResult_t, \
+      (const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)) \
+    X(ncclRecv, PRELOAD_LIB_NCCL, CUPROF_EV_COLL, ncclResult_t, \
+      (void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)) \
+    X(ncclGroupStart, PRELOAD_LIB_NCCL, CUPROF_EV_CALL, ncclResult_t, (void)) \
+    X(ncclGroupEnd, PRELOAD_LIB_NCCL, CUPROF_EV_COLL, ncclResult_t, (void))
+
 
 /*
  * Real functions the hooks call themselves (never interposed, never
@@ -248,6 +289,8 @@ typedef uintptr_t preload_mpi_handle;
     X(cudaPointerGetAttributes, PRELOAD_LIB_CUDART, cudaError_t, (struct cudaPointerAttributes *attributes, const void *ptr)) \
     X(cudaPeekAtLastError, PRELOAD_LIB_CUDART, cudaError_t, (void)) \
     X(cublasGetPointerMode_v2, PRELOAD_LIB_CUBLAS, cublasStatus_t, (cublasHandle_t handle, cublasPointerMode_t *mode)) \
+    X(ncclCommCount, PRELOAD_LIB_NCCL, ncclResult_t, (const ncclComm_t comm, int *count)) \
+    X(ncclCommUserRank, PRELOAD_LIB_NCCL, ncclResult_t, (const ncclComm_t comm, int *rank)) \
     X(cublasLtMatrixLayoutGetAttribute, PRELOAD_LIB_CUBLASLT, cublasStatus_t, \
       (cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)) \
     X(cublasLtMatmulDescGetAttribute, PRELOAD_LIB_CUBLASLT, cublasStatus_t, \
@@ -367,6 +410,7 @@ PRELOAD_HOOKS(PRELOAD_X_DECL)
 #define PRELOAD_CUBLAS_MISSING CUBLAS_STATUS_NOT_INITIALIZED
 #define PRELOAD_CUDA_MISSING CUDA_ERROR_NOT_FOUND
 #define PRELOAD_MPI_MISSING 16   /* MPI_ERR_OTHER in Open MPI (MPICH: 15) */
+#define PRELOAD_NCCL_MISSING ncclSystemError
 
 /* Only the hooks are visible outside the library (exports.map lists them). */
 #define PRELOAD_EXPORT __attribute__((visibility("default")))

@@ -21,6 +21,7 @@
 #define CAT_PRELOAD_LIB_CUBLASLT "cublaslt"
 #define CAT_PRELOAD_LIB_MPI "mpi"
 #define CAT_PRELOAD_LIB_CUDA "cuda_driver"
+#define CAT_PRELOAD_LIB_NCCL "nccl"
 
 /* Sonames by enum preload_lib, for dlopen(RTLD_NOLOAD) when RTLD_NEXT misses. */
 static const char *const preload_sonames[PRELOAD_N_LIBS] = {
@@ -30,6 +31,7 @@ static const char *const preload_sonames[PRELOAD_N_LIBS] = {
     [PRELOAD_LIB_LIBC] = "libc.so.6",
     [PRELOAD_LIB_MPI] = "libmpi.so.40",   /* Open MPI's; MPICH's is found by RTLD_NEXT */
     [PRELOAD_LIB_CUDA] = "libcuda.so.1",
+    [PRELOAD_LIB_NCCL] = "libnccl.so.2",
 };
 
 /* Name and library of every function in enum preload_fn order. */

@@ -244,6 +244,7 @@ START_TEST(no_cuda_program_unchanged)
         const char *want = !strncmp(hook_names[i], "cublasLt", 8) ? "cublaslt"
                            : !strncmp(hook_names[i], "cublas", 6) ? "cublas"
                            : !strncmp(hook_names[i], "MPI_", 4)   ? "mpi"
+                           : !strncmp(hook_names[i], "nccl", 4)   ? "nccl"
                            : !strncmp(hook_names[i], "cuGet", 5)  ? "cuda_driver"
                                                                    : "cuda_runtime";
         ck_assert_str_eq(d->cat[i], want);
