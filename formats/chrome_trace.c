@@ -229,6 +229,21 @@ static void event_args(cuprof_writer *w, const cuprof_event *ev)
         arg_key(o, &first, "beta_nonzero");
         cuprof_out_puts(o, ev->a.blas.beta_nonzero ? "true" : "false");
         break;
+    case CUPROF_EV_COLL:
+        if (ev->a.coll.count || ev->a.coll.nranks) {
+            arg_u64(o, &first, "count", ev->a.coll.count);
+            arg_str(o, &first, "dtype", cuprof_nccl_dtype_name(ev->a.coll.dtype));
+            arg_str(o, &first, "op", cuprof_nccl_op_name(ev->a.coll.op));
+            if (ev->a.coll.peer >= 0) {
+                arg_key(o, &first, "root/peer");
+                cuprof_out_i64(o, ev->a.coll.peer);
+            }
+            arg_hex(o, &first, "comm", ev->a.coll.comm);
+            arg_u64(o, &first, "rank", ev->a.coll.rank);
+            arg_u64(o, &first, "nranks", ev->a.coll.nranks);
+            arg_hex(o, &first, "stream handle", ev->a.coll.stream);
+        }
+        break;
     default:
         break;
     }

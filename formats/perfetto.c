@@ -863,6 +863,19 @@ static void call_args(pf_writer *w, const cuprof_event *ev)
         ann_str(w, "transb", cuprof_trans_name(ev->a.blas.transb));
         ann_bool(w, "beta_nonzero", ev->a.blas.beta_nonzero);
         break;
+    case CUPROF_EV_COLL:
+        if (ev->a.coll.count || ev->a.coll.nranks) {
+            ann_uint(w, "count", ev->a.coll.count);
+            ann_str(w, "dtype", cuprof_nccl_dtype_name(ev->a.coll.dtype));
+            ann_str(w, "op", cuprof_nccl_op_name(ev->a.coll.op));
+            if (ev->a.coll.peer >= 0)
+                ann_int(w, "root/peer", ev->a.coll.peer);
+            ann_ptr(w, "comm", ev->a.coll.comm);
+            ann_uint(w, "rank", ev->a.coll.rank);
+            ann_uint(w, "nranks", ev->a.coll.nranks);
+            ann_ptr(w, "stream handle", ev->a.coll.stream);
+        }
+        break;
     default:
         break;
     }

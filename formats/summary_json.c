@@ -213,6 +213,31 @@ static int cmp_group_count(const void *a, const void *b)
     return c ? c : x->path - y->path;
 }
 
+/* "collectives": NCCL's collectives (model/collectives.h; SCHEMA.md). */
+static void put_collectives(cuprof_out *o, const cuprof_collectives *c)
+{
+    cuprof_out_puts(o, ",\n\"collectives\":{\"calls\":");
+    cuprof_out_u64(o, c ? c->calls : 0);
+    num(o, "nccl_kernel_ns", c ? c->nccl_kernel_ns : 0);
+    num(o, "exposed_ns", c ? c->exposed_ns : 0);
+    cuprof_out_puts(o, ",\"rows\":[");
+    for (size_t i = 0; c && i < c->nrows; i++) {
+        const cuprof_coll_row *r = &c->rows[i];
+        cuprof_out_puts(o, i ? ",\n{\"op\":" : "\n{\"op\":");
+        cuprof_out_json_cstr(o, r->op);
+        str(o, "dtype", r->dtype);
+        num(o, "size_bytes", r->size);
+        num(o, "nranks", r->nranks);
+        num(o, "calls", r->calls);
+        num(o, "gpu_total_ns", r->gpu_total_ns);
+        num(o, "gpu_min_ns", r->gpu_min_ns);
+        num(o, "gpu_median_ns", r->gpu_median_ns);
+        num(o, "gpu_max_ns", r->gpu_max_ns);
+        cuprof_out_printf(o, ",\"algbw_gbps\":%.3f,\"busbw_gbps\":%.3f}", r->algbw_gbps, r->busbw_gbps);
+    }
+    cuprof_out_puts(o, "]}");
+}
+
 /* "launch_census": how the kernels were launched (model/census.h). */
 static void put_census(cuprof_out *o, const cuprof_census *cs, const cuprof_timeline *tl,
                        const cuprof_names *names)
@@ -451,6 +476,7 @@ static int json_write(cuprof_writer *w)
     put_memory(o, w->model->memory);
     put_graphs(o, w->model->graphs);
     put_census(o, w->model->census, w->model->timeline, &w->model->names);
+    put_collectives(o, w->model->colls);
     if (run->stacks_mode) {
         const cuprof_stacks *sk = w->model->stacks;
         cuprof_out_puts(o, ",\n\"stacks\":{");

@@ -346,6 +346,51 @@ static void put_kernels(cuprof_writer *w)
     }
 }
 
+/* NCCL's collectives (model/collectives.h): per operation, datatype, size
+ * and communicator size, with nccl-tests' algorithm and bus bandwidth; then
+ * the NCCL kernel time no compute kernel hid. */
+static void put_collectives(cuprof_writer *w)
+{
+    cuprof_out *o = w->out;
+    const cuprof_collectives *c = w->model->colls;
+    if (!c || c->nrows == 0)
+        return;
+    int gpu = w->run->gpu.captured;
+    cuprof_out_puts(o, "\nCollectives (NCCL; size and bandwidth as nccl-tests counts them: busbw = algbw x "
+                       "2(n-1)/n for AllReduce, (n-1)/n for AllGather, ReduceScatter, AlltoAll)\n");
+    cuprof_out_printf(o, "  %8s  %-14s  %-6s  %10s  %5s", "Calls", "Operation", "Type", "Size", "Ranks");
+    if (gpu)
+        cuprof_out_printf(o, "  %12s  %12s  %12s  %12s  %9s  %9s", "GPU total", "Min", "Median", "Max",
+                          "algbw", "busbw");
+    cuprof_out_putc(o, '\n');
+    for (size_t i = 0; i < c->nrows; i++) {
+        const cuprof_coll_row *r = &c->rows[i];
+        char sz[32], rk[16] = "?";
+        if (r->nranks)
+            snprintf(rk, sizeof rk, "%u", r->nranks);
+        cuprof_out_printf(o, "  %8llu  %-14s  %-6s  %10s  %5s", (unsigned long long)r->calls, r->op, r->dtype,
+                          cuprof_fmt_bytes(sz, sizeof sz, r->size), rk);
+        if (gpu) {
+            char a[32], b[32], m[32], d[32];
+            cuprof_out_printf(o, "  %12s  %12s  %12s  %12s", cuprof_fmt_time(a, 32, r->gpu_total_ns),
+                              cuprof_fmt_time(b, 32, r->gpu_min_ns), cuprof_fmt_time(m, 32, r->gpu_median_ns),
+                              cuprof_fmt_time(d, 32, r->gpu_max_ns));
+            if (r->gpu_median_ns)
+                cuprof_out_printf(o, "  %5.1fGB/s  %5.1fGB/s", r->algbw_gbps, r->busbw_gbps);
+            else
+                cuprof_out_printf(o, "  %9s  %9s", "-", "-");
+        }
+        cuprof_out_putc(o, '\n');
+    }
+    if (gpu && c->nccl_kernel_ns) {
+        char a[32], b[32];
+        cuprof_out_printf(o, "  exposed communication: %s of %s of NCCL kernel time (%.1f%%) ran with no "
+                             "other kernel on its GPU\n",
+                          cuprof_fmt_time(a, 32, c->exposed_ns), cuprof_fmt_time(b, 32, c->nccl_kernel_ns),
+                          100.0 * (double)c->exposed_ns / (double)c->nccl_kernel_ns);
+    }
+}
+
 /* NVTX ranges, one row per name (domain), like torch's record_function
  * rows but in a table of their own: their CPU time is the program's, not
  * CUDA's, and their CUDA time is already in the calls above. */
@@ -643,6 +688,7 @@ static int txt_write(cuprof_writer *w)
     put_ranges(w);
     put_steps(w);
     put_kernels(w);
+    put_collectives(w);
     put_copies(w);
     put_graphs(w);
     put_memory(w);

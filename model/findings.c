@@ -483,6 +483,7 @@ int cuprof_findings_build(const cuprof_run *run, const cuprof_names *names,
     rule_graph_gaps(&c);
     cuprof_findings_rule_heavyweight(&c);
     rule_kernel_spread(&c);
+    cuprof_findings_rule_collectives(&c);
     }
     if (c.n == 0) {
         free(block);

@@ -149,6 +149,8 @@ int cuprof_findings_steady_state(const fctx *c, findings_steady *st);
 /* Rules that follow the calls' order (findings_order.c). */
 void cuprof_findings_rule_cold_start(fctx *c);
 void cuprof_findings_rule_heavyweight(fctx *c);
+/* NCCL: exposed communication, small collectives, slow calls (findings_nccl.c). */
+void cuprof_findings_rule_collectives(fctx *c);
 void cuprof_findings_rule_sync_wait(fctx *c);
 void cuprof_findings_rule_sequences(fctx *c);
 /* Rules on the steps (findings_steps.c). */

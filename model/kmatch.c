@@ -117,8 +117,21 @@ static uint64_t *graph_origins(const cuprof_gpu_run *g, size_t *n)
 /* What event ev (the i-th of th) is for matching: 1 with *k filled, or 0
  * when it makes no device work. */
 static int call_of(const cuprof_run *run, const cuprof_run_thread *th, uint64_t i,
-                   const cuprof_event *ev, const cuprof_names *nm, kcall *k)
+                   const cuprof_event *ev, const cuprof_names *nm, kcall *k, int *group)
 {
+    /* NCCL launches a group's work at its ncclGroupEnd: the calls inside
+     * ncclGroupStart/End hold none (*group: the thread's open groups) */
+    if (ev->cls == CUPROF_EV_CALL || ev->cls == CUPROF_EV_COLL) {
+        const char *n = cuprof_run_api_name(run, ev->api);
+        if (!strcmp(n, "ncclGroupStart")) {
+            ++*group;
+            return 0;
+        }
+        if (!strcmp(n, "ncclGroupEnd") && *group > 0 && --*group > 0)
+            return 0;
+        if (ev->cls == CUPROF_EV_COLL && (*group > 0 || !strncmp(n, "ncclComm", 8)))
+            return 0;   /* (nor the communicator's life: too little to share the rest with) */
+    }
     if (ev->result != 0 || ev->t1 == 0)
         return 0;
     *k = (kcall){.t0 = ev->t0, .t1 = ev->t1, .id = cuprof_event_id_make(th->index, i)};
@@ -154,6 +167,10 @@ static int call_of(const cuprof_run *run, const cuprof_run_thread *th, uint64_t 
                            : HOLD_WORK | HOLD_COPY;
         }
         return 1;
+    case CUPROF_EV_COLL:   /* NCCL: its kernels (several ranks) or copies (one) */
+        k->kind = K_HOLDER;
+        k->holds = HOLD_WORK | HOLD_COPY;
+        return 1;
     default:
         return 0;
     }
@@ -166,10 +183,12 @@ static kcall *collect_calls(const cuprof_run *run, const cuprof_gpu_run *g,
 {
     size_t norig = 0, want = 0;
     kcall k;
-    for (size_t t = 0; t < run->nthreads; t++)
+    for (size_t t = 0; t < run->nthreads; t++) {
+        int group = 0;
         for (uint64_t i = 0; i < run->threads[t].n; i++)
             want += (size_t)call_of(run, &run->threads[t], i,
-                                    cuprof_run_event(&run->threads[t], i), nm, &k);
+                                    cuprof_run_event(&run->threads[t], i), nm, &k, &group);
+    }
     uint64_t *orig = graph_origins(g, &norig);
     kcall *c = malloc((want ? want : 1) * sizeof *c);
     if (!orig || !c) {
@@ -180,8 +199,9 @@ static kcall *collect_calls(const cuprof_run *run, const cuprof_gpu_run *g,
     *n = 0;
     for (size_t t = 0; t < run->nthreads; t++) {
         const cuprof_run_thread *th = &run->threads[t];
+        int group = 0;
         for (uint64_t i = 0; i < th->n && *n < want; i++) {
-            if (!call_of(run, th, i, cuprof_run_event(th, i), nm, &k))
+            if (!call_of(run, th, i, cuprof_run_event(th, i), nm, &k, &group))
                 continue;
             if (bsearch(&k.id, orig, norig, sizeof *orig, cmp_u64))
                 continue;   /* captured into a graph: ran nothing then */

@@ -19,6 +19,7 @@
 
 #include "model/capture.h"
 #include "model/census.h"
+#include "model/collectives.h"
 #include "model/gpu.h"
 #include "model/graphs.h"
 #include "model/memory.h"
@@ -42,6 +43,7 @@ typedef struct cuprof_model {
     cuprof_memory *memory;        /* device memory held over the run (model/memory.h) */
     cuprof_graphs *graphs;        /* CUDA graphs replayed, by origin (model/graphs.h) */
     cuprof_census *census;        /* how each kernel was launched (model/census.h) */
+    cuprof_collectives *colls;    /* NCCL's collectives, exposed communication */
     /* Through a capture window (run->capture): run is run_clipped, a copy of
      * the recorded run whose gpu_run is clipped to the windows' calls. */
     cuprof_run run_clipped;

@@ -130,3 +130,24 @@ const char *cuprof_trans_name(uint8_t op)
     default: return "?";
     }
 }
+
+/* ncclDataType_t's values, in order (nccl.h 2.28). */
+static const char *const nccl_dtypes[] = {"i8", "u8", "i32", "u32", "i64", "u64", "f16",
+                                          "f32", "f64", "bf16", "f8e4m3", "f8e5m2"};
+static const unsigned nccl_dtype_size[] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2, 1, 1};
+
+const char *cuprof_nccl_dtype_name(uint8_t t)
+{
+    return t < sizeof nccl_dtypes / sizeof nccl_dtypes[0] ? nccl_dtypes[t] : "unknown";
+}
+
+unsigned cuprof_nccl_dtype_bytes(uint8_t t)
+{
+    return t < sizeof nccl_dtype_size / sizeof nccl_dtype_size[0] ? nccl_dtype_size[t] : 0;
+}
+
+const char *cuprof_nccl_op_name(uint8_t op)
+{
+    static const char *const ops[] = {"sum", "prod", "max", "min", "avg"};
+    return op < sizeof ops / sizeof ops[0] ? ops[op] : "premulsum";
+}

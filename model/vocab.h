@@ -14,5 +14,8 @@ const char *cuprof_dtype_name(uint8_t dtype);    /* cudaDataType_t: "fp32", "bf1
 const char *cuprof_compute_name(uint16_t ct);    /* cublasComputeType_t: "32F", .. */
 const char *cuprof_epilogue_name(uint16_t epi);  /* cublasLtEpilogue_t: "DEFAULT", "BIAS", .. */
 const char *cuprof_trans_name(uint8_t op);       /* 0 "N", 1 "T", 2 "C" */
+const char *cuprof_nccl_dtype_name(uint8_t t);   /* ncclDataType_t: "f32", "bf16", .. */
+unsigned cuprof_nccl_dtype_bytes(uint8_t t);     /* its size, 0 unknown */
+const char *cuprof_nccl_op_name(uint8_t op);     /* ncclRedOp_t: "sum", "prod", .. */
 
 #endif /* CUPROF_VOCAB_H */

@@ -347,17 +347,22 @@ if [ $dry = 0 ] && [ -x "$gb/sync_kill" ]; then
     fail signal-while-gpu-busy "status $rc after $e ms, summary $( [ -s "$out/p/sk.summary.txt" ] && echo written || echo missing)"; fi
 fi
 
-# ---- NCCL on one GPU: its kernels under cuprof, its own NVTX ranges through our injection ----
-if [ $dry = 0 ] && [ -x "$gb/nccl_one" ]; then
-  NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING,ENV timeout 60 "$gb/nccl_one" 2 >"$out/nccl_debug.txt" 2>&1
+# ---- NCCL on one GPU: its calls hooked, their work charged to them, its own NVTX ranges ----
+if [ -x "$gb/nccl_one" ]; then
+  [ $dry = 1 ] || NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING,ENV timeout 60 "$gb/nccl_one" 2 >"$out/nccl_debug.txt" 2>&1
   prof nccl "$gb/nccl_one" 5
-  # one rank: NCCL 2.28 runs each collective as a device copy, no kernel (seen on an H200);
-  # its own NVTX ranges (domain NCCL) come through our injection
-  if [ $rc = 0 ] && sum nccl | grep -q 'ncclAllReduce @NCCL' &&
-     sum nccl | grep -Eq 'GPU records: +[0-9]+ kernels, [1-9][0-9]* copies'; then pass nccl-one-gpu; else
-    fail nccl-one-gpu "status $rc; $(sum nccl | grep 'GPU records' | tr -s ' ')"; fi
+  # one rank: NCCL 2.28 runs each collective as device copies, no kernel (seen on an H200),
+  # charged to the hooked call (ncclGroupEnd inside a group); 10 AllReduce of 1 MiB in the
+  # Collectives table; on a GPU its own NVTX ranges (domain NCCL) through our injection (the
+  # sim's NCCL has none)
+  ar=$(sum nccl | grep -E '^ +ncclAllReduce ' | awk '{print $(NF-3)}')
+  if [ $rc = 0 ] && [ "$ar" = 10 ] &&
+     sum nccl | grep -Eq '^ +10 +AllReduce +f32 +1\.00 MiB +1 ' &&
+     sum nccl | grep -Eq 'GPU records: +[0-9]+ kernels, [1-9][0-9]* copies' &&
+     { [ $dry = 1 ] || sum nccl | grep -q 'ncclAllReduce @NCCL'; }; then pass nccl-one-gpu; else
+    fail nccl-one-gpu "status $rc; ncclAllReduce calls '$ar'; $(sum nccl | grep -E 'GPU records|AllReduce  ' | tr -s ' ' | tr '\n' ';')"; fi
 else
-  skip nccl-one-gpu "no NCCL program (nccl.h) or the sim (no NCCL there yet)"
+  skip nccl-one-gpu "no NCCL program (nccl.h not in the toolkit)"
 fi
 
 # ---- invariants of every trace written above ------------------------------------------------

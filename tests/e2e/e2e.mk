@@ -196,3 +196,12 @@ $(B)/tests/test_e2e_runfile: tests/e2e/test_e2e_runfile.c $(HARNESS_OBJ) tests/e
 
 ALL_TARGETS += $(B)/tests/test_e2e_runfile
 E2E_TESTS   += $(B)/tests/test_e2e_runfile
+
+# NCCL end to end: tests/corpus/nccl_ring on the simulated NCCL.
+$(B)/tests/test_e2e_nccl: tests/e2e/test_e2e_nccl.c $(HARNESS_OBJ) tests/e2e/harness.h \
+		$(B)/tests/corpus/nccl_ring $(LIBNCCL_SIM)
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(HARNESS_OBJ) \
+	    $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS) -lm
+
+ALL_TARGETS += $(B)/tests/test_e2e_nccl
+E2E_TESTS   += $(B)/tests/test_e2e_nccl

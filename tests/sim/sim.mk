@@ -14,6 +14,7 @@ include tests/sim/cudart/cudart.mk
 include tests/sim/driver/driver.mk
 include tests/sim/cublas/cublas.mk
 include tests/sim/cupti/cupti.mk
+include tests/sim/nccl/nccl.mk
 
 # Every real export in the sim (and what a stub does): tests/sim/test_sim_exports.c.
 $(B)/tests/sim_stub_prog: tests/sim/stub_prog.c

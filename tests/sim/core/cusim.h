@@ -177,6 +177,8 @@ enum cusim_kernel_class {
     CUSIM_KERNEL_USER = 0,        /* user kernel: time from grid size */
     CUSIM_KERNEL_GEMM = 1,        /* time from flops and bytes (tensor cores) */
     CUSIM_KERNEL_ELEMENTWISE = 2, /* time from bytes plus a floor */
+    CUSIM_KERNEL_FIXED = 3,       /* the time in `flops`, ns (the simulated NCCL's
+                                     collectives: bytes over a modelled bus) */
 };
 
 typedef struct cusim_kernel_desc {

@@ -18,6 +18,8 @@ double cusim_model_kernel_ns(const cusim_kernel_desc *k)
         double memory = k->bytes / CUSIM_HBM_BPS * 1e9;
         return fmax(compute, memory) + CUSIM_GEMM_FIXED_NS;
     }
+    case CUSIM_KERNEL_FIXED:
+        return k->flops > 1 ? k->flops : 1;
     case CUSIM_KERNEL_ELEMENTWISE:
         return fmax(CUSIM_ELEM_FLOOR_NS, k->bytes / CUSIM_HBM_BPS * 1e9 + CUSIM_ELEM_FIXED_NS);
     case CUSIM_KERNEL_USER:

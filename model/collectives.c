@@ -1,0 +1,333 @@
+/*
+ * collectives.c - NCCL's collectives and the exposed communication
+ * (collectives.h has the rules).
+ */
+#include "model/collectives.h"
+#include "model/vocab.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+
+static const char *const ops[] = {"AllReduce", "Broadcast", "Bcast", "Reduce", "AllGather",
+                                  "ReduceScatter", "AlltoAll", "Gather", "Scatter", "Send", "Recv"};
+
+double cuprof_coll_bus_factor(const char *op, uint32_t n)
+{
+    if (n < 2)
+        return 1.0;
+    if (!strcmp(op, "AllReduce"))
+        return 2.0 * (n - 1) / n;
+    if (!strcmp(op, "AllGather") || !strcmp(op, "ReduceScatter") || !strcmp(op, "AlltoAll"))
+        return (double)(n - 1) / n;
+    return 1.0;
+}
+
+int cuprof_coll_is_nccl_kernel(const char *name)
+{
+    if (!name)
+        return 0;
+    return strstr(name, "ncclDevKernel") != NULL || strstr(name, "ncclKernel") != NULL;
+}
+
+/* The operation an API name is ("ncclAllReduce" -> "AllReduce"), NULL when
+ * it is not a collective or point-to-point call. */
+static const char *op_of(const char *api)
+{
+    if (strncmp(api, "nccl", 4) != 0)
+        return NULL;
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (!strcmp(api + 4, ops[i]))
+            return !strcmp(ops[i], "Bcast") ? "Broadcast" : ops[i];
+    return NULL;
+}
+
+typedef struct item {
+    uint64_t id;        /* the call's event id */
+    const char *op;
+    uint8_t dtype;
+    uint32_t nranks;
+    uint64_t size;
+    uint64_t gpu;       /* ns */
+    size_t group;       /* 1 + its group's index, 0 none */
+} item;
+
+typedef struct idref {
+    uint64_t id;
+    size_t at;
+} idref;
+
+static int cmp_idref(const void *a, const void *b)
+{
+    uint64_t x = ((const idref *)a)->id, y = ((const idref *)b)->id;
+    return (x > y) - (x < y);
+}
+
+static const idref *find(const idref *v, size_t n, uint64_t id)
+{
+    idref key = {id, 0};
+    return n ? bsearch(&key, v, n, sizeof *v, cmp_idref) : NULL;
+}
+
+static int cmp_item(const void *a, const void *b)
+{
+    const item *x = a, *y = b;
+    int c = strcmp(x->op, y->op);
+    if (c)
+        return c;
+    if (x->dtype != y->dtype)
+        return x->dtype < y->dtype ? -1 : 1;
+    if (x->size != y->size)
+        return x->size < y->size ? -1 : 1;
+    if (x->nranks != y->nranks)
+        return x->nranks < y->nranks ? -1 : 1;
+    return (x->gpu > y->gpu) - (x->gpu < y->gpu);
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+    const cuprof_coll_row *x = a, *y = b;
+    if (x->gpu_total_ns != y->gpu_total_ns)
+        return x->gpu_total_ns > y->gpu_total_ns ? -1 : 1;
+    return (x->calls < y->calls) - (x->calls > y->calls);
+}
+
+typedef struct span {
+    uint64_t a, b;
+    uint32_t device;
+} span;
+
+static int cmp_span(const void *p, const void *q)
+{
+    const span *x = p, *y = q;
+    if (x->device != y->device)
+        return x->device < y->device ? -1 : 1;
+    return (x->a > y->a) - (x->a < y->a);
+}
+
+/* Merges sorted spans (one device's) in place into their union; its count. */
+static size_t merge(span *s, size_t n)
+{
+    size_t out = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (out && s[i].device == s[out - 1].device && s[i].a <= s[out - 1].b) {
+            if (s[i].b > s[out - 1].b)
+                s[out - 1].b = s[i].b;
+        } else {
+            s[out++] = s[i];
+        }
+    }
+    return out;
+}
+
+/* NCCL kernels' time, and the part of it no other kernel overlaps. */
+static void exposed(const cuprof_gpu_run *g, uint64_t *nccl_ns, uint64_t *exposed_ns)
+{
+    size_t nk = g ? g->n_kernels : 0, nn = 0, no = 0;
+    *nccl_ns = *exposed_ns = 0;
+    span *n = malloc((nk ? nk : 1) * sizeof *n), *o = malloc((nk ? nk : 1) * sizeof *o);
+    if (!n || !o) {
+        free(n);
+        free(o);
+        return;
+    }
+    for (size_t i = 0; i < nk; i++) {
+        const cuprof_gpu_kernel *k = &g->kernels[i];
+        if (k->end_ns <= k->start_ns)
+            continue;
+        span s = {k->start_ns, k->end_ns, k->device};
+        if (cuprof_coll_is_nccl_kernel(k->name))
+            n[nn++] = s;
+        else
+            o[no++] = s;
+    }
+    qsort(n, nn, sizeof *n, cmp_span);
+    qsort(o, no, sizeof *o, cmp_span);
+    nn = merge(n, nn);
+    no = merge(o, no);
+    uint64_t total = 0, covered = 0;
+    size_t j = 0;
+    for (size_t i = 0; i < nn; i++) {
+        total += n[i].b - n[i].a;
+        while (j < no && (o[j].device < n[i].device || (o[j].device == n[i].device && o[j].b <= n[i].a)))
+            j++;
+        for (size_t k = j; k < no && o[k].device == n[i].device && o[k].a < n[i].b; k++) {
+            uint64_t a = o[k].a > n[i].a ? o[k].a : n[i].a, b = o[k].b < n[i].b ? o[k].b : n[i].b;
+            if (b > a)
+                covered += b - a;
+        }
+    }
+    *nccl_ns = total;
+    *exposed_ns = total - covered;
+    free(n);
+    free(o);
+}
+
+/* Adds a device record's time to the call or group that caused it. */
+static void charge(uint64_t hooked, uint64_t ns, item *it, const idref *ids, size_t nids,
+                   const idref *ends, size_t nends, uint64_t *group_ns)
+{
+    const idref *r;
+    if (!hooked || !ns)
+        return;
+    if ((r = find(ids, nids, hooked)))
+        it[r->at].gpu += ns;
+    else if ((r = find(ends, nends, hooked)))
+        group_ns[r->at] += ns;
+}
+
+cuprof_collectives *cuprof_collectives_build(const cuprof_run *run, const cuprof_timeline *tl)
+{
+    cuprof_collectives *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    const cuprof_gpu_run *g = tl ? tl->gpu : NULL;
+    exposed(g, &c->nccl_kernel_ns, &c->exposed_ns);
+    /* the calls, and the groups they were made in */
+    size_t n = 0, cap = 0, ngroups = 0, gcap = 0;
+    item *it = NULL;
+    idref *ends = NULL;   /* ncclGroupEnd's id -> group index */
+    for (size_t t = 0; t < run->nthreads; t++) {
+        const cuprof_run_thread *th = &run->threads[t];
+        int open = 0;
+        size_t group = 0;
+        for (uint64_t i = 0; i < th->n; i++) {
+            const cuprof_event *ev = cuprof_run_event(th, i);
+            if (ev->cls != CUPROF_EV_COLL && ev->cls != CUPROF_EV_CALL)
+                continue;
+            const char *api = cuprof_run_api_name(run, ev->api);
+            if (strncmp(api, "nccl", 4) != 0)
+                continue;
+            uint64_t id = cuprof_event_id_make(th->index, i);
+            if (!strcmp(api, "ncclGroupStart")) {
+                if (open++ == 0) {
+                    if (ngroups == gcap) {
+                        size_t nc = gcap ? gcap * 2 : 64;
+                        idref *e = realloc(ends, nc * sizeof *e);
+                        if (!e)
+                            goto oom;
+                        memset(e + gcap, 0, (nc - gcap) * sizeof *e);
+                        ends = e;
+                        gcap = nc;
+                    }
+                    group = ++ngroups;
+                }
+                continue;
+            }
+            if (!strcmp(api, "ncclGroupEnd")) {
+                if (open > 0 && --open == 0)
+                    ends[group - 1] = (idref){id, group - 1};
+                continue;
+            }
+            const char *op = op_of(api);
+            if (!op || ev->cls != CUPROF_EV_COLL || ev->result != 0)
+                continue;
+            if (n == cap) {
+                cap = cap ? cap * 2 : 256;
+                item *p = realloc(it, cap * sizeof *p);
+                if (!p)
+                    goto oom;
+                it = p;
+            }
+            uint8_t dt = ev->a.coll.dtype;
+            uint64_t per = ev->a.coll.count * cuprof_nccl_dtype_bytes(dt);
+            int whole = !strcmp(op, "AllGather") || !strcmp(op, "ReduceScatter") || !strcmp(op, "AlltoAll");
+            it[n++] = (item){id, op, dt, ev->a.coll.nranks,
+                             whole && ev->a.coll.nranks ? per * ev->a.coll.nranks : per, 0,
+                             open ? group : 0};
+        }
+        /* a group never ended (the program died in it): its calls stand alone */
+        if (open)
+            for (size_t k = 0; k < n; k++)
+                if (it[k].group == group)
+                    it[k].group = 0;
+    }
+    c->calls = n;
+    if (n == 0) {
+        free(ends);
+        free(it);
+        return c;
+    }
+    idref *ids = malloc(n * sizeof *ids);
+    idref *ends_sorted = malloc((ngroups ? ngroups : 1) * sizeof *ends_sorted);
+    uint64_t *group_ns = calloc(ngroups ? ngroups : 1, sizeof *group_ns);
+    uint64_t *group_size = calloc(ngroups ? ngroups : 1, sizeof *group_size);
+    if (!ids || !ends_sorted || !group_ns || !group_size) {
+        free(ids);
+        free(ends_sorted);
+        free(group_ns);
+        free(group_size);
+        goto oom;
+    }
+    for (size_t i = 0; i < n; i++)
+        ids[i] = (idref){it[i].id, i};
+    qsort(ids, n, sizeof *ids, cmp_idref);
+    size_t nends = 0;
+    for (size_t i = 0; i < ngroups; i++)
+        if (ends[i].id)
+            ends_sorted[nends++] = ends[i];
+    qsort(ends_sorted, nends, sizeof *ends_sorted, cmp_idref);
+    for (size_t k = 0; g && k < g->n_kernels; k++)
+        charge(tl->kernel_cause[k].hooked, g->kernels[k].end_ns - g->kernels[k].start_ns, it, ids, n,
+               ends_sorted, nends, group_ns);
+    for (size_t k = 0; g && k < g->n_copies; k++)
+        charge(tl->copy_cause[k].hooked, g->copies[k].end_ns - g->copies[k].start_ns, it, ids, n,
+               ends_sorted, nends, group_ns);
+    /* a group's time, shared by its calls' sizes */
+    for (size_t i = 0; i < n; i++)
+        if (it[i].group)
+            group_size[it[i].group - 1] += it[i].size ? it[i].size : 1;
+    for (size_t i = 0; i < n; i++)
+        if (it[i].group && group_size[it[i].group - 1])
+            it[i].gpu += (uint64_t)((double)group_ns[it[i].group - 1] * (double)(it[i].size ? it[i].size : 1) /
+                                    (double)group_size[it[i].group - 1]);
+    free(ids);
+    free(ends_sorted);
+    free(group_ns);
+    free(group_size);
+    free(ends);
+    ends = NULL;
+    /* rows */
+    qsort(it, n, sizeof *it, cmp_item);
+    c->rows = calloc(n, sizeof *c->rows);
+    if (!c->rows)
+        goto oom;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && !strcmp(it[j].op, it[i].op) && it[j].dtype == it[i].dtype &&
+               it[j].size == it[i].size && it[j].nranks == it[i].nranks)
+            j++;
+        cuprof_coll_row *r = &c->rows[c->nrows++];
+        r->op = it[i].op;
+        r->dtype = cuprof_nccl_dtype_name(it[i].dtype);
+        r->size = it[i].size;
+        r->nranks = it[i].nranks;
+        r->calls = j - i;
+        for (size_t k = i; k < j; k++)   /* sorted by GPU time within the row */
+            r->gpu_total_ns += it[k].gpu;
+        r->gpu_min_ns = it[i].gpu;
+        r->gpu_max_ns = it[j - 1].gpu;
+        r->gpu_median_ns = it[i + (j - i) / 2].gpu;
+        if (r->gpu_median_ns) {
+            r->algbw_gbps = (double)r->size / (double)r->gpu_median_ns;
+            r->busbw_gbps = r->algbw_gbps * cuprof_coll_bus_factor(r->op, r->nranks);
+        }
+        i = j;
+    }
+    qsort(c->rows, c->nrows, sizeof *c->rows, cmp_row);
+    free(it);
+    return c;
+oom:
+    free(ends);
+    free(it);
+    cuprof_collectives_destroy(c);
+    return NULL;
+}
+
+void cuprof_collectives_destroy(cuprof_collectives *c)
+{
+    if (!c)
+        return;
+    free(c->rows);
+    free(c);
+}

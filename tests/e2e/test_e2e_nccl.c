@@ -1,0 +1,139 @@
+/*
+ * test_e2e_nccl.c - NCCL end to end on the simulated NCCL (issue 30):
+ * tests/corpus/nccl_ring (two ranks in one process, ncclCommInitAll; per
+ * step a grouped AllReduce of 4 MiB per rank, a Broadcast of 64 KiB, an
+ * AllGather of 256 KiB per rank, and SMALL AllReduce of 16 KiB) under
+ * prof.sh, with the sim's bus at 50 GB/s and no latency: the calls are
+ * rows of category nccl with their arguments in the trace, the group's
+ * kernels are charged to ncclGroupEnd, the Collectives table has each
+ * operation's size as nccl-tests counts it and a bus bandwidth near the
+ * modelled one, and the findings see the exposed communication and the
+ * small, unbucketed collectives.
+ */
+#include "harness.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RUN_TIMEOUT_S 120
+
+static json_t *row(json_t *rows, const char *op, long long size)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(rows, i, r)
+        if (!strcmp(json_string_value(json_object_get(r, "op")), op) &&
+            json_integer_value(json_object_get(r, "size_bytes")) == size)
+            return r;
+    return NULL;
+}
+
+static json_t *api_row(json_t *sum, const char *name)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(sum, "api"), i, r)
+        if (!strcmp(json_string_value(json_object_get(r, "name")), name))
+            return r;
+    return NULL;
+}
+
+static int has_finding(json_t *sum, const char *rule)
+{
+    size_t i;
+    json_t *f;
+    json_array_foreach(json_object_get(sum, "findings"), i, f)
+        if (!strcmp(json_string_value(json_object_get(f, "rule")), rule))
+            return 1;
+    return 0;
+}
+
+START_TEST(collectives_table_bus_bandwidth_and_findings)
+{
+    const char *argv[] = {e2e_bpath("tests/corpus/nccl_ring"), "4", "8", NULL};
+    const char *env[] = {"CUSIM_NCCL_BUS_GBPS=50", "CUSIM_NCCL_LATENCY_US=0.001", NULL};
+    e2e_prof p = e2e_profile(1, argv, env, RUN_TIMEOUT_S);
+    ck_assert_msg(p.r.status == 0 && p.sum && p.trace && p.txt, "exit %d\n%s", p.r.status, p.r.err);
+    /* the calls: rows of category nccl */
+    json_t *ar = api_row(p.sum, "ncclAllReduce");
+    ck_assert_ptr_nonnull(ar);
+    ck_assert_int_eq(e2e_int(ar, "calls"), 4 * 2 + 4 * 8 * 2);
+    ck_assert_str_eq(e2e_str(ar, "category"), "nccl");
+    json_t *ge = api_row(p.sum, "ncclGroupEnd");
+    ck_assert_ptr_nonnull(ge);
+    ck_assert_int_gt(e2e_int(ge, "cuda_total_ns"), 0);   /* the group's kernels */
+    /* the table */
+    json_t *c = json_object_get(p.sum, "collectives");
+    ck_assert_ptr_nonnull(c);
+    json_t *rows = json_object_get(c, "rows");
+    json_t *big = row(rows, "AllReduce", 4 << 20), *ag = row(rows, "AllGather", 512 << 10);
+    json_t *bc = row(rows, "Broadcast", 64 << 10), *sm = row(rows, "AllReduce", 16 << 10);
+    ck_assert_msg(big && ag && bc && sm, "rows: %s", json_dumps(rows, 0));
+    ck_assert_int_eq(e2e_int(big, "calls"), 8);
+    ck_assert_int_eq(e2e_int(big, "nranks"), 2);
+    ck_assert_str_eq(e2e_str(big, "dtype"), "f32");
+    ck_assert_int_eq(e2e_int(sm, "calls"), 64);
+    /* bus bandwidth as nccl-tests computes it: the modelled 50 GB/s (the
+     * sim's few percent of jitter) for AllReduce and AllGather alike */
+    double bw[] = {json_real_value(json_object_get(big, "busbw_gbps")),
+                   json_real_value(json_object_get(ag, "busbw_gbps")),
+                   json_real_value(json_object_get(bc, "busbw_gbps"))};
+    for (int i = 0; i < 3; i++)
+        ck_assert_msg(bw[i] > 40 && bw[i] < 60, "busbw %d: %.2f GB/s", i, bw[i]);
+    /* AllGather's algorithm bandwidth is twice its bus bandwidth on 2 ranks */
+    double alg = json_real_value(json_object_get(ag, "algbw_gbps"));
+    ck_assert_msg(fabs(alg - 2 * bw[1]) < 0.01 * alg, "algbw %.2f busbw %.2f", alg, bw[1]);
+    /* nothing computes: all of it is exposed */
+    ck_assert_int_gt(e2e_int(c, "nccl_kernel_ns"), 0);
+    ck_assert_int_eq(e2e_int(c, "exposed_ns"), e2e_int(c, "nccl_kernel_ns"));
+    ck_assert(has_finding(p.sum, "exposed-communication"));
+    ck_assert(has_finding(p.sum, "latency-bound-collectives"));
+    ck_assert_ptr_nonnull(strstr(p.txt, "\nCollectives (NCCL"));
+    /* the trace: each call with its arguments, both ranks on one communicator */
+    size_t i;
+    json_t *e;
+    int ranks = 0;
+    const char *comm = NULL;
+    json_array_foreach(json_object_get(p.trace, "traceEvents"), i, e) {
+        const char *n = json_string_value(json_object_get(e, "name"));
+        if (!n || strcmp(n, "ncclAllReduce"))
+            continue;
+        ck_assert_str_eq(e2e_str(e, "cat"), "nccl");
+        json_t *a = json_object_get(e, "args");
+        if (e2e_int(a, "count") != 1 << 20)
+            continue;
+        ck_assert_str_eq(e2e_str(a, "dtype"), "f32");
+        ck_assert_str_eq(e2e_str(a, "op"), "sum");
+        ck_assert_int_eq(e2e_int(a, "nranks"), 2);
+        ranks |= 1 << e2e_int(a, "rank");
+        if (!comm)
+            comm = e2e_str(a, "comm");
+        ck_assert_str_eq(e2e_str(a, "comm"), comm);
+    }
+    ck_assert_int_eq(ranks, 3);
+    ck_assert_str_ne(comm, "0x0");
+    e2e_prof_free(&p);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("e2e_nccl");
+    TCase *t = tcase_create("nccl");
+    tcase_set_timeout(t, RUN_TIMEOUT_S);
+    tcase_add_test(t, collectives_table_bus_bandwidth_and_findings);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,489 @@
+/*
+ * nccl.c - the simulated NCCL: libnccl.so.2 with the real library's export
+ * names and version (2.28.9), for programs built against the toolkit's
+ * nccl.h.
+ *
+ * What it does, as the real NCCL 2.28 does it under CUPTI (bench/H200.md,
+ * tests/fixtures/h200-580.159.04/nccl1.*):
+ *  - a communicator of one rank runs each collective as device copies
+ *    (cudaMemcpyAsync, device to device, traced as the runtime call the
+ *    real library's static cudart makes): no kernel;
+ *  - a communicator of several ranks runs each collective as one kernel,
+ *    named as NCCL 2.28 names them (ncclDevKernel_AllReduce_Sum_f32_RING_LL),
+ *    launched with cuLaunchKernelEx (a driver-API record, as its static
+ *    runtime makes it); inside ncclGroupStart/End the kernels are launched
+ *    at ncclGroupEnd, one per call;
+ *  - a kernel takes the modelled time of its bus traffic: nccl-tests' bus
+ *    bytes over CUSIM_NCCL_BUS_GBPS (default 100 GB/s), plus
+ *    CUSIM_NCCL_LATENCY_US (default 8 us).
+ *
+ * Not modelled yet (tests/sim/README.md): ranks in other processes meeting
+ * (ncclCommInitRank returns at once, and a collective does not wait for the
+ * other ranks: no straggler stretches it), NCCL's profiler plugin, its NVTX
+ * ranges and payloads, ncclCommSplit's grouping by color (the new
+ * communicator keeps the parent's rank and size), and the entry points
+ * below the ones defined here.
+ */
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include <cupti_driver_cbid.h>
+#include <cupti_runtime_cbid.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cusim.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define COMM_MAGIC 0x6e63636c636f6d6dull   /* "ncclcomm" */
+
+struct ncclComm {
+    uint64_t magic;
+    int nranks, rank, device;
+    ncclUniqueId id;
+};
+
+/* ---- errors, version ------------------------------------------------------------------ */
+
+static __thread char last_error[256];
+
+EXPORT const char *ncclGetErrorString(ncclResult_t r)
+{
+    switch (r) {
+    case ncclSuccess: return "no error";
+    case ncclUnhandledCudaError: return "unhandled cuda error (run with NCCL_DEBUG=INFO for details)";
+    case ncclSystemError: return "unhandled system error (run with NCCL_DEBUG=INFO for details)";
+    case ncclInternalError: return "internal error - please report this issue to the NCCL developers";
+    case ncclInvalidArgument: return "invalid argument (run with NCCL_DEBUG=WARN for details)";
+    case ncclInvalidUsage: return "invalid usage (run with NCCL_DEBUG=WARN for details)";
+    case ncclRemoteError: return "remote process exited or there was a network error";
+    case ncclInProgress: return "NCCL operation in progress";
+    default: return "unknown result code";
+    }
+}
+
+EXPORT const char *ncclGetLastError(ncclComm_t comm)
+{
+    (void)comm;
+    return last_error;
+}
+
+static ncclResult_t fail(ncclResult_t r, const char *what)
+{
+    snprintf(last_error, sizeof last_error, "%s", what);
+    return r;
+}
+
+EXPORT ncclResult_t ncclGetVersion(int *version)
+{
+    if (!version)
+        return fail(ncclInvalidArgument, "ncclGetVersion: version is NULL");
+    *version = NCCL_VERSION_CODE;
+    return ncclSuccess;
+}
+
+/* ---- communicators ---------------------------------------------------------------------- */
+
+static ncclResult_t unique_id(ncclUniqueId *uniqueId);
+
+EXPORT ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)
+{
+    return unique_id(uniqueId);
+}
+
+/* (called inside the library too: never through the exported symbol, which
+ * a profiler may interpose, as the real library's internal calls are not) */
+static ncclResult_t unique_id(ncclUniqueId *uniqueId)
+{
+    static _Atomic unsigned k;
+    if (!uniqueId)
+        return fail(ncclInvalidArgument, "ncclGetUniqueId: uniqueId is NULL");
+    memset(uniqueId, 0, sizeof *uniqueId);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    snprintf(uniqueId->internal, sizeof uniqueId->internal, "cusim-nccl %ld %ld.%09ld %u",
+             (long)getpid(), (long)ts.tv_sec, ts.tv_nsec, atomic_fetch_add(&k, 1));
+    return ncclSuccess;
+}
+
+static ncclResult_t make_comm(ncclComm_t *out, int nranks, int rank, const ncclUniqueId *id)
+{
+    if (!out || nranks < 1 || rank < 0 || rank >= nranks)
+        return fail(ncclInvalidArgument, "invalid communicator size or rank");
+    struct ncclComm *c = calloc(1, sizeof *c);
+    if (!c)
+        return fail(ncclSystemError, "out of memory");
+    c->magic = COMM_MAGIC;
+    c->nranks = nranks;
+    c->rank = rank;
+    c->device = 0;   /* (not asked of cudart: the real library's static one is not hooked) */
+    if (id)
+        c->id = *id;
+    *out = c;
+    return ncclSuccess;
+}
+
+static int comm_ok(ncclComm_t c)
+{
+    return c != NULL && c->magic == COMM_MAGIC;
+}
+
+EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
+{
+    return make_comm(comm, nranks, rank, &commId);
+}
+
+EXPORT ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank,
+                                           ncclConfig_t *config)
+{
+    (void)config;
+    return make_comm(comm, nranks, rank, &commId);
+}
+
+EXPORT ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId,
+                                             ncclUniqueId *commIds, ncclConfig_t *config)
+{
+    (void)config;
+    return make_comm(newcomm, nranks, myrank, nId > 0 ? commIds : NULL);
+}
+
+EXPORT ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devlist)
+{
+    (void)devlist;
+    if (!comms || ndev < 1)
+        return fail(ncclInvalidArgument, "ncclCommInitAll: no communicators asked for");
+    ncclUniqueId id;
+    unique_id(&id);
+    for (int i = 0; i < ndev; i++) {
+        ncclResult_t r = make_comm(&comms[i], ndev, i, &id);
+        if (r != ncclSuccess)
+            return r;
+    }
+    return ncclSuccess;
+}
+
+EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
+                                  ncclConfig_t *config)
+{
+    (void)key;
+    (void)config;
+    if (!comm_ok(comm) || !newcomm)
+        return fail(ncclInvalidArgument, "ncclCommSplit: invalid communicator");
+    if (color == NCCL_SPLIT_NOCOLOR) {
+        *newcomm = NULL;
+        return ncclSuccess;
+    }
+    return make_comm(newcomm, comm->nranks, comm->rank, &comm->id);
+}
+
+static ncclResult_t end_comm(ncclComm_t comm, int free_it)
+{
+    if (!comm_ok(comm))
+        return fail(ncclInvalidArgument, "invalid communicator");
+    if (free_it) {
+        comm->magic = 0;
+        free(comm);
+    }
+    return ncclSuccess;
+}
+
+EXPORT ncclResult_t ncclCommFinalize(ncclComm_t comm) { return end_comm(comm, 0); }
+EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm) { return end_comm(comm, 1); }
+EXPORT ncclResult_t ncclCommAbort(ncclComm_t comm) { return end_comm(comm, 1); }
+
+EXPORT ncclResult_t ncclCommCount(const ncclComm_t comm, int *count)
+{
+    if (!comm_ok(comm) || !count)
+        return fail(ncclInvalidArgument, "ncclCommCount: invalid argument");
+    *count = comm->nranks;
+    return ncclSuccess;
+}
+
+EXPORT ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank)
+{
+    if (!comm_ok(comm) || !rank)
+        return fail(ncclInvalidArgument, "ncclCommUserRank: invalid argument");
+    *rank = comm->rank;
+    return ncclSuccess;
+}
+
+EXPORT ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int *device)
+{
+    if (!comm_ok(comm) || !device)
+        return fail(ncclInvalidArgument, "ncclCommCuDevice: invalid argument");
+    *device = comm->device;
+    return ncclSuccess;
+}
+
+EXPORT ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
+{
+    if (!comm_ok(comm) || !asyncError)
+        return fail(ncclInvalidArgument, "ncclCommGetAsyncError: invalid argument");
+    *asyncError = ncclSuccess;
+    return ncclSuccess;
+}
+
+/* ---- collectives ------------------------------------------------------------------------ */
+
+enum op_kind { K_ALLREDUCE, K_BROADCAST, K_REDUCE, K_ALLGATHER, K_REDUCESCATTER, K_ALLTOALL,
+               K_GATHER, K_SCATTER, K_SEND, K_RECV };
+static const char *const kind_name[] = {"AllReduce", "Broadcast", "Reduce", "AllGather",
+                                        "ReduceScatter", "AlltoAll", "Gather", "Scatter",
+                                        "SendRecv", "SendRecv"};
+
+static size_t type_size(ncclDataType_t t)
+{
+    switch (t) {
+    case ncclInt8: case ncclUint8: case ncclFloat8e4m3: case ncclFloat8e5m2: return 1;
+    case ncclFloat16: case ncclBfloat16: return 2;
+    case ncclInt32: case ncclUint32: case ncclFloat32: return 4;
+    default: return 8;
+    }
+}
+
+static const char *type_name(ncclDataType_t t)
+{
+    switch (t) {
+    case ncclInt8: return "i8";
+    case ncclUint8: return "u8";
+    case ncclInt32: return "i32";
+    case ncclUint32: return "u32";
+    case ncclInt64: return "i64";
+    case ncclUint64: return "u64";
+    case ncclFloat16: return "f16";
+    case ncclFloat32: return "f32";
+    case ncclFloat64: return "f64";
+    case ncclBfloat16: return "bf16";
+    default: return "f8";
+    }
+}
+
+static const char *red_name(int op)
+{
+    switch (op) {
+    case ncclSum: return "Sum";
+    case ncclProd: return "Prod";
+    case ncclMax: return "MinMax";
+    case ncclMin: return "MinMax";
+    case ncclAvg: return "Sum";   /* averaged after a sum, as NCCL does */
+    default: return "PreMulSum";
+    }
+}
+
+/* nccl-tests' bus factor: the bytes each rank moves over the bus per byte
+ * of the operation's size. */
+static double bus_factor(enum op_kind k, int n)
+{
+    switch (k) {
+    case K_ALLREDUCE: return 2.0 * (n - 1) / n;
+    case K_ALLGATHER: case K_REDUCESCATTER: case K_ALLTOALL: return (double)(n - 1) / n;
+    default: return 1.0;
+    }
+}
+
+static double env_num(const char *name, double dflt)
+{
+    const char *v = getenv(name);
+    double x = v && *v ? strtod(v, NULL) : 0;
+    return x > 0 ? x : dflt;
+}
+
+typedef struct pending {
+    enum op_kind kind;
+    ncclDataType_t type;
+    int op;
+    size_t count;
+    void *dst;
+    const void *src;
+    ncclComm_t comm;
+    cudaStream_t stream;
+} pending;
+
+static __thread int group_depth;
+static __thread pending *queued;
+static __thread size_t nqueued, cap_queued;
+
+/* The name a real NCCL 2.28 kernel has, interned (the sim keeps kernel
+ * names forever). */
+static const char *kernel_name(const pending *p)
+{
+    char raw[160], mangled[200];
+    if (p->kind == K_SEND || p->kind == K_RECV || p->kind == K_ALLTOALL || p->kind == K_GATHER ||
+        p->kind == K_SCATTER)
+        snprintf(raw, sizeof raw, "ncclDevKernel_SendRecv");
+    else if (p->kind == K_ALLGATHER || p->kind == K_BROADCAST)
+        snprintf(raw, sizeof raw, "ncclDevKernel_%s_RING_LL", kind_name[p->kind]);
+    else
+        snprintf(raw, sizeof raw, "ncclDevKernel_%s_%s_%s_RING_LL", kind_name[p->kind], red_name(p->op),
+                 type_name(p->type));
+    snprintf(mangled, sizeof mangled, "_Z%zu%s24ncclDevKernelArgsStorageILm4096EE", strlen(raw), raw);
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static char *names[64];
+    static int n;
+    pthread_mutex_lock(&lock);
+    const char *found = NULL;
+    for (int i = 0; i < n && !found; i++)
+        if (!strcmp(names[i], mangled))
+            found = names[i];
+    if (!found && n < 64 && (names[n] = strdup(mangled)) != NULL)
+        found = names[n++];
+    pthread_mutex_unlock(&lock);
+    return found ? found : "ncclDevKernel_Generic";
+}
+
+static void run_one(const pending *p)
+{
+    cusim_stream *s = cusim_stream_get(p->stream, 0);
+    if (!s)
+        return;
+    size_t bytes = p->count * type_size(p->type);
+    int n = p->comm->nranks;
+    if (n == 1) {   /* one rank: the data moves on the device, as copies */
+        if (p->dst && p->src && p->dst != p->src && bytes) {
+            cusim_api_call c;
+            cusim_api_begin(&c, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, "cudaMemcpyAsync", NULL);
+            cusim_memcpy(s, p->dst, p->src, bytes, CUSIM_COPY_DTOD, 0, cusim_current_correlation());
+            cusim_api_end(&c, 0);
+        }
+        return;
+    }
+    /* the size nccl-tests divides by: the whole buffer for AllGather
+     * (count per rank) and ReduceScatter (count per rank), else count */
+    double size = (double)bytes * (p->kind == K_ALLGATHER || p->kind == K_REDUCESCATTER ? n : 1);
+    double gbps = env_num("CUSIM_NCCL_BUS_GBPS", 100.0);
+    double ns = env_num("CUSIM_NCCL_LATENCY_US", 8.0) * 1e3 + size * bus_factor(p->kind, n) / gbps;
+    cusim_kernel_desc *d = calloc(1, sizeof *d);   /* the sim keeps descriptors forever */
+    if (!d)
+        return;
+    d->name = kernel_name(p);
+    d->grid[0] = 32;   /* channels */
+    d->grid[1] = d->grid[2] = 1;
+    d->block[0] = 640;
+    d->block[1] = d->block[2] = 1;
+    d->registers = 96;
+    d->cls = CUSIM_KERNEL_FIXED;
+    d->flops = ns;
+    cusim_api_call launch;
+    cusim_api_begin_driver(&launch, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, "cuLaunchKernelEx", NULL,
+                           d->name);
+    cusim_launch(s, d, cusim_current_correlation());
+    cusim_api_end(&launch, 0);
+}
+
+static ncclResult_t submit(enum op_kind kind, const void *src, void *dst, size_t count,
+                           ncclDataType_t type, int op, int root, ncclComm_t comm, cudaStream_t stream)
+{
+    if (!comm_ok(comm))
+        return fail(ncclInvalidArgument, "invalid communicator");
+    if ((root >= 0 && root >= comm->nranks) || (int)type < 0 || type >= ncclNumTypes)
+        return fail(ncclInvalidArgument, "invalid root, peer or datatype");
+    if (!cusim_stream_get(stream, 0))
+        return fail(ncclInvalidArgument, "invalid stream");
+    pending p = {kind, type, op, count, dst, src, comm, stream};
+    if (group_depth == 0) {
+        run_one(&p);
+        return ncclSuccess;
+    }
+    if (nqueued == cap_queued) {
+        size_t nc = cap_queued ? cap_queued * 2 : 16;
+        pending *q = realloc(queued, nc * sizeof *q);
+        if (!q)
+            return fail(ncclSystemError, "out of memory");
+        queued = q;
+        cap_queued = nc;
+    }
+    queued[nqueued++] = p;
+    return ncclSuccess;
+}
+
+EXPORT ncclResult_t ncclGroupStart(void)
+{
+    group_depth++;
+    return ncclSuccess;
+}
+
+EXPORT ncclResult_t ncclGroupEnd(void)
+{
+    if (group_depth == 0)
+        return fail(ncclInvalidUsage, "ncclGroupEnd without ncclGroupStart");
+    if (--group_depth == 0) {
+        for (size_t i = 0; i < nqueued; i++)
+            run_one(&queued[i]);
+        nqueued = 0;
+    }
+    return ncclSuccess;
+}
+
+EXPORT ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
+                                  ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
+{
+    return submit(K_ALLREDUCE, sendbuff, recvbuff, count, datatype, op, -1, comm, stream);
+}
+
+EXPORT ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
+                                  int root, ncclComm_t comm, cudaStream_t stream)
+{
+    return submit(K_BROADCAST, sendbuff, recvbuff, count, datatype, 0, root, comm, stream);
+}
+
+EXPORT ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm,
+                              cudaStream_t stream)
+{
+    return submit(K_BROADCAST, buff, buff, count, datatype, 0, root, comm, stream);
+}
+
+EXPORT ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
+                               ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
+{
+    return submit(K_REDUCE, sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+}
+
+EXPORT ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount,
+                                  ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+{
+    return submit(K_ALLGATHER, sendbuff, recvbuff, sendcount, datatype, 0, -1, comm, stream);
+}
+
+EXPORT ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount,
+                                      ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
+                                      cudaStream_t stream)
+{
+    return submit(K_REDUCESCATTER, sendbuff, recvbuff, recvcount, datatype, op, -1, comm, stream);
+}
+
+EXPORT ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
+                                 ncclComm_t comm, cudaStream_t stream)
+{
+    return submit(K_ALLTOALL, sendbuff, recvbuff, count, datatype, 0, -1, comm, stream);
+}
+
+EXPORT ncclResult_t ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
+                               int root, ncclComm_t comm, cudaStream_t stream)
+{
+    return submit(K_GATHER, sendbuff, recvbuff, count, datatype, 0, root, comm, stream);
+}
+
+EXPORT ncclResult_t ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
+                                int root, ncclComm_t comm, cudaStream_t stream)
+{
+    return submit(K_SCATTER, sendbuff, recvbuff, count, datatype, 0, root, comm, stream);
+}
+
+EXPORT ncclResult_t ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer,
+                             ncclComm_t comm, cudaStream_t stream)
+{
+    return submit(K_SEND, sendbuff, NULL, count, datatype, 0, peer, comm, stream);
+}
+
+EXPORT ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm,
+                             cudaStream_t stream)
+{
+    return submit(K_RECV, NULL, recvbuff, count, datatype, 0, peer, comm, stream);
+}
