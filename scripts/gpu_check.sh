@@ -339,6 +339,15 @@ if [ $krc = 137 ] && grep -q 'TRUNCATED: *the process was killed (SIGKILL)' "$ou
    ! grep -q 'GPU records up to none' "$out/kill/k.summary.txt"; then pass sigkill-gpu-records; else
   fail sigkill-gpu-records "status $krc; $(grep TRUNCATED "$out/kill/k.summary.txt" 2>/dev/null | tr -s ' ')"; fi
 
+# ---- the flight recorder: the last second, written when a cudaMalloc runs out of memory ----------
+timeout 60 ./prof.sh -q -o "$out/fl" -n fl --flight-recorder 1 --flight-memory 16M \
+  build/tests/robust_prog oom 2500 >"$out/fl.stdout" 2>"$out/fl.stderr"; frc=$?
+if [ $frc = 2 ] && grep -q 'cudaMalloc: out of memory' "$out/fl.stdout" &&
+   grep -q 'flight: *written because .*the process ended (exit)' "$out/fl/fl.summary.txt" 2>/dev/null &&
+   grep -q 'out-of-memory: cudaMalloc' "$out/fl/fl.summary.txt" &&
+   grep -Eq '"recorded_ns":([0-9]{1,9}|1000000000),' "$out/fl/fl.summary.json"; then pass flight-recorder-oom; else
+  fail flight-recorder-oom "status $frc (want 2); $(grep -E 'flight:|capture:' "$out/fl/fl.summary.txt" 2>/dev/null | tr -s ' ' | tr '\n' ';')"; fi
+
 # ---- a signal while the GPU is busy (GPU only: a 20 s kernel) -----------------------------------
 if [ $dry = 0 ] && [ -x "$gb/sync_kill" ]; then
   t0=$(ms_now); timeout 60 ./prof.sh -q -o "$out/p" -n sk "$gb/sync_kill" >/dev/null 2>&1; rc=$?
