@@ -92,7 +92,8 @@ for w in mt_launch graph_explicit sync_kill; do
  "$nvcc" -cudart=shared -O2 -o "$gb/$w" "scripts/$w.cu" >>"$log" 2>&1 ||
     echo "could not build scripts/$w.cu" >>"$log"
 done
-[ -x "$gb/nccl_one" ] || [ ! -f "${CUDA_HOME:-/usr/local/cuda}/include/nccl.h" ] ||
+# nccl.h: the toolkit's (CUDA 13 ships it) or the system's (a libnccl-dev package)
+[ -x "$gb/nccl_one" ] || { [ ! -f "${CUDA_HOME:-/usr/local/cuda}/include/nccl.h" ] && [ ! -f /usr/include/nccl.h ]; } ||
   "$nvcc" -cudart=shared -O2 -o "$gb/nccl_one" scripts/nccl_one.cu -lnccl >>"$log" 2>&1
 [ -n "$static_bin" ] || static_bin=$gb/matmul_add_static
 [ -x "$static_bin" ] || [ $dry = 1 ] ||
@@ -371,7 +372,7 @@ if [ -x "$gb/nccl_one" ]; then
      { [ $dry = 1 ] || sum nccl | grep -q 'ncclAllReduce @NCCL'; }; then pass nccl-one-gpu; else
     fail nccl-one-gpu "status $rc; ncclAllReduce calls '$ar'; $(sum nccl | grep -E 'GPU records|AllReduce  ' | tr -s ' ' | tr '\n' ';')"; fi
 else
-  skip nccl-one-gpu "no NCCL program (nccl.h not in the toolkit)"
+  skip nccl-one-gpu "no NCCL program (no nccl.h in the toolkit or /usr/include to build it)"
 fi
 
 # ---- invariants of every trace written above ------------------------------------------------

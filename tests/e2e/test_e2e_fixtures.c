@@ -27,6 +27,8 @@
 
 #define TIMEOUT_S 120
 #define FIXTURES "tests/fixtures/h200-580.159.04"
+/* The H100's (2026-11-27): run files 3.0, NCCL's calls hooked. */
+#define FIXTURES_H100 "tests/fixtures/h100-580.159.04"
 
 static char *tmp;
 
@@ -37,23 +39,28 @@ static void teardown(void)
     free(tmp);
 }
 
-/* Unzips FIXTURES/NAME.EXT.gz into tmp; returns the path (static buffer). */
-static const char *unzip(const char *name, const char *ext)
+/* Unzips DIR/NAME.EXT.gz into tmp; returns the path (static buffer). */
+static const char *unzip_from(const char *dir, const char *name, const char *ext)
 {
     static char out[4096];
     char cmd[8192];
     snprintf(out, sizeof out, "%s/%s.%s", tmp, name, ext);
-    snprintf(cmd, sizeof cmd, "gzip -dc '%s/%s/%s.%s.gz' > '%s'", e2e_top(), FIXTURES, name, ext, out);
+    snprintf(cmd, sizeof cmd, "gzip -dc '%s/%s/%s.%s.gz' > '%s'", e2e_top(), dir, name, ext, out);
     ck_assert_msg(system(cmd) == 0, "cannot unzip %s.%s", name, ext);
     return out;
 }
 
+static const char *unzip(const char *name, const char *ext)
+{
+    return unzip_from(FIXTURES, name, ext);
+}
+
 /* ---- replay ------------------------------------------------------------------------ */
 
-/* prof.sh report on the fixture's run file: its summary.json. */
-static json_t *replay(const char *name)
+/* prof.sh report on the fixture's run file (of DIR): its summary.json. */
+static json_t *replay_from(const char *dir, const char *name)
 {
-    const char *rf = unzip(name, "cuprof");
+    const char *rf = unzip_from(dir, name, "cuprof");
     char rfc[4096];
     snprintf(rfc, sizeof rfc, "%s", rf);
     const char *argv[] = {e2e_path("prof.sh"), "report", "-o", tmp, "-n", name, rfc, NULL};
@@ -65,6 +72,11 @@ static json_t *replay(const char *name)
     json_t *sum = e2e_load_json(path);
     ck_assert_ptr_nonnull(sum);
     return sum;
+}
+
+static json_t *replay(const char *name)
+{
+    return replay_from(FIXTURES, name);
 }
 
 static json_t *by_name(json_t *arr, const char *key, const char *prefix)
@@ -203,6 +215,37 @@ START_TEST(replay_ranges)
             ar = o;
     ck_assert_ptr_nonnull(ar);
     ck_assert_int_eq(e2e_int(ar, "calls"), 6);
+    json_decref(c);
+}
+END_TEST
+
+/* The real NCCL 2.28.3 on one H100 (nccl_one 3), its calls hooked: each a
+ * row of category nccl, the device copies it makes for a single rank charged
+ * to the call that made them (inside a group too: the group's end makes
+ * none), and the Collectives table's rows of nccl-tests' sizes. */
+START_TEST(replay_nccl_hooked)
+{
+    json_t *c = replay_from(FIXTURES_H100, "nccl1");
+    json_t *ar = by_name(json_object_get(c, "api"), "name", "ncclAllReduce");
+    ck_assert_ptr_nonnull(ar);
+    ck_assert_int_eq(e2e_int(ar, "calls"), 6);
+    ck_assert_str_eq(e2e_str(ar, "category"), "nccl");
+    ck_assert_int_gt(e2e_int(ar, "cuda_total_ns"), 0);
+    json_t *rs = by_name(json_object_get(c, "api"), "name", "ncclReduceScatter");
+    ck_assert_ptr_nonnull(rs);
+    ck_assert_int_gt(e2e_int(rs, "cuda_total_ns"), 0);
+    json_t *rows = json_object_get(json_object_get(c, "collectives"), "rows");
+    static const struct { const char *op; long long calls; } want[] = {
+        {"AllReduce", 6}, {"AllGather", 3}, {"Broadcast", 3}, {"ReduceScatter", 3}};
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        json_t *r = by_name(rows, "op", want[k].op);
+        ck_assert_msg(r != NULL, "no %s row", want[k].op);
+        ck_assert_int_eq(e2e_int(r, "calls"), want[k].calls);
+        ck_assert_int_eq(e2e_int(r, "size_bytes"), 1 << 20);
+        ck_assert_int_eq(e2e_int(r, "nranks"), 1);
+        ck_assert_str_eq(e2e_str(r, "dtype"), "f32");
+        ck_assert_int_gt(e2e_int(r, "gpu_total_ns"), 0);
+    }
     json_decref(c);
 }
 END_TEST
@@ -442,6 +485,7 @@ static Suite *fixtures_suite(void)
     tcase_add_test(t, replay_threads);
     tcase_add_test(t, replay_cooperative);
     tcase_add_test(t, replay_ranges);
+    tcase_add_test(t, replay_nccl_hooked);
     suite_add_tcase(s, t);
     t = tcase_create("fidelity");
     tcase_add_checked_fixture(t, setup, teardown);

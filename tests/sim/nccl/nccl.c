@@ -7,7 +7,8 @@
  * tests/fixtures/h200-580.159.04/nccl1.*):
  *  - a communicator of one rank runs each collective as device copies
  *    (cudaMemcpyAsync, device to device, traced as the runtime call the
- *    real library's static cudart makes): no kernel;
+ *    real library's static cudart makes), made by the call itself even
+ *    inside a group: no kernel;
  *  - a communicator of several ranks runs each collective as one kernel,
  *    named as NCCL 2.28 names them (ncclDevKernel_AllReduce_Sum_f32_RING_LL),
  *    launched with cuLaunchKernelEx (a driver-API record, as its static
@@ -387,7 +388,9 @@ static ncclResult_t submit(enum op_kind kind, const void *src, void *dst, size_t
     if (!cusim_stream_get(stream, 0))
         return fail(ncclInvalidArgument, "invalid stream");
     pending p = {kind, type, op, count, dst, src, comm, stream};
-    if (group_depth == 0) {
+    /* one rank: the copies are made by the call, even inside a group (the
+     * real 2.28 on an H100: ncclGroupEnd's CUDA total 0) */
+    if (group_depth == 0 || comm->nranks == 1) {
         run_one(&p);
         return ncclSuccess;
     }
