@@ -105,27 +105,49 @@ static int64_t ns_of(json_t *v)
     return llround(json_number_value(v) * 1000.0);
 }
 
-/* The rank's MPI collective calls from its trace, in start order. */
+/* 1 for an MPI collective's event, 2 for an NCCL collective's (the
+ * point-to-point calls meet two ranks, not all: not meetings), 0 else. */
+static int coll_kind(json_t *ev)
+{
+    static const char *const nccl[] = {"ncclAllReduce", "ncclBroadcast", "ncclBcast", "ncclReduce",
+                                       "ncclAllGather", "ncclReduceScatter", "ncclAlltoAll",
+                                       "ncclGather", "ncclScatter"};
+    const char *cat = json_string_value(json_object_get(ev, "cat"));
+    if (!cat || strcmp(str_at(ev, "ph"), "X"))
+        return 0;
+    if (!strcmp(cat, "mpi"))
+        return 1;
+    if (strcmp(cat, "nccl"))
+        return 0;
+    const char *name = str_at(ev, "name");
+    for (size_t k = 0; k < sizeof nccl / sizeof nccl[0]; k++)
+        if (!strcmp(name, nccl[k]))
+            return 2;
+    return 0;
+}
+
+/* The rank's collective calls (MPI's and NCCL's) from its trace, in start
+ * order. */
 static int read_collectives(mg_rank *r)
 {
     json_t *evs = json_object_get(r->trace, "traceEvents"), *ev;
     size_t i, n = 0;
-    json_array_foreach(evs, i, ev) {
-        const char *cat = json_string_value(json_object_get(ev, "cat"));
-        n += cat && !strcmp(cat, "mpi") && !strcmp(str_at(ev, "ph"), "X");
-    }
+    json_array_foreach(evs, i, ev)
+        n += coll_kind(ev) != 0;
     r->coll = calloc(n ? n : 1, sizeof *r->coll);
     if (!r->coll)
         return -1;
     json_array_foreach(evs, i, ev) {
-        const char *cat = json_string_value(json_object_get(ev, "cat"));
-        if (!cat || strcmp(cat, "mpi") || strcmp(str_at(ev, "ph"), "X"))
+        int kind = coll_kind(ev);
+        if (!kind)
             continue;
         mg_coll *c = &r->coll[r->ncoll++];
         c->name = str_at(ev, "name");
         c->start = r->base_ns + (uint64_t)ns_of(json_object_get(ev, "ts"));
         c->end = c->start + (uint64_t)ns_of(json_object_get(ev, "dur"));
-        r->mpi_ns += c->end - c->start;
+        c->async = kind == 2;
+        if (kind == 1)
+            r->mpi_ns += c->end - c->start;
     }
     qsort(r->coll, r->ncoll, sizeof *r->coll, cmp_coll);
     /* by name: the i-th call of a collective is one index away */
@@ -185,7 +207,11 @@ static int load_rank(mg_rank *r, const char *dir, const char *name, char *err, s
     r->real_end = u64_at(ck, "realtime_end_ns");
     r->wall_ns = u64_at(r->summary, "wall_ns");
     r->self_cpu_ns = u64_at(r->summary, "self_cpu_total_ns");
+    /* busy, less the time its GPU only waited in NCCL kernels for the other
+     * ranks (a straggler's peers are not the ones with more work) */
     r->gpu_busy_ns = u64_at(json_object_get(r->summary, "gpu"), "busy_ns");
+    uint64_t exposed = u64_at(json_object_get(r->summary, "collectives"), "exposed_ns");
+    r->gpu_busy_ns -= exposed < r->gpu_busy_ns ? exposed : r->gpu_busy_ns;
     struct stat st;
     if (stat(r->trace_path, &st) != 0) {
         free(r->trace_path);
@@ -360,7 +386,7 @@ void mg_align(mg_run *m)
     const mg_rank *r0 = &m->r[0];
     size_t nmatch = 0;
     for (size_t k = 0; k < r0->ncoll; k++)
-        nmatch += all_called(m, r0->coll[k].name, occurrence(r0, k));
+        nmatch += !r0->coll[k].async && all_called(m, r0->coll[k].name, occurrence(r0, k));
     uint64_t err = drift;
     if (nmatch > 0 && v && g_off) {
         int64_t *res = calloc(nmatch, sizeof *res);
@@ -370,7 +396,7 @@ void mg_align(mg_run *m)
             size_t nr = 0;
             for (size_t k = 0; k < r0->ncoll; k++) {
                 size_t i = occurrence(r0, k), n0 = 0, ng = 0;
-                if (!all_called(m, r0->coll[k].name, i))
+                if (r0->coll[k].async || !all_called(m, r0->coll[k].name, i))
                     continue;
                 for (size_t j = 0; j < m->n; j++)
                     if (group[j] == 0)

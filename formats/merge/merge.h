@@ -15,11 +15,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One call to an MPI collective on one rank, on that rank's clock (ns). */
+/* One call to a collective on one rank, on that rank's clock (ns): an MPI
+ * collective, or an NCCL one (ncclAllReduce, ...: asynchronous, it returns
+ * before the others arrive, so its end says nothing of theirs). */
 typedef struct mg_coll {
-    const char *name;          /* "MPI_Barrier", ... (owned by the trace) */
+    const char *name;          /* "MPI_Barrier", "ncclAllReduce", ... (owned by the trace) */
     uint64_t start, end;
     size_t occ;                /* which call of its name it is (0 = the first) */
+    int async;                 /* NCCL: not for the clocks' refinement */
 } mg_coll;
 
 /* One collective's calls on a rank, in start order (indexes into coll). */
@@ -41,7 +44,9 @@ typedef struct mg_rank {
     size_t ncoll;
     mg_calls *by_name;                      /* the same by collective (a few names) */
     size_t nnames;
-    uint64_t wall_ns, self_cpu_ns, gpu_busy_ns, mpi_ns; /* mpi_ns: time in collectives */
+    uint64_t wall_ns, self_cpu_ns, gpu_busy_ns, mpi_ns; /* mpi_ns: time in MPI collectives;
+                                                         gpu_busy_ns: less NCCL kernel time
+                                                         with nothing else on the GPU */
 } mg_rank;
 
 /* A meeting: the i-th call of one collective on every rank. */

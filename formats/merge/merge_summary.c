@@ -222,8 +222,8 @@ static size_t findings(const mg_run *m, finding *f, size_t cap)
         x->rule = "unmatched_collectives";
         x->severity = "info";
         snprintf(x->message, sizeof x->message,
-                 "the ranks called the MPI collectives a different number of times (several "
-                 "communicators?): only the calls every rank made were matched");
+                 "the ranks called the collectives (MPI's, NCCL's) a different number of times "
+                 "(several communicators?): only the calls every rank made were matched");
         snprintf(x->advice, sizeof x->advice, "read the straggler figures as a guide only");
         x->numbers = json_object();
     }

@@ -197,11 +197,14 @@ $(B)/tests/test_e2e_runfile: tests/e2e/test_e2e_runfile.c $(HARNESS_OBJ) tests/e
 ALL_TARGETS += $(B)/tests/test_e2e_runfile
 E2E_TESTS   += $(B)/tests/test_e2e_runfile
 
-# NCCL end to end: tests/corpus/nccl_ring on the simulated NCCL.
+# NCCL end to end: tests/corpus/nccl_ring on the simulated NCCL; nccl_job,
+# a job's rank as torchrun starts it (built as a user's program).
+$(B)/tests/nccl_job: tests/e2e/nccl_job.cu
+	$(call P,NVCC,$@)mkdir -p $(@D) && $(NVCC) $(BENCH_NVFLAGS) -o $@ $< -lnccl
 $(B)/tests/test_e2e_nccl: tests/e2e/test_e2e_nccl.c $(HARNESS_OBJ) tests/e2e/harness.h \
-		$(B)/tests/corpus/nccl_ring $(LIBNCCL_SIM)
+		$(B)/tests/corpus/nccl_ring $(B)/tests/nccl_job $(LIBNCCL_SIM)
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(HARNESS_OBJ) \
 	    $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS) -lm
 
-ALL_TARGETS += $(B)/tests/test_e2e_nccl
+ALL_TARGETS += $(B)/tests/test_e2e_nccl $(B)/tests/nccl_job
 E2E_TESTS   += $(B)/tests/test_e2e_nccl

@@ -9,6 +9,14 @@
  * operation's size as nccl-tests counts it and a bus bandwidth near the
  * modelled one, and the findings see the exposed communication and the
  * small, unbucketed collectives.
+ *
+ * And a job of two ranks with no MPI, as torchrun starts one
+ * (tests/e2e/nccl_job: RANK and WORLD_SIZE, one process each, the
+ * ncclUniqueId through a file), rank 1 late by 20 ms at every AllReduce:
+ * the simulated NCCL makes the ranks meet, so rank 0's AllReduce kernels
+ * stretch to wait for rank 1, and prof.sh merge names rank 1 the
+ * straggler from the NCCL calls alone, without calling rank 0's waiting
+ * "more GPU work".
  */
 #include "harness.h"
 
@@ -119,12 +127,78 @@ START_TEST(collectives_table_bus_bandwidth_and_findings)
 }
 END_TEST
 
+static json_t *coll_row(const char *path, const char *op)
+{
+    json_t *sum = e2e_load_json(path);
+    ck_assert_msg(sum != NULL, "no %s", path);
+    json_t *r = row(json_object_get(json_object_get(sum, "collectives"), "rows"), op, 4 << 20);
+    ck_assert_msg(r != NULL, "%s: no %s row", path, op);
+    json_incref(r);
+    json_decref(sum);
+    return r;
+}
+
+START_TEST(job_without_mpi_straggler)
+{
+    char *dir = e2e_tmpdir();
+    char script[8192];
+    snprintf(script, sizeof script,
+             "st=0; for r in 0 1; do RANK=$r WORLD_SIZE=2 LOCAL_RANK=$r LOCAL_WORLD_SIZE=2 '%s' -q -o '%s' "
+             "-n job '%s' '%s' 6 slow 1 20 & pids=\"$pids $!\"; done; for p in $pids; do wait $p || st=1; "
+             "done; exit $st",
+             e2e_path("prof.sh"), dir, e2e_bpath("tests/nccl_job"), dir);
+    const char *argv[] = {"/bin/bash", "-c", script, NULL};
+    const char *env[] = {e2e_sim_env(), "CUSIM_NCCL_BUS_GBPS=50", NULL};
+    e2e_result r = e2e_run(argv, env, NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(r.status == 0, "exit %d\n%s\n%s", r.status, r.out, r.err);
+    ck_assert(strstr(r.out, "nccl_job: rank 0 of 2, 6 steps") && strstr(r.out, "nccl_job: rank 1 of 2, 6 steps"));
+    e2e_result_free(&r);
+    /* rank 0's kernels wait for rank 1 (20 ms late each time); rank 1's do not */
+    char p0[4200], p1[4200];
+    snprintf(p0, sizeof p0, "%s/job.rank0.summary.json", dir);
+    snprintf(p1, sizeof p1, "%s/job.rank1.summary.json", dir);
+    json_t *r0 = coll_row(p0, "AllReduce"), *r1 = coll_row(p1, "AllReduce");
+    ck_assert_int_eq(e2e_int(r0, "calls"), 6);
+    ck_assert_int_eq(e2e_int(r0, "nranks"), 2);
+    ck_assert_int_gt(e2e_int(r0, "gpu_median_ns"), 15000000);
+    ck_assert_int_lt(e2e_int(r1, "gpu_median_ns"), 5000000);
+    json_decref(r0);
+    json_decref(r1);
+    /* merge: the straggler from the NCCL calls */
+    const char *margv[] = {e2e_path("prof.sh"), "merge", dir, NULL};
+    r = e2e_run(margv, NULL, NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(r.status == 0, "merge exit %d\n%s", r.status, r.err);
+    e2e_result_free(&r);
+    char mp[4200];
+    snprintf(mp, sizeof mp, "%s/job.merged.summary.json", dir);
+    json_t *m = e2e_load_json(mp);
+    ck_assert_ptr_nonnull(m);
+    json_t *straggler = NULL, *f;
+    size_t i;
+    json_array_foreach(json_object_get(m, "findings"), i, f) {
+        ck_assert_str_ne(e2e_str(f, "rule"), "load_imbalance");   /* waiting is not work */
+        if (!strcmp(e2e_str(f, "rule"), "straggler"))
+            straggler = f;
+    }
+    ck_assert_msg(straggler != NULL, "no straggler: %s", json_dumps(json_object_get(m, "findings"), 0));
+    json_t *nums = json_object_get(straggler, "numbers");
+    ck_assert_int_eq(e2e_int(nums, "rank"), 1);
+    ck_assert_str_eq(e2e_str(nums, "collective"), "ncclAllReduce");
+    ck_assert_int_eq(e2e_int(nums, "last_arrivals"), 6);
+    ck_assert_int_gt(e2e_int(nums, "median_late_ns"), 15000000);
+    json_decref(m);
+    e2e_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("e2e_nccl");
     TCase *t = tcase_create("nccl");
     tcase_set_timeout(t, RUN_TIMEOUT_S);
     tcase_add_test(t, collectives_table_bus_bandwidth_and_findings);
+    tcase_add_test(t, job_without_mpi_straggler);
     suite_add_tcase(s, t);
     return s;
 }

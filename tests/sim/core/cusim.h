@@ -199,6 +199,11 @@ typedef struct cusim_kernel_desc {
  * now + launch latency); duration from the timing model plus jitter. Emits the
  * kernel activity to the tool. Returns the device end time (gpu ns). */
 CUSIM_EXPORT uint64_t cusim_launch(cusim_stream *s, const cusim_kernel_desc *k, uint32_t corr);
+/* cusim_launch as submitted at host time `submitted` (0: now) and ending no
+ * earlier than host time min_end (0: no bound): the simulated NCCL's kernel,
+ * which cannot end before the communicator's last rank has called. */
+CUSIM_EXPORT uint64_t cusim_launch_until(cusim_stream *s, const cusim_kernel_desc *k, uint32_t corr,
+                                         uint64_t submitted, uint64_t min_end);
 
 enum cusim_copy_kind { /* same values as cudaMemcpyKind / CUpti_ActivityMemcpyKind use */
     CUSIM_COPY_HTOH, CUSIM_COPY_HTOD, CUSIM_COPY_DTOH, CUSIM_COPY_DTOD,

@@ -72,9 +72,10 @@ static void stream_advance(cusim_stream *s, uint64_t end)
 }
 
 /* Places an operation of dur ns (before jitter) on s, submitted at host time
- * now; returns its host start and end. */
-static void place(cusim_stream *s, uint64_t now, double dur, int outliers, uint64_t *start,
-                  uint64_t *end)
+ * now, ending no earlier than min_end (0: no bound); returns its host start
+ * and end. */
+static void place_until(cusim_stream *s, uint64_t now, double dur, int outliers, uint64_t min_end,
+                        uint64_t *start, uint64_t *end)
 {
     pthread_mutex_lock(&dev_mu);
     uint64_t seq = op_seq++;
@@ -82,9 +83,15 @@ static void place(cusim_stream *s, uint64_t now, double dur, int outliers, uint6
     uint64_t d = (uint64_t)(dur * f + 0.5);
     uint64_t st = max64(stream_ready(s), now + CUSIM_LAUNCH_LATENCY_NS);
     *start = st;
-    *end = st + d;
+    *end = max64(st + d, min_end);
     stream_advance(s, *end);
     pthread_mutex_unlock(&dev_mu);
+}
+
+static void place(cusim_stream *s, uint64_t now, double dur, int outliers, uint64_t *start,
+                  uint64_t *end)
+{
+    place_until(s, now, dur, outliers, 0, start, end);
 }
 
 /* ---- streams ------------------------------------------------------------- */
@@ -325,13 +332,19 @@ static struct cusim_graph *capturing(const cusim_stream *s)
 
 uint64_t cusim_launch(cusim_stream *s, const cusim_kernel_desc *k, uint32_t corr)
 {
+    return cusim_launch_until(s, k, corr, 0, 0);
+}
+
+uint64_t cusim_launch_until(cusim_stream *s, const cusim_kernel_desc *k, uint32_t corr, uint64_t submitted,
+                            uint64_t min_end)
+{
     struct cusim_graph *g = capturing(s);
     if (g != NULL) {
         cusim_capture_kernel(g, k);
         return 0;
     }
-    uint64_t now = cusim_host_ns(), start, end;
-    place(s, now, cusim_model_kernel_ns(k), 1, &start, &end);
+    uint64_t now = submitted ? submitted : cusim_host_ns(), start, end;
+    place_until(s, now, cusim_model_kernel_ns(k), 1, min_end, &start, &end);
     int64_t d = cusim_gpu_delta();
     const cusim_tool_ops *tool = cusim_tool_get();
     if (tool != NULL && tool->kernel != NULL) {

@@ -37,6 +37,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,10 +47,29 @@
 #define EXPORT __attribute__((visibility("default")))
 #define COMM_MAGIC 0x6e63636c636f6d6dull   /* "ncclcomm" */
 
+/* Where the ranks of a communicator in different processes (or threads)
+ * meet: a shared-memory file named by the ncclUniqueId's hash. Each rank
+ * writes, for its k-th collective, its arrival (host clock: CLOCK_MONOTONIC
+ * is one clock for every process of the machine) in slot k % MEET_SLOTS; a
+ * rank waits in its call until every rank's slot says k (a rank passes k
+ * only when all arrived at k, so a slot is never overwritten early). */
+#define MEET_SLOTS 64
+#define MEET_RANKS 64
+typedef struct meet_slot {
+    _Atomic uint64_t seq1;   /* k + 1 once this rank arrived at its k-th collective */
+    _Atomic uint64_t t;      /* when (host ns) */
+} meet_slot;
+typedef struct meet_shm {
+    meet_slot slot[MEET_SLOTS][MEET_RANKS];
+} meet_shm;
+
 struct ncclComm {
     uint64_t magic;
     int nranks, rank, device;
     ncclUniqueId id;
+    meet_shm *meet;          /* NULL: no meeting (one rank, ncclCommInitAll, no shm) */
+    char meet_name[64];      /* its shm name, unlinked when the rank leaves */
+    uint64_t seq;            /* collectives so far on this rank */
 };
 
 /* ---- errors, version ------------------------------------------------------------------ */
@@ -136,23 +157,77 @@ static int comm_ok(ncclComm_t c)
     return c != NULL && c->magic == COMM_MAGIC;
 }
 
+/* The communicator's meeting file, mapped (NULL when it cannot be). */
+static meet_shm *meet_open(const ncclUniqueId *id, char name[64])
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < sizeof id->internal; i++)
+        h = (h ^ (unsigned char)id->internal[i]) * 1099511628211ull;
+    snprintf(name, 64, "/cusim-nccl-%016llx", (unsigned long long)h);
+    int fd = shm_open(name, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return NULL;
+    meet_shm *m = NULL;
+    if (ftruncate(fd, sizeof *m) == 0) {
+        void *p = mmap(NULL, sizeof *m, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        m = p == MAP_FAILED ? NULL : p;
+    }
+    close(fd);
+    return m;
+}
+
+/* Rank `me` arrives at its k-th collective at `now`; returns when the last
+ * rank arrived (host ns), waiting for it (CUSIM_NCCL_WAIT_S, default 30 s:
+ * then as if the missing ranks had come now). */
+static uint64_t meet(ncclComm_t c, uint64_t now)
+{
+    uint64_t k = c->seq++;
+    meet_slot *row = c->meet->slot[k % MEET_SLOTS];
+    atomic_store(&row[c->rank].t, now);
+    atomic_store_explicit(&row[c->rank].seq1, k + 1, memory_order_release);
+    const char *w = getenv("CUSIM_NCCL_WAIT_S");
+    double wait_s = w && *w ? strtod(w, NULL) : 30.0;
+    uint64_t deadline = now + (uint64_t)(wait_s * 1e9), last = now;
+    for (int j = 0; j < c->nranks; j++) {
+        while (atomic_load_explicit(&row[j].seq1, memory_order_acquire) < k + 1 && cusim_host_ns() < deadline) {
+            struct timespec nap = {0, 20000};
+            nanosleep(&nap, NULL);
+        }
+        uint64_t t = atomic_load_explicit(&row[j].seq1, memory_order_acquire) >= k + 1
+                         ? atomic_load(&row[j].t) : cusim_host_ns();
+        if (t > last)
+            last = t;
+    }
+    return last;
+}
+
+/* A rank of a communicator whose other ranks may be other processes: they
+ * meet at each collective (ncclCommInitAll's ranks, all on one thread, do not). */
+static ncclResult_t make_meeting_comm(ncclComm_t *comm, int nranks, int rank, const ncclUniqueId *id)
+{
+    ncclResult_t r = make_comm(comm, nranks, rank, id);
+    if (r == ncclSuccess && id && nranks > 1 && nranks <= MEET_RANKS)
+        (*comm)->meet = meet_open(id, (*comm)->meet_name);
+    return r;
+}
+
 EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
 {
-    return make_comm(comm, nranks, rank, &commId);
+    return make_meeting_comm(comm, nranks, rank, &commId);
 }
 
 EXPORT ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank,
                                            ncclConfig_t *config)
 {
     (void)config;
-    return make_comm(comm, nranks, rank, &commId);
+    return make_meeting_comm(comm, nranks, rank, &commId);
 }
 
 EXPORT ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId,
                                              ncclUniqueId *commIds, ncclConfig_t *config)
 {
     (void)config;
-    return make_comm(newcomm, nranks, myrank, nId > 0 ? commIds : NULL);
+    return make_meeting_comm(newcomm, nranks, myrank, nId > 0 ? commIds : NULL);
 }
 
 EXPORT ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devlist)
@@ -189,6 +264,10 @@ static ncclResult_t end_comm(ncclComm_t comm, int free_it)
     if (!comm_ok(comm))
         return fail(ncclInvalidArgument, "invalid communicator");
     if (free_it) {
+        if (comm->meet) {   /* (the ranks still in it keep their mapping) */
+            munmap(comm->meet, sizeof *comm->meet);
+            shm_unlink(comm->meet_name);
+        }
         comm->magic = 0;
         free(comm);
     }
@@ -374,7 +453,11 @@ static void run_one(const pending *p)
     cusim_api_call launch;
     cusim_api_begin_driver(&launch, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, "cuLaunchKernelEx", NULL,
                            d->name);
-    cusim_launch(s, d, cusim_current_correlation());
+    uint64_t submitted = cusim_host_ns(), min_end = 0;
+    if (p->comm->meet)   /* the kernel cannot end before the last rank has called, and the
+                            bytes move after that */
+        min_end = meet(p->comm, submitted) + (uint64_t)ns;
+    cusim_launch_until(s, d, cusim_current_correlation(), submitted, min_end);
     cusim_api_end(&launch, 0);
 }
 
