@@ -509,3 +509,16 @@ uint64_t cuprof_open_call_id(void)
         return 0;
     return cuprof_event_id_make(t->index, t->stage_seq[0]);
 }
+
+int cuprof_open_call_name(uint8_t cls, uint32_t name)
+{
+    cuprof_thread *t = tls.thread;
+    if (t == NULL || t->depth == 0 || t == calibrating)
+        return -1;
+    for (uint32_t d = t->depth; d-- > 0;)   /* the innermost open call of that class */
+        if (t->stage[d].cls == cls) {
+            t->stage[d].name = name;
+            return 0;
+        }
+    return -1;
+}

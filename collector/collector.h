@@ -65,6 +65,10 @@ uint32_t cuprof_kernel_lookup(const void *host_fn_or_handle);
  * {name, domain, id} at this moment (t1 = t0) that neither opens nor closes
  * a call (depth unchanged, no external id); -1 when not recorded. */
 uint32_t cuprof_string_intern(const char *s);
+/* Sets the name (a string id) of this thread's innermost open call of class
+ * cls (preload/nccl_plugin.c: the algorithm NCCL chose for the collective
+ * being made); 0, or -1 when none is open. */
+int cuprof_open_call_name(uint8_t cls, uint32_t name);
 int cuprof_instant(uint16_t api, uint8_t cls, uint32_t name, uint32_t domain, uint64_t id);
 
 /* cudaProfilerStart (start = 1, before the call is recorded) and

@@ -81,10 +81,22 @@ __attribute__((constructor)) static void save_environment(void)
             cuprof_log("NVTX_INJECTION64_PATH is already set (%s): NVTX ranges go to that "
                        "tool and are not in this profile; unset it to see them here", nvtx);
         }
+        /* NCCL (2.23 and later) loads its profiler plugin from this one
+         * (preload/nccl_plugin.c); the program's own is kept, said once. */
+        const char *npp = getenv("NCCL_PROFILER_PLUGIN");
+        if (!npp || !npp[0]) {
+            int e = errno;
+            setenv("NCCL_PROFILER_PLUGIN", self, 1);
+            errno = e;
+        } else if (strcmp(npp, self) != 0) {
+            cuprof_log("NCCL_PROFILER_PLUGIN is already set (%s): NCCL's choice of algorithm and "
+                       "protocol per collective goes to that plugin and is not in this profile; "
+                       "unset it to see it here", npp);
+        }
     }
     for (char **e = environ; e && *e && saved_env.n < MAX_SAVED; e++)
         if (strncmp(*e, "CUPROF_", 7) == 0 || strncmp(*e, "CUDA_INJECTION64_PATH=", 22) == 0 ||
-            strncmp(*e, "NVTX_INJECTION64_PATH=", 22) == 0)
+            strncmp(*e, "NVTX_INJECTION64_PATH=", 22) == 0 || strncmp(*e, "NCCL_PROFILER_PLUGIN=", 21) == 0)
             if ((saved_env.vars[saved_env.n] = strdup(*e)) != NULL)
                 saved_env.n++;
 }

@@ -30,7 +30,7 @@ extern char **environ;
 static char **tool_env(void)
 {
     static const char *const drop[] = {"LD_PRELOAD=", "CUDA_INJECTION64_PATH=",
-                                       "NVTX_INJECTION64_PATH="};
+                                       "NVTX_INJECTION64_PATH=", "NCCL_PROFILER_PLUGIN="};
     size_t n = 0;
     for (char **e = environ; e && *e; e++)
         n++;

@@ -247,8 +247,8 @@ static void event_args(cuprof_writer *w, const cuprof_event *ev)
     default:
         break;
     }
-    if (ev->name)
-        arg_str(o, &first, "symbol", cuprof_run_string(w->run, ev->name));
+    if (ev->name)   /* NCCL's call: its algorithm (preload/nccl_plugin.c) */
+        arg_str(o, &first, ev->cls == CUPROF_EV_COLL ? "algo" : "symbol", cuprof_run_string(w->run, ev->name));
     if (ev->result != 0) {
         arg_key(o, &first, "result");
         cuprof_out_i64(o, ev->result);

@@ -879,8 +879,8 @@ static void call_args(pf_writer *w, const cuprof_event *ev)
     default:
         break;
     }
-    if (ev->name)
-        ann_str(w, "symbol", cuprof_run_string(run, ev->name));
+    if (ev->name)   /* NCCL's call: its algorithm (preload/nccl_plugin.c) */
+        ann_str(w, ev->cls == CUPROF_EV_COLL ? "algo" : "symbol", cuprof_run_string(run, ev->name));
     if (ev->result != 0)
         ann_int(w, "result", ev->result);
     if (ev->stack)

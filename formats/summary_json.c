@@ -226,6 +226,7 @@ static void put_collectives(cuprof_out *o, const cuprof_collectives *c)
         cuprof_out_puts(o, i ? ",\n{\"op\":" : "\n{\"op\":");
         cuprof_out_json_cstr(o, r->op);
         str(o, "dtype", r->dtype);
+        str(o, "algo", r->algo);
         num(o, "size_bytes", r->size);
         num(o, "nranks", r->nranks);
         num(o, "calls", r->calls);

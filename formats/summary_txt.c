@@ -358,10 +358,15 @@ static void put_collectives(cuprof_writer *w)
     int gpu = w->run->gpu.captured;
     cuprof_out_puts(o, "\nCollectives (NCCL; size and bandwidth as nccl-tests counts them: busbw = algbw x "
                        "2(n-1)/n for AllReduce, (n-1)/n for AllGather, ReduceScatter, AlltoAll)\n");
+    int algo = 0;
+    for (size_t i = 0; i < c->nrows; i++)
+        algo |= c->rows[i].algo[0] != 0;
     cuprof_out_printf(o, "  %8s  %-14s  %-6s  %10s  %5s", "Calls", "Operation", "Type", "Size", "Ranks");
     if (gpu)
         cuprof_out_printf(o, "  %12s  %12s  %12s  %12s  %9s  %9s", "GPU total", "Min", "Median", "Max",
                           "algbw", "busbw");
+    if (algo)
+        cuprof_out_puts(o, "  Algo (NCCL's profiler plugin)");
     cuprof_out_putc(o, '\n');
     for (size_t i = 0; i < c->nrows; i++) {
         const cuprof_coll_row *r = &c->rows[i];
@@ -379,6 +384,10 @@ static void put_collectives(cuprof_writer *w)
                 cuprof_out_printf(o, "  %5.1fGB/s  %5.1fGB/s", r->algbw_gbps, r->busbw_gbps);
             else
                 cuprof_out_printf(o, "  %9s  %9s", "-", "-");
+        }
+        if (algo) {
+            cuprof_out_puts(o, "  ");
+            put_clean(o, r->algo[0] ? r->algo : "-");
         }
         cuprof_out_putc(o, '\n');
     }

@@ -3,6 +3,7 @@
  * (collectives.h has the rules).
  */
 #include "model/collectives.h"
+#include "model/ranges.h"
 #include "model/vocab.h"
 
 #include <stdlib.h>
@@ -50,6 +51,7 @@ typedef struct item {
     uint64_t size;
     uint64_t gpu;       /* ns */
     size_t group;       /* 1 + its group's index, 0 none */
+    const char *algo;   /* NCCL's choice, "" unknown */
 } item;
 
 typedef struct idref {
@@ -81,6 +83,9 @@ static int cmp_item(const void *a, const void *b)
         return x->size < y->size ? -1 : 1;
     if (x->nranks != y->nranks)
         return x->nranks < y->nranks ? -1 : 1;
+    int al = strcmp(x->algo, y->algo);
+    if (al)
+        return al;
     return (x->gpu > y->gpu) - (x->gpu < y->gpu);
 }
 
@@ -187,6 +192,7 @@ cuprof_collectives *cuprof_collectives_build(const cuprof_run *run, const cuprof
     size_t n = 0, cap = 0, ngroups = 0, gcap = 0;
     item *it = NULL;
     idref *ends = NULL;   /* ncclGroupEnd's id -> group index */
+    const char **galgo = NULL;   /* [group]: the algorithm NCCL told at its end */
     for (size_t t = 0; t < run->nthreads; t++) {
         const cuprof_run_thread *th = &run->threads[t];
         int open = 0;
@@ -208,6 +214,11 @@ cuprof_collectives *cuprof_collectives_build(const cuprof_run *run, const cuprof
                             goto oom;
                         memset(e + gcap, 0, (nc - gcap) * sizeof *e);
                         ends = e;
+                        const char **ga = realloc(galgo, nc * sizeof *ga);
+                        if (!ga)
+                            goto oom;
+                        memset(ga + gcap, 0, (nc - gcap) * sizeof *ga);
+                        galgo = ga;
                         gcap = nc;
                     }
                     group = ++ngroups;
@@ -215,8 +226,10 @@ cuprof_collectives *cuprof_collectives_build(const cuprof_run *run, const cuprof
                 continue;
             }
             if (!strcmp(api, "ncclGroupEnd")) {
-                if (open > 0 && --open == 0)
+                if (open > 0 && --open == 0) {
                     ends[group - 1] = (idref){id, group - 1};
+                    galgo[group - 1] = ev->name ? cuprof_run_string(run, ev->name) : NULL;
+                }
                 continue;
             }
             const char *op = op_of(api);
@@ -234,7 +247,7 @@ cuprof_collectives *cuprof_collectives_build(const cuprof_run *run, const cuprof
             int whole = !strcmp(op, "AllGather") || !strcmp(op, "ReduceScatter") || !strcmp(op, "AlltoAll");
             it[n++] = (item){id, op, dt, ev->a.coll.nranks,
                              whole && ev->a.coll.nranks ? per * ev->a.coll.nranks : per, 0,
-                             open ? group : 0};
+                             open ? group : 0, ev->name ? cuprof_run_string(run, ev->name) : ""};
         }
         /* a group never ended (the program died in it): its calls stand alone */
         if (open)
@@ -242,6 +255,11 @@ cuprof_collectives *cuprof_collectives_build(const cuprof_run *run, const cuprof
                 if (it[k].group == group)
                     it[k].group = 0;
     }
+    for (size_t i = 0; i < n; i++)   /* a call in a group: the group's algorithm */
+        if (it[i].group && !it[i].algo[0] && galgo[it[i].group - 1])
+            it[i].algo = galgo[it[i].group - 1];
+    free(galgo);
+    galgo = NULL;
     c->calls = n;
     if (n == 0) {
         free(ends);
@@ -295,11 +313,12 @@ cuprof_collectives *cuprof_collectives_build(const cuprof_run *run, const cuprof
     for (size_t i = 0; i < n;) {
         size_t j = i;
         while (j < n && !strcmp(it[j].op, it[i].op) && it[j].dtype == it[i].dtype &&
-               it[j].size == it[i].size && it[j].nranks == it[i].nranks)
+               it[j].size == it[i].size && it[j].nranks == it[i].nranks && !strcmp(it[j].algo, it[i].algo))
             j++;
         cuprof_coll_row *r = &c->rows[c->nrows++];
         r->op = it[i].op;
         r->dtype = cuprof_nccl_dtype_name(it[i].dtype);
+        r->algo = it[i].algo;
         r->size = it[i].size;
         r->nranks = it[i].nranks;
         r->calls = j - i;
@@ -319,6 +338,7 @@ cuprof_collectives *cuprof_collectives_build(const cuprof_run *run, const cuprof
     return c;
 oom:
     free(ends);
+    free(galgo);
     free(it);
     cuprof_collectives_destroy(c);
     return NULL;

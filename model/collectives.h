@@ -13,6 +13,10 @@
  * GPU time; bus bandwidth = algbw x 2(n-1)/n for AllReduce, (n-1)/n for
  * AllGather, ReduceScatter and AlltoAll, 1 otherwise.
  *
+ * The algorithm, protocol and channels NCCL chose come from its profiler
+ * plugin (preload/nccl_plugin.c: the call's name); a call in a group takes
+ * its group's (NCCL tells them at ncclGroupEnd), and rows are kept apart by it.
+ *
  * Exposed communication: time an NCCL kernel (a name starting "ncclDevKernel"
  * or "ncclKernel") runs on a device with no other kernel running there.
  */
@@ -28,6 +32,8 @@
 typedef struct cuprof_coll_row {
     const char *op;              /* "AllReduce", "Broadcast", ... (the API name less "nccl") */
     const char *dtype;           /* "f32", "bf16", ... */
+    const char *algo;            /* "RING/Simple ch32" as NCCL's profiler plugin told it
+                                    (the group's for a call in one), "" unknown */
     uint64_t size;               /* bytes, as nccl-tests counts them */
     uint32_t nranks;             /* 0 = unknown */
     uint64_t calls;

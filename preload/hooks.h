@@ -332,7 +332,7 @@ typedef uintptr_t preload_mpi_handle;
  * CUPTI while the driver initializes. exports.map lists them after the
  * hooks, and the export test allows exactly these.
  */
-#define PRELOAD_EXTRA_EXPORTS(X) X(InitializeInjection) X(InitializeInjectionNvtx2)
+#define PRELOAD_EXTRA_EXPORTS(X) X(InitializeInjection) X(InitializeInjectionNvtx2) X(ncclProfiler_v5)
 
 /*
  * NVTX entry points (preload/nvtx.c), recorded as instant events but not

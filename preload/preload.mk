@@ -2,7 +2,7 @@
 # collector + model + formats) is linked by the top Makefile; the hooks-only
 # library the tests load is in tests/unit/unit.mk.
 PRELOAD_SRCS := preload/resolve.c preload/hooks_launch.c preload/hooks_memory.c \
-                preload/hooks_sync.c preload/hooks_blas.c preload/hooks_blas_gen.c preload/hooks_mpi.c preload/hooks_nccl.c \
+                preload/hooks_sync.c preload/hooks_blas.c preload/hooks_blas_gen.c preload/hooks_mpi.c preload/hooks_nccl.c preload/nccl_plugin.c \
                 preload/hooks_driver.c preload/inject.c preload/nvtx.c
 PRELOAD_OBJS := $(patsubst preload/%.c,$(B)/preload/%.o,$(PRELOAD_SRCS))
 # hooks_libc.o (exit paths, signals, exec: collector/process.h) goes into the

@@ -84,6 +84,11 @@ START_TEST(collectives_table_bus_bandwidth_and_findings)
     ck_assert_int_eq(e2e_int(big, "nranks"), 2);
     ck_assert_str_eq(e2e_str(big, "dtype"), "f32");
     ck_assert_int_eq(e2e_int(sm, "calls"), 64);
+    /* NCCL's choice, through its profiler plugin (cuprof's, which prof.sh's
+     * library names in NCCL_PROFILER_PLUGIN): the sim's tuner picks Simple
+     * for 4 MiB and LL under 64 KiB; grouped calls take their group's */
+    ck_assert_str_eq(e2e_str(big, "algo"), "RING/Simple ch32");
+    ck_assert_str_eq(e2e_str(sm, "algo"), "RING/LL ch32");
     /* bus bandwidth as nccl-tests computes it: the modelled 50 GB/s (the
      * sim's few percent of jitter) for AllReduce and AllGather alike */
     double bw[] = {json_real_value(json_object_get(big, "busbw_gbps")),
@@ -127,6 +132,22 @@ START_TEST(collectives_table_bus_bandwidth_and_findings)
 }
 END_TEST
 
+/* A program that names its own NCCL profiler plugin keeps it: one cuprof:
+ * line says so, and the collectives have no algorithm from us. */
+START_TEST(programs_own_profiler_plugin_kept)
+{
+    const char *argv[] = {e2e_bpath("tests/corpus/nccl_ring"), NULL};
+    const char *env[] = {"NCCL_PROFILER_PLUGIN=/nonexistent/libnccl-profiler-mine.so", NULL};
+    e2e_prof p = e2e_profile(1, argv, env, RUN_TIMEOUT_S);
+    ck_assert_msg(p.r.status == 0 && p.sum, "exit %d\n%s", p.r.status, p.r.err);
+    ck_assert_int_eq(e2e_count(p.r.err, "NCCL_PROFILER_PLUGIN is already set (/nonexistent/libnccl-profiler-mine.so)"), 1);
+    json_t *r = row(json_object_get(json_object_get(p.sum, "collectives"), "rows"), "AllReduce", 4 << 20);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_str_eq(e2e_str(r, "algo"), "");
+    e2e_prof_free(&p);
+}
+END_TEST
+
 static json_t *coll_row(const char *path, const char *op)
 {
     json_t *sum = e2e_load_json(path);
@@ -162,6 +183,7 @@ START_TEST(job_without_mpi_straggler)
     ck_assert_int_eq(e2e_int(r0, "nranks"), 2);
     ck_assert_int_gt(e2e_int(r0, "gpu_median_ns"), 15000000);
     ck_assert_int_lt(e2e_int(r1, "gpu_median_ns"), 5000000);
+    ck_assert_str_eq(e2e_str(r0, "algo"), "RING/Simple ch32");   /* not grouped: the call's own */
     json_decref(r0);
     json_decref(r1);
     /* merge: the straggler from the NCCL calls */
@@ -199,6 +221,7 @@ static Suite *suite(void)
     tcase_set_timeout(t, RUN_TIMEOUT_S);
     tcase_add_test(t, collectives_table_bus_bandwidth_and_findings);
     tcase_add_test(t, job_without_mpi_straggler);
+    tcase_add_test(t, programs_own_profiler_plugin_kept);
     suite_add_tcase(s, t);
     return s;
 }

@@ -226,3 +226,10 @@ __attribute__((destructor)) static void fake_dump(void)
     }
     fclose(f);
 }
+
+int cuprof_open_call_name(uint8_t cls, uint32_t name)
+{
+    (void)cls;
+    (void)name;
+    return -1;
+}

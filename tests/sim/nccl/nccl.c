@@ -29,6 +29,8 @@
 #include <nccl.h>
 
 #include <cupti_driver_cbid.h>
+#include <dlfcn.h>
+#include <stdbool.h>
 #include <cupti_runtime_cbid.h>
 #include <math.h>
 #include <pthread.h>
@@ -63,6 +65,68 @@ typedef struct meet_shm {
     meet_slot slot[MEET_SLOTS][MEET_RANKS];
 } meet_shm;
 
+/* ---- the profiler plugin (NCCL_PROFILER_PLUGIN), version 5 ---------------------------
+ * Laid out as NCCL's documented ext-profiler/example/nccl/profiler_v5.h: the
+ * sim loads the plugin as NCCL 2.28 does and calls it where NCCL does for
+ * collective events (at enqueue: inside the call, or its ncclGroupEnd). */
+enum { PROFILE_COLL = 1 << 1, PROFILE_P2P = 1 << 2 };
+typedef struct {
+    uint64_t type;
+    void *parentObj;
+    int rank;
+    union {
+        struct {
+            uint64_t seqNumber;
+            const char *func;
+            void const *sendBuff;
+            void *recvBuff;
+            size_t count;
+            int root;
+            const char *datatype;
+            uint8_t nChannels;
+            uint8_t nWarps;
+            const char *algo;
+            const char *proto;
+            void *parentGroup;
+        } coll;
+        struct { const char *func; void *buff; const char *datatype; size_t count; int peer; uint8_t nChannels; void *parentGroup; } p2p;
+        char pad[96];
+    };
+} prof_descr;
+typedef void (*prof_logger)(int, unsigned long, const char *, int, const char *, ...);
+typedef struct {
+    const char *name;
+    ncclResult_t (*init)(void **context, uint64_t commId, int *mask, const char *commName, int nNodes, int nranks,
+                         int rank, prof_logger logfn);
+    ncclResult_t (*startEvent)(void *context, void **handle, prof_descr *d);
+    ncclResult_t (*stopEvent)(void *handle);
+    ncclResult_t (*recordEventState)(void *handle, int state, void *args);
+    ncclResult_t (*finalize)(void *context);
+} prof_v5;
+
+static const prof_v5 *profiler;
+static pthread_once_t profiler_once = PTHREAD_ONCE_INIT;
+
+static void profiler_load(void)
+{
+    const char *n = getenv("NCCL_PROFILER_PLUGIN");
+    if (!n || !*n)
+        return;
+    char lib[4096];
+    if (strchr(n, '/') || strstr(n, ".so"))
+        snprintf(lib, sizeof lib, "%s", n);
+    else
+        snprintf(lib, sizeof lib, "libnccl-profiler-%s.so", n);
+    void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+    if (h)
+        profiler = dlsym(h, "ncclProfiler_v5");
+}
+
+static void no_log(int level, unsigned long flags, const char *file, int line, const char *fmt, ...)
+{
+    (void)level, (void)flags, (void)file, (void)line, (void)fmt;
+}
+
 struct ncclComm {
     uint64_t magic;
     int nranks, rank, device;
@@ -70,6 +134,9 @@ struct ncclComm {
     meet_shm *meet;          /* NULL: no meeting (one rank, ncclCommInitAll, no shm) */
     char meet_name[64];      /* its shm name, unlinked when the rank leaves */
     uint64_t seq;            /* collectives so far on this rank */
+    void *prof_ctx;          /* the profiler plugin's context, NULL without one */
+    int prof_mask;
+    uint64_t prof_seq;       /* its per-communicator sequence number */
 };
 
 /* ---- errors, version ------------------------------------------------------------------ */
@@ -148,6 +215,14 @@ static ncclResult_t make_comm(ncclComm_t *out, int nranks, int rank, const ncclU
     c->device = 0;   /* (not asked of cudart: the real library's static one is not hooked) */
     if (id)
         c->id = *id;
+    pthread_once(&profiler_once, profiler_load);
+    if (profiler && profiler->init) {
+        uint64_t h = 1469598103934665603ull;
+        for (size_t i = 0; i < sizeof c->id.internal; i++)
+            h = (h ^ (unsigned char)c->id.internal[i]) * 1099511628211ull;
+        if (profiler->init(&c->prof_ctx, h, &c->prof_mask, "", 1, nranks, rank, no_log) != ncclSuccess)
+            c->prof_ctx = NULL, c->prof_mask = 0;
+    }
     *out = c;
     return ncclSuccess;
 }
@@ -264,6 +339,8 @@ static ncclResult_t end_comm(ncclComm_t comm, int free_it)
     if (!comm_ok(comm))
         return fail(ncclInvalidArgument, "invalid communicator");
     if (free_it) {
+        if (profiler && comm->prof_ctx && profiler->finalize)
+            profiler->finalize(comm->prof_ctx);
         if (comm->meet) {   /* (the ranks still in it keep their mapping) */
             munmap(comm->meet, sizeof *comm->meet);
             shm_unlink(comm->meet_name);
@@ -418,6 +495,43 @@ static const char *kernel_name(const pending *p)
     return found ? found : "ncclDevKernel_Generic";
 }
 
+/* NCCL's datatype names as its profiler events carry them. */
+static const char *type_long_name(ncclDataType_t t)
+{
+    static const char *const names[] = {"ncclInt8", "ncclUint8", "ncclInt32", "ncclUint32", "ncclInt64",
+                                        "ncclUint64", "ncclFloat16", "ncclFloat32", "ncclFloat64",
+                                        "ncclBfloat16", "ncclFloat8e4m3", "ncclFloat8e5m2"};
+    return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : "ncclUnknown";
+}
+
+/* The collective's event to the profiler plugin, started and stopped where
+ * NCCL enqueues it; the protocol as NCCL's tuner picks it by size (LL small,
+ * LL128 middle, Simple large). */
+static void profile_coll(const pending *p, size_t bytes)
+{
+    ncclComm_t c = p->comm;
+    if (!profiler || !c->prof_ctx || !(c->prof_mask & PROFILE_COLL) || p->kind == K_SEND || p->kind == K_RECV)
+        return;
+    prof_descr d;
+    memset(&d, 0, sizeof d);
+    d.type = PROFILE_COLL;
+    d.rank = c->rank;
+    d.coll.seqNumber = c->prof_seq++;
+    d.coll.func = kind_name[p->kind];
+    d.coll.sendBuff = p->src;
+    d.coll.recvBuff = p->dst;
+    d.coll.count = p->count;
+    d.coll.root = 0;
+    d.coll.datatype = type_long_name(p->type);
+    d.coll.nChannels = c->nranks == 1 ? 1 : 32;
+    d.coll.nWarps = 16;
+    d.coll.algo = "RING";
+    d.coll.proto = bytes < (64u << 10) ? "LL" : bytes < (1u << 20) ? "LL128" : "Simple";
+    void *h = NULL;
+    if (profiler->startEvent(c->prof_ctx, &h, &d) == ncclSuccess && profiler->stopEvent)
+        profiler->stopEvent(h);
+}
+
 static void run_one(const pending *p)
 {
     cusim_stream *s = cusim_stream_get(p->stream, 0);
@@ -425,6 +539,7 @@ static void run_one(const pending *p)
         return;
     size_t bytes = p->count * type_size(p->type);
     int n = p->comm->nranks;
+    profile_coll(p, bytes);
     if (n == 1) {   /* one rank: the data moves on the device, as copies */
         if (p->dst && p->src && p->dst != p->src && bytes) {
             cusim_api_call c;

@@ -10,7 +10,7 @@ $(SIM_DIR)/nccl/%.o: $(NCCL_SIM_DIR)/%.c tests/sim/core/cusim.h
 
 $(LIBNCCL_SIM): $(SIM_DIR)/nccl/nccl.o $(CUSIM_LIB)
 	$(call P,LD,$@)$(CC) -shared -Wl,-soname,libnccl.so.2 -o $@ $(SIM_DIR)/nccl/nccl.o $(LDFLAGS) \
-	  -L$(SIM_DIR) -lcusim -lpthread -lm -Wl,-rpath,'$$ORIGIN'
+	  -L$(SIM_DIR) -lcusim -lpthread -lm -ldl -Wl,-rpath,'$$ORIGIN'
 	$(Q)ln -sf libnccl.so.2 $(SIM_DIR)/libnccl.so
 
 ALL_TARGETS += $(LIBNCCL_SIM)
