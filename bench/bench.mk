@@ -15,6 +15,13 @@ ALL_TARGETS += $(BENCH_BINS)
 $(BENCH_BINS): bench/%: bench/%.cu
 	$(call P,NVCC,$@)$(NVCC) $(BENCH_NVFLAGS) -o $@ $< $(BENCH_LIBS)
 
+# The data-parallel training step (cuBLAS GEMMs, NCCL all-reduces overlapped
+# on a second stream): one process per rank, scripts/launch.sh starts them.
+bench/ddp_step: bench/ddp_step.cu
+	$(call P,NVCC,$@)$(NVCC) $(BENCH_NVFLAGS) -o $@ $< -lcublas -lnccl
+BENCH_BINS += bench/ddp_step
+ALL_TARGETS += bench/ddp_step
+
 # The driver-API workload: plain C against libcudart (every driver function
 # comes from cudaGetDriverEntryPointByVersion), and its kernel as a cubin.
 bench/driver_launch: bench/driver_launch.c bench/driver_kernel.cubin

@@ -220,6 +220,13 @@ static void put_collectives(cuprof_out *o, const cuprof_collectives *c)
     cuprof_out_u64(o, c ? c->calls : 0);
     num(o, "nccl_kernel_ns", c ? c->nccl_kernel_ns : 0);
     num(o, "exposed_ns", c ? c->exposed_ns : 0);
+    cuprof_out_printf(o, ",\"step_exposed_share_median\":%.4f,\"steps_exposed_ns\":[", c ? c->step_share_median : 0.0);
+    for (size_t i = 0; c && i < c->nsteps; i++) {
+        if (i)
+            cuprof_out_putc(o, ',');
+        cuprof_out_u64(o, c->step_exposed_ns[i]);
+    }
+    cuprof_out_putc(o, ']');
     cuprof_out_puts(o, ",\"rows\":[");
     for (size_t i = 0; c && i < c->nrows; i++) {
         const cuprof_coll_row *r = &c->rows[i];
@@ -234,7 +241,7 @@ static void put_collectives(cuprof_out *o, const cuprof_collectives *c)
         num(o, "gpu_min_ns", r->gpu_min_ns);
         num(o, "gpu_median_ns", r->gpu_median_ns);
         num(o, "gpu_max_ns", r->gpu_max_ns);
-        cuprof_out_printf(o, ",\"algbw_gbps\":%.3f,\"busbw_gbps\":%.3f}", r->algbw_gbps, r->busbw_gbps);
+        cuprof_out_printf(o, ",\"algbw_gbps\":%.6g,\"busbw_gbps\":%.6g}", r->algbw_gbps, r->busbw_gbps);
     }
     cuprof_out_puts(o, "]}");
 }

@@ -397,6 +397,9 @@ static void put_collectives(cuprof_writer *w)
                              "other kernel on its GPU\n",
                           cuprof_fmt_time(a, 32, c->exposed_ns), cuprof_fmt_time(b, 32, c->nccl_kernel_ns),
                           100.0 * (double)c->exposed_ns / (double)c->nccl_kernel_ns);
+        if (c->nsteps && w->model->steps && w->model->steps->name)
+            cuprof_out_printf(o, "  per step: exposed communication is a median %.1f%% of a %s (%zu steps)\n",
+                              100.0 * c->step_share_median, w->model->steps->name, c->nsteps);
     }
 }
 

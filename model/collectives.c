@@ -125,15 +125,52 @@ static size_t merge(span *s, size_t n)
     return out;
 }
 
-/* NCCL kernels' time, and the part of it no other kernel overlaps. */
-static void exposed(const cuprof_gpu_run *g, uint64_t *nccl_ns, uint64_t *exposed_ns)
+static int cmp_start(const void *p, const void *q)
+{
+    const span *x = p, *y = q;
+    return (x->a > y->a) - (x->a < y->a);
+}
+
+/* The time of the exposed spans ex (sorted by start, each at most `longest`
+ * long) inside [a, b). */
+static uint64_t exposed_in(const span *ex, size_t n, uint64_t longest, uint64_t a, uint64_t b)
+{
+    size_t lo = 0, hi = n;
+    uint64_t from = a > longest ? a - longest : 0;
+    while (lo < hi) {   /* the first that may reach a */
+        size_t mid = (lo + hi) / 2;
+        if (ex[mid].a < from) lo = mid + 1; else hi = mid;
+    }
+    uint64_t t = 0;
+    for (size_t i = lo; i < n && ex[i].a < b; i++) {
+        uint64_t x = ex[i].a > a ? ex[i].a : a, y = ex[i].b < b ? ex[i].b : b;
+        if (y > x)
+            t += y - x;
+    }
+    return t;
+}
+
+static int cmp_double(const void *p, const void *q)
+{
+    double x = *(const double *)p, y = *(const double *)q;
+    return (x > y) - (x < y);
+}
+
+/* NCCL kernels' time, and the part of it no other kernel overlaps; and, per
+ * step, that part inside the step (c->step_*). */
+static void exposed(const cuprof_gpu_run *g, const cuprof_steps *steps, cuprof_collectives *c)
 {
     size_t nk = g ? g->n_kernels : 0, nn = 0, no = 0;
+    uint64_t *nccl_ns = &c->nccl_kernel_ns, *exposed_ns = &c->exposed_ns;
     *nccl_ns = *exposed_ns = 0;
     span *n = malloc((nk ? nk : 1) * sizeof *n), *o = malloc((nk ? nk : 1) * sizeof *o);
-    if (!n || !o) {
+    span *ex = malloc((2 * nk + 1) * sizeof *ex);
+    size_t nex = 0;
+    uint64_t longest = 0;
+    if (!n || !o || !ex) {
         free(n);
         free(o);
+        free(ex);
         return;
     }
     for (size_t i = 0; i < nk; i++) {
@@ -156,16 +193,43 @@ static void exposed(const cuprof_gpu_run *g, uint64_t *nccl_ns, uint64_t *expose
         total += n[i].b - n[i].a;
         while (j < no && (o[j].device < n[i].device || (o[j].device == n[i].device && o[j].b <= n[i].a)))
             j++;
+        uint64_t at = n[i].a;   /* the exposed pieces of this span, in order */
         for (size_t k = j; k < no && o[k].device == n[i].device && o[k].a < n[i].b; k++) {
             uint64_t a = o[k].a > n[i].a ? o[k].a : n[i].a, b = o[k].b < n[i].b ? o[k].b : n[i].b;
             if (b > a)
                 covered += b - a;
+            if (a > at && nex < 2 * nk + 1)
+                ex[nex++] = (span){at, a, n[i].device};
+            if (b > at)
+                at = b;
         }
+        if (n[i].b > at && nex < 2 * nk + 1)
+            ex[nex++] = (span){at, n[i].b, n[i].device};
     }
     *nccl_ns = total;
     *exposed_ns = total - covered;
+    /* per step */
+    size_t ns = steps ? steps->n : 0;
+    c->step_exposed_ns = ns ? calloc(ns, sizeof *c->step_exposed_ns) : NULL;
+    double *share = ns ? malloc(ns * sizeof *share) : NULL;
+    if (ns && c->step_exposed_ns && share) {
+        qsort(ex, nex, sizeof *ex, cmp_start);
+        for (size_t i = 0; i < nex; i++)
+            if (ex[i].b - ex[i].a > longest)
+                longest = ex[i].b - ex[i].a;
+        for (size_t s = 0; s < ns; s++) {
+            const cuprof_step *st = &steps->s[s];
+            c->step_exposed_ns[s] = exposed_in(ex, nex, longest, st->start_ns, st->start_ns + st->dur_ns);
+            share[s] = st->dur_ns ? (double)c->step_exposed_ns[s] / (double)st->dur_ns : 0;
+        }
+        qsort(share, ns, sizeof *share, cmp_double);
+        c->nsteps = ns;
+        c->step_share_median = share[ns / 2];
+    }
+    free(share);
     free(n);
     free(o);
+    free(ex);
 }
 
 /* Adds a device record's time to the call or group that caused it. */
@@ -181,13 +245,14 @@ static void charge(uint64_t hooked, uint64_t ns, item *it, const idref *ids, siz
         group_ns[r->at] += ns;
 }
 
-cuprof_collectives *cuprof_collectives_build(const cuprof_run *run, const cuprof_timeline *tl)
+cuprof_collectives *cuprof_collectives_build(const cuprof_run *run, const cuprof_timeline *tl,
+                                             const cuprof_steps *steps)
 {
     cuprof_collectives *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
     const cuprof_gpu_run *g = tl ? tl->gpu : NULL;
-    exposed(g, &c->nccl_kernel_ns, &c->exposed_ns);
+    exposed(g, steps, c);
     /* the calls, and the groups they were made in */
     size_t n = 0, cap = 0, ngroups = 0, gcap = 0;
     item *it = NULL;
@@ -349,5 +414,6 @@ void cuprof_collectives_destroy(cuprof_collectives *c)
     if (!c)
         return;
     free(c->rows);
+    free(c->step_exposed_ns);
     free(c);
 }

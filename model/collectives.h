@@ -24,6 +24,7 @@
 #define CUPROF_MODEL_COLLECTIVES_H
 
 #include "model/run.h"
+#include "model/steps.h"
 #include "model/timeline.h"
 
 #include <stddef.h>
@@ -47,6 +48,11 @@ typedef struct cuprof_collectives {
     uint64_t calls;              /* collective calls in all */
     uint64_t nccl_kernel_ns;     /* NCCL kernels' time (union per device) */
     uint64_t exposed_ns;         /* ... of it with no other kernel on the device */
+    /* per step (model/steps.h), when the run has steps: the exposed time
+     * inside each step's span, and the median share of the step it was */
+    size_t nsteps;
+    uint64_t *step_exposed_ns;   /* [nsteps], in the steps' order */
+    double step_share_median;    /* median of exposed / step duration */
 } cuprof_collectives;
 
 /* The bus factor of an operation (its name less "nccl") on n ranks. */
@@ -54,8 +60,10 @@ double cuprof_coll_bus_factor(const char *op, uint32_t nranks);
 /* 1 when a kernel's (mangled or not) name is NCCL's. */
 int cuprof_coll_is_nccl_kernel(const char *name);
 
-/* NULL on out of memory; nrows 0 when the run made no collective. */
-cuprof_collectives *cuprof_collectives_build(const cuprof_run *run, const cuprof_timeline *tl);
+/* NULL on out of memory; nrows 0 when the run made no collective. steps
+ * may be NULL (no per-step numbers). */
+cuprof_collectives *cuprof_collectives_build(const cuprof_run *run, const cuprof_timeline *tl,
+                                             const cuprof_steps *steps);
 void cuprof_collectives_destroy(cuprof_collectives *c);
 
 #endif /* CUPROF_MODEL_COLLECTIVES_H */

@@ -24,8 +24,29 @@
 #define COLL_SPREAD_RATIO 2.0
 #define COLL_SPREAD_MIN_NS 50000ull
 
+/* exposed-communication, per step: a median 10% or more of each step. */
+#define EXPOSED_MIN_STEP_SHARE 0.1
+
 static void exposed(fctx *c, const cuprof_collectives *k)
 {
+    if (k->nsteps >= 2 && c->steps && c->steps->name) {
+        if (k->step_share_median < EXPOSED_MIN_STEP_SHARE)
+            return;
+        char p[32], e[32];
+        cuprof_finding *f = cuprof_findings_add(
+            c, "exposed-communication", "warning",
+            "overlap communication with compute: launch the collectives on their own stream while "
+            "the next layer computes (DDP's gradient buckets, FSDP's prefetch), or send fewer, "
+            "larger messages",
+            "NCCL kernels ran with no compute kernel beside them for a median %s of each %s (%zu steps; "
+            "%s in all): that time the step waits on communication",
+            cuprof_findings_fmt_pct(p, sizeof p, k->step_share_median), c->steps->name, k->nsteps,
+            cuprof_findings_fmt_ns(e, sizeof e, k->exposed_ns));
+        cuprof_findings_num(f, "step_share_median", k->step_share_median, 0);
+        cuprof_findings_num(f, "steps", (double)k->nsteps, 1);
+        cuprof_findings_num(f, "exposed_ns", (double)k->exposed_ns, 1);
+        return;
+    }
     uint64_t busy = c->tl ? c->tl->stats.busy_ns : 0;
     if (!busy || k->nccl_kernel_ns < EXPOSED_MIN_SHARE_OF_BUSY * (double)busy ||
         k->exposed_ns < EXPOSED_MIN_SHARE * (double)k->nccl_kernel_ns || k->exposed_ns < EXPOSED_MIN_NS)
@@ -103,7 +124,7 @@ void cuprof_findings_rule_collectives(fctx *c)
 {
     if (!c->g || !c->tl)
         return;
-    cuprof_collectives *k = cuprof_collectives_build(c->run, c->tl);
+    cuprof_collectives *k = cuprof_collectives_build(c->run, c->tl, c->steps);
     if (!k)
         return;
     if (k->nrows) {

@@ -38,7 +38,7 @@ cuprof_model *cuprof_model_build(const cuprof_run *run, cuprof_demangle_fn deman
         !(m->memory = cuprof_memory_build(run, m->stacks)) ||
         !(m->graphs = cuprof_graphs_build(run, &m->names, m->ranges, m->stacks)) ||
         !(m->census = cuprof_census_build(m->timeline, m->graphs)) ||
-        !(m->colls = cuprof_collectives_build(run, m->timeline))) {
+        !(m->colls = cuprof_collectives_build(run, m->timeline, m->steps))) {
         cuprof_model_destroy(m);
         return NULL;
     }

@@ -17,6 +17,14 @@
  * stretch to wait for rank 1, and prof.sh merge names rank 1 the
  * straggler from the NCCL calls alone, without calling rank 0's waiting
  * "more GPU work".
+ *
+ * And bench/ddp_step, 4 ranks under scripts/launch.sh (torchrun's
+ * variables): each rank's Collectives table has the calls and bytes the
+ * program says it passed, bus bandwidth is nccl-tests' formula on the
+ * recorded times, the exposed communication per step is clearly lower
+ * with the buckets' all-reduces overlapped than with --no-overlap, merge
+ * names --slow 2 the straggler, the job's status and output are the same
+ * without cuprof, and a rank that fails in ncclCommInitRank gets its files.
  */
 #include "harness.h"
 
@@ -25,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define RUN_TIMEOUT_S 120
 
@@ -214,6 +223,145 @@ START_TEST(job_without_mpi_straggler)
 }
 END_TEST
 
+/* scripts/launch.sh --nproc 4 [prof.sh -o DIR -n NAME --] bench/ddp_step ARGS
+ * (profiled when name is not NULL), with the sim's bus at 300 GB/s. */
+static e2e_result ddp(const char *dir, const char *name, const char *args)
+{
+    static int job;   /* a port (store file) of its own per job */
+    char script[8192], prof[4400] = "";
+    if (name)
+        snprintf(prof, sizeof prof, "'%s' -q -o '%s' -n %s --", e2e_path("prof.sh"), dir, name);
+    snprintf(script, sizeof script, "DDP_STORE='%s' '%s' --nproc 4 --master-port %d -- %s '%s' --steps 4 %s",
+             dir, e2e_path("scripts/launch.sh"), 29700 + (int)(getpid() % 100) * 10 + job++, prof,
+             e2e_path("bench/ddp_step"), args);
+    const char *argv[] = {"/bin/bash", "-c", script, NULL};
+    const char *env[] = {e2e_sim_env(), "CUSIM_NCCL_BUS_GBPS=300", "CUSIM_NCCL_WAIT_S=2", NULL};
+    return e2e_run(argv, env, NULL, RUN_TIMEOUT_S);
+}
+
+/* The lines of s, sorted (the ranks print in any order), as one string. */
+static char *sorted_lines(const char *s)
+{
+    char *copy = strdup(s ? s : ""), *lines[64];
+    size_t n = 0;
+    for (char *save, *l = strtok_r(copy, "\n", &save); l && n < 64; l = strtok_r(NULL, "\n", &save))
+        if (strncmp(l, "cuprof: ", 8) != 0)
+            lines[n++] = l;
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && strcmp(lines[j - 1], lines[j]) > 0; j--) {
+            char *t = lines[j];
+            lines[j] = lines[j - 1];
+            lines[j - 1] = t;
+        }
+    size_t len = 1;
+    for (size_t i = 0; i < n; i++)
+        len += strlen(lines[i]) + 1;
+    char *out = calloc(len, 1);
+    for (size_t i = 0; i < n; i++) {
+        strcat(out, lines[i]);
+        strcat(out, "\n");
+    }
+    free(copy);
+    return out;
+}
+
+/* The median over the 4 ranks of NAME.rankR's per-step exposed share, after
+ * checking each rank's table against what the program passed. */
+static double ddp_ranks(const char *dir, const char *name)
+{
+    double share[4];
+    for (int r = 0; r < 4; r++) {
+        char p[4400];
+        snprintf(p, sizeof p, "%s/%s.rank%d.summary.json", dir, name, r);
+        json_t *sum = e2e_load_json(p);
+        ck_assert_msg(sum != NULL, "no %s", p);
+        json_t *c = json_object_get(sum, "collectives"), *rows = json_object_get(c, "rows");
+        json_t *big = row(rows, "AllReduce", 16 << 20), *one = row(rows, "AllReduce", 4);
+        ck_assert_msg(big && one, "%s: rows %s", p, json_dumps(rows, 0));
+        /* the program: 16 all-reduces of 16 MiB (4 steps x 4 buckets) and one of a float */
+        ck_assert_int_eq(e2e_int(big, "calls"), 16);
+        ck_assert_int_eq(e2e_int(one, "calls"), 1);
+        ck_assert_int_eq(e2e_int(big, "nranks"), 4);
+        /* busbw: nccl-tests' formula on the recorded median time */
+        double alg = (double)(16 << 20) / (double)e2e_int(big, "gpu_median_ns");
+        double got_alg = json_number_value(json_object_get(big, "algbw_gbps"));
+        double got_bus = json_number_value(json_object_get(big, "busbw_gbps"));
+        ck_assert_msg(fabs(got_alg - alg) < 0.01 * alg && fabs(got_bus - alg * 2 * 3 / 4) < 0.01 * alg,
+                      "%s: algbw %.3f busbw %.3f, want %.3f and %.3f", p, got_alg, got_bus, alg, alg * 1.5);
+        share[r] = json_real_value(json_object_get(c, "step_exposed_share_median"));
+        json_decref(sum);
+    }
+    for (int i = 1; i < 4; i++)
+        for (int j = i; j > 0 && share[j - 1] > share[j]; j--) {
+            double t = share[j];
+            share[j] = share[j - 1];
+            share[j - 1] = t;
+        }
+    return (share[1] + share[2]) / 2;
+}
+
+START_TEST(ddp_step_four_ranks)
+{
+    char *dir = e2e_tmpdir();
+    e2e_result bare = ddp(dir, NULL, "--batch 4096");
+    e2e_result ov = ddp(dir, "ov", "--batch 4096");
+    ck_assert_msg(bare.status == 0 && ov.status == 0, "status %d / %d\n%s", bare.status, ov.status, ov.err);
+    char *a = sorted_lines(bare.out), *b = sorted_lines(ov.out);
+    ck_assert_str_eq(b, a);   /* the job's output, as without cuprof */
+    ck_assert_ptr_nonnull(strstr(a, "ncclAllReduce calls 17 bytes 268435460"));
+    free(a);
+    free(b);
+    a = sorted_lines(bare.err);
+    b = sorted_lines(ov.err);
+    ck_assert_str_eq(b, a);
+    free(a);
+    free(b);
+    e2e_result no = ddp(dir, "no", "--batch 4096 --no-overlap");
+    ck_assert_int_eq(no.status, 0);
+    double with = ddp_ranks(dir, "ov"), without = ddp_ranks(dir, "no");
+    fprintf(stderr, "ddp_step, 4 ranks: exposed communication a median %.1f%% of a step overlapped, "
+                    "%.1f%% not\n", 100 * with, 100 * without);
+    ck_assert_msg(with < 0.5 * without, "overlapped %.3f, not %.3f", with, without);
+    /* a slow rank, named by merge from the NCCL calls alone */
+    e2e_result sl = ddp(dir, "slow", "--slow 2");
+    ck_assert_int_eq(sl.status, 0);
+    char mdir[4400];
+    snprintf(mdir, sizeof mdir, "%s", dir);
+    const char *margv[] = {e2e_path("prof.sh"), "merge", mdir, "-n", "slow", NULL};
+    e2e_result m = e2e_run(margv, NULL, NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(m.status == 0, "merge: %d\n%s", m.status, m.err);
+    char mp[4400];
+    snprintf(mp, sizeof mp, "%s/slow.merged.summary.json", dir);
+    json_t *ms = e2e_load_json(mp);
+    ck_assert_ptr_nonnull(ms);
+    json_t *f, *st = NULL;
+    size_t i;
+    json_array_foreach(json_object_get(ms, "findings"), i, f)
+        if (!strcmp(e2e_str(f, "rule"), "straggler"))
+            st = f;
+    ck_assert_msg(st != NULL, "no straggler: %s", json_dumps(json_object_get(ms, "findings"), 0));
+    ck_assert_int_eq(e2e_int(json_object_get(st, "numbers"), "rank"), 2);
+    json_decref(ms);
+    /* a rank that fails in ncclCommInitRank: its status, and its files */
+    e2e_result fl = ddp(dir, "fail", "--fail-init 1");
+    ck_assert_msg(fl.status == 1, "status %d\n%s", fl.status, fl.err);
+    ck_assert_ptr_nonnull(strstr(fl.err, "ddp_step: ncclCommInitRank"));
+    for (int r = 0; r < 4; r++) {
+        char p[4400];
+        snprintf(p, sizeof p, "%s/fail.rank%d.summary.json", dir, r);
+        ck_assert_msg(access(p, F_OK) == 0, "no %s", p);
+    }
+    e2e_result_free(&bare);
+    e2e_result_free(&ov);
+    e2e_result_free(&no);
+    e2e_result_free(&sl);
+    e2e_result_free(&m);
+    e2e_result_free(&fl);
+    e2e_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("e2e_nccl");
@@ -222,6 +370,7 @@ static Suite *suite(void)
     tcase_add_test(t, collectives_table_bus_bandwidth_and_findings);
     tcase_add_test(t, job_without_mpi_straggler);
     tcase_add_test(t, programs_own_profiler_plugin_kept);
+    tcase_add_test(t, ddp_step_four_ranks);
     suite_add_tcase(s, t);
     return s;
 }
