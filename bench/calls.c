@@ -12,7 +12,7 @@
  * calls, waits for the other threads, then times N calls with
  * CLOCK_MONOTONIC.
  *
- *   calls [--n N] [--threads T] [--api launch|klaunch|occupancy|nvtx] [--warmup W]
+ *   calls [--n N] [--threads T] [--api launch|klaunch|occupancy|nvtx|nccl] [--warmup W]
  *         [--depth D]
  * --depth: the calls are made D nested function calls deep (the host-stack
  * benchmarks: cuprof --stacks walks every frame).
@@ -26,6 +26,9 @@
  * nvtx      = nvtxRangePushA("step") + nvtxRangePop(): one "call" is the
  *             pair (NVTX is header-only: without a tool in
  *             NVTX_INJECTION64_PATH both are NVTX's own no-ops).
+ * nccl      = ncclAllReduce of 0 elements on a one-rank communicator per
+ *             thread (made with ncclCommInitAll): the NCCL hook's own cost
+ *             (NCCL returns at once for 0 elements).
  *
  * Prints one line on stdout:
  *   calls api=launch threads=T n=N ns_per_call=X.XX min_thread=.. max_thread=.. rss_kb=..
@@ -34,6 +37,7 @@
  * 0 ok, 2 usage error, 3 CUDA error.
  */
 #include <cuda_runtime_api.h>
+#include <nccl.h>
 #include <nvtx3/nvToolsExt.h>
 
 #include <pthread.h>
@@ -63,16 +67,18 @@ static char dummy_name[] = "_Z12dummy_kernelv";
 
 static long n_calls = 2000000;
 static long n_warmup = 10000;
-enum { API_LAUNCH, API_KLAUNCH, API_OCCUPANCY, API_NVTX };
-static const char *const api_names[] = {"launch", "klaunch", "occupancy", "nvtx"};
+enum { API_LAUNCH, API_KLAUNCH, API_OCCUPANCY, API_NVTX, API_NCCL };
+static const char *const api_names[] = {"launch", "klaunch", "occupancy", "nvtx", "nccl"};
 static const char *const api_calls[] = {"cudaLaunchKernel", "__cudaLaunchKernel",
-                                        "cudaOccupancyMaxActiveBlocksPerMultiprocessor"};
+                                        "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+                                        "nvtxRangePushA", "ncclAllReduce"};
 static int api = API_LAUNCH;
 static pthread_barrier_t start_line;
 
 typedef struct worker {
     pthread_t th;
     cudaStream_t stream;
+    ncclComm_t comm;   /* --api nccl */
     double ns_per_call;
     int err;
 } worker;
@@ -97,6 +103,10 @@ static int run_calls(worker *w, cudaKernel_t handle, long n)
             nvtxRangePushA("step");
             nvtxRangePop();
         }
+    } else if (api == API_NCCL) {
+        for (long i = 0; i < n; i++)
+            if (ncclAllReduce(NULL, NULL, 0, ncclFloat, ncclSum, w->comm, w->stream) != ncclSuccess)
+                return 1;
     } else if (api == API_OCCUPANCY) {
         int blocks;
         for (long i = 0; i < n; i++)
@@ -129,6 +139,9 @@ static void *worker_main(void *arg)
     worker *w = arg;
     cudaKernel_t handle = NULL;
     if (api == API_KLAUNCH && __cudaGetKernel(&handle, (const void *)dummy_kernel_stub) != cudaSuccess)
+        w->err = 1;
+    int dev0 = 0;
+    if (api == API_NCCL && ncclCommInitAll(&w->comm, 1, &dev0) != ncclSuccess)
         w->err = 1;
     if (!w->err)
         w->err = nested_calls(w, handle, n_warmup, depth);
@@ -177,7 +190,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--depth"))
             depth = (int)arg_long(a, v, 0), i++;
         else {
-            fprintf(stderr, "usage: calls [--n N] [--threads T] [--api launch|klaunch|occupancy|nvtx] "
+            fprintf(stderr, "usage: calls [--n N] [--threads T] [--api launch|klaunch|occupancy|nvtx|nccl] "
                             "[--warmup W] [--depth D]\n");
             return 2;
         }

@@ -155,6 +155,7 @@ scenarios=(
   "occupancy_2t occupancy 2 floor floor_fresh cuprof"
   "launch_2t launch 2 floor cuprof"
   "nvtx_1t nvtx 1 cuprof"
+  "nccl_1t nccl 1 cuprof cuprof_cupti"
   "gated_1t launch 1 floor cuprof_gated"
   "stacks_d10 launch@10 1 cuprof cuprof_stk_auto cuprof_stk_fp cuprof_stk_unwind"
   "stacks_d30 launch@30 1 cuprof cuprof_stk_auto cuprof_stk_fp cuprof_stk_unwind"
@@ -173,7 +174,7 @@ t_start=$(date +%s)
 # quick (CI): not launch_2t (the sim's lock, noise only), nor the NVTX and
 # capture-window rows (measured, not guarded)
 [ $quick = 1 ] && unset 'scenarios[4]' 'scenarios[5]' 'scenarios[6]' 'scenarios[7]' \
-                        'scenarios[8]' 'scenarios[9]'
+                        'scenarios[8]' 'scenarios[9]' 'scenarios[10]'
 for rep in $(seq 1 "$REPEATS"); do
   for sc in "${scenarios[@]}"; do
     set -- $sc

@@ -375,6 +375,18 @@ else
   skip nccl-one-gpu "no NCCL program (no nccl.h in the toolkit or /usr/include to build it)"
 fi
 
+# ---- bench/ddp_step on one rank: GEMMs, buckets all-reduced behind them, NVTX steps -----------
+if [ -x bench/ddp_step ]; then
+  RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 MASTER_PORT=$$ DDP_STORE="$out" \
+    prof ddp bench/ddp_step --steps 3 --hidden 1024 --batch 1024
+  # (a rank's files: NAME.rank0.*)
+  if [ $rc = 0 ] && sum ddp.rank0 | grep -Eq '^ +12 +AllReduce +f32 +4\.00 MiB +1 ' &&
+     sum ddp.rank0 | grep -q 'ProfilerStep'; then pass ddp-step-one-rank; else
+    fail ddp-step-one-rank "status $rc; $(sum ddp.rank0 | grep -E 'AllReduce  ' | tr -s ' ' | tr '\n' ';')"; fi
+else
+  skip ddp-step-one-rank "bench/ddp_step not built"
+fi
+
 # ---- invariants of every trace written above ------------------------------------------------
 if command -v python3 >/dev/null 2>&1; then
   python3 - "$out" >"$out/checks.txt" 2>&1 <<'EOF_PY'
