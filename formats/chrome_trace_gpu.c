@@ -14,6 +14,11 @@
  *    ran in, cat "cuda_runtime", args.source "cupti".
  *  - Synchronizations CUPTI recorded are "X" events (cat "cuda_sync") on the
  *    CPU row of the thread that waited, inside its synchronize call.
+ *  - NCCL's collectives on a row of their own per communicator (and rank) in the GPU's
+ *    process ("NCCL comm 0x... (rank 0 of 4)", tid COMM_TID_BASE + its
+ *    index, 8 overlap rows above it): each collective call as one "X" event
+ *    (cat "nccl") over the device work charged to it (its group's, in one),
+ *    with its sequence number on the communicator, size and algorithm.
  *  - Arrows from each launching call to its kernel, and from each copy call
  *    to its copy: flow events as Kineto writes them ("s" on the CPU call, "f"
  *    with "bp":"e" on the device record, cat "ac2g", id = correlation id),
@@ -22,6 +27,7 @@
  */
 #include "formats/chrome_trace_int.h"
 #include "formats/gpu_rows.h"
+#include "formats/units.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -363,6 +369,70 @@ static void put_syncs(chrome_writer *cw, const cuprof_timeline *tl)
     }
 }
 
+#define COMM_TID_BASE 0x40000000u
+#define COMM_ROWS 8
+#define MAX_COMMS 64
+
+/* The collectives' rows: one per communicator (and overlap rows, as the
+ * streams have, where a group's calls share one span). */
+static void put_comm_tracks(chrome_writer *cw)
+{
+    const cuprof_collectives *c = cw->base.model->colls;
+    if (!c || !c->ncalls)
+        return;
+    uint64_t comms[MAX_COMMS], last_end[MAX_COMMS][COMM_ROWS];
+    uint32_t dev_of[MAX_COMMS], rank_of[MAX_COMMS], named[MAX_COMMS];
+    size_t ncomm = 0;
+    memset(last_end, 0, sizeof last_end);
+    cuprof_out *o = cw->base.out;
+    for (size_t i = 0; i < c->ncalls; i++) {
+        const cuprof_coll_call *k = &c->by_call[i];
+        if (!k->gpu_end_ns)
+            continue;
+        size_t ci = 0;
+        while (ci < ncomm && (comms[ci] != k->comm || rank_of[ci] != k->rank))
+            ci++;
+        if (ci == ncomm) {   /* (a communicator's rank: one process may hold several) */
+            if (ncomm == MAX_COMMS)
+                continue;
+            comms[ncomm] = k->comm;
+            rank_of[ncomm] = k->rank;
+            named[ncomm] = 0;
+            dev_of[ncomm++] = k->device;
+        }
+        uint32_t row = 0;
+        while (row < COMM_ROWS - 1 && k->gpu_start_ns < last_end[ci][row])
+            row++;
+        last_end[ci][row] = k->gpu_end_ns;
+        if (!(named[ci] & (1u << row))) {   /* a row is named when first used */
+            named[ci] |= 1u << row;
+            char label[128];
+            int l = snprintf(label, sizeof label, "NCCL comm 0x%llx (rank %u of %u)",
+                             (unsigned long long)k->comm, k->rank, k->nranks);
+            if (row && l > 0 && (size_t)l < sizeof label)
+                snprintf(label + l, sizeof label - (size_t)l, " (overlap %u)", row);
+            int64_t pid = CHROME_GPU_PID_BASE + dev_of[ci];
+            meta(cw, "thread_name", pid, COMM_TID_BASE + ci * COMM_ROWS + row, "name", label, 0);
+            meta(cw, "thread_sort_index", pid, COMM_TID_BASE + ci * COMM_ROWS + row, "sort_index", NULL,
+                 -1000 + (int64_t)(ci * COMM_ROWS + row));
+        }
+        char name[96], sz[32];
+        snprintf(name, sizeof name, "%s %s", k->op, cuprof_fmt_bytes(sz, sizeof sz, k->size));
+        cuprof_chrome_next_entry(cw);
+        x_head(cw, "nccl", name, CHROME_GPU_PID_BASE + dev_of[ci], COMM_TID_BASE + ci * COMM_ROWS + row,
+               k->gpu_start_ns, k->gpu_end_ns);
+        cuprof_out_puts(o, ",\"args\":{\"seq\":");
+        cuprof_out_u64(o, k->seq);
+        cuprof_chrome_arg_hex(o, "comm", k->comm);
+        cuprof_chrome_arg_u64(o, "size_bytes", k->size);
+        cuprof_chrome_arg_str(o, "dtype", k->dtype);
+        if (k->algo && k->algo[0])
+            cuprof_chrome_arg_str(o, "algo", k->algo);
+        cuprof_chrome_arg_u64(o, "External id", k->id);
+        cuprof_out_puts(o, "}}");
+    }
+}
+
 int cuprof_chrome_gpu_events(chrome_writer *cw)
 {
     const cuprof_run *run = cw->base.run;
@@ -379,6 +449,7 @@ int cuprof_chrome_gpu_events(chrome_writer *cw)
         return -1;
     }
     lane_metadata(cw, it, n);
+    put_comm_tracks(cw);
     put_derived(cw, tl);
     put_syncs(cw, tl);
     for (size_t i = 0; i < n; i++) {

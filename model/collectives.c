@@ -52,7 +52,22 @@ typedef struct item {
     uint64_t gpu;       /* ns */
     size_t group;       /* 1 + its group's index, 0 none */
     const char *algo;   /* NCCL's choice, "" unknown */
+    uint64_t start, end;   /* the device work charged to it */
+    uint32_t device;
+    uint64_t comm;
+    size_t order;       /* its place in the run (c->calls) */
+    uint32_t rank;
 } item;
+
+/* A span charged to a call or a group: widened by [a, b) on device. */
+static void widen(uint64_t *start, uint64_t *end, uint32_t *device, uint64_t a, uint64_t b, uint32_t dev)
+{
+    if (!*end || a < *start)
+        *start = a;
+    if (b > *end)
+        *end = b;
+    *device = dev;
+}
 
 typedef struct idref {
     uint64_t id;
@@ -232,17 +247,25 @@ static void exposed(const cuprof_gpu_run *g, const cuprof_steps *steps, cuprof_c
     free(ex);
 }
 
+typedef struct gspan {
+    uint64_t start, end;
+    uint32_t device;
+} gspan;
+
 /* Adds a device record's time to the call or group that caused it. */
-static void charge(uint64_t hooked, uint64_t ns, item *it, const idref *ids, size_t nids,
-                   const idref *ends, size_t nends, uint64_t *group_ns)
+static void charge(uint64_t hooked, uint64_t a, uint64_t b, uint32_t dev, item *it, const idref *ids,
+                   size_t nids, const idref *ends, size_t nends, uint64_t *group_ns, gspan *gs)
 {
     const idref *r;
-    if (!hooked || !ns)
+    if (!hooked || b <= a)
         return;
-    if ((r = find(ids, nids, hooked)))
-        it[r->at].gpu += ns;
-    else if ((r = find(ends, nends, hooked)))
-        group_ns[r->at] += ns;
+    if ((r = find(ids, nids, hooked))) {
+        it[r->at].gpu += b - a;
+        widen(&it[r->at].start, &it[r->at].end, &it[r->at].device, a, b, dev);
+    } else if ((r = find(ends, nends, hooked))) {
+        group_ns[r->at] += b - a;
+        widen(&gs[r->at].start, &gs[r->at].end, &gs[r->at].device, a, b, dev);
+    }
 }
 
 cuprof_collectives *cuprof_collectives_build(const cuprof_run *run, const cuprof_timeline *tl,
@@ -310,9 +333,11 @@ cuprof_collectives *cuprof_collectives_build(const cuprof_run *run, const cuprof
             uint8_t dt = ev->a.coll.dtype;
             uint64_t per = ev->a.coll.count * cuprof_nccl_dtype_bytes(dt);
             int whole = !strcmp(op, "AllGather") || !strcmp(op, "ReduceScatter") || !strcmp(op, "AlltoAll");
-            it[n++] = (item){id, op, dt, ev->a.coll.nranks,
-                             whole && ev->a.coll.nranks ? per * ev->a.coll.nranks : per, 0,
-                             open ? group : 0, ev->name ? cuprof_run_string(run, ev->name) : ""};
+            it[n] = (item){id, op, dt, ev->a.coll.nranks,
+                           whole && ev->a.coll.nranks ? per * ev->a.coll.nranks : per, 0,
+                           open ? group : 0, ev->name ? cuprof_run_string(run, ev->name) : "",
+                           0, 0, 0, ev->a.coll.comm, n, ev->a.coll.rank};
+            n++;
         }
         /* a group never ended (the program died in it): its calls stand alone */
         if (open)
@@ -335,11 +360,13 @@ cuprof_collectives *cuprof_collectives_build(const cuprof_run *run, const cuprof
     idref *ends_sorted = malloc((ngroups ? ngroups : 1) * sizeof *ends_sorted);
     uint64_t *group_ns = calloc(ngroups ? ngroups : 1, sizeof *group_ns);
     uint64_t *group_size = calloc(ngroups ? ngroups : 1, sizeof *group_size);
-    if (!ids || !ends_sorted || !group_ns || !group_size) {
+    gspan *gs = calloc(ngroups ? ngroups : 1, sizeof *gs);
+    if (!ids || !ends_sorted || !group_ns || !group_size || !gs) {
         free(ids);
         free(ends_sorted);
         free(group_ns);
         free(group_size);
+        free(gs);
         goto oom;
     }
     for (size_t i = 0; i < n; i++)
@@ -351,11 +378,18 @@ cuprof_collectives *cuprof_collectives_build(const cuprof_run *run, const cuprof
             ends_sorted[nends++] = ends[i];
     qsort(ends_sorted, nends, sizeof *ends_sorted, cmp_idref);
     for (size_t k = 0; g && k < g->n_kernels; k++)
-        charge(tl->kernel_cause[k].hooked, g->kernels[k].end_ns - g->kernels[k].start_ns, it, ids, n,
-               ends_sorted, nends, group_ns);
+        charge(tl->kernel_cause[k].hooked, g->kernels[k].start_ns, g->kernels[k].end_ns, g->kernels[k].device,
+               it, ids, n, ends_sorted, nends, group_ns, gs);
     for (size_t k = 0; g && k < g->n_copies; k++)
-        charge(tl->copy_cause[k].hooked, g->copies[k].end_ns - g->copies[k].start_ns, it, ids, n,
-               ends_sorted, nends, group_ns);
+        charge(tl->copy_cause[k].hooked, g->copies[k].start_ns, g->copies[k].end_ns, g->copies[k].device,
+               it, ids, n, ends_sorted, nends, group_ns, gs);
+    for (size_t i = 0; i < n; i++)   /* a call in a group shows its group's span */
+        if (it[i].group && !it[i].end && gs[it[i].group - 1].end) {
+            it[i].start = gs[it[i].group - 1].start;
+            it[i].end = gs[it[i].group - 1].end;
+            it[i].device = gs[it[i].group - 1].device;
+        }
+    free(gs);
     /* a group's time, shared by its calls' sizes */
     for (size_t i = 0; i < n; i++)
         if (it[i].group)
@@ -370,6 +404,25 @@ cuprof_collectives *cuprof_collectives_build(const cuprof_run *run, const cuprof
     free(group_size);
     free(ends);
     ends = NULL;
+    /* the calls in order, each with its communicator's sequence number */
+    c->by_call = calloc(n, sizeof *c->by_call);
+    if (!c->by_call)
+        goto oom;
+    c->ncalls = n;
+    for (size_t i = 0; i < n; i++)
+        c->by_call[it[i].order] = (cuprof_coll_call){it[i].id, it[i].op, cuprof_nccl_dtype_name(it[i].dtype),
+                                                   it[i].algo, it[i].comm, it[i].rank, it[i].nranks, 0, it[i].size,
+                                                   it[i].start, it[i].end, it[i].device};
+    for (size_t i = 0; i < n; i++) {
+        uint64_t seq = 0;   /* calls on the same communicator (and rank: one process may
+                               hold several, ncclCommInitAll) before it */
+        for (size_t k = i; k-- > 0 && seq < UINT64_MAX;)
+            if (c->by_call[k].comm == c->by_call[i].comm && c->by_call[k].rank == c->by_call[i].rank) {
+                seq = c->by_call[k].seq + 1;
+                break;
+            }
+        c->by_call[i].seq = seq;
+    }
     /* rows */
     qsort(it, n, sizeof *it, cmp_item);
     c->rows = calloc(n, sizeof *c->rows);
@@ -414,6 +467,7 @@ void cuprof_collectives_destroy(cuprof_collectives *c)
     if (!c)
         return;
     free(c->rows);
+    free(c->by_call);
     free(c->step_exposed_ns);
     free(c);
 }

@@ -42,7 +42,24 @@ typedef struct cuprof_coll_row {
     double algbw_gbps, busbw_gbps;   /* at the median time; 0 when no GPU time */
 } cuprof_coll_row;
 
+/* One collective call, for the trace's track per communicator. */
+typedef struct cuprof_coll_call {
+    uint64_t id;                 /* the call's event id */
+    const char *op, *dtype, *algo;
+    uint64_t comm;               /* the communicator's id (0 unknown) */
+    uint32_t rank, nranks;
+    uint64_t seq;                /* its place among its communicator's collectives on this
+                                    rank (NCCL's sequence number) */
+    uint64_t size;               /* nccl-tests' bytes */
+    uint64_t gpu_start_ns, gpu_end_ns;   /* the device work charged to it (its group's in one);
+                                            0, 0: none */
+    uint32_t device;
+} cuprof_coll_call;
+
 typedef struct cuprof_collectives {
+    size_t ncalls;
+    cuprof_coll_call *by_call;   /* [ncalls], in the order they were made (per thread, threads
+                                    in turn) */
     size_t nrows;
     cuprof_coll_row *rows;       /* most GPU time first */
     uint64_t calls;              /* collective calls in all */

@@ -126,6 +126,26 @@ static int coll_kind(json_t *ev)
     return 0;
 }
 
+/* The name an NCCL call meets under: its own and its communicator's (the
+ * same id on every rank: collector's hash of the ncclUniqueId), kept once
+ * per rank; NULL without memory. */
+static const char *nccl_key(mg_rank *r, json_t *ev)
+{
+    const char *comm = json_string_value(json_object_get(json_object_get(ev, "args"), "comm"));
+    char key[256];
+    snprintf(key, sizeof key, "%s on comm %s", str_at(ev, "name"), comm ? comm : "?");
+    for (size_t k = 0; k < r->nkeys; k++)
+        if (!strcmp(r->keys[k], key))
+            return r->keys[k];
+    char **nk = realloc(r->keys, (r->nkeys + 1) * sizeof *nk);
+    if (!nk)
+        return NULL;
+    r->keys = nk;
+    if (!(r->keys[r->nkeys] = strdup(key)))
+        return NULL;
+    return r->keys[r->nkeys++];
+}
+
 /* The rank's collective calls (MPI's and NCCL's) from its trace, in start
  * order. */
 static int read_collectives(mg_rank *r)
@@ -142,7 +162,9 @@ static int read_collectives(mg_rank *r)
         if (!kind)
             continue;
         mg_coll *c = &r->coll[r->ncoll++];
-        c->name = str_at(ev, "name");
+        c->name = kind == 2 ? nccl_key(r, ev) : str_at(ev, "name");
+        if (!c->name)
+            return -1;
         c->start = r->base_ns + (uint64_t)ns_of(json_object_get(ev, "ts"));
         c->end = c->start + (uint64_t)ns_of(json_object_get(ev, "dur"));
         c->async = kind == 2;
@@ -491,6 +513,9 @@ void mg_free(mg_run *m)
         for (size_t q = 0; q < m->r[i].nnames; q++)
             free(m->r[i].by_name[q].at);
         free(m->r[i].by_name);
+        for (size_t k = 0; k < m->r[i].nkeys; k++)
+            free(m->r[i].keys[k]);
+        free(m->r[i].keys);
     }
     free(m->r);
     free(m->meets);

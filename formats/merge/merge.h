@@ -19,7 +19,9 @@
  * collective, or an NCCL one (ncclAllReduce, ...: asynchronous, it returns
  * before the others arrive, so its end says nothing of theirs). */
 typedef struct mg_coll {
-    const char *name;          /* "MPI_Barrier", "ncclAllReduce", ... (owned by the trace) */
+    const char *name;          /* "MPI_Barrier", ... (owned by the trace); an NCCL call's
+                                  names its communicator too, "ncclAllReduce on comm 0x...":
+                                  its i-th call is the communicator's sequence number i */
     uint64_t start, end;
     size_t occ;                /* which call of its name it is (0 = the first) */
     int async;                 /* NCCL: not for the clocks' refinement */
@@ -44,6 +46,8 @@ typedef struct mg_rank {
     size_t ncoll;
     mg_calls *by_name;                      /* the same by collective (a few names) */
     size_t nnames;
+    char **keys;                            /* NCCL's: "ncclAllReduce on comm 0x..." (owned) */
+    size_t nkeys;
     uint64_t wall_ns, self_cpu_ns, gpu_busy_ns, mpi_ns; /* mpi_ns: time in MPI collectives;
                                                          gpu_busy_ns: less NCCL kernel time
                                                          with nothing else on the GPU */

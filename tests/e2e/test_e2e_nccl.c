@@ -137,6 +137,27 @@ START_TEST(collectives_table_bus_bandwidth_and_findings)
     }
     ck_assert_int_eq(ranks, 3);
     ck_assert_str_ne(comm, "0x0");
+    /* a row per communicator in the GPU's process: each collective over its
+     * device work, numbered on its communicator (both ranks' calls, in one
+     * process here: 2 x (4 + 4 + 4 + 32) calls, each rank's from 0) */
+    int comm_rows = 0, on_gpu = 0;
+    long long seqs = 0;
+    json_array_foreach(json_object_get(p.trace, "traceEvents"), i, e) {
+        const char *n = json_string_value(json_object_get(e, "name"));
+        if (n && !strcmp(n, "thread_name") &&
+            !strncmp(e2e_str(json_object_get(e, "args"), "name"), "NCCL comm 0x", 12))
+            comm_rows++;
+        const char *cat = json_string_value(json_object_get(e, "cat"));
+        if (cat && !strcmp(cat, "nccl") && e2e_int(e, "pid") >= (1ll << 30)) {
+            on_gpu++;
+            seqs += e2e_int(json_object_get(e, "args"), "seq");
+        }
+    }
+    /* a row per rank's communicator (and overlap rows: a call in a group shows the
+     * group's span, which the next group's may overlap by a kernel's jitter) */
+    ck_assert_int_ge(comm_rows, 2);
+    ck_assert_int_eq(on_gpu, 2 * 44);
+    ck_assert_int_eq(seqs, 2 * (43 * 44 / 2));   /* 0 + 1 + ... + 43 per rank */
     e2e_prof_free(&p);
 }
 END_TEST
@@ -214,7 +235,9 @@ START_TEST(job_without_mpi_straggler)
     ck_assert_msg(straggler != NULL, "no straggler: %s", json_dumps(json_object_get(m, "findings"), 0));
     json_t *nums = json_object_get(straggler, "numbers");
     ck_assert_int_eq(e2e_int(nums, "rank"), 1);
-    ck_assert_str_eq(e2e_str(nums, "collective"), "ncclAllReduce");
+    /* matched by (communicator, sequence number) */
+    ck_assert_msg(!strncmp(e2e_str(nums, "collective"), "ncclAllReduce on comm 0x", 24), "%s",
+                  e2e_str(nums, "collective"));
     ck_assert_int_eq(e2e_int(nums, "last_arrivals"), 6);
     ck_assert_int_gt(e2e_int(nums, "median_late_ns"), 15000000);
     json_decref(m);
