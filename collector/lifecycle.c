@@ -320,7 +320,8 @@ int cuprof_collector_finish_as(const char *ended_by, int truncated)
     int guard = cuprof_guard_enter();   /* our own work is not the program's */
     tls_finishing = 1;
     atomic_store(&cuprof_g.recording, CUPROF_REC_OFF);
-    cuprof_g.exit_ns = cuprof_clock_now();
+    /* (read by a flusher writing the first META at the same moment) */
+    __atomic_store_n(&cuprof_g.exit_ns, cuprof_clock_now(), __ATOMIC_RELAXED);
     cuprof_cupti_exit_begins();
     cuprof_runfile_quiesce();   /* no chunk is being written while the run is completed */
     int rc = cuprof_g_config.enabled ? finish_work_nosigxfsz(ended_by, truncated) : 0;

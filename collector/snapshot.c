@@ -328,8 +328,9 @@ static int write_meta(const cuprof_snapshot_info *in, uint64_t t_end)
     cuprof_tags_u64(&b, CUPROF_RT_PID, (uint64_t)(cuprof_g.pid ? cuprof_g.pid : (long)getpid()));
     cuprof_tags_u64(&b, CUPROF_RT_T_START, cuprof_g.t_start ? cuprof_g.t_start : t_end);
     cuprof_tags_u64(&b, CUPROF_RT_T_END, t_end);
-    if (cuprof_g.exit_ns)
-        cuprof_tags_u64(&b, CUPROF_RT_EXIT_NS, cuprof_g.exit_ns);
+    uint64_t exit_ns = __atomic_load_n(&cuprof_g.exit_ns, __ATOMIC_RELAXED);
+    if (exit_ns)
+        cuprof_tags_u64(&b, CUPROF_RT_EXIT_NS, exit_ns);
     cuprof_tags_str(&b, CUPROF_RT_CLOCK, CUPROF_CLOCK_NAME);
     cuprof_tags_str(&b, CUPROF_RT_VERSION, CUPROF_VERSION);
     cuprof_tags_u64(&b, CUPROF_RT_TSC, (uint64_t)cuprof_clock_tsc);
