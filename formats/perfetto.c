@@ -667,6 +667,9 @@ static void ann_dim3(pf_writer *w, const char *key, uint64_t x, uint64_t y, uint
 #define PF_NVTX_LANES 16
 #define UUID_MEMORY 0x700000ull                     /* device memory allocated */
 #define UUID_GPU_BUSY(d) (0x800000ull + (d))        /* records running on GPU d */
+#define UUID_COMM(k) (0x900000ull + (k))            /* NCCL communicator rows (chrome_trace_gpu.c's) */
+#define PF_COMMS 64
+#define PF_COMM_ROWS 8
 
 static void put_track(pf_writer *w, uint64_t uuid, uint64_t parent, const char *name,
                       const pb *process, const pb *thread)
@@ -1203,6 +1206,94 @@ static int gpu_tracks(pf_writer *w, const pf_flows *fl, const cuprof_gpu_row_ite
     return 0;
 }
 
+/* NCCL's collectives on a row per communicator (and rank) under their GPU,
+ * as the JSON trace has them (chrome_trace_gpu.c: put_comm_tracks): each
+ * call over the device work charged to it, on the first of 8 rows free. */
+static void comm_tracks(pf_writer *w)
+{
+    const cuprof_collectives *c = w->base.model->colls;
+    if (!c || !c->ncalls)
+        return;
+    uint16_t *slot = malloc(c->ncalls * sizeof *slot);
+    if (!slot) {
+        w->oom = 1;
+        return;
+    }
+    uint64_t comms[PF_COMMS], last_end[PF_COMMS][PF_COMM_ROWS];
+    uint32_t rank_of[PF_COMMS], dev_of[PF_COMMS], used[PF_COMMS];
+    size_t ncomm = 0;
+    memset(last_end, 0, sizeof last_end);
+    for (size_t i = 0; i < c->ncalls; i++) {
+        const cuprof_coll_call *k = &c->by_call[i];
+        slot[i] = UINT16_MAX;
+        if (!k->gpu_end_ns)
+            continue;
+        size_t ci = 0;
+        while (ci < ncomm && (comms[ci] != k->comm || rank_of[ci] != k->rank))
+            ci++;
+        if (ci == ncomm) {
+            if (ncomm == PF_COMMS)
+                continue;
+            comms[ncomm] = k->comm;
+            rank_of[ncomm] = k->rank;
+            dev_of[ncomm] = k->device;
+            used[ncomm++] = 0;
+        }
+        uint32_t row = 0;
+        while (row < PF_COMM_ROWS - 1 && k->gpu_start_ns < last_end[ci][row])
+            row++;
+        last_end[ci][row] = k->gpu_end_ns;
+        used[ci] |= 1u << row;
+        slot[i] = (uint16_t)(ci * PF_COMM_ROWS + row);
+    }
+    for (size_t ci = 0; ci < ncomm; ci++)
+        for (uint32_t row = 0; row < PF_COMM_ROWS; row++) {
+            if (!(used[ci] & (1u << row)))
+                continue;
+            char label[128];
+            int l = snprintf(label, sizeof label, "NCCL comm 0x%llx (rank %u of %u)",
+                             (unsigned long long)comms[ci], rank_of[ci], c->by_call[0].nranks);
+            for (size_t i = 0; i < c->ncalls; i++)   /* its size, from one of its calls */
+                if (slot[i] / PF_COMM_ROWS == ci) {
+                    l = snprintf(label, sizeof label, "NCCL comm 0x%llx (rank %u of %u)",
+                                 (unsigned long long)comms[ci], rank_of[ci], c->by_call[i].nranks);
+                    break;
+                }
+            if (row && l > 0 && (size_t)l < sizeof label)
+                snprintf(label + l, sizeof label - (size_t)l, " (overlap %u)", row);
+            put_track(w, UUID_COMM(ci * PF_COMM_ROWS + row), UUID_GPU(dev_of[ci]), label, NULL, NULL);
+        }
+    for (size_t ci = 0; ci < ncomm && !pf_failed(w); ci++)
+        for (uint32_t row = 0; row < PF_COMM_ROWS && !pf_failed(w); row++) {
+            if (!(used[ci] & (1u << row)))
+                continue;
+            uint16_t want = (uint16_t)(ci * PF_COMM_ROWS + row);
+            int started = 0;
+            for (size_t i = 0; i < c->ncalls && !pf_failed(w); i++) {
+                if (slot[i] != want)
+                    continue;
+                const cuprof_coll_call *k = &c->by_call[i];
+                if (!started) {
+                    seq_start(w, UUID_COMM(want), k->gpu_start_ns);
+                    started = 1;
+                }
+                char name[96], sz[32];
+                snprintf(name, sizeof name, "%s %s", k->op, cuprof_fmt_bytes(sz, sizeof sz, k->size));
+                ev_begin(w, TYPE_BEGIN, name, "nccl");
+                ann_uint(w, "seq", k->seq);
+                ann_ptr(w, "comm", k->comm);
+                ann_uint(w, "size_bytes", k->size);
+                ann_str(w, "dtype", k->dtype);
+                if (k->algo && k->algo[0])
+                    ann_str(w, "algo", k->algo);
+                ann_uint(w, "External id", k->id);
+                ev_end(w, k->gpu_start_ns);
+                slice_end(w, k->gpu_end_ns);
+            }
+        }
+    free(slot);
+}
+
 /* Items of one (device, stream) reordered by row, then start (stable). */
 static int cmp_row(const void *a, const void *b)
 {
@@ -1536,6 +1627,8 @@ static int pf_write(cuprof_writer *base)
         counter_track(w, UUID_MEMORY, mem, nmem);
     if (rc == 0 && g)
         rc = gpu_tracks(w, &fl, it, n);
+    if (rc == 0 && g)
+        comm_tracks(w);
     if (rc == 0 && g)
         busy_counters(w, it, n);
     chunk_flush(w);

@@ -202,9 +202,10 @@ E2E_TESTS   += $(B)/tests/test_e2e_runfile
 $(B)/tests/nccl_job: tests/e2e/nccl_job.cu
 	$(call P,NVCC,$@)mkdir -p $(@D) && $(NVCC) $(BENCH_NVFLAGS) -o $@ $< -lnccl
 $(B)/tests/test_e2e_nccl: tests/e2e/test_e2e_nccl.c $(HARNESS_OBJ) tests/e2e/harness.h \
+		tests/e2e/pftrace.c tests/e2e/pftrace.h \
 		$(B)/tests/corpus/nccl_ring $(B)/tests/nccl_job bench/ddp_step $(LIBNCCL_SIM)
-	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(HARNESS_OBJ) \
-	    $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS) -lm
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< tests/e2e/pftrace.c \
+	    $(HARNESS_OBJ) $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS) $(PFT_LIBS) -lm
 
 ALL_TARGETS += $(B)/tests/test_e2e_nccl $(B)/tests/nccl_job
 E2E_TESTS   += $(B)/tests/test_e2e_nccl

@@ -27,6 +27,7 @@
  * without cuprof, and a rank that fails in ncclCommInitRank gets its files.
  */
 #include "harness.h"
+#include "pftrace.h"
 
 #include <check.h>
 #include <math.h>
@@ -159,6 +160,41 @@ START_TEST(collectives_table_bus_bandwidth_and_findings)
     ck_assert_int_eq(on_gpu, 2 * 44);
     ck_assert_int_eq(seqs, 2 * (43 * 44 / 2));   /* 0 + 1 + ... + 43 per rank */
     e2e_prof_free(&p);
+}
+END_TEST
+
+/* The Perfetto trace has the same rows per communicator: under the GPU's
+ * track, each collective over its device work with its sequence number,
+ * and pftrace.h's rules hold (slices end in order, time forward). */
+START_TEST(perfetto_comm_rows)
+{
+    char *dir = e2e_tmpdir();
+    const char *argv[] = {e2e_path("prof.sh"), "-o", dir, "-n", "x", "--format", "perfetto",
+                          e2e_bpath("tests/corpus/nccl_ring"), NULL};
+    const char *env[] = {e2e_sim_env(), NULL};
+    e2e_result r = e2e_run(argv, env, NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(r.status == 0, "exit %d\n%s", r.status, r.err);
+    char path[4400];
+    snprintf(path, sizeof path, "%s/x.perfetto-trace", dir);
+    pft t;
+    ck_assert_msg(pft_load(path, &t) == 0, "%s", t.error);
+    size_t rows = 0, slices = 0;
+    for (size_t i = 0; i < t.ntracks; i++)
+        if (t.tracks[i].name && !strncmp(t.tracks[i].name, "NCCL comm 0x", 12)) {
+            rows++;
+            for (size_t k = 0; k < t.nslices; k++)
+                if (t.slices[k].track == t.tracks[i].uuid) {
+                    slices++;
+                    ck_assert_str_eq(t.slices[k].cat, "nccl");
+                    ck_assert_ptr_nonnull(strstr(t.slices[k].args, "seq="));
+                }
+        }
+    ck_assert_uint_ge(rows, 2);
+    ck_assert_uint_eq(slices, 2 * 9);   /* every collective of both ranks (3 steps of 3) */
+    pft_free(&t);
+    e2e_result_free(&r);
+    e2e_rmtree(dir);
+    free(dir);
 }
 END_TEST
 
@@ -393,6 +429,7 @@ static Suite *suite(void)
     tcase_add_test(t, collectives_table_bus_bandwidth_and_findings);
     tcase_add_test(t, job_without_mpi_straggler);
     tcase_add_test(t, programs_own_profiler_plugin_kept);
+    tcase_add_test(t, perfetto_comm_rows);
     tcase_add_test(t, ddp_step_four_ranks);
     suite_add_tcase(s, t);
     return s;
