@@ -113,7 +113,7 @@ compdb: deps-ok
 # (apt-get as root, otherwise prints the command), and the viewer tests' chromium
 # and npm packages where it can; a stamp keeps it to once.
 deps-ok: $(B)/.deps-ok
-$(B)/.deps-ok: scripts/deps.sh tests/viewers/package-lock.json
+$(B)/.deps-ok: scripts/deps.sh tests/viewers/package-lock.json formats/html/package-lock.json
 	$(Q)mkdir -p $(B)
 	$(Q)bash scripts/deps.sh
 	$(Q)touch $@

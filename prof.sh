@@ -99,6 +99,10 @@ Options:
                      default; Perfetto v58 or newer, as ui.perfetto.dev),
                      zlib (every Perfetto reads it; slower), none
   --gzip             NAME.trace.json.gz instead of NAME.trace.json
+  --report-html      also NAME.report.html: one self-contained page (no network) with
+                     the verdict, findings, a timeline overview, steps, device memory,
+                     the kernels and the API table (prof.sh report --html: the same
+                     from a run file)
   --no-run-file      remove NAME.cuprof once the outputs are built from it
                      (CUPROF_RUN_FILE=0; it takes a few bytes a call)
   --export sqlite    also NAME.sqlite at exit, tables shaped like Nsight
@@ -275,7 +279,7 @@ stacks_counts=
 trace_format=
 trace_compress=
 gpu_mode=
-trace_gzip= run_file= standby= flight= flight_mem=
+trace_gzip= run_file= standby= flight= flight_mem= report_html=
 export_kind=
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -310,6 +314,7 @@ while [ $# -gt 0 ]; do
       case "$val" in all) gpu_mode=1 ;; off) gpu_mode=0 ;; *) gpu_mode=$val ;; esac
       shift $took ;;
     --gzip) trace_gzip=1; shift ;;
+    --report-html) report_html=1; shift ;;
     --no-run-file) run_file=0; shift ;;
     --standby) standby=1; shift ;;
     --flight-recorder|--flight-memory)
@@ -475,6 +480,7 @@ export_if_set CUPROF_GPU "$gpu_mode"
 export_if_set CUPROF_EXPORT "$export_kind"
 export_if_set CUPROF_RUN_FILE "$run_file"
 export_if_set CUPROF_STANDBY "$standby"
+export_if_set CUPROF_REPORT_HTML "$report_html"
 export_if_set CUPROF_FLIGHT_RECORDER "$flight"
 export_if_set CUPROF_FLIGHT_MEMORY "$flight_mem"
 preload="${LD_PRELOAD:+$LD_PRELOAD:}$lib"

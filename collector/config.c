@@ -401,6 +401,13 @@ void cuprof_config_load(cuprof_config *c, char *warn, size_t warn_len)
         else
             c->keep_run_file = b;
     }
+    if ((v = getenv("CUPROF_REPORT_HTML")) && *v) {
+        int b = parse_bool(v);
+        if (b < 0)
+            warn_add(warn, warn_len, "CUPROF_REPORT_HTML", v, "0 or 1");
+        else
+            c->report_html = b;
+    }
     if ((v = getenv("CUPROF_EXPORT")) && *v) {
         if (strcasecmp(v, "sqlite") == 0)
             c->export_sqlite = 1;

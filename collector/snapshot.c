@@ -386,6 +386,7 @@ static int write_meta(const cuprof_snapshot_info *in, uint64_t t_end)
     cuprof_tags_u64(&b, CUPROF_RT_TRACE_COMPRESS, (uint64_t)cfg->trace_compress);
     cuprof_tags_u64(&b, CUPROF_RT_TRACE_GZIP, (uint64_t)cfg->trace_gzip);
     cuprof_tags_u64(&b, CUPROF_RT_EXPORT_SQLITE, (uint64_t)cfg->export_sqlite);
+    cuprof_tags_u64(&b, CUPROF_RT_REPORT_HTML, (uint64_t)cfg->report_html);
     put_place(&b);
     /* set by the process's first call, which may still be timing it when the
      * flusher (started by another thread) writes the first META: 0 then */

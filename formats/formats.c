@@ -20,6 +20,7 @@ static const cuprof_writer_ops *const all_formats[] = {
     &cuprof_cpu_folded_ops,
     &cuprof_calls_folded_ops,
     &cuprof_speedscope_ops,
+    &cuprof_report_html_ops,
 };
 
 int cuprof_writer_run(const cuprof_writer_ops *ops, cuprof_out *out, const cuprof_model *model)

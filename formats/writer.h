@@ -48,6 +48,7 @@ extern const cuprof_writer_ops cuprof_cpu_folded_ops;
 extern const cuprof_writer_ops cuprof_calls_folded_ops;
 extern const cuprof_writer_ops cuprof_speedscope_ops;
 extern const cuprof_writer_ops cuprof_perfetto_ops;       /* perfetto.c */
+extern const cuprof_writer_ops cuprof_report_html_ops;    /* report_html.c: --report-html */
 
 /* The run's trace files (CUPROF_TRACE_FORMAT_JSON, _PERFETTO or _BOTH):
  * as asked (CUPROF_FORMAT), or for auto by the run's size (model/run.h).

@@ -216,6 +216,7 @@ typedef struct cuprof_run {
     int trace_gzip;                  /* 1: NAME.trace.json.gz instead of trace.json */
     int export_sqlite;               /* 1: NAME.sqlite made from the JSON trace after
                                         the files (which then include it) */
+    int report_html;                 /* 1: NAME.report.html too (formats/report_html.c) */
 
     cuprof_place place;              /* rank, host, clocks (prof.sh merge) */
     uint64_t hook_ns;                /* the recording's own cost per call, measured at the

@@ -76,4 +76,16 @@ if ! cmp -s "$viewers/package-lock.json" "$viewers/node_modules/.cuprof-lock"; t
          "skipped (run: npm ci --prefix tests/viewers)" >&2
   fi
 fi
+# NAME.report.html's chart library (formats/html/package-lock.json pins it):
+# built into the page; without it the report has no charts.
+html=$top/formats/html
+if ! cmp -s "$html/package-lock.json" "$html/node_modules/.cuprof-lock"; then
+  if command -v npm >/dev/null &&
+     npm ci --prefix "$html" --no-audit --no-fund --loglevel=error >/dev/null 2>&1; then
+    cp "$html/package-lock.json" "$html/node_modules/.cuprof-lock"
+  else
+    echo "cuprof: could not install uPlot (npm ci --prefix formats/html): NAME.report.html" \
+         "will have no charts" >&2
+  fi
+fi
 exit 0

@@ -58,6 +58,7 @@ static const char usage[] =
     "  --compress C            the Perfetto trace's blocks: zstd, zlib, none\n"
     "  --gzip                  NAME.trace.json.gz instead of NAME.trace.json\n"
     "  --export sqlite         also NAME.sqlite (Nsight Systems' tables)\n"
+    "  --html                  also NAME.report.html (one page, no network: formats/html/)\n"
     "  --capture-range R       keep only a window of the run: cudaProfilerApi or\n"
     "                          nvtx:NAME[@DOMAIN] (needs the calls recorded there)\n"
     "       cuprof-report --snapshot [options] PID|RUNFILE\n"
@@ -128,7 +129,7 @@ static void export_sqlite(const char *dir, const char *name, const char *written
 /* What the command line asked. */
 typedef struct opts {
     const char *dir, *name, *range;
-    int format, comp, gzip, sqlite, at_exit;
+    int format, comp, gzip, sqlite, html, at_exit;
     uint64_t window;         /* --window K: repeating capture window K only (NAME.wK.*) */
     const char *ended_by;    /* --recover: how the root process ended */
 } opts;
@@ -219,6 +220,8 @@ static int report_file(const char *file, const opts *o, const char *recover,
         run->trace_gzip = o->gzip;
     if (o->sqlite >= 0)
         run->export_sqlite = o->sqlite;
+    if (o->html >= 0)
+        run->report_html = o->html;
     cuprof_recut *cut = NULL;
     /* the flight recorder's run: its outputs are its last window (the end's,
      * or the last written); the others went to NAME.wK.* */
@@ -578,7 +581,7 @@ int main(int argc, char **argv)
 {
     static const char *const formats[] = {"auto", "json", "perfetto", "both", "none", NULL};
     static const char *const compress[] = {"auto", "zstd", "zlib", "none", NULL};
-    opts o = {.format = -1, .comp = -1, .gzip = -1, .sqlite = -1};
+    opts o = {.format = -1, .comp = -1, .gzip = -1, .sqlite = -1, .html = -1};
     const char *file = NULL, *recover_dir = NULL;
     int snap = 0, trig = 0;
     char trig_req[320] = "";
@@ -594,6 +597,8 @@ int main(int argc, char **argv)
             o.at_exit = 1;
         } else if (strcmp(a, "--gzip") == 0) {
             o.gzip = 1;
+        } else if (strcmp(a, "--html") == 0) {   /* NAME.report.html too */
+            o.html = 1;
         } else if (strcmp(a, "--snapshot") == 0) {
             snap = 1;
         } else if (strcmp(a, "--trigger") == 0) {

@@ -561,6 +561,7 @@ static void read_meta(rrun *r, const uint8_t *p, size_t len, int start_only)
         case CUPROF_RT_TRACE_COMPRESS: run->trace_compress = (int)x; break;
         case CUPROF_RT_TRACE_GZIP: run->trace_gzip = (int)x; break;
         case CUPROF_RT_EXPORT_SQLITE: run->export_sqlite = (int)x; break;
+        case CUPROF_RT_REPORT_HTML: run->report_html = (int)x; break;
         case CUPROF_RT_PL_LAUNCHER: pl->launcher = own(r, v, n); break;
         case CUPROF_RT_PL_RANK: pl->rank = (int32_t)x; break;
         case CUPROF_RT_PL_WORLD: pl->world_size = (int32_t)x; break;

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define RUN_TIMEOUT_S 180
 
@@ -206,12 +207,61 @@ START_TEST(demo_traces_in_viewers)
 }
 END_TEST
 
+/* The demo's runs with --report-html: each NAME.report.html opened in
+ * headless Chromium makes no request, logs no error, draws every chart it
+ * has, and shows the wall time, GPU busy, top kernel and peak memory of
+ * summary.json; the screenshots go to build/report-shots/ for a person. */
+START_TEST(demo_reports_in_chromium)
+{
+    const char *no = viewer_missing();
+    if (no) {
+        fprintf(stderr, "SKIPPED report.html in Chromium: %s; scripts/deps.sh installs it\n", no);
+        return;
+    }
+    static const char *const modes[] = {"eager", "addmm", "fused"};
+    const char *args[] = {e2e_path("bench/matmul_add"), "--mode", modes[_i], "--size", "64", "--dtype",
+                          "bf16", "--iters", "20", "--warmup", "2", NULL};
+    const char *env[] = {"CUPROF_REPORT_HTML=1", NULL};
+    e2e_prof p = e2e_profile(1, args, env, RUN_TIMEOUT_S);
+    ck_assert_msg(p.r.status == 0 && p.sum, "exit %d\n%s", p.r.status, p.r.err);
+    char report[4200], shots[4200], shot[4400];
+    snprintf(report, sizeof report, "%s/x.report.html", p.dir);
+    snprintf(shots, sizeof shots, "%s/report-shots", e2e_build());
+    mkdir(shots, 0755);
+    snprintf(shot, sizeof shot, "%s/%s.png", shots, modes[_i]);
+    e2e_result r;
+    json_t *seen = viewer_report(report, shot, &r);
+    ck_assert_msg(r.status == 0, "report.mjs: exit %d\n%s", r.status, r.out);
+    ck_assert_msg(json_array_size(json_object_get(seen, "requests")) == 0, "requests: %s",
+                  json_dumps(json_object_get(seen, "requests"), 0));
+    ck_assert_msg(json_array_size(json_object_get(seen, "errors")) == 0, "errors: %s",
+                  json_dumps(json_object_get(seen, "errors"), 0));
+    long long charts = e2e_int(seen, "charts");
+    ck_assert_int_ge(charts, 2);   /* the timeline, device memory */
+    ck_assert_int_eq(e2e_int(seen, "drawn"), charts);
+    json_t *v = json_object_get(seen, "values");
+    char want[64];
+    snprintf(want, sizeof want, "%lld", e2e_int(p.sum, "wall_ns"));
+    ck_assert_str_eq(e2e_str(v, "wall"), want);
+    snprintf(want, sizeof want, "%lld", e2e_int(json_object_get(p.sum, "gpu"), "busy_ns"));
+    ck_assert_str_eq(e2e_str(v, "gpu-busy"), want);
+    snprintf(want, sizeof want, "%lld", e2e_int(json_object_get(p.sum, "memory"), "peak_bytes"));
+    ck_assert_str_eq(e2e_str(v, "peak-memory"), want);
+    ck_assert_str_eq(e2e_str(v, "top-kernel"),
+                     e2e_str(json_array_get(json_object_get(p.sum, "kernels"), 0), "name"));
+    json_decref(seen);
+    e2e_result_free(&r);
+    e2e_prof_free(&p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("e2e_viewers");
     TCase *tc = tcase_create("viewers");
     tcase_set_timeout(tc, 2 * RUN_TIMEOUT_S);
     tcase_add_loop_test(tc, demo_traces_in_viewers, 0, 6);
+    tcase_add_loop_test(tc, demo_reports_in_chromium, 0, 3);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

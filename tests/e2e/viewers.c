@@ -78,6 +78,19 @@ json_t *viewer_speedscope(const char *profile, const char *shot, const char *con
     return seen;
 }
 
+json_t *viewer_report(const char *report, const char *shot, e2e_result *r)
+{
+    char node[4096];
+    snprintf(node, sizeof node, "%s", on_path("node"));
+    const char *argv[] = {node, e2e_path("tests/viewers/report.mjs"), report, shot, NULL};
+    *r = e2e_run(argv, NULL, NULL, VIEWER_TIMEOUT_S);
+    json_error_t jerr;
+    json_t *seen = json_loads(r->out, 0, &jerr);
+    ck_assert_msg(seen != NULL, "report.mjs printed no JSON (exit %d):\n%s\n%s", r->status, r->out,
+                  r->err);
+    return seen;
+}
+
 double viewer_shown_value(const char *text, double *unit)
 {
     char digits[64];

@@ -24,6 +24,11 @@ const char *devtools_missing(void);
  * binds, the events it draws per thread), parsed (asserts it is JSON); *r
  * gets the run (free it). */
 json_t *viewer_devtools(const char *trace, e2e_result *r);
+/* tests/viewers/report.mjs on a NAME.report.html (headless Chromium, a
+ * file:// URL), the full page's screenshot to shot: what the page did
+ * (requests, errors, charts drawn, headline values), parsed; *r gets the
+ * run (free it). */
+json_t *viewer_report(const char *report, const char *shot, e2e_result *r);
 /* A weight as speedscope shows it ("83.50µs", "1.78ms", "48", "1,234") in
  * ns (or a count); *unit gets the size of its last digit's step. */
 double viewer_shown_value(const char *text, double *unit);

@@ -1,0 +1,215 @@
+/*
+ * report_html.c - NAME.report.html (--report-html; prof.sh report --html):
+ * one self-contained page a person takes in at a glance, that fetches
+ * nothing. It holds, in this order: uPlot's CSS and the page's, the run as
+ * JSON in <script id="cuprof-data" type="application/json">, uPlot's code
+ * and the page's (formats/html/: report.js draws everything from the JSON).
+ * The assets come into the library at build time (.incbin: formats.mk).
+ *
+ * The JSON: {"summary": summary.json's object, as that writer writes it,
+ * "timeline": {"t0_ns", "bucket_ns", "n", "gpu": [{"device", "busy": [share
+ * of each interval the device had a record running, 0..1]}], "cpu":
+ * [{"tid", "name", "calls": [outermost calls begun in each interval]}],
+ * "memory": [[ns from t0, most bytes held in the interval], ...]}}: the
+ * timeline is summarised into TL_BUCKETS intervals (never one point per
+ * call), so a run of any length gives a page of about the same size. Every
+ * '<' in the JSON is written \u003c (they are all inside strings), so no
+ * kernel name or argument can end the script element.
+ */
+#include "formats/units.h"
+#include "formats/writer.h"
+#include "model/memory.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TL_BUCKETS 600
+#define TL_MAX_DEVICES 16
+#define TL_MAX_THREADS 32
+
+/* formats/html/, built in (formats.mk: html_assets.S) */
+extern const char cuprof_html_uplot_js[], cuprof_html_uplot_css[];
+extern const char cuprof_html_page_js[], cuprof_html_page_css[];
+
+static int html_wanted(const cuprof_model *m)
+{
+    return m->run->report_html;
+}
+
+/* Writes the JSON text (len bytes) with every '<' as \u003c. */
+static void put_json_safe(cuprof_out *o, const char *s, size_t len)
+{
+    size_t from = 0;
+    for (size_t i = 0; i < len; i++)
+        if (s[i] == '<') {
+            cuprof_out_write(o, s + from, i - from);
+            cuprof_out_puts(o, "\\u003c");
+            from = i + 1;
+        }
+    cuprof_out_write(o, s + from, len - from);
+}
+
+/* Adds the part of [a, b) inside each bucket to acc (ns). */
+static void spread(double *acc, uint64_t t0, uint64_t bw, size_t n, uint64_t a, uint64_t b)
+{
+    if (b <= a || b <= t0)
+        return;
+    if (a < t0)
+        a = t0;
+    size_t i = (size_t)((a - t0) / bw);
+    while (i < n && a < b) {
+        uint64_t end = t0 + (i + 1) * bw, upto = b < end ? b : end;
+        acc[i] += (double)(upto - a);
+        a = upto;
+        i++;
+    }
+}
+
+static void put_share(cuprof_out *o, double v)
+{
+    if (v > 1)
+        v = 1;
+    cuprof_out_printf(o, "%.3f", v);
+}
+
+static void put_timeline(cuprof_writer *w)
+{
+    const cuprof_run *run = w->run;
+    const cuprof_model *m = w->model;
+    cuprof_out *o = w->out;
+    uint64_t t0 = run->t_start, t1 = run->t_end > run->t_start ? run->t_end : run->t_start + 1;
+    uint64_t bw = (t1 - t0 + TL_BUCKETS - 1) / TL_BUCKETS;
+    if (bw < 1000)
+        bw = 1000;   /* intervals of at least 1 us */
+    size_t n = (size_t)((t1 - t0 + bw - 1) / bw);
+    if (n > TL_BUCKETS)
+        n = TL_BUCKETS;
+    cuprof_out_printf(o, ",\"timeline\":{\"t0_ns\":%llu,\"bucket_ns\":%llu,\"n\":%zu,\"gpu\":[",
+                      (unsigned long long)t0, (unsigned long long)bw, n);
+    const cuprof_gpu_run *g = m->timeline && run->gpu.captured ? m->timeline->gpu : NULL;
+    double *acc = calloc(n ? n : 1, sizeof *acc);
+    uint32_t devs[TL_MAX_DEVICES];
+    size_t ndev = 0;
+    for (size_t k = 0; g && k < g->n_kernels + g->n_copies; k++) {
+        uint32_t d = k < g->n_kernels ? g->kernels[k].device : g->copies[k - g->n_kernels].device;
+        size_t j = 0;
+        while (j < ndev && devs[j] != d)
+            j++;
+        if (j == ndev && ndev < TL_MAX_DEVICES)
+            devs[ndev++] = d;
+    }
+    for (size_t j = 0; acc && j < ndev; j++) {
+        memset(acc, 0, n * sizeof *acc);
+        for (size_t k = 0; k < g->n_kernels; k++)
+            if (g->kernels[k].device == devs[j])
+                spread(acc, t0, bw, n, g->kernels[k].start_ns, g->kernels[k].end_ns);
+        for (size_t k = 0; k < g->n_copies; k++)
+            if (g->copies[k].device == devs[j])
+                spread(acc, t0, bw, n, g->copies[k].start_ns, g->copies[k].end_ns);
+        cuprof_out_printf(o, "%s{\"device\":%u,\"busy\":[", j ? "," : "", devs[j]);
+        for (size_t i = 0; i < n; i++) {
+            if (i)
+                cuprof_out_putc(o, ',');
+            put_share(o, acc[i] / (double)bw);
+        }
+        cuprof_out_puts(o, "]}");
+    }
+    cuprof_out_puts(o, "],\"cpu\":[");
+    uint64_t *calls = calloc(n ? n : 1, sizeof *calls);
+    for (size_t t = 0; calls && t < run->nthreads && t < TL_MAX_THREADS; t++) {
+        const cuprof_run_thread *th = &run->threads[t];
+        memset(calls, 0, n * sizeof *calls);
+        for (uint64_t i = 0; i < th->n; i++) {
+            const cuprof_event *ev = cuprof_run_event(th, i);
+            if (ev->depth == 0 && !cuprof_ev_is_nvtx(ev->cls) && ev->t0 >= t0 && (ev->t0 - t0) / bw < n)
+                calls[(ev->t0 - t0) / bw]++;
+        }
+        cuprof_out_printf(o, "%s{\"tid\":%u,\"name\":", t ? "," : "", th->tid);
+        char name[40];
+        size_t nl = 0;
+        for (const char *c = th->name; *c && nl + 1 < sizeof name && c < th->name + sizeof th->name; c++)
+            if (*c != '<')
+                name[nl++] = *c;
+        name[nl] = '\0';
+        cuprof_out_json_cstr(o, name);
+        cuprof_out_puts(o, ",\"calls\":[");
+        for (size_t i = 0; i < n; i++) {
+            if (i)
+                cuprof_out_putc(o, ',');
+            cuprof_out_u64(o, calls[i]);
+        }
+        cuprof_out_puts(o, "]}");
+    }
+    cuprof_out_puts(o, "],\"memory\":[");
+    const cuprof_memory *mm = m->memory;
+    if (mm && mm->nsteps) {   /* the most held in each interval, so the peak shows */
+        int64_t held = 0;
+        size_t k = 0, wrote = 0;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t end = t0 + (i + 1) * bw;
+            int64_t most = held;
+            int any = 0;
+            while (k < mm->nsteps && mm->steps[k].t < end) {
+                held += mm->steps[k].delta;
+                if (held > most)
+                    most = held;
+                k++;
+                any = 1;
+            }
+            if (any || i == 0 || i + 1 == n) {
+                cuprof_out_printf(o, "%s[%llu,%lld]", wrote++ ? "," : "", (unsigned long long)(i * bw),
+                                  (long long)(most > 0 ? most : 0));
+            }
+        }
+    }
+    cuprof_out_puts(o, "]}");
+    free(acc);
+    free(calls);
+}
+
+static int html_write(cuprof_writer *w)
+{
+    cuprof_out *o = w->out;
+    cuprof_out sum;
+    if (cuprof_out_open_mem(&sum) < 0)
+        return -1;
+    if (cuprof_writer_run(&cuprof_summary_json_ops, &sum, w->model) < 0 || cuprof_out_commit(&sum) < 0) {
+        cuprof_out_discard(&sum);
+        return -1;
+    }
+    size_t slen = sum.len;
+    while (slen && (sum.buf[slen - 1] == '\n' || sum.buf[slen - 1] == ' '))
+        slen--;
+    const char *prog = strrchr(w->run->program ? w->run->program : "?", '/');
+    cuprof_out_puts(o, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+                       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                       "<title>cuprof: ");
+    for (const char *c = prog ? prog + 1 : (w->run->program ? w->run->program : "?"); *c; c++)
+        if (*c == '<' || *c == '&')
+            cuprof_out_puts(o, *c == '<' ? "&lt;" : "&amp;");
+        else
+            cuprof_out_putc(o, *c);
+    cuprof_out_puts(o, "</title>\n<style>\n");
+    cuprof_out_puts(o, cuprof_html_uplot_css);
+    cuprof_out_puts(o, "\n");
+    cuprof_out_puts(o, cuprof_html_page_css);
+    cuprof_out_puts(o, "</style></head>\n<body><div id=\"app\"></div>\n"
+                       "<script id=\"cuprof-data\" type=\"application/json\">{\"summary\":");
+    put_json_safe(o, sum.buf, slen);
+    cuprof_out_discard(&sum);
+    put_timeline(w);
+    cuprof_out_puts(o, "}</script>\n<script>\n");
+    cuprof_out_puts(o, cuprof_html_uplot_js);
+    cuprof_out_puts(o, "\n</script>\n<script>\n");
+    cuprof_out_puts(o, cuprof_html_page_js);
+    cuprof_out_puts(o, "\n</script>\n</body></html>\n");
+    return 0;
+}
+
+const cuprof_writer_ops cuprof_report_html_ops = {
+    .suffix = "report.html",
+    .size = sizeof(cuprof_writer),
+    .write = html_write,
+    .wanted = html_wanted,
+};
