@@ -29,9 +29,9 @@ Usage: prof.sh [options] [--] PROGRAM [ARGS...]
        prof.sh report [-o DIR] [-n NAME] [--format F] [--compress C] [--gzip]
                       [--export sqlite] [--capture-range R] NAME.cuprof
        prof.sh snapshot [-o DIR] [report options] PID|RUNFILE
-       prof.sh compare [compare options] A.summary.json B.summary.json
+       prof.sh compare [--json] [--html FILE] A.summary.json B.summary.json
        prof.sh export sqlite NAME.trace.json [OUT.sqlite]
-       prof.sh merge [-n NAME] [-o OUTDIR] DIR
+       prof.sh merge [-n NAME] [-o OUTDIR] [--html] DIR
        prof.sh stats [--report api|kernels|copies|blas|ranges] [--sort COLUMN]
                      [--limit N] [--filter REGEX] [--csv|--json] NAME.summary.json
 

@@ -16,6 +16,7 @@
  * '<' in the JSON is written \u003c (they are all inside strings), so no
  * kernel name or argument can end the script element.
  */
+#include "formats/html_page.h"
 #include "formats/units.h"
 #include "formats/writer.h"
 #include "model/memory.h"
@@ -28,26 +29,9 @@
 #define TL_MAX_DEVICES 16
 #define TL_MAX_THREADS 32
 
-/* formats/html/, built in (formats.mk: html_assets.S) */
-extern const char cuprof_html_uplot_js[], cuprof_html_uplot_css[];
-extern const char cuprof_html_page_js[], cuprof_html_page_css[];
-
 static int html_wanted(const cuprof_model *m)
 {
     return m->run->report_html;
-}
-
-/* Writes the JSON text (len bytes) with every '<' as \u003c. */
-static void put_json_safe(cuprof_out *o, const char *s, size_t len)
-{
-    size_t from = 0;
-    for (size_t i = 0; i < len; i++)
-        if (s[i] == '<') {
-            cuprof_out_write(o, s + from, i - from);
-            cuprof_out_puts(o, "\\u003c");
-            from = i + 1;
-        }
-    cuprof_out_write(o, s + from, len - from);
 }
 
 /* Adds the part of [a, b) inside each bucket to acc (ns). */
@@ -168,42 +152,37 @@ static void put_timeline(cuprof_writer *w)
     free(calls);
 }
 
+static void put_out(void *ctx, const char *s, size_t n)
+{
+    cuprof_out_write(ctx, s, n);
+}
+
 static int html_write(cuprof_writer *w)
 {
-    cuprof_out *o = w->out;
-    cuprof_out sum;
-    if (cuprof_out_open_mem(&sum) < 0)
+    cuprof_out data;
+    if (cuprof_out_open_mem(&data) < 0)
         return -1;
-    if (cuprof_writer_run(&cuprof_summary_json_ops, &sum, w->model) < 0 || cuprof_out_commit(&sum) < 0) {
-        cuprof_out_discard(&sum);
+    cuprof_out_puts(&data, "{\"summary\":");
+    cuprof_writer tl = *w;   /* put_timeline writes to tl.out */
+    tl.out = &data;
+    if (cuprof_writer_run(&cuprof_summary_json_ops, &data, w->model) < 0) {
+        cuprof_out_discard(&data);
         return -1;
     }
-    size_t slen = sum.len;
-    while (slen && (sum.buf[slen - 1] == '\n' || sum.buf[slen - 1] == ' '))
-        slen--;
-    const char *prog = strrchr(w->run->program ? w->run->program : "?", '/');
-    cuprof_out_puts(o, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-                       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-                       "<title>cuprof: ");
-    for (const char *c = prog ? prog + 1 : (w->run->program ? w->run->program : "?"); *c; c++)
-        if (*c == '<' || *c == '&')
-            cuprof_out_puts(o, *c == '<' ? "&lt;" : "&amp;");
-        else
-            cuprof_out_putc(o, *c);
-    cuprof_out_puts(o, "</title>\n<style>\n");
-    cuprof_out_puts(o, cuprof_html_uplot_css);
-    cuprof_out_puts(o, "\n");
-    cuprof_out_puts(o, cuprof_html_page_css);
-    cuprof_out_puts(o, "</style></head>\n<body><div id=\"app\"></div>\n"
-                       "<script id=\"cuprof-data\" type=\"application/json\">{\"summary\":");
-    put_json_safe(o, sum.buf, slen);
-    cuprof_out_discard(&sum);
-    put_timeline(w);
-    cuprof_out_puts(o, "}</script>\n<script>\n");
-    cuprof_out_puts(o, cuprof_html_uplot_js);
-    cuprof_out_puts(o, "\n</script>\n<script>\n");
-    cuprof_out_puts(o, cuprof_html_page_js);
-    cuprof_out_puts(o, "\n</script>\n</body></html>\n");
+    while (data.len && (data.buf[data.len - 1] == '\n' || data.buf[data.len - 1] == ' '))
+        data.len--;
+    put_timeline(&tl);
+    cuprof_out_putc(&data, '}');
+    if (cuprof_out_commit(&data) < 0) {
+        cuprof_out_discard(&data);
+        return -1;
+    }
+    const char *prog = w->run->program ? w->run->program : "?";
+    const char *base = strrchr(prog, '/');
+    char title[300];
+    snprintf(title, sizeof title, "cuprof: %s", base ? base + 1 : prog);
+    cuprof_html_page(put_out, w->out, CUPROF_HTML_REPORT, title, data.buf, data.len);
+    cuprof_out_discard(&data);
     return 0;
 }
 

@@ -1,11 +1,12 @@
 /*
  * merge.c - cuprof-merge (prof.sh merge): the ranks of a job as one run.
  *
- *   cuprof-merge [-n NAME] [-o OUTDIR] DIR
+ *   cuprof-merge [-n NAME] [-o OUTDIR] [--html] DIR
  *
  * Reads DIR/NAME.rankR.summary.json and .trace.json of every rank, writes
  * OUTDIR/NAME.merged.{trace.json,summary.txt,summary.json} (OUTDIR: DIR),
- * prints the merged summary.txt on stdout and where the files went on
+ * (--html: and NAME.merged.report.html, one self-contained page of the
+ * ranks' step times and waits), prints the merged summary.txt on stdout and where the files went on
  * stderr. Exit 0; 2 for a usage error or files it cannot read or write,
  * with one "cuprof:" line saying why.
  */
@@ -16,20 +17,25 @@
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: prof.sh merge [-n NAME] [-o OUTDIR] DIR\n"
+    fprintf(stderr, "usage: prof.sh merge [-n NAME] [-o OUTDIR] [--html] DIR\n"
                     "  merges DIR/NAME.rankR.* (each rank's files, written by prof.sh under mpirun,\n"
-                    "  torchrun or srun) into OUTDIR/NAME.merged.{trace.json,summary.txt,summary.json}\n");
+                    "  torchrun or srun) into OUTDIR/NAME.merged.{trace.json,summary.txt,summary.json}\n"
+                    "  --html  also OUTDIR/NAME.merged.report.html: one self-contained page (no network)\n"
+                    "          with each rank's step times and waits\n");
     return 2;
 }
 
 int main(int argc, char **argv)
 {
     const char *name = NULL, *out = NULL, *dir = NULL;
+    int html = 0;
     for (int i = 1; i < argc; i++) {
         if ((!strcmp(argv[i], "-n") || !strcmp(argv[i], "--name")) && i + 1 < argc)
             name = argv[++i];
         else if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc)
             out = argv[++i];
+        else if (!strcmp(argv[i], "--html"))
+            html = 1;
         else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
             return usage() ? 0 : 0;
         else if (argv[i][0] == '-' || dir)
@@ -50,15 +56,16 @@ int main(int argc, char **argv)
     }
     mg_align(&m);
     mg_meetings(&m);
-    char trace[4200], sj[4200], st[4200];
+    char trace[4200], sj[4200], st[4200], page[4200];
     snprintf(trace, sizeof trace, "%s/%s.merged.trace.json", out, m.name);
     snprintf(sj, sizeof sj, "%s/%s.merged.summary.json", out, m.name);
     snprintf(st, sizeof st, "%s/%s.merged.summary.txt", out, m.name);
+    snprintf(page, sizeof page, "%s/%s.merged.report.html", out, m.name);
     int traced = 0;
     for (size_t i = 0; i < m.n; i++)
         traced += m.r[i].trace != NULL;
     if ((traced && mg_write_trace(&m, trace, err, sizeof err) < 0) ||
-        mg_write_summary(&m, sj, st, err, sizeof err) < 0) {
+        mg_write_summary(&m, sj, st, err, sizeof err) < 0 || (html && mg_write_html(&m, sj, page, err, sizeof err) < 0)) {
         fprintf(stderr, "cuprof: merge: %s\n", err);
         mg_free(&m);
         return 2;
@@ -70,8 +77,8 @@ int main(int argc, char **argv)
         fwrite(buf, 1, k, stdout);
     if (f)
         fclose(f);
-    fprintf(stderr, "cuprof: merged %zu rank%s of %s into %s/%s.merged.{%ssummary.txt,summary.json}\n", m.n,
-            m.n == 1 ? "" : "s", m.name, out, m.name, traced ? "trace.json," : "");
+    fprintf(stderr, "cuprof: merged %zu rank%s of %s into %s/%s.merged.{%ssummary.txt,summary.json%s}\n", m.n,
+            m.n == 1 ? "" : "s", m.name, out, m.name, traced ? "trace.json," : "", html ? ",report.html" : "");
     if (traced < (int)m.n)
         fprintf(stderr, "cuprof: merge: %zu rank%s wrote no trace.json (run with --format json or both): "
                         "not in the merged trace\n",

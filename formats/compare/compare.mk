@@ -9,7 +9,7 @@ COMPARE_OBJS := $(patsubst $(CMP_DIR)/%.c,$(B)/compare/%.o,$(COMPARE_SRCS))
 $(B)/compare/%.o: $(CMP_DIR)/%.c
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -I. -c -o $@ $<
 
-$(B)/cuprof-compare: $(B)/tools/compare.o $(COMPARE_OBJS)
+$(B)/cuprof-compare: $(B)/tools/compare.o $(COMPARE_OBJS) $(B)/formats/html_page.o $(B)/formats/html_assets.o
 	$(call P,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(JSON_LIBS)
 
 ALL_TARGETS += $(B)/cuprof-compare

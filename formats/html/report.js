@@ -1,53 +1,20 @@
-// report.js - the page of NAME.report.html (formats/html/README.md).
+// report.js - the page of NAME.report.html (formats/html/README.md), after
+// common.js in the same file.
 //
-// Reads the run from <script id="cuprof-data" type="application/json">
-// ({summary: summary.json's object, timeline: {...}: formats/report_html.c})
-// and draws it, top to bottom: the headline numbers, the verdict and the
-// findings, the timeline overview (GPU busy per device, CPU calls per thread,
-// the steps as bands), the steps, device memory over time, the top kernels,
-// the API table (sortable), the launch census and NCCL's collectives. Charts
-// are uPlot's (inlined with this file); nothing is fetched from anywhere.
-// Each headline number carries its raw value in data-v, for the tests.
+// Reads the run ({summary: summary.json's object, timeline: {...}:
+// formats/report_html.c}) and draws it, top to bottom: the headline
+// numbers, the verdict and the findings, the timeline overview (GPU busy per
+// device, CPU calls per thread, the steps as bands; drag to zoom, double-click
+// to zoom out), the steps, device memory over time, the top kernels, the API
+// table (sortable), the launch census and NCCL's collectives. Each headline
+// number carries its raw value in data-v, for the tests.
 (function () {
   'use strict';
-  const data = JSON.parse(document.getElementById('cuprof-data').textContent);
-  const s = data.summary || {};
-  const tl = data.timeline || null;
-  const app = document.getElementById('app');
-
-  // ---- formatting ----------------------------------------------------------
-  function fmtTime(ns) {
-    if (ns === null || ns === undefined) return '-';
-    const a = Math.abs(ns);
-    if (a >= 1e9) return (ns / 1e9).toFixed(3) + ' s';
-    if (a >= 1e6) return (ns / 1e6).toFixed(3) + ' ms';
-    if (a >= 1e3) return (ns / 1e3).toFixed(3) + ' us';
-    return ns + ' ns';
-  }
-  function fmtBytes(b) {
-    const u = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-    let i = 0, v = b;
-    while (v >= 1024 && i < u.length - 1) { v /= 1024; i++; }
-    return (i ? v.toFixed(2) : String(v)) + ' ' + u[i];
-  }
-  function pct(x) { return (100 * x).toFixed(1) + '%'; }
-  function el(tag, attrs, kids) {
-    const e = document.createElement(tag);
-    for (const k in attrs || {}) {
-      if (k === 'text') e.textContent = attrs[k];
-      else e.setAttribute(k, attrs[k]);
-    }
-    for (const c of kids || []) if (c) e.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
-    return e;
-  }
-  function section(id, title, kids) {
-    return el('section', { id: id }, [el('h2', { text: title })].concat(kids));
-  }
-  function num(key, label, raw, shown) {
-    return el('div', { class: 'num' }, [
-      el('div', { class: 'label', text: label }),
-      el('div', { class: 'value', 'data-k': key, 'data-v': String(raw), text: shown })]);
-  }
+  const C = window.cuprof;
+  const s = C.data.summary || {};
+  const tl = C.data.timeline || null;
+  const app = C.app, el = C.el, section = C.section, num = C.num, chart = C.chart, table = C.table;
+  const fmtTime = C.fmtTime, fmtBytes = C.fmtBytes, pct = C.pct;
 
   // ---- header: the program and the headline numbers ------------------------
   const gpu = s.gpu || {};
@@ -67,31 +34,12 @@
       num('calls', 'calls recorded', s.events || 0, String(s.events || 0))])]));
 
   // ---- verdict and findings ------------------------------------------------
-  const findings = s.findings || [];
-  const fl = el('ul', { class: 'findings' });
-  findings.forEach(function (f, i) {
-    const where = { 'overhead-bound': 'timeline', 'compute-bound': 'timeline', 'hotspot': 'kernels',
-      'sync-wait': 'api', 'many-calls': 'api', 'out-of-memory': 'memory', 'exposed-communication': 'collectives',
-      'latency-bound-collectives': 'collectives', 'collective-spread': 'collectives' }[f.rule];
-    fl.appendChild(el('li', { class: 'finding ' + f.severity, id: 'finding-' + i }, [
-      el('span', { class: 'sev', text: f.severity }),
-      el('b', { text: f.rule }), ': ' + f.message,
-      where ? el('a', { href: '#' + where, text: ' (see)' }) : null,
-      el('div', { class: 'advice', text: 'try: ' + f.advice })]));
-  });
-  app.appendChild(section('findings', 'Verdict and findings', [findings.length ? fl : el('p', { text: 'No finding.' })]));
+  const where = { 'overhead-bound': 'timeline', 'compute-bound': 'timeline', 'hotspot': 'kernels',
+    'sync-wait': 'api', 'many-calls': 'api', 'out-of-memory': 'memory', 'exposed-communication': 'collectives',
+    'latency-bound-collectives': 'collectives', 'collective-spread': 'collectives' };
+  app.appendChild(section('findings', 'Verdict and findings', [C.findingList(s.findings || [], where)]));
 
   // ---- charts --------------------------------------------------------------
-  const charts = [];
-  function width() { return Math.max(480, Math.min(1200, app.clientWidth - 32)); }
-  function chart(opts, rows, host) {
-    if (typeof uPlot === 'undefined') {
-      host.appendChild(el('p', { class: 'warn', text: 'The chart library was not built into this page.' }));
-      return;
-    }
-    charts.push(new uPlot(Object.assign({ width: width(), height: 220 }, opts), rows, host));
-  }
-
   // time axes: ms from the start for runs under 10 s, else seconds
   const span = tl ? tl.n * tl.bucket_ns : 0;
   const unit = span < 10e9 ? 1e6 : 1e9, unitName = unit === 1e6 ? 'ms' : 's';
@@ -114,7 +62,7 @@
     const xs = [];
     for (let i = 0; i < tl.n; i++) xs.push((i + 0.5) * tl.bucket_ns / unit);
     const rows = [xs], series = [{ label: 'time (' + unitName + ')' }];
-    const colors = ['#2a7ab9', '#c4512d', '#3a9a50', '#8a4fb0', '#b08a1f', '#2aa5a5'];
+    const colors = C.colors;
     (tl.gpu || []).forEach(function (g, i) {
       rows.push(g.busy.map(function (v) { return 100 * v; }));
       series.push({ label: 'GPU ' + g.device + ' busy %', stroke: colors[i % colors.length], width: 1.5,
@@ -127,7 +75,7 @@
     });
     const host = el('div', { class: 'chart', id: 'timeline-chart' });
     app.appendChild(section('timeline', 'Timeline (' + tl.n + ' intervals of ' + fmtTime(tl.bucket_ns) +
-      (steps.length ? '; steps shaded' : '') + ')', [host]));
+      (steps.length ? '; steps shaded' : '') + '; drag to zoom, double-click to zoom out)', [host]));
     chart({ series: series, scales: { x: { time: false }, '%': { range: [0, 100] } },
       axes: [{ label: unitName + ' from the start' }, { scale: '%', label: 'GPU busy %' },
         { scale: 'calls', side: 1, label: 'calls per interval', grid: { show: false } }],
@@ -142,7 +90,7 @@
       { label: 'step time (ms)', stroke: '#2a7ab9', width: 2, scale: 'ms', points: { show: true } },
       { label: 'GPU busy %', stroke: '#c4512d', width: 1.5, scale: '%', points: { show: true } }],
       scales: { x: { time: false }, '%': { range: [0, 100] } },
-      axes: [{ label: 'step' }, { scale: 'ms', label: 'ms' }, { scale: '%', side: 1, label: 'busy %', grid: { show: false } }] },
+      axes: [{ label: 'step', incrs: C.wholeIncrs }, { scale: 'ms', label: 'ms' }, { scale: '%', side: 1, label: 'busy %', grid: { show: false } }] },
       [xs, steps.map(function (st) { return st.dur_ns / 1e6; }),
         steps.map(function (st) { return st.dur_ns ? 100 * st.busy_ns / st.dur_ns : 0; })], host);
   }
@@ -160,42 +108,6 @@
   }
 
   // ---- tables ----------------------------------------------------------------
-  function table(id, cols, rowsData) {
-    const t = el('table', { id: id + '-table' });
-    const head = el('tr');
-    cols.forEach(function (c, ci) {
-      const th = el('th', { text: c.title, title: 'sort' });
-      th.addEventListener('click', function () { sortBy(ci); });
-      head.appendChild(th);
-    });
-    t.appendChild(el('thead', {}, [head]));
-    const body = el('tbody');
-    t.appendChild(body);
-    let order = rowsData.slice(), lastCol = -1, desc = true;
-    function render() {
-      body.textContent = '';
-      order.forEach(function (r) {
-        body.appendChild(el('tr', {}, cols.map(function (c) {
-          const v = c.get(r);
-          return el('td', { class: c.num ? 'n' : '', text: c.fmt ? c.fmt(v) : String(v) });
-        })));
-      });
-    }
-    function sortBy(ci) {
-      desc = ci === lastCol ? !desc : true;
-      lastCol = ci;
-      const g = cols[ci].get;
-      order.sort(function (a, b) {
-        const x = g(a), y = g(b);
-        const c = typeof x === 'number' ? x - y : String(x).localeCompare(String(y));
-        return desc ? -c : c;
-      });
-      render();
-    }
-    render();
-    return t;
-  }
-
   if (kernels.length) {
     const total = kernels.reduce(function (a, k) { return a + k.gpu_total_ns; }, 0) || 1;
     app.appendChild(section('kernels', 'Top kernels (GPU time)', [table('kernels', [
@@ -245,10 +157,5 @@
       { title: 'Algo', get: function (r) { return r.algo || '-'; } }], colls.rows)]));
   }
 
-  app.appendChild(el('footer', { text: 'cuprof ' + (s.version || '') + ' · ' + (s.tool || '') +
-    ' · this page fetches nothing: its data and chart library (uPlot) are inside it' }));
-  window.addEventListener('resize', function () {
-    charts.forEach(function (c) { c.setSize({ width: width(), height: 220 }); });
-  });
-  document.body.setAttribute('data-ready', String(charts.length));
+  C.done('cuprof ' + (s.version || '') + ' · ' + (s.tool || ''));
 })();

@@ -95,6 +95,10 @@ int mg_write_trace(const mg_run *m, const char *path, char *err, size_t errlen);
 int mg_write_summary(const mg_run *m, const char *json_path, const char *txt_path, char *err,
                      size_t errlen);
 
+/* NAME.merged.report.html: the page of the job (formats/html/merged.js),
+ * from the merged summary just written at summary_path. 0 or -1 with err. */
+int mg_write_html(const mg_run *m, const char *summary_path, const char *html_path, char *err, size_t errlen);
+
 /* Lower median of v[0..n) (sorted in place); 0 when n == 0. */
 uint64_t mg_median(uint64_t *v, size_t n);
 

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define RUN_TIMEOUT_S 180
 
@@ -207,6 +208,33 @@ START_TEST(demo_traces_in_viewers)
 }
 END_TEST
 
+/* Opens a page in headless Chromium (report.mjs), saving its screenshot at
+ * shot, and checks what every page must do: no request, no console error,
+ * at least min_charts charts and every one painted. Returns what report.mjs
+ * saw (the values shown, ...). */
+static json_t *open_page(const char *page, const char *shot, int min_charts, e2e_result *r)
+{
+    json_t *seen = viewer_report(page, shot, r);
+    ck_assert_msg(r->status == 0, "report.mjs: exit %d\n%s", r->status, r->out);
+    ck_assert_msg(json_array_size(json_object_get(seen, "requests")) == 0, "requests: %s",
+                  json_dumps(json_object_get(seen, "requests"), 0));
+    ck_assert_msg(json_array_size(json_object_get(seen, "errors")) == 0, "errors: %s",
+                  json_dumps(json_object_get(seen, "errors"), 0));
+    long long charts = e2e_int(seen, "charts");
+    ck_assert_int_ge(charts, min_charts);
+    ck_assert_int_eq(e2e_int(seen, "drawn"), charts);
+    return seen;
+}
+
+/* Where the screenshots go: build/report-shots/NAME.png. */
+static void shot_path(char *buf, size_t len, const char *name)
+{
+    char shots[4200];
+    snprintf(shots, sizeof shots, "%s/report-shots", e2e_build());
+    mkdir(shots, 0755);
+    snprintf(buf, len, "%s/%s.png", shots, name);
+}
+
 /* The demo's runs with --report-html: each NAME.report.html opened in
  * headless Chromium makes no request, logs no error, draws every chart it
  * has, and shows the wall time, GPU busy, top kernel and peak memory of
@@ -224,21 +252,11 @@ START_TEST(demo_reports_in_chromium)
     const char *env[] = {"CUPROF_REPORT_HTML=1", NULL};
     e2e_prof p = e2e_profile(1, args, env, RUN_TIMEOUT_S);
     ck_assert_msg(p.r.status == 0 && p.sum, "exit %d\n%s", p.r.status, p.r.err);
-    char report[4200], shots[4200], shot[4400];
+    char report[4200], shot[4400];
     snprintf(report, sizeof report, "%s/x.report.html", p.dir);
-    snprintf(shots, sizeof shots, "%s/report-shots", e2e_build());
-    mkdir(shots, 0755);
-    snprintf(shot, sizeof shot, "%s/%s.png", shots, modes[_i]);
+    shot_path(shot, sizeof shot, modes[_i]);
     e2e_result r;
-    json_t *seen = viewer_report(report, shot, &r);
-    ck_assert_msg(r.status == 0, "report.mjs: exit %d\n%s", r.status, r.out);
-    ck_assert_msg(json_array_size(json_object_get(seen, "requests")) == 0, "requests: %s",
-                  json_dumps(json_object_get(seen, "requests"), 0));
-    ck_assert_msg(json_array_size(json_object_get(seen, "errors")) == 0, "errors: %s",
-                  json_dumps(json_object_get(seen, "errors"), 0));
-    long long charts = e2e_int(seen, "charts");
-    ck_assert_int_ge(charts, 2);   /* the timeline, device memory */
-    ck_assert_int_eq(e2e_int(seen, "drawn"), charts);
+    json_t *seen = open_page(report, shot, 2, &r);   /* the timeline, device memory */
     json_t *v = json_object_get(seen, "values");
     char want[64];
     snprintf(want, sizeof want, "%lld", e2e_int(p.sum, "wall_ns"));
@@ -255,6 +273,114 @@ START_TEST(demo_reports_in_chromium)
 }
 END_TEST
 
+/* prof.sh compare --html on the demo's eager and fused runs: the page shows
+ * each run's wall time, GPU busy, top kernel and peak memory as its
+ * summary.json says, draws the overview and the kernels, and leads with
+ * what changed (the fused GEMM's kernel is only in B). */
+START_TEST(compare_page_in_chromium)
+{
+    const char *no = viewer_missing();
+    if (no) {
+        fprintf(stderr, "SKIPPED compare --html in Chromium: %s; scripts/deps.sh installs it\n", no);
+        return;
+    }
+    static const char *const modes[] = {"eager", "fused"};
+    e2e_prof p[2];
+    for (int i = 0; i < 2; i++) {
+        const char *args[] = {e2e_path("bench/matmul_add"), "--mode", modes[i], "--size", "64", "--dtype",
+                              "bf16", "--iters", "20", "--warmup", "2", NULL};
+        p[i] = e2e_profile(1, args, NULL, RUN_TIMEOUT_S);
+        ck_assert_msg(p[i].r.status == 0 && p[i].sum, "exit %d\n%s", p[i].r.status, p[i].r.err);
+    }
+    char page[4400], shot[4400];
+    snprintf(page, sizeof page, "%s/eager-vs-fused.html", p[0].dir);
+    const char *argv[] = {e2e_path("prof.sh"), "compare", "--html", page, p[0].dir, p[1].dir, NULL};
+    e2e_result c = e2e_run(argv, NULL, NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(c.status == 0, "compare: %d\n%s", c.status, c.err);
+    ck_assert_ptr_nonnull(strstr(c.out, "cuprof compare: 2 runs"));   /* the text, as without --html */
+    shot_path(shot, sizeof shot, "compare-eager-fused");
+    e2e_result r;
+    json_t *seen = open_page(page, shot, 2, &r);   /* the overview, the kernels */
+    json_t *v = json_object_get(seen, "values");
+    for (int i = 0; i < 2; i++) {
+        char key[64], want[64];
+        const char L = (char)('A' + i);
+        snprintf(key, sizeof key, "wall-%c", L);
+        snprintf(want, sizeof want, "%lld", e2e_int(p[i].sum, "wall_ns"));
+        ck_assert_str_eq(e2e_str(v, key), want);
+        snprintf(key, sizeof key, "gpu-busy-%c", L);
+        snprintf(want, sizeof want, "%lld", e2e_int(json_object_get(p[i].sum, "gpu"), "busy_ns"));
+        ck_assert_str_eq(e2e_str(v, key), want);
+        snprintf(key, sizeof key, "peak-memory-%c", L);
+        snprintf(want, sizeof want, "%lld", e2e_int(json_object_get(p[i].sum, "memory"), "peak_bytes"));
+        ck_assert_str_eq(e2e_str(v, key), want);
+        snprintf(key, sizeof key, "top-kernel-%c", L);
+        ck_assert_str_eq(e2e_str(v, key), e2e_str(json_array_get(json_object_get(p[i].sum, "kernels"), 0), "name"));
+    }
+    json_t *sections = json_object_get(seen, "sections");
+    ck_assert_str_eq(json_string_value(json_array_get(sections, 0)), "changes");
+    size_t len;
+    char *html = e2e_read_file(page, &len);
+    ck_assert_ptr_nonnull(html);
+    ck_assert_ptr_nonnull(strstr(html, "only in B: nvjet"));   /* the fused GEMM's kernel, a difference */
+    free(html);
+    json_decref(seen);
+    e2e_result_free(&r);
+    e2e_result_free(&c);
+    e2e_prof_free(&p[0]);
+    e2e_prof_free(&p[1]);
+}
+END_TEST
+
+/* prof.sh merge --html on a 4-rank job with no MPI (bench/ddp_step through
+ * scripts/launch.sh, rank 2 slow): the page draws each rank's step times,
+ * waits and the ranks side by side, names rank 2 as the straggler and shows
+ * each rank's wall time as its summary.json says. */
+START_TEST(merged_page_in_chromium)
+{
+    const char *no = viewer_missing();
+    if (no) {
+        fprintf(stderr, "SKIPPED merge --html in Chromium: %s; scripts/deps.sh installs it\n", no);
+        return;
+    }
+    char *dir = e2e_tmpdir(), script[8192];
+    snprintf(script, sizeof script, "DDP_STORE='%s' '%s' --nproc 4 --master-port %d -- '%s' -q -o '%s' -n job -- "
+             "'%s' --steps 4 --slow 2", dir, e2e_path("scripts/launch.sh"), 29600 + (int)(getpid() % 100),
+             e2e_path("prof.sh"), dir, e2e_path("bench/ddp_step"));
+    const char *argv[] = {"/bin/bash", "-c", script, NULL};
+    const char *env[] = {e2e_sim_env(), "CUSIM_NCCL_BUS_GBPS=300", "CUSIM_NCCL_WAIT_S=2", NULL};
+    e2e_result job = e2e_run(argv, env, NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(job.status == 0, "job: %d\n%s", job.status, job.err);
+    const char *margv[] = {e2e_path("prof.sh"), "merge", "--html", dir, "-n", "job", NULL};
+    e2e_result m = e2e_run(margv, NULL, NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(m.status == 0, "merge: %d\n%s", m.status, m.err);
+    char page[4400], shot[4400];
+    snprintf(page, sizeof page, "%s/job.merged.report.html", dir);
+    shot_path(shot, sizeof shot, "merged-4-ranks");
+    e2e_result r;
+    json_t *seen = open_page(page, shot, 3, &r);   /* steps, waits, ranks */
+    json_t *v = json_object_get(seen, "values");
+    ck_assert_str_eq(e2e_str(v, "ranks"), "4");
+    ck_assert_str_eq(e2e_str(v, "straggler"), "2");
+    for (int k = 0; k < 4; k++) {
+        char path[4400], key[32], want[64];
+        snprintf(path, sizeof path, "%s/job.rank%d.summary.json", dir, k);
+        json_t *sum = e2e_load_json(path);
+        ck_assert_ptr_nonnull(sum);
+        snprintf(key, sizeof key, "wall-rank%d", k);
+        snprintf(want, sizeof want, "%lld", e2e_int(sum, "wall_ns"));
+        ck_assert_str_eq(e2e_str(v, key), want);
+        json_decref(sum);
+    }
+    json_decref(seen);
+    e2e_result_free(&r);
+    e2e_result_free(&m);
+    e2e_result_free(&job);
+    e2e_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("e2e_viewers");
@@ -262,6 +388,8 @@ int main(void)
     tcase_set_timeout(tc, 2 * RUN_TIMEOUT_S);
     tcase_add_loop_test(tc, demo_traces_in_viewers, 0, 6);
     tcase_add_loop_test(tc, demo_reports_in_chromium, 0, 3);
+    tcase_add_test(tc, compare_page_in_chromium);
+    tcase_add_test(tc, merged_page_in_chromium);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
