@@ -68,9 +68,12 @@ window.cuprof = (function () {
     return c;
   }
   // Bars for a chart's series (uPlot's own bar paths).
+  // size: the share of a column the bar takes; at most 200 px, so nested
+  // bars (0.7, 0.45, 0.2) keep their proportions.
   function bars(size) {
+    const f = size || 0.6;
     return typeof uPlot !== 'undefined' && uPlot.paths && uPlot.paths.bars ?
-      uPlot.paths.bars({ size: [size || 0.6, 120] }) : undefined;
+      uPlot.paths.bars({ size: [f, 200 * f] }) : undefined;
   }
   // Axis steps for counts (steps, calls): whole numbers only.
   const wholeIncrs = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6];

@@ -1,8 +1,10 @@
 // report.mjs - opens a NAME.report.html in headless Chromium, as a person
 // would (a file:// URL, no server), and reports what the page did.
 //
-//   node tests/viewers/report.mjs REPORT.html SCREENSHOT.png
+//   node tests/viewers/report.mjs REPORT.html SCREENSHOT.png [HEIGHT]
 //
+// (HEIGHT: the screenshot is the page's top HEIGHT pixels, not all of it:
+// how the README's picture was taken.)
 // Every request the page makes after its own file is counted (it must make
 // none) and refused; console errors and uncaught exceptions are kept. Once
 // the page says it is ready (body[data-ready]), each chart's canvas is read
@@ -19,7 +21,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const [reportPath, shotPath] = process.argv.slice(2);
+const [reportPath, shotPath, clipHeight] = process.argv.slice(2);
 if (!reportPath || !shotPath) {
   console.error('usage: report.mjs REPORT.html SCREENSHOT.png');
   process.exit(2);
@@ -69,7 +71,8 @@ try {
   const values = await page.$$eval('[data-k]', (es) =>
     Object.fromEntries(es.map((e) => [e.getAttribute('data-k'), e.getAttribute('data-v')])));
   const sections = await page.$$eval('section', (ss) => ss.map((x) => x.id));
-  await page.screenshot({ path: shotPath, fullPage: true });
+  await page.screenshot(clipHeight ? { path: shotPath, fullPage: true, clip: { x: 0, y: 0, width: 1400, height: Number(clipHeight) } }
+    : { path: shotPath, fullPage: true });
   result = { title: await page.title(), requests, errors, charts: charts.length,
     drawn: charts.filter((p) => p > 100).length, values, sections };
 } catch (e) {
