@@ -99,10 +99,11 @@ Options:
                      default; Perfetto v58 or newer, as ui.perfetto.dev),
                      zlib (every Perfetto reads it; slower), none
   --gzip             NAME.trace.json.gz instead of NAME.trace.json
-  --report-html      also NAME.report.html: one self-contained page (no network) with
-                     the verdict, findings, a timeline overview, steps, device memory,
-                     the kernels and the API table (prof.sh report --html: the same
-                     from a run file)
+  --no-report-html   no NAME.report.html (CUPROF_REPORT_HTML=0). By default each run
+                     also writes it: one self-contained page (no network) with the
+                     verdict, findings, a timeline overview, steps, device memory,
+                     the kernels, the API table and (--stacks) a flame graph
+                     (prof.sh report --html: the same from a run file)
   --no-run-file      remove NAME.cuprof once the outputs are built from it
                      (CUPROF_RUN_FILE=0; it takes a few bytes a call)
   --export sqlite    also NAME.sqlite at exit, tables shaped like Nsight
@@ -315,6 +316,7 @@ while [ $# -gt 0 ]; do
       shift $took ;;
     --gzip) trace_gzip=1; shift ;;
     --report-html) report_html=1; shift ;;
+    --no-report-html) report_html=0; shift ;;
     --no-run-file) run_file=0; shift ;;
     --standby) standby=1; shift ;;
     --flight-recorder|--flight-memory)

@@ -25,6 +25,9 @@
 #      path: stamps to ns, run build, aggregation, trace.json, summary.txt,
 #      summary.json), in events per second; and the trace's own share, as
 #      JSON and as Perfetto, against the same exit path with no trace.
+#   4. (not --quick) the HTML report of BENCH_HTML_N (10000000; 0: skip)
+#      calls: its cost, its size and its load time in Chromium
+#      (bench/report_html.sh).
 # Prints a table and writes the results (RESULTS.md by default, with a
 # fenced json block that bench/check.sh compares against).
 #
@@ -269,6 +272,12 @@ o1=$(awk -v c="$(minof "${abs[occupancy_1t.cuprof]:-}")" -v b="$(minof "${base[o
 o2=$(awk -v c="$(minof "${abs[occupancy_2t.cuprof]:-}")" -v b="$(minof "${base[occupancy_2t]:-}")" 'BEGIN{printf "%.2f", c - b}')
 robust[occupancy.cuprof_2t_over_1t]=$(awk -v a="$o2" -v b="$o1" 'BEGIN{ if (b < 1) b = 1; printf "%.3f", a / b }')
 
+# ---- the HTML report at scale (not --quick): bench/report_html.sh ------------------
+html_md=""
+if [ $quick = 0 ] && [ "${BENCH_HTML_N:-10000000}" != 0 ]; then
+  html_md=$("$top/bench/report_html.sh" "${BENCH_HTML_N:-10000000}" 2>&1) || html_md="bench/report_html.sh failed: $html_md"
+fi
+
 # ---- exit-time write cost --------------------------------------------------------
 # The same events written with no trace (CUPROF_FORMAT=none: the summaries
 # only), as trace.json and as NAME.perfetto-trace, interleaved, WRITE_REPEATS
@@ -442,6 +451,7 @@ label() {
         "$(awk -v t="$pbytes" -v n="$n" 'BEGIN{printf "%.2f", t / n}')"
     done
   fi
+  if [ -n "$html_md" ]; then echo; echo "$html_md"; fi
   for note in "${notes[@]}"; do echo; echo "Note: $note"; done
 } > "$tmp/table.md"
 cat "$tmp/table.md"

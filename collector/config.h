@@ -179,7 +179,7 @@ typedef struct cuprof_config {
     int trace_compress;      /* CUPROF_COMPRESS: CUPROF_COMPRESS_* (model/run.h) */
     int trace_gzip;          /* CUPROF_GZIP: trace.json.gz */
     int export_sqlite;       /* CUPROF_EXPORT=sqlite: NAME.sqlite at exit (cuprof-report) */
-    int report_html;         /* CUPROF_REPORT_HTML=1: NAME.report.html too */
+    int report_html;         /* NAME.report.html too (default; CUPROF_REPORT_HTML=0: not) */
     int keep_run_file;       /* CUPROF_RUN_FILE != 0 (default): NAME.cuprof stays after
                                 the report */
 } cuprof_config;

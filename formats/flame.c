@@ -128,6 +128,45 @@ static int write_folded(cuprof_writer *w, enum weight wt)
     return 0;
 }
 
+static int value_desc(const void *a, const void *b)
+{
+    uint64_t x = ((const line *)a)->value, y = ((const line *)b)->value;
+    return x < y ? 1 : x > y ? -1 : strcmp(((const line *)a)->text, ((const line *)b)->text);
+}
+
+int cuprof_flame_json(cuprof_out *o, const cuprof_model *m, size_t max_lines)
+{
+    size_t n;
+    line *v = lines_build(m->stacks, W_GPU, &n);
+    if (!v)
+        return -1;
+    qsort(v, n, sizeof *v, value_desc);
+    uint64_t rest = 0;
+    size_t wrote = 0;
+    cuprof_out_putc(o, '[');
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].value == 0)
+            continue;
+        if (wrote == max_lines) {
+            rest += v[i].value;
+            continue;
+        }
+        cuprof_out_puts(o, wrote++ ? ",[" : "[");
+        cuprof_out_json_cstr(o, v[i].text);
+        cuprof_out_putc(o, ',');
+        cuprof_out_u64(o, v[i].value);
+        cuprof_out_putc(o, ']');
+    }
+    if (rest) {
+        cuprof_out_puts(o, wrote ? ",[\"[other stacks]\"," : "[\"[other stacks]\",");
+        cuprof_out_u64(o, rest);
+        cuprof_out_putc(o, ']');
+    }
+    cuprof_out_putc(o, ']');
+    lines_free(v, n);
+    return 0;
+}
+
 static int write_gpu(cuprof_writer *w) { return write_folded(w, W_GPU); }
 static int write_cpu(cuprof_writer *w) { return write_folded(w, W_CPU); }
 static int write_calls(cuprof_writer *w) { return write_folded(w, W_CALLS); }

@@ -8,11 +8,14 @@
  *
  * The JSON: {"summary": summary.json's object, as that writer writes it,
  * "timeline": {"t0_ns", "bucket_ns", "n", "gpu": [{"device", "busy": [share
- * of each interval the device had a record running, 0..1]}], "cpu":
+ * of each interval the device had a record running, 0..1]}], "streams": [{
+ * "device", "stream", "busy": [...]}] (the first TL_MAX_STREAMS), "cpu":
  * [{"tid", "name", "calls": [outermost calls begun in each interval]}],
  * "memory": [[ns from t0, most bytes held in the interval], ...]}}: the
  * timeline is summarised into TL_BUCKETS intervals (never one point per
- * call), so a run of any length gives a page of about the same size. Every
+ * call), so a run of any length gives a page of about the same size; with
+ * --stacks, "flame": [["outer;...;api;kernel", GPU ns], ...] (flame.c: the
+ * FLAME_LINES heaviest stacks). Every
  * '<' in the JSON is written \u003c (they are all inside strings), so no
  * kernel name or argument can end the script element.
  */
@@ -27,7 +30,9 @@
 
 #define TL_BUCKETS 600
 #define TL_MAX_DEVICES 16
+#define TL_MAX_STREAMS 16   /* stream lanes past these are in their device's */
 #define TL_MAX_THREADS 32
+#define FLAME_LINES 2000   /* the heaviest stacks kept for the flame graph */
 
 static int html_wanted(const cuprof_model *m)
 {
@@ -73,25 +78,41 @@ static void put_timeline(cuprof_writer *w)
                       (unsigned long long)t0, (unsigned long long)bw, n);
     const cuprof_gpu_run *g = m->timeline && run->gpu.captured ? m->timeline->gpu : NULL;
     double *acc = calloc(n ? n : 1, sizeof *acc);
-    uint32_t devs[TL_MAX_DEVICES];
-    size_t ndev = 0;
+    /* the lanes: each device (all its streams), then each (device, stream) */
+    uint32_t devs[TL_MAX_DEVICES], sdev[TL_MAX_STREAMS], sid[TL_MAX_STREAMS];
+    size_t ndev = 0, nstr = 0;
     for (size_t k = 0; g && k < g->n_kernels + g->n_copies; k++) {
-        uint32_t d = k < g->n_kernels ? g->kernels[k].device : g->copies[k - g->n_kernels].device;
+        int kern = k < g->n_kernels;
+        uint32_t d = kern ? g->kernels[k].device : g->copies[k - g->n_kernels].device;
+        uint32_t st = kern ? g->kernels[k].stream : g->copies[k - g->n_kernels].stream;
         size_t j = 0;
         while (j < ndev && devs[j] != d)
             j++;
         if (j == ndev && ndev < TL_MAX_DEVICES)
             devs[ndev++] = d;
+        for (j = 0; j < nstr && !(sdev[j] == d && sid[j] == st); j++)
+            ;
+        if (j == nstr && nstr < TL_MAX_STREAMS) {
+            sdev[nstr] = d;
+            sid[nstr++] = st;
+        }
     }
-    for (size_t j = 0; acc && j < ndev; j++) {
+    for (size_t j = 0; acc && j < ndev + nstr; j++) {
+        int dev_lane = j < ndev;
+        uint32_t d = dev_lane ? devs[j] : sdev[j - ndev], st = dev_lane ? 0 : sid[j - ndev];
         memset(acc, 0, n * sizeof *acc);
         for (size_t k = 0; k < g->n_kernels; k++)
-            if (g->kernels[k].device == devs[j])
+            if (g->kernels[k].device == d && (dev_lane || g->kernels[k].stream == st))
                 spread(acc, t0, bw, n, g->kernels[k].start_ns, g->kernels[k].end_ns);
         for (size_t k = 0; k < g->n_copies; k++)
-            if (g->copies[k].device == devs[j])
+            if (g->copies[k].device == d && (dev_lane || g->copies[k].stream == st))
                 spread(acc, t0, bw, n, g->copies[k].start_ns, g->copies[k].end_ns);
-        cuprof_out_printf(o, "%s{\"device\":%u,\"busy\":[", j ? "," : "", devs[j]);
+        if (j == ndev)
+            cuprof_out_puts(o, "],\"streams\":[");
+        cuprof_out_printf(o, "%s{\"device\":%u,", j && j != ndev ? "," : "", d);
+        if (!dev_lane)
+            cuprof_out_printf(o, "\"stream\":%u,", st);
+        cuprof_out_puts(o, "\"busy\":[");
         for (size_t i = 0; i < n; i++) {
             if (i)
                 cuprof_out_putc(o, ',');
@@ -99,6 +120,8 @@ static void put_timeline(cuprof_writer *w)
         }
         cuprof_out_puts(o, "]}");
     }
+    if (ndev + nstr <= ndev || !acc)
+        cuprof_out_puts(o, "],\"streams\":[");
     cuprof_out_puts(o, "],\"cpu\":[");
     uint64_t *calls = calloc(n ? n : 1, sizeof *calls);
     for (size_t t = 0; calls && t < run->nthreads && t < TL_MAX_THREADS; t++) {
@@ -172,6 +195,13 @@ static int html_write(cuprof_writer *w)
     while (data.len && (data.buf[data.len - 1] == '\n' || data.buf[data.len - 1] == ' '))
         data.len--;
     put_timeline(&tl);
+    if (w->model->stacks && w->run->nstacks > 0) {   /* the flame graph's lines */
+        cuprof_out_puts(&data, ",\"flame\":");
+        if (cuprof_flame_json(&data, w->model, FLAME_LINES) < 0) {
+            cuprof_out_discard(&data);
+            return -1;
+        }
+    }
     cuprof_out_putc(&data, '}');
     if (cuprof_out_commit(&data) < 0) {
         cuprof_out_discard(&data);

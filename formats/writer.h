@@ -50,6 +50,11 @@ extern const cuprof_writer_ops cuprof_speedscope_ops;
 extern const cuprof_writer_ops cuprof_perfetto_ops;       /* perfetto.c */
 extern const cuprof_writer_ops cuprof_report_html_ops;    /* report_html.c: --report-html */
 
+/* flame.c: the GPU-weighted folded stacks as a JSON array of ["outer;...;
+ * api;kernel", ns], the heaviest max_lines (the rest summed as one "[other
+ * stacks]" line), for the report page's flame graph. 0, or -1 (memory). */
+int cuprof_flame_json(cuprof_out *o, const cuprof_model *m, size_t max_lines);
+
 /* The run's trace files (CUPROF_TRACE_FORMAT_JSON, _PERFETTO or _BOTH):
  * as asked (CUPROF_FORMAT), or for auto by the run's size (model/run.h).
  * formats.c; chrome_trace.c and perfetto.c are written as it says. */

@@ -112,8 +112,10 @@ for size in $sizes; do
     printf '  %-6s %s\n' "$mode" "$(per_step "$dir/$mode.summary.txt")"
   done
   echo
-  compare_brief "$dir/eager.summary.json" "$dir/addmm.summary.json" "$dir/fused.summary.json"
-  echo "  (all runtime calls: ./prof.sh compare $dir/{eager,addmm,fused}.summary.json)"
+  compare_brief --html "$dir/compare.html" "$dir/eager.summary.json" "$dir/addmm.summary.json" \
+    "$dir/fused.summary.json"
+  echo "  (all runtime calls: ./prof.sh compare $dir/{eager,addmm,fused}.summary.json;"
+  echo "   as a web page: $dir/compare.html)"
   echo
   verdict=""
   for mode in $modes; do
@@ -133,6 +135,11 @@ for size in $sizes; do
   for mode in $modes; do
     echo "  $out/$size/$mode.trace.json"
   done
+done
+echo
+echo "Reports: one page per run, offline (open in any browser), and each size's compare page:"
+for size in $sizes; do
+  echo "  $out/$size/{$(echo $modes | tr ' ' ',')}.report.html  $out/$size/compare.html"
 done
 echo
 echo "Run files: each output above was built from NAME.cuprof, recorded while the program ran."

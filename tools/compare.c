@@ -105,7 +105,7 @@ int main(int argc, char **argv)
             json = true;
         } else if (opts && strcmp(a, "--html") == 0) {
             if (i + 1 == argc) {
-                fprintf(stderr, "cuprof: compare: --html needs the page's file name, e.g. --html compare.html\n");
+                fprintf(stderr, "cuprof: compare: --html needs the page's file name; e.g. --html compare.html\n");
                 return 2;
             }
             html = argv[++i];

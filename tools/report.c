@@ -58,7 +58,7 @@ static const char usage[] =
     "  --compress C            the Perfetto trace's blocks: zstd, zlib, none\n"
     "  --gzip                  NAME.trace.json.gz instead of NAME.trace.json\n"
     "  --export sqlite         also NAME.sqlite (Nsight Systems' tables)\n"
-    "  --html                  also NAME.report.html (one page, no network: formats/html/)\n"
+    "  --html, --no-html       NAME.report.html (one page, no network: formats/html/) or not\n"
     "  --capture-range R       keep only a window of the run: cudaProfilerApi or\n"
     "                          nvtx:NAME[@DOMAIN] (needs the calls recorded there)\n"
     "       cuprof-report --snapshot [options] PID|RUNFILE\n"
@@ -599,6 +599,8 @@ int main(int argc, char **argv)
             o.gzip = 1;
         } else if (strcmp(a, "--html") == 0) {   /* NAME.report.html too */
             o.html = 1;
+        } else if (strcmp(a, "--no-html") == 0) {
+            o.html = 0;
         } else if (strcmp(a, "--snapshot") == 0) {
             snap = 1;
         } else if (strcmp(a, "--trigger") == 0) {

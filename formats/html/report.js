@@ -4,9 +4,10 @@
 // Reads the run ({summary: summary.json's object, timeline: {...}:
 // formats/report_html.c}) and draws it, top to bottom: the headline
 // numbers, the verdict and the findings, the timeline overview (GPU busy per
-// device, CPU calls per thread, the steps as bands; drag to zoom, double-click
+// stream, CPU calls per thread, the steps and capture windows as bands; drag to zoom, double-click
 // to zoom out), the steps, device memory over time, the top kernels, the API
-// table (sortable), the launch census and NCCL's collectives. Each headline
+// table (sortable), with --stacks the GPU time by launch site as a flame
+// graph, the launch census and NCCL's collectives. Each headline
 // number carries its raw value in data-v, for the tests.
 (function () {
   'use strict';
@@ -45,15 +46,20 @@
   const unit = span < 10e9 ? 1e6 : 1e9, unitName = unit === 1e6 ? 'ms' : 's';
   // the steps as bands behind a time chart
   const steps = s.step_list || [];
+  // and the capture windows (--capture-range, --duration, ...) as green bands
+  const windows = (s.capture && s.capture.spans) || [];
   function stepBands(u) {
-    if (!tl || !steps.length) return;
+    if (!tl || (!steps.length && !windows.length)) return;
     const ctx = u.ctx;
     ctx.save();
-    steps.forEach(function (st, i) {
-      const x0 = u.valToPos((st.start_ns - tl.t0_ns) / unit, 'x', true);
-      const x1 = u.valToPos((st.start_ns + st.dur_ns - tl.t0_ns) / unit, 'x', true);
-      ctx.fillStyle = i % 2 ? 'rgba(120,120,200,0.10)' : 'rgba(120,120,200,0.18)';
+    function band(a, b, style) {
+      const x0 = u.valToPos((a - tl.t0_ns) / unit, 'x', true), x1 = u.valToPos((b - tl.t0_ns) / unit, 'x', true);
+      ctx.fillStyle = style;
       ctx.fillRect(x0, u.bbox.top, Math.max(1, x1 - x0), u.bbox.height);
+    }
+    windows.forEach(function (w) { band(w[0], w[1], 'rgba(60,170,90,0.12)'); });
+    steps.forEach(function (st, i) {
+      band(st.start_ns, st.start_ns + st.dur_ns, i % 2 ? 'rgba(120,120,200,0.10)' : 'rgba(120,120,200,0.18)');
     });
     ctx.restore();
   }
@@ -63,10 +69,12 @@
     for (let i = 0; i < tl.n; i++) xs.push((i + 0.5) * tl.bucket_ns / unit);
     const rows = [xs], series = [{ label: 'time (' + unitName + ')' }];
     const colors = C.colors;
-    (tl.gpu || []).forEach(function (g, i) {
+    // a busy lane per stream (up to 8; past that, per device)
+    const lanes = (tl.streams || []).length && tl.streams.length <= 8 ? tl.streams : (tl.gpu || []);
+    lanes.forEach(function (g, i) {
       rows.push(g.busy.map(function (v) { return 100 * v; }));
-      series.push({ label: 'GPU ' + g.device + ' busy %', stroke: colors[i % colors.length], width: 1.5,
-        fill: 'rgba(42,122,185,0.10)', scale: '%' });
+      series.push({ label: 'GPU ' + g.device + (g.stream !== undefined ? ' stream ' + g.stream : '') + ' busy %',
+        stroke: colors[i % colors.length], width: 1.5, fill: 'rgba(42,122,185,0.08)', scale: '%' });
     });
     (tl.cpu || []).forEach(function (c, i) {
       rows.push(c.calls);
@@ -75,7 +83,8 @@
     });
     const host = el('div', { class: 'chart', id: 'timeline-chart' });
     app.appendChild(section('timeline', 'Timeline (' + tl.n + ' intervals of ' + fmtTime(tl.bucket_ns) +
-      (steps.length ? '; steps shaded' : '') + '; drag to zoom, double-click to zoom out)', [host]));
+      (steps.length ? '; steps shaded' : '') + (windows.length ? '; capture windows in green' : '') +
+      '; drag to zoom, double-click to zoom out)', [host]));
     chart({ series: series, scales: { x: { time: false }, '%': { range: [0, 100] } },
       axes: [{ label: unitName + ' from the start' }, { scale: '%', label: 'GPU busy %' },
         { scale: 'calls', side: 1, label: 'calls per interval', grid: { show: false } }],
@@ -140,6 +149,47 @@
       { title: 'Path', get: function (p) { return p.path; } },
       { title: 'Kernels', num: 1, get: function (p) { return p.kernels; } },
       { title: 'GPU total', num: 1, get: function (p) { return p.gpu_total_ns; }, fmt: fmtTime }], census.paths)]));
+  }
+
+  // ---- GPU time by launch site (with --stacks): a flame graph ------------------
+  // uPlot draws series, not trees, and the flame graph libraries on npm
+  // need d3 (~250 KB): this one is a few dozen lines of positioned divs,
+  // outermost frame at the top; click a frame to zoom in, the top to zoom out.
+  if (C.data.flame && C.data.flame.length) {
+    const root = { name: 'all GPU time', v: 0, kids: {} };
+    C.data.flame.forEach(function (l) {
+      let node = root;
+      root.v += l[1];
+      l[0].split(';').forEach(function (f) {
+        node = node.kids[f] || (node.kids[f] = { name: f, v: 0, kids: {} });
+        node.v += l[1];
+      });
+    });
+    const host = el('div', { class: 'flame', id: 'flame-graph' });
+    app.appendChild(section('flame', 'GPU time by launch site (outermost frame first; the API call, then ' +
+      'the kernel or copy; click to zoom)', [host]));
+    const ROW = 18;
+    function draw(top) {
+      host.textContent = '';
+      let depth = 0;
+      function put(node, x, w, d) {
+        if (w < 0.002) return;
+        depth = Math.max(depth, d + 1);
+        const label = node.name + ' (' + fmtTime(node.v) + ', ' + pct(node.v / root.v) + ')';
+        const div = el('div', { class: 'frame', title: label,
+          style: 'left:' + (100 * x) + '%;width:' + (100 * w) + '%;top:' + (d * ROW) + 'px;background:hsl(' +
+            (20 + (node.name.length * 37) % 40) + ',80%,' + (62 + (d % 3) * 6) + '%)' }, [w > 0.04 ? label : '']);
+        div.addEventListener('click', function () { draw(node === top ? root : node); });
+        host.appendChild(div);
+        let at = x;
+        Object.keys(node.kids).map(function (k) { return node.kids[k]; })
+          .sort(function (a, b) { return b.v - a.v; })
+          .forEach(function (k) { const kw = w * k.v / node.v; put(k, at, kw, d + 1); at += kw; });
+      }
+      put(top, 0, 1, 0);
+      host.style.height = (depth * ROW + 2) + 'px';
+    }
+    draw(root);
   }
 
   const colls = s.collectives;

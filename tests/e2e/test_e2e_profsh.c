@@ -216,7 +216,7 @@ START_TEST(cuda_program_writes_files)
      * library says once, before where the files went. */
     ck_assert_ptr_nonnull(strstr(r.err, "cuprof: GPU timeline not captured (CUPTI"));
     ck_assert_int_eq(lines(r.err), 2);
-    ck_assert_int_eq(count_in_dir(dir, "profsh_prog."), 4);   /* with NAME.cuprof */
+    ck_assert_int_eq(count_in_dir(dir, "profsh_prog."), 5);   /* with NAME.cuprof and NAME.report.html */
     ck_assert_int_eq(count_in_dir(dir, ".tmp"), 0);
     DIR *dp = opendir(dir);
     struct dirent *e;
@@ -253,7 +253,7 @@ START_TEST(names_quiet_and_children)
     snprintf(p, sizeof p, "%s/myrun.summary.json", dir);
     ck_assert_int_eq(access(p, F_OK), 0);        /* the program itself: NAME */
     ck_assert_int_eq(count_in_dir(dir, "summary.json"), 2);   /* its child: NAME.PID */
-    ck_assert_int_eq(count_in_dir(dir, "myrun."), 8);
+    ck_assert_int_eq(count_in_dir(dir, "myrun."), 10);   /* 5 each */
     e2e_result_free(&r);
 }
 END_TEST

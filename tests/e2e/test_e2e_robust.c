@@ -109,8 +109,8 @@ static json_t *check_sets(int sets, const char *pick)
     int ntmp;
     int n = list_dir(dir, names, 64, &ntmp);
     ck_assert_msg(ntmp == 0, "%d temporary file(s) left in %s", ntmp, dir);
-    /* a set: the run file and the three outputs */
-    ck_assert_msg(n == 4 * sets, "%d files in %s, want %d", n, dir, 4 * sets);
+    /* a set: the run file and the four outputs (trace, summaries, report page) */
+    ck_assert_msg(n == 5 * sets, "%d files in %s, want %d", n, dir, 5 * sets);
     json_t *picked = NULL;
     for (int i = 0; i < n; i++) {
         char path[20000];
@@ -139,6 +139,11 @@ static json_t *check_sets(int sets, const char *pick)
             memcpy(&type, tail, 4);
             memcpy(&blen, tail + 8, 8);
             ck_assert_msg(type == 16 && blen == 0, "%s was not completed", names[i]);
+        } else if (strstr(names[i], ".report.html")) {   /* the page: complete, its data inside */
+            char *t = e2e_read_file(path, NULL);
+            ck_assert_msg(t && strstr(t, "<script id=\"cuprof-data\"") && strstr(t, "</body></html>\n"),
+                          "%s is not a complete page", names[i]);
+            free(t);
         } else {
             char *t = e2e_read_file(path, NULL);
             ck_assert_msg(t && strstr(t, "Self CPU time total"), "%s is not a complete table", names[i]);
@@ -397,7 +402,7 @@ START_TEST(fork_workers_get_their_own_files)
     char names[64][256];
     int ntmp;
     int n = list_dir(dir, names, 64, &ntmp);
-    ck_assert_int_eq(n, 16);
+    ck_assert_int_eq(n, 20);   /* 4 processes, 5 files each */
     ck_assert_int_eq(ntmp, 0);
     for (int i = 0; i < n; i++) {
         if (!strstr(names[i], "summary.json"))
@@ -548,7 +553,7 @@ START_TEST(unusable_output_dir)
     int ntmp;
     char *keep = dir;
     dir = path;
-    ck_assert_int_eq(list_dir(dir, names, 8, &ntmp), 4);
+    ck_assert_int_eq(list_dir(dir, names, 8, &ntmp), 5);
     dir = keep;
     e2e_result_free(&r);
 }

@@ -382,7 +382,7 @@ START_TEST(no_run_file_removes_it_after_the_report)
     e2e_result_free(&r);
     ck_assert(exists("a", "x.summary.json"));
     ck_assert(!exists("a", "x.cuprof"));
-    ck_assert_int_eq(files_in("a"), 3);
+    ck_assert_int_eq(files_in("a"), 4);   /* trace, summaries, report page */
 }
 END_TEST
 
@@ -426,7 +426,8 @@ START_TEST(killed_process_gets_its_outputs)
     ck_assert_msg(strstr(r.err, how), "stderr:\n%s", r.err);
     e2e_result_free(&r);
     ck_assert(exists("a", "x.cuprof"));   /* renamed from .cuprof-run.PID */
-    ck_assert_int_eq(files_in("a"), 4);
+    ck_assert_int_eq(files_in("a"), 5);
+    ck_assert(exists("a", "x.report.html"));   /* built from the run file too */
     char *sp = path_of("a", "x.summary.json"), *tp = path_of("a", "x.summary.txt");
     json_t *sum = e2e_load_json(sp);
     ck_assert_ptr_nonnull(sum);

@@ -273,6 +273,55 @@ START_TEST(demo_reports_in_chromium)
 }
 END_TEST
 
+/* With --stacks the report has the flame graph: the page draws it, and its
+ * lines (the data inside the page) add up to summary.json's stacks
+ * gpu_total_ns, every kernel, copy and memset. */
+START_TEST(stacks_report_has_flame_graph)
+{
+    const char *no = viewer_missing();
+    if (no) {
+        fprintf(stderr, "SKIPPED report.html's flame graph in Chromium: %s; scripts/deps.sh installs it\n", no);
+        return;
+    }
+    const char *args[] = {e2e_path("bench/matmul_add"), "--mode", "eager", "--size", "64", "--iters", "10", NULL};
+    const char *env[] = {"CUPROF_REPORT_HTML=1", "CUPROF_STACKS=auto", NULL};
+    e2e_prof p = e2e_profile(1, args, env, RUN_TIMEOUT_S);
+    ck_assert_msg(p.r.status == 0 && p.sum, "exit %d\n%s", p.r.status, p.r.err);
+    char report[4200], shot[4400];
+    snprintf(report, sizeof report, "%s/x.report.html", p.dir);
+    shot_path(shot, sizeof shot, "stacks-flame");
+    e2e_result r;
+    json_t *seen = open_page(report, shot, 2, &r);
+    json_t *sec, *sections = json_object_get(seen, "sections");
+    size_t i;
+    int flame = 0;
+    json_array_foreach(sections, i, sec)
+        flame |= !strcmp(json_string_value(sec), "flame");
+    ck_assert_msg(flame, "no flame section: %s", json_dumps(sections, 0));
+    size_t len;
+    char *html = e2e_read_file(report, &len);
+    ck_assert_ptr_nonnull(html);
+    char *at = strstr(html, "<script id=\"cuprof-data\" type=\"application/json\">");
+    ck_assert_ptr_nonnull(at);
+    at = strchr(at, '>') + 1;
+    *strstr(at, "</script>") = '\0';
+    json_error_t jerr;
+    json_t *data = json_loads(at, 0, &jerr);
+    ck_assert_msg(data != NULL, "the page's data: %s", jerr.text);
+    long long sum = 0;
+    json_t *l;
+    json_array_foreach(json_object_get(data, "flame"), i, l)
+        sum += json_integer_value(json_array_get(l, 1));
+    ck_assert_int_gt(sum, 0);
+    ck_assert_int_eq(sum, e2e_int(json_object_get(p.sum, "stacks"), "gpu_total_ns"));
+    json_decref(data);
+    free(html);
+    json_decref(seen);
+    e2e_result_free(&r);
+    e2e_prof_free(&p);
+}
+END_TEST
+
 /* prof.sh compare --html on the demo's eager and fused runs: the page shows
  * each run's wall time, GPU busy, top kernel and peak memory as its
  * summary.json says, draws the overview and the kernels, and leads with
@@ -388,6 +437,7 @@ int main(void)
     tcase_set_timeout(tc, 2 * RUN_TIMEOUT_S);
     tcase_add_loop_test(tc, demo_traces_in_viewers, 0, 6);
     tcase_add_loop_test(tc, demo_reports_in_chromium, 0, 3);
+    tcase_add_test(tc, stacks_report_has_flame_graph);
     tcase_add_test(tc, compare_page_in_chromium);
     tcase_add_test(tc, merged_page_in_chromium);
     suite_add_tcase(s, tc);

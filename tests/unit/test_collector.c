@@ -1266,7 +1266,8 @@ START_TEST(exit_writes_files_once)
     int st = in_child(child_records_then_exits_from_thread);
     ck_assert(WIFEXITED(st));
     ck_assert_int_eq(WEXITSTATUS(st), 3);   /* the program's status, untouched */
-    ck_assert_int_eq(count_files(NULL), 4);   /* the run file and the three outputs */
+    ck_assert_int_eq(count_files(NULL), 5);   /* the run file and the four outputs */
+    ck_assert_int_eq(count_files(".report.html"), 1);
     ck_assert_int_eq(count_files(".cuprof"), 1);
     ck_assert_int_eq(count_files(".tmp"), 0);
     char p[600];

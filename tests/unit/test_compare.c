@@ -627,9 +627,14 @@ START_TEST(usage_errors)
     expect_rejected(&r, 2, NULL, "needs at least two runs, got 1");
     r = compare_run("--bogus", good, good, NULL);
     expect_rejected(&r, 2, NULL, "unknown option --bogus");
+    r = compare_run(good, good, "--html", NULL);
+    expect_rejected(&r, 2, NULL, "--html needs the page's file name");
+    /* a page that cannot be written: nothing on stdout, status 1 */
+    r = compare_run("--html", "/nonexistent/dir/cmp.html", good, good, NULL);
+    expect_rejected(&r, 1, "/nonexistent/dir/cmp.html", "check that the page's folder exists");
     r = compare_run("--help", NULL);
     ck_assert_int_eq(r.status, 0);
-    ck_assert_ptr_nonnull(strstr(r.out, "usage: cuprof-compare [--json] RUN RUN"));
+    ck_assert_ptr_nonnull(strstr(r.out, "usage: cuprof-compare [--json] [--html FILE] RUN RUN"));
     e2e_result_free(&r);
 }
 END_TEST

@@ -13,7 +13,8 @@
 // saved for a person to look at.
 //
 // Prints one JSON object: {title, requests: [...], errors: [...], charts,
-// drawn, values: {key: value}, sections: [ids]}. Exit 0 when it could look,
+// drawn, values: {key: value}, sections: [ids], load_ms: from asking for
+// the page to its body[data-ready] (bench/report_html.sh reads it)}. Exit 0 when it could look,
 // 2 when it could not (no Chromium, no playwright-core).
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -59,8 +60,10 @@ try {
     requests.push(u);
     return route.abort();
   });
+  const t0 = Date.now();
   await page.goto(url);
   await page.waitForSelector('body[data-ready]', { timeout: 15000 });
+  const loadMs = Date.now() - t0;
   const charts = await page.$$eval('.chart canvas', (cs) => cs.map((c) => {
     const ctx = c.getContext('2d');
     const px = ctx.getImageData(0, 0, c.width, c.height).data;
@@ -74,7 +77,7 @@ try {
   await page.screenshot(clipHeight ? { path: shotPath, fullPage: true, clip: { x: 0, y: 0, width: 1400, height: Number(clipHeight) } }
     : { path: shotPath, fullPage: true });
   result = { title: await page.title(), requests, errors, charts: charts.length,
-    drawn: charts.filter((p) => p > 100).length, values, sections };
+    drawn: charts.filter((p) => p > 100).length, values, sections, load_ms: loadMs };
 } catch (e) {
   result = { title: '', requests, errors: errors.concat([String(e.message).split('\n')[0]]), charts: 0,
     drawn: 0, values: {}, sections: [] };
