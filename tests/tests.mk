@@ -21,18 +21,24 @@ include tests/fixtures/fixtures.mk
 # and run; any report fails it. CI runs it after make test. test_collector's
 # exit-path tests end forked children with chosen exit statuses, which
 # LeakSanitizer's report at exit would replace: leak detection is off for
-# that binary only.
+# that binary only. The simulated runtime's graph replay runs under it too
+# (test_sim_cudart's "nvcc" case: an exec that outlives its graph, stale
+# handles; the nvcc-built programs it runs are not instrumented, so ASan
+# is told not to insist on coming first).
 ASAN_B     := $(B)/asan
 ASAN_TESTS := test_formats test_timeline test_findings test_compare test_schema test_collector
 ASAN_RUN    = CUPROF_TOP=$(CURDIR) CUPROF_BUILD=$(CURDIR)/$(ASAN_B) \
               UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 asan-test: deps-ok
 	$(Q)$(MAKE) --no-print-directory B=$(ASAN_B) ASAN=1 $(addprefix $(ASAN_B)/tests/,$(ASAN_TESTS)) \
-	    $(ASAN_B)/cuprof-report
+	    $(ASAN_B)/cuprof-report $(ASAN_B)/tests/test_sim_cudart
 	$(Q)set -e; for t in $(filter-out test_collector,$(ASAN_TESTS)); do \
 	    echo "== asan $$t"; $(ASAN_RUN) ASAN_OPTIONS=detect_leaks=1 $(ASAN_B)/tests/$$t; done; \
 	    echo "== asan test_collector (leak detection off: forked exit paths)"; \
-	    $(ASAN_RUN) ASAN_OPTIONS=detect_leaks=0 $(ASAN_B)/tests/test_collector
+	    $(ASAN_RUN) ASAN_OPTIONS=detect_leaks=0 $(ASAN_B)/tests/test_collector; \
+	    echo "== asan test_sim_cudart, case nvcc (the sim's graphs and nvcc-built programs on it)"; \
+	    $(ASAN_RUN) CK_RUN_CASE=nvcc ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 \
+	      $(ASAN_B)/tests/test_sim_cudart
 
 # make tsan-test: the collector's unit test (threads recording while
 # another exits, forks, the kernel table under concurrent lookups) built

@@ -57,6 +57,90 @@ static pthread_mutex_t graph_mu = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t next_graph_id = 1;
 static uint64_t next_capture_id = 1;
 
+/* ---- live handles ------------------------------------------------------------
+ * A program may pass a handle it already destroyed (or one never made): the
+ * sim answers cudaErrorInvalidValue without reading it, so every graph, exec
+ * and node the sim hands out is in this set (open addressing, pointers
+ * hashed; a removed slot becomes a tombstone) from its creation to its
+ * destruction, and the *_get functions look a handle up before they touch
+ * it. */
+#define TOMB ((const void *)1)
+static const void **live;
+static size_t live_cap, live_used;   /* used: live entries and tombstones */
+static pthread_mutex_t live_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static size_t live_slot(const void *p)
+{
+    uintptr_t x = (uintptr_t)p;
+    x ^= x >> 17;
+    x *= 0xed5ad4bbu;
+    x ^= x >> 11;
+    return (size_t)x & (live_cap - 1);
+}
+
+/* The slot holding p, or (want_free) the first free or tombstone slot on
+ * its probe sequence; live_cap when neither. Under live_mu. */
+static size_t live_find(const void *p, int want_free)
+{
+    if (live_cap == 0)
+        return 0;
+    size_t first_free = live_cap;
+    for (size_t i = live_slot(p), k = 0; k < live_cap; i = (i + 1) & (live_cap - 1), k++) {
+        if (live[i] == p)
+            return i;
+        if (live[i] == TOMB && first_free == live_cap)
+            first_free = i;
+        if (live[i] == NULL)
+            return want_free ? (first_free < live_cap ? first_free : i) : live_cap;
+    }
+    return want_free ? first_free : live_cap;
+}
+
+static int live_add(const void *p)
+{
+    pthread_mutex_lock(&live_mu);
+    if (2 * (live_used + 1) > live_cap) {   /* grow (and drop the tombstones) */
+        size_t old_cap = live_cap, cap = live_cap ? 2 * live_cap : 256;
+        const void **old = live, **v = calloc(cap, sizeof *v);
+        if (v == NULL) {
+            pthread_mutex_unlock(&live_mu);
+            return -1;
+        }
+        live = v;
+        live_cap = cap;
+        live_used = 0;
+        for (size_t i = 0; i < old_cap; i++)
+            if (old[i] && old[i] != TOMB) {
+                live[live_find(old[i], 1)] = old[i];
+                live_used++;
+            }
+        free(old);
+    }
+    size_t i = live_find(p, 1);
+    if (live[i] == NULL)
+        live_used++;
+    live[i] = p;
+    pthread_mutex_unlock(&live_mu);
+    return 0;
+}
+
+static void live_del(const void *p)
+{
+    pthread_mutex_lock(&live_mu);
+    size_t i = live_find(p, 0);
+    if (i < live_cap)
+        live[i] = TOMB;
+    pthread_mutex_unlock(&live_mu);
+}
+
+static int live_has(const void *p)
+{
+    pthread_mutex_lock(&live_mu);
+    int has = p != NULL && p != TOMB && live_find(p, 0) < live_cap;
+    pthread_mutex_unlock(&live_mu);
+    return has;
+}
+
 static void tell(enum cusim_graph_what what, cusim_graph *g, cusim_graph_node *node,
                  cusim_graph_node *original, cusim_graph_exec *exec)
 {
@@ -81,18 +165,23 @@ cusim_graph *cusim_graph_create(void)
     cusim_graph *g = malloc(sizeof *g);
     if (g != NULL)
         graph_init(g);
+    if (g != NULL && live_add(g) < 0) {
+        free(g);
+        return NULL;
+    }
     return g;
 }
 
 cusim_graph *cusim_graph_get(const void *h)
 {
     const cusim_graph *g = h;
-    return g != NULL && g->magic == GRAPH_MAGIC ? (cusim_graph *)g : NULL;
+    return live_has(g) && g->magic == GRAPH_MAGIC ? (cusim_graph *)g : NULL;
 }
 
 static void graph_clear(cusim_graph *g)
 {
     for (size_t i = 0; i < g->n; i++) {
+        live_del(g->nodes[i]);
         g->nodes[i]->magic = 0;
         free(g->nodes[i]);
     }
@@ -106,6 +195,7 @@ void cusim_graph_destroy(cusim_graph *g)
 {
     if (cusim_graph_get(g) == NULL)
         return;
+    live_del(g);
     graph_clear(g);
     free(g);
 }
@@ -130,6 +220,10 @@ static cusim_graph_node *node_add(cusim_graph *g, int type, cusim_graph_node *or
     cusim_graph_node *n = calloc(1, sizeof *n);
     if (n == NULL)
         return NULL;
+    if (live_add(n) < 0) {
+        free(n);
+        return NULL;
+    }
     n->magic = NODE_MAGIC;
     n->type = type;
     n->original = original;
@@ -182,7 +276,7 @@ cusim_graph_node *cusim_graph_add_empty(cusim_graph *g)
 cusim_graph_node *cusim_graph_node_get(const void *h)
 {
     const cusim_graph_node *n = h;
-    return n != NULL && n->magic == NODE_MAGIC ? (cusim_graph_node *)n : NULL;
+    return live_has(n) && n->magic == NODE_MAGIC ? (cusim_graph_node *)n : NULL;
 }
 
 uint64_t cusim_graph_node_id(const cusim_graph_node *n)
@@ -261,6 +355,10 @@ cusim_graph_exec *cusim_graph_instantiate(cusim_graph *g)
         return NULL;
     e->magic = EXEC_MAGIC;
     graph_init(&e->graph);
+    if (live_add(e) < 0) {
+        free(e);
+        return NULL;
+    }
     tell(CUSIM_GRAPH_EXEC_CREATED, g, NULL, NULL, e);
     for (size_t i = 0; i < g->n; i++) {
         cusim_graph_node *o = g->nodes[i], *c = node_add(&e->graph, o->type, o);
@@ -281,7 +379,7 @@ cusim_graph_exec *cusim_graph_instantiate(cusim_graph *g)
 cusim_graph_exec *cusim_graph_exec_get(const void *h)
 {
     const cusim_graph_exec *e = h;
-    return e != NULL && e->magic == EXEC_MAGIC ? (cusim_graph_exec *)e : NULL;
+    return live_has(e) && e->magic == EXEC_MAGIC ? (cusim_graph_exec *)e : NULL;
 }
 
 uint32_t cusim_graph_exec_id(const cusim_graph_exec *e)
@@ -293,6 +391,7 @@ void cusim_graph_exec_destroy(cusim_graph_exec *e)
 {
     if (cusim_graph_exec_get(e) == NULL)
         return;
+    live_del(e);
     graph_clear(&e->graph);
     e->magic = 0;
     free(e);

@@ -622,6 +622,64 @@ START_TEST(test_graphs_capture_and_replay)
 }
 END_TEST
 
+/* An exec outlives the graph it was made from (CUDA allows destroying the
+ * graph once instantiated): its replays copy and set what the destroyed
+ * graph's nodes said, and nothing reads the graph's freed memory (make
+ * asan-test runs this file under AddressSanitizer). */
+START_TEST(test_graph_exec_outlives_its_graph)
+{
+    register_kernels();
+    cusim_init();
+    memset(&rec, 0, sizeof rec);
+    cusim_tool_set(&recorder);
+    cudaStream_t s;
+    ck_assert_int_eq(cudaStreamCreate(&s), cudaSuccess);
+    float *d, h[64];
+    for (int i = 0; i < 64; i++)
+        h[i] = (float)i;
+    ck_assert_int_eq(cudaMalloc((void **)&d, sizeof h), cudaSuccess);
+    void *args[] = {&d};
+    struct cudaKernelNodeParams kp = {(void *)stub_axpy, d3(2, 1, 1), d3(32, 1, 1), 0, args, NULL};
+    cudaGraph_t g;
+    cudaGraphNode_t kn, cn, mn, an;
+    ck_assert_int_eq(cudaGraphCreate(&g, 0), cudaSuccess);
+    struct cudaMemAllocNodeParams ap;
+    memset(&ap, 0, sizeof ap);
+    ap.poolProps.allocType = cudaMemAllocationTypePinned;
+    ap.poolProps.location.type = cudaMemLocationTypeDevice;
+    ap.bytesize = 256;
+    ck_assert_int_eq(cudaGraphAddMemAllocNode(&an, g, NULL, 0, &ap), cudaSuccess);
+    ck_assert_int_eq(cudaGraphAddMemcpyNode1D(&cn, g, &an, 1, d, h, sizeof h, cudaMemcpyHostToDevice), cudaSuccess);
+    ck_assert_int_eq(cudaGraphAddKernelNode(&kn, g, &cn, 1, &kp), cudaSuccess);
+    struct cudaMemsetParams mp = {ap.dptr, 0, 7, 1, 256, 1};
+    ck_assert_int_eq(cudaGraphAddMemsetNode(&mn, g, &kn, 1, &mp), cudaSuccess);
+    cudaGraphExec_t e;
+    ck_assert_int_eq(cudaGraphInstantiate(&e, g, 0), cudaSuccess);
+    ck_assert_int_eq(cudaGraphDestroy(g), cudaSuccess);
+    int k0 = rec.n_kernel, c0 = rec.n_copy;
+    for (int r = 0; r < 3; r++)
+        ck_assert_int_eq(cudaGraphLaunch(e, s), cudaSuccess);
+    ck_assert_int_eq(cudaStreamSynchronize(s), cudaSuccess);
+    ck_assert_int_eq(rec.n_kernel - k0, 3);
+    ck_assert_int_eq(rec.n_copy - c0, 6);   /* the copy and the memset, each replay */
+    float back[64];
+    ck_assert_int_eq(cudaMemcpy(back, d, sizeof back, cudaMemcpyDeviceToHost), cudaSuccess);
+    ck_assert(back[63] == 63.0f);
+    unsigned char set[256];
+    ck_assert_int_eq(cudaMemcpy(set, ap.dptr, sizeof set, cudaMemcpyDeviceToHost), cudaSuccess);
+    ck_assert_int_eq(set[255], 7);
+    ck_assert_int_eq(cudaGraphExecDestroy(e), cudaSuccess);
+    /* stale handles: an error, and nothing read (the sim keeps the live ones) */
+    ck_assert_int_eq(cudaGraphLaunch(e, s), cudaErrorInvalidValue);
+    ck_assert_int_eq(cudaGraphExecDestroy(e), cudaErrorInvalidValue);
+    ck_assert_int_eq(cudaGraphExecKernelNodeSetParams(e, kn, &kp), cudaErrorInvalidValue);
+    ck_assert_int_eq(cudaGraphDestroy(g), cudaErrorInvalidValue);
+    cusim_tool_set(NULL);
+    cudaFree(ap.dptr);
+    cudaFree(d);
+}
+END_TEST
+
 /* MEMORY2 and MEMORY_POOL as CUPTI gives them: an allocation record per
  * allocation and a release per free, in the call (its correlation id),
  * stream-ordered ones with their stream and pool; pools created, trimmed,
@@ -1029,6 +1087,7 @@ static Suite *cudart_suite(void)
     tcase_set_timeout(tc, 240);
     tcase_add_test(tc, test_nvcc_program_runs_on_sim);
     tcase_add_test(tc, test_graphs_capture_and_replay);
+    tcase_add_test(tc, test_graph_exec_outlives_its_graph);
     tcase_add_test(tc, test_memory_records);
     tcase_add_test(tc, test_nvcc_program_per_thread_stream);
     suite_add_tcase(s, tc);
