@@ -17,7 +17,8 @@
 # decorations are taken off). Its body checks the sizes (m, n, k, batchCount
 # or batchSize, where it has them) and runs one kernel through simblas_call,
 # named "<operation>_kernel<element type>", sized by those parameters; its
-# outputs are left as they were. Everything else stays a stub (gen_stubs.sh).
+# outputs are left as they were, but for the batched LU/QR/least-squares
+# routines' info (0: success). Everything else stays a stub (gen_stubs.sh).
 set -euo pipefail
 [ $# -ge 3 ] || { echo "usage: gen_blas.sh REAL.so HEADER -- OBJS..." >&2; exit 2; }
 real=$1 header=$2
@@ -40,7 +41,12 @@ FILENAME == ARGV[1] { want[$1] = 1; next }
 BEGIN {
   split("axpy copy dot dotu dotc scal swap nrm2 asum rot rotm amax amin", l1, " ")
   split("gemv gbmv ger geru gerc symv hemv sbmv hbmv spmv hpmv syr syr2 her her2 spr spr2 hpr hpr2 trmv tbmv tpmv trsv tbsv tpsv geam dgmm", l2, " ")
-  split("gemm symm hemm syrk herk syr2k her2k syrkx herkx trmm trsm matinv", l3, " ")
+  split("gemm symm hemm syrk herk syr2k her2k syrkx herkx trmm trsm matinv getrf getri getrs geqrf gels", l3, " ")
+  # the batched LAPACK-like routines report through info: success (0) is
+  # written there, per matrix where it is a device array, once where the
+  # routine takes it on the host (their results are not computed)
+  split("getrf getri matinv", infoarr, " "); for (i in infoarr) info_per_batch[infoarr[i]] = 1
+  split("getrs geqrf gels", infoone, " "); for (i in infoone) info_once[infoone[i]] = 1
   for (i in l1) level[l1[i]] = 1
   for (i in l2) level[l2[i]] = 2
   for (i in l3) level[l3[i]] = 3
@@ -87,6 +93,7 @@ BEGIN {
     if (pn == "m") m = "m"
     else if (pn == "n") n = "n"
     else if (pn == "k") k = "k"
+    else if (pn == "nrhs") k = "nrhs"
     else if (pn == "batchCount" || pn == "batchSize") b = pn
   }
   count++
@@ -96,7 +103,7 @@ BEGIN {
   if (lv > 1) {
     if (m != "-1") check = check " || m < 0"
     if (n != "-1") check = check " || n < 0"
-    if (k != "-1") check = check " || k < 0"
+    if (k != "-1") check = check " || " k " < 0"
   }
   if (b != "-1") check = check " || " b " < 0"
   if (check != "") {
@@ -105,6 +112,13 @@ BEGIN {
   }
   if (lv == 1)
     printf "    if (n < 0)\n        n = 0;\n"
+  if (base in info_per_batch)
+    printf "    if (info && simblas_handle_ok(handle))\n        memset(info, 0, (size_t)%s * sizeof *info);\n", b
+  if (base in info_once) {
+    printf "    if (info && simblas_handle_ok(handle))\n        *info = 0;\n"
+    if (params ~ /devInfoArray/)
+      printf "    if (devInfoArray && simblas_handle_ok(handle))\n        memset(devInfoArray, 0, (size_t)%s * sizeof *devInfoArray);\n", b
+  }
   printf "    return simblas_call(handle, &r, %s, %s, %s, %s, NULL, NULL);\n}\n\n", m, n, k, b
 }
 END { printf "/* %d routines, timed only */\n", count }
@@ -115,6 +129,8 @@ cat <<HDR
  * $(basename "$header"): the cuBLAS routines the sim runs as timed kernels
  * without computing their results. Do not edit. */
 #include "cublas_handle.h"
+
+#include <string.h>
 
 #define EXPORT __attribute__((visibility("default")))
 #pragma GCC diagnostic ignored "-Wunused-parameter"
