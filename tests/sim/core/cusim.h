@@ -394,6 +394,9 @@ CUSIM_EXPORT void cusim_tool_set(const cusim_tool_ops *ops);
 CUSIM_EXPORT int cusim_tool_set_timestamp_fn(uint64_t (*fn)(void));
 /* 1 once cusim_init() has run (the driver is up). */
 CUSIM_EXPORT int cusim_initialized(void);
+/* A pointer's hash, for the sim's handle tables (the runtime's function
+ * table, the graphs' live handles): spread over all bits. */
+CUSIM_EXPORT uint64_t cusim_ptr_hash(const void *p);
 
 #ifdef __cplusplus
 }

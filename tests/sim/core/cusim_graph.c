@@ -69,13 +69,18 @@ static const void **live;
 static size_t live_cap, live_used;   /* used: live entries and tombstones */
 static pthread_mutex_t live_mu = PTHREAD_MUTEX_INITIALIZER;
 
-static size_t live_slot(const void *p)
+uint64_t cusim_ptr_hash(const void *p)
 {
-    uintptr_t x = (uintptr_t)p;
+    uint64_t x = (uintptr_t)p;
     x ^= x >> 17;
     x *= 0xed5ad4bbu;
     x ^= x >> 11;
-    return (size_t)x & (live_cap - 1);
+    return x;
+}
+
+static size_t live_slot(const void *p)
+{
+    return (size_t)cusim_ptr_hash(p) & (live_cap - 1);
 }
 
 /* The slot holding p, or (want_free) the first free or tombstone slot on

@@ -34,11 +34,7 @@ static pthread_mutex_t funcs_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static size_t slot_of(const void *p)
 {
-    uintptr_t x = (uintptr_t)p;
-    x ^= x >> 17;
-    x *= 0xed5ad4bbu;
-    x ^= x >> 11;
-    return (size_t)x & (TABLE_SIZE - 1);
+    return (size_t)cusim_ptr_hash(p) & (TABLE_SIZE - 1);
 }
 
 /* FNV-1a of the name: the registers we pretend the compiler chose. */
