@@ -21,10 +21,12 @@ include tests/fixtures/fixtures.mk
 # and run; any report fails it. CI runs it after make test. test_collector's
 # exit-path tests end forked children with chosen exit statuses, which
 # LeakSanitizer's report at exit would replace: leak detection is off for
-# that binary only. The simulated runtime's graph replay runs under it too
-# (test_sim_cudart's "nvcc" case: an exec that outlives its graph, stale
-# handles; the nvcc-built programs it runs are not instrumented, so ASan
-# is told not to insist on coming first).
+# that binary only. The simulated runtime runs under it too
+# (test_sim_cudart: an exec that outlives its graph, stale handles, ...;
+# the nvcc-built programs it runs are not instrumented, so ASan is told not
+# to insist on coming first; and the sim's libcuda.so.1 is found on
+# LD_LIBRARY_PATH, since ASan's dlopen does not search its caller's
+# $ORIGIN RUNPATH).
 ASAN_B     := $(B)/asan
 ASAN_TESTS := test_formats test_timeline test_findings test_compare test_schema test_collector
 ASAN_RUN    = CUPROF_TOP=$(CURDIR) CUPROF_BUILD=$(CURDIR)/$(ASAN_B) \
@@ -36,9 +38,9 @@ asan-test: deps-ok
 	    echo "== asan $$t"; $(ASAN_RUN) ASAN_OPTIONS=detect_leaks=1 $(ASAN_B)/tests/$$t; done; \
 	    echo "== asan test_collector (leak detection off: forked exit paths)"; \
 	    $(ASAN_RUN) ASAN_OPTIONS=detect_leaks=0 $(ASAN_B)/tests/test_collector; \
-	    echo "== asan test_sim_cudart, case nvcc (the sim's graphs and nvcc-built programs on it)"; \
-	    $(ASAN_RUN) CK_RUN_CASE=nvcc ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 \
-	      $(ASAN_B)/tests/test_sim_cudart
+	    echo "== asan test_sim_cudart (the simulated runtime, its graphs, nvcc-built programs on it)"; \
+	    $(ASAN_RUN) LD_LIBRARY_PATH=$(CURDIR)/$(ASAN_B)/sim \
+	      ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 $(ASAN_B)/tests/test_sim_cudart
 
 # make tsan-test: the collector's unit test (threads recording while
 # another exits, forks, the kernel table under concurrent lookups) built
