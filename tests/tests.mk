@@ -33,7 +33,7 @@ ASAN_RUN    = CUPROF_TOP=$(CURDIR) CUPROF_BUILD=$(CURDIR)/$(ASAN_B) \
               UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 asan-test: deps-ok
 	$(Q)$(MAKE) --no-print-directory B=$(ASAN_B) ASAN=1 $(addprefix $(ASAN_B)/tests/,$(ASAN_TESTS)) \
-	    $(ASAN_B)/cuprof-report $(ASAN_B)/tests/test_sim_cudart
+	    $(ASAN_B)/cuprof-report $(ASAN_B)/tests/test_sim_cudart $(ASAN_B)/sim/libcuda.so.1
 	$(Q)set -e; for t in $(filter-out test_collector,$(ASAN_TESTS)); do \
 	    echo "== asan $$t"; $(ASAN_RUN) ASAN_OPTIONS=detect_leaks=1 $(ASAN_B)/tests/$$t; done; \
 	    echo "== asan test_collector (leak detection off: forked exit paths)"; \
