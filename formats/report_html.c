@@ -7,8 +7,10 @@
  * The assets come into the library at build time (.incbin: formats.mk).
  *
  * The JSON: {"summary": summary.json's object, as that writer writes it,
- * "timeline": {"t0_ns", "bucket_ns", "n", "gpu": [{"device", "busy": [share
- * of each interval the device had a record running, 0..1]}], "streams": [{
+ * "timeline": {"t0_ns", "bucket_ns", "n", "gpu": [{"device", "busy": [the
+ * records' time in each interval over its length, capped at 1: records of
+ * streams running at once add up, so a partly busy interval of concurrent
+ * streams can read high]}], "streams": [{
  * "device", "stream", "busy": [...]}] (the first TL_MAX_STREAMS), "cpu":
  * [{"tid", "name", "calls": [outermost calls begun in each interval]}],
  * "memory": [[ns from t0, most bytes held in the interval], ...]}}: the
@@ -62,6 +64,31 @@ static void put_share(cuprof_out *o, double v)
     cuprof_out_printf(o, "%.3f", v);
 }
 
+/* One busy lane: {"device", ["stream",] "busy": [share of each interval]}
+ * of device d's records (stream NULL) or of one of its streams. acc: n
+ * doubles of scratch. */
+static void put_lane(cuprof_out *o, const cuprof_gpu_run *g, double *acc, uint64_t t0, uint64_t bw, size_t n,
+                     uint32_t d, const uint32_t *stream, int first)
+{
+    memset(acc, 0, n * sizeof *acc);
+    for (size_t k = 0; k < g->n_kernels; k++)
+        if (g->kernels[k].device == d && (!stream || g->kernels[k].stream == *stream))
+            spread(acc, t0, bw, n, g->kernels[k].start_ns, g->kernels[k].end_ns);
+    for (size_t k = 0; k < g->n_copies; k++)
+        if (g->copies[k].device == d && (!stream || g->copies[k].stream == *stream))
+            spread(acc, t0, bw, n, g->copies[k].start_ns, g->copies[k].end_ns);
+    cuprof_out_printf(o, "%s{\"device\":%u,", first ? "" : ",", d);
+    if (stream)
+        cuprof_out_printf(o, "\"stream\":%u,", *stream);
+    cuprof_out_puts(o, "\"busy\":[");
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            cuprof_out_putc(o, ',');
+        put_share(o, acc[i] / (double)bw);
+    }
+    cuprof_out_puts(o, "]}");
+}
+
 static void put_timeline(cuprof_writer *w)
 {
     const cuprof_run *run = w->run;
@@ -97,31 +124,11 @@ static void put_timeline(cuprof_writer *w)
             sid[nstr++] = st;
         }
     }
-    for (size_t j = 0; acc && j < ndev + nstr; j++) {
-        int dev_lane = j < ndev;
-        uint32_t d = dev_lane ? devs[j] : sdev[j - ndev], st = dev_lane ? 0 : sid[j - ndev];
-        memset(acc, 0, n * sizeof *acc);
-        for (size_t k = 0; k < g->n_kernels; k++)
-            if (g->kernels[k].device == d && (dev_lane || g->kernels[k].stream == st))
-                spread(acc, t0, bw, n, g->kernels[k].start_ns, g->kernels[k].end_ns);
-        for (size_t k = 0; k < g->n_copies; k++)
-            if (g->copies[k].device == d && (dev_lane || g->copies[k].stream == st))
-                spread(acc, t0, bw, n, g->copies[k].start_ns, g->copies[k].end_ns);
-        if (j == ndev)
-            cuprof_out_puts(o, "],\"streams\":[");
-        cuprof_out_printf(o, "%s{\"device\":%u,", j && j != ndev ? "," : "", d);
-        if (!dev_lane)
-            cuprof_out_printf(o, "\"stream\":%u,", st);
-        cuprof_out_puts(o, "\"busy\":[");
-        for (size_t i = 0; i < n; i++) {
-            if (i)
-                cuprof_out_putc(o, ',');
-            put_share(o, acc[i] / (double)bw);
-        }
-        cuprof_out_puts(o, "]}");
-    }
-    if (ndev + nstr <= ndev || !acc)
-        cuprof_out_puts(o, "],\"streams\":[");
+    for (size_t j = 0; acc && j < ndev; j++)
+        put_lane(o, g, acc, t0, bw, n, devs[j], NULL, j == 0);
+    cuprof_out_puts(o, "],\"streams\":[");
+    for (size_t j = 0; acc && j < nstr; j++)
+        put_lane(o, g, acc, t0, bw, n, sdev[j], &sid[j], j == 0);
     cuprof_out_puts(o, "],\"cpu\":[");
     uint64_t *calls = calloc(n ? n : 1, sizeof *calls);
     for (size_t t = 0; calls && t < run->nthreads && t < TL_MAX_THREADS; t++) {

@@ -65,27 +65,22 @@ if ! have_pkg chromium; then
     echo "cuprof: chromium not installed: the viewer tests will be skipped (apt-get install chromium)" >&2
   fi
 fi
-viewers=$top/tests/viewers
-# node_modules/.cuprof-lock: the lock file the packages were installed from.
-if ! cmp -s "$viewers/package-lock.json" "$viewers/node_modules/.cuprof-lock"; then
-  if command -v npm >/dev/null &&
-     npm ci --prefix "$viewers" --no-audit --no-fund --loglevel=error >/dev/null 2>&1; then
-    cp "$viewers/package-lock.json" "$viewers/node_modules/.cuprof-lock"
-  else
-    echo "cuprof: could not install the viewer tests' npm packages: those tests will be" \
-         "skipped (run: npm ci --prefix tests/viewers)" >&2
+# npm_ci DIR WHAT: the packages of DIR/package-lock.json, unless they are in
+# already (node_modules/.cuprof-lock: the lock file they were installed
+# from); WHAT says what goes without them.
+npm_ci() {
+  if ! cmp -s "$1/package-lock.json" "$1/node_modules/.cuprof-lock"; then
+    if command -v npm >/dev/null &&
+       npm ci --prefix "$1" --no-audit --no-fund --loglevel=error >/dev/null 2>&1; then
+      cp "$1/package-lock.json" "$1/node_modules/.cuprof-lock"
+    else
+      echo "cuprof: could not install the npm packages of ${1#"$top"/}: $2" \
+           "(run: npm ci --prefix ${1#"$top"/})" >&2
+    fi
   fi
-fi
-# NAME.report.html's chart library (formats/html/package-lock.json pins it):
-# built into the page; without it the report has no charts.
-html=$top/formats/html
-if ! cmp -s "$html/package-lock.json" "$html/node_modules/.cuprof-lock"; then
-  if command -v npm >/dev/null &&
-     npm ci --prefix "$html" --no-audit --no-fund --loglevel=error >/dev/null 2>&1; then
-    cp "$html/package-lock.json" "$html/node_modules/.cuprof-lock"
-  else
-    echo "cuprof: could not install uPlot (npm ci --prefix formats/html): NAME.report.html" \
-         "will have no charts" >&2
-  fi
-fi
+}
+npm_ci "$top/tests/viewers" "the viewer tests will be skipped"
+# NAME.report.html's chart library (formats/html/package-lock.json pins uPlot),
+# built into the pages
+npm_ci "$top/formats/html" "the HTML pages will have no charts"
 exit 0
