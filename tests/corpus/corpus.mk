@@ -6,7 +6,7 @@ CORPUS_BINS := $(patsubst tests/corpus/%.cu,$(B)/tests/corpus/%,$(CORPUS_SRCS))
 
 $(B)/tests/corpus/%: tests/corpus/%.cu tests/corpus/common.h
 	$(call P,NVCC,$@)mkdir -p $(@D) && $(NVCC) $(BENCH_NVFLAGS) -o $@ $< -lcublas \
-	    $(if $(filter nccl_%,$*),-lnccl)
+	    $(if $(filter nccl_%,$*),-lnccl) $$(sed -n 's,^//@ link ,,p' $<)
 
 $(B)/tests/test_e2e_corpus: tests/e2e/test_e2e_corpus.c $(HARNESS_OBJ) tests/e2e/harness.h \
 		$(CORPUS_BINS)

@@ -57,7 +57,7 @@ done | tr '\n' ' ' | tr ';{}' '\n\n\n' | awk -v mac="$macro" '
     ret = ""
     for (j = 1; j < i; j++) {
       w = t[j]
-      if (w == "" || w == "extern" || w ~ /^__/ || w ~ /^(CUDART_|CUPTI_|CUBLASAPI$)/ || w ~ /[()]/)
+      if (w == "" || w == "extern" || w ~ /^__/ || w ~ /^(CUDART_|CUPTI_|CUBLASAPI$)/ || w ~ /DEPRECATED/ || w ~ /[()]/)
         continue
       ret = ret (ret == "" ? "" : " ") w
     }
@@ -73,7 +73,7 @@ FILENAME == ARGV[1] { decl[$1] = $2; next }
   base = name
   if (!(base in decl)) sub(/_(ptds|ptsz|v2)$/, "", base)
   if (!(base in decl)) sub(/_(ptds|ptsz|v2)$/, "", base)
-  ret = (base in decl) ? decl[base] : name ~ /^(cuda|__cuda|cublas|cupti)/ ? fallback : "int"
+  ret = (base in decl) ? decl[base] : name ~ /^(cuda|__cuda|cublas|cupti|cufft|curand|cusparse|cusolver|pegasus)/ ? fallback : "int"
   names[++n] = name
   rets[n] = ret
 }

@@ -15,12 +15,13 @@ include tests/sim/driver/driver.mk
 include tests/sim/cublas/cublas.mk
 include tests/sim/cupti/cupti.mk
 include tests/sim/nccl/nccl.mk
+include tests/sim/libs/libs.mk
 
 # Every real export in the sim (and what a stub does): tests/sim/test_sim_exports.c.
 $(B)/tests/sim_stub_prog: tests/sim/stub_prog.c
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) -ldl
 $(B)/tests/test_sim_exports: tests/sim/test_sim_exports.c $(HARNESS_OBJ) tests/e2e/harness.h \
-		$(B)/tests/sim_stub_prog $(CUDART_LIB) $(LIBCUBLAS) $(LIBCUBLASLT) $(SIMCUPTI_LIB)
+		$(B)/tests/sim_stub_prog $(CUDART_LIB) $(LIBCUBLAS) $(LIBCUBLASLT) $(SIMCUPTI_LIB) $(SIMLIBS_LIBS)
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -Itests/e2e $(CHECK_CFLAGS) -o $@ $< \
 	  $(HARNESS_OBJ) $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS)
 

@@ -9,6 +9,11 @@
  *   cublas  cublasXtCreate          -> CUBLAS_STATUS_NOT_SUPPORTED (15)
  *   cupti   cuptiPCSamplingEnable   -> CUPTI_ERROR_NOT_SUPPORTED
  *   cupti   InitializeInjectionNvtx2 -> 0 (NVTX: "not initialised")
+ *   cufft   cufftXtSetGPUs          -> CUFFT_NOT_SUPPORTED (16)
+ *   curand  curandGetDirectionVectors32 -> CURAND_STATUS_INTERNAL_ERROR (999:
+ *                                      cuRAND has no "not supported")
+ *   cusparse cusparseSpGEMM_createDescr -> CUSPARSE_STATUS_NOT_SUPPORTED (10)
+ *   cusolver cusolverDnSgesvdj      -> CUSOLVER_STATUS_NOT_SUPPORTED (9)
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -34,7 +39,12 @@ int main(void)
     xt_create lg = (xt_create)sym("libcublas.so.13", "cublasXtCreate", "libcublas.so.13");
     pcs_enable pc = (pcs_enable)sym("libcupti.so.13", "cuptiPCSamplingEnable", "libcupti.so.13");
     nvtx_init nv = (nvtx_init)sym("libcupti.so.13", "InitializeInjectionNvtx2", "libcupti.so.13");
-    if (!gl || !le || !lg || !pc || !nv)
+    typedef int (*any)(void *, void *);
+    any ff = (any)sym("libcufft.so.12", "cufftXtSetGPUs", "libcufft.so.12");
+    any rd = (any)sym("libcurand.so.10", "curandGetDirectionVectors32", "libcurand.so.10");
+    any sp = (any)sym("libcusparse.so.12", "cusparseSpGEMM_createDescr", "libcusparse.so.12");
+    any sv = (any)sym("libcusolver.so.12", "cusolverDnSgesvdj", "libcusolver.so.12");
+    if (!gl || !le || !lg || !pc || !nv || !ff || !rd || !sp || !sv)
         return 1;
     unsigned count = 7;
     int devices[1];
@@ -45,6 +55,10 @@ int main(void)
         printf("cublasXtCreate %d\n", lg(&cb));
         printf("cuptiPCSamplingEnable %d\n", pc(NULL));
         printf("InitializeInjectionNvtx2 %d\n", nv(NULL));
+        printf("cufftXtSetGPUs %d\n", ff(NULL, NULL));
+        printf("curandGetDirectionVectors32 %d\n", rd(NULL, NULL));
+        printf("cusparseSpGEMM_createDescr %d\n", sp(NULL, NULL));
+        printf("cusolverDnSgesvdj %d\n", sv(NULL, NULL));
     }
     return 0;
 }

@@ -241,6 +241,18 @@ CUSIM_EXPORT void cusim_defer(void (*fn)(void *arg), void *arg);
 /* Runs all deferred work now (what the calls above do first). */
 CUSIM_EXPORT void cusim_defer_drain(void);
 
+/* A never-freed copy of the n key bytes, the same one for equal keys (a
+ * kernel name, a cusim_kernel_desc: cusim_launch's desc and name must live
+ * as long as the process, since the tool reads them after the call). NULL
+ * when out of memory. A desc's padding is part of the key: memset it first. */
+CUSIM_EXPORT const void *cusim_intern(const void *key, size_t n);
+CUSIM_EXPORT const char *cusim_intern_name(const char *name);
+/* The largest problem the libraries compute on the CPU (CUSIM_COMPUTE_MAX,
+ * read once; a GEMM's m*n*k*batch, another routine's work in the same
+ * units: its multiply-adds): above it a routine is timed only. */
+#define CUSIM_COMPUTE_MAX_DEFAULT 134217728ull /* 512^3 */
+CUSIM_EXPORT uint64_t cusim_compute_max(void);
+
 /* Occupancy for a block size / dynamic smem on an sm_90 SM (deterministic
  * model: limited by threads, registers, shared memory). */
 CUSIM_EXPORT int cusim_occupancy(int block_size, size_t dynamic_smem, int registers,

@@ -24,27 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* CUSIM_COMPUTE_MAX, parsed once. */
-static uint64_t compute_max = SIMBLAS_COMPUTE_MAX_DEFAULT;
-static pthread_once_t compute_max_once = PTHREAD_ONCE_INIT;
-
-static void compute_max_read(void)
-{
-    const char *s = getenv("CUSIM_COMPUTE_MAX");
-    char *end;
-    unsigned long long v;
-    if (s == NULL || *s == '\0')
-        return;
-    errno = 0;
-    v = strtoull(s, &end, 0);
-    if (errno == 0 && *end == '\0')
-        compute_max = v;
-}
-
 uint64_t simblas_compute_max(void)
 {
-    pthread_once(&compute_max_once, compute_max_read);
-    return compute_max;
+    return cusim_compute_max();
 }
 
 size_t simblas_dtype_size(cudaDataType t)

@@ -44,48 +44,6 @@ static const tile_shape tiles[] = {
 #define SMEM_BARRIERS 1024u      /* mbarriers and scheduler state */
 #define SPLITK_WORKSPACE (1u << 20) /* what the heuristic asks for large k */
 
-/* ---- interning: kernel names and descriptors must live forever ---------- */
-
-typedef struct intern_entry {
-    struct intern_entry *next; /* chain */
-    uint64_t hash;             /* FNV-1a of the key bytes */
-    size_t len;                /* key bytes */
-    /* followed by the key bytes (a NUL-terminated name or a desc) */
-} intern_entry;
-
-#define INTERN_BUCKETS 256
-static intern_entry *intern_table[INTERN_BUCKETS]; /* both kinds of keys */
-static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static uint64_t fnv1a(const void *p, size_t n)
-{
-    const unsigned char *s = p;
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ s[i]) * 1099511628211ull;
-    return h;
-}
-
-/* Returns a never-freed copy of the n key bytes, the same one every time. */
-static const void *intern(const void *key, size_t n)
-{
-    uint64_t h = fnv1a(key, n);
-    intern_entry *e;
-    pthread_mutex_lock(&intern_lock);
-    for (e = intern_table[h % INTERN_BUCKETS]; e != NULL; e = e->next)
-        if (e->hash == h && e->len == n && memcmp(e + 1, key, n) == 0)
-            break;
-    if (e == NULL && (e = malloc(sizeof *e + n)) != NULL) {
-        e->hash = h;
-        e->len = n;
-        memcpy(e + 1, key, n);
-        e->next = intern_table[h % INTERN_BUCKETS];
-        intern_table[h % INTERN_BUCKETS] = e;
-    }
-    pthread_mutex_unlock(&intern_lock);
-    return e != NULL ? (const void *)(e + 1) : NULL;
-}
-
 /* ---- the plan ------------------------------------------------------------ */
 
 static int tile_k(const simblas_gemm *g, const tile_shape *t)
@@ -156,7 +114,7 @@ const char *simblas_kernel_name(const simblas_gemm *g, const simblas_plan *p)
     snprintf(name, sizeof name, "nvjet_sm90_tst_%dx%d_%dx%d_1x%d_%s_%s%s_%c%cT", p->tile_m,
              p->tile_n, p->tile_k, tiles[p->tile].stages, tiles[p->tile].warpgroups, t,
              g->beta != 0.0f ? "badd" : "bz", epi, g->trans_a ? 'T' : 'N', g->trans_b ? 'T' : 'N');
-    return intern(name, strlen(name) + 1);
+    return cusim_intern_name(name);
 }
 
 /* ---- the call sequence --------------------------------------------------- */
@@ -201,7 +159,7 @@ static const cusim_kernel_desc *kernel_desc(const simblas_gemm *g, const simblas
     d.tensor_dtype_bits = simblas_dtype_size(g->a.type) == 4 ? 32 : 16;
     if (d.name == NULL)
         return NULL;
-    return intern(&d, sizeof d);
+    return cusim_intern(&d, sizeof d);
 }
 
 /* First GEMM on a handle: cuBLAS picks heuristics, loads kernels and
@@ -311,7 +269,7 @@ int simblas_run_routine(simblas_ctx *ctx, const void *stream, const simblas_rout
     d.flops = flops * b;
     d.bytes = bytes * b;
     d.tensor_dtype_bits = r->prec_bits;
-    launch_traced(s, intern(&d, sizeof d));
+    launch_traced(s, cusim_intern(&d, sizeof d));
     if (job != NULL)
         cusim_defer(job, arg);
     else

@@ -25,7 +25,7 @@
 #define SIMBLAS_CALL_CPU_NS 6000u     /* every GEMM: argument checks, heuristic cache hit */
 #define SIMBLAS_WORKSPACE_BYTES (4u << 20) /* allocated on the device at cold start */
 /* Default of CUSIM_COMPUTE_MAX: the largest m*n*k*batch computed on the CPU. */
-#define SIMBLAS_COMPUTE_MAX_DEFAULT 134217728ull /* 512 * 512 * 512 */
+#define SIMBLAS_COMPUTE_MAX_DEFAULT CUSIM_COMPUTE_MAX_DEFAULT
 
 /* Epilogue flags (a subset of cuBLASLt's, in the same spirit). */
 enum simblas_epilogue {

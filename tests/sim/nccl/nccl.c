@@ -481,17 +481,7 @@ static const char *kernel_name(const pending *p)
         snprintf(raw, sizeof raw, "ncclDevKernel_%s_%s_%s_RING_LL", kind_name[p->kind], red_name(p->op),
                  type_name(p->type));
     snprintf(mangled, sizeof mangled, "_Z%zu%s24ncclDevKernelArgsStorageILm4096EE", strlen(raw), raw);
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    static char *names[64];
-    static int n;
-    pthread_mutex_lock(&lock);
-    const char *found = NULL;
-    for (int i = 0; i < n && !found; i++)
-        if (!strcmp(names[i], mangled))
-            found = names[i];
-    if (!found && n < 64 && (names[n] = strdup(mangled)) != NULL)
-        found = names[n++];
-    pthread_mutex_unlock(&lock);
+    const char *found = cusim_intern_name(mangled);
     return found ? found : "ncclDevKernel_Generic";
 }
 

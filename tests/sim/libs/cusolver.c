@@ -1,0 +1,513 @@
+/*
+ * cusolver.c - libcusolver.so.12 of the simulated device: cuSOLVER's dense
+ * handle (cusolverDn.h) and the factorizations programs use most, in S and
+ * D: LU (getrf, with or without pivots; getrs, plain or transposed) and
+ * Cholesky (potrf, lower or upper; potrs), computed on the CPU in stream
+ * order in double and written back with devInfo as LAPACK defines it (the
+ * first zero pivot, the first minor not positive definite); QR (geqrf), the
+ * SVD (gesvd) and the symmetric eigensolver (syevd) timed only, devInfo 0.
+ * Each call queues one kernel on the handle's stream (a traced
+ * cudaLaunchKernel of the library's static runtime, simlib.h); the real
+ * library launches several per call (panels, trailing updates). The
+ * bufferSize calls ask for n*64 elements (geqrf, gesvd, syevd more), and a
+ * call whose workspace is missing or short is CUSOLVER_STATUS_INVALID_VALUE.
+ */
+#include "simlib.h"
+
+#include <cusolverDn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SOLVER_EXPORT __attribute__((visibility("default")))
+#define HANDLE_MAGIC 0x534f4c56u /* "SOLV" */
+
+struct cusolverDnContext {
+    uint32_t magic;
+    cudaStream_t stream;
+};
+
+enum op { OP_GETRF, OP_GETRS, OP_POTRF, OP_POTRS, OP_TIMED };
+
+typedef struct solve_job {
+    enum op op;
+    int dbl, compute;
+    int m, n, nrhs;
+    void *a, *b;
+    int lda, ldb;
+    int *ipiv;   /* getrf: out (NULL: no pivoting); getrs: in */
+    int *info;
+    int trans;   /* getrs */
+    int upper;   /* potrf, potrs */
+} solve_job;
+
+static double get(const void *p, int dbl, long long i)
+{
+    return dbl ? ((const double *)p)[i] : ((const float *)p)[i];
+}
+
+static void put(void *p, int dbl, long long i, double v)
+{
+    if (dbl)
+        ((double *)p)[i] = v;
+    else
+        ((float *)p)[i] = (float)v;
+}
+
+#define A(i, j) a[(i) + (long long)(j) * m]
+
+/* The matrix as doubles, column-major with leading dimension rows. */
+static double *load(const void *p, int dbl, int rows, int cols, int ld)
+{
+    double *a = malloc(sizeof *a * (size_t)(rows > 0 && cols > 0 ? rows * cols : 1));
+    if (a != NULL)
+        for (int j = 0; j < cols; j++)
+            for (int i = 0; i < rows; i++)
+                a[i + (long long)j * rows] = get(p, dbl, i + (long long)j * ld);
+    return a;
+}
+
+static void store(void *p, int dbl, const double *a, int rows, int cols, int ld)
+{
+    for (int j = 0; j < cols; j++)
+        for (int i = 0; i < rows; i++)
+            put(p, dbl, i + (long long)j * ld, a[i + (long long)j * rows]);
+}
+
+static int getrf(double *a, int m, int n, int *ipiv)
+{
+    int info = 0;
+    for (int j = 0; j < (m < n ? m : n); j++) {
+        int p = j;
+        if (ipiv != NULL) {
+            for (int i = j + 1; i < m; i++)
+                if (fabs(A(i, j)) > fabs(A(p, j)))
+                    p = i;
+            ipiv[j] = p + 1;
+            if (p != j)
+                for (int k = 0; k < n; k++) {
+                    double t = A(j, k);
+                    A(j, k) = A(p, k);
+                    A(p, k) = t;
+                }
+        }
+        if (A(j, j) == 0) {
+            if (info == 0)
+                info = j + 1;
+            continue;
+        }
+        for (int i = j + 1; i < m; i++)
+            A(i, j) /= A(j, j);
+        for (int k = j + 1; k < n; k++)
+            for (int i = j + 1; i < m; i++)
+                A(i, k) -= A(i, j) * A(j, k);
+    }
+    return info;
+}
+
+static void getrs(const double *a, int m, const int *ipiv, int trans, double *b, int nrhs)
+{
+    int n = m;
+    for (int c = 0; c < nrhs; c++) {
+        double *x = b + (long long)c * n;
+        if (!trans) {
+            for (int i = 0; ipiv && i < n; i++) {
+                double t = x[i];
+                x[i] = x[ipiv[i] - 1];
+                x[ipiv[i] - 1] = t;
+            }
+            for (int i = 0; i < n; i++) /* L y = P b, L unit */
+                for (int k = 0; k < i; k++)
+                    x[i] -= A(i, k) * x[k];
+            for (int i = n - 1; i >= 0; i--) { /* U x = y */
+                for (int k = i + 1; k < n; k++)
+                    x[i] -= A(i, k) * x[k];
+                x[i] /= A(i, i);
+            }
+        } else {
+            for (int i = 0; i < n; i++) { /* U^T y = b */
+                for (int k = 0; k < i; k++)
+                    x[i] -= A(k, i) * x[k];
+                x[i] /= A(i, i);
+            }
+            for (int i = n - 1; i >= 0; i--) /* L^T z = y */
+                for (int k = i + 1; k < n; k++)
+                    x[i] -= A(k, i) * x[k];
+            for (int i = n - 1; ipiv && i >= 0; i--) {
+                double t = x[i];
+                x[i] = x[ipiv[i] - 1];
+                x[ipiv[i] - 1] = t;
+            }
+        }
+    }
+}
+
+/* L(i, j) of a Cholesky factor kept in the lower or the upper triangle. */
+#define L(i, j) (*(upper ? &A(j, i) : &A(i, j)))
+
+static int potrf(double *a, int m, int upper)
+{
+    for (int j = 0; j < m; j++) {
+        double d = L(j, j);
+        for (int k = 0; k < j; k++)
+            d -= L(j, k) * L(j, k);
+        if (!(d > 0))
+            return j + 1;
+        L(j, j) = sqrt(d);
+        for (int i = j + 1; i < m; i++) {
+            double s = L(i, j);
+            for (int k = 0; k < j; k++)
+                s -= L(i, k) * L(j, k);
+            L(i, j) = s / L(j, j);
+        }
+    }
+    return 0;
+}
+
+static void potrs(const double *a, int m, int upper, double *b, int nrhs)
+{
+    for (int c = 0; c < nrhs; c++) {
+        double *x = b + (long long)c * m;
+        for (int i = 0; i < m; i++) {
+            for (int k = 0; k < i; k++)
+                x[i] -= L(i, k) * x[k];
+            x[i] /= L(i, i);
+        }
+        for (int i = m - 1; i >= 0; i--) {
+            for (int k = i + 1; k < m; k++)
+                x[i] -= L(k, i) * x[k];
+            x[i] /= L(i, i);
+        }
+    }
+}
+
+static void solve_run(void *arg)
+{
+    solve_job *j = arg;
+    int info = 0;
+    if (j->compute) {
+        int rows = j->op == OP_GETRF ? j->m : j->n;
+        double *a = load(j->a, j->dbl, rows, j->n, j->lda), *b = NULL;
+        if (j->op == OP_GETRS || j->op == OP_POTRS)
+            b = load(j->b, j->dbl, j->n, j->nrhs, j->ldb);
+        if (a != NULL && (b != NULL || j->op == OP_GETRF || j->op == OP_POTRF)) {
+            switch (j->op) {
+            case OP_GETRF:
+                info = getrf(a, j->m, j->n, j->ipiv);
+                store(j->a, j->dbl, a, j->m, j->n, j->lda);
+                break;
+            case OP_POTRF:
+                info = potrf(a, j->n, j->upper);
+                store(j->a, j->dbl, a, j->n, j->n, j->lda);
+                break;
+            case OP_GETRS:
+                getrs(a, j->n, j->ipiv, j->trans, b, j->nrhs);
+                store(j->b, j->dbl, b, j->n, j->nrhs, j->ldb);
+                break;
+            case OP_POTRS:
+                potrs(a, j->n, j->upper, b, j->nrhs);
+                store(j->b, j->dbl, b, j->n, j->nrhs, j->ldb);
+                break;
+            case OP_TIMED:
+                break;
+            }
+        }
+        free(a);
+        free(b);
+    }
+    if (j->info != NULL)
+        *j->info = info;
+    free(j);
+}
+
+/* ---- the handle --------------------------------------------------------- */
+
+static cusolverDnHandle_t handle_of(cusolverDnHandle_t h)
+{
+    return h != NULL && h->magic == HANDLE_MAGIC ? h : NULL;
+}
+
+SOLVER_EXPORT cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *handle)
+{
+    if (handle == NULL)
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    cusim_init();
+    cusolverDnHandle_t h = calloc(1, sizeof *h);
+    if (h == NULL)
+        return CUSOLVER_STATUS_ALLOC_FAILED;
+    h->magic = HANDLE_MAGIC;
+    *handle = h;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+SOLVER_EXPORT cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t handle)
+{
+    cusolverDnHandle_t h = handle_of(handle);
+    if (h == NULL)
+        return CUSOLVER_STATUS_NOT_INITIALIZED;
+    h->magic = 0;
+    free(h);
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+SOLVER_EXPORT cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t handle, cudaStream_t streamId)
+{
+    cusolverDnHandle_t h = handle_of(handle);
+    if (h == NULL)
+        return CUSOLVER_STATUS_NOT_INITIALIZED;
+    h->stream = streamId;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+SOLVER_EXPORT cusolverStatus_t cusolverDnGetStream(cusolverDnHandle_t handle, cudaStream_t *streamId)
+{
+    cusolverDnHandle_t h = handle_of(handle);
+    if (h == NULL)
+        return CUSOLVER_STATUS_NOT_INITIALIZED;
+    if (streamId == NULL)
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    *streamId = h->stream;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+SOLVER_EXPORT cusolverStatus_t cusolverGetVersion(int *version)
+{
+    if (version == NULL)
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    *version = CUSOLVER_VERSION;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+SOLVER_EXPORT cusolverStatus_t cusolverGetProperty(libraryPropertyType type, int *value)
+{
+    if (value == NULL)
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    switch (type) {
+    case MAJOR_VERSION: *value = CUSOLVER_VER_MAJOR; return CUSOLVER_STATUS_SUCCESS;
+    case MINOR_VERSION: *value = CUSOLVER_VER_MINOR; return CUSOLVER_STATUS_SUCCESS;
+    case PATCH_LEVEL: *value = CUSOLVER_VER_PATCH; return CUSOLVER_STATUS_SUCCESS;
+    default: return CUSOLVER_STATUS_INVALID_VALUE;
+    }
+}
+
+/* ---- the routines ------------------------------------------------------- */
+
+#define WORK_PER_COL 64
+
+/* Queues routine `what` (getrf, potrs, ...) of j on the handle's stream. */
+static cusolverStatus_t run(cusolverDnHandle_t h, const char *what, solve_job *j, double flops, double elems)
+{
+    char name[64];
+    snprintf(name, sizeof name, "cusolver::%s_kernel<%s>", what, j->dbl ? "double" : "float");
+    simlib_kernel k = {.name = name, .threads = elems / 4, .block = 256, .cls = CUSIM_KERNEL_GEMM,
+                       .flops = flops, .bytes = 2.0 * elems * (j->dbl ? 8 : 4), .prec_bits = j->dbl ? 64 : 32};
+    j->compute = j->op != OP_TIMED && simlib_compute(flops / 2);
+    return simlib_launch(h->stream, &k, 1, solve_run, j) == 0 ? CUSOLVER_STATUS_SUCCESS
+                                                               : CUSOLVER_STATUS_EXECUTION_FAILED;
+}
+
+static solve_job *job_new(enum op op, int dbl)
+{
+    solve_job *j = calloc(1, sizeof *j);
+    if (j != NULL) {
+        j->op = op;
+        j->dbl = dbl;
+    }
+    return j;
+}
+
+static cusolverStatus_t getrf_size(cusolverDnHandle_t h, int m, int n, int lda, int *lwork)
+{
+    if (handle_of(h) == NULL)
+        return CUSOLVER_STATUS_NOT_INITIALIZED;
+    if (m < 0 || n < 0 || lda < (m > 1 ? m : 1) || lwork == NULL)
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    *lwork = (n > 0 ? n : 1) * WORK_PER_COL;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+static cusolverStatus_t getrf_call(cusolverDnHandle_t h, int dbl, int m, int n, void *a, int lda, void *work,
+                                   int *ipiv, int *info)
+{
+    if (handle_of(h) == NULL)
+        return CUSOLVER_STATUS_NOT_INITIALIZED;
+    if (m < 0 || n < 0 || lda < (m > 1 ? m : 1) || work == NULL || info == NULL || (m * n > 0 && a == NULL))
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    solve_job *j = job_new(OP_GETRF, dbl);
+    if (j == NULL)
+        return CUSOLVER_STATUS_ALLOC_FAILED;
+    j->m = m, j->n = n, j->a = a, j->lda = lda, j->ipiv = ipiv, j->info = info;
+    double k = m < n ? m : n;
+    return run(h, "getrf", j, 2.0 * m * n * k - (m + n) * k * k + 2.0 / 3.0 * k * k * k, (double)m * n);
+}
+
+static cusolverStatus_t getrs_call(cusolverDnHandle_t h, int dbl, cublasOperation_t trans, int n, int nrhs,
+                                   const void *a, int lda, const int *ipiv, void *b, int ldb, int *info)
+{
+    if (handle_of(h) == NULL)
+        return CUSOLVER_STATUS_NOT_INITIALIZED;
+    if (n < 0 || nrhs < 0 || lda < (n > 1 ? n : 1) || ldb < (n > 1 ? n : 1) || info == NULL ||
+        (trans != CUBLAS_OP_N && trans != CUBLAS_OP_T && trans != CUBLAS_OP_C))
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    solve_job *j = job_new(OP_GETRS, dbl);
+    if (j == NULL)
+        return CUSOLVER_STATUS_ALLOC_FAILED;
+    j->n = n, j->nrhs = nrhs, j->a = (void *)a, j->lda = lda, j->ipiv = (int *)ipiv, j->b = b, j->ldb = ldb;
+    j->info = info, j->trans = trans != CUBLAS_OP_N;
+    return run(h, "getrs", j, 2.0 * n * n * nrhs, (double)n * n + (double)n * nrhs);
+}
+
+static cusolverStatus_t potrf_size(cusolverDnHandle_t h, cublasFillMode_t uplo, int n, int lda, int *lwork)
+{
+    if (handle_of(h) == NULL)
+        return CUSOLVER_STATUS_NOT_INITIALIZED;
+    if (n < 0 || lda < (n > 1 ? n : 1) || lwork == NULL || (uplo != CUBLAS_FILL_MODE_LOWER && uplo != CUBLAS_FILL_MODE_UPPER))
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    *lwork = (n > 0 ? n : 1) * WORK_PER_COL;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+static cusolverStatus_t potrf_call(cusolverDnHandle_t h, int dbl, cublasFillMode_t uplo, int n, void *a, int lda,
+                                   void *work, int lwork, int *info)
+{
+    int need;
+    cusolverStatus_t st = potrf_size(h, uplo, n, lda, &need);
+    if (st != CUSOLVER_STATUS_SUCCESS)
+        return st;
+    if (work == NULL || lwork < need || info == NULL || (n > 0 && a == NULL))
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    solve_job *j = job_new(OP_POTRF, dbl);
+    if (j == NULL)
+        return CUSOLVER_STATUS_ALLOC_FAILED;
+    j->n = n, j->a = a, j->lda = lda, j->info = info, j->upper = uplo == CUBLAS_FILL_MODE_UPPER;
+    return run(h, "potrf", j, (double)n * n * n / 3.0, (double)n * n);
+}
+
+static cusolverStatus_t potrs_call(cusolverDnHandle_t h, int dbl, cublasFillMode_t uplo, int n, int nrhs,
+                                   const void *a, int lda, void *b, int ldb, int *info)
+{
+    if (handle_of(h) == NULL)
+        return CUSOLVER_STATUS_NOT_INITIALIZED;
+    if (n < 0 || nrhs < 0 || lda < (n > 1 ? n : 1) || ldb < (n > 1 ? n : 1) || info == NULL ||
+        (uplo != CUBLAS_FILL_MODE_LOWER && uplo != CUBLAS_FILL_MODE_UPPER))
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    solve_job *j = job_new(OP_POTRS, dbl);
+    if (j == NULL)
+        return CUSOLVER_STATUS_ALLOC_FAILED;
+    j->n = n, j->nrhs = nrhs, j->a = (void *)a, j->lda = lda, j->b = b, j->ldb = ldb, j->info = info;
+    j->upper = uplo == CUBLAS_FILL_MODE_UPPER;
+    return run(h, "potrs", j, 2.0 * n * n * nrhs, (double)n * n + (double)n * nrhs);
+}
+
+/* A routine timed only: its kernel, and devInfo 0 in stream order. */
+static cusolverStatus_t timed(cusolverDnHandle_t h, const char *what, int dbl, int m, int n, void *work, int lwork,
+                              int need, int *info, double flops)
+{
+    if (handle_of(h) == NULL)
+        return CUSOLVER_STATUS_NOT_INITIALIZED;
+    if (m < 0 || n < 0 || work == NULL || lwork < need || info == NULL)
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    solve_job *j = job_new(OP_TIMED, dbl);
+    if (j == NULL)
+        return CUSOLVER_STATUS_ALLOC_FAILED;
+    j->info = info;
+    return run(h, what, j, flops, (double)m * n);
+}
+
+static int big_work(int m, int n)
+{
+    int k = m > n ? m : n;
+    return (k > 0 ? k : 1) * WORK_PER_COL * 2 + m * n;
+}
+
+#define SIZE_CHECK(h, m, n, lwork)                                                               \
+    do {                                                                                         \
+        if (handle_of(h) == NULL)                                                                \
+            return CUSOLVER_STATUS_NOT_INITIALIZED;                                              \
+        if ((m) < 0 || (n) < 0 || (lwork) == NULL)                                               \
+            return CUSOLVER_STATUS_INVALID_VALUE;                                                \
+        *(lwork) = big_work(m, n);                                                               \
+        return CUSOLVER_STATUS_SUCCESS;                                                          \
+    } while (0)
+
+/* The S and D entry points of each routine. */
+#define SOLVER_PAIR(T, P, DBL)                                                                                    \
+    SOLVER_EXPORT cusolverStatus_t cusolverDn##P##getrf_bufferSize(cusolverDnHandle_t h, int m, int n, T *a,     \
+                                                                   int lda, int *lwork)                          \
+    {                                                                                                             \
+        (void)a;                                                                                                  \
+        return getrf_size(h, m, n, lda, lwork);                                                                   \
+    }                                                                                                             \
+    SOLVER_EXPORT cusolverStatus_t cusolverDn##P##getrf(cusolverDnHandle_t h, int m, int n, T *a, int lda,       \
+                                                        T *work, int *ipiv, int *info)                           \
+    {                                                                                                             \
+        return getrf_call(h, DBL, m, n, a, lda, work, ipiv, info);                                                \
+    }                                                                                                             \
+    SOLVER_EXPORT cusolverStatus_t cusolverDn##P##getrs(cusolverDnHandle_t h, cublasOperation_t trans, int n,    \
+                                                        int nrhs, const T *a, int lda, const int *ipiv, T *b,    \
+                                                        int ldb, int *info)                                      \
+    {                                                                                                             \
+        return getrs_call(h, DBL, trans, n, nrhs, a, lda, ipiv, b, ldb, info);                                    \
+    }                                                                                                             \
+    SOLVER_EXPORT cusolverStatus_t cusolverDn##P##potrf_bufferSize(cusolverDnHandle_t h, cublasFillMode_t uplo,  \
+                                                                   int n, T *a, int lda, int *lwork)             \
+    {                                                                                                             \
+        (void)a;                                                                                                  \
+        return potrf_size(h, uplo, n, lda, lwork);                                                                \
+    }                                                                                                             \
+    SOLVER_EXPORT cusolverStatus_t cusolverDn##P##potrf(cusolverDnHandle_t h, cublasFillMode_t uplo, int n,      \
+                                                        T *a, int lda, T *work, int lwork, int *info)            \
+    {                                                                                                             \
+        return potrf_call(h, DBL, uplo, n, a, lda, work, lwork, info);                                            \
+    }                                                                                                             \
+    SOLVER_EXPORT cusolverStatus_t cusolverDn##P##potrs(cusolverDnHandle_t h, cublasFillMode_t uplo, int n,      \
+                                                        int nrhs, const T *a, int lda, T *b, int ldb, int *info) \
+    {                                                                                                             \
+        return potrs_call(h, DBL, uplo, n, nrhs, a, lda, b, ldb, info);                                           \
+    }                                                                                                             \
+    SOLVER_EXPORT cusolverStatus_t cusolverDn##P##geqrf_bufferSize(cusolverDnHandle_t h, int m, int n, T *a,     \
+                                                                   int lda, int *lwork)                          \
+    {                                                                                                             \
+        (void)a, (void)lda;                                                                                       \
+        SIZE_CHECK(h, m, n, lwork);                                                                               \
+    }                                                                                                             \
+    SOLVER_EXPORT cusolverStatus_t cusolverDn##P##geqrf(cusolverDnHandle_t h, int m, int n, T *a, int lda,       \
+                                                        T *tau, T *work, int lwork, int *info)                   \
+    {                                                                                                             \
+        (void)a, (void)lda, (void)tau;                                                                            \
+        double k = m < n ? m : n;                                                                                 \
+        return timed(h, "geqrf", DBL, m, n, work, lwork, big_work(m, n), info,                                    \
+                     2.0 * m * n * k - (m + n) * k * k + 2.0 / 3.0 * k * k * k);                                  \
+    }                                                                                                             \
+    SOLVER_EXPORT cusolverStatus_t cusolverDn##P##gesvd_bufferSize(cusolverDnHandle_t h, int m, int n,           \
+                                                                   int *lwork)                                   \
+    {                                                                                                             \
+        SIZE_CHECK(h, m, n, lwork);                                                                               \
+    }                                                                                                             \
+    SOLVER_EXPORT cusolverStatus_t cusolverDn##P##gesvd(cusolverDnHandle_t h, signed char jobu,                  \
+                                                        signed char jobvt, int m, int n, T *a, int lda, T *s,    \
+                                                        T *u, int ldu, T *vt, int ldvt, T *work, int lwork,      \
+                                                        T *rwork, int *info)                                     \
+    {                                                                                                             \
+        (void)jobu, (void)jobvt, (void)a, (void)lda, (void)s, (void)u, (void)ldu, (void)vt, (void)ldvt,          \
+            (void)rwork;                                                                                          \
+        return timed(h, "gesvd", DBL, m, n, work, lwork, big_work(m, n), info, 22.0 * m * n * (m < n ? m : n));   \
+    }                                                                                                             \
+    SOLVER_EXPORT cusolverStatus_t cusolverDn##P##syevd_bufferSize(cusolverDnHandle_t h, cusolverEigMode_t jobz, \
+                                                                   cublasFillMode_t uplo, int n, const T *a,     \
+                                                                   int lda, const T *w, int *lwork)              \
+    {                                                                                                             \
+        (void)jobz, (void)uplo, (void)a, (void)lda, (void)w;                                                      \
+        SIZE_CHECK(h, n, n, lwork);                                                                               \
+    }                                                                                                             \
+    SOLVER_EXPORT cusolverStatus_t cusolverDn##P##syevd(cusolverDnHandle_t h, cusolverEigMode_t jobz,            \
+                                                        cublasFillMode_t uplo, int n, T *a, int lda, T *w,       \
+                                                        T *work, int lwork, int *info)                           \
+    {                                                                                                             \
+        (void)jobz, (void)uplo, (void)a, (void)lda, (void)w;                                                      \
+        return timed(h, "syevd", DBL, n, n, work, lwork, big_work(n, n), info, 9.0 * n * n * n);                  \
+    }
+
+SOLVER_PAIR(float, S, 0)
+SOLVER_PAIR(double, D, 1)
