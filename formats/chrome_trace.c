@@ -172,7 +172,7 @@ static void arg_hex(cuprof_out *o, int *first, const char *k, uint64_t v)
 
 /* The arguments of the classes other than launch (chrome_cpu_events writes
  * those itself), comma-separated. */
-static void event_args(cuprof_writer *w, const cuprof_event *ev)
+static void event_args(cuprof_writer *w, const cuprof_event *ev, uint32_t payload)
 {
     cuprof_out *o = w->out;
     int first = 1;
@@ -255,6 +255,8 @@ static void event_args(cuprof_writer *w, const cuprof_event *ev)
     }
     if (ev->stack)
         arg_u64(o, &first, "stack", ev->stack);
+    if (payload)   /* the library's NVTX range folded into the call (model/ranges.h) */
+        arg_str(o, &first, "nvtx", cuprof_run_string(w->run, payload));
 }
 
 /* A string rendered once (JSON-escaped, with what surrounds it), reused by
@@ -389,7 +391,7 @@ static char *launch_tail(char *p, const cuprof_event *ev)
  * are formatted in place in the output buffer, the names copied from the
  * cache (this loop is most of the exit path: bench/RESULTS.md). */
 static void cpu_event(chrome_writer *cw, chrome_cache *c, const cuprof_run_thread *th,
-                      const cuprof_event *ev)
+                      const cuprof_event *ev, uint32_t payload)
 {
     cuprof_writer *w = &cw->base;
     cuprof_out *o = w->out;
@@ -414,7 +416,8 @@ static void cpu_event(chrome_writer *cw, chrome_cache *c, const cuprof_run_threa
     }
     p = CUPROF_FMT_LIT(p, ",\"args\":{");
     const chrome_str *kn;
-    if (ev->cls == CUPROF_EV_LAUNCH && (kn = cached_kname(c, &w->model->names, ev->a.launch.kernel))) {
+    if (ev->cls == CUPROF_EV_LAUNCH && !payload &&
+        (kn = cached_kname(c, &w->model->names, ev->a.launch.kernel))) {
         p = CUPROF_FMT_LIT(p, "\"kernel\":");
         o->len = (size_t)(p - o->buf);
         cuprof_out_write(o, kn->s, kn->n);
@@ -424,7 +427,7 @@ static void cpu_event(chrome_writer *cw, chrome_cache *c, const cuprof_run_threa
         return;
     }
     o->len = (size_t)(p - o->buf);
-    event_args(w, ev);
+    event_args(w, ev, payload);
     cuprof_out_puts(o, "}}");
 }
 
@@ -443,6 +446,10 @@ static void nvtx_mark(chrome_writer *cw, const cuprof_run_thread *th, const cupr
     cuprof_out_ns_as_us(o, cuprof_chrome_rel(cw, ev->t0));
     cuprof_out_puts(o, ",\"args\":{\"domain\":");
     cuprof_out_json_cstr(o, cuprof_run_string(w->run, ev->a.nvtx.domain));
+    if (ev->a.nvtx.id) {   /* a mark's id: its payload's text */
+        cuprof_out_puts(o, ",\"payload\":");
+        cuprof_out_json_cstr(o, cuprof_run_string(w->run, (uint32_t)ev->a.nvtx.id));
+    }
     cuprof_out_puts(o, "}}");
 }
 
@@ -501,6 +508,8 @@ static void put_ranges(chrome_writer *cw)
     for (size_t k = 0; rg && k < rg->n; k++) {
         const cuprof_range *r = &rg->r[k];
         const char *name = cuprof_run_string(w->run, r->name);
+        if (r->folded)   /* shown as the call it names (cpu_event's "nvtx") */
+            continue;
         if (r->start_end) {
             for (int e = 0; e < 2; e++) {
                 cuprof_out_puts(o, e ? ",\n{\"ph\":\"e\"" : ",\n{\"ph\":\"b\"");
@@ -536,6 +545,10 @@ static void put_ranges(chrome_writer *cw)
         cuprof_out_u64(o, r->kernels);
         if (!r->closed)
             cuprof_out_puts(o, ",\"open_at_exit\":true");
+        if (r->payload) {
+            cuprof_out_puts(o, ",\"payload\":");
+            cuprof_out_json_cstr(o, cuprof_run_string(w->run, r->payload));
+        }
         cuprof_out_puts(o, "}}");
     }
 }
@@ -566,7 +579,7 @@ static int chrome_cpu_events(chrome_writer *cw, uint8_t *classes, size_t nclasse
                 }
                 if (chunk[j].api < nclasses)
                     classes[chunk[j].api] = chunk[j].cls + 1;
-                cpu_event(cw, &c, th, &chunk[j]);
+                cpu_event(cw, &c, th, &chunk[j], cuprof_ranges_call_payload(cw->base.model->ranges, t, i + j));
             }
         }
     }

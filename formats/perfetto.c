@@ -918,11 +918,11 @@ static int call_same(const pf_call_enc *c, const pf_writer *w, const cuprof_even
  * copied from the cache when an identical call was encoded earlier in this
  * sequence, else encoded (and kept). Two slots per hash (a loop's calls
  * often outnumber what one slot each would keep apart). */
-static void call_event(pf_writer *w, const cuprof_event *ev)
+static void call_event(pf_writer *w, const cuprof_event *ev, uint32_t payload)
 {
     const cuprof_run *run = w->base.run;
     pf_call_enc *c = NULL;
-    if (w->calls && ev->name == 0 && ev->cls != CUPROF_EV_ALLOC && ev->cls != CUPROF_EV_FREE) {
+    if (w->calls && ev->name == 0 && !payload && ev->cls != CUPROF_EV_ALLOC && ev->cls != CUPROF_EV_FREE) {
         uint64_t h = ev->a.raw[0] * 0x9E3779B97F4A7C15ull ^ ev->a.raw[1] * 0xC2B2AE3D27D4EB4Full ^
                      ev->a.raw[2] * 0x165667B19E3779F9ull ^ ev->a.raw[3] ^
                      ((uint64_t)ev->api << 32 | ev->stack);
@@ -942,6 +942,8 @@ static void call_event(pf_writer *w, const cuprof_event *ev)
     ev_begin_fixed(w, TYPE_BEGIN, cuprof_run_api_name(run, ev->api),
                    cuprof_run_api_category(run, ev->api));
     call_args(w, ev);
+    if (payload)   /* the library's NVTX range folded into the call (model/ranges.h) */
+        ann_str(w, "nvtx", cuprof_run_string(run, payload));
     size_t len = w->te.n - at;
     if (c && !w->oom && !w->te.oom && len <= PF_CALL_BYTES) {
         c->seq = w->seq;
@@ -996,6 +998,8 @@ static void extra_event(pf_writer *w, const pf_extra *x)
         ann_str(w, "domain", cuprof_run_string(run, r->domain));
         ann_uint(w, "gpu_ns", r->gpu_ns);
         ann_uint(w, "kernels", r->kernels);
+        if (r->payload)
+            ann_str(w, "payload", cuprof_run_string(run, r->payload));
     } else if (x->kind == X_DERIVED) {
         const cuprof_derived_call *d = &tl->derived[x->idx];
         ev_begin(w, TYPE_BEGIN, d->rec->name, "cuda_runtime");
@@ -1034,7 +1038,7 @@ static pf_extra *thread_extras(const cuprof_model *m, long t, uint32_t tid, size
     if (!x)
         return NULL;
     for (size_t k = 0; rg && t >= 0 && k < rg->n; k++)
-        if (rg->r[k].thread == (uint32_t)t && !rg->r[k].start_end)
+        if (rg->r[k].thread == (uint32_t)t && !rg->r[k].start_end && !rg->r[k].folded)
             x[(*n)++] = (pf_extra){rg->r[k].t0, rg->r[k].t1, X_RANGE, (uint32_t)k};
     for (size_t k = 0; g && k < tl->nderived; k++)
         if (tl->derived[k].tid == tid)
@@ -1080,10 +1084,12 @@ static int thread_track(pf_writer *w, const pf_flows *fl, long t, uint32_t tid, 
             if (ev->cls == CUPROF_EV_MARK) {
                 ev_begin(w, TYPE_INSTANT, cuprof_run_string(run, ev->a.nvtx.name), "nvtx");
                 ann_str(w, "domain", cuprof_run_string(run, ev->a.nvtx.domain));
+                if (ev->a.nvtx.id)
+                    ann_str(w, "payload", cuprof_run_string(run, (uint32_t)ev->a.nvtx.id));
                 ev_end(w, ev->t0);
                 continue;
             }
-            call_event(w, ev);
+            call_event(w, ev, cuprof_ranges_call_payload(w->base.model->ranges, (size_t)t, i - 1));
             flows_out(w, fl, cuprof_event_id_make(th->index, i - 1));
             stack_open(w, &st, ev->t0, ev->t1);
         } else {

@@ -138,7 +138,7 @@ static const char *range_of(const cuprof_run *run, const cuprof_ranges *rg, uint
     long best = -1;
     for (size_t i = 0; i < rg->n; i++) {
         const cuprof_range *r = &rg->r[i];
-        if (r->start_end || run->threads[r->thread].index != th->index || seq <= r->first ||
+        if (r->start_end || r->folded || run->threads[r->thread].index != th->index || seq <= r->first ||
             (r->last != UINT64_MAX && seq >= r->last))
             continue;
         if (best < 0 || r->level > rg->r[best].level)

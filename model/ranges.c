@@ -97,7 +97,8 @@ static int pair_pushes(const cuprof_run *run, size_t t, uint64_t end, cuprof_ran
             cuprof_range r = {.name = ev->a.nvtx.name, .domain = ev->a.nvtx.domain,
                               .thread = (uint32_t)t, .level = (uint16_t)sp, .t0 = ev->t0,
                               .first = i, .last = UINT64_MAX,
-                              .parent = sp ? stack[sp - 1] : -1};
+                              .parent = sp ? stack[sp - 1] : -1,
+                              .payload = (uint32_t)ev->a.nvtx.id};
             if (push_range(rg, cap, &r) < 0)
                 return -1;
             until[sp] = open_until(run, ev->t0, end);
@@ -204,6 +205,8 @@ static int32_t charge(const cuprof_run *run, const cuprof_timeline *tl, cuprof_r
     } else {
         return -1;
     }
+    while (innermost >= 0 && rg->r[innermost].folded)   /* shown as its call, not a range */
+        innermost = rg->r[innermost].parent;
     for (int32_t k = innermost; k >= 0; k = rg->r[k].parent) {
         rg->r[k].gpu_ns += d;
         rg->r[k].kernels += (uint64_t)kernel;
@@ -220,6 +223,68 @@ static int32_t charge(const cuprof_run *run, const cuprof_timeline *tl, cuprof_r
     return innermost;
 }
 
+/* The domains whose ranges name the hooked calls they sit in. */
+static int library_domain(const cuprof_run *run, uint32_t domain)
+{
+    return domain != 0 && strcmp(cuprof_run_string(run, domain), "NCCL") == 0;
+}
+
+#define FOLD_LOOKBACK 64   /* events between a call and a range inside it */
+
+static int cmp_folded(const void *a, const void *b)
+{
+    const cuprof_folded *x = a, *y = b;
+    if (x->thread != y->thread)
+        return x->thread < y->thread ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Folds each library range into the hooked call of its name around it: the
+ * nearest earlier event of its thread that is a call at a lower depth. */
+static int fold(const cuprof_run *run, cuprof_ranges *rg)
+{
+    size_t cap = 0;
+    for (size_t k = 0; k < rg->first_start; k++) {
+        cuprof_range *r = &rg->r[k];
+        if (!library_domain(run, r->domain))
+            continue;
+        const cuprof_run_thread *th = &run->threads[r->thread];
+        const cuprof_event *open = cuprof_run_event(th, r->first);
+        for (uint64_t i = r->first, n = 0; i-- > 0 && n < FOLD_LOOKBACK; n++) {
+            const cuprof_event *ev = cuprof_run_event(th, i);
+            if (cuprof_ev_is_nvtx(ev->cls) || ev->depth >= open->depth)
+                continue;
+            if (strcmp(cuprof_run_api_name(run, ev->api), cuprof_run_string(run, r->name)) == 0 &&
+                ev->t1 >= r->t1) {
+                if (rg->nfolded == cap) {
+                    size_t nc = cap ? cap * 2 : 64;
+                    cuprof_folded *p = realloc(rg->folded, nc * sizeof *p);
+                    if (!p)
+                        return -1;
+                    rg->folded = p;
+                    cap = nc;
+                }
+                r->folded = 1;
+                r->call = i;
+                rg->folded[rg->nfolded++] = (cuprof_folded){r->thread, r->payload, i};
+            }
+            break;
+        }
+    }
+    if (rg->nfolded)
+        qsort(rg->folded, rg->nfolded, sizeof *rg->folded, cmp_folded);
+    return 0;
+}
+
+uint32_t cuprof_ranges_call_payload(const cuprof_ranges *rg, size_t thread, uint64_t seq)
+{
+    if (!rg || rg->nfolded == 0)
+        return 0;
+    cuprof_folded key = {(uint32_t)thread, 0, seq};
+    const cuprof_folded *f = bsearch(&key, rg->folded, rg->nfolded, sizeof key, cmp_folded);
+    return f ? f->payload : 0;
+}
+
 cuprof_ranges *cuprof_ranges_build(const cuprof_run *run, const cuprof_timeline *tl)
 {
     cuprof_ranges *rg = calloc(1, sizeof *rg);
@@ -232,7 +297,7 @@ cuprof_ranges *cuprof_ranges_build(const cuprof_run *run, const cuprof_timeline 
         ok = (inner[t] = malloc((n ? n : 1) * sizeof **inner)) != NULL &&
              pair_pushes(run, t, end, rg, &cap, inner[t]) == 0;
     }
-    ok = ok && pair_starts(run, end, rg, &cap) == 0;
+    ok = ok && pair_starts(run, end, rg, &cap) == 0 && fold(run, rg) == 0;
     const cuprof_gpu_run *g = tl ? tl->gpu : NULL;
     if (ok && g) {
         rg->kernel_range = malloc((g->n_kernels ? g->n_kernels : 1) * sizeof *rg->kernel_range);
@@ -266,6 +331,7 @@ void cuprof_ranges_destroy(cuprof_ranges *rg)
     free(rg->r);
     free(rg->kernel_range);
     free(rg->copy_range);
+    free(rg->folded);
     free(rg);
 }
 
@@ -307,17 +373,19 @@ int cuprof_ranges_summarize(const cuprof_ranges *rg, const cuprof_run *run, cupr
         s->ranges = NULL;
         return -1;
     }
+    size_t n = 0;
     for (size_t i = 0; i < rg->n; i++)
-        order[i] = i;
-    qsort_r(order, rg->n, sizeof *order, cmp_range_key, rg->r);
-    for (size_t i = 0; i < rg->n;) {
+        if (!rg->r[i].folded)
+            order[n++] = i;
+    qsort_r(order, n, sizeof *order, cmp_range_key, rg->r);
+    for (size_t i = 0; i < n;) {
         size_t j = i;
         cuprof_stat_range *row = &s->ranges[s->nranges++];
         const cuprof_range *first = &rg->r[order[i]];
         row->name = cuprof_run_string(run, first->name);
         row->domain = cuprof_run_string(run, first->domain);
         row->min_ns = UINT64_MAX;
-        for (; j < rg->n && cmp_range_key(&order[i], &order[j], rg->r) == 0; j++) {
+        for (; j < n && cmp_range_key(&order[i], &order[j], rg->r) == 0; j++) {
             const cuprof_range *r = &rg->r[order[j]];
             uint64_t d = r->t1 > r->t0 ? r->t1 - r->t0 : 0;
             durs[j - i] = d;

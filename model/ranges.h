@@ -14,6 +14,13 @@
  *    hooked call that caused it (timeline.h), and counts in that range and
  *    every range around it: a range's GPU time is the device time of the
  *    work launched inside it, nested ranges included.
+ *  - A push range or mark may carry a payload: the text of its NVTX
+ *    extended payload (preload/nvtx_payload.c), the event's id.
+ *  - A library's own range around a hooked call of the same name (NCCL's,
+ *    domain "NCCL": ncclAllReduce inside the hook of ncclAllReduce) is
+ *    folded into the call: shown once, as the call with the range's payload
+ *    (cuprof_ranges_call_payload), not as a range of its own (no row, no
+ *    slice), so its time is not counted twice.
  */
 #ifndef CUPROF_RANGES_H
 #define CUPROF_RANGES_H
@@ -38,7 +45,17 @@ typedef struct cuprof_range {
     uint64_t gpu_ns;         /* device time of the work launched inside it */
     uint64_t kernels;        /* kernels launched inside it */
     uint64_t id;             /* start/end ranges: the nvtxRangeId_t */
+    uint32_t payload;        /* push ranges: string id of its payload's text, 0 = none */
+    uint8_t folded;          /* 1: a library's range folded into the call around it */
+    uint64_t call;           /* folded: seq of that call on thread */
 } cuprof_range;
+
+/* A folded range's payload, by its call (thread, seq), sorted. */
+typedef struct cuprof_folded {
+    uint32_t thread;
+    uint32_t payload;
+    uint64_t seq;
+} cuprof_folded;
 
 typedef struct cuprof_ranges {
     size_t n;
@@ -48,6 +65,8 @@ typedef struct cuprof_ranges {
     size_t first_start;
     int32_t *kernel_range;   /* [gpu kernel i]: innermost range, -1 = none */
     int32_t *copy_range;     /* [gpu copy i]: the same for copies and memsets */
+    size_t nfolded;
+    cuprof_folded *folded;   /* the folded ranges by (thread, seq) of their call */
 } cuprof_ranges;
 
 /* Pairs run's NVTX events and joins tl's device records to them. NULL on
@@ -55,7 +74,11 @@ typedef struct cuprof_ranges {
 cuprof_ranges *cuprof_ranges_build(const cuprof_run *run, const cuprof_timeline *tl);
 void cuprof_ranges_destroy(cuprof_ranges *rg);
 
-/* Fills s->ranges: one row per (domain, name) of rg. 0, or -1 on out of
+/* The payload (string id) of the library range folded into call seq of
+ * thread, or 0. */
+uint32_t cuprof_ranges_call_payload(const cuprof_ranges *rg, size_t thread, uint64_t seq);
+
+/* Fills s->ranges: one row per (domain, name) of rg, folded ranges left out. 0, or -1 on out of
  * memory. */
 struct cuprof_summary;
 int cuprof_ranges_summarize(const cuprof_ranges *rg, const cuprof_run *run,

@@ -14,6 +14,8 @@ static int range_is(const cuprof_run *run, const cuprof_range *r, const char *na
                     size_t nlen, const char *domain)
 {
     const char *rn = cuprof_run_string(run, r->name);
+    if (r->folded)   /* a library's range shown as its call (ranges.h) */
+        return 0;
     if (cuprof_nvtx_base_len(rn) != nlen || strncmp(rn, name, nlen) != 0)
         return 0;
     return strcmp(domain, "*") == 0 || strcmp(cuprof_run_string(run, r->domain), domain) == 0;
@@ -73,7 +75,7 @@ static int find_by_name(const cuprof_run *run, const cuprof_ranges *rg, name_cou
         return -1;
     size_t n = 0;
     for (size_t k = 0; k < rg->n; k++)
-        if (rg->r[k].start_end || rg->r[k].parent < 0)
+        if ((rg->r[k].start_end || rg->r[k].parent < 0) && !rg->r[k].folded)   /* (a library's call) */
             v[n++] = (name_count){.domain = rg->r[k].domain, .name = rg->r[k].name, .count = 1};
     qsort(v, n, sizeof *v, cmp_ids);
     size_t m = 0;

@@ -329,10 +329,14 @@ typedef uintptr_t preload_mpi_handle;
  * Symbols the library exports besides the hooks, defined elsewhere in it:
  * X(name). InitializeInjection: the CUDA injection entry point
  * (CUDA_INJECTION64_PATH, preload/inject.c), which starts the collector and
- * CUPTI while the driver initializes. exports.map lists them after the
+ * CUPTI while the driver initializes. InitializeInjectionNvtx2 and
+ * InitializeInjectionNvtxExtension: NVTX's (preload/nvtx.c,
+ * nvtx_payload.c). ncclProfiler_v5: NCCL's profiler plugin. exports.map lists them after the
  * hooks, and the export test allows exactly these.
  */
-#define PRELOAD_EXTRA_EXPORTS(X) X(InitializeInjection) X(InitializeInjectionNvtx2) X(ncclProfiler_v5)
+#define PRELOAD_EXTRA_EXPORTS(X)                                                            \
+    X(InitializeInjection) X(InitializeInjectionNvtx2) X(InitializeInjectionNvtxExtension) \
+    X(ncclProfiler_v5)
 
 /*
  * NVTX entry points (preload/nvtx.c), recorded as instant events but not

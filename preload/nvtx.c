@@ -8,7 +8,9 @@
  * the function tables of the CORE and CORE2 modules. From then on every
  * nvtxRangePush/Pop, Start/End and Mark of that module lands here and is
  * recorded as an instant event (cuprof_instant: same buffers, no lock); the
- * model pairs them into ranges (model/ranges.h).
+ * model pairs them into ranges (model/ranges.h). A push or mark with an
+ * extended payload (NVTX's payload extension, nvtx_payload.c: NCCL's
+ * ranges) carries the payload's decoded text as its event's id.
  *
  * Names are interned by content (registered strings too, at registration),
  * so a name built in a stack buffer is captured whatever happens to the
@@ -20,6 +22,7 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include "preload/hooks.h"
+#include "preload/nvtx_payload.h"
 
 #include <stdatomic.h>
 #include <stddef.h>
@@ -87,15 +90,15 @@ static uint32_t domain_of(nvtxDomainHandle_t d)
 
 /* ---- recording ------------------------------------------------------------ */
 
-static int push(uint32_t domain, uint32_t name)
+int cuprof_nvtx_push(uint32_t domain, uint32_t name, uint32_t payload)
 {
     int e = errno;
-    cuprof_instant(PRELOAD_API_nvtxRangePush, CUPROF_EV_RANGE_PUSH, name, domain, 0);
+    cuprof_instant(PRELOAD_API_nvtxRangePush, CUPROF_EV_RANGE_PUSH, name, domain, payload);
     errno = e;
     return push_level++;
 }
 
-static int pop(uint32_t domain)
+int cuprof_nvtx_pop(uint32_t domain)
 {
     if (push_level <= 0)
         return -1;   /* NVTX's answer to a pop with nothing pushed */
@@ -121,18 +124,34 @@ static void end(uint32_t domain, nvtxRangeId_t id)
     errno = e;
 }
 
-static void mark(uint32_t domain, uint32_t name)
+void cuprof_nvtx_mark(uint32_t domain, uint32_t name, uint32_t payload)
 {
     int e = errno;
-    cuprof_instant(PRELOAD_API_nvtxMark, CUPROF_EV_MARK, name, domain, 0);
+    cuprof_instant(PRELOAD_API_nvtxMark, CUPROF_EV_MARK, name, domain, payload);
     errno = e;
+}
+
+static int push(uint32_t domain, uint32_t name)
+{
+    return cuprof_nvtx_push(domain, name, 0);
+}
+static int pop(uint32_t domain)
+{
+    return cuprof_nvtx_pop(domain);
+}
+static void mark(uint32_t domain, uint32_t name)
+{
+    cuprof_nvtx_mark(domain, name, 0);
 }
 
 /* ---- CORE ---------------------------------------------------------------------- */
 
 static int NVTX_API core_push_a(const char *m) { return push(0, cuprof_string_intern(m)); }
 static int NVTX_API core_push_w(const wchar_t *m) { return push(0, intern_w(m)); }
-static int NVTX_API core_push_ex(const nvtxEventAttributes_t *a) { return push(0, message_of(a)); }
+static int NVTX_API core_push_ex(const nvtxEventAttributes_t *a)
+{
+    return cuprof_nvtx_push(0, message_of(a), cuprof_nvtx_attr_payload(0, a));
+}
 static int NVTX_API core_pop(void) { return pop(0); }
 static nvtxRangeId_t NVTX_API core_start_a(const char *m) { return start(0, cuprof_string_intern(m)); }
 static nvtxRangeId_t NVTX_API core_start_w(const wchar_t *m) { return start(0, intern_w(m)); }
@@ -140,13 +159,16 @@ static nvtxRangeId_t NVTX_API core_start_ex(const nvtxEventAttributes_t *a) { re
 static void NVTX_API core_end(nvtxRangeId_t id) { end(0, id); }
 static void NVTX_API core_mark_a(const char *m) { mark(0, cuprof_string_intern(m)); }
 static void NVTX_API core_mark_w(const wchar_t *m) { mark(0, intern_w(m)); }
-static void NVTX_API core_mark_ex(const nvtxEventAttributes_t *a) { mark(0, message_of(a)); }
+static void NVTX_API core_mark_ex(const nvtxEventAttributes_t *a)
+{
+    cuprof_nvtx_mark(0, message_of(a), cuprof_nvtx_attr_payload(0, a));
+}
 
 /* ---- CORE2: domains and registered strings ------------------------------------ */
 
 static int NVTX_API d_push_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a)
 {
-    return push(domain_of(d), message_of(a));
+    return cuprof_nvtx_push(domain_of(d), message_of(a), cuprof_nvtx_attr_payload(domain_of(d), a));
 }
 static int NVTX_API d_pop(nvtxDomainHandle_t d) { return pop(domain_of(d)); }
 static nvtxRangeId_t NVTX_API d_start_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a)
@@ -156,7 +178,7 @@ static nvtxRangeId_t NVTX_API d_start_ex(nvtxDomainHandle_t d, const nvtxEventAt
 static void NVTX_API d_end(nvtxDomainHandle_t d, nvtxRangeId_t id) { end(domain_of(d), id); }
 static void NVTX_API d_mark_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a)
 {
-    mark(domain_of(d), message_of(a));
+    cuprof_nvtx_mark(domain_of(d), message_of(a), cuprof_nvtx_attr_payload(domain_of(d), a));
 }
 
 /* A registered string's handle is its string id (never 0 for a string). */

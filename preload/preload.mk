@@ -3,7 +3,7 @@
 # library the tests load is in tests/unit/unit.mk.
 PRELOAD_SRCS := preload/resolve.c preload/hooks_launch.c preload/hooks_memory.c \
                 preload/hooks_sync.c preload/hooks_blas.c preload/hooks_blas_gen.c preload/hooks_mpi.c preload/hooks_nccl.c preload/nccl_plugin.c \
-                preload/hooks_driver.c preload/inject.c preload/nvtx.c
+                preload/hooks_driver.c preload/inject.c preload/nvtx.c preload/nvtx_payload.c
 PRELOAD_OBJS := $(patsubst preload/%.c,$(B)/preload/%.o,$(PRELOAD_SRCS))
 # hooks_libc.o (exit paths, signals, exec: collector/process.h) goes into the
 # product library only: the hooks-only test library has no collector for it.

@@ -17,10 +17,17 @@
  *   nvtx_prog graph N   a graph of one 1 KiB memset node, launched N times
  *                       inside a push range "replay" (cudaGraphLaunch: a call
  *                       no hook sees, only CUPTI). Exit 3.
+ *   nvtx_prog payload   NVTX's payload extension, as a training loop would
+ *                       annotate itself: a schema (iteration, loss, an enum
+ *                       phase, a name) registered in domain "train", three
+ *                       push ranges "step" each with its payload around a
+ *                       memset, and a mark with one. Exit 3.
  */
 #include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
 #include <nvtx3/nvToolsExt.h>
+#include <nvtx3/nvToolsExtPayload.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,8 +122,71 @@ static int graph(int n)
     return 3;
 }
 
+typedef struct train_payload {
+    int iteration;
+    double loss;
+    int phase;           /* an enum: 0 forward, 1 backward */
+    const char *model;
+} train_payload;
+
+static int payload(void)
+{
+    nvtxDomainHandle_t dom = nvtxDomainCreateA("train");
+    static const nvtxPayloadEnum_t phases[] = {{"forward", 0, 0}, {"backward", 1, 0}};
+    nvtxPayloadEnumAttr_t ea;
+    memset(&ea, 0, sizeof ea);
+    ea.fieldMask = NVTX_PAYLOAD_ENUM_ATTR_FIELD_ENTRIES | NVTX_PAYLOAD_ENUM_ATTR_FIELD_NUM_ENTRIES |
+                   NVTX_PAYLOAD_ENUM_ATTR_FIELD_SIZE;
+    ea.entries = phases;
+    ea.numEntries = 2;
+    ea.sizeOfEnum = sizeof(int);
+    uint64_t phase_id = nvtxPayloadEnumRegister(dom, &ea);
+    const nvtxPayloadSchemaEntry_t entries[] = {
+        {0, NVTX_PAYLOAD_ENTRY_TYPE_INT, "Iteration", NULL, 0, offsetof(train_payload, iteration), NULL, NULL},
+        {0, NVTX_PAYLOAD_ENTRY_TYPE_DOUBLE, "Loss", NULL, 0, offsetof(train_payload, loss), NULL, NULL},
+        {0, phase_id, "Phase", NULL, 0, offsetof(train_payload, phase), NULL, NULL},
+        {0, NVTX_PAYLOAD_ENTRY_TYPE_CSTRING, "Model", NULL, 0, offsetof(train_payload, model), NULL, NULL}};
+    nvtxPayloadSchemaAttr_t sa;
+    memset(&sa, 0, sizeof sa);
+    sa.fieldMask = NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_TYPE | NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_ENTRIES |
+                   NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_NUM_ENTRIES | NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_STATIC_SIZE;
+    sa.type = NVTX_PAYLOAD_SCHEMA_TYPE_STATIC;
+    sa.entries = entries;
+    sa.numEntries = 4;
+    sa.payloadStaticSize = sizeof(train_payload);
+    uint64_t schema = nvtxPayloadSchemaRegister(dom, &sa);
+    void *d = NULL;
+    cudaMalloc(&d, 1024);
+    for (int i = 0; i < 3; i++) {
+        train_payload pl = {i, 0.5 / (i + 1), i % 2, "mlp"};
+        nvtxPayloadData_t pd = {schema, sizeof pl, &pl};
+        nvtxEventAttributes_t a;
+        memset(&a, 0, sizeof a);
+        a.version = NVTX_VERSION;
+        a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+        a.messageType = NVTX_MESSAGE_TYPE_ASCII;
+        a.message.ascii = "step";
+        a.payloadType = NVTX_PAYLOAD_TYPE_EXT;
+        a.reserved0 = 1;
+        a.payload.ullValue = (uint64_t)(uintptr_t)&pd;
+        nvtxDomainRangePushEx(dom, &a);
+        cudaMemset(d, i, 1024);
+        cudaDeviceSynchronize();
+        nvtxDomainRangePop(dom);
+        if (i == 2) {
+            a.message.ascii = "checkpoint";
+            nvtxDomainMarkEx(dom, &a);
+        }
+    }
+    cudaFree(d);
+    printf("nvtx_prog payload done\n");
+    return 3;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "payload") == 0)
+        return payload();
     if (argc == 3 && strcmp(argv[1], "graph") == 0)
         return graph(atoi(argv[2]));
     if (argc == 3 && strcmp(argv[1], "steps") == 0)

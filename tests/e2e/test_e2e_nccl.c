@@ -198,6 +198,71 @@ START_TEST(perfetto_comm_rows)
 }
 END_TEST
 
+/* NCCL's own NVTX ranges (domain "NCCL", one per API call, with its
+ * payload) are shown once: folded into the hooked call they name, whose
+ * trace event carries the payload's text (args.nvtx in both traces), and
+ * not as ranges (no row in summary.json's ranges, no nvtx slice). The
+ * payload's message size is the call's count times its datatype's size. */
+START_TEST(nccl_nvtx_ranges_fold_into_calls)
+{
+    char *dir = e2e_tmpdir();
+    const char *argv[] = {e2e_path("prof.sh"), "-o", dir, "-n", "x", "--format", "both",
+                          e2e_bpath("tests/corpus/nccl_ring"), NULL};
+    const char *env[] = {e2e_sim_env(), NULL};
+    e2e_result r = e2e_run(argv, env, NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(r.status == 0, "exit %d\n%s", r.status, r.err);
+    char path[4400];
+    snprintf(path, sizeof path, "%s/x.summary.json", dir);
+    json_t *sum = e2e_load_json(path);
+    snprintf(path, sizeof path, "%s/x.trace.json", dir);
+    json_t *trace = e2e_load_json(path);
+    ck_assert_ptr_nonnull(sum);
+    ck_assert_ptr_nonnull(trace);
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(sum, "ranges"), i, e)
+        ck_assert_msg(strcmp(e2e_str(e, "domain"), "NCCL") != 0, "NCCL range row %s", e2e_str(e, "name"));
+    int calls = 0, nvtx_slices = 0;
+    json_array_foreach(json_object_get(trace, "traceEvents"), i, e) {
+        const char *cat = json_string_value(json_object_get(e, "cat"));
+        const char *name = json_string_value(json_object_get(e, "name"));
+        json_t *args = json_object_get(e, "args");
+        if (cat && !strcmp(cat, "nvtx"))
+            nvtx_slices++;
+        if (!cat || strcmp(cat, "nccl") || !name || strcmp(name, "ncclAllReduce"))
+            continue;
+        const char *pl = json_string_value(json_object_get(args, "nvtx"));
+        ck_assert_msg(pl != NULL, "an ncclAllReduce with no nvtx payload");
+        char want[128];
+        snprintf(want, sizeof want, "Message size [bytes]: %lld, Reduction operation: Sum",
+                 (long long)json_integer_value(json_object_get(args, "count")) * 4);   /* f32 */
+        ck_assert_msg(strstr(pl, want) && !strncmp(pl, "NCCL communicator ID: ", 22), "%s", pl);
+        calls++;
+    }
+    ck_assert_int_eq(calls, 6);        /* 3 steps, 2 ranks */
+    ck_assert_int_eq(nvtx_slices, 0);
+    snprintf(path, sizeof path, "%s/x.perfetto-trace", dir);
+    pft t;
+    ck_assert_msg(pft_load(path, &t) == 0, "%s", t.error);
+    int pf_calls = 0;
+    for (size_t k = 0; k < t.nslices; k++) {
+        ck_assert_msg(!t.slices[k].cat || strcmp(t.slices[k].cat, "nvtx"), "nvtx slice %s", t.slices[k].name);
+        if (t.slices[k].name && !strcmp(t.slices[k].name, "ncclAllReduce") && t.slices[k].cat &&
+            !strcmp(t.slices[k].cat, "nccl")) {
+            ck_assert_ptr_nonnull(strstr(t.slices[k].args, "nvtx=NCCL communicator ID: "));
+            pf_calls++;
+        }
+    }
+    ck_assert_int_eq(pf_calls, 6);
+    pft_free(&t);
+    json_decref(sum);
+    json_decref(trace);
+    e2e_result_free(&r);
+    e2e_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 /* A program that names its own NCCL profiler plugin keeps it: one cuprof:
  * line says so, and the collectives have no algorithm from us. */
 START_TEST(programs_own_profiler_plugin_kept)
@@ -430,6 +495,7 @@ static Suite *suite(void)
     tcase_add_test(t, job_without_mpi_straggler);
     tcase_add_test(t, programs_own_profiler_plugin_kept);
     tcase_add_test(t, perfetto_comm_rows);
+    tcase_add_test(t, nccl_nvtx_ranges_fold_into_calls);
     tcase_add_test(t, ddp_step_four_ranks);
     suite_add_tcase(s, t);
     return s;

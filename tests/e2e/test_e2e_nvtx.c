@@ -63,6 +63,42 @@ static long long kernel_ns_in(json_t *trace, const char *name, int *count)
     return sum;
 }
 
+/* NVTX's payload extension: a program's schema, enum and payloads decoded
+ * into the text of each range's and mark's payload, in the trace; the
+ * ranges counted as any others. */
+START_TEST(payload_ranges_carry_their_text)
+{
+    const char *args[] = {e2e_bpath("tests/nvtx_prog"), "payload", NULL};
+    prof_run p = profile(args, NULL);
+    ck_assert_int_eq(p.r.status, 3);
+    json_t *step = range_row(p.sum, "step", "train");
+    ck_assert_ptr_nonnull(step);
+    ck_assert_int_eq(num(step, "calls"), 3);
+    static const char *const want[] = {
+        "Iteration: 0, Loss: 0.5, Phase: forward, Model: mlp",
+        "Iteration: 1, Loss: 0.25, Phase: backward, Model: mlp",
+        "Iteration: 2, Loss: 0.166667, Phase: forward, Model: mlp"};
+    int steps = 0, marks = 0;
+    json_t *evs = json_object_get(p.trace, "traceEvents"), *e;
+    size_t i;
+    json_array_foreach(evs, i, e) {
+        const char *name = json_string_value(json_object_get(e, "name"));
+        const char *pl = json_string_value(json_object_get(json_object_get(e, "args"), "payload"));
+        if (name && !strcmp(name, "step")) {
+            ck_assert_int_lt(steps, 3);
+            ck_assert_msg(pl && !strcmp(pl, want[steps]), "step %d: %s", steps, pl ? pl : "(none)");
+            steps++;
+        } else if (name && !strcmp(name, "checkpoint")) {
+            ck_assert_msg(pl && !strcmp(pl, want[2]), "mark: %s", pl ? pl : "(none)");
+            marks++;
+        }
+    }
+    ck_assert_int_eq(steps, 3);
+    ck_assert_int_eq(marks, 1);
+    e2e_prof_free(&p);
+}
+END_TEST
+
 START_TEST(matmul_add_steps_carry_their_kernels)
 {
     const char *args[] = {e2e_path("bench/matmul_add"), "--mode", "eager", "--nvtx", "--iters",
@@ -401,6 +437,7 @@ int main(void)
     TCase *tc = tcase_create("nvtx");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, matmul_add_steps_carry_their_kernels);
+    tcase_add_test(tc, payload_ranges_carry_their_text);
     tcase_add_test(tc, every_kind_of_range_is_captured);
     tcase_add_test(tc, a_program_s_own_nvtx_tool_is_kept);
     tcase_add_test(tc, nvtx_capture_keeps_exactly_the_window_s_steps);

@@ -18,12 +18,15 @@
  *    bytes over CUSIM_NCCL_BUS_GBPS (default 100 GB/s), plus
  *    CUSIM_NCCL_LATENCY_US (default 8 us).
  *
- * Not modelled yet (tests/sim/README.md): ranks in other processes meeting
- * (ncclCommInitRank returns at once, and a collective does not wait for the
- * other ranks: no straggler stretches it), NCCL's profiler plugin, its NVTX
- * ranges and payloads, ncclCommSplit's grouping by color (the new
- * communicator keeps the parent's rank and size), and the entry points
- * below the ones defined here.
+ * Also: ranks in other processes meet at each collective (a late rank
+ * stretches the others' kernels), the profiler plugin is loaded and called
+ * for collective events, and each API call is an NVTX range in the domain
+ * "NCCL" with NCCL's payload (nccl_nvtx.c).
+ *
+ * Not modelled yet (tests/sim/README.md): the plugin's other events,
+ * ncclCommSplit's grouping by color (the new communicator keeps the
+ * parent's rank and size), and the entry points below the ones defined
+ * here.
  */
 #include <cuda_runtime_api.h>
 #include <nccl.h>
@@ -45,6 +48,7 @@
 #include <unistd.h>
 
 #include "cusim.h"
+#include "nccl_nvtx.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define COMM_MAGIC 0x6e63636c636f6d6dull   /* "ncclcomm" */
@@ -137,6 +141,8 @@ struct ncclComm {
     void *prof_ctx;          /* the profiler plugin's context, NULL without one */
     int prof_mask;
     uint64_t prof_seq;       /* its per-communicator sequence number */
+    uint64_t hash;           /* the communicator's id: its ncclUniqueId's hash (the
+                                plugin's commId, NVTX's "NCCL communicator ID") */
 };
 
 /* ---- errors, version ------------------------------------------------------------------ */
@@ -215,11 +221,12 @@ static ncclResult_t make_comm(ncclComm_t *out, int nranks, int rank, const ncclU
     c->device = 0;   /* (not asked of cudart: the real library's static one is not hooked) */
     if (id)
         c->id = *id;
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < sizeof c->id.internal; i++)
+        h = (h ^ (unsigned char)c->id.internal[i]) * 1099511628211ull;
+    c->hash = h;
     pthread_once(&profiler_once, profiler_load);
     if (profiler && profiler->init) {
-        uint64_t h = 1469598103934665603ull;
-        for (size_t i = 0; i < sizeof c->id.internal; i++)
-            h = (h ^ (unsigned char)c->id.internal[i]) * 1099511628211ull;
         if (profiler->init(&c->prof_ctx, h, &c->prof_mask, "", 1, nranks, rank, no_log) != ncclSuccess)
             c->prof_ctx = NULL, c->prof_mask = 0;
     }
@@ -286,23 +293,40 @@ static ncclResult_t make_meeting_comm(ncclComm_t *comm, int nranks, int rank, co
     return r;
 }
 
+/* make_meeting_comm inside func's NVTX range, with the communicator's
+ * payload (its id: the unique id's hash, as make_comm computes it). */
+static ncclResult_t init_ranged(const char *func, ncclComm_t *comm, int nranks, int rank, const ncclUniqueId *id)
+{
+    nvtx_comm_init_rank pl = {0, nranks, rank, 0};
+    if (id) {
+        uint64_t h = 1469598103934665603ull;
+        for (size_t i = 0; i < sizeof id->internal; i++)
+            h = (h ^ (unsigned char)id->internal[i]) * 1099511628211ull;
+        pl.comm = h;
+    }
+    sim_nccl_nvtx_push(func, SID_COMM_INIT_RANK, &pl, sizeof pl);
+    ncclResult_t r = make_meeting_comm(comm, nranks, rank, id);
+    sim_nccl_nvtx_pop();
+    return r;
+}
+
 EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
 {
-    return make_meeting_comm(comm, nranks, rank, &commId);
+    return init_ranged("ncclCommInitRank", comm, nranks, rank, &commId);
 }
 
 EXPORT ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank,
                                            ncclConfig_t *config)
 {
     (void)config;
-    return make_meeting_comm(comm, nranks, rank, &commId);
+    return init_ranged("ncclCommInitRankConfig", comm, nranks, rank, &commId);
 }
 
 EXPORT ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId,
                                              ncclUniqueId *commIds, ncclConfig_t *config)
 {
     (void)config;
-    return make_meeting_comm(newcomm, nranks, myrank, nId > 0 ? commIds : NULL);
+    return init_ranged("ncclCommInitRankScalable", newcomm, nranks, myrank, nId > 0 ? commIds : NULL);
 }
 
 EXPORT ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devlist)
@@ -351,9 +375,24 @@ static ncclResult_t end_comm(ncclComm_t comm, int free_it)
     return ncclSuccess;
 }
 
-EXPORT ncclResult_t ncclCommFinalize(ncclComm_t comm) { return end_comm(comm, 0); }
-EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm) { return end_comm(comm, 1); }
-EXPORT ncclResult_t ncclCommAbort(ncclComm_t comm) { return end_comm(comm, 1); }
+/* end_comm inside func's NVTX range (sid SID_NONE: no payload). */
+static ncclResult_t end_ranged(const char *func, enum nccl_sid sid, ncclComm_t comm, int free_it)
+{
+    nvtx_comm_init_rank pl = {0, 0, 0, 0};
+    if (comm_ok(comm))
+        pl = (nvtx_comm_init_rank){comm->hash, comm->nranks, comm->rank, comm->device};
+    sim_nccl_nvtx_push(func, sid, &pl, sizeof pl);
+    ncclResult_t r = end_comm(comm, free_it);
+    sim_nccl_nvtx_pop();
+    return r;
+}
+
+EXPORT ncclResult_t ncclCommFinalize(ncclComm_t comm) { return end_ranged("ncclCommFinalize", SID_NONE, comm, 0); }
+EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm)
+{
+    return end_ranged("ncclCommDestroy", SID_COMM_DESTROY, comm, 1);
+}
+EXPORT ncclResult_t ncclCommAbort(ncclComm_t comm) { return end_ranged("ncclCommAbort", SID_COMM_ABORT, comm, 1); }
 
 EXPORT ncclResult_t ncclCommCount(const ncclComm_t comm, int *count)
 {
@@ -597,7 +636,9 @@ static ncclResult_t submit(enum op_kind kind, const void *src, void *dst, size_t
 
 EXPORT ncclResult_t ncclGroupStart(void)
 {
+    sim_nccl_nvtx_push("ncclGroupStart", SID_NONE, NULL, 0);
     group_depth++;
+    sim_nccl_nvtx_pop();
     return ncclSuccess;
 }
 
@@ -605,77 +646,129 @@ EXPORT ncclResult_t ncclGroupEnd(void)
 {
     if (group_depth == 0)
         return fail(ncclInvalidUsage, "ncclGroupEnd without ncclGroupStart");
+    sim_nccl_nvtx_push("ncclGroupEnd", SID_NONE, NULL, 0);
     if (--group_depth == 0) {
         for (size_t i = 0; i < nqueued; i++)
             run_one(&queued[i]);
         nqueued = 0;
     }
+    sim_nccl_nvtx_pop();
     return ncclSuccess;
+}
+
+/* submit inside func's NVTX range, with NCCL's payload for kind: the
+ * communicator, the message size (count elements), the reduction, root or
+ * peer (AlltoAll, Gather and Scatter: a range with no payload). */
+static ncclResult_t ranged(const char *func, enum op_kind kind, const void *src, void *dst, size_t count,
+                           ncclDataType_t type, int op, int root, ncclComm_t comm, cudaStream_t stream)
+{
+    uint64_t id = comm_ok(comm) ? comm->hash : 0;
+    size_t bytes = (int)type >= 0 && type < ncclNumTypes ? count * type_size(type) : 0;
+    union {
+        nvtx_all_reduce ar;
+        nvtx_all_gather ag;
+        nvtx_broadcast bc;
+        nvtx_reduce rd;
+        nvtx_send_recv sr;
+    } pl;
+    enum nccl_sid sid = SID_NONE;
+    size_t size = 0;
+    memset(&pl, 0, sizeof pl);
+    switch (kind) {
+    case K_ALLREDUCE:
+    case K_REDUCESCATTER:
+        pl.ar = (nvtx_all_reduce){id, bytes, (ncclRedOp_t)op};
+        sid = kind == K_ALLREDUCE ? SID_ALL_REDUCE : SID_REDUCE_SCATTER, size = sizeof pl.ar;
+        break;
+    case K_ALLGATHER:
+        pl.ag = (nvtx_all_gather){id, bytes};
+        sid = SID_ALL_GATHER, size = sizeof pl.ag;
+        break;
+    case K_BROADCAST:
+        pl.bc = (nvtx_broadcast){id, bytes, root};
+        sid = SID_BROADCAST, size = sizeof pl.bc;
+        break;
+    case K_REDUCE:
+        pl.rd = (nvtx_reduce){id, bytes, root, (ncclRedOp_t)op};
+        sid = SID_REDUCE, size = sizeof pl.rd;
+        break;
+    case K_SEND:
+    case K_RECV:
+        pl.sr = (nvtx_send_recv){id, bytes, root};
+        sid = kind == K_SEND ? SID_SEND : SID_RECV, size = sizeof pl.sr;
+        break;
+    default:
+        break;
+    }
+    sim_nccl_nvtx_push(func, sid, sid == SID_NONE ? NULL : &pl, size);
+    ncclResult_t r = submit(kind, src, dst, count, type, op, root, comm, stream);
+    sim_nccl_nvtx_pop();
+    return r;
 }
 
 EXPORT ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
                                   ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
-    return submit(K_ALLREDUCE, sendbuff, recvbuff, count, datatype, op, -1, comm, stream);
+    return ranged("ncclAllReduce", K_ALLREDUCE, sendbuff, recvbuff, count, datatype, op, -1, comm, stream);
 }
 
 EXPORT ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
                                   int root, ncclComm_t comm, cudaStream_t stream)
 {
-    return submit(K_BROADCAST, sendbuff, recvbuff, count, datatype, 0, root, comm, stream);
+    return ranged("ncclBroadcast", K_BROADCAST, sendbuff, recvbuff, count, datatype, 0, root, comm, stream);
 }
 
 EXPORT ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm,
                               cudaStream_t stream)
 {
-    return submit(K_BROADCAST, buff, buff, count, datatype, 0, root, comm, stream);
+    return ranged("ncclBcast", K_BROADCAST, buff, buff, count, datatype, 0, root, comm, stream);
 }
 
 EXPORT ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
                                ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    return submit(K_REDUCE, sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+    return ranged("ncclReduce", K_REDUCE, sendbuff, recvbuff, count, datatype, op, root, comm, stream);
 }
 
 EXPORT ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount,
                                   ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    return submit(K_ALLGATHER, sendbuff, recvbuff, sendcount, datatype, 0, -1, comm, stream);
+    return ranged("ncclAllGather", K_ALLGATHER, sendbuff, recvbuff, sendcount, datatype, 0, -1, comm, stream);
 }
 
 EXPORT ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount,
                                       ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
                                       cudaStream_t stream)
 {
-    return submit(K_REDUCESCATTER, sendbuff, recvbuff, recvcount, datatype, op, -1, comm, stream);
+    return ranged("ncclReduceScatter", K_REDUCESCATTER, sendbuff, recvbuff, recvcount, datatype, op, -1, comm, stream);
 }
 
 EXPORT ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
                                  ncclComm_t comm, cudaStream_t stream)
 {
-    return submit(K_ALLTOALL, sendbuff, recvbuff, count, datatype, 0, -1, comm, stream);
+    return ranged("ncclAlltoAll", K_ALLTOALL, sendbuff, recvbuff, count, datatype, 0, -1, comm, stream);
 }
 
 EXPORT ncclResult_t ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
                                int root, ncclComm_t comm, cudaStream_t stream)
 {
-    return submit(K_GATHER, sendbuff, recvbuff, count, datatype, 0, root, comm, stream);
+    return ranged("ncclGather", K_GATHER, sendbuff, recvbuff, count, datatype, 0, root, comm, stream);
 }
 
 EXPORT ncclResult_t ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
                                 int root, ncclComm_t comm, cudaStream_t stream)
 {
-    return submit(K_SCATTER, sendbuff, recvbuff, count, datatype, 0, root, comm, stream);
+    return ranged("ncclScatter", K_SCATTER, sendbuff, recvbuff, count, datatype, 0, root, comm, stream);
 }
 
 EXPORT ncclResult_t ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer,
                              ncclComm_t comm, cudaStream_t stream)
 {
-    return submit(K_SEND, sendbuff, NULL, count, datatype, 0, peer, comm, stream);
+    return ranged("ncclSend", K_SEND, sendbuff, NULL, count, datatype, 0, peer, comm, stream);
 }
 
 EXPORT ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm,
                              cudaStream_t stream)
 {
-    return submit(K_RECV, NULL, recvbuff, count, datatype, 0, peer, comm, stream);
+    return ranged("ncclRecv", K_RECV, NULL, recvbuff, count, datatype, 0, peer, comm, stream);
 }

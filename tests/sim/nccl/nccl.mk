@@ -5,11 +5,11 @@
 NCCL_SIM_DIR := tests/sim/nccl
 LIBNCCL_SIM  := $(SIM_DIR)/libnccl.so.2
 
-$(SIM_DIR)/nccl/%.o: $(NCCL_SIM_DIR)/%.c tests/sim/core/cusim.h
+$(SIM_DIR)/nccl/%.o: $(NCCL_SIM_DIR)/%.c tests/sim/core/cusim.h $(NCCL_SIM_DIR)/nccl_nvtx.h
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(SIM_CFLAGS) -c -o $@ $<
 
-$(LIBNCCL_SIM): $(SIM_DIR)/nccl/nccl.o $(CUSIM_LIB)
-	$(call P,LD,$@)$(CC) -shared -Wl,-soname,libnccl.so.2 -o $@ $(SIM_DIR)/nccl/nccl.o $(LDFLAGS) \
+$(LIBNCCL_SIM): $(SIM_DIR)/nccl/nccl.o $(SIM_DIR)/nccl/nccl_nvtx.o $(CUSIM_LIB)
+	$(call P,LD,$@)$(CC) -shared -Wl,-soname,libnccl.so.2 -o $@ $(SIM_DIR)/nccl/nccl.o $(SIM_DIR)/nccl/nccl_nvtx.o $(LDFLAGS) \
 	  -L$(SIM_DIR) -lcusim -lpthread -lm -ldl -Wl,-rpath,'$$ORIGIN'
 	$(Q)ln -sf libnccl.so.2 $(SIM_DIR)/libnccl.so
 
