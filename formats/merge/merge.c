@@ -146,6 +146,80 @@ static const char *nccl_key(mg_rank *r, json_t *ev)
     return r->keys[r->nkeys++];
 }
 
+/* A point of the trace: a flow's start or end, or a kernel (end in v). */
+typedef struct mg_point {
+    int64_t tid;
+    uint64_t ts, v;            /* v: the flow's id, or the kernel's end */
+} mg_point;
+
+static int cmp_point(const void *a, const void *b)
+{
+    const mg_point *x = a, *y = b;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+static int cmp_point_id(const void *a, const void *b)
+{
+    const mg_point *x = a, *y = b;
+    return (x->v > y->v) - (x->v < y->v);
+}
+
+/* Each NCCL call's gpu_end: the latest end of the kernels whose launch
+ * arrows (flows "s" on its thread within its span, "f" at the kernel)
+ * start inside it. Out of memory: left 0. */
+static void nccl_kernel_ends(mg_rank *r, json_t *evs)
+{
+    size_t i, ns = 0, nf = 0, nk = 0, n = json_array_size(evs);
+    json_t *ev;
+    mg_point *s = malloc((n + 1) * sizeof *s), *f = malloc((n + 1) * sizeof *f), *k = malloc((n + 1) * sizeof *k);
+    if (!s || !f || !k)
+        goto out;
+    json_array_foreach(evs, i, ev) {
+        const char *ph = str_at(ev, "ph"), *cat = str_at(ev, "cat");
+        mg_point p = {json_integer_value(json_object_get(ev, "tid")),
+                      r->base_ns + (uint64_t)ns_of(json_object_get(ev, "ts")), 0};
+        if (!strcmp(ph, "s") || !strcmp(ph, "f")) {
+            p.v = (uint64_t)json_integer_value(json_object_get(ev, "id"));
+            if (ph[0] == 's')
+                s[ns++] = p;
+            else
+                f[nf++] = p;
+        } else if (!strcmp(ph, "X") && !strcmp(cat, "kernel")) {
+            p.v = p.ts + (uint64_t)ns_of(json_object_get(ev, "dur"));
+            k[nk++] = p;
+        }
+    }
+    qsort(s, ns, sizeof *s, cmp_point);
+    qsort(f, nf, sizeof *f, cmp_point_id);
+    qsort(k, nk, sizeof *k, cmp_point);
+    for (size_t c = 0; c < r->ncoll; c++) {
+        mg_coll *x = &r->coll[c];
+        if (!x->async)
+            continue;
+        size_t lo = 0, hi = ns;   /* the first flow start at or after the call's */
+        mg_point key = {x->tid, x->start, 0};
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (cmp_point(&s[mid], &key) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (size_t j = lo; j < ns && s[j].tid == x->tid && s[j].ts <= x->end; j++) {
+            mg_point *to = bsearch(&s[j], f, nf, sizeof *f, cmp_point_id);
+            mg_point *kern = to ? bsearch(to, k, nk, sizeof *k, cmp_point) : NULL;
+            if (kern && kern->v > x->gpu_end)
+                x->gpu_end = kern->v;
+        }
+    }
+out:
+    free(s);
+    free(f);
+    free(k);
+}
+
 /* The rank's collective calls (MPI's and NCCL's) from its trace, in start
  * order. */
 static int read_collectives(mg_rank *r)
@@ -168,9 +242,11 @@ static int read_collectives(mg_rank *r)
         c->start = r->base_ns + (uint64_t)ns_of(json_object_get(ev, "ts"));
         c->end = c->start + (uint64_t)ns_of(json_object_get(ev, "dur"));
         c->async = kind == 2;
+        c->tid = json_integer_value(json_object_get(ev, "tid"));
         if (kind == 1)
             r->mpi_ns += c->end - c->start;
     }
+    nccl_kernel_ends(r, evs);
     qsort(r->coll, r->ncoll, sizeof *r->coll, cmp_coll);
     /* by name: the i-th call of a collective is one index away */
     r->by_name = calloc(r->ncoll ? r->ncoll : 1, sizeof *r->by_name);
@@ -352,6 +428,24 @@ static int all_called(const mg_run *m, const char *name, size_t i)
     return 1;
 }
 
+/* Where a call meets the other ranks' on its rank's clock: a blocking
+ * collective's end, an NCCL call's kernels' end; 0 none. */
+static uint64_t meet_end(const mg_coll *c)
+{
+    return c->async ? c->gpu_end : c->end;
+}
+
+/* 1 when every rank made an i-th call of name, each with a meeting point. */
+static int all_met(const mg_run *m, const char *name, size_t i)
+{
+    for (size_t j = 0; j < m->n; j++) {
+        const mg_coll *c = nth_call(&m->r[j], name, i);
+        if (!c || !meet_end(c))
+            return 0;
+    }
+    return 1;
+}
+
 /* realtime - monotonic of a rank: the mean of its start and end pairs. */
 static int64_t real_minus_mono(const mg_rank *r)
 {
@@ -404,11 +498,12 @@ void mg_align(mg_run *m)
     for (int g = ngroups - 1; g_off && g >= 0; g--)
         g_off[g] -= g_off[0];
     /* Refined by the collectives' ends: each group's median end of each
-     * matched call against group 0's. */
+     * matched call against group 0's (a blocking collective's return, an
+     * NCCL collective's kernels' end). */
     const mg_rank *r0 = &m->r[0];
     size_t nmatch = 0;
     for (size_t k = 0; k < r0->ncoll; k++)
-        nmatch += !r0->coll[k].async && all_called(m, r0->coll[k].name, occurrence(r0, k));
+        nmatch += all_met(m, r0->coll[k].name, occurrence(r0, k));
     uint64_t err = drift;
     if (nmatch > 0 && v && g_off) {
         int64_t *res = calloc(nmatch, sizeof *res);
@@ -418,15 +513,15 @@ void mg_align(mg_run *m)
             size_t nr = 0;
             for (size_t k = 0; k < r0->ncoll; k++) {
                 size_t i = occurrence(r0, k), n0 = 0, ng = 0;
-                if (r0->coll[k].async || !all_called(m, r0->coll[k].name, i))
+                if (!all_met(m, r0->coll[k].name, i))
                     continue;
                 for (size_t j = 0; j < m->n; j++)
                     if (group[j] == 0)
-                        ends[n0++] = (int64_t)nth_call(&m->r[j], r0->coll[k].name, i)->end;
+                        ends[n0++] = (int64_t)meet_end(nth_call(&m->r[j], r0->coll[k].name, i));
                 int64_t e0 = median_i64(ends, n0);
                 for (size_t j = 0; j < m->n; j++)
                     if (group[j] == g)
-                        ends[ng++] = (int64_t)nth_call(&m->r[j], r0->coll[k].name, i)->end + g_off[g];
+                        ends[ng++] = (int64_t)meet_end(nth_call(&m->r[j], r0->coll[k].name, i)) + g_off[g];
                 res[nr++] = e0 - median_i64(ends, ng);
             }
             int64_t corr = median_i64(res, nr);   /* sorts res */

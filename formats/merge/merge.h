@@ -24,7 +24,11 @@ typedef struct mg_coll {
                                   its i-th call is the communicator's sequence number i */
     uint64_t start, end;
     size_t occ;                /* which call of its name it is (0 = the first) */
-    int async;                 /* NCCL: not for the clocks' refinement */
+    int async;                 /* NCCL: its host end is not a meeting point */
+    int64_t tid;               /* its thread */
+    uint64_t gpu_end;          /* NCCL: the end of the kernels it launched (the trace's
+                                  flows), on the rank's clock; 0 none. The ranks' kernels
+                                  of one collective end together: a meeting point */
 } mg_coll;
 
 /* One collective's calls on a rank, in start order (indexes into coll). */
