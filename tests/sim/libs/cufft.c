@@ -547,6 +547,31 @@ FFT_EXPORT cufftResult cufftGetProperty(libraryPropertyType type, int *value)
 
 /* ---- transforms --------------------------------------------------------- */
 
+/* Bytes an exec reads (input) or writes of one side of p's layout, as
+ * fft_run walks it: the last element of the last batch, plus one. */
+static size_t side_bytes(const plan *p, int input, int in_place)
+{
+    int rank = p->rank, last = rank - 1, dims[3], embed[3];
+    int real_side = input ? is_r2c(p->type) : is_c2r(p->type);
+    int cplx_half = input ? is_c2r(p->type) : is_r2c(p->type);
+    memcpy(dims, p->n, sizeof dims);
+    if (cplx_half)
+        dims[last] = p->n[last] / 2 + 1;
+    memcpy(embed, dims, sizeof embed);
+    if (p->has_embed)
+        memcpy(embed, input ? p->inembed : p->onembed, sizeof embed);
+    else if (real_side && in_place)
+        embed[last] = 2 * (p->n[last] / 2 + 1);
+    long long stride = p->has_embed ? (input ? p->istride : p->ostride) : 1;
+    long long dist = p->has_embed ? (input ? p->idist : p->odist) : prod(embed, rank);
+    int idx[3];
+    for (int d = 0; d < rank; d++)
+        idx[d] = dims[d] - 1;
+    long long elems = (long long)(p->batch - 1) * dist + embed_off(idx, embed, rank) * stride + 1;
+    size_t es = real_side ? (is_double(p->type) ? 8 : 4) : (is_double(p->type) ? 16 : 8);
+    return elems > 0 ? (size_t)elems * es : 0;
+}
+
 static cufftResult exec(cufftHandle h, cufftType want, void *in, void *out, int dir)
 {
     plan *p = plan_of(h);
@@ -582,7 +607,8 @@ static cufftResult exec(cufftHandle h, cufftType want, void *in, void *out, int 
             return CUFFT_EXEC_FAILED;
     }
     fft_job *j = NULL;
-    if (simlib_compute(work) && (j = malloc(sizeof *j)) != NULL) {
+    int fits = simlib_fits(in, side_bytes(p, 1, in == out)) && simlib_fits(out, side_bytes(p, 0, in == out));
+    if (fits && simlib_compute(work) && (j = malloc(sizeof *j)) != NULL) {
         *j = (fft_job){.rank = p->rank, .has_embed = p->has_embed, .istride = p->istride, .idist = p->idist,
                        .ostride = p->ostride, .odist = p->odist, .type = p->type, .dir = dir,
                        .batch = p->batch, .in = in, .out = out};

@@ -246,7 +246,7 @@ static curandStatus_t generate(curandGenerator_t gen, void *out, size_t n, enum 
              dist_name[dist]);
     simlib_kernel k = {.name = name, .threads = (double)n / 4, .block = 256, .cls = CUSIM_KERNEL_ELEMENTWISE,
                        .bytes = (double)n * es};
-    if (!simlib_compute((double)n)) { /* timed only */
+    if (!simlib_compute((double)n) || !simlib_fits(out, n * es)) { /* timed only */
         free(j);
         j = NULL;
     }

@@ -113,6 +113,8 @@ static void getrs(const double *a, int m, const int *ipiv, int trans, double *b,
         double *x = b + (long long)c * n;
         if (!trans) {
             for (int i = 0; ipiv && i < n; i++) {
+                if (ipiv[i] < 1 || ipiv[i] > n)
+                    continue;   /* not a pivot getrf wrote */
                 double t = x[i];
                 x[i] = x[ipiv[i] - 1];
                 x[ipiv[i] - 1] = t;
@@ -135,6 +137,8 @@ static void getrs(const double *a, int m, const int *ipiv, int trans, double *b,
                 for (int k = i + 1; k < n; k++)
                     x[i] -= A(k, i) * x[k];
             for (int i = n - 1; ipiv && i >= 0; i--) {
+                if (ipiv[i] < 1 || ipiv[i] > n)
+                    continue;
                 double t = x[i];
                 x[i] = x[ipiv[i] - 1];
                 x[ipiv[i] - 1] = t;
@@ -295,6 +299,21 @@ SOLVER_EXPORT cusolverStatus_t cusolverGetProperty(libraryPropertyType type, int
 
 #define WORK_PER_COL 64
 
+/* 1 when the matrices, pivots a routine touches lie in device memory of
+ * their size (simlib_fits). */
+static int buffers_fit(const solve_job *j)
+{
+    size_t es = j->dbl ? 8 : 4;
+    size_t a = j->n > 0 ? ((size_t)j->lda * (size_t)(j->n - 1) + (size_t)(j->op == OP_GETRF ? j->m : j->n)) * es : 0;
+    size_t b = j->nrhs > 0 ? ((size_t)j->ldb * (size_t)(j->nrhs - 1) + (size_t)j->n) * es : 0;
+    int ok = simlib_fits(j->a, a);
+    if (j->op == OP_GETRS || j->op == OP_POTRS)
+        ok = ok && simlib_fits(j->b, b);
+    if (j->ipiv != NULL)
+        ok = ok && simlib_fits(j->ipiv, sizeof(int) * (size_t)(j->op == OP_GETRF ? (j->m < j->n ? j->m : j->n) : j->n));
+    return ok;
+}
+
 /* Queues routine `what` (getrf, potrs, ...) of j on the handle's stream. */
 static cusolverStatus_t run(cusolverDnHandle_t h, const char *what, solve_job *j, double flops, double elems)
 {
@@ -302,7 +321,9 @@ static cusolverStatus_t run(cusolverDnHandle_t h, const char *what, solve_job *j
     snprintf(name, sizeof name, "cusolver::%s_kernel<%s>", what, j->dbl ? "double" : "float");
     simlib_kernel k = {.name = name, .threads = elems / 4, .block = 256, .cls = CUSIM_KERNEL_GEMM,
                        .flops = flops, .bytes = 2.0 * elems * (j->dbl ? 8 : 4), .prec_bits = j->dbl ? 64 : 32};
-    j->compute = j->op != OP_TIMED && simlib_compute(flops / 2);
+    j->compute = j->op != OP_TIMED && simlib_compute(flops / 2) && buffers_fit(j);
+    if (!simlib_fits(j->info, sizeof *j->info))
+        j->info = NULL;   /* nowhere a kernel could write it */
     return simlib_launch(h->stream, &k, 1, solve_run, j) == 0 ? CUSOLVER_STATUS_SUCCESS
                                                                : CUSOLVER_STATUS_EXECUTION_FAILED;
 }

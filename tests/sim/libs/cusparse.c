@@ -103,6 +103,8 @@ static int entries(const struct cusparseSpMatDescr *a, int64_t **rc)
     for (int64_t o = 0, outer = csc ? a->cols : a->rows; o < outer; o++) {
         int64_t k0 = idx_at(a->offsets_or_rows, a->off_type, o) - base;
         int64_t k1 = idx_at(a->offsets_or_rows, a->off_type, o + 1) - base;
+        if (k0 < 0 || k1 > a->nnz)   /* offsets a kernel would fault on: skipped */
+            continue;
         for (int64_t k = k0; k < k1 && n < a->nnz; k++, n++) {
             int64_t in = idx_at(a->ind, a->ind_type, k) - base;
             (*rc)[2 * n] = csc ? in : o;
@@ -128,6 +130,8 @@ static void sp_run(void *arg)
     if (acc == NULL || entries(&j->a, &rc) != 0)
         goto out;
     for (int64_t k = 0; k < j->a.nnz; k++) {
+        if (rc[2 * k] < 0 || rc[2 * k] >= j->a.rows || rc[2 * k + 1] < 0 || rc[2 * k + 1] >= j->a.cols)
+            continue;   /* an index out of the matrix: a real kernel would fault */
         int64_t out = j->trans_a ? rc[2 * k + 1] : rc[2 * k], in = j->trans_a ? rc[2 * k] : rc[2 * k + 1];
         double v = val_at(j->a.values, dbl, k);
         if (!j->spmm) {
@@ -507,6 +511,32 @@ SP_EXPORT cusparseStatus_t cusparseSpMV_preprocess(cusparseHandle_t handle, cusp
     return check_spmv(handle, opA, alpha, matA, vecX, beta, vecY);
 }
 
+static size_t index_size(cusparseIndexType_t t)
+{
+    return t == CUSPARSE_INDEX_64I ? 8 : 4;
+}
+
+static size_t dn_bytes(const struct cusparseDnMatDescr *m, size_t es)
+{
+    return (size_t)m->ld * (size_t)(m->order == CUSPARSE_ORDER_COL ? m->cols : m->rows) * es;
+}
+
+/* 1 when every array a product reads or writes lies in device memory of
+ * its size (simlib_fits). */
+static int buffers_fit(const sp_job *j)
+{
+    const struct cusparseSpMatDescr *a = &j->a;
+    size_t es = j->dbl ? 8 : 4, nnz = (size_t)a->nnz;
+    size_t outer = a->format == CUSPARSE_FORMAT_COO ? nnz
+                   : (size_t)(a->format == CUSPARSE_FORMAT_CSC ? a->cols : a->rows) + 1;
+    int ok = simlib_fits(a->offsets_or_rows, outer * index_size(a->format == CUSPARSE_FORMAT_COO ? a->ind_type
+                                                                                                : a->off_type)) &&
+             simlib_fits(a->ind, nnz * index_size(a->ind_type)) && simlib_fits(a->values, nnz * es);
+    if (j->spmm)
+        return ok && simlib_fits(j->b.values, dn_bytes(&j->b, es)) && simlib_fits(j->c.values, dn_bytes(&j->c, es));
+    return ok && simlib_fits(j->x.values, (size_t)j->x.size * es) && simlib_fits(j->y.values, (size_t)j->y.size * es);
+}
+
 /* Queues the product's kernel and its computation. */
 static cusparseStatus_t product(cusparseHandle_t h, sp_job *j, const void *alpha, const void *beta,
                                 cudaDataType compute, double cols_b, void *buffer)
@@ -539,7 +569,7 @@ static cusparseStatus_t product(cusparseHandle_t h, sp_job *j, const void *alpha
                        .flops = 2.0 * nnz * cols_b,
                        .bytes = nnz * (es + 4) + (double)a->rows * 4 + (dense_in + 2 * rows * cols_b) * es,
                        .prec_bits = j->dbl ? 64 : 32};
-    if (!computed || !simlib_compute(nnz * cols_b + rows * cols_b)) {
+    if (!computed || !simlib_compute(nnz * cols_b + rows * cols_b) || !buffers_fit(j)) {
         free(j);
         j = NULL;
     }

@@ -70,3 +70,10 @@ $(foreach l,$(SIMLIBS),$(eval $(call SIMLIB_RULE,$(l))))
 .PRECIOUS: $(SIM_DIR)/libs/%_stubs.c $(SIM_DIR)/libs/%.map
 SIMLIBS_LIBS := $(foreach l,$(SIMLIBS),$(call SIMLIB_LIB,$(l)))
 ALL_TARGETS  += $(SIMLIBS_LIBS)
+
+# The stand-ins' Check test, linked as a program links the real libraries.
+$(B)/tests/test_sim_libs: $(SIMLIBS_DIR)/test_sim_libs.c $(SIMLIBS_LIBS) $(CUDART_LIB)
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -Wno-deprecated-declarations $(CHECK_CFLAGS) -o $@ $< \
+	  $(LDFLAGS) -L$(SIM_DIR) -l:libcufft.so.12 -l:libcurand.so.10 -l:libcusparse.so.12 -l:libcusolver.so.12 \
+	  -l:libcudart.so.13 $(CHECK_LIBS) -lm -Wl,-rpath,'$$ORIGIN/../sim'
+UNIT_TESTS += $(B)/tests/test_sim_libs

@@ -70,3 +70,15 @@ int simlib_device_ptr(const void *p)
 {
     return p != NULL && cusim_mem_kind_of(p) != CUSIM_MEM_UNKNOWN;
 }
+
+int simlib_fits(const void *p, size_t bytes)
+{
+    void *base = NULL;
+    size_t size = 0;
+    if (p == NULL)
+        return bytes == 0;
+    if (cusim_mem_find(p, &base, &size) == CUSIM_MEM_UNKNOWN)
+        return 0;
+    size_t off = (size_t)((const char *)p - (const char *)base);
+    return off <= size && bytes <= size - off;
+}

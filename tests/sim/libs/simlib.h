@@ -47,4 +47,11 @@ int simlib_compute(double work);
 /* 1 when p lies in memory the device can write (device, managed, pinned). */
 int simlib_device_ptr(const void *p);
 
+/* 1 when [p, p + bytes) lies inside one allocation the device can reach:
+ * what a kernel may read or write. A job whose buffers do not fit is not
+ * run (the kernel is still timed): a wrong size or pointer from a program
+ * must not crash the sim (a real kernel would fault, an error the sim does
+ * not model). */
+int simlib_fits(const void *p, size_t bytes);
+
 #endif

@@ -1,0 +1,226 @@
+/*
+ * test_sim_libs.c - the stand-ins for cuFFT, cuRAND, cuSPARSE and cuSOLVER
+ * (tests/sim/libs/), linked as a program links the real ones: what they
+ * compute against plain references, the documented refusals, and that a
+ * program's wrong sizes, indices or pivots do not crash the sim (a buffer
+ * too small: the kernel is timed, its result not computed; an index out of
+ * range: that entry skipped).
+ * The corpus programs (tests/corpus/fft_roundtrip.cu, ...) cover the common
+ * path under prof.sh.
+ */
+#include <check.h>
+#include <cuda_runtime_api.h>
+#include <cufft.h>
+#include <curand.h>
+#include <cusolverDn.h>
+#define DISABLE_CUSPARSE_DEPRECATED
+#include <cusparse.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *dev(size_t bytes)
+{
+    void *p = NULL;
+    ck_assert_int_eq(cudaMalloc(&p, bytes), cudaSuccess);
+    return p;
+}
+
+static void put(void *d, const void *h, size_t bytes)
+{
+    ck_assert_int_eq(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice), cudaSuccess);
+}
+
+static void get(void *h, const void *d, size_t bytes)
+{
+    ck_assert_int_eq(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+}
+
+/* A delta's transform is flat; with the advanced layout (every other
+ * element, stride 2) the elements between are left as they were. */
+START_TEST(fft_delta_is_flat_with_strides)
+{
+    enum { N = 12, B = 2 };
+    cufftDoubleComplex h[2 * N * B], *d = dev(sizeof h);
+    for (int i = 0; i < 2 * N * B; i++)
+        h[i].x = -7, h[i].y = 0;            /* the gaps: must stay -7 */
+    for (int b = 0; b < B; b++)
+        for (int i = 0; i < N; i++)
+            h[b * 2 * N + 2 * i].x = i == 0 ? 1.0 + b : 0.0;
+    put(d, h, sizeof h);
+    cufftHandle p;
+    int n[] = {N}, embed[] = {N};
+    ck_assert_int_eq(cufftPlanMany(&p, 1, n, embed, 2, 2 * N, embed, 2, 2 * N, CUFFT_Z2Z, B), CUFFT_SUCCESS);
+    ck_assert_int_eq(cufftExecZ2Z(p, d, d, CUFFT_FORWARD), CUFFT_SUCCESS);
+    get(h, d, sizeof h);
+    for (int b = 0; b < B; b++)
+        for (int i = 0; i < N; i++) {
+            ck_assert_double_eq_tol(h[b * 2 * N + 2 * i].x, 1.0 + b, 1e-12);
+            ck_assert_double_eq_tol(h[b * 2 * N + 2 * i].y, 0.0, 1e-12);
+            ck_assert_double_eq(h[b * 2 * N + 2 * i + 1].x, -7);
+        }
+    ck_assert_int_eq(cufftExecC2C(p, (cufftComplex *)d, (cufftComplex *)d, CUFFT_FORWARD), CUFFT_INVALID_VALUE);
+    ck_assert_int_eq(cufftExecZ2Z(p, d, d, 3), CUFFT_INVALID_VALUE);
+    ck_assert_int_eq(cufftDestroy(p), CUFFT_SUCCESS);
+    ck_assert_int_eq(cufftDestroy(p), CUFFT_INVALID_PLAN);
+    ck_assert_int_eq(cufftPlan1d(&p, 0, CUFFT_C2C, 1), CUFFT_INVALID_SIZE);
+    cudaFree(d);
+}
+END_TEST
+
+/* Same seed and offset, same numbers; the offset moves by what a call made. */
+START_TEST(rand_seed_and_offset)
+{
+    float a[8], b[4], *d = dev(sizeof a);
+    curandGenerator_t g;
+    ck_assert_int_eq(curandCreateGenerator(&g, CURAND_RNG_PSEUDO_PHILOX4_32_10), CURAND_STATUS_SUCCESS);
+    ck_assert_int_eq(curandSetPseudoRandomGeneratorSeed(g, 7), CURAND_STATUS_SUCCESS);
+    ck_assert_int_eq(curandGenerateUniform(g, d, 8), CURAND_STATUS_SUCCESS);
+    get(a, d, sizeof a);
+    ck_assert_int_eq(curandSetGeneratorOffset(g, 4), CURAND_STATUS_SUCCESS);
+    ck_assert_int_eq(curandGenerateUniform(g, d, 4), CURAND_STATUS_SUCCESS);
+    get(b, d, sizeof b);
+    ck_assert_mem_eq(b, a + 4, sizeof b);
+    for (int i = 0; i < 8; i++)
+        ck_assert(a[i] > 0 && a[i] <= 1);
+    unsigned long long ll;
+    ck_assert_int_eq(curandGenerateLongLong(g, &ll, 1), CURAND_STATUS_TYPE_ERROR);
+    ck_assert_int_eq(curandGenerateNormal(g, d, 3, 0, 1), CURAND_STATUS_LENGTH_NOT_MULTIPLE);
+    float host[4];
+    ck_assert_int_eq(curandGenerateUniform(g, host, 4), CURAND_STATUS_LAUNCH_FAILURE);   /* pageable */
+    ck_assert_int_eq(curandDestroyGenerator(g), CURAND_STATUS_SUCCESS);
+    cudaFree(d);
+}
+END_TEST
+
+/* A matrix in CSC is the same matrix: SpMV equals the dense product. */
+START_TEST(sparse_csc_matches_dense)
+{
+    /* 3 x 2: [[1 0] [2 3] [0 4]] by columns */
+    int off[] = {0, 2, 4}, row[] = {0, 1, 1, 2};
+    double val[] = {1, 2, 3, 4}, x[] = {10, 100}, y[3] = {1, 1, 1};
+    int *doff = dev(sizeof off), *drow = dev(sizeof row);
+    double *dval = dev(sizeof val), *dx = dev(sizeof x), *dy = dev(sizeof y);
+    put(doff, off, sizeof off), put(drow, row, sizeof row), put(dval, val, sizeof val);
+    put(dx, x, sizeof x), put(dy, y, sizeof y);
+    cusparseHandle_t h;
+    cusparseSpMatDescr_t a;
+    cusparseDnVecDescr_t vx, vy;
+    ck_assert_int_eq(cusparseCreate(&h), CUSPARSE_STATUS_SUCCESS);
+    ck_assert_int_eq(cusparseCreateCsc(&a, 3, 2, 4, doff, drow, dval, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                       CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F), CUSPARSE_STATUS_SUCCESS);
+    cusparseCreateDnVec(&vx, 2, dx, CUDA_R_64F);
+    cusparseCreateDnVec(&vy, 3, dy, CUDA_R_64F);
+    double alpha = 1, beta = 2;
+    size_t bytes;
+    ck_assert_int_eq(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, a, vx, &beta, vy,
+                                             CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, &bytes), CUSPARSE_STATUS_SUCCESS);
+    void *buf = dev(bytes);
+    ck_assert_int_eq(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, a, vx, &beta, vy, CUDA_R_64F,
+                                  CUSPARSE_SPMV_ALG_DEFAULT, buf), CUSPARSE_STATUS_SUCCESS);
+    get(y, dy, sizeof y);
+    ck_assert_double_eq(y[0], 12);
+    ck_assert_double_eq(y[1], 322);
+    ck_assert_double_eq(y[2], 402);
+    ck_assert_int_eq(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, a, vy, &beta, vx, CUDA_R_64F,
+                                  CUSPARSE_SPMV_ALG_DEFAULT, buf), CUSPARSE_STATUS_INVALID_VALUE);   /* sizes */
+    ck_assert_int_eq(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, a, vx, &beta, vy, CUDA_R_64F,
+                                  CUSPARSE_SPMV_ALG_DEFAULT, NULL), CUSPARSE_STATUS_INVALID_VALUE);  /* buffer */
+    cusparseDestroySpMat(a);
+    cusparseDestroyDnVec(vx);
+    cusparseDestroyDnVec(vy);
+    ck_assert_int_eq(cusparseDestroy(h), CUSPARSE_STATUS_SUCCESS);
+}
+END_TEST
+
+/* Cholesky's devInfo names the first minor that is not positive definite. */
+START_TEST(solver_potrf_info)
+{
+    float m[] = {4, 2, 0, 2, 1, 0, 0, 0, 5};   /* 2x2 minor singular */
+    float *dm = dev(sizeof m), *work;
+    int *info = dev(sizeof(int)), lwork, hinfo = -1;
+    put(dm, m, sizeof m);
+    cusolverDnHandle_t h;
+    ck_assert_int_eq(cusolverDnCreate(&h), CUSOLVER_STATUS_SUCCESS);
+    ck_assert_int_eq(cusolverDnSpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, 3, dm, 3, &lwork), CUSOLVER_STATUS_SUCCESS);
+    work = dev(sizeof(float) * lwork);
+    ck_assert_int_eq(cusolverDnSpotrf(h, CUBLAS_FILL_MODE_LOWER, 3, dm, 3, work, lwork, info), CUSOLVER_STATUS_SUCCESS);
+    get(&hinfo, info, sizeof hinfo);
+    ck_assert_int_eq(hinfo, 2);
+    ck_assert_int_eq(cusolverDnSpotrf(h, CUBLAS_FILL_MODE_LOWER, 3, dm, 2, work, lwork, info),
+                     CUSOLVER_STATUS_INVALID_VALUE);   /* lda < n */
+    ck_assert_int_eq(cusolverDnDestroy(h), CUSOLVER_STATUS_SUCCESS);
+}
+END_TEST
+
+/* A program's wrong sizes, indices and pivots: no crash; what is in range
+ * is still computed, what is not is left alone (timed only). */
+START_TEST(bad_arguments_do_not_crash)
+{
+    cufftHandle p;
+    cufftComplex *small = dev(sizeof(cufftComplex) * 8);
+    ck_assert_int_eq(cufftPlan1d(&p, 1024, CUFFT_C2C, 4), CUFFT_SUCCESS);
+    ck_assert_int_eq(cufftExecC2C(p, small, small, CUFFT_FORWARD), CUFFT_SUCCESS);   /* too small: timed only */
+    cufftDestroy(p);
+    curandGenerator_t g;
+    float *f = dev(sizeof(float) * 4);
+    curandCreateGenerator(&g, CURAND_RNG_PSEUDO_DEFAULT);
+    ck_assert_int_eq(curandGenerateUniform(g, f, 1 << 20), CURAND_STATUS_SUCCESS);
+    curandDestroyGenerator(g);
+    /* CSR with a column index past the matrix and offsets past nnz */
+    int off[] = {0, 2, 9}, col[] = {0, 99};
+    float val[] = {1, 1}, x[2] = {1, 1}, y[2] = {5, 5};
+    int *doff = dev(sizeof off), *dcol = dev(sizeof col);
+    float *dval = dev(sizeof val), *dx = dev(sizeof x), *dy = dev(sizeof y);
+    put(doff, off, sizeof off), put(dcol, col, sizeof col), put(dval, val, sizeof val), put(dx, x, sizeof x);
+    put(dy, y, sizeof y);
+    cusparseHandle_t h;
+    cusparseSpMatDescr_t a;
+    cusparseDnVecDescr_t vx, vy;
+    cusparseCreate(&h);
+    cusparseCreateCsr(&a, 2, 2, 2, doff, dcol, dval, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                      CUDA_R_32F);
+    cusparseCreateDnVec(&vx, 2, dx, CUDA_R_32F);
+    cusparseCreateDnVec(&vy, 2, dy, CUDA_R_32F);
+    float alpha = 1, beta = 0;
+    void *buf = dev(64);
+    ck_assert_int_eq(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, a, vx, &beta, vy, CUDA_R_32F,
+                                  CUSPARSE_SPMV_ALG_DEFAULT, buf), CUSPARSE_STATUS_SUCCESS);
+    get(y, dy, sizeof y);
+    ck_assert_float_eq(y[0], 1);   /* the entry in range */
+    cusparseDestroySpMat(a);
+    cusparseDestroy(h);
+    /* getrs with pivots no getrf wrote; a matrix bigger than its buffer */
+    double m[4] = {2, 0, 0, 2}, b[2] = {2, 4}, *dm = dev(sizeof m), *db = dev(sizeof b), *work = dev(4096);
+    int piv[2] = {77, -3}, *dpiv = dev(sizeof piv), *info = dev(sizeof(int)), hinfo;
+    put(dm, m, sizeof m), put(db, b, sizeof b), put(dpiv, piv, sizeof piv);
+    cusolverDnHandle_t s;
+    cusolverDnCreate(&s);
+    ck_assert_int_eq(cusolverDnDgetrs(s, CUBLAS_OP_N, 2, 1, dm, 2, dpiv, db, 2, info), CUSOLVER_STATUS_SUCCESS);
+    get(b, db, sizeof b);
+    ck_assert_double_eq(b[0], 1);
+    ck_assert_double_eq(b[1], 2);
+    ck_assert_int_eq(cusolverDnDgetrf(s, 300, 300, dm, 300, work, dpiv, info), CUSOLVER_STATUS_SUCCESS);
+    get(&hinfo, info, sizeof hinfo);
+    ck_assert_int_eq(hinfo, 0);   /* timed only */
+    cusolverDnDestroy(s);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("sim_libs");
+    TCase *tc = tcase_create("libs");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, fft_delta_is_flat_with_strides);
+    tcase_add_test(tc, rand_seed_and_offset);
+    tcase_add_test(tc, sparse_csc_matches_dense);
+    tcase_add_test(tc, solver_potrf_info);
+    tcase_add_test(tc, bad_arguments_do_not_crash);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
