@@ -44,6 +44,12 @@ void e2e_rmtree(const char *dir);
 char *e2e_read_file(const char *path, size_t *len);
 /* Parses a JSON file; NULL (and a message on stderr) if it is not valid. */
 json_t *e2e_load_json(const char *path);
+/* Copies the files of job name's ranks 0..nranks-1 (NAME.rankR.summary.json
+ * and .trace.json) from src to dst, ranks from nranks / 2 on as if on host
+ * "b" whose CLOCK_REALTIME is 3 s ahead (their monotonic clock is the same
+ * one really: the right offset for prof.sh merge is 0). 0, or -1 when a
+ * file could not be read or written. */
+int e2e_as_two_hosts(const char *src, const char *name, int nranks, const char *dst);
 /* A JSON object's string field ("" when absent) and integer field (0). */
 const char *e2e_str(json_t *o, const char *key);
 long long e2e_int(json_t *o, const char *key);

@@ -424,41 +424,6 @@ static double ddp_ranks(const char *dir, const char *name)
     return (share[1] + share[2]) / 2;
 }
 
-/* Copies job name's rank files from src to dst, ranks 2 and 3 as if on
- * host "b" whose CLOCK_REALTIME is 3 s ahead (their monotonic clock is the
- * same one really: the right offset is 0). */
-static void as_two_hosts(const char *src, const char *name, const char *dst)
-{
-    char path[4400];
-    for (int r = 0; r < 4; r++) {
-        snprintf(path, sizeof path, "%s/%s.rank%d.summary.json", src, name, r);
-        json_t *s = e2e_load_json(path);
-        ck_assert_ptr_nonnull(s);
-        if (r >= 2) {
-            json_t *d = json_object_get(s, "distributed"), *ck = json_object_get(d, "clocks");
-            json_object_set_new(d, "host", json_string("b"));
-            json_object_set_new(d, "boot_id", json_string("another-boot"));
-            static const char *const keys[] = {"realtime_start_ns", "realtime_end_ns"};
-            for (int k = 0; k < 2; k++)
-                json_object_set_new(ck, keys[k],
-                                    json_integer(json_integer_value(json_object_get(ck, keys[k])) + 3000000000ll));
-        }
-        snprintf(path, sizeof path, "%s/%s.rank%d.summary.json", dst, name, r);
-        ck_assert_int_eq(json_dump_file(s, path, 0), 0);
-        json_decref(s);
-        snprintf(path, sizeof path, "%s/%s.rank%d.trace.json", src, name, r);
-        size_t len;
-        char *t = e2e_read_file(path, &len);
-        ck_assert_ptr_nonnull(t);
-        snprintf(path, sizeof path, "%s/%s.rank%d.trace.json", dst, name, r);
-        FILE *f = fopen(path, "w");
-        ck_assert_ptr_nonnull(f);
-        ck_assert_uint_eq(fwrite(t, 1, len, f), len);
-        fclose(f);
-        free(t);
-    }
-}
-
 START_TEST(ddp_step_four_ranks)
 {
     char *dir = e2e_tmpdir();
@@ -505,7 +470,7 @@ START_TEST(ddp_step_four_ranks)
      * clock is 3 s ahead: the NCCL kernels' ends (the ranks' kernels of a
      * collective end together) take the 3 s away, with no MPI call */
     char *two = e2e_tmpdir();
-    as_two_hosts(dir, "slow", two);
+    ck_assert_int_eq(e2e_as_two_hosts(dir, "slow", 4, two), 0);
     const char *m2argv[] = {e2e_path("prof.sh"), "merge", two, "-n", "slow", NULL};
     e2e_result m2 = e2e_run(m2argv, NULL, NULL, RUN_TIMEOUT_S);
     ck_assert_msg(m2.status == 0, "merge: %d\n%s", m2.status, m2.err);

@@ -219,41 +219,6 @@ static e2e_result merge(const char *dir)
     return e2e_run(argv, NULL, NULL, RUN_TIMEOUT_S);
 }
 
-/* Copies the rank files of src into dst, ranks 2 and 3 as if on host "b"
- * whose CLOCK_REALTIME is 3 s ahead (their monotonic times are unchanged:
- * really the same clock, so the right offset is 0). */
-static void as_two_hosts(const char *src, const char *dst)
-{
-    char path[4200];
-    for (int r = 0; r < 4; r++) {
-        snprintf(path, sizeof path, "%s/mpi_prog.rank%d.summary.json", src, r);
-        json_t *s = e2e_load_json(path);
-        ck_assert_ptr_nonnull(s);
-        if (r >= 2) {
-            json_t *d = json_object_get(s, "distributed"), *ck = json_object_get(d, "clocks");
-            json_object_set_new(d, "host", json_string("b"));
-            json_object_set_new(d, "boot_id", json_string("another-boot"));
-            static const char *const keys[] = {"realtime_start_ns", "realtime_end_ns"};
-            for (int k = 0; k < 2; k++)
-                json_object_set_new(ck, keys[k],
-                                    json_integer(json_integer_value(json_object_get(ck, keys[k])) + 3000000000ll));
-        }
-        snprintf(path, sizeof path, "%s/mpi_prog.rank%d.summary.json", dst, r);
-        ck_assert_int_eq(json_dump_file(s, path, 0), 0);
-        json_decref(s);
-        snprintf(path, sizeof path, "%s/mpi_prog.rank%d.trace.json", src, r);
-        size_t len;
-        char *t = e2e_read_file(path, &len);
-        ck_assert_ptr_nonnull(t);
-        snprintf(path, sizeof path, "%s/mpi_prog.rank%d.trace.json", dst, r);
-        FILE *f = fopen(path, "w");
-        ck_assert_ptr_nonnull(f);
-        ck_assert_uint_eq(fwrite(t, 1, len, f), len);
-        fclose(f);
-        free(t);
-    }
-}
-
 START_TEST(mpirun_four_ranks_and_merge)
 {
     const char *why = mpi_missing();
@@ -377,7 +342,7 @@ START_TEST(mpirun_four_ranks_and_merge)
 
     /* the same ranks as if on two hosts, one 3 s ahead by CLOCK_REALTIME */
     char *two = e2e_tmpdir();
-    as_two_hosts(dir, two);
+    ck_assert_int_eq(e2e_as_two_hosts(dir, "mpi_prog", 4, two), 0);
     e2e_result mg2 = merge(two);
     ck_assert_msg(mg2.status == 0, "merge: exit %d\n%s", mg2.status, mg2.err);
     snprintf(path, sizeof path, "%s/mpi_prog.merged.summary.json", two);
