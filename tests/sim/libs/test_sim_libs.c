@@ -189,6 +189,8 @@ START_TEST(bad_arguments_do_not_crash)
     get(y, dy, sizeof y);
     ck_assert_float_eq(y[0], 1);   /* the entry in range */
     cusparseDestroySpMat(a);
+    cusparseDestroyDnVec(vx);
+    cusparseDestroyDnVec(vy);
     cusparseDestroy(h);
     /* getrs with pivots no getrf wrote; a matrix bigger than its buffer */
     double m[4] = {2, 0, 0, 2}, b[2] = {2, 4}, *dm = dev(sizeof m), *db = dev(sizeof b), *work = dev(4096);
