@@ -296,9 +296,57 @@ static void put_value(char *buf, size_t len, size_t *o, uint32_t domain, const s
         *o = *o + (size_t)w < len ? *o + (size_t)w : len - 1;
 }
 
+/* The text of a payload seen before on this thread: the same domain,
+ * schema and bytes give the same text (NCCL passes the same communicator,
+ * size and operation call after call), so it is decoded and interned once.
+ * A schema with a C string is not cached (its bytes hold a pointer, not the
+ * text). Direct-mapped, per thread: no lock. */
+#define PAYLOAD_CACHE 64
+#define PAYLOAD_CACHE_BYTES 48
+typedef struct payload_memo {
+    uint64_t schema;
+    uint32_t domain, id;   /* id: the text's string id, 0 = empty slot */
+    uint32_t size;
+    unsigned char bytes[PAYLOAD_CACHE_BYTES];
+} payload_memo;
+static _Thread_local payload_memo memo[PAYLOAD_CACHE];
+
+static int cacheable(const schema *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->e[i].type == NVTX_PAYLOAD_ENTRY_TYPE_CSTRING || s->e[i].type == NVTX_PAYLOAD_ENTRY_TYPE_CSTRING_UTF8)
+            return 0;
+    return 1;
+}
+
+static uint32_t decode(uint32_t domain, const nvtxPayloadData_t *pd, size_t count);
+
 uint32_t cuprof_nvtx_payload_text(uint32_t domain, const void *data, size_t count)
 {
     const nvtxPayloadData_t *pd = data;
+    if (pd == NULL || count != 1 || pd->payload == NULL || pd->size > PAYLOAD_CACHE_BYTES)
+        return decode(domain, pd, count);
+    const schema *s = find_schema(domain, pd->schemaId);
+    if (s == NULL || !cacheable(s))
+        return decode(domain, pd, count);
+    uint64_t h = pd->schemaId * 0x9E3779B97F4A7C15ull ^ domain;
+    const unsigned char *b = pd->payload;
+    for (size_t i = 0; i < pd->size; i++)
+        h = (h ^ b[i]) * 0x100000001b3ull;
+    payload_memo *m = &memo[(h ^ h >> 32) % PAYLOAD_CACHE];
+    if (m->id && m->schema == pd->schemaId && m->domain == domain && m->size == pd->size &&
+        memcmp(m->bytes, b, pd->size) == 0)
+        return m->id;
+    uint32_t id = decode(domain, pd, count);
+    if (id) {
+        m->schema = pd->schemaId, m->domain = domain, m->size = (uint32_t)pd->size, m->id = id;
+        memcpy(m->bytes, b, pd->size);
+    }
+    return id;
+}
+
+static uint32_t decode(uint32_t domain, const nvtxPayloadData_t *pd, size_t count)
+{
     char buf[512];
     size_t o = 0;
     buf[0] = '\0';

@@ -11,6 +11,7 @@
 #include <nvtx3/nvToolsExt.h>
 #include <nvtx3/nvToolsExtPayload.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -85,21 +86,24 @@ static void init(void)
     REGISTER(send_recv, nvtx_send_recv, SID_RECV, "Recv");
 }
 
-/* func's registered string, registered once (NCCL keeps one per function). */
+/* func's registered string, registered once (NCCL keeps one per function,
+ * a static: no cost per call). Lookups read without the lock; an entry is
+ * published by the count's release store after it is filled. */
 static nvtxStringHandle_t registered(const char *func)
 {
     static struct { const char *func; nvtxStringHandle_t h; } seen[32];
-    static int n;
+    static _Atomic int n;
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    nvtxStringHandle_t h = NULL;
-    pthread_mutex_lock(&lock);
-    for (int i = 0; i < n && !h; i++)
+    int k = atomic_load_explicit(&n, memory_order_acquire);
+    for (int i = 0; i < k; i++)
         if (seen[i].func == func)
-            h = seen[i].h;
-    if (!h) {
-        h = nvtxDomainRegisterStringA(domain, func);
-        if (n < 32)
-            seen[n].func = func, seen[n++].h = h;
+            return seen[i].h;
+    nvtxStringHandle_t h = nvtxDomainRegisterStringA(domain, func);
+    pthread_mutex_lock(&lock);
+    k = atomic_load_explicit(&n, memory_order_relaxed);
+    if (k < 32) {
+        seen[k].func = func, seen[k].h = h;
+        atomic_store_explicit(&n, k + 1, memory_order_release);
     }
     pthread_mutex_unlock(&lock);
     return h;
