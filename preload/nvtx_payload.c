@@ -309,7 +309,33 @@ typedef struct payload_memo {
     uint32_t size;
     unsigned char bytes[PAYLOAD_CACHE_BYTES];
 } payload_memo;
-static _Thread_local payload_memo memo[PAYLOAD_CACHE];
+/* Each thread's cache, allocated at its first payload (a thread that sends
+ * none pays nothing, and the library's static TLS, which glibc takes from
+ * every thread's stack, stays small), freed when the thread ends. */
+static _Thread_local payload_memo *memo;
+static pthread_key_t memo_key;
+static pthread_once_t memo_once = PTHREAD_ONCE_INIT;
+static int memo_key_ok;
+
+static void memo_key_make(void)
+{
+    memo_key_ok = pthread_key_create(&memo_key, free) == 0;
+}
+
+/* This thread's cache, or NULL (out of memory: no caching). */
+static payload_memo *memo_get(void)
+{
+    if (memo == NULL) {
+        pthread_once(&memo_once, memo_key_make);
+        if (!memo_key_ok || (memo = calloc(PAYLOAD_CACHE, sizeof *memo)) == NULL)
+            return NULL;
+        if (pthread_setspecific(memo_key, memo) != 0) {
+            free(memo);
+            memo = NULL;
+        }
+    }
+    return memo;
+}
 
 static int cacheable(const schema *s)
 {
@@ -327,13 +353,14 @@ uint32_t cuprof_nvtx_payload_text(uint32_t domain, const void *data, size_t coun
     if (pd == NULL || count != 1 || pd->payload == NULL || pd->size > PAYLOAD_CACHE_BYTES)
         return decode(domain, pd, count);
     const schema *s = find_schema(domain, pd->schemaId);
-    if (s == NULL || !cacheable(s))
+    payload_memo *cache = s != NULL && cacheable(s) ? memo_get() : NULL;
+    if (cache == NULL)
         return decode(domain, pd, count);
     uint64_t h = pd->schemaId * 0x9E3779B97F4A7C15ull ^ domain;
     const unsigned char *b = pd->payload;
     for (size_t i = 0; i < pd->size; i++)
         h = (h ^ b[i]) * 0x100000001b3ull;
-    payload_memo *m = &memo[(h ^ h >> 32) % PAYLOAD_CACHE];
+    payload_memo *m = &cache[(h ^ h >> 32) % PAYLOAD_CACHE];
     if (m->id && m->schema == pd->schemaId && m->domain == domain && m->size == pd->size &&
         memcmp(m->bytes, b, pd->size) == 0)
         return m->id;
