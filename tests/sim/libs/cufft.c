@@ -535,14 +535,8 @@ FFT_EXPORT cufftResult cufftGetVersion(int *version)
 
 FFT_EXPORT cufftResult cufftGetProperty(libraryPropertyType type, int *value)
 {
-    if (value == NULL)
-        return CUFFT_INVALID_VALUE;
-    switch (type) {
-    case MAJOR_VERSION: *value = CUFFT_VER_MAJOR; return CUFFT_SUCCESS;
-    case MINOR_VERSION: *value = CUFFT_VER_MINOR; return CUFFT_SUCCESS;
-    case PATCH_LEVEL: *value = CUFFT_VER_PATCH; return CUFFT_SUCCESS;
-    default: return CUFFT_INVALID_TYPE;
-    }
+    int ok = simlib_property(type, CUFFT_VER_MAJOR, CUFFT_VER_MINOR, CUFFT_VER_PATCH, value) == 0;
+    return ok ? CUFFT_SUCCESS : CUFFT_INVALID_TYPE;
 }
 
 /* ---- transforms --------------------------------------------------------- */

@@ -317,14 +317,8 @@ RAND_EXPORT curandStatus_t curandGetVersion(int *version)
 
 RAND_EXPORT curandStatus_t curandGetProperty(libraryPropertyType type, int *value)
 {
-    if (value == NULL)
-        return CURAND_STATUS_OUT_OF_RANGE;
-    switch (type) {
-    case MAJOR_VERSION: *value = CURAND_VER_MAJOR; return CURAND_STATUS_SUCCESS;
-    case MINOR_VERSION: *value = CURAND_VER_MINOR; return CURAND_STATUS_SUCCESS;
-    case PATCH_LEVEL: *value = CURAND_VER_PATCH; return CURAND_STATUS_SUCCESS;
-    default: return CURAND_STATUS_OUT_OF_RANGE;
-    }
+    int ok = simlib_property(type, CURAND_VER_MAJOR, CURAND_VER_MINOR, CURAND_VER_PATCH, value) == 0;
+    return ok ? CURAND_STATUS_SUCCESS : CURAND_STATUS_OUT_OF_RANGE;
 }
 
 RAND_EXPORT curandStatus_t curandSetStream(curandGenerator_t generator, cudaStream_t stream)

@@ -285,14 +285,8 @@ SOLVER_EXPORT cusolverStatus_t cusolverGetVersion(int *version)
 
 SOLVER_EXPORT cusolverStatus_t cusolverGetProperty(libraryPropertyType type, int *value)
 {
-    if (value == NULL)
-        return CUSOLVER_STATUS_INVALID_VALUE;
-    switch (type) {
-    case MAJOR_VERSION: *value = CUSOLVER_VER_MAJOR; return CUSOLVER_STATUS_SUCCESS;
-    case MINOR_VERSION: *value = CUSOLVER_VER_MINOR; return CUSOLVER_STATUS_SUCCESS;
-    case PATCH_LEVEL: *value = CUSOLVER_VER_PATCH; return CUSOLVER_STATUS_SUCCESS;
-    default: return CUSOLVER_STATUS_INVALID_VALUE;
-    }
+    int ok = simlib_property(type, CUSOLVER_VER_MAJOR, CUSOLVER_VER_MINOR, CUSOLVER_VER_PATCH, value) == 0;
+    return ok ? CUSOLVER_STATUS_SUCCESS : CUSOLVER_STATUS_INVALID_VALUE;
 }
 
 /* ---- the routines ------------------------------------------------------- */

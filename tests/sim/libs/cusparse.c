@@ -197,14 +197,8 @@ SP_EXPORT cusparseStatus_t cusparseGetVersion(cusparseHandle_t handle, int *vers
 
 SP_EXPORT cusparseStatus_t cusparseGetProperty(libraryPropertyType type, int *value)
 {
-    if (value == NULL)
-        return CUSPARSE_STATUS_INVALID_VALUE;
-    switch (type) {
-    case MAJOR_VERSION: *value = CUSPARSE_VER_MAJOR; return CUSPARSE_STATUS_SUCCESS;
-    case MINOR_VERSION: *value = CUSPARSE_VER_MINOR; return CUSPARSE_STATUS_SUCCESS;
-    case PATCH_LEVEL: *value = CUSPARSE_VER_PATCH; return CUSPARSE_STATUS_SUCCESS;
-    default: return CUSPARSE_STATUS_INVALID_VALUE;
-    }
+    int ok = simlib_property(type, CUSPARSE_VER_MAJOR, CUSPARSE_VER_MINOR, CUSPARSE_VER_PATCH, value) == 0;
+    return ok ? CUSPARSE_STATUS_SUCCESS : CUSPARSE_STATUS_INVALID_VALUE;
 }
 
 static const char *const status_names[][2] = {

@@ -5,6 +5,7 @@
 #include "simlib.h"
 
 #include <cuda_runtime_api.h>
+#include <library_types.h>
 #include <cupti_runtime_cbid.h>
 #include <generated_cuda_runtime_api_meta.h>
 #include <math.h>
@@ -81,4 +82,16 @@ int simlib_fits(const void *p, size_t bytes)
         return 0;
     size_t off = (size_t)((const char *)p - (const char *)base);
     return off <= size && bytes <= size - off;
+}
+
+int simlib_property(int type, int major, int minor, int patch, int *value)
+{
+    if (value == NULL)
+        return -1;
+    switch (type) {
+    case MAJOR_VERSION: *value = major; return 0;
+    case MINOR_VERSION: *value = minor; return 0;
+    case PATCH_LEVEL: *value = patch; return 0;
+    default: return -1;
+    }
 }

@@ -54,4 +54,8 @@ int simlib_device_ptr(const void *p);
  * not model). */
 int simlib_fits(const void *p, size_t bytes);
 
+/* libraryPropertyType's answer for a library of version major.minor.patch:
+ * 0 with *value set, -1 for an unknown type or a NULL value. */
+int simlib_property(int type, int major, int minor, int patch, int *value);
+
 #endif

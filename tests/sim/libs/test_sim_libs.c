@@ -209,6 +209,25 @@ START_TEST(bad_arguments_do_not_crash)
 }
 END_TEST
 
+/* Each library says its own version, as its header spells it. */
+START_TEST(versions_and_properties)
+{
+    int v = -1;
+    ck_assert_int_eq(cufftGetProperty(MAJOR_VERSION, &v), CUFFT_SUCCESS);
+    ck_assert_int_eq(v, CUFFT_VER_MAJOR);
+    ck_assert_int_eq(curandGetProperty(MINOR_VERSION, &v), CURAND_STATUS_SUCCESS);
+    ck_assert_int_eq(v, CURAND_VER_MINOR);
+    ck_assert_int_eq(cusparseGetProperty(PATCH_LEVEL, &v), CUSPARSE_STATUS_SUCCESS);
+    ck_assert_int_eq(v, CUSPARSE_VER_PATCH);
+    ck_assert_int_eq(cusolverGetProperty(MAJOR_VERSION, &v), CUSOLVER_STATUS_SUCCESS);
+    ck_assert_int_eq(v, CUSOLVER_VER_MAJOR);
+    ck_assert_int_eq(cufftGetProperty((libraryPropertyType)7, &v), CUFFT_INVALID_TYPE);
+    ck_assert_int_eq(cusolverGetProperty(MAJOR_VERSION, NULL), CUSOLVER_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(cufftGetVersion(&v), CUFFT_SUCCESS);
+    ck_assert_int_eq(v, CUFFT_VERSION);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sim_libs");
@@ -219,6 +238,7 @@ int main(void)
     tcase_add_test(tc, sparse_csc_matches_dense);
     tcase_add_test(tc, solver_potrf_info);
     tcase_add_test(tc, bad_arguments_do_not_crash);
+    tcase_add_test(tc, versions_and_properties);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
