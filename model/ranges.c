@@ -265,7 +265,6 @@ static int fold(const cuprof_run *run, cuprof_ranges *rg)
                     cap = nc;
                 }
                 r->folded = 1;
-                r->call = i;
                 rg->folded[rg->nfolded++] = (cuprof_folded){r->thread, r->payload, i};
             }
             break;

@@ -46,8 +46,8 @@ typedef struct cuprof_range {
     uint64_t kernels;        /* kernels launched inside it */
     uint64_t id;             /* start/end ranges: the nvtxRangeId_t */
     uint32_t payload;        /* push ranges: string id of its payload's text, 0 = none */
-    uint8_t folded;          /* 1: a library's range folded into the call around it */
-    uint64_t call;           /* folded: seq of that call on thread */
+    uint8_t folded;          /* 1: a library's range folded into the call around it
+                              * (that call: rg->folded) */
 } cuprof_range;
 
 /* A folded range's payload, by its call (thread, seq), sorted. */
