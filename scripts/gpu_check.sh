@@ -74,6 +74,8 @@ mkdir -p "$out/p"
   date -u; uname -a; nproc
   if [ $dry = 0 ]; then
     nvidia-smi 2>&1 | head -n 20; nvidia-smi -L 2>&1
+    # what the peak table needs (issue 41): clocks, SMs' clock limits, the host link
+    nvidia-smi --query-gpu=name,clocks.max.sm,clocks.max.mem,clocks.sm,memory.total,pcie.link.gen.max,pcie.link.width.max,power.limit --format=csv 2>&1
     ls -l /usr/local/cuda/lib64/libcupti* /usr/local/cuda/extras/CUPTI/lib64/libcupti* 2>&1
     ldconfig -p | grep -E 'libcuda\.so|libcupti|libcudart|libnccl' 2>&1
   fi
@@ -131,6 +133,13 @@ if [ -n "$fixdir" ]; then
   [ ! -x build/tests/coop_prog ] || fixture coop build/tests/coop_prog 10
   # NCCL on one GPU: a real GPU's only (the sim has no NCCL yet)
   [ $dry = 1 ] || ! [ -x "$gb/nccl_one" ] || fixture nccl1 "$gb/nccl_one" 3
+  # the math libraries' own kernels and the driver API (issue 41): the corpus programs
+  for c in fft_roundtrip rand_montecarlo sparse_spmv solver_dense driver_query driver_vmm; do
+    [ ! -x "build/tests/corpus/$c" ] || fixture "$c" "build/tests/corpus/$c"
+  done
+  # GEMMs large enough for their rates to mean something (% of peak, issue 41): a real GPU's
+  [ $dry = 1 ] || fixture eager4096 bench/matmul_add --mode eager --size 4096 --iters 10 --warmup 2
+  [ $dry = 1 ] || fixture fused4096 bench/matmul_add --mode fused --size 4096 --iters 10 --warmup 2
   rm -rf "$fixdir/run"
   measure "fixtures: $(du -sk "$fixdir" | cut -f1) KiB in $fixdir"
 fi
@@ -363,13 +372,13 @@ if [ -x "$gb/nccl_one" ]; then
   prof nccl "$gb/nccl_one" 5
   # one rank: NCCL 2.28 runs each collective as device copies, no kernel (seen on an H200),
   # charged to the hooked call (ncclGroupEnd inside a group); 10 AllReduce of 1 MiB in the
-  # Collectives table; on a GPU its own NVTX ranges (domain NCCL) through our injection (the
-  # sim's NCCL has none)
+  # Collectives table; on a GPU its own NVTX ranges (domain NCCL) through our injection, folded
+  # into the call: the trace's args.nvtx with the payload decoded
   ar=$(sum nccl | grep -E '^ +ncclAllReduce ' | awk '{print $(NF-3)}')
   if [ $rc = 0 ] && [ "$ar" = 10 ] &&
      sum nccl | grep -Eq '^ +10 +AllReduce +f32 +1\.00 MiB +1 ' &&
      sum nccl | grep -Eq 'GPU records: +[0-9]+ kernels, [1-9][0-9]* copies' &&
-     { [ $dry = 1 ] || sum nccl | grep -q 'ncclAllReduce @NCCL'; }; then pass nccl-one-gpu; else
+     { [ $dry = 1 ] || grep -q 'Reduction operation: Sum' "$out/p/nccl.trace.json"; }; then pass nccl-one-gpu; else
     fail nccl-one-gpu "status $rc; ncclAllReduce calls '$ar'; $(sum nccl | grep -E 'GPU records|AllReduce  ' | tr -s ' ' | tr '\n' ';')"; fi
 else
   skip nccl-one-gpu "no NCCL program (no nccl.h in the toolkit or /usr/include to build it)"
@@ -385,6 +394,25 @@ if [ -x bench/ddp_step ]; then
     fail ddp-step-one-rank "status $rc; $(sum ddp.rank0 | grep -E 'AllReduce  ' | tr -s ' ' | tr '\n' ';')"; fi
 else
   skip ddp-step-one-rank "bench/ddp_step not built"
+fi
+
+# ---- GEMM rates by dtype and size (the peak table of issue 41): a real GPU's -----------------
+if [ $dry = 0 ]; then
+  for dt in bf16 fp16 fp32; do
+    for n in 1024 4096 8192; do
+      prof "gemm_${dt}_$n" --format none bench/matmul_add --mode fused --dtype $dt --size $n \
+        --iters 20 --warmup 3 --no-check
+      measure "gemm $dt $n: status $rc; launches, GPU total, min, median, max, kernel:$(sum "gemm_${dt}_$n" | awk '/^Kernels \(/ { getline; getline; print; exit }' | tr -s ' ')"
+    done
+  done
+  pass gemm-rates-measured
+fi
+
+# ---- a PyTorch program's native stacks (issue 39: where the Python frames go) ---------------
+if [ $dry = 0 ] && python3 -c 'import torch; assert torch.cuda.is_available()' >/dev/null 2>&1; then
+  prof torch_stacks --stacks python3 scripts/torch_matmul_add.py eager 1024
+  if [ $rc = 0 ] && [ -s "$out/p/torch_stacks.gpu.folded" ]; then pass torch-stacks; else
+    fail torch-stacks "status $rc; $(ls "$out/p" | grep -c torch_stacks) files"; fi
 fi
 
 # ---- invariants of every trace written above ------------------------------------------------
