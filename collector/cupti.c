@@ -275,6 +275,8 @@ static const struct {
     {CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", 0, 1},
     {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION", 0, 0},
     {CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2", 1, 1},
+    /* the GPU's name, SMs and clocks: which peak the FLOP rates are held to */
+    {CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE", 1, 1},
 };
 
 static void set_attributes(void)

@@ -367,6 +367,25 @@ static void add_sync(const CUpti_ActivitySynchronization2 *r)
     s->type = (uint8_t)r->type;
 }
 
+/* A GPU as CUPTI describes it: written at once, a block of its own (the
+ * peak table matches the name and SM count; model/peak.h). */
+static void add_device(const CUpti_ActivityDevice5 *r)
+{
+    cuprof_tags b = {0};
+    cuprof_tags_u64(&b, CUPROF_RT_DEV_ID, r->id);
+    cuprof_tags_str(&b, CUPROF_RT_DEV_NAME, r->name ? r->name : "");
+    cuprof_tags_u64(&b, CUPROF_RT_DEV_SMS, r->numMultiprocessors);
+    cuprof_tags_u64(&b, CUPROF_RT_DEV_CLOCK_KHZ, r->coreClockRate);
+    cuprof_tags_u64(&b, CUPROF_RT_DEV_CC_MAJOR, r->computeCapabilityMajor);
+    cuprof_tags_u64(&b, CUPROF_RT_DEV_CC_MINOR, r->computeCapabilityMinor);
+    cuprof_tags_u64(&b, CUPROF_RT_DEV_MEM_BYTES, r->globalMemorySize);
+    cuprof_tags_u64(&b, CUPROF_RT_DEV_MEM_BW_KBPS, r->globalMemoryBandwidth);
+    cuprof_tags_u64(&b, CUPROF_RT_DEV_L2_BYTES, r->l2CacheSize);
+    cuprof_tags_u64(&b, CUPROF_RT_DEV_MIG, r->isMigEnabled);
+    if (cuprof_tags_write(&b, CUPROF_RF_GPU_DEVICE) != 0)
+        store.dropped++;
+}
+
 static void add_ext(const CUpti_ActivityExternalCorrelation *r)
 {
     if (r->externalKind != CUPROF_CUPTI_EXT_KIND)
@@ -408,6 +427,9 @@ static void add_record(const CUpti_Activity *r)
         break;
     case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
         add_ext((const CUpti_ActivityExternalCorrelation *)r);
+        break;
+    case CUPTI_ACTIVITY_KIND_DEVICE:
+        add_device((const CUpti_ActivityDevice5 *)r);
         break;
     default:
         break; /* kinds we did not ask for */

@@ -25,7 +25,8 @@
  * and tags a reader of an older minor skips. */
 #define CUPROF_RF_MAJOR 3u   /* 2: a call record may name a string (compact.h's EXTRA_NAME);
                                 3: an NCCL call's record (class 16, CUPROF_HEAD_CLS_HI) */
-#define CUPROF_RF_MINOR 0u   /* 1.1: CUPROF_RF_CLOCK, CUPROF_RF_MEM_HELD; 2.1: the flight recorder's tags */
+#define CUPROF_RF_MINOR 1u   /* 1.1: CUPROF_RF_CLOCK, CUPROF_RF_MEM_HELD; 2.1: the flight recorder's tags;
+                                3.1: CUPROF_RF_GPU_DEVICE */
 
 typedef struct cuprof_rf_header {
     char magic[16];          /* CUPROF_RF_MAGIC */
@@ -95,6 +96,10 @@ enum cuprof_rf_type {
      * (cuprof_rf_mem_held, then n cuprof_rf_held): the window's memory starts
      * from it (collector/memheld.c). */
     CUPROF_RF_MEM_HELD = 18,
+    /* Since 3.1: one GPU as CUPTI described it (its DEVICE record): tags
+     * (CUPROF_RT_DEV_*), written when CUPTI hands the record over; one block
+     * per device, the last one of an id wins. */
+    CUPROF_RF_GPU_DEVICE = 19,
 };
 
 typedef struct cuprof_rf_mem_held {
@@ -243,6 +248,10 @@ enum cuprof_rf_tag {
     CUPROF_RT_GPU_DROPPED, CUPROF_RT_GPU_LATE, CUPROF_RT_GPU_CLOCK,
     CUPROF_RT_GPU_CUPTI_A, CUPROF_RT_GPU_OFF_A, CUPROF_RT_GPU_CUPTI_B, CUPROF_RT_GPU_OFF_B,
     CUPROF_RT_GPU_CLOCK_ERR,
+    /* GPU_DEVICE (3.1) */
+    CUPROF_RT_DEV_ID = 150, CUPROF_RT_DEV_NAME, CUPROF_RT_DEV_SMS, CUPROF_RT_DEV_CLOCK_KHZ,
+    CUPROF_RT_DEV_CC_MAJOR, CUPROF_RT_DEV_CC_MINOR, CUPROF_RT_DEV_MEM_BYTES,
+    CUPROF_RT_DEV_MEM_BW_KBPS, CUPROF_RT_DEV_L2_BYTES, CUPROF_RT_DEV_MIG,
     /* STACKS */
     CUPROF_RT_STACK_LOST = 200,
     CUPROF_RT_STACK_FRAME,        /* u64 pc, u64 offset, u32 module length, module,

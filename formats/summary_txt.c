@@ -71,6 +71,27 @@ static void put_gpu_block(cuprof_writer *w)
     }
     if (!w->run->gpu.captured || !tl || !g)
         return;
+    const cuprof_stat_device *dv = &w->sum->device;
+    if (dv->name[0] || dv->peak_label) {
+        cuprof_out_puts(o, "  GPU:           ");
+        if (dv->name[0]) {
+            put_clean(o, dv->name);
+            cuprof_out_printf(o, ", %u SMs, %u MHz", dv->sms, dv->clock_khz / 1000);
+        } else {
+            cuprof_out_puts(o, "not described by CUPTI");
+        }
+        if (dv->peak_label) {
+            cuprof_out_puts(o, "; peaks of the table's ");
+            put_clean(o, dv->peak_label);
+            cuprof_out_puts(o, " (");
+            put_clean(o, dv->peak_source);
+            cuprof_out_puts(o, ")\n");
+        } else {
+            cuprof_out_puts(o, "; no peak: ");
+            put_clean(o, dv->peak_why);
+            cuprof_out_putc(o, '\n');
+        }
+    }
     const cuprof_gpu_stats *st = &tl->stats;
     char a[32], b[32], c[32];
     uint64_t win = st->window_end_ns - st->window_start_ns;
@@ -612,19 +633,42 @@ static void put_blas(cuprof_writer *w)
     const cuprof_summary *s = w->sum;
     if (s->nblas == 0)
         return;
-    cuprof_out_puts(o, "\nBLAS calls by shape\n");
+    cuprof_out_puts(o, "\nBLAS calls by shape (FLOPs as torch counts them: 2mnk per matrix, x4 complex, "
+                       "+mn for a bias epilogue; TFLOP/s over the calls' own kernels");
+    if (s->device.peak_label) {
+        cuprof_out_puts(o, "; % of the ");
+        put_clean(o, s->device.peak_label);
+        cuprof_out_puts(o, "'s dense peak)\n");
+    } else {
+        cuprof_out_puts(o, "; no peak known)\n");
+    }
     for (size_t i = 0; i < s->nblas; i++) {
         const cuprof_stat_blas *b = &s->blas[i];
         cuprof_out_puts(o, "  ");
         put_clean(o, b->name);
         cuprof_out_printf(o, ": %llu call%s\n", (unsigned long long)b->calls, b->calls == 1 ? "" : "s");
-        cuprof_out_printf(o, "    %10s  %8s  %8s  %8s  %6s  %-12s  %-14s  %s\n", "Calls", "m", "n", "k",
-                          "batch", "dtype", "epilogue", "op(A),op(B)");
+        cuprof_out_printf(o, "    %10s  %8s  %8s  %8s  %6s  %-12s  %-14s  %-11s  %10s  %12s  %9s  %s\n", "Calls",
+                          "m", "n", "k", "batch", "dtype", "epilogue", "op(A),op(B)", "FLOPs/call",
+                          "GPU total", "TFLOP/s", "of peak");
         for (size_t j = 0; j < b->nshapes; j++) {
             const cuprof_stat_shape *sh = &b->shapes[j];
-            cuprof_out_printf(o, "    %10llu  %8u  %8u  %8u  %6u  %-12s  %-14s  %s,%s\n",
+            char ops[16], fl[32], gt[32], rate[32], pk[48];
+            snprintf(ops, sizeof ops, "%s,%s", sh->transa, sh->transb);
+            cuprof_fmt_count(fl, sizeof fl, sh->flops_per_call);
+            if (sh->gpu_ns) {
+                cuprof_fmt_time(gt, sizeof gt, sh->gpu_ns);
+                snprintf(rate, sizeof rate, "%.1f", sh->tflops);
+            } else {
+                snprintf(gt, sizeof gt, "-");
+                snprintf(rate, sizeof rate, "-");
+            }
+            if (sh->peak_pct >= 0)
+                snprintf(pk, sizeof pk, "%.1f%% of %s %.0f", sh->peak_pct, sh->prec, sh->peak_tflops);
+            else
+                snprintf(pk, sizeof pk, "- (%s)", sh->prec);
+            cuprof_out_printf(o, "    %10llu  %8u  %8u  %8u  %6u  %-12s  %-14s  %-11s  %10s  %12s  %9s  %s\n",
                               (unsigned long long)sh->calls, sh->m, sh->n, sh->k, sh->batch, sh->dtype,
-                              sh->epilogue, sh->transa, sh->transb);
+                              sh->epilogue, ops, fl, gt, rate, pk);
         }
     }
 }

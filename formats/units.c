@@ -53,3 +53,18 @@ char *cuprof_fmt_bytes(char *dst, size_t len, uint64_t bytes)
     snprintf(dst, len, "%.2Lf %s", v, unit[u]);
     return dst;
 }
+
+char *cuprof_fmt_count(char *dst, size_t len, double v)
+{
+    static const char prefix[] = " KMGTPE";
+    int p = 0;
+    while (v >= 999.95 && p < 6) {
+        v /= 1000.0;
+        p++;
+    }
+    if (p == 0)
+        snprintf(dst, len, "%.0f", v);
+    else
+        snprintf(dst, len, v >= 99.95 ? "%.1f %c" : "%.2f %c", v, prefix[p]);
+    return dst;
+}

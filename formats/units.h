@@ -16,5 +16,8 @@ char *cuprof_fmt_time(char *dst, size_t len, uint64_t ns);
 char *cuprof_fmt_pct(char *dst, size_t len, uint64_t part, uint64_t total);
 /* A byte count: "512 B", "1.50 KiB", "12.00 MiB", "3.25 GiB". */
 char *cuprof_fmt_bytes(char *dst, size_t len, uint64_t bytes);
+/* A count with an SI prefix, three significant digits or so: "524.3 K",
+ * "2.15 G", "1.10 T", "12" (FLOPs). */
+char *cuprof_fmt_count(char *dst, size_t len, double v);
 
 #endif /* CUPROF_UNITS_H */

@@ -157,6 +157,19 @@ enum cuprof_gpu_clock {
 };
 
 /* The whole GPU side of the run. Arrays are NULL when their count is 0. */
+/* A GPU as CUPTI described it (its DEVICE record; run file 3.1). */
+typedef struct cuprof_gpu_device {
+    uint32_t id;                   /* CUDA's device ordinal (records' deviceId) */
+    const char *name;              /* "NVIDIA H100 80GB HBM3" */
+    uint32_t sms;                  /* multiprocessors */
+    uint32_t clock_khz;            /* core clock */
+    uint32_t cc_major, cc_minor;   /* compute capability */
+    uint64_t mem_bytes;            /* device memory */
+    uint64_t mem_bw_kbps;          /* device memory bandwidth, KB/s, as CUPTI gives it */
+    uint64_t l2_bytes;
+    int mig;                       /* 1: a MIG instance */
+} cuprof_gpu_device;
+
 typedef struct cuprof_gpu_run {
     int captured;                  /* 1 when CUPTI ran (records may still be 0) */
     int kernels_only;              /* 1: kernel, memcpy and memset records only (no API
@@ -168,6 +181,7 @@ typedef struct cuprof_gpu_run {
     const cuprof_gpu_sync *syncs;     size_t n_syncs;
     const cuprof_gpu_extmap *extmap;  size_t n_extmap;
     const cuprof_gpu_graph_node *graph_nodes; size_t n_graph_nodes;  /* by id */
+    const cuprof_gpu_device *devices; size_t n_devices;  /* by id, one per id */
     uint64_t dropped;              /* records CUPTI dropped (no buffer space) */
     uint64_t late;                 /* records delivered after finish, not kept */
     int clock;                     /* enum cuprof_gpu_clock */

@@ -203,6 +203,9 @@ typedef struct cuprof_run {
     const char *step_range_from;     /* who chose it: "--step-range", "the
                                         capture range" */
 
+    const char *peak_device;         /* the GPU whose peaks the FLOP rates are held to
+                                        when the run names none or another
+                                        (prof.sh report --peak-device; NULL) */
     const char *stacks_mode;         /* how stacks were taken ("auto", "fp",
                                         "unwind"); NULL: no stacks */
     uint32_t nstacks;                /* host call stacks: ids 1..nstacks */

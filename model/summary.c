@@ -16,7 +16,10 @@
 #include "model/summary.h"
 #include "model/findings.h"
 #include "model/timeline.h"
+#include "model/peak.h"
 
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -517,17 +520,111 @@ static int build_copies(const cuprof_run *run, const cuprof_timeline *tl, cuprof
     return 0;
 }
 
-/* The grouping key of a BLAS call: entry point and shape. */
+/* The grouping key of a BLAS call: entry point and shape; the call's own
+ * device time rides along (not part of the key). */
 typedef struct blas_key {
     uint16_t api;
     uint16_t epilogue;
     uint8_t transa, transb, atype, _pad;
+    uint16_t compute, _pad2;
     uint32_t m, n, k, batch;
+    /* not compared: */
+    uint64_t id;         /* the call's event id */
+    uint64_t gpu_ns;     /* its kernels' device time */
+    uint64_t kernels;
 } blas_key;
+
+#define BLAS_KEY_BYTES offsetof(blas_key, id)
 
 static int cmp_blas_key(const void *a, const void *b)
 {
-    return memcmp(a, b, sizeof(blas_key));
+    return memcmp(a, b, BLAS_KEY_BYTES);
+}
+
+static int cmp_key_id(const void *a, const void *b)
+{
+    const blas_key *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Each GEMM call's kernels (those whose innermost hooked call is the GEMM:
+ * cuBLAS's own runtime launches them, no hook sees those): keys sorted by
+ * event id for the lookup, then back. */
+static void blas_gpu_time(const cuprof_timeline *tl, blas_key *keys, size_t nb)
+{
+    const cuprof_gpu_run *g = tl ? tl->gpu : NULL;
+    if (!g || g->n_kernels == 0)
+        return;
+    qsort(keys, nb, sizeof *keys, cmp_key_id);
+    for (size_t i = 0; i < g->n_kernels; i++) {
+        const cuprof_gpu_kernel *k = &g->kernels[i];
+        blas_key probe = {.id = tl->kernel_cause[i].hooked};
+        blas_key *hit = probe.id ? bsearch(&probe, keys, nb, sizeof *keys, cmp_key_id) : NULL;
+        if (hit && k->end_ns > k->start_ns) {
+            hit->gpu_ns += k->end_ns - k->start_ns;
+            hit->kernels++;
+        }
+    }
+}
+
+/* The device the peaks come from: the one the run's kernels ran on (the
+ * first kernel's; the first device described when none ran), or the one
+ * --peak-device names. */
+static void pick_device(const cuprof_run *run, const cuprof_timeline *tl, cuprof_summary *s)
+{
+    cuprof_stat_device *d = &s->device;
+    const cuprof_gpu_run *g = tl ? tl->gpu : NULL;
+    d->name = "";
+    const cuprof_gpu_device *dev = NULL;
+    for (size_t i = 0; g && i < g->n_devices; i++)
+        if (!dev || (g->n_kernels && g->devices[i].id == g->kernels[0].device))
+            dev = &g->devices[i];
+    if (dev) {
+        d->name = dev->name;
+        d->sms = dev->sms;
+        d->clock_khz = dev->clock_khz;
+        d->mem_bytes = dev->mem_bytes;
+    }
+    const cuprof_peak_gpu *p = NULL;
+    if (run->peak_device && run->peak_device[0]) {
+        p = cuprof_peak_by_label(run->peak_device);
+        if (!p)
+            snprintf(d->why_buf, sizeof d->why_buf, "--peak-device %s is not in the peak table",
+                     run->peak_device);
+    } else {
+        p = cuprof_peak_match(dev ? dev->name : NULL, dev ? dev->sms : 0, d->why_buf,
+                              sizeof d->why_buf);
+    }
+    if (p) {
+        d->peak_label = p->label;
+        d->peak_source = p->source;
+        d->mem_gbps = p->mem_gbps;
+    } else {
+        d->peak_why = d->why_buf;
+    }
+}
+
+/* FLOPs, rate and share of the peak of every shape (after the grouping). */
+static void shape_rates(const cuprof_summary *s, cuprof_stat_shape *sh, int prec)
+{
+    sh->prec = cuprof_prec_name(prec);
+    sh->peak_pct = -1.0;
+    if (sh->gpu_ns == 0)
+        return;
+    sh->tflops = sh->flops_per_call * (double)sh->timed_calls / (double)sh->gpu_ns / 1e3;
+    const cuprof_peak_gpu *p = s->device.peak_label ? cuprof_peak_by_label(s->device.peak_label)
+                                                    : NULL;
+    double peak = p && prec > 0 ? p->tflops[prec] : 0.0;
+    /* An fp32 GEMM faster than FP32's peak ran on tensor cores as TF32
+     * (cublasSetMathMode(CUBLAS_TF32_TENSOR_OP_MATH), torch's allow_tf32). */
+    if (prec == CUPROF_PREC_FP32 && peak > 0 && sh->tflops > peak && p->tflops[CUPROF_PREC_TF32] > 0) {
+        sh->prec = "tf32";
+        peak = p->tflops[CUPROF_PREC_TF32];
+    }
+    if (peak > 0) {
+        sh->peak_tflops = peak;
+        sh->peak_pct = sh->tflops / peak * 100.0;
+    }
 }
 
 static int cmp_shape(const void *a, const void *b)
@@ -551,7 +648,7 @@ static int cmp_blas(const void *a, const void *b)
 
 /* BLAS calls grouped by entry point, then by shape (sort the keys, count
  * runs of equal keys). */
-static int build_blas(const cuprof_run *run, cuprof_summary *s)
+static int build_blas(const cuprof_run *run, const cuprof_timeline *tl, cuprof_summary *s)
 {
     size_t nb = 0;
     for (size_t t = 0; t < run->nthreads; t++)
@@ -580,7 +677,10 @@ static int build_blas(const cuprof_run *run, cuprof_summary *s)
             k->atype = ev->a.blas.atype;
             k->m = ev->a.blas.m; k->n = ev->a.blas.n; k->k = ev->a.blas.k;
             k->batch = ev->a.blas.batch;
+            k->compute = ev->a.blas.compute;
+            k->id = cuprof_event_id_make(run->threads[t].index, i);
         }
+    blas_gpu_time(tl, keys, nb);
     qsort(keys, nb, sizeof *keys, cmp_blas_key);
     size_t ng = 0, ns = 0;
     for (size_t i = 0; i < nb; i++) {
@@ -600,9 +700,19 @@ static int build_blas(const cuprof_run *run, cuprof_summary *s)
             sh->epilogue = cuprof_epilogue_name(keys[i].epilogue);
             sh->transa = cuprof_trans_name(keys[i].transa);
             sh->transb = cuprof_trans_name(keys[i].transb);
+            sh->flops_per_call = cuprof_gemm_flops(keys[i].m, keys[i].n, keys[i].k,
+                                                   keys[i].batch, keys[i].atype,
+                                                   keys[i].epilogue);
+            sh->prec = cuprof_prec_name(cuprof_gemm_prec(keys[i].atype, keys[i].compute));
             g->nshapes++;
         }
-        shapes[ns - 1].calls++;
+        cuprof_stat_shape *sh = &shapes[ns - 1];
+        sh->calls++;
+        sh->gpu_ns += keys[i].gpu_ns;
+        sh->kernels += keys[i].kernels;
+        sh->timed_calls += keys[i].kernels != 0;
+        if (i + 1 == nb || cmp_blas_key(&keys[i], &keys[i + 1]) != 0)
+            shape_rates(s, sh, cuprof_gemm_prec(keys[i].atype, keys[i].compute));
     }
     for (size_t g = 0; g < ng; g++)
         qsort(groups[g].shapes, groups[g].nshapes, sizeof(cuprof_stat_shape), cmp_shape);
@@ -620,8 +730,9 @@ cuprof_summary *cuprof_summary_build(const cuprof_run *run, const cuprof_names *
     cuprof_summary *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
+    pick_device(run, tl, s);
     if (build_api(run, tl, s) < 0 || build_kernels(run, names, tl, s) < 0 ||
-        build_copies(run, tl, s) < 0 || build_blas(run, s) < 0) {
+        build_copies(run, tl, s) < 0 || build_blas(run, tl, s) < 0) {
         cuprof_summary_destroy(s);
         return NULL;
     }

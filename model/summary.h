@@ -68,7 +68,29 @@ typedef struct cuprof_stat_shape {
     const char *transa;        /* "N", "T", "C" */
     const char *transb;
     uint64_t calls;
+    /* How far from the peak (model/peak.h): */
+    double flops_per_call;     /* 2mnk x batch (x4 complex, + mn for a bias epilogue) */
+    uint64_t gpu_ns;           /* device time of the kernels these calls launched */
+    uint64_t kernels;          /* those kernels */
+    uint64_t timed_calls;      /* calls with at least one such kernel (their FLOPs count) */
+    double tflops;             /* FLOPs of the timed calls / gpu_ns, TFLOP/s; 0 unknown */
+    const char *prec;          /* the precision it ran at: "bf16", "tf32", ... */
+    double peak_tflops;        /* the device's dense peak at prec, 0 = unknown */
+    double peak_pct;           /* tflops / peak_tflops x 100; < 0 unknown */
 } cuprof_stat_shape;
+
+/* The device the peaks are taken from (summary->device). */
+typedef struct cuprof_stat_device {
+    const char *name;          /* CUDA's name for it ("" unknown) */
+    uint32_t sms;
+    uint32_t clock_khz;
+    uint64_t mem_bytes;
+    const char *peak_label;    /* the peak table's entry ("H100 SXM5"), NULL = none */
+    const char *peak_source;   /* where its numbers come from */
+    const char *peak_why;      /* with no entry: why (never NULL then) */
+    double mem_gbps;           /* the table's device memory bandwidth, GB/s (0 unknown) */
+    char why_buf[200];
+} cuprof_stat_device;
 
 typedef struct cuprof_stat_blas {
     uint16_t api;
@@ -137,6 +159,7 @@ typedef struct cuprof_summary {
     uint64_t self_cuda_total_ns; /* sum of cuda_self_ns over api rows */
     int sorted_by_cuda;        /* 1 when api rows are sorted by CUDA total */
     cuprof_stat_shape *shapes_all; /* owns every blas[].shapes (one block) */
+    cuprof_stat_device device; /* the GPU and its peak table entry (model/peak.h) */
     size_t nranges;
     cuprof_stat_range *ranges; /* most GPU time, then most CPU time first
                                 * (cuprof_ranges_summarize) */

@@ -93,6 +93,7 @@ typedef struct rrun {
     const char **nvtx;
     vec gpu_names;           /* const char *, [id - 1] */
     vec kernels, copies, gapis, syncs, extmap, nodes;   /* model/gpu.h records */
+    vec devices;             /* cuprof_gpu_device (GPU_DEVICE blocks, 3.1), one per id */
     vec rkernels, rcopies, rapis;                         /* the file's (names by id) */
     cuprof_run_thread *run_threads;
     const cuprof_event **chunk_ptrs;
@@ -183,6 +184,41 @@ static uint64_t u64_of(const uint8_t *v, uint32_t len)
     uint64_t x = 0;
     memcpy(&x, v, len < 8 ? len : 8);
     return x;
+}
+
+/* A GPU_DEVICE block: the device's entry, replacing an earlier one of its id. */
+static void read_device(rrun *r, const uint8_t *p, size_t len)
+{
+    cuprof_gpu_device d = {.name = ""};
+    tag_it it = {p, p + len};
+    uint16_t tag;
+    const uint8_t *v;
+    uint32_t n;
+    while (tag_next(&it, &tag, &v, &n)) {
+        uint64_t x = u64_of(v, n);
+        switch (tag) {
+        case CUPROF_RT_DEV_ID: d.id = (uint32_t)x; break;
+        case CUPROF_RT_DEV_NAME: d.name = own(r, v, n); break;
+        case CUPROF_RT_DEV_SMS: d.sms = (uint32_t)x; break;
+        case CUPROF_RT_DEV_CLOCK_KHZ: d.clock_khz = (uint32_t)x; break;
+        case CUPROF_RT_DEV_CC_MAJOR: d.cc_major = (uint32_t)x; break;
+        case CUPROF_RT_DEV_CC_MINOR: d.cc_minor = (uint32_t)x; break;
+        case CUPROF_RT_DEV_MEM_BYTES: d.mem_bytes = x; break;
+        case CUPROF_RT_DEV_MEM_BW_KBPS: d.mem_bw_kbps = x; break;
+        case CUPROF_RT_DEV_L2_BYTES: d.l2_bytes = x; break;
+        case CUPROF_RT_DEV_MIG: d.mig = x != 0; break;
+        default: break;
+        }
+    }
+    cuprof_gpu_device *have = r->devices.p;
+    for (size_t i = 0; i < r->devices.n; i++)
+        if (have[i].id == d.id) {
+            have[i] = d;
+            return;
+        }
+    cuprof_gpu_device *slot = vec_push(&r->devices, sizeof d, 1);
+    if (slot)
+        *slot = d;
 }
 
 /* ---- the walk ------------------------------------------------------------------ */
@@ -384,6 +420,9 @@ static void block(rrun *r, const cuprof_rf_block *b, const uint8_t *p, cuprof_rf
         break;
     case CUPROF_RF_GPU_INFO:
         r->gpu_info = p, r->gpu_info_len = len;
+        break;
+    case CUPROF_RF_GPU_DEVICE:
+        read_device(r, p, len);
         break;
     case CUPROF_RF_META:
         if (!r->meta_start) {
@@ -1175,6 +1214,8 @@ static int read_gpu(rrun *r)
     r->nodes = nodes;
     g->graph_nodes = gn;
     g->n_graph_nodes = gn ? nodes.n : 0;
+    g->devices = r->devices.p;
+    g->n_devices = r->devices.n;
     free(r->extmap.p);
     r->extmap.p = m;   /* g->extmap, or unused */
     return 0;
@@ -1342,6 +1383,7 @@ void cuprof_rfread_free(cuprof_run *run)
     free(r->syncs.p);
     free(r->extmap.p);
     free(r->nodes.p);
+    free(r->devices.p);
     free(r->rkernels.p);
     free(r->rcopies.p);
     free(r->rapis.p);

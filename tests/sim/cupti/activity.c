@@ -110,9 +110,44 @@ size_t cs_record_size(CUpti_ActivityKind kind)
         return sizeof(CUpti_ActivityMemory4);
     case CUPTI_ACTIVITY_KIND_MEMORY_POOL:
         return sizeof(CUpti_ActivityMemoryPool3);
+    case CUPTI_ACTIVITY_KIND_DEVICE:
+        return sizeof(CUpti_ActivityDevice5);
     default:
         return 0;
     }
+}
+
+/* The simulated H100 as a DEVICE record: one, when the kind is switched on
+ * (the sim's choice; the real CUPTI's moment is in bench/H200.md). */
+static void cs_device_record(void)
+{
+    CUpti_ActivityDevice5 r;
+    memset(&r, 0, sizeof r);
+    r.kind = CUPTI_ACTIVITY_KIND_DEVICE;
+    r.globalMemoryBandwidth = 3352000000ull;   /* KB/s: H100 SXM's 3.35 TB/s */
+    r.globalMemorySize = CUSIM_DEVICE_MEM_BYTES;
+    r.constantMemorySize = 65536;
+    r.l2CacheSize = 50u << 20;
+    r.numThreadsPerWarp = 32;
+    r.coreClockRate = 1980000;
+    r.numMemcpyEngines = 3;
+    r.numMultiprocessors = CUSIM_SM_COUNT;
+    r.maxWarpsPerMultiprocessor = 64;
+    r.maxBlocksPerMultiprocessor = 32;
+    r.maxSharedMemoryPerMultiprocessor = 233472;
+    r.maxRegistersPerMultiprocessor = 65536;
+    r.maxRegistersPerBlock = 65536;
+    r.maxSharedMemoryPerBlock = 49152;
+    r.maxThreadsPerBlock = 1024;
+    r.maxBlockDimX = 1024, r.maxBlockDimY = 1024, r.maxBlockDimZ = 64;
+    r.maxGridDimX = 2147483647u, r.maxGridDimY = 65535, r.maxGridDimZ = 65535;
+    r.computeCapabilityMajor = CUSIM_CC_MAJOR;
+    r.computeCapabilityMinor = CUSIM_CC_MINOR;
+    r.id = 0;   /* the one device (hooks.c's CS_DEVICE_ID) */
+    r.eccEnabled = 1;
+    r.name = CUSIM_DEVICE_NAME;
+    r.isCudaVisible = 1;
+    cs_buf_write(CS_CH_HOST, &r, sizeof r);
 }
 
 static CUptiResult cs_set_kind(CUpti_ActivityKind kind, int on)
@@ -123,7 +158,9 @@ static CUptiResult cs_set_kind(CUpti_ActivityKind kind, int on)
     /* Every valid kind can be switched on; the sim produces records only for
      * those cs_record_size knows (the others stay silent, as on a device
      * where that activity never happens). */
-    atomic_store(&cs_kinds[kind], on);
+    int was = atomic_exchange(&cs_kinds[kind], on);
+    if (kind == CUPTI_ACTIVITY_KIND_DEVICE && on && !was)
+        cs_device_record();
     if (kind == CUPTI_ACTIVITY_KIND_DRIVER)
         for (int i = 0; i < CUPTI_DRIVER_TRACE_CBID_SIZE; i++)
             atomic_store(&cs_drv_cbid[i], 0);
