@@ -121,6 +121,25 @@ static void put_gpu(cuprof_out *o, const cuprof_run *run, const cuprof_timeline 
     cuprof_out_putc(o, '}');
 }
 
+/* "device": the GPU the rates are held to and its peak table entry. */
+static void put_device(cuprof_out *o, const cuprof_stat_device *d)
+{
+    cuprof_out_puts(o, ",\n\"device\":{\"name\":");
+    cuprof_out_json_cstr(o, d->name);
+    num(o, "sms", d->sms);
+    num(o, "clock_khz", d->clock_khz);
+    num(o, "mem_bytes", d->mem_bytes);
+    key(o, "peak", 0);
+    if (d->peak_label)
+        cuprof_out_json_cstr(o, d->peak_label);
+    else
+        cuprof_out_puts(o, "null");
+    str(o, "peak_source", d->peak_source ? d->peak_source : "");
+    str(o, "peak_why", d->peak_why ? d->peak_why : "");
+    fixed6(o, "mem_gbps", d->mem_gbps);
+    cuprof_out_putc(o, '}');
+}
+
 /* One listed field of a row (formats/summary_schema.h); *first: no comma
  * before it. A NONZERO field is left out when 0. */
 static void field_STR(cuprof_out *o, const char *k, const char *v, int when, int *first)
@@ -481,6 +500,7 @@ static int json_write(cuprof_writer *w)
     str(o, "reason", run->gpu.reason);
     cuprof_out_putc(o, '}');
     put_gpu(o, run, w->model->timeline);
+    put_device(o, &w->sum->device);
     put_memory(o, w->model->memory);
     put_graphs(o, w->model->graphs);
     put_census(o, w->model->census, w->model->timeline, &w->model->names);

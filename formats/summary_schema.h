@@ -85,7 +85,15 @@ enum cuprof_schema_when {
     X(STR, epilogue, ALWAYS)            \
     X(STR, transa, ADDED)               \
     X(STR, transb, ADDED)               \
-    X(U64, calls, ALWAYS)
+    X(U64, calls, ALWAYS)               \
+    X(U64, flops_per_call, ADDED)       \
+    X(U64, gpu_ns, ADDED)               \
+    X(U64, kernels, ADDED)              \
+    X(U64, timed_calls, ADDED)          \
+    X(FIX6, tflops, ADDED)              \
+    X(STR, prec, ADDED)                 \
+    X(FIX6, peak_tflops, ADDED)         \
+    X(FIX6, peak_pct, ADDED)
 
 /* ranges[]: cuprof_stat_range (the section is new: a reader takes a file
  * without it as one with no ranges) */

@@ -654,16 +654,18 @@ static void put_blas(cuprof_writer *w)
             const cuprof_stat_shape *sh = &b->shapes[j];
             char ops[16], fl[32], gt[32], rate[32], pk[48];
             snprintf(ops, sizeof ops, "%s,%s", sh->transa, sh->transb);
-            cuprof_fmt_count(fl, sizeof fl, sh->flops_per_call);
+            cuprof_fmt_count(fl, sizeof fl, (double)sh->flops_per_call);
             if (sh->gpu_ns) {
                 cuprof_fmt_time(gt, sizeof gt, sh->gpu_ns);
-                snprintf(rate, sizeof rate, "%.1f", sh->tflops);
+                snprintf(rate, sizeof rate, sh->tflops >= 100 ? "%.1f" : sh->tflops >= 1 ? "%.2f" : "%.3f",
+                         sh->tflops);
             } else {
                 snprintf(gt, sizeof gt, "-");
                 snprintf(rate, sizeof rate, "-");
             }
-            if (sh->peak_pct >= 0)
-                snprintf(pk, sizeof pk, "%.1f%% of %s %.0f", sh->peak_pct, sh->prec, sh->peak_tflops);
+            if (sh->peak_tflops > 0)
+                snprintf(pk, sizeof pk, sh->peak_pct >= 1 ? "%.1f%% of %s %.0f" : "%.2g%% of %s %.0f",
+                         sh->peak_pct, sh->prec, sh->peak_tflops);
             else
                 snprintf(pk, sizeof pk, "- (%s)", sh->prec);
             cuprof_out_printf(o, "    %10llu  %8u  %8u  %8u  %6u  %-12s  %-14s  %-11s  %10s  %12s  %9s  %s\n",

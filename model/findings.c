@@ -480,6 +480,7 @@ int cuprof_findings_build(const cuprof_run *run, const cuprof_names *names,
     rule_copies(&c);
     rule_launch(&c);
     rule_hotspot(&c);
+    cuprof_findings_rule_below_peak(&c);
     rule_graph_gaps(&c);
     cuprof_findings_rule_heavyweight(&c);
     rule_kernel_spread(&c);

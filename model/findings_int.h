@@ -87,6 +87,12 @@
 #define STEP_HOST_BOUND_BUSY 0.5
 #define STEP_GPU_BOUND_BUSY 0.8
 
+/* below-peak: a GEMM shape with 5% of the kernel time or more that reaches
+ * less than 30% of the device's dense peak at its precision (large bf16
+ * GEMMs reach 85% on an H200, bench/H200.md; under a third is far). */
+#define BELOW_PEAK_MIN_SHARE 0.05
+#define BELOW_PEAK_PCT 30.0
+
 /* ---- the list being filled ------------------------------------------------ */
 
 #define MSG_MAX 640       /* a message with up to three kernel names */
@@ -155,6 +161,9 @@ void cuprof_findings_rule_sync_wait(fctx *c);
 void cuprof_findings_rule_sequences(fctx *c);
 /* Rules on the steps (findings_steps.c). */
 void cuprof_findings_rule_steps(fctx *c);
+
+/* GEMMs far below the device's peak (findings_peak.c). */
+void cuprof_findings_rule_below_peak(fctx *c);
 
 /* findings_errors.c: calls that failed; 1 when every CUDA call did. */
 int cuprof_findings_rule_errors(fctx *c);

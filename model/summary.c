@@ -608,10 +608,9 @@ static void pick_device(const cuprof_run *run, const cuprof_timeline *tl, cuprof
 static void shape_rates(const cuprof_summary *s, cuprof_stat_shape *sh, int prec)
 {
     sh->prec = cuprof_prec_name(prec);
-    sh->peak_pct = -1.0;
     if (sh->gpu_ns == 0)
         return;
-    sh->tflops = sh->flops_per_call * (double)sh->timed_calls / (double)sh->gpu_ns / 1e3;
+    sh->tflops = (double)sh->flops_per_call * (double)sh->timed_calls / (double)sh->gpu_ns / 1e3;
     const cuprof_peak_gpu *p = s->device.peak_label ? cuprof_peak_by_label(s->device.peak_label)
                                                     : NULL;
     double peak = p && prec > 0 ? p->tflops[prec] : 0.0;
@@ -700,9 +699,9 @@ static int build_blas(const cuprof_run *run, const cuprof_timeline *tl, cuprof_s
             sh->epilogue = cuprof_epilogue_name(keys[i].epilogue);
             sh->transa = cuprof_trans_name(keys[i].transa);
             sh->transb = cuprof_trans_name(keys[i].transb);
-            sh->flops_per_call = cuprof_gemm_flops(keys[i].m, keys[i].n, keys[i].k,
-                                                   keys[i].batch, keys[i].atype,
-                                                   keys[i].epilogue);
+            sh->flops_per_call = (uint64_t)(cuprof_gemm_flops(keys[i].m, keys[i].n, keys[i].k,
+                                                              keys[i].batch, keys[i].atype,
+                                                              keys[i].epilogue) + 0.5);
             sh->prec = cuprof_prec_name(cuprof_gemm_prec(keys[i].atype, keys[i].compute));
             g->nshapes++;
         }

@@ -69,14 +69,14 @@ typedef struct cuprof_stat_shape {
     const char *transb;
     uint64_t calls;
     /* How far from the peak (model/peak.h): */
-    double flops_per_call;     /* 2mnk x batch (x4 complex, + mn for a bias epilogue) */
+    uint64_t flops_per_call;   /* 2mnk x batch (x4 complex, + mn for a bias epilogue) */
     uint64_t gpu_ns;           /* device time of the kernels these calls launched */
     uint64_t kernels;          /* those kernels */
     uint64_t timed_calls;      /* calls with at least one such kernel (their FLOPs count) */
     double tflops;             /* FLOPs of the timed calls / gpu_ns, TFLOP/s; 0 unknown */
     const char *prec;          /* the precision it ran at: "bf16", "tf32", ... */
     double peak_tflops;        /* the device's dense peak at prec, 0 = unknown */
-    double peak_pct;           /* tflops / peak_tflops x 100; < 0 unknown */
+    double peak_pct;           /* tflops / peak_tflops x 100 (0 with no peak) */
 } cuprof_stat_shape;
 
 /* The device the peaks are taken from (summary->device). */

@@ -27,6 +27,7 @@
 #include "formats/formats.h"
 #include "formats/runfile/runfile_read.h"
 #include "model/model.h"
+#include "model/peak.h"
 #include "tools/recut.h"
 #include "collector/runfile.h"
 
@@ -61,6 +62,8 @@ static const char usage[] =
     "  --html, --no-html       NAME.report.html (one page, no network: formats/html/) or not\n"
     "  --capture-range R       keep only a window of the run: cudaProfilerApi or\n"
     "                          nvtx:NAME[@DOMAIN] (needs the calls recorded there)\n"
+    "  --peak-device GPU       hold the FLOP rates to this GPU's peaks (\"H100 SXM5\", \"H200 SXM\",\n"
+    "                          \"A100 SXM4 80GB\", ...: model/peak.c) instead of the recorded GPU's\n"
     "       cuprof-report --snapshot [options] PID|RUNFILE\n"
     "Writes what a running process has recorded so far (it is asked to hand over\n"
     "CUPTI's buffers and its calls first, and runs on) as NAME.snapN.*.\n"
@@ -129,6 +132,7 @@ static void export_sqlite(const char *dir, const char *name, const char *written
 /* What the command line asked. */
 typedef struct opts {
     const char *dir, *name, *range;
+    const char *peak;        /* --peak-device: the peak table's GPU to hold rates to */
     int format, comp, gzip, sqlite, html, at_exit;
     uint64_t window;         /* --window K: repeating capture window K only (NAME.wK.*) */
     const char *ended_by;    /* --recover: how the root process ended */
@@ -222,6 +226,8 @@ static int report_file(const char *file, const opts *o, const char *recover,
         run->export_sqlite = o->sqlite;
     if (o->html >= 0)
         run->report_html = o->html;
+    if (o->peak)
+        run->peak_device = o->peak;
     cuprof_recut *cut = NULL;
     /* the flight recorder's run: its outputs are its last window (the end's,
      * or the last written); the others went to NAME.wK.* */
@@ -636,6 +642,17 @@ int main(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--capture-range") == 0) {
             o.range = argv[++i];
+        } else if (strcmp(a, "--peak-device") == 0) {
+            if (!cuprof_peak_by_label(v)) {
+                size_t n;
+                const cuprof_peak_gpu *t = cuprof_peak_table(&n);
+                fprintf(stderr, "cuprof: report: --peak-device %s: not in the peak table; use one of", v);
+                for (size_t k = 0; k < n; k++)
+                    fprintf(stderr, "%s '%s'", k ? "," : "", t[k].label);
+                fputc('\n', stderr);
+                return 2;
+            }
+            o.peak = argv[++i];
         } else if (strcmp(a, "--recover") == 0 && i + 2 < argc) {
             recover_dir = argv[++i];
             root = strtol(argv[++i], NULL, 10);
