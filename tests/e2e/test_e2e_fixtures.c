@@ -132,6 +132,95 @@ START_TEST(replay_matmul_add)
 }
 END_TEST
 
+/* The median device time of the GEMM kernels (names starting "nvjet") in a
+ * fixture's CUPTI dump: what the real CUPTI measured, with nothing of cuprof. */
+static double dump_gemm_median_ns(const char *dir, const char *name)
+{
+    const char *path = unzip_from(dir, name, "cupti.jsonl");
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    static double d[4096];
+    size_t n = 0;
+    char line[8192];
+    while (fgets(line, sizeof line, f) && n < 4096) {
+        if (!strstr(line, "\"t\":\"KERNEL\"") || !strstr(line, "\"name\":\"nvjet"))
+            continue;
+        json_t *o = json_loads(line, 0, NULL);
+        ck_assert_ptr_nonnull(o);
+        d[n++] = (double)(e2e_int(o, "end") - e2e_int(o, "start"));
+        json_decref(o);
+    }
+    fclose(f);
+    ck_assert_uint_gt(n, 0);
+    for (size_t i = 1; i < n; i++)   /* insertion sort: a few dozen */
+        for (size_t j = i; j > 0 && d[j - 1] > d[j]; j--) {
+            double t = d[j];
+            d[j] = d[j - 1];
+            d[j - 1] = t;
+        }
+    return n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2;
+}
+
+/* The GEMM rates of a fixture (issue 41): prof.sh report --peak-device on
+ * its run file; the shape's FLOPs are 2mnk (+mn with the bias epilogue), its
+ * device time that of its nvjet kernels, its rate the FLOPs over that time,
+ * within 10% of the rate the real CUPTI's own records give (the dump is a
+ * separate run of the same workload), and its share of the peak that rate
+ * over the table's bf16 peak. Returns the share. */
+static double gemm_rate(const char *dir, const char *name, const char *peak, double peak_tflops,
+                        long long m, int bias)
+{
+    const char *rf = unzip_from(dir, name, "cuprof");
+    char rfc[4096];
+    snprintf(rfc, sizeof rfc, "%s", rf);
+    const char *argv[] = {e2e_path("prof.sh"), "report", "-o", tmp, "-n", name, "--format", "none",
+                          "--no-html", "--peak-device", peak, rfc, NULL};
+    e2e_result r = e2e_run(argv, NULL, NULL, TIMEOUT_S);
+    ck_assert_msg(r.status == 0, "report %s: exit %d\n%s", name, r.status, r.err);
+    e2e_result_free(&r);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.summary.json", tmp, name);
+    json_t *sum = e2e_load_json(path);
+    ck_assert_ptr_nonnull(sum);
+    ck_assert_str_eq(e2e_str(json_object_get(sum, "device"), "peak"), peak);
+    json_t *sh = json_array_get(json_object_get(json_array_get(json_object_get(sum, "blas"), 0),
+                                                "shapes"), 0);
+    ck_assert_ptr_nonnull(sh);
+    ck_assert_int_eq(e2e_int(sh, "m"), m);
+    ck_assert_str_eq(e2e_str(sh, "prec"), "bf16");
+    long long flops = 2 * m * m * m + (bias ? m * m : 0);
+    ck_assert_int_eq(e2e_int(sh, "flops_per_call"), flops);
+    json_t *k = by_name(json_object_get(sum, "kernels"), "name", "nvjet_sm90_");
+    ck_assert_ptr_nonnull(k);
+    ck_assert_int_eq(e2e_int(sh, "gpu_ns"), e2e_int(k, "gpu_total_ns"));
+    ck_assert_int_eq(e2e_int(sh, "timed_calls"), e2e_int(sh, "calls"));
+    double tflops = json_number_value(json_object_get(sh, "tflops"));
+    double want = (double)flops * (double)e2e_int(sh, "calls") / (double)e2e_int(sh, "gpu_ns") / 1e3;
+    ck_assert_msg(tflops > want * 0.9999 && tflops < want * 1.0001, "%s: %g TFLOP/s, want %g", name,
+                  tflops, want);
+    double real = (double)flops / dump_gemm_median_ns(dir, name) / 1e3;
+    ck_assert_msg(tflops > real * 0.9 && tflops < real * 1.1,
+                  "%s: %g TFLOP/s from the run file, %g from the CUPTI dump's median", name, tflops,
+                  real);
+    double pct = json_number_value(json_object_get(sh, "peak_pct"));
+    ck_assert_double_eq_tol(json_number_value(json_object_get(sh, "peak_tflops")), peak_tflops, 1e-6);
+    ck_assert_double_eq_tol(pct, tflops / peak_tflops * 100.0, 1e-3);
+    json_decref(sum);
+    return pct;
+}
+
+START_TEST(replay_gemm_rates)
+{
+    /* 64^3 bf16 on an H100 and an H200: well under 1% of the tensor cores' peak */
+    ck_assert_double_lt(gemm_rate(FIXTURES_H100, "eager64", "H100 SXM5", 989.4, 64, 0), 1.0);
+    ck_assert_double_lt(gemm_rate(FIXTURES, "eager64", "H200 SXM", 989.4, 64, 0), 1.0);
+    /* 4096^3 on the H200 (2026-11-28): 85% (bench/H200.md) */
+    double e = gemm_rate(FIXTURES, "eager4096", "H200 SXM", 989.4, 4096, 0);
+    double f = gemm_rate(FIXTURES, "fused4096", "H200 SXM", 989.4, 4096, 1);
+    ck_assert_msg(e > 75 && e < 95 && f > 75 && f < 95, "4096: %g%% and %g%% of the peak", e, f);
+}
+END_TEST
+
 /* matmul_add --graph: one step captured (the GEMM, then bias_add) and the
  * graph launched 10 times: each replayed kernel charged to the call it was
  * captured from (real CUPTI tells each instantiated node twice). */
@@ -480,6 +569,7 @@ static Suite *fixtures_suite(void)
     tcase_add_checked_fixture(t, setup, teardown);
     tcase_set_timeout(t, TIMEOUT_S);
     tcase_add_test(t, replay_matmul_add);
+    tcase_add_test(t, replay_gemm_rates);
     tcase_add_test(t, replay_graphs);
     tcase_add_test(t, replay_driver_launches);
     tcase_add_test(t, replay_threads);

@@ -10,6 +10,7 @@
  */
 #include "tests/unit/test_model.h"
 #include "model/findings.h"
+#include "model/peak.h"
 #include "model/timeline.h"
 #include "formats/writer.h"
 
@@ -376,6 +377,90 @@ START_TEST(hotspot)
 }
 END_TEST
 
+/* The peak table: matched by name and SM count; a GEMM's FLOPs and precision. */
+START_TEST(peak_table)
+{
+    char why[200];
+    ck_assert_str_eq(cuprof_peak_match("NVIDIA H100 80GB HBM3", 132, NULL, 0)->label, "H100 SXM5");
+    ck_assert_str_eq(cuprof_peak_match("NVIDIA H100 PCIe", 114, NULL, 0)->label, "H100 PCIe");
+    ck_assert_str_eq(cuprof_peak_match("NVIDIA H100 NVL", 132, NULL, 0)->label, "H100 NVL");
+    ck_assert_str_eq(cuprof_peak_match("NVIDIA H200", 132, NULL, 0)->label, "H200 SXM");
+    ck_assert_str_eq(cuprof_peak_match("NVIDIA A100-SXM4-80GB", 108, NULL, 0)->label, "A100 SXM4 80GB");
+    ck_assert_str_eq(cuprof_peak_match("NVIDIA L40S", 142, NULL, 0)->label, "L40S");
+    ck_assert_str_eq(cuprof_peak_match("NVIDIA L4", 58, NULL, 0)->label, "L4");
+    ck_assert_str_eq(cuprof_peak_match("NVIDIA B200", 148, NULL, 0)->label, "B200");
+    /* an L40 (not S) is not an L4; a MIG slice has fewer SMs than its GPU */
+    ck_assert_ptr_null(cuprof_peak_match("NVIDIA L40", 142, why, sizeof why));
+    ck_assert_ptr_null(cuprof_peak_match("NVIDIA H100 80GB HBM3", 16, why, sizeof why));
+    ck_assert_msg(strstr(why, "16 SMs") && strstr(why, "132"), "%s", why);
+    ck_assert_ptr_null(cuprof_peak_match("Tesla T4", 40, why, sizeof why));
+    ck_assert_msg(strstr(why, "not in the peak table") != NULL, "%s", why);
+    ck_assert_ptr_null(cuprof_peak_match(NULL, 0, why, sizeof why));
+    ck_assert_str_eq(cuprof_peak_by_label("H200 SXM")->label, "H200 SXM");
+    ck_assert_ptr_null(cuprof_peak_by_label("H300"));
+    ck_assert_double_eq(cuprof_peak_by_label("H100 SXM5")->tflops[CUPROF_PREC_BF16], 989.4);
+    ck_assert_double_eq(cuprof_peak_by_label("A100 SXM4 40GB")->tflops[CUPROF_PREC_FP8], 0.0);
+
+    ck_assert_double_eq(cuprof_gemm_flops(64, 32, 16, 1, CUDA_R_16BF, 1), 2.0 * 64 * 32 * 16);
+    ck_assert_double_eq(cuprof_gemm_flops(64, 32, 16, 3, CUDA_C_32F, 0), 3 * 4 * 2.0 * 64 * 32 * 16);
+    ck_assert_double_eq(cuprof_gemm_flops(64, 32, 16, 1, CUDA_R_16BF, 6 /* RELU_BIAS */),
+                        2.0 * 64 * 32 * 16 + 64 * 32);
+    ck_assert_int_eq(cuprof_gemm_prec(CUDA_R_32F, 68), CUPROF_PREC_FP32);
+    ck_assert_int_eq(cuprof_gemm_prec(CUDA_R_32F, 77), CUPROF_PREC_TF32);
+    ck_assert_int_eq(cuprof_gemm_prec(CUDA_R_16BF, 68), CUPROF_PREC_BF16);
+    ck_assert_int_eq(cuprof_gemm_prec(CUDA_C_64F, 0), CUPROF_PREC_FP64);
+    ck_assert_int_eq(cuprof_gemm_prec(CUDA_R_8F_E4M3, 68), CUPROF_PREC_FP8);
+    ck_assert_str_eq(cuprof_prec_name(CUPROF_PREC_TF32), "tf32");
+}
+END_TEST
+
+/* below-peak: a 64^3 bf16 GEMM kernel of 10 us on an H100 is at 0.0026% of
+ * 989 TFLOP/s; a 4096^3 one at 85% is not far; no peak, no finding. */
+START_TEST(below_peak)
+{
+    static cuprof_gpu_device h100 = {.name = "NVIDIA H100 80GB HBM3", .sms = 132};
+    reset();
+    gpu.devices = &h100, gpu.n_devices = 1;
+    size_t g = gemm(1000, 2000, 0);
+    kern("gemm_kernel", 3000, 13000, g);
+    size_t b = launch(14000, 15000, 1, 32);
+    kern("bias_add", 16000, 17000, b);
+    expect("below-peak", 1);
+    cuprof_summary *s = build();
+    const cuprof_stat_shape *sh = &s->blas[0].shapes[0];
+    ck_assert_uint_eq(sh->flops_per_call, 2 * 64 * 64 * 64);
+    ck_assert_uint_eq(sh->gpu_ns, 10000);
+    ck_assert_str_eq(sh->prec, "bf16");
+    ck_assert_double_eq_tol(sh->peak_pct, 2.0 * 64 * 64 * 64 / 10000.0 / 1e3 / 989.4 * 100, 1e-9);
+    ck_assert_double_eq_tol(number(find(s, "below-peak"), "pct_of_peak"), sh->peak_pct, 1e-9);
+    ck_assert_str_eq(s->device.peak_label, "H100 SXM5");
+    cuprof_summary_destroy(s);
+
+    reset();   /* 4096^3 in 163.6 us: 840 TFLOP/s, 85% */
+    gpu.devices = &h100, gpu.n_devices = 1;
+    g = gemm(1000, 2000, 0);
+    evs[g].a.blas.m = evs[g].a.blas.n = evs[g].a.blas.k = 4096;
+    kern("gemm_kernel", 3000, 166600, g);
+    expect("below-peak", 0);
+
+    reset();   /* the same small GEMM on a GPU the table does not know */
+    g = gemm(1000, 2000, 0);
+    kern("gemm_kernel", 3000, 13000, g);
+    expect("below-peak", 0);
+
+    static cuprof_gpu_device mig = {.name = "NVIDIA H100 80GB HBM3", .sms = 16};
+    reset();   /* a MIG slice: fewer SMs than the table's H100, no peak */
+    gpu.devices = &mig, gpu.n_devices = 1;
+    g = gemm(1000, 2000, 0);
+    kern("gemm_kernel", 3000, 13000, g);
+    expect("below-peak", 0);
+    s = build();
+    ck_assert_ptr_null(s->device.peak_label);
+    ck_assert_msg(strstr(s->device.peak_why, "MIG") != NULL, "%s", s->device.peak_why);
+    cuprof_summary_destroy(s);
+}
+END_TEST
+
 START_TEST(many_calls)
 {
     reset();
@@ -738,6 +823,8 @@ int main(void)
     TCase *tc = tcase_create("rules");
     tcase_add_test(tc, overhead_vs_compute_bound);
     tcase_add_test(tc, hotspot);
+    tcase_add_test(tc, peak_table);
+    tcase_add_test(tc, below_peak);
     tcase_add_test(tc, memory_model_many_allocations);
     tcase_add_test(tc, graph_gaps);
     tcase_add_test(tc, many_calls);
