@@ -68,7 +68,8 @@ enum cuprof_schema_when {
     X(U64, gpu_total_ns, ALWAYS)        \
     X(U64, gpu_copies, ADDED)           \
     X(U64, gpu_bytes, ADDED)            \
-    X(FIX6, gb_per_s, ADDED)
+    X(FIX6, gb_per_s, ADDED)            \
+    X(FIX6, mem_pct, ADDED)
 
 /* blas[]: cuprof_stat_blas, then "shapes" */
 #define CUPROF_SCHEMA_BLAS(X)           \

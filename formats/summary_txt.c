@@ -519,8 +519,8 @@ static void put_copies(cuprof_writer *w)
     int gpu = w->run->gpu.captured;
     cuprof_out_printf(o, "\nCopies and memsets\n  %-8s  %10s  %14s", "Kind", "Calls", "Bytes");
     if (gpu)
-        cuprof_out_printf(o, "  %10s  %14s  %12s  %10s", "On device", "Device bytes", "GPU total",
-                          "GB/s");
+        cuprof_out_printf(o, "  %10s  %14s  %12s  %10s  %s", "On device", "Device bytes", "GPU total",
+                          "GB/s", "of memory bandwidth");
     cuprof_out_putc(o, '\n');
     for (size_t i = 0; i < s->ncopies; i++) {
         const cuprof_stat_copy *c = &s->copies[i];
@@ -528,9 +528,13 @@ static void put_copies(cuprof_writer *w)
         cuprof_out_printf(o, "  %-8s  %10llu  %14s", c->kind, (unsigned long long)c->calls,
                           cuprof_fmt_bytes(b, sizeof b, c->bytes));
         if (gpu)
+        {
             cuprof_out_printf(o, "  %10llu  %14s  %12s  %10.2f", (unsigned long long)c->gpu_copies,
                               cuprof_fmt_bytes(db, sizeof db, c->gpu_bytes),
                               cuprof_fmt_time(t, sizeof t, c->gpu_total_ns), c->gb_per_s);
+            if (c->mem_pct > 0)
+                cuprof_out_printf(o, "  %.1f%% of %.0f GB/s", c->mem_pct, s->device.mem_gbps);
+        }
         cuprof_out_putc(o, '\n');
     }
 }

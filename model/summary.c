@@ -515,6 +515,11 @@ static int build_copies(const cuprof_run *run, const cuprof_timeline *tl, cuprof
         c->dir = order[j];
         c->kind = cuprof_dir_name(order[j]);
         c->gb_per_s = c->gpu_total_ns ? (double)c->gpu_bytes / (double)c->gpu_total_ns : 0.0;
+        /* device memory traffic against its bandwidth (a host link's speed is not
+         * known to CUPTI: HtoD and DtoH have none) */
+        if (s->device.mem_gbps > 0 && (order[j] == CUPROF_DIR_DTOD || order[j] == CUPROF_DIR_MEMSET))
+            c->mem_pct = c->gb_per_s * (order[j] == CUPROF_DIR_DTOD ? 2.0 : 1.0) /
+                         s->device.mem_gbps * 100.0;
         s->copies[s->ncopies++] = *c;
     }
     return 0;

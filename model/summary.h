@@ -58,6 +58,9 @@ typedef struct cuprof_stat_copy {
     uint64_t gpu_copies;       /* GPU records (copies cuBLAS made included) */
     uint64_t gpu_bytes;        /* their bytes */
     double gb_per_s;           /* gpu_bytes / gpu_total_ns (bytes per ns = GB/s) */
+    double mem_pct;            /* DtoD and memset: the device memory traffic (a DtoD copy
+                                  reads and writes its bytes) over the peak table's
+                                  memory bandwidth, x 100; 0 unknown or another kind */
 } cuprof_stat_copy;
 
 /* Calls of one BLAS entry point with one shape. */
