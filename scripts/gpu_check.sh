@@ -408,6 +408,22 @@ if [ $dry = 0 ]; then
   pass gemm-rates-measured
 fi
 
+# ---- the GPU as CUPTI describes it, and a GEMM held to its peak (issue 41) ----------------------
+CUDA_INJECTION64_PATH=$top/build/tests/libcupti_dump.so CUPTI_DUMP_OUT="$out/device.cupti.jsonl" \
+  CUPTI_DUMP_DEVICE=1 timeout 60 bench/matmul_add --mode fused --size 64 --iters 2 >>"$log" 2>&1
+if grep -q '"t":"DEVICE"' "$out/device.cupti.jsonl" 2>/dev/null; then
+  measure "DEVICE record: $(grep -m1 '"t":"DEVICE"' "$out/device.cupti.jsonl"), line $(grep -n -m1 '"t":"DEVICE"' "$out/device.cupti.jsonl" | cut -d: -f1) of $(wc -l <"$out/device.cupti.jsonl")"
+  pass device-record
+else
+  fail device-record "no DEVICE record from CUPTI"
+fi
+if [ $dry = 1 ]; then n_pk=256; else n_pk=4096; fi
+prof peak bench/matmul_add --mode fused --size $n_pk --iters 10 --no-check
+pk=$(sum peak | grep -m1 -E "^ +[0-9]+ +$n_pk +$n_pk +$n_pk " | grep -o '[0-9.]*% of bf16 [0-9]*')
+measure "peak: $(sum peak | grep -m1 '^  GPU:'); fused $n_pk: $pk"
+if [ $rc = 0 ] && sum peak | grep -q "^  GPU: .*peaks of the table's" && [ -n "$pk" ]; then pass flops-peak; else
+  fail flops-peak "status $rc; $(sum peak | grep -m1 '^  GPU:' | tr -s ' ')"; fi
+
 # ---- a PyTorch program's native stacks (issue 39: where the Python frames go) ---------------
 if [ $dry = 0 ] && python3 -c 'import torch; assert torch.cuda.is_available()' >/dev/null 2>&1; then
   prof torch_stacks --stacks python3 scripts/torch_matmul_add.py eager 1024
