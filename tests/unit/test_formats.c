@@ -469,15 +469,20 @@ START_TEST(summary_txt_blas_columns)
     ck_assert_uint_ge(s->nblas, 1);
     s->blas[0].shapes[0].dtype = "complex_fp64";
     char *text = render(&cuprof_summary_txt_ops, s);
-    const char *head = strstr(text, "op(A),op(B)\n");
+    const char *head = strstr(text, "op(A),op(B)");
     ck_assert_ptr_nonnull(head);
     const char *hl = head;
     while (hl > text && hl[-1] != '\n')
         hl--;
-    const char *row = head + strlen("op(A),op(B)\n");
+    const char *row = strchr(head, '\n') + 1;
     const char *epi_h = strstr(hl, "epilogue"), *epi_r = strstr(row, "BIAS");
     ck_assert_ptr_nonnull(epi_r);
     ck_assert_int_eq((int)(epi_h - hl), (int)(epi_r - row));
+    /* and the FLOPs after it: right-aligned under their header */
+    const char *fl_h = strstr(hl, "FLOPs/call"), *fl_r = strchr(epi_r, 'K');
+    ck_assert_ptr_nonnull(fl_h);
+    ck_assert_ptr_nonnull(fl_r);
+    ck_assert_int_eq((int)(fl_h + strlen("FLOPs/call") - hl), (int)(fl_r + 1 - row));
     free(text);
     test_summary_destroy(s);
 }
