@@ -18,7 +18,7 @@ $(SIM_DIR)/cublas/%.o: $(CUBLAS_DIR)/%.c $(CUBLAS_HDRS)
 
 # libcublas's hand-written parts, and the routines generated from the
 # toolkit's prototypes as timed kernels (gen_blas.sh).
-CUBLAS_HAND     := cublas blas_data blas_compute
+CUBLAS_HAND     := cublas blas_data blas_compute blas_lu
 $(SIM_DIR)/cublas/blas_timed.c: $(CUBLAS_DIR)/gen_blas.sh scripts/cuda_symbols.sh $(call CUBLAS_OBJ,$(CUBLAS_HAND) $(CUBLAS_COMMON))
 	$(call P,GEN,$@)mkdir -p $(@D) && bash $(CUBLAS_DIR)/gen_blas.sh \
 	  $(call SIM_REAL_LIB,libcublas.so.13) $(CUDA_HOME)/include/cublas_api.h -- \

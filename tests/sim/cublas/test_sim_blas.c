@@ -2,7 +2,8 @@
  * test_sim_blas.c - the simulated cuBLAS beyond the fp32 GEMM engine: the
  * Set/Get Vector/Matrix helpers (strided copies on the device timeline),
  * level-1 and GEMV routines computed in S and D, the GEMM family in D, C and
- * Z, the _64 forms, and the routines generated as timed kernels.
+ * Z, the _64 forms, the batched LU factorization (computed), and the
+ * routines generated as timed kernels.
  */
 #include "test_util.h"
 
@@ -398,6 +399,80 @@ START_TEST(test_timed_routines)
 }
 END_TEST
 
+/* ---- the batched LU: computed (blas_lu.c) -------------------------------- */
+
+/* P A = L U for one n x n factorization (1-based pivots as getrf's, or none). */
+static void expect_lu(const double *a0, const double *lu, const int *piv, int n)
+{
+    double pa[16];
+    memcpy(pa, a0, sizeof(double) * n * n);
+    for (int j = 0; piv != NULL && j < n; j++)
+        for (int c = 0; c < n; c++) {   /* the row swaps, in order */
+            double t = pa[j + c * n];
+            pa[j + c * n] = pa[piv[j] - 1 + c * n];
+            pa[piv[j] - 1 + c * n] = t;
+        }
+    for (int r = 0; r < n; r++)
+        for (int c = 0; c < n; c++) {
+            double v = 0.0;
+            for (int k = 0; k <= (r < c ? r : c); k++)
+                v += (k == r ? 1.0 : lu[r + k * n]) * lu[k + c * n];
+            ck_assert_msg(fabs(v - pa[r + c * n]) < 1e-5, "(L U)(%d,%d) = %g, (P A) %g", r, c, v,
+                          pa[r + c * n]);
+        }
+}
+
+START_TEST(test_getrf_batched_computed)
+{
+    /* column-major: the first needs a row swap at once (a zero leading
+     * entry), the second is singular (third column = first + second) */
+    static const double a0[2][9] = {{0, 1, 2, 3, 4, 5, 7, 8, 10}, {4, 2, 1, 8, 5, 3, 12, 7, 4}};
+    cublasHandle_t h;
+    double *A = dev(sizeof a0), **arr = dev(2 * sizeof *arr);
+    int *piv = dev(6 * sizeof *piv), *info = dev(2 * sizeof *info);
+    memcpy(A, a0, sizeof a0);
+    arr[0] = A, arr[1] = A + 9;
+    for (int i = 0; i < 6; i++)
+        piv[i] = -7;        /* garbage a program would index with */
+    info[0] = info[1] = -1;
+    ck_assert_int_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
+    rec_start();
+    ck_assert_int_eq(cublasDgetrfBatched(h, 3, arr, 3, piv, info, 2), CUBLAS_STATUS_SUCCESS);
+    expect_gemm_sequence(0, "DgetrfBatched");
+    ck_assert_str_eq(last_kernel(), "getrf_kernel<double>");
+    rec_stop();
+    wait_results();
+    ck_assert_int_eq(info[0], 0);
+    ck_assert_int_eq(info[1], 3);   /* U(3,3) is exactly zero */
+    for (int i = 0; i < 6; i++)
+        ck_assert(piv[i] >= 1 && piv[i] <= 3);
+    ck_assert_int_eq(piv[0], 3);    /* the largest of 0, 1, 2 */
+    expect_lu(a0[0], A, piv, 3);
+    expect_lu(a0[1], A + 9, piv + 3, 3);
+
+    /* single precision without pivots: A = L U as it stands */
+    static const float f0[4] = {4, 2, 6, 5};
+    float *F = dev(sizeof f0), **farr = dev(sizeof *farr);
+    double fd[4], lud[4];
+    memcpy(F, f0, sizeof f0);
+    farr[0] = F;
+    ck_assert_int_eq(cublasSgetrfBatched(h, 2, farr, 2, NULL, info, 1), CUBLAS_STATUS_SUCCESS);
+    wait_results();
+    ck_assert_int_eq(info[0], 0);
+    ck_assert(F[1] == 0.5f && F[3] == 2.0f);   /* l21 = 2/4, u22 = 5 - 0.5 * 6 */
+    for (int i = 0; i < 4; i++)
+        fd[i] = f0[i], lud[i] = F[i];
+    expect_lu(fd, lud, NULL, 2);
+
+    /* refused: lda < n, a negative batch, no info array; no handle */
+    ck_assert_int_eq(cublasDgetrfBatched(h, 3, arr, 2, piv, info, 2), CUBLAS_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(cublasDgetrfBatched(h, 3, arr, 3, piv, info, -1), CUBLAS_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(cublasDgetrfBatched(h, 3, arr, 3, piv, NULL, 2), CUBLAS_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(cublasSgetrfBatched(NULL, 2, farr, 2, NULL, info, 1), CUBLAS_STATUS_NOT_INITIALIZED);
+    ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+}
+END_TEST
+
 START_TEST(test_settings_read_back)
 {
     cublasHandle_t h;
@@ -429,6 +504,7 @@ TCase *blas_tcase(void)
     tcase_add_test(tc, test_gemm_batched_forms);
     tcase_add_test(tc, test_gemm_64_forms);
     tcase_add_test(tc, test_timed_routines);
+    tcase_add_test(tc, test_getrf_batched_computed);
     tcase_add_test(tc, test_settings_read_back);
     return tc;
 }
