@@ -271,7 +271,8 @@ typedef struct cusim_graph cusim_graph;           /* cudaGraph_t in the sim */
 typedef struct cusim_graph_exec cusim_graph_exec; /* cudaGraphExec_t */
 typedef struct cusim_graph_node cusim_graph_node; /* cudaGraphNode_t */
 enum cusim_node_type { /* CUgraphNodeType's values */
-    CUSIM_NODE_KERNEL = 0, CUSIM_NODE_MEMCPY = 1, CUSIM_NODE_MEMSET = 2, CUSIM_NODE_EMPTY = 5,
+    CUSIM_NODE_KERNEL = 0, CUSIM_NODE_MEMCPY = 1, CUSIM_NODE_MEMSET = 2, CUSIM_NODE_HOST = 3,
+    CUSIM_NODE_EMPTY = 5, CUSIM_NODE_MEM_ALLOC = 10, CUSIM_NODE_MEM_FREE = 11,
 };
 CUSIM_EXPORT cusim_graph *cusim_graph_create(void);
 /* The graph a cudaGraph_t value is, or NULL (destroyed, garbage). */
@@ -280,6 +281,14 @@ CUSIM_EXPORT void cusim_graph_destroy(cusim_graph *g);
 CUSIM_EXPORT uint32_t cusim_graph_id(const cusim_graph *g);
 /* Starts capturing s into a new graph: 0, or -1 when s captures already. */
 CUSIM_EXPORT int cusim_stream_begin_capture(cusim_stream *s);
+/* The same into an existing graph (cudaStreamBeginCaptureToGraph; into NULL:
+ * a new one): the capture's nodes are added to it, and ending the capture
+ * gives it back. */
+CUSIM_EXPORT int cusim_stream_begin_capture_to(cusim_stream *s, cusim_graph *into);
+/* 1 when s captures into the program's graph (cusim_stream_begin_capture_to). */
+CUSIM_EXPORT int cusim_stream_capture_to(const cusim_stream *s);
+/* 1 while a stream captures into g (it must not be destroyed then). */
+CUSIM_EXPORT int cusim_graph_capturing(const cusim_graph *g);
 /* Ends the capture: its graph, or NULL when s was not capturing. */
 CUSIM_EXPORT cusim_graph *cusim_stream_end_capture(cusim_stream *s);
 /* The graph s captures into (NULL: none), and the capture's id (0: none). */
@@ -293,6 +302,36 @@ CUSIM_EXPORT cusim_graph_node *cusim_graph_add_memcpy(cusim_graph *g, void *dst,
 CUSIM_EXPORT cusim_graph_node *cusim_graph_add_memset(cusim_graph *g, void *dst, size_t pitch, int value,
                                                       size_t width, size_t height);
 CUSIM_EXPORT cusim_graph_node *cusim_graph_add_empty(cusim_graph *g);
+/* A host node: a replay calls fn(data) in stream order, once the device's
+ * earlier work is done. */
+CUSIM_EXPORT cusim_graph_node *cusim_graph_add_host(cusim_graph *g, void (*fn)(void *), void *data);
+/* A host node's function and argument: 0, or -1 for another type. */
+CUSIM_EXPORT int cusim_graph_node_host(const cusim_graph_node *n, void (**fn)(void *), void **data);
+/* Graph memory (cusim_graph.c's header comment). An allocation node of
+ * bytes; *dptr gets its address, fixed for the life of g and its execs
+ * (that of a free node among deps, of g, when it fits; else new device
+ * memory). NULL when out of memory. */
+CUSIM_EXPORT cusim_graph_node *cusim_graph_add_mem_alloc(cusim_graph *g, size_t bytes,
+                                                         cusim_graph_node *const *deps, size_t ndeps,
+                                                         void **dptr);
+/* A free node of ptr, an address an allocation node gave (of any graph):
+ * 0 and *out; -1 when ptr is no such address or g frees it already (its
+ * last node naming it is a free); -2 when out of memory. */
+CUSIM_EXPORT int cusim_graph_add_mem_free(cusim_graph *g, void *ptr, cusim_graph_node **out);
+/* An allocation or free node's address and size: 0, or -1 for another type. */
+CUSIM_EXPORT int cusim_graph_node_mem(const cusim_graph_node *n, void **ptr, size_t *bytes);
+/* A free outside any graph (cudaFree, cudaFreeAsync) of ptr: 1 when ptr is
+ * graph memory (now unmapped; its host memory goes when no node names it),
+ * 0 when it is not (the caller frees it as usual). */
+CUSIM_EXPORT int cusim_graph_mem_free(void *ptr);
+/* The graph pool's memory (cudaDeviceGetGraphMemAttribute): used current and
+ * high, reserved current and high, in bytes. The pool holds the most that
+ * launches had mapped at once until trimmed; used and reserved are that. */
+CUSIM_EXPORT void cusim_graph_mem_usage(uint64_t out[4]);
+/* cudaDeviceGraphMemTrim: the pool keeps only what is mapped. */
+CUSIM_EXPORT void cusim_graph_mem_trim(void);
+/* Setting a high-water attribute (to 0): it restarts from the current amount. */
+CUSIM_EXPORT void cusim_graph_mem_reset_high(void);
 /* The node a cudaGraphNode_t value is, or NULL. */
 CUSIM_EXPORT cusim_graph_node *cusim_graph_node_get(const void *h);
 CUSIM_EXPORT uint64_t cusim_graph_node_id(const cusim_graph_node *n);
@@ -300,6 +339,8 @@ CUSIM_EXPORT int cusim_graph_node_type(const cusim_graph_node *n);
 /* The nodes of g in order: up to cap into out; returns how many g has. */
 CUSIM_EXPORT size_t cusim_graph_nodes(const cusim_graph *g, cusim_graph_node **out, size_t cap);
 CUSIM_EXPORT cusim_graph_exec *cusim_graph_instantiate(cusim_graph *g);
+/* cudaGraphClone: a new graph with copies of g's nodes (NULL when out of memory). */
+CUSIM_EXPORT cusim_graph *cusim_graph_clone(const cusim_graph *g);
 CUSIM_EXPORT cusim_graph_exec *cusim_graph_exec_get(const void *h);
 /* The exec's graph id: the graphId of its replays' records. */
 CUSIM_EXPORT uint32_t cusim_graph_exec_id(const cusim_graph_exec *e);

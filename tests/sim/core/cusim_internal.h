@@ -98,6 +98,7 @@ struct cusim_stream {
     uint64_t tail;    /* host ns when the last queued work ends (under dev lock) */
     struct cusim_graph *capture;   /* the graph being captured into, NULL: none */
     uint64_t capture_id;
+    int capture_to;                /* the capture is into the program's graph (BeginCaptureToGraph) */
     struct cusim_stream *all_next; /* every stream ever made (never freed) */
 };
 

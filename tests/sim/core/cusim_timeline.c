@@ -107,7 +107,7 @@ static cusim_stream *stream_new(unsigned flags, int priority, enum cusim_stream_
     }
     if (s != NULL) {
         s->id = id, s->flags = flags, s->priority = priority, s->type = type, s->tail = 0;
-        s->capture = NULL, s->capture_id = 0;
+        s->capture = NULL, s->capture_id = 0, s->capture_to = 0;
         s->magic = CUSIM_STREAM_MAGIC;
     }
     pthread_mutex_unlock(&dev_mu);
@@ -141,6 +141,12 @@ void cusim_stream_destroy(cusim_stream *s)
      * blocking_tail / device_tail stay. */
     if (s == NULL || s->type != CUSIM_STREAM_CREATED || s->magic != CUSIM_STREAM_MAGIC)
         return;
+    /* a capture still open ends with the stream: its own graph goes (no one
+     * can have it), the program's graph is the program's again */
+    int own = s->capture != NULL && !s->capture_to;
+    cusim_graph *g = cusim_stream_end_capture(s);
+    if (g != NULL && own)
+        cusim_graph_destroy(g);
     pthread_mutex_lock(&dev_mu);
     s->magic = 0;
     if (nfree_streams < (int)(sizeof(free_streams) / sizeof(free_streams[0])))

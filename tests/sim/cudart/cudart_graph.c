@@ -3,7 +3,8 @@
  * (tests/sim/core/cusim_graph.c has the model): stream capture
  * (cudaStreamBeginCapture/EndCapture), explicit construction (kernel,
  * 1D memcpy, memset and empty nodes), instantiation, launch, kernel node
- * updates in an exec. Errors as the runtime's: a bad handle is
+ * updates in an exec (host and memory nodes, clones and capture into a
+ * graph: cudart_graph_nodes.c). Errors as the runtime's: a bad handle is
  * cudaErrorInvalidValue (graphs) or cudaErrorInvalidResourceHandle
  * (streams), ending a capture that was never begun
  * cudaErrorIllegalState, a second begin cudaErrorIllegalState.
@@ -63,12 +64,15 @@ static cudaError_t end_capture(cudaStream_t stream, int ptds, cudaGraph_t *graph
     cusim_stream *s = cudart_stream(stream, ptds);
     if (s == NULL)
         return cudaErrorInvalidResourceHandle;
-    if (graph == NULL)
+    /* a capture into the program's graph (cudaStreamBeginCaptureToGraph)
+     * may leave pGraph NULL (NVIDIA's graphConditionalNodes does) */
+    if (graph == NULL && !(cusim_stream_capture_graph(s) != NULL && cusim_stream_capture_to(s)))
         return cudaErrorInvalidValue;
     cusim_graph *g = cusim_stream_end_capture(s);
     if (g == NULL)
         return cudaErrorIllegalState;
-    *graph = (cudaGraph_t)g;
+    if (graph != NULL)
+        *graph = (cudaGraph_t)g;
     return cudaSuccess;
 }
 
@@ -103,6 +107,8 @@ CUDART_EXPORT cudaError_t cudaGraphDestroy(cudaGraph_t graph)
     cusim_graph *g = cusim_graph_get(graph);
     if (g == NULL)
         API_RETURN(cudaErrorInvalidValue);
+    if (cusim_graph_capturing(g))   /* a stream still captures into it */
+        API_RETURN(cudaErrorIllegalState);
     cusim_graph_destroy(g);
     API_RETURN(cudaSuccess);
 }
@@ -199,25 +205,6 @@ CUDART_EXPORT cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cu
     API_RETURN(e == cudaSuccess ? node_out(pGraphNode, n) : e);
 }
 
-/* A memory allocation node: the memory is the program's from the node's
- * creation (the real driver reserves the address then and maps it at each
- * launch); the node itself does no device work. */
-CUDART_EXPORT cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
-                                                   const cudaGraphNode_t *pDependencies, size_t numDependencies,
-                                                   struct cudaMemAllocNodeParams *nodeParams)
-{
-    API_ENTER(cudaGraphAddMemAllocNode, v11040,
-              (&(cudaGraphAddMemAllocNode_v11040_params){pGraphNode, graph, pDependencies, numDependencies,
-                                                         nodeParams}));
-    cusim_graph *g = cusim_graph_get(graph);
-    if (g == NULL || pGraphNode == NULL || nodeParams == NULL || nodeParams->bytesize == 0)
-        API_RETURN(cudaErrorInvalidValue);
-    nodeParams->dptr = cusim_mem_alloc(nodeParams->bytesize, CUSIM_MEM_DEVICE);
-    if (nodeParams->dptr == NULL)
-        API_RETURN(cudaErrorMemoryAllocation);
-    API_RETURN(node_out(pGraphNode, cusim_graph_add_empty(g)));
-}
-
 CUDART_EXPORT cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph,
                                                            unsigned int defaultLaunchValue, unsigned int flags)
 {
@@ -234,7 +221,7 @@ CUDART_EXPORT cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalH
  * node gets its body graphs (owned here, for the node's life: the
  * process's); the condition is set by device code, which the sim does not
  * run, so a body never runs (an If without its else, a While that does not
- * loop). Host, event and child-graph nodes are not modelled. */
+ * loop). Event and child-graph nodes are not modelled. */
 CUDART_EXPORT cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
                                            const cudaGraphNode_t *pDependencies,
                                            const cudaGraphEdgeData *dependencyData, size_t numDependencies,
@@ -270,16 +257,15 @@ CUDART_EXPORT cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGrap
         e = memcpy3d_node(g, &p->memcpy.copyParams, &n);
         break;
     case cudaGraphNodeTypeEmpty:
-    case cudaGraphNodeTypeMemFree:
         n = cusim_graph_add_empty(g);
         break;
+    case cudaGraphNodeTypeHost:
+        API_RETURN(cudart_graph_host_node(g, p->host.fn, p->host.userData, pGraphNode));
     case cudaGraphNodeTypeMemAlloc:
-        if (p->alloc.bytesize == 0)
-            API_RETURN(cudaErrorInvalidValue);
-        if ((p->alloc.dptr = cusim_mem_alloc(p->alloc.bytesize, CUSIM_MEM_DEVICE)) == NULL)
-            API_RETURN(cudaErrorMemoryAllocation);
-        n = cusim_graph_add_empty(g);
-        break;
+        API_RETURN(cudart_graph_alloc_node(g, pDependencies, numDependencies, &p->alloc.poolProps,
+                                           p->alloc.bytesize, &p->alloc.dptr, pGraphNode));
+    case cudaGraphNodeTypeMemFree:
+        API_RETURN(cudart_graph_free_node(g, p->free.dptr, pGraphNode));
     case cudaGraphNodeTypeConditional: {
         unsigned size = p->conditional.size;
         if (size == 0 || size > 8)

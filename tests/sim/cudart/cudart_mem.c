@@ -90,6 +90,8 @@ CUDART_EXPORT cudaError_t cudaFree(void *devPtr)
     enum cusim_mem_kind k = cusim_mem_kind_of(devPtr);
     if (k != CUSIM_MEM_DEVICE && k != CUSIM_MEM_MANAGED)
         API_RETURN(cudaErrorInvalidValue);
+    if (cusim_graph_mem_free(devPtr))   /* a graph allocation: unmapped, kept while a graph names it */
+        API_RETURN(cudaSuccess);
     report_release(devPtr, NULL, 0);
     cudart_pool_forget(devPtr); /* if it came from a pool (cudaMallocAsync) */
     API_RETURN(cusim_mem_free(devPtr, k) == 0 ? cudaSuccess : cudaErrorInvalidValue);
@@ -106,11 +108,23 @@ CUDART_EXPORT cudaError_t cudaFreeHost(void *ptr)
     API_RETURN(cusim_mem_free(ptr, CUSIM_MEM_PINNED) == 0 ? cudaSuccess : cudaErrorInvalidValue);
 }
 
+/* On a capturing stream, cudaMallocAsync and cudaFreeAsync become an
+ * allocation and a free node of the capture's graph (the programming guide's
+ * "Graph Memory Nodes": stream capture), so the memory outlives the capture
+ * for the graph's replays. */
 static cudaError_t malloc_async(void **devPtr, size_t size, cudaStream_t stream, int ptds)
 {
     cusim_stream *s = cudart_stream(stream, ptds);
     if (s == NULL)
         return cudaErrorInvalidResourceHandle;
+    cusim_graph *g = cusim_stream_capture_graph(s);
+    if (g != NULL) {
+        struct cudaMemPoolProps props = {.location = {cudaMemLocationTypeDevice, 0}};
+        cudaGraphNode_t node;
+        if (devPtr == NULL)
+            return cudaErrorInvalidValue;
+        return cudart_graph_alloc_node(g, NULL, 0, &props, size, devPtr, &node);
+    }
     return cudart_pool_alloc(devPtr, size, NULL, cusim_stream_id(s)); /* the device's current pool */
 }
 
@@ -119,8 +133,14 @@ static cudaError_t free_async(void *devPtr, cudaStream_t stream, int ptds)
     cusim_stream *s = cudart_stream(stream, ptds);
     if (s == NULL)
         return cudaErrorInvalidResourceHandle;
+    cusim_graph *g = cusim_stream_capture_graph(s);
+    cudaGraphNode_t node;
+    if (g != NULL)   /* only graph memory can be freed in a capture */
+        return devPtr ? cudart_graph_free_node(g, devPtr, &node) : cudaErrorInvalidValue;
     /* No kernel ever reads the memory, so it can go at once. */
     if (devPtr == NULL)
+        return cudaSuccess;
+    if (cusim_graph_mem_free(devPtr))   /* a graph allocation, freed outside its graph */
         return cudaSuccess;
     /* out of the pool's accounting before the address can be reused */
     cudart_pool_release(devPtr, cusim_stream_id(s));

@@ -419,6 +419,14 @@ static cudaError_t from_pool(void **ptr, size_t size, cudaMemPool_t pool, cudaSt
         return cudaErrorInvalidResourceHandle;
     if (!pool_ok(pool))
         return cudaErrorInvalidValue;
+    cusim_graph *g = cusim_stream_capture_graph(s);
+    if (g != NULL) {   /* captured: an allocation node (cudart_mem.c's malloc_async) */
+        struct cudaMemPoolProps props = {.location = {cudaMemLocationTypeDevice, 0}};
+        cudaGraphNode_t node;
+        if (ptr == NULL)
+            return cudaErrorInvalidValue;
+        return cudart_graph_alloc_node(g, NULL, 0, &props, size, ptr, &node);
+    }
     return cudart_pool_alloc(ptr, size, pool, cusim_stream_id(s));
 }
 

@@ -227,17 +227,27 @@ CUDART_EXPORT cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCap
 
 /* Host functions run on the calling thread once the stream's earlier work is
  * done (the real driver runs them on a thread of its own). The call thus
- * blocks; ordering is kept. */
+ * blocks; ordering is kept. On a capturing stream the function becomes a
+ * host node of the capture's graph, run at each replay. */
+static cudaError_t launch_host_func(cusim_stream *s, cudaHostFn_t fn, void *userData)
+{
+    cudaGraphNode_t node;
+    if (fn == NULL)
+        return cudaErrorInvalidValue;
+    cusim_graph *g = cusim_stream_capture_graph(s);
+    if (g != NULL)
+        return cudart_graph_host_node(g, fn, userData, &node);
+    cusim_device_drain();
+    fn(userData);
+    return cudaSuccess;
+}
+
 CUDART_EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)
 {
     API_ENTER(cudaLaunchHostFunc, v10000,
               (&(cudaLaunchHostFunc_v10000_params){stream, fn, userData}));
     STREAM_OR_FAIL(s, stream, 0);
-    if (fn == NULL)
-        API_RETURN(cudaErrorInvalidValue);
-    cusim_device_drain();
-    fn(userData);
-    API_RETURN(cudaSuccess);
+    API_RETURN(launch_host_func(s, fn, userData));
 }
 
 CUDART_EXPORT cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn,
@@ -246,11 +256,7 @@ CUDART_EXPORT cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostF
     API_ENTER(cudaLaunchHostFunc_ptsz, v10000,
               (&(cudaLaunchHostFunc_ptsz_v10000_params){stream, fn, userData}));
     STREAM_OR_FAIL(s, stream, 1);
-    if (fn == NULL)
-        API_RETURN(cudaErrorInvalidValue);
-    cusim_device_drain();
-    fn(userData);
-    API_RETURN(cudaSuccess);
+    API_RETURN(launch_host_func(s, fn, userData));
 }
 
 CUDART_EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t stream,
@@ -262,6 +268,8 @@ CUDART_EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t stream,
     STREAM_OR_FAIL(s, stream, 0);
     if (callback == NULL || flags != 0)
         API_RETURN(cudaErrorInvalidValue);
+    if (cusim_stream_capture_graph(s) != NULL)   /* CUDA: not allowed in a capture */
+        API_RETURN(cudaErrorStreamCaptureUnsupported);
     cusim_device_drain();
     callback(stream, cudaSuccess, userData);
     API_RETURN(cudaSuccess);
@@ -276,6 +284,8 @@ CUDART_EXPORT cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream,
     STREAM_OR_FAIL(s, stream, 1);
     if (callback == NULL || flags != 0)
         API_RETURN(cudaErrorInvalidValue);
+    if (cusim_stream_capture_graph(s) != NULL)   /* CUDA: not allowed in a capture */
+        API_RETURN(cudaErrorStreamCaptureUnsupported);
     cusim_device_drain();
     callback(stream, cudaSuccess, userData);
     API_RETURN(cudaSuccess);
