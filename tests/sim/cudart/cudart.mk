@@ -23,10 +23,10 @@ $(CUDART_LIB): $(CUDART_OBJS) $(SIM_DIR)/cudart/stubs.o $(CUSIM_LIB) $(CUDART_MA
 
 # Unit tests of the runtime: link the sim libraries like a program would, and
 # the e2e harness for the nvcc-built program test.
-$(B)/tests/test_sim_cudart: tests/sim/cudart/test_sim_cudart.c $(CUDART_LIB) $(CUSIM_HDRS) \
-		$(HARNESS_OBJ)
+$(B)/tests/test_sim_cudart: tests/sim/cudart/test_sim_cudart.c tests/sim/cudart/test_sim_graph_nodes.c \
+		$(CUDART_LIB) $(CUSIM_HDRS) $(HARNESS_OBJ)
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -Itests/sim/core -Itests/e2e $(CHECK_CFLAGS) \
-	  -o $@ $< $(HARNESS_OBJ) -L$(SIM_DIR) -lcudart -lcusim -Wl,-rpath,'$$ORIGIN/../sim' \
+	  -o $@ $< tests/sim/cudart/test_sim_graph_nodes.c $(HARNESS_OBJ) -L$(SIM_DIR) -lcudart -lcusim -Wl,-rpath,'$$ORIGIN/../sim' \
 	  $(LDFLAGS) $(JSON_LIBS) $(CHECK_LIBS) -ldl -lpthread -lm
 
 ALL_TARGETS += $(CUDART_LIB)

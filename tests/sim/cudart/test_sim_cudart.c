@@ -1058,6 +1058,8 @@ START_TEST(test_memory_pools)
 END_TEST
 
 
+TCase *graph_nodes_tcase(void);   /* test_sim_graph_nodes.c */
+
 static Suite *cudart_suite(void)
 {
     Suite *s = suite_create("sim_cudart");
@@ -1091,6 +1093,7 @@ static Suite *cudart_suite(void)
     tcase_add_test(tc, test_memory_records);
     tcase_add_test(tc, test_nvcc_program_per_thread_stream);
     suite_add_tcase(s, tc);
+    suite_add_tcase(s, graph_nodes_tcase());
     return s;
 }
 
