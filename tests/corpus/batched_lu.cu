@@ -1,9 +1,10 @@
 // batched_lu: the batched LU solve of cuBLAS's samples (as in cuSOLVER's
 // batched examples): eight small systems A x = b factorized with
-// cublasDgetrfBatched and solved with cublasDgetrsBatched, the pivots and
-// the info of every matrix checked (the simulated cuBLAS times these
-// routines and reports success; it does not compute them), then the same
-// matrices inverted with cublasSmatinvBatched.
+// cublasDgetrfBatched and solved with cublasDgetrsBatched, the info of every
+// matrix checked, and the factors and pivots (P A = L U, as NVIDIA's
+// simpleCUBLAS_LU checks them: the simulated cuBLAS computes getrf; the
+// solve and the inverse it times, reporting success), then the same matrices
+// inverted with cublasSmatinvBatched.
 //@ api cublasDgetrfBatched 1
 //@ api cublasDgetrsBatched 1
 //@ api cublasSmatinvBatched 1
@@ -11,6 +12,7 @@
 //@ kernel getrs_kernel<double> 1
 //@ kernel matinv_kernel<float> 1
 #include "common.h"
+#include <cmath>
 #include <cublas_v2.h>
 
 int main()
@@ -48,6 +50,40 @@ int main()
             fprintf(stderr, "batched_lu: matrix %d is singular (info %d)\n", b, hinfo[b]);
             return 1;
         }
+    /* P A = L U for every matrix, from the factors and the 1-based pivots */
+    double lu[batch * nn];
+    int hpiv[batch * n];
+    CHECK(cudaMemcpy(lu, da, sizeof lu, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(hpiv, piv, sizeof hpiv, cudaMemcpyDeviceToHost));
+    for (int b = 0; b < batch; b++) {
+        double pa[nn];
+        for (int i = 0; i < nn; i++)
+            pa[i] = h[b * nn + i];
+        for (int j = 0; j < n; j++) {
+            int p = hpiv[b * n + j] - 1;
+            if (p < j || p >= n) {
+                fprintf(stderr, "batched_lu: matrix %d pivot %d is %d\n", b, j, p + 1);
+                return 1;
+            }
+            for (int c = 0; c < n; c++) {
+                double t = pa[j + c * n];
+                pa[j + c * n] = pa[p + c * n];
+                pa[p + c * n] = t;
+            }
+        }
+        const double *f = lu + b * nn;
+        for (int r = 0; r < n; r++)
+            for (int c = 0; c < n; c++) {
+                double v = 0.0;
+                for (int k = 0; k <= (r < c ? r : c); k++)
+                    v += (k == r ? 1.0 : f[r + k * n]) * f[k + c * n];
+                if (fabs(v - pa[r + c * n]) > 1e-12) {
+                    fprintf(stderr, "batched_lu: matrix %d: (L U)(%d,%d) = %g, (P A) %g\n", b, r, c, v,
+                            pa[r + c * n]);
+                    return 1;
+                }
+            }
+    }
     int solve_info = -1;
     CHECK_BLAS(cublasDgetrsBatched(handle, CUBLAS_OP_N, n, 1, (const double *const *)pa, n, piv, pb, n,
                                    &solve_info, batch));
@@ -73,7 +109,8 @@ int main()
     CHECK_BLAS(cublasSmatinvBatched(handle, n, (const float *const *)pfa, n, pfc, n, info, batch));
     CHECK(cudaDeviceSynchronize());
     CHECK_BLAS(cublasDestroy(handle));
-    printf("batched_lu: %d systems of %d factorized and solved, info 0; %d inverted\n", batch, n, batch);
+    printf("batched_lu: %d systems of %d factorized (P A = L U) and solved, info 0; %d inverted\n", batch, n,
+           batch);
     CHECK(cudaFree(da));
     CHECK(cudaFree(db));
     CHECK(cudaFree(pa));

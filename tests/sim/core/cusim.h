@@ -339,6 +339,8 @@ CUSIM_EXPORT int cusim_graph_node_type(const cusim_graph_node *n);
 /* The nodes of g in order: up to cap into out; returns how many g has. */
 CUSIM_EXPORT size_t cusim_graph_nodes(const cusim_graph *g, cusim_graph_node **out, size_t cap);
 CUSIM_EXPORT cusim_graph_exec *cusim_graph_instantiate(cusim_graph *g);
+/* 1 when g has an allocation or free node (CUDA clones no such graph). */
+CUSIM_EXPORT int cusim_graph_has_mem_nodes(const cusim_graph *g);
 /* cudaGraphClone: a new graph with copies of g's nodes (NULL when out of memory). */
 CUSIM_EXPORT cusim_graph *cusim_graph_clone(const cusim_graph *g);
 CUSIM_EXPORT cusim_graph_exec *cusim_graph_exec_get(const void *h);

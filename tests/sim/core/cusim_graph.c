@@ -644,6 +644,14 @@ cusim_graph *cusim_graph_clone(const cusim_graph *g)
     return c;
 }
 
+int cusim_graph_has_mem_nodes(const cusim_graph *g)
+{
+    for (size_t i = 0; i < g->n; i++)
+        if (g->nodes[i]->mem != NULL)
+            return 1;
+    return 0;
+}
+
 int cusim_graph_capturing(const cusim_graph *g)
 {
     return __atomic_load_n(&g->capturing, __ATOMIC_RELAXED) > 0;

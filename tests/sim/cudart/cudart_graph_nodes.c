@@ -206,6 +206,11 @@ CUDART_EXPORT cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t o
     cusim_graph *g = cusim_graph_get(originalGraph);
     if (g == NULL || pGraphClone == NULL)
         API_RETURN(cudaErrorInvalidValue);
+    /* CUDA: "Cloning is not supported for graphs which contain memory
+     * allocation nodes, memory free nodes, or conditional nodes" (the sim's
+     * conditional nodes are empty nodes: not told apart) */
+    if (cusim_graph_has_mem_nodes(g))
+        API_RETURN(cudaErrorNotSupported);
     cusim_graph *c = cusim_graph_clone(g);
     if (c == NULL)
         API_RETURN(cudaErrorMemoryAllocation);

@@ -212,6 +212,9 @@ START_TEST(test_graph_memory_nodes)
      * once (a2's address is a1's, mapped again after a1's free) */
     ck_assert_uint_eq(graph_mem(cudaGraphMemAttrUsedMemCurrent), 0);
     cudaGraphExec_t e;
+    cudaGraph_t clone;   /* CUDA clones no graph with memory nodes */
+    ck_assert_int_eq(cudaGraphClone(&clone, g), cudaErrorNotSupported);
+    (void)cudaGetLastError();
     ck_assert_int_eq(cudaGraphInstantiate(&e, g, 0), cudaSuccess);
     ck_assert_int_eq(cudaGraphDestroy(g), cudaSuccess);   /* the exec keeps the addresses */
     ck_assert_int_eq(cudaGraphLaunch(e, s), cudaSuccess);
