@@ -285,6 +285,9 @@ CUSIM_EXPORT int cusim_stream_begin_capture(cusim_stream *s);
  * a new one): the capture's nodes are added to it, and ending the capture
  * gives it back. */
 CUSIM_EXPORT int cusim_stream_begin_capture_to(cusim_stream *s, cusim_graph *into);
+/* 1 when s joined another stream's capture (it waited on an event recorded
+ * in it): only the stream that began a capture can end it. */
+CUSIM_EXPORT int cusim_stream_capture_joined(const cusim_stream *s);
 /* 1 when s captures into the program's graph (cusim_stream_begin_capture_to). */
 CUSIM_EXPORT int cusim_stream_capture_to(const cusim_stream *s);
 /* 1 while a stream captures into g (it must not be destroyed then). */

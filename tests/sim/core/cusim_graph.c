@@ -15,8 +15,9 @@
  * the nodes one after another on the launching stream (no concurrency
  * between independent nodes), and a captured GEMM's result is computed when
  * it is captured, not at each replay (the data of device code is not
- * modelled anyway). Only single-stream capture: a stream that waits on an
- * event of a capturing stream does not join its capture.
+ * modelled anyway). A stream that waits on an event recorded in a capture
+ * joins it (its work becomes nodes of the same graph) until the stream
+ * that began the capture ends it.
  *
  * Host nodes run their function in stream order at replay (the device
  * drained first, as cudaLaunchHostFunc does in the sim). Graph memory
@@ -560,6 +561,7 @@ int cusim_stream_begin_capture_to(cusim_stream *s, cusim_graph *into)
         return -1;
     __atomic_add_fetch(&g->capturing, 1, __ATOMIC_RELAXED);
     s->capture_to = into != NULL;
+    s->capture_joined = 0;
     pthread_mutex_lock(&graph_mu);
     s->capture_id = next_capture_id++;
     pthread_mutex_unlock(&graph_mu);
@@ -570,12 +572,34 @@ int cusim_stream_begin_capture_to(cusim_stream *s, cusim_graph *into)
 cusim_graph *cusim_stream_end_capture(cusim_stream *s)
 {
     cusim_graph *g = s->capture;
+    uint64_t id = s->capture_id;
+    int joined = s->capture_joined;
     s->capture = NULL;
     s->capture_id = 0;
     s->capture_to = 0;
-    if (g != NULL)
-        __atomic_sub_fetch(&g->capturing, 1, __ATOMIC_RELAXED);
+    s->capture_joined = 0;
+    if (g == NULL)
+        return NULL;
+    int n = 1;
+    /* the stream that began it ends it for the streams that joined it too */
+    if (!joined)
+        n += cusim_streams_leave_capture(g, id);
+    __atomic_sub_fetch(&g->capturing, n, __ATOMIC_RELAXED);
     return g;
+}
+
+void cusim_stream_join_capture(cusim_stream *s, cusim_graph *g, uint64_t id)
+{
+    /* only while the capture is on: its graph alive and captured into */
+    if (!live_has(g) || g->magic != GRAPH_MAGIC || !cusim_graph_capturing(g))
+        return;
+    __atomic_add_fetch(&g->capturing, 1, __ATOMIC_RELAXED);
+    s->capture = g, s->capture_id = id, s->capture_to = 1, s->capture_joined = 1;
+}
+
+int cusim_stream_capture_joined(const cusim_stream *s)
+{
+    return s->capture_joined;
 }
 
 cusim_graph *cusim_stream_capture_graph(const cusim_stream *s)

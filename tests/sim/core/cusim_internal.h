@@ -98,7 +98,9 @@ struct cusim_stream {
     uint64_t tail;    /* host ns when the last queued work ends (under dev lock) */
     struct cusim_graph *capture;   /* the graph being captured into, NULL: none */
     uint64_t capture_id;
-    int capture_to;                /* the capture is into the program's graph (BeginCaptureToGraph) */
+    int capture_to;                /* the capture is into the program's graph (BeginCaptureToGraph),
+                                    * or s joined another stream's: the graph is not s's */
+    int capture_joined;            /* s joined a capture by waiting on a captured event */
     struct cusim_stream *all_next; /* every stream ever made (never freed) */
 };
 
@@ -107,6 +109,9 @@ struct cusim_event {
     unsigned flags;   /* cudaEventDisableTiming etc. */
     int recorded;     /* 1 once recorded */
     uint64_t time;    /* host ns when the recorded point is reached */
+    struct cusim_graph *capture; /* recorded in a capture: its graph (a stream that waits
+                                  * on it joins that capture), else NULL */
+    uint64_t capture_id;
     struct cusim_event *all_next; /* every event ever made (never freed) */
 };
 
@@ -153,6 +158,11 @@ typedef struct cusim_replay {
 } cusim_replay;
 CUSIM_INTERNAL extern _Thread_local cusim_replay cusim_replaying;
 /* Captured work (cusim_timeline.c calls these for a capturing stream). */
+/* Ends the capture `id` into g on every stream that joined it (all but the
+ * one that began it); returns how many. */
+CUSIM_INTERNAL int cusim_streams_leave_capture(struct cusim_graph *g, uint64_t id);
+/* s joins the capture `id` into g (it waited on an event recorded in it). */
+CUSIM_INTERNAL void cusim_stream_join_capture(cusim_stream *s, struct cusim_graph *g, uint64_t id);
 CUSIM_INTERNAL void cusim_capture_kernel(struct cusim_graph *g, const cusim_kernel_desc *k);
 CUSIM_INTERNAL void cusim_capture_copy(struct cusim_graph *g, void *dst, size_t dpitch, const void *src,
                                        size_t spitch, size_t width, size_t height, int kind);

@@ -107,7 +107,7 @@ static cusim_stream *stream_new(unsigned flags, int priority, enum cusim_stream_
     }
     if (s != NULL) {
         s->id = id, s->flags = flags, s->priority = priority, s->type = type, s->tail = 0;
-        s->capture = NULL, s->capture_id = 0, s->capture_to = 0;
+        s->capture = NULL, s->capture_id = 0, s->capture_to = 0, s->capture_joined = 0;
         s->magic = CUSIM_STREAM_MAGIC;
     }
     pthread_mutex_unlock(&dev_mu);
@@ -242,7 +242,7 @@ cusim_event *cusim_event_create(unsigned flags)
         all_events = e;
     }
     if (e != NULL) {
-        e->flags = flags, e->recorded = 0, e->time = 0;
+        e->flags = flags, e->recorded = 0, e->time = 0, e->capture = NULL, e->capture_id = 0;
         e->magic = CUSIM_EVENT_MAGIC;
     }
     pthread_mutex_unlock(&dev_mu);
@@ -268,16 +268,39 @@ void cusim_event_destroy(cusim_event *e)
 
 void cusim_event_record(cusim_event *e, cusim_stream *s)
 {
+    /* In a capture, a record is a point in the graph, not device work: a
+     * stream that waits on it joins the capture (CUDA's cross-stream
+     * capture, the fork and join of NVIDIA's simpleCudaGraphs). */
+    if (s->capture != NULL && !cusim_replaying.active) {
+        pthread_mutex_lock(&dev_mu);
+        e->capture = s->capture, e->capture_id = s->capture_id;
+        pthread_mutex_unlock(&dev_mu);
+        return;
+    }
     /* A record is a zero-length operation in the stream: it is reached when
      * the stream's earlier work is done, and no earlier than the launch
      * latency after the call. */
     uint64_t now = cusim_host_ns();
     pthread_mutex_lock(&dev_mu);
+    e->capture = NULL, e->capture_id = 0;
     uint64_t t = max64(stream_ready(s), now + CUSIM_LAUNCH_LATENCY_NS);
     stream_advance(s, t);
     e->time = t;
     e->recorded = 1;
     pthread_mutex_unlock(&dev_mu);
+}
+
+int cusim_streams_leave_capture(struct cusim_graph *g, uint64_t id)
+{
+    int n = 0;
+    pthread_mutex_lock(&dev_mu);
+    for (cusim_stream *s = all_streams; s != NULL; s = s->all_next)
+        if (s->magic == CUSIM_STREAM_MAGIC && s->capture_joined && s->capture == g && s->capture_id == id) {
+            s->capture = NULL, s->capture_id = 0, s->capture_to = 0, s->capture_joined = 0;
+            n++;
+        }
+    pthread_mutex_unlock(&dev_mu);
+    return n;
 }
 
 void cusim_event_sync(cusim_event *e)
@@ -319,6 +342,17 @@ float cusim_event_elapsed_ms(cusim_event *a, cusim_event *b)
 
 void cusim_stream_wait_event(cusim_stream *s, cusim_event *e)
 {
+    pthread_mutex_lock(&dev_mu);
+    struct cusim_graph *g = e->capture;
+    uint64_t id = e->capture_id;
+    pthread_mutex_unlock(&dev_mu);
+    if (g != NULL) {
+        /* an event of a capture: s joins it, if that capture is still on
+         * (a capturing stream already captures; the legacy stream cannot) */
+        if (s->capture == NULL && s->type != CUSIM_STREAM_LEGACY)
+            cusim_stream_join_capture(s, g, id);
+        return;
+    }
     uint64_t now = cusim_host_ns();
     pthread_mutex_lock(&dev_mu);
     if (e->recorded)

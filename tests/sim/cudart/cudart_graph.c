@@ -64,6 +64,8 @@ static cudaError_t end_capture(cudaStream_t stream, int ptds, cudaGraph_t *graph
     cusim_stream *s = cudart_stream(stream, ptds);
     if (s == NULL)
         return cudaErrorInvalidResourceHandle;
+    if (cusim_stream_capture_joined(s))   /* it did not begin the capture */
+        return cudaErrorStreamCaptureUnmatched;
     /* a capture into the program's graph (cudaStreamBeginCaptureToGraph)
      * may leave pGraph NULL (NVIDIA's graphConditionalNodes does) */
     if (graph == NULL && !(cusim_stream_capture_graph(s) != NULL && cusim_stream_capture_to(s)))

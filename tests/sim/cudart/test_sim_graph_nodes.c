@@ -5,7 +5,7 @@
  * captured cudaLaunchHostFunc); graph memory (allocation and free nodes,
  * captured cudaMallocAsync / cudaFreeAsync, frees outside the graph, the
  * graph pool's attributes); cudaGraphClone; capture into an existing graph;
- * cudaCtxResetPersistingL2Cache. Each was a stub (or a crash: a replay of
+ * streams joining a capture through its events; cudaCtxResetPersistingL2Cache. Each was a stub (or a crash: a replay of
  * a captured graph wrote into memory its captured cudaFreeAsync had freed;
  * make asan-test runs this case under AddressSanitizer).
  */
@@ -369,6 +369,63 @@ START_TEST(test_capture_to_graph)
 }
 END_TEST
 
+/* Cross-stream capture: a stream that waits on an event recorded in a
+ * capture joins it (its work becomes nodes of the same graph, nothing
+ * runs), and leaves it when the stream that began the capture ends it; only
+ * that stream can end it. */
+START_TEST(test_capture_joins_streams)
+{
+    cudaStream_t s1, s2;
+    cudaEvent_t fork, join;
+    unsigned char *d;
+    ck_assert_int_eq(cudaStreamCreate(&s1), cudaSuccess);
+    ck_assert_int_eq(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking), cudaSuccess);
+    ck_assert_int_eq(cudaEventCreate(&fork), cudaSuccess);
+    ck_assert_int_eq(cudaEventCreate(&join), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc((void **)&d, 256), cudaSuccess);
+    ck_assert_int_eq(cudaMemset(d, 0, 256), cudaSuccess);
+    ck_assert_int_eq(cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal), cudaSuccess);
+    ck_assert_int_eq(cudaMemsetAsync(d, 1, 128, s1), cudaSuccess);
+    ck_assert_int_eq(cudaEventRecord(fork, s1), cudaSuccess);
+    ck_assert_int_eq(cudaStreamWaitEvent(s2, fork, 0), cudaSuccess);
+    enum cudaStreamCaptureStatus st;
+    ck_assert_int_eq(cudaStreamIsCapturing(s2, &st), cudaSuccess);
+    ck_assert_int_eq(st, cudaStreamCaptureStatusActive);
+    ck_assert_int_eq(cudaMemsetAsync(d + 128, 2, 128, s2), cudaSuccess);
+    ck_assert_int_eq(cudaEventRecord(join, s2), cudaSuccess);
+    ck_assert_int_eq(cudaStreamWaitEvent(s1, join, 0), cudaSuccess);
+    cudaGraph_t g;
+    ck_assert_int_eq(cudaStreamEndCapture(s2, &g), cudaErrorStreamCaptureUnmatched);
+    (void)cudaGetLastError();
+    ck_assert_int_eq(cudaStreamEndCapture(s1, &g), cudaSuccess);
+    ck_assert_int_eq(cudaStreamIsCapturing(s2, &st), cudaSuccess);
+    ck_assert_int_eq(st, cudaStreamCaptureStatusNone);   /* left with the capture */
+    ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+    ck_assert_int_eq(d[0], 0);     /* captured, not run */
+    ck_assert_int_eq(d[255], 0);
+    size_t n = 0;
+    ck_assert_int_eq(cudaGraphGetNodes(g, NULL, &n), cudaSuccess);
+    ck_assert_uint_eq(n, 2);       /* both streams' memsets */
+    cudaGraphExec_t e;
+    ck_assert_int_eq(cudaGraphInstantiate(&e, g, 0), cudaSuccess);
+    ck_assert_int_eq(cudaGraphLaunch(e, s1), cudaSuccess);
+    ck_assert_int_eq(cudaStreamSynchronize(s1), cudaSuccess);
+    ck_assert_int_eq(d[0], 1);
+    ck_assert_int_eq(d[255], 2);
+    /* s2 works on its own again */
+    ck_assert_int_eq(cudaMemsetAsync(d, 3, 1, s2), cudaSuccess);
+    ck_assert_int_eq(cudaStreamSynchronize(s2), cudaSuccess);
+    ck_assert_int_eq(d[0], 3);
+    ck_assert_int_eq(cudaGraphExecDestroy(e), cudaSuccess);
+    ck_assert_int_eq(cudaGraphDestroy(g), cudaSuccess);
+    ck_assert_int_eq(cudaEventDestroy(fork), cudaSuccess);
+    ck_assert_int_eq(cudaEventDestroy(join), cudaSuccess);
+    ck_assert_int_eq(cudaFree(d), cudaSuccess);
+    ck_assert_int_eq(cudaStreamDestroy(s1), cudaSuccess);
+    ck_assert_int_eq(cudaStreamDestroy(s2), cudaSuccess);
+}
+END_TEST
+
 START_TEST(test_reset_persisting_l2)
 {
     ck_assert_int_eq(cudaCtxResetPersistingL2Cache(), cudaSuccess);
@@ -384,6 +441,7 @@ TCase *graph_nodes_tcase(void)
     tcase_add_test(tc, test_graph_memory_nodes);
     tcase_add_test(tc, test_graph_memory_captured);
     tcase_add_test(tc, test_capture_to_graph);
+    tcase_add_test(tc, test_capture_joins_streams);
     tcase_add_test(tc, test_reset_persisting_l2);
     return tc;
 }
