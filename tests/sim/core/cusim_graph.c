@@ -20,16 +20,10 @@
  * that began the capture ends it.
  *
  * Host nodes run their function in stream order at replay (the device
- * drained first, as cudaLaunchHostFunc does in the sim). Graph memory
- * (allocation and free nodes, after the programming guide's "Graph Memory
- * Nodes"): an allocation node's address is fixed when the node is made and
- * stays the graph's (and its execs') for their lifetime, whatever frees it;
- * a launch maps it at the allocation node and unmaps it at a free node, or
- * a cudaFree / cudaFreeAsync outside does. The sim keeps the host memory
- * behind the address while any node names it or it is mapped, so a replay
- * never touches freed memory; an allocation node that depends directly on a
- * free node of the same graph reuses that address when it fits, as the real
- * driver does.
+ * drained first, as cudaLaunchHostFunc does in the sim). Allocation and free
+ * nodes name an address of cusim_graph_mem.c's (which says how it lives);
+ * an allocation node that depends directly on a free node of the same graph
+ * reuses that address when it fits, as the real driver does.
  */
 #include "cusim_internal.h"
 
@@ -54,7 +48,7 @@ struct cusim_graph_node {
     int copy_kind, value;
     void (*host_fn)(void *);        /* HOST: the function, and its argument */
     void *host_data;
-    struct graph_mem *mem;          /* MEM_ALLOC, MEM_FREE: the allocation */
+    cusim_gmem *mem;                /* MEM_ALLOC, MEM_FREE: the allocation */
 };
 
 struct cusim_graph {
@@ -200,14 +194,12 @@ cusim_graph *cusim_graph_get(const void *h)
     return live_has(g) && g->magic == GRAPH_MAGIC ? (cusim_graph *)g : NULL;
 }
 
-static void mem_unref(struct graph_mem *m);
-
 static void graph_clear(cusim_graph *g)
 {
     for (size_t i = 0; i < g->n; i++) {
         live_del(g->nodes[i]);
         if (g->nodes[i]->mem != NULL)
-            mem_unref(g->nodes[i]->mem);
+            cusim_gmem_unref(g->nodes[i]->mem);
         g->nodes[i]->magic = 0;
         free(g->nodes[i]);
     }
@@ -342,160 +334,54 @@ int cusim_graph_node_host(const cusim_graph_node *n, void (**fn)(void *), void *
     return 0;
 }
 
-/* ---- graph memory ---------------------------------------------------------
- * One entry per address an allocation node handed out. Few of them live at
- * once (a graph's own allocations), so a list. */
-struct graph_mem {
-    struct graph_mem *next;
-    void *ptr;
-    size_t bytes;
-    int refs;                       /* alloc and free nodes naming it, in graphs and execs */
-    int mapped;                     /* a launch allocated it and nothing freed it since */
-    const cusim_graph_node *freed_by; /* the free node after which its address may be
-                                       * reused (construction), else NULL */
-};
-
-static pthread_mutex_t mem_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct graph_mem *mems;
-/* The graph pool's physical memory: what launches have mapped and not
- * unmapped, and what the pool holds (it keeps its peak until trimmed, so a
- * later launch reuses it), with their high-water marks. */
-static uint64_t mem_mapped, mem_held, mem_held_high;
-
-/* Under mem_mu. */
-static struct graph_mem *mem_find(const void *p)
-{
-    for (struct graph_mem *m = mems; m != NULL; m = m->next)
-        if (m->ptr == p)
-            return m;
-    return NULL;
-}
-
-/* Under mem_mu: drops m from the list when nothing names it and it is not
- * mapped; returns the host memory to give back then, else NULL. */
-static void *mem_maybe_drop(struct graph_mem *m)
-{
-    if (m->refs > 0 || m->mapped)
-        return NULL;
-    for (struct graph_mem **pp = &mems; *pp != NULL; pp = &(*pp)->next)
-        if (*pp == m) {
-            *pp = m->next;
-            break;
-        }
-    void *p = m->ptr;
-    free(m);
-    return p;
-}
-
-static void mem_ref(struct graph_mem *m)
-{
-    pthread_mutex_lock(&mem_mu);
-    m->refs++;
-    pthread_mutex_unlock(&mem_mu);
-}
-
-static void mem_unref(struct graph_mem *m)
-{
-    pthread_mutex_lock(&mem_mu);
-    m->refs--;
-    void *p = mem_maybe_drop(m);
-    pthread_mutex_unlock(&mem_mu);
-    if (p != NULL)   /* outside the lock: freeing runs the deferred work first */
-        cusim_mem_free(p, CUSIM_MEM_DEVICE);
-}
-
-/* Under mem_mu: m mapped (1) or unmapped (0), and the pool's amounts. */
-static void mem_set_mapped(struct graph_mem *m, int map)
-{
-    if (map == m->mapped)
-        return;
-    m->mapped = map;
-    if (map) {
-        mem_mapped += m->bytes;
-        if (mem_mapped > mem_held)
-            mem_held = mem_mapped;
-        if (mem_held > mem_held_high)
-            mem_held_high = mem_held;
-    } else {
-        mem_mapped -= m->bytes;
-    }
-}
-
-/* A launch reaching an allocation (map) or free node. */
-static void mem_map(struct graph_mem *m, int map)
-{
-    pthread_mutex_lock(&mem_mu);
-    mem_set_mapped(m, map);
-    pthread_mutex_unlock(&mem_mu);
-}
+/* ---- graph memory nodes (the addresses: cusim_graph_mem.c) ---------------- */
 
 cusim_graph_node *cusim_graph_add_mem_alloc(cusim_graph *g, size_t bytes, cusim_graph_node *const *deps,
                                             size_t ndeps, void **dptr)
 {
-    struct graph_mem *m = NULL;
-    pthread_mutex_lock(&mem_mu);
+    cusim_gmem *m = NULL;
     /* an address freed by a free node this one depends on (same graph) */
     for (size_t i = 0; i < ndeps && deps != NULL && m == NULL; i++) {
         const cusim_graph_node *d = deps[i];
-        if (d != NULL && d->type == CUSIM_NODE_MEM_FREE && d->id >> 32 == g->id && d->mem->freed_by == d &&
-            d->mem->bytes >= bytes) {
+        if (d != NULL && d->type == CUSIM_NODE_MEM_FREE && d->id >> 32 == g->id &&
+            cusim_gmem_reuse(d->mem, d, bytes))
             m = d->mem;
-            m->freed_by = NULL;
-            m->refs++;
-        }
     }
-    pthread_mutex_unlock(&mem_mu);
-    if (m == NULL) {
-        void *p = cusim_mem_alloc(bytes, CUSIM_MEM_DEVICE);
-        if (p == NULL)
-            return NULL;
-        if ((m = calloc(1, sizeof *m)) == NULL) {
-            cusim_mem_free(p, CUSIM_MEM_DEVICE);
-            return NULL;
-        }
-        m->ptr = p, m->bytes = bytes, m->refs = 1;
-        pthread_mutex_lock(&mem_mu);
-        m->next = mems;
-        mems = m;
-        pthread_mutex_unlock(&mem_mu);
-    }
+    if (m == NULL && (m = cusim_gmem_new(bytes)) == NULL)
+        return NULL;
     cusim_graph_node *n = node_add(g, CUSIM_NODE_MEM_ALLOC, NULL);
     if (n == NULL) {
-        mem_unref(m);
+        cusim_gmem_unref(m);
         return NULL;
     }
-    n->mem = m, n->dst = m->ptr, n->width = bytes;
-    *dptr = m->ptr;
+    n->mem = m, n->dst = cusim_gmem_ptr(m), n->width = bytes;
+    *dptr = n->dst;
     tell(CUSIM_GRAPH_NODE_CREATED, g, n, NULL, NULL);
     return n;
 }
 
 int cusim_graph_add_mem_free(cusim_graph *g, void *ptr, cusim_graph_node **out)
 {
-    pthread_mutex_lock(&mem_mu);
-    struct graph_mem *m = mem_find(ptr);
-    /* the last node of g naming m must not be a free already (twice in one
-     * graph: cudaErrorInvalidValue) */
-    for (size_t i = g->n; m != NULL && i-- > 0;)
-        if (g->nodes[i]->mem == m) {
-            if (g->nodes[i]->type == CUSIM_NODE_MEM_FREE)
-                m = NULL;
-            break;
-        }
-    if (m != NULL)
-        m->refs++;
-    pthread_mutex_unlock(&mem_mu);
+    cusim_gmem *m = cusim_gmem_find_ref(ptr);
     if (m == NULL)
         return -1;
+    /* the last node of g naming m must not be a free already (twice in one
+     * graph: cudaErrorInvalidValue) */
+    for (size_t i = g->n; i-- > 0;)
+        if (g->nodes[i]->mem == m) {
+            if (g->nodes[i]->type == CUSIM_NODE_MEM_FREE) {
+                cusim_gmem_unref(m);
+                return -1;
+            }
+            break;
+        }
     cusim_graph_node *n = node_add(g, CUSIM_NODE_MEM_FREE, NULL);
     if (n == NULL) {
-        mem_unref(m);
+        cusim_gmem_unref(m);
         return -2;
     }
-    n->mem = m, n->dst = m->ptr, n->width = m->bytes;
-    pthread_mutex_lock(&mem_mu);
-    m->freed_by = n;
-    pthread_mutex_unlock(&mem_mu);
+    n->mem = m, n->dst = cusim_gmem_ptr(m), n->width = cusim_gmem_bytes(m);
+    cusim_gmem_set_freed_by(m, n);
     tell(CUSIM_GRAPH_NODE_CREATED, g, n, NULL, NULL);
     *out = n;
     return 0;
@@ -505,44 +391,8 @@ int cusim_graph_node_mem(const cusim_graph_node *n, void **ptr, size_t *bytes)
 {
     if (n->type != CUSIM_NODE_MEM_ALLOC && n->type != CUSIM_NODE_MEM_FREE)
         return -1;
-    *ptr = n->mem->ptr, *bytes = n->mem->bytes;
+    *ptr = cusim_gmem_ptr(n->mem), *bytes = cusim_gmem_bytes(n->mem);
     return 0;
-}
-
-int cusim_graph_mem_free(void *ptr)
-{
-    pthread_mutex_lock(&mem_mu);
-    struct graph_mem *m = mem_find(ptr);
-    void *p = NULL;
-    if (m != NULL) {
-        mem_set_mapped(m, 0);
-        p = mem_maybe_drop(m);
-    }
-    pthread_mutex_unlock(&mem_mu);
-    if (p != NULL)
-        cusim_mem_free(p, CUSIM_MEM_DEVICE);
-    return m != NULL;
-}
-
-void cusim_graph_mem_usage(uint64_t out[4])
-{
-    pthread_mutex_lock(&mem_mu);
-    out[0] = mem_held, out[1] = mem_held_high, out[2] = mem_held, out[3] = mem_held_high;
-    pthread_mutex_unlock(&mem_mu);
-}
-
-void cusim_graph_mem_trim(void)
-{
-    pthread_mutex_lock(&mem_mu);
-    mem_held = mem_mapped;
-    pthread_mutex_unlock(&mem_mu);
-}
-
-void cusim_graph_mem_reset_high(void)
-{
-    pthread_mutex_lock(&mem_mu);
-    mem_held_high = mem_held;
-    pthread_mutex_unlock(&mem_mu);
 }
 
 /* ---- capture --------------------------------------------------------------- */
@@ -635,8 +485,6 @@ void cusim_capture_memset(cusim_graph *g, void *dst, size_t pitch, int value, si
 
 /* ---- instantiation and replay --------------------------------------------- */
 
-static void mem_ref(struct graph_mem *m);
-
 /* Copies g's nodes into dst (new ids; each clone names its original and
  * holds its own reference to the graph memory it names), told as created
  * then cloned: 0, or -1 when out of memory. */
@@ -651,7 +499,7 @@ static int clone_nodes(cusim_graph *dst, const cusim_graph *g, cusim_graph_exec 
         c->id = id;
         c->original = o;
         if (c->mem != NULL)
-            mem_ref(c->mem);
+            cusim_gmem_ref(c->mem);
         tell(CUSIM_GRAPH_NODE_CREATED, dst, c, NULL, exec);
         tell(CUSIM_GRAPH_NODE_CLONED, dst, c, o, exec);
     }
@@ -758,7 +606,7 @@ void cusim_graph_launch(cusim_graph_exec *e, cusim_stream *s, uint32_t corr)
             break;
         case CUSIM_NODE_MEM_ALLOC:
         case CUSIM_NODE_MEM_FREE:
-            mem_map(n->mem, n->type == CUSIM_NODE_MEM_ALLOC);
+            cusim_gmem_map(n->mem, n->type == CUSIM_NODE_MEM_ALLOC);
             break;
         default:
             break;

@@ -158,6 +158,27 @@ typedef struct cusim_replay {
 } cusim_replay;
 CUSIM_INTERNAL extern _Thread_local cusim_replay cusim_replaying;
 /* Captured work (cusim_timeline.c calls these for a capturing stream). */
+/* Graph memory (cusim_graph_mem.c): an address an allocation node handed
+ * out, with the nodes naming it counted. */
+typedef struct cusim_gmem cusim_gmem;
+/* New device memory of bytes, named by one node; NULL when out of memory. */
+CUSIM_INTERNAL cusim_gmem *cusim_gmem_new(size_t bytes);
+/* m again, for one more node, when free_node freed it last (at construction)
+ * and it holds bytes: 1; else 0. */
+CUSIM_INTERNAL int cusim_gmem_reuse(cusim_gmem *m, const void *free_node, size_t bytes);
+/* The entry of the address ptr, named by one more node; NULL: none. */
+CUSIM_INTERNAL cusim_gmem *cusim_gmem_find_ref(const void *ptr);
+/* free_node frees m (at construction): a later allocation node depending on it
+ * may reuse the address. */
+CUSIM_INTERNAL void cusim_gmem_set_freed_by(cusim_gmem *m, const void *free_node);
+/* One node more or fewer names m; the host memory goes when none does and
+ * it is not mapped. */
+CUSIM_INTERNAL void cusim_gmem_ref(cusim_gmem *m);
+CUSIM_INTERNAL void cusim_gmem_unref(cusim_gmem *m);
+/* A launch reaching an allocation (map 1) or free node (map 0). */
+CUSIM_INTERNAL void cusim_gmem_map(cusim_gmem *m, int map);
+CUSIM_INTERNAL void *cusim_gmem_ptr(const cusim_gmem *m);
+CUSIM_INTERNAL size_t cusim_gmem_bytes(const cusim_gmem *m);
 /* Ends the capture `id` into g on every stream that joined it (all but the
  * one that began it); returns how many. */
 CUSIM_INTERNAL int cusim_streams_leave_capture(struct cusim_graph *g, uint64_t id);
