@@ -3,9 +3,11 @@
 // between pitched allocations, a memory allocation node, kernel, memset and
 // conditional nodes through cudaGraphAddNode (the condition set by device
 // code: its body does not run on the sim), and a stream with an attribute
-// set and read back and managed memory attached to it. Launched 4 times.
+// set and read back and managed memory attached to it. Launched 4 times, the
+// allocation freed after each (CUDA fails a launch while it is still allocated).
 //@ api cudaGraphAddMemcpyNode 1
 //@ api cudaGraphAddMemAllocNode 1
+//@ api cudaFreeAsync 4
 //@ api cudaGraphAddNode 3
 //@ api cudaStreamSetAttribute 1
 //@ api cudaStreamAttachMemAsync 1
@@ -88,8 +90,12 @@ int main()
 
     cudaGraphExec_t e;
     CHECK(cudaGraphInstantiate(&e, g, 0));
-    for (int i = 0; i < 4; i++)
+    // the allocation node's memory outlives each launch (no free node): it
+    // must be freed before the next launch, which CUDA fails otherwise
+    for (int i = 0; i < 4; i++) {
         CHECK(cudaGraphLaunch(e, s));
+        CHECK(cudaFreeAsync(ap.dptr, s));
+    }
     CHECK(cudaStreamSynchronize(s));
     CHECK(cudaGraphExecDestroy(e));
     CHECK(cudaGraphDestroy(g));

@@ -354,6 +354,13 @@ CUSIM_EXPORT void cusim_graph_exec_destroy(cusim_graph_exec *e);
  * 0, or -1 when node is not a kernel node of the exec's graph. */
 CUSIM_EXPORT int cusim_graph_exec_set_kernel(cusim_graph_exec *e, const cusim_graph_node *node,
                                              const cusim_kernel_desc *k);
+/* cudaGraphInstantiateFlagAutoFreeOnLaunch: each launch first frees what a
+ * previous one allocated and nothing freed. */
+CUSIM_EXPORT void cusim_graph_exec_set_auto_free(cusim_graph_exec *e, int on);
+/* Before a launch: 1 when an allocation of a previous launch of e is still
+ * not freed (CUDA: the launch fails with cudaErrorInvalidValue), unless e
+ * frees them on launch (then they are freed, and 0). */
+CUSIM_EXPORT int cusim_graph_exec_unfreed(cusim_graph_exec *e);
 /* Replays e's nodes on s, attributed to corr (the launch's correlation id). */
 CUSIM_EXPORT void cusim_graph_launch(cusim_graph_exec *e, cusim_stream *s, uint32_t corr);
 

@@ -62,6 +62,7 @@ struct cusim_graph {
 struct cusim_graph_exec {
     uint32_t magic;
     cusim_graph graph;              /* the clones, and the exec's graph id */
+    int auto_free;                  /* cudaGraphInstantiateFlagAutoFreeOnLaunch */
 };
 
 static pthread_mutex_t graph_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -535,6 +536,7 @@ cusim_graph_exec *cusim_graph_instantiate(cusim_graph *g)
     if (e == NULL)
         return NULL;
     e->magic = EXEC_MAGIC;
+    e->auto_free = 0;
     graph_init(&e->graph);
     if (live_add(e) < 0) {
         free(e);
@@ -579,6 +581,26 @@ int cusim_graph_exec_set_kernel(cusim_graph_exec *e, const cusim_graph_node *nod
         }
     }
     return -1;
+}
+
+void cusim_graph_exec_set_auto_free(cusim_graph_exec *e, int on)
+{
+    e->auto_free = on;
+}
+
+int cusim_graph_exec_unfreed(cusim_graph_exec *e)
+{
+    int unfreed = 0;
+    for (size_t i = 0; i < e->graph.n; i++) {
+        cusim_graph_node *n = e->graph.nodes[i];
+        if (n->type != CUSIM_NODE_MEM_ALLOC || !cusim_gmem_mapped(n->mem))
+            continue;
+        if (e->auto_free)   /* as if the launch called cudaFreeAsync on it first */
+            cusim_gmem_map(n->mem, 0);
+        else
+            unfreed = 1;
+    }
+    return unfreed;
 }
 
 void cusim_graph_launch(cusim_graph_exec *e, cusim_stream *s, uint32_t corr)

@@ -153,6 +153,14 @@ void *cusim_gmem_ptr(const cusim_gmem *m)
     return m->ptr;
 }
 
+int cusim_gmem_mapped(cusim_gmem *m)
+{
+    pthread_mutex_lock(&mem_mu);
+    int mapped = m->mapped;
+    pthread_mutex_unlock(&mem_mu);
+    return mapped;
+}
+
 size_t cusim_gmem_bytes(const cusim_gmem *m)
 {
     return m->bytes;

@@ -179,6 +179,8 @@ CUSIM_INTERNAL void cusim_gmem_unref(cusim_gmem *m);
 CUSIM_INTERNAL void cusim_gmem_map(cusim_gmem *m, int map);
 CUSIM_INTERNAL void *cusim_gmem_ptr(const cusim_gmem *m);
 CUSIM_INTERNAL size_t cusim_gmem_bytes(const cusim_gmem *m);
+/* 1 while a launch's allocation of m is not freed. */
+CUSIM_INTERNAL int cusim_gmem_mapped(cusim_gmem *m);
 /* Ends the capture `id` into g on every stream that joined it (all but the
  * one that began it); returns how many. */
 CUSIM_INTERNAL int cusim_streams_leave_capture(struct cusim_graph *g, uint64_t id);

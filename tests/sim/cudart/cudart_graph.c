@@ -323,7 +323,7 @@ CUDART_EXPORT cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGr
     API_RETURN(cudaSuccess);
 }
 
-static cudaError_t instantiate(cudaGraphExec_t *out, cudaGraph_t graph)
+static cudaError_t instantiate(cudaGraphExec_t *out, cudaGraph_t graph, unsigned long long flags)
 {
     cusim_graph *g = cusim_graph_get(graph);
     if (g == NULL || out == NULL)
@@ -331,6 +331,7 @@ static cudaError_t instantiate(cudaGraphExec_t *out, cudaGraph_t graph)
     cusim_graph_exec *e = cusim_graph_instantiate(g);
     if (e == NULL)
         return cudaErrorMemoryAllocation;
+    cusim_graph_exec_set_auto_free(e, (flags & cudaGraphInstantiateFlagAutoFreeOnLaunch) != 0);
     *out = (cudaGraphExec_t)e;
     return cudaSuccess;
 }
@@ -339,7 +340,7 @@ CUDART_EXPORT cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cuda
                                                unsigned long long flags)
 {
     API_ENTER(cudaGraphInstantiate, v12000, (&(cudaGraphInstantiate_v12000_params){pGraphExec, graph, flags}));
-    API_RETURN(instantiate(pGraphExec, graph));
+    API_RETURN(instantiate(pGraphExec, graph, flags));
 }
 
 CUDART_EXPORT cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
@@ -347,7 +348,7 @@ CUDART_EXPORT cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphE
 {
     API_ENTER(cudaGraphInstantiateWithFlags, v11040,
               (&(cudaGraphInstantiateWithFlags_v11040_params){pGraphExec, graph, flags}));
-    API_RETURN(instantiate(pGraphExec, graph));
+    API_RETURN(instantiate(pGraphExec, graph, flags));
 }
 
 CUDART_EXPORT cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)
@@ -385,6 +386,10 @@ static cudaError_t launch(cudaGraphExec_t graphExec, cudaStream_t stream, int pt
     cusim_stream *s = cudart_stream(stream, ptds);
     if (s == NULL)
         return cudaErrorInvalidResourceHandle;
+    /* CUDA: an allocation of a previous launch still not freed fails the
+     * launch (unless instantiated to free it on launch) */
+    if (cusim_graph_exec_unfreed(e))
+        return cudaErrorInvalidValue;
     cusim_spin_ns(cusim_launch_cpu_ns());   /* one submission for the whole graph */
     cusim_graph_launch(e, s, cusim_current_correlation());
     return cudaSuccess;

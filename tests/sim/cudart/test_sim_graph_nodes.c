@@ -224,6 +224,9 @@ START_TEST(test_graph_memory_nodes)
     /* p1 (as a2) is still allocated after the launch: trimming keeps it */
     ck_assert_int_eq(cudaDeviceGraphMemTrim(0), cudaSuccess);
     ck_assert_uint_eq(graph_mem(cudaGraphMemAttrUsedMemCurrent), BYTES);
+    /* relaunched with it still allocated: refused (CUDA), nothing replayed */
+    ck_assert_int_eq(cudaGraphLaunch(e, s), cudaErrorInvalidValue);
+    (void)cudaGetLastError();
     /* freed outside the graph, then trimmed: the pool is empty, the address
      * still the exec's (a relaunch maps it again) */
     ck_assert_int_eq(cudaFreeAsync(p1, s), cudaSuccess);
@@ -244,6 +247,21 @@ START_TEST(test_graph_memory_nodes)
     ck_assert_int_eq(cudaDeviceGraphMemTrim(1), cudaErrorInvalidDevice);
     (void)cudaGetLastError();
     ck_assert_int_eq(cudaGraphExecDestroy(e), cudaSuccess);
+
+    /* instantiated to free on launch: each launch frees the last one's */
+    cudaGraphNode_t only;
+    ck_assert_int_eq(cudaGraphCreate(&g, 0), cudaSuccess);
+    ck_assert_int_eq(cudaGraphAddMemAllocNode(&only, g, NULL, 0, &ap), cudaSuccess);
+    void *kept = ap.dptr;
+    ck_assert_int_eq(cudaGraphInstantiateWithFlags(&e, g, cudaGraphInstantiateFlagAutoFreeOnLaunch), cudaSuccess);
+    for (int r = 0; r < 3; r++)
+        ck_assert_int_eq(cudaGraphLaunch(e, s), cudaSuccess);
+    ck_assert_int_eq(cudaStreamSynchronize(s), cudaSuccess);
+    ck_assert_int_eq(cudaDeviceGraphMemTrim(0), cudaSuccess);
+    ck_assert_uint_eq(graph_mem(cudaGraphMemAttrUsedMemCurrent), BYTES);   /* the last launch's */
+    ck_assert_int_eq(cudaFree(kept), cudaSuccess);
+    ck_assert_int_eq(cudaGraphExecDestroy(e), cudaSuccess);
+    ck_assert_int_eq(cudaGraphDestroy(g), cudaSuccess);
     ck_assert_int_eq(cudaFree(plain), cudaSuccess);
     ck_assert_int_eq(cudaStreamDestroy(s), cudaSuccess);
 }
