@@ -654,7 +654,9 @@ START_TEST(test_graph_exec_outlives_its_graph)
     struct cudaMemsetParams mp = {ap.dptr, 0, 7, 1, 256, 1};
     ck_assert_int_eq(cudaGraphAddMemsetNode(&mn, g, &kn, 1, &mp), cudaSuccess);
     cudaGraphExec_t e;
-    ck_assert_int_eq(cudaGraphInstantiate(&e, g, 0), cudaSuccess);
+    /* the allocation outlives each launch: freed by the next (CUDA fails a
+     * launch while it is still allocated otherwise) */
+    ck_assert_int_eq(cudaGraphInstantiate(&e, g, cudaGraphInstantiateFlagAutoFreeOnLaunch), cudaSuccess);
     ck_assert_int_eq(cudaGraphDestroy(g), cudaSuccess);
     int k0 = rec.n_kernel, c0 = rec.n_copy;
     for (int r = 0; r < 3; r++)
