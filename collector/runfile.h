@@ -23,8 +23,9 @@
 #define CUPROF_RF_MAGIC "CUPROF-RUNFILE\n"   /* 15 bytes and a NUL: 16 */
 /* Major: a reader refuses a file with a newer one. Minor: new block types
  * and tags a reader of an older minor skips. */
-#define CUPROF_RF_MAJOR 3u   /* 2: a call record may name a string (compact.h's EXTRA_NAME);
-                                3: an NCCL call's record (class 16, CUPROF_HEAD_CLS_HI) */
+#define CUPROF_RF_MAJOR 4u   /* 2: a call record may name a string (compact.h's EXTRA_NAME);
+                                3: an NCCL call's record (class 16, CUPROF_HEAD_CLS_HI);
+                                4: a math-library call's record (class 17) */
 #define CUPROF_RF_MINOR 0u   /* 1.1: CUPROF_RF_CLOCK, CUPROF_RF_MEM_HELD; 2.1: the flight recorder's tags */
 
 typedef struct cuprof_rf_header {
