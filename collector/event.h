@@ -63,6 +63,10 @@ enum cuprof_math_lib {
 /* a.math.lib's flag: this call made the handle (or gave it its sizes):
  * the calls that use the handle are joined to it. */
 #define CUPROF_MATH_MADE 0x80u
+/* a.math.lib's flag: the call may copy or launch (its hook pushed its id for
+ * CUPTI): the kernels-only matching gives it the library's work. */
+#define CUPROF_MATH_WORK 0x40u
+#define CUPROF_MATH_LIB_MASK 0x3fu
 
 /* cuRAND's distributions (a.math.kind of a generate call). */
 enum cuprof_math_dist {
@@ -183,7 +187,7 @@ typedef struct cuprof_event {
             uint64_t k;        /* a third dimension, nnz, count, or a second descriptor */
             uint32_t m, n;
             uint32_t batch;
-            uint8_t lib;       /* enum cuprof_math_lib, | CUPROF_MATH_MADE */
+            uint8_t lib;       /* enum cuprof_math_lib | CUPROF_MATH_MADE | CUPROF_MATH_WORK */
             uint8_t kind;      /* per library, above */
             uint8_t dtype;     /* cudaDataType_t + 1, 0 = not known */
             uint8_t algo;      /* per library, above */

@@ -168,6 +168,11 @@ static int call_of(const cuprof_run *run, const cuprof_run_thread *th, uint64_t 
         }
         return 1;
     case CUPROF_EV_MATH:   /* cuFFT, cuRAND, cuSPARSE, cuSOLVER: their kernels and copies */
+        if (!(ev->a.math.lib & CUPROF_MATH_WORK))
+            return 0;   /* set-up and queries */
+        k->kind = K_HOLDER;
+        k->holds = HOLD_WORK | HOLD_COPY;
+        return 1;
     case CUPROF_EV_COLL:   /* NCCL: its kernels (several ranks) or copies (one) */
         k->kind = K_HOLDER;
         k->holds = HOLD_WORK | HOLD_COPY;

@@ -56,7 +56,7 @@ cuprof_math_index *cuprof_math_index_build(const cuprof_run *run)
         for (uint64_t i = 0; i < run->threads[t].n; i++) {
             const cuprof_event *ev = cuprof_run_event(&run->threads[t], i);
             if (is_maker(ev))
-                ix->v[ix->n++] = (maker){.lib = ev->a.math.lib & ~CUPROF_MATH_MADE,
+                ix->v[ix->n++] = (maker){.lib = ev->a.math.lib & CUPROF_MATH_LIB_MASK,
                                          .handle = ev->a.math.handle, .t1 = ev->t1, .ev = ev};
         }
     qsort(ix->v, ix->n, sizeof *ix->v, cmp_maker);
@@ -159,7 +159,7 @@ int cuprof_math_args_of(const cuprof_math_index *ix, const cuprof_run *run, cons
     memset(a, 0, sizeof *a);
     if (ev->cls != CUPROF_EV_MATH)
         return 0;
-    uint8_t lib = ev->a.math.lib & ~CUPROF_MATH_MADE;
+    uint8_t lib = ev->a.math.lib & CUPROF_MATH_LIB_MASK;
     a->lib = lib;
     a->made = (ev->a.math.lib & CUPROF_MATH_MADE) != 0;
     a->op = (uint8_t)op_of(lib, cuprof_run_api_name(run, ev->api));

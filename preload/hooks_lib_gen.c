@@ -81,7 +81,7 @@ PRELOAD_BLAS_GEN_BODIES(PRELOAD_GEN_BODY)
         preload_call preload_gen_call_ = HOOK_BEGIN(name);                          \
         cuprof_event *e_ = preload_gen_call_.ev;                                    \
         if (e_ != NULL) {                                                           \
-            e_->a.math.lib = (mlib);                                                \
+            e_->a.math.lib = (uint8_t)((mlib) | ((int)PRELOAD_CLS_##name == (int)CUPROF_EV_MATH_LIB ? CUPROF_MATH_WORK : 0)); \
             pre                                                                     \
         }                                                                           \
         ret preload_gen_r_ = preload_gen_real_ ? preload_gen_real_ args : (missing); \
