@@ -34,7 +34,7 @@ ALL_TARGETS += $(B)/tests/test_collector $(B)/tests/test_cupti $(B)/tests/libtes
 # test_formats: the writers on hand-built runs; test_timeline: the GPU
 # attribution math and the trace's GPU lanes; test_findings: each rule with
 # one run built to trigger it and one built not to.
-MODEL_TESTS := test_formats test_timeline test_findings
+MODEL_TESTS := test_formats test_timeline test_findings test_mathlib
 $(addprefix $(B)/tests/,$(MODEL_TESTS)): $(B)/tests/%: tests/unit/%.c $(FORMATS_OBJS) $(MODEL_OBJS)
 	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -o $@ $< \
 	    $(FORMATS_OBJS) $(MODEL_OBJS) $(LDFLAGS) $(CHECK_LIBS) $(JSON_LIBS) -lstdc++ -lpthread

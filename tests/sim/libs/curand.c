@@ -275,6 +275,7 @@ static curandStatus_t generate(curandGenerator_t gen, void *out, size_t n, enum 
     }
     if (simlib_launch(g->stream, &k, 1, j ? run : NULL, j) != 0)
         return CURAND_STATUS_LAUNCH_FAILURE;
+    simlib_call_tail();
     return CURAND_STATUS_SUCCESS;
 }
 

@@ -360,7 +360,7 @@ static cusolverStatus_t run(cusolverDnHandle_t h, const char *what, solve_job *j
     j->compute = j->op != OP_TIMED && simlib_compute(flops / 2) && buffers_fit(j);
     if (!simlib_fits(j->info, sizeof *j->info))
         j->info = NULL;   /* nowhere a kernel could write it */
-    int spin = 1, handed = 0;   /* handed: j went with the main kernel (freed by it or its job) */
+    int handed = 0;   /* j went with the main kernel (freed by it or its job) */
     for (int i = 0; i < 7 && ks[i]; i++) {
         int main_k = ks[i][0] == '*';
         snprintf(name, sizeof name, ks[i] + main_k, pc, pc);
@@ -368,17 +368,19 @@ static cusolverStatus_t run(cusolverDnHandle_t h, const char *what, solve_job *j
                            .cls = main_k ? CUSIM_KERNEL_GEMM : CUSIM_KERNEL_ELEMENTWISE,
                            .flops = main_k ? flops : 0, .bytes = main_k ? 2.0 * elems * (j->dbl ? 8 : 4) : 64,
                            .prec_bits = j->dbl ? 64 : 32};
-        int r = simlib_launch(h->stream, &k, spin, main_k ? solve_run : NULL, main_k ? j : NULL);
+        /* each launch costs the CPU its own, as the library's launches do:
+         * small kernels start inside the call, as on a GPU that keeps up */
+        int r = simlib_launch(h->stream, &k, 1, main_k ? solve_run : NULL, main_k ? j : NULL);
         handed |= main_k;
         if (r != 0) {
             if (!handed)
                 free(j);
             return CUSOLVER_STATUS_EXECUTION_FAILED;
         }
-        spin = 0;
     }
     if (!handed)
         free(j);   /* (every listed routine has a main kernel) */
+    simlib_call_tail();
     return CUSOLVER_STATUS_SUCCESS;
 }
 

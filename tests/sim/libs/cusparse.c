@@ -571,7 +571,7 @@ static cusparseStatus_t product(cusparseHandle_t h, sp_job *j, const void *alpha
                  "EEvT1_S2_S2_lNS_11KernelCoeffIT2_EEPT3_", pc, pc);
         simlib_kernel scale = {.name = name, .threads = rows * cols_b, .block = 256, .cls = CUSIM_KERNEL_ELEMENTWISE,
                                .bytes = 2 * rows * cols_b * es};
-        if (j->spmm && simlib_launch(h->stream, &scale, 0, NULL, NULL) != 0) {
+        if (j->spmm && simlib_launch(h->stream, &scale, 1, NULL, NULL) != 0) {
             free(j);
             return CUSPARSE_STATUS_EXECUTION_FAILED;
         }
@@ -600,8 +600,10 @@ static cusparseStatus_t product(cusparseHandle_t h, sp_job *j, const void *alpha
         free(j);
         j = NULL;
     }
-    return simlib_launch(h->stream, &k, 1, j ? sp_run : NULL, j) == 0 ? CUSPARSE_STATUS_SUCCESS
-                                                                       : CUSPARSE_STATUS_EXECUTION_FAILED;
+    if (simlib_launch(h->stream, &k, 1, j ? sp_run : NULL, j) != 0)
+        return CUSPARSE_STATUS_EXECUTION_FAILED;
+    simlib_call_tail();
+    return CUSPARSE_STATUS_SUCCESS;
 }
 
 SP_EXPORT cusparseStatus_t cusparseSpMV(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha,
