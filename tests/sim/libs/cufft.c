@@ -417,6 +417,38 @@ FFT_EXPORT cufftResult cufftPlanMany(cufftHandle *plan, int rank, int *n, int *i
     return plan_new(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
 }
 
+/* cufftXt's plan (the samples' 16-bit and callback paths start with it):
+ * the transform's kind from its three data types, as cufftXt.h documents;
+ * the types this sim computes (32- and 64-bit real and complex) only. */
+static cufftType xt_type(cudaDataType in, cudaDataType out, cudaDataType exec)
+{
+    static const struct {
+        cudaDataType in, out, exec;
+        cufftType type;
+    } kinds[] = {
+        {CUDA_C_32F, CUDA_C_32F, CUDA_C_32F, CUFFT_C2C}, {CUDA_R_32F, CUDA_C_32F, CUDA_C_32F, CUFFT_R2C},
+        {CUDA_C_32F, CUDA_R_32F, CUDA_C_32F, CUFFT_C2R}, {CUDA_C_64F, CUDA_C_64F, CUDA_C_64F, CUFFT_Z2Z},
+        {CUDA_R_64F, CUDA_C_64F, CUDA_C_64F, CUFFT_D2Z}, {CUDA_C_64F, CUDA_R_64F, CUDA_C_64F, CUFFT_Z2D},
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (kinds[i].in == in && kinds[i].out == out && kinds[i].exec == exec)
+            return kinds[i].type;
+    return (cufftType)0;
+}
+
+FFT_EXPORT cufftResult cufftXtMakePlanMany(cufftHandle h, int rank, long long int *n, long long int *inembed,
+                                           long long int istride, long long int idist, cudaDataType inputtype,
+                                           long long int *onembed, long long int ostride, long long int odist,
+                                           cudaDataType outputtype, long long int batch, size_t *workSize,
+                                           cudaDataType executiontype)
+{
+    cufftType type = xt_type(inputtype, outputtype, executiontype);
+    if (type == 0)
+        return plan_of(h) ? CUFFT_NOT_SUPPORTED : CUFFT_INVALID_PLAN;   /* half and bf16: not simulated */
+    return cufftMakePlanMany64(h, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch,
+                               workSize);
+}
+
 FFT_EXPORT cufftResult cufftDestroy(cufftHandle h)
 {
     plan *p = plan_of(h);
@@ -655,4 +687,15 @@ FFT_EXPORT cufftResult cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufft
 FFT_EXPORT cufftResult cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
 {
     return exec(plan, CUFFT_Z2D, idata, odata, CUFFT_INVERSE);
+}
+
+/* cufftXt's exec of any plan: the plan's own kind; the direction of a real
+ * transform is its kind's. */
+FFT_EXPORT cufftResult cufftXtExec(cufftHandle h, void *input, void *output, int direction)
+{
+    plan *p = plan_of(h);
+    if (p == NULL || !p->made)
+        return CUFFT_INVALID_PLAN;
+    int dir = is_r2c(p->type) ? CUFFT_FORWARD : is_c2r(p->type) ? CUFFT_INVERSE : direction;
+    return exec(h, p->type, input, output, dir);
 }

@@ -185,6 +185,109 @@ SP_EXPORT cusparseStatus_t cusparseDestroy(cusparseHandle_t handle)
     return CUSPARSE_STATUS_SUCCESS;
 }
 
+/* ---- the legacy API's matrix descriptor (cusparse.h: the samples that
+ * still use it, conjugateGradient among them, create one first) ---------- */
+
+#define MATDESCR_MAGIC 0x4d415444u /* "MATD" */
+
+struct cusparseMatDescr {
+    uint32_t magic;
+    cusparseMatrixType_t type;
+    cusparseFillMode_t fill;
+    cusparseDiagType_t diag;
+    cusparseIndexBase_t base;
+};
+
+static cusparseMatDescr_t descr_of(cusparseMatDescr_t d)
+{
+    return d != NULL && d->magic == MATDESCR_MAGIC ? d : NULL;
+}
+
+SP_EXPORT cusparseStatus_t cusparseCreateMatDescr(cusparseMatDescr_t *descrA)
+{
+    if (descrA == NULL)
+        return CUSPARSE_STATUS_INVALID_VALUE;
+    cusparseMatDescr_t d = calloc(1, sizeof *d);
+    if (d == NULL)
+        return CUSPARSE_STATUS_ALLOC_FAILED;
+    /* the documented defaults: general, lower, non-unit, base 0 */
+    *d = (struct cusparseMatDescr){.magic = MATDESCR_MAGIC, .type = CUSPARSE_MATRIX_TYPE_GENERAL,
+                                   .fill = CUSPARSE_FILL_MODE_LOWER, .diag = CUSPARSE_DIAG_TYPE_NON_UNIT,
+                                   .base = CUSPARSE_INDEX_BASE_ZERO};
+    *descrA = d;
+    return CUSPARSE_STATUS_SUCCESS;
+}
+
+SP_EXPORT cusparseStatus_t cusparseDestroyMatDescr(cusparseMatDescr_t descrA)
+{
+    cusparseMatDescr_t d = descr_of(descrA);
+    if (d == NULL)
+        return descrA == NULL ? CUSPARSE_STATUS_SUCCESS : CUSPARSE_STATUS_INVALID_VALUE;
+    d->magic = 0;
+    free(d);
+    return CUSPARSE_STATUS_SUCCESS;
+}
+
+SP_EXPORT cusparseStatus_t cusparseSetMatType(cusparseMatDescr_t descrA, cusparseMatrixType_t type)
+{
+    cusparseMatDescr_t d = descr_of(descrA);
+    if (d == NULL || (unsigned)type > CUSPARSE_MATRIX_TYPE_TRIANGULAR)
+        return CUSPARSE_STATUS_INVALID_VALUE;
+    d->type = type;
+    return CUSPARSE_STATUS_SUCCESS;
+}
+
+SP_EXPORT cusparseMatrixType_t cusparseGetMatType(const cusparseMatDescr_t descrA)
+{
+    cusparseMatDescr_t d = descr_of(descrA);
+    return d ? d->type : CUSPARSE_MATRIX_TYPE_GENERAL;
+}
+
+SP_EXPORT cusparseStatus_t cusparseSetMatFillMode(cusparseMatDescr_t descrA, cusparseFillMode_t fillMode)
+{
+    cusparseMatDescr_t d = descr_of(descrA);
+    if (d == NULL || (unsigned)fillMode > CUSPARSE_FILL_MODE_UPPER)
+        return CUSPARSE_STATUS_INVALID_VALUE;
+    d->fill = fillMode;
+    return CUSPARSE_STATUS_SUCCESS;
+}
+
+SP_EXPORT cusparseFillMode_t cusparseGetMatFillMode(const cusparseMatDescr_t descrA)
+{
+    cusparseMatDescr_t d = descr_of(descrA);
+    return d ? d->fill : CUSPARSE_FILL_MODE_LOWER;
+}
+
+SP_EXPORT cusparseStatus_t cusparseSetMatDiagType(cusparseMatDescr_t descrA, cusparseDiagType_t diagType)
+{
+    cusparseMatDescr_t d = descr_of(descrA);
+    if (d == NULL || (unsigned)diagType > CUSPARSE_DIAG_TYPE_UNIT)
+        return CUSPARSE_STATUS_INVALID_VALUE;
+    d->diag = diagType;
+    return CUSPARSE_STATUS_SUCCESS;
+}
+
+SP_EXPORT cusparseDiagType_t cusparseGetMatDiagType(const cusparseMatDescr_t descrA)
+{
+    cusparseMatDescr_t d = descr_of(descrA);
+    return d ? d->diag : CUSPARSE_DIAG_TYPE_NON_UNIT;
+}
+
+SP_EXPORT cusparseStatus_t cusparseSetMatIndexBase(cusparseMatDescr_t descrA, cusparseIndexBase_t base)
+{
+    cusparseMatDescr_t d = descr_of(descrA);
+    if (d == NULL || (unsigned)base > CUSPARSE_INDEX_BASE_ONE)
+        return CUSPARSE_STATUS_INVALID_VALUE;
+    d->base = base;
+    return CUSPARSE_STATUS_SUCCESS;
+}
+
+SP_EXPORT cusparseIndexBase_t cusparseGetMatIndexBase(const cusparseMatDescr_t descrA)
+{
+    cusparseMatDescr_t d = descr_of(descrA);
+    return d ? d->base : CUSPARSE_INDEX_BASE_ZERO;
+}
+
 SP_EXPORT cusparseStatus_t cusparseGetVersion(cusparseHandle_t handle, int *version)
 {
     if (handle_of(handle) == NULL)
