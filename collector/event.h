@@ -31,7 +31,7 @@ enum cuprof_ev_class {
     CUPROF_EV_MARK = 14,        /* nvtxMark*: a.nvtx (name, domain) */
     /* What a hook asks for a library call with no arguments kept that may run
      * CUDA work inside it (every cuBLAS/cuBLASLt entry point but the GEMMs:
-     * preload/gen_blas_hooks.sh): it pushes its event id as CUPTI's external
+     * preload/gen_lib_hooks.sh): it pushes its event id as CUPTI's external
      * id, as a GEMM does (cuBLAS's own runtime is linked in: no hook sees its
      * launches and copies), and is recorded as a CUPROF_EV_BLAS with no shape
      * (m, n and k 0: cuprof_ev_is_gemm tells them apart; records hold classes

@@ -256,7 +256,7 @@ typedef uintptr_t preload_mpi_handle;
     X(cudaGraphAddNode, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, \
       (cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, \
        const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)) \
-    /* every other cuBLAS/cuBLASLt entry point (hooks_blas_gen.c): a row each, \
+    /* every other cuBLAS/cuBLASLt entry point (hooks_lib_gen.c): a row each, \
      * its copies and kernels charged to it */ \
     PRELOAD_BLAS_GEN_HOOKS(X) \
     /* NCCL (hooks_nccl.c): the communicator's life, the collectives and \
