@@ -514,14 +514,16 @@ static inline __attribute__((always_inline)) void preload_memheld(int is_free, u
 }
 
 /* A hook that records the call and keeps none of its arguments: the real
- * function's result, or `missing` when it cannot be found. */
-#define PRELOAD_PLAIN_HOOK(ret, name, params, args, missing)   \
-    PRELOAD_EXPORT ret name params                             \
-    {                                                          \
-        preload_##name##_fn real = PRELOAD_REAL(name);         \
-        preload_call c = HOOK_BEGIN(name);                     \
-        ret r = real ? real args : (missing);                  \
-        return (ret)hook_end(c, (int)r);                       \
+ * function's result, or `missing` when it cannot be found. The locals' names
+ * are ones no parameter of the hooked libraries has (preload/hooks_lib_gen.c
+ * makes every cuBLAS hook with it). */
+#define PRELOAD_PLAIN_HOOK(ret, name, params, args, missing)                             \
+    PRELOAD_EXPORT ret name params                                                       \
+    {                                                                                    \
+        preload_##name##_fn preload_gen_real_ = PRELOAD_REAL(name);                      \
+        preload_call preload_gen_call_ = HOOK_BEGIN(name);                               \
+        ret preload_gen_r_ = preload_gen_real_ ? preload_gen_real_ args : (missing);     \
+        return (ret)hook_end(preload_gen_call_, (int)preload_gen_r_);                    \
     }
 
 /* Saturating conversions into the event's narrow fields. */

@@ -63,14 +63,8 @@ static inline uint64_t pm_u64(int64_t v)
     }
 
 /* cuBLAS's hooks: the call and nothing of its arguments. */
-#define PRELOAD_GEN_BODY(ret, name, params, args, missing, pre, post)                 \
-    PRELOAD_EXPORT ret name params                                                  \
-    {                                                                               \
-        preload_##name##_fn preload_gen_real_ = PRELOAD_REAL(name);                 \
-        preload_call preload_gen_call_ = HOOK_BEGIN(name);                          \
-        ret preload_gen_r_ = preload_gen_real_ ? preload_gen_real_ args : (missing); \
-        return (ret)hook_end(preload_gen_call_, (int)preload_gen_r_);               \
-    }
+#define PRELOAD_GEN_BODY(ret, name, params, args, missing, pre, post) \
+    PRELOAD_PLAIN_HOOK(ret, name, params, args, missing)
 PRELOAD_BLAS_GEN_BODIES(PRELOAD_GEN_BODY)
 
 /* The math libraries' hooks: which library, and what pre and post keep. */

@@ -228,65 +228,26 @@ SP_EXPORT cusparseStatus_t cusparseDestroyMatDescr(cusparseMatDescr_t descrA)
     return CUSPARSE_STATUS_SUCCESS;
 }
 
-SP_EXPORT cusparseStatus_t cusparseSetMatType(cusparseMatDescr_t descrA, cusparseMatrixType_t type)
-{
-    cusparseMatDescr_t d = descr_of(descrA);
-    if (d == NULL || (unsigned)type > CUSPARSE_MATRIX_TYPE_TRIANGULAR)
-        return CUSPARSE_STATUS_INVALID_VALUE;
-    d->type = type;
-    return CUSPARSE_STATUS_SUCCESS;
-}
-
-SP_EXPORT cusparseMatrixType_t cusparseGetMatType(const cusparseMatDescr_t descrA)
-{
-    cusparseMatDescr_t d = descr_of(descrA);
-    return d ? d->type : CUSPARSE_MATRIX_TYPE_GENERAL;
-}
-
-SP_EXPORT cusparseStatus_t cusparseSetMatFillMode(cusparseMatDescr_t descrA, cusparseFillMode_t fillMode)
-{
-    cusparseMatDescr_t d = descr_of(descrA);
-    if (d == NULL || (unsigned)fillMode > CUSPARSE_FILL_MODE_UPPER)
-        return CUSPARSE_STATUS_INVALID_VALUE;
-    d->fill = fillMode;
-    return CUSPARSE_STATUS_SUCCESS;
-}
-
-SP_EXPORT cusparseFillMode_t cusparseGetMatFillMode(const cusparseMatDescr_t descrA)
-{
-    cusparseMatDescr_t d = descr_of(descrA);
-    return d ? d->fill : CUSPARSE_FILL_MODE_LOWER;
-}
-
-SP_EXPORT cusparseStatus_t cusparseSetMatDiagType(cusparseMatDescr_t descrA, cusparseDiagType_t diagType)
-{
-    cusparseMatDescr_t d = descr_of(descrA);
-    if (d == NULL || (unsigned)diagType > CUSPARSE_DIAG_TYPE_UNIT)
-        return CUSPARSE_STATUS_INVALID_VALUE;
-    d->diag = diagType;
-    return CUSPARSE_STATUS_SUCCESS;
-}
-
-SP_EXPORT cusparseDiagType_t cusparseGetMatDiagType(const cusparseMatDescr_t descrA)
-{
-    cusparseMatDescr_t d = descr_of(descrA);
-    return d ? d->diag : CUSPARSE_DIAG_TYPE_NON_UNIT;
-}
-
-SP_EXPORT cusparseStatus_t cusparseSetMatIndexBase(cusparseMatDescr_t descrA, cusparseIndexBase_t base)
-{
-    cusparseMatDescr_t d = descr_of(descrA);
-    if (d == NULL || (unsigned)base > CUSPARSE_INDEX_BASE_ONE)
-        return CUSPARSE_STATUS_INVALID_VALUE;
-    d->base = base;
-    return CUSPARSE_STATUS_SUCCESS;
-}
-
-SP_EXPORT cusparseIndexBase_t cusparseGetMatIndexBase(const cusparseMatDescr_t descrA)
-{
-    cusparseMatDescr_t d = descr_of(descrA);
-    return d ? d->base : CUSPARSE_INDEX_BASE_ZERO;
-}
+/* cusparseSetMat<Field> and cusparseGetMat<Field> of one field: a value past
+ * its enum's last (max) is refused; a bad descriptor reads as the default. */
+#define MATDESCR_FIELD(Field, type_t, field, max, dflt)                       \
+    SP_EXPORT cusparseStatus_t cusparseSetMat##Field(cusparseMatDescr_t descrA, type_t v) \
+    {                                                                          \
+        cusparseMatDescr_t d = descr_of(descrA);                               \
+        if (d == NULL || (unsigned)v > (unsigned)(max))                        \
+            return CUSPARSE_STATUS_INVALID_VALUE;                              \
+        d->field = v;                                                          \
+        return CUSPARSE_STATUS_SUCCESS;                                        \
+    }                                                                          \
+    SP_EXPORT type_t cusparseGetMat##Field(const cusparseMatDescr_t descrA)   \
+    {                                                                          \
+        cusparseMatDescr_t d = descr_of(descrA);                               \
+        return d ? d->field : (dflt);                                          \
+    }
+MATDESCR_FIELD(Type, cusparseMatrixType_t, type, CUSPARSE_MATRIX_TYPE_TRIANGULAR, CUSPARSE_MATRIX_TYPE_GENERAL)
+MATDESCR_FIELD(FillMode, cusparseFillMode_t, fill, CUSPARSE_FILL_MODE_UPPER, CUSPARSE_FILL_MODE_LOWER)
+MATDESCR_FIELD(DiagType, cusparseDiagType_t, diag, CUSPARSE_DIAG_TYPE_UNIT, CUSPARSE_DIAG_TYPE_NON_UNIT)
+MATDESCR_FIELD(IndexBase, cusparseIndexBase_t, base, CUSPARSE_INDEX_BASE_ONE, CUSPARSE_INDEX_BASE_ZERO)
 
 SP_EXPORT cusparseStatus_t cusparseGetVersion(cusparseHandle_t handle, int *version)
 {
