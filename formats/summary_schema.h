@@ -70,6 +70,18 @@ enum cuprof_schema_when {
     X(U64, gpu_bytes, ADDED)            \
     X(FIX6, gb_per_s, ADDED)
 
+/* math[]: cuprof_stat_math */
+#define CUPROF_SCHEMA_MATH(X)           \
+    X(STR, name, ADDED)                 \
+    X(STR, library, ADDED)              \
+    X(STR, kind, ADDED)                 \
+    X(STR, dtype, ADDED)                \
+    X(U64, m, ADDED)                    \
+    X(U64, n, ADDED)                    \
+    X(U64, k, ADDED)                    \
+    X(U64, batch, ADDED)                \
+    X(U64, calls, ADDED)
+
 /* blas[]: cuprof_stat_blas, then "shapes" */
 #define CUPROF_SCHEMA_BLAS(X)           \
     X(STR, name, ALWAYS)                \

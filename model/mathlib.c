@@ -3,12 +3,14 @@
  * call's own arguments, and an exec's joined from its handle's maker.
  */
 #include "model/mathlib.h"
+#include "model/vocab.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include <cufft.h>
 #include <curand.h>
+#include <library_types.h>
 
 /* A maker: the call that made (or sized) a handle of a library. */
 typedef struct maker {
@@ -151,6 +153,24 @@ static void fft_sizes(const cuprof_event *p, cuprof_math_args *a)
     a->kind = p->a.math.kind;
     a->batch = p->a.math.batch ? p->a.math.batch : 1;
     a->dtype = p->a.math.dtype ? (int)p->a.math.dtype - 1 : -1;
+    if (a->dtype < 0 && a->kind)   /* the type says it: the complex side's */
+        a->dtype = a->kind == CUFFT_Z2Z || a->kind == CUFFT_D2Z || a->kind == CUFFT_Z2D ? CUDA_C_64F : CUDA_C_32F;
+}
+
+/* A cuSOLVER routine's data type by its name's precision letter
+ * (cusolverDnSgetrf, cusolverSpDcsrlsvqr, ...); -1 none (the X API passes
+ * its own). */
+static int solver_dtype(const char *n)
+{
+    if (strncmp(n, "cusolverDn", 10) && strncmp(n, "cusolverSp", 10))
+        return -1;
+    switch (n[10]) {
+    case 'S': return CUDA_R_32F;
+    case 'D': return CUDA_R_64F;
+    case 'C': return CUDA_C_32F;
+    case 'Z': return CUDA_C_64F;
+    default: return -1;
+    }
 }
 
 int cuprof_math_args_of(const cuprof_math_index *ix, const cuprof_run *run, const cuprof_event *ev,
@@ -209,6 +229,8 @@ int cuprof_math_args_of(const cuprof_math_index *ix, const cuprof_run *run, cons
     case CUPROF_MATH_SOLVER:
         if (a->m == 0)
             a->m = a->n;   /* a square routine passes n alone */
+        if (a->dtype < 0 && a->op != CUPROF_MOP_OTHER)
+            a->dtype = solver_dtype(cuprof_run_api_name(run, ev->api));
         break;
     default:
         break;
@@ -331,9 +353,93 @@ int cuprof_math_fields(const cuprof_math_args *a, const char *api_name, cuprof_m
     default:
         return 0;
     }
+    if (a->dtype >= 0)
+        n = field(f, n, "dtype", cuprof_dtype_name((uint8_t)a->dtype), 0);
     if (a->handle && a->lib != CUPROF_MATH_SOLVER)
         n = field(f, n, a->lib == CUPROF_MATH_FFT ? "plan" : a->lib == CUPROF_MATH_RAND ? "generator handle"
                                                                                    : "descriptor",
                   NULL, a->handle);
     return n;
+}
+
+/* ---- the summary's rows ------------------------------------------------- */
+
+static const char *library_name(int lib)
+{
+    static const char *const names[] = {"", "cufft", "curand", "cusparse", "cusolver"};
+    return lib >= 0 && lib <= CUPROF_MATH_SOLVER ? names[lib] : "";
+}
+
+/* What the row says the call's kind is, in words. */
+static const char *kind_name(const cuprof_math_args *a)
+{
+    switch (a->lib) {
+    case CUPROF_MATH_FFT: return cuprof_fft_type_name(a->kind);
+    case CUPROF_MATH_RAND: return cuprof_rand_dist_name(a->dist);
+    case CUPROF_MATH_SPARSE: return cuprof_sparse_format_name(a->kind);
+    default: return "";
+    }
+}
+
+static int cmp_math_key(const void *a, const void *b)
+{
+    const cuprof_stat_math *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    if (c)
+        return c;
+    if ((c = strcmp(x->kind, y->kind)) || (c = strcmp(x->dtype, y->dtype)))
+        return c;
+    const uint64_t kx[] = {x->m, x->n, x->k, x->batch}, ky[] = {y->m, y->n, y->k, y->batch};
+    for (int i = 0; i < 4; i++)
+        if (kx[i] != ky[i])
+            return kx[i] < ky[i] ? -1 : 1;
+    return 0;
+}
+
+static int cmp_math_calls(const void *a, const void *b)
+{
+    const cuprof_stat_math *x = a, *y = b;
+    if (x->calls != y->calls)
+        return x->calls > y->calls ? -1 : 1;
+    return cmp_math_key(a, b);
+}
+
+int cuprof_math_summarize(const cuprof_math_index *ix, const cuprof_run *run, cuprof_summary *s)
+{
+    size_t n = 0, want = 0;
+    free(s->math);
+    s->math = NULL;
+    s->nmath = 0;
+    for (size_t t = 0; t < run->nthreads; t++)
+        for (uint64_t i = 0; i < run->threads[t].n; i++)
+            want += cuprof_run_event(&run->threads[t], i)->cls == CUPROF_EV_MATH;
+    if (want == 0)
+        return 0;
+    cuprof_stat_math *rows = malloc(want * sizeof *rows);
+    if (!rows)
+        return -1;
+    for (size_t t = 0; t < run->nthreads; t++)
+        for (uint64_t i = 0; i < run->threads[t].n; i++) {
+            const cuprof_event *ev = cuprof_run_event(&run->threads[t], i);
+            cuprof_math_args a;
+            if (!cuprof_math_args_of(ix, run, ev, &a) || ev->result != 0 || a.op == CUPROF_MOP_OTHER ||
+                a.op == CUPROF_MOP_FFT_PLAN || a.op == CUPROF_MOP_SP_DESCR)
+                continue;
+            rows[n++] = (cuprof_stat_math){.name = cuprof_run_api_name(run, ev->api),
+                                           .library = library_name(a.lib), .kind = kind_name(&a),
+                                           .dtype = a.dtype >= 0 ? cuprof_dtype_name((uint8_t)a.dtype) : "",
+                                           .m = a.m, .n = a.n, .k = a.k, .batch = a.batch, .calls = 1};
+        }
+    qsort(rows, n, sizeof *rows, cmp_math_key);
+    size_t g = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (g > 0 && cmp_math_key(&rows[g - 1], &rows[i]) == 0)
+            rows[g - 1].calls++;
+        else
+            rows[g++] = rows[i];
+    }
+    qsort(rows, g, sizeof *rows, cmp_math_calls);
+    s->math = rows;
+    s->nmath = g;
+    return 0;
 }

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "model/run.h"
+#include "model/summary.h"
 
 /* What a call computes, by its name (the routines FLOPs are counted for;
  * the rest CUPROF_MOP_OTHER: set-up, queries, buffer sizes). */
@@ -81,9 +82,14 @@ void cuprof_math_index_destroy(cuprof_math_index *ix);
 int cuprof_math_args_of(const cuprof_math_index *ix, const cuprof_run *run, const cuprof_event *ev,
                         cuprof_math_args *out);
 
+/* Fills s->math: the run's math-library calls that compute and succeeded,
+ * grouped by entry point and size, most calls first. 0, or -1 on out of
+ * memory (s->math empty). */
+int cuprof_math_summarize(const cuprof_math_index *ix, const cuprof_run *run, cuprof_summary *s);
+
 /* The trace's args of a math call: up to CUPROF_MATH_FIELDS (key, value)
  * pairs, each a string (str) or a number (str NULL, u). Returns how many. */
-#define CUPROF_MATH_FIELDS 12
+#define CUPROF_MATH_FIELDS 14
 typedef struct cuprof_math_field {
     const char *key;
     const char *str;

@@ -70,6 +70,21 @@ typedef struct cuprof_stat_shape {
     uint64_t calls;
 } cuprof_stat_shape;
 
+/* Calls of one math-library entry point (cuFFT, cuRAND, cuSPARSE, cuSOLVER)
+ * with one size, as model/mathlib.h gives them (cuprof_math_summarize): the
+ * calls that compute (an FFT exec, a generate, SpMV, getrf, ...), an exec's
+ * sizes joined from its plan or descriptor. */
+typedef struct cuprof_stat_math {
+    const char *name;          /* entry point: "cufftExecC2C", "cusparseSpMV", ... */
+    const char *library;       /* "cufft", "curand", "cusparse", "cusolver" */
+    const char *kind;          /* FFT type ("C2C"), RAND distribution ("normal"), SPARSE
+                                  format ("CSR"); "" none or unknown */
+    const char *dtype;         /* "fp32", ...; "" unknown */
+    uint64_t m, n, k, batch;   /* cuprof_math_args's: FFT dims, SPARSE m n nnz, RAND count
+                                  (k), SOLVER m n nrhs; batch 1 when none */
+    uint64_t calls;
+} cuprof_stat_math;
+
 typedef struct cuprof_stat_blas {
     uint16_t api;
     const char *name;          /* entry point, e.g. "cublasLtMatmul" */
@@ -137,6 +152,8 @@ typedef struct cuprof_summary {
     uint64_t self_cuda_total_ns; /* sum of cuda_self_ns over api rows */
     int sorted_by_cuda;        /* 1 when api rows are sorted by CUDA total */
     cuprof_stat_shape *shapes_all; /* owns every blas[].shapes (one block) */
+    size_t nmath;
+    cuprof_stat_math *math;    /* most calls first (cuprof_math_summarize) */
     size_t nranges;
     cuprof_stat_range *ranges; /* most GPU time, then most CPU time first
                                 * (cuprof_ranges_summarize) */

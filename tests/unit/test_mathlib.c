@@ -6,6 +6,7 @@
  * generator, a solver routine.
  */
 #include <check.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cufft.h>
@@ -165,12 +166,51 @@ START_TEST(generate_sparse_solver)
 }
 END_TEST
 
+/* The summary's rows: the calls that compute, by entry point and size, most
+ * calls first; set-up (plans, descriptors, generators) left out. */
+START_TEST(summary_rows)
+{
+    make_run();
+    cuprof_math_index *ix = cuprof_math_index_build(&run);
+    cuprof_summary s;
+    memset(&s, 0, sizeof s);
+    ck_assert_int_eq(cuprof_math_summarize(ix, &run, &s), 0);
+    /* 5 execs (two unjoined alike), a generate, an SpMM, a potrf */
+    ck_assert_uint_eq(s.nmath, 7);
+    ck_assert_uint_eq(s.math[0].calls, 2);
+    ck_assert_str_eq(s.math[0].name, "cufftExecC2C");
+    int seen = 0;
+    for (size_t i = 0; i < s.nmath; i++) {
+        const cuprof_stat_math *r = &s.math[i];
+        ck_assert_msg(strcmp(r->name, "cufftPlan1d") && strcmp(r->name, "cusparseCreateCsr"), "%s", r->name);
+        if (!strcmp(r->name, "cusparseSpMM")) {
+            ck_assert_str_eq(r->kind, "CSR");
+            ck_assert_str_eq(r->library, "cusparse");
+            ck_assert_uint_eq(r->k, 2998);
+            seen++;
+        } else if (!strcmp(r->name, "cusolverDnSpotrf")) {
+            ck_assert_str_eq(r->dtype, "fp32");
+            ck_assert_uint_eq(r->m, 32);
+            seen++;
+        } else if (r->m == 256) {
+            ck_assert_str_eq(r->kind, "C2C");
+            ck_assert_uint_eq(r->batch, 4);
+            seen++;
+        }
+    }
+    ck_assert_int_eq(seen, 3);
+    free(s.math);
+    cuprof_math_index_destroy(ix);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mathlib");
     TCase *t = tcase_create("joins");
     tcase_add_test(t, exec_joins_its_plan);
     tcase_add_test(t, generate_sparse_solver);
+    tcase_add_test(t, summary_rows);
     suite_add_tcase(s, t);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
