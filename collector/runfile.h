@@ -239,6 +239,13 @@ enum cuprof_rf_tag {
     CUPROF_RT_CAP_FLIGHT_NS, CUPROF_RT_CAP_FLIGHT_BYTES, CUPROF_RT_CAP_FLIGHT_PEAK,
     CUPROF_RT_CAP_FLIGHT_EVICTED,
     CUPROF_RT_REPORT_HTML,        /* 1: NAME.report.html too */
+    /* 4.0: the API table in one tag, front-coded (about 16 KB for the 1750
+     * hooks of CUDA 13's runtime and math libraries, against 68 KB as one
+     * CUPROF_RT_API each: a META must fit where a full disk left room):
+     * u32 count, u8 categories, each category's name and a NUL; then per
+     * API id: u8 category index, u8 bytes shared with the previous name,
+     * the rest of the name and a NUL. Replaces CUPROF_RT_API (still read). */
+    CUPROF_RT_API_TABLE,
     /* GPU_INFO */
     CUPROF_RT_GPU_ON = 100, CUPROF_RT_GPU_KERNELS_ONLY, CUPROF_RT_GPU_STATUS,
     CUPROF_RT_GPU_DROPPED, CUPROF_RT_GPU_LATE, CUPROF_RT_GPU_CLOCK,
