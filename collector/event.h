@@ -171,7 +171,8 @@ typedef struct cuprof_event {
          *   nonzero), batch, type (kind: cufftType); an exec's direction
          *   (algo: 1 forward, 2 inverse).
          * RAND: a generator's rng type (kind: curandRngType_t); a generate's
-         *   count (k) and distribution (kind: enum cuprof_math_dist).
+         *   count (k), distribution (kind: enum cuprof_math_dist) and output
+         *   type (dtype, from its name).
          * SPARSE: a descriptor's rows (m), cols (n), nnz (k), format (kind:
          *   cusparseFormat_t; CUPROF_MATH_DENSE for a dense matrix or vector),
          *   value type (dtype); legacy routines' m, n, nnz; a generic
