@@ -80,6 +80,7 @@ enum cuprof_schema_when {
     X(U64, n, ADDED)                    \
     X(U64, k, ADDED)                    \
     X(U64, batch, ADDED)                \
+    X(U64, b_cols, ADDED)               \
     X(U64, calls, ADDED)
 
 /* blas[]: cuprof_stat_blas, then "shapes" */

@@ -389,8 +389,8 @@ static int cmp_math_key(const void *a, const void *b)
         return c;
     if ((c = strcmp(x->kind, y->kind)) || (c = strcmp(x->dtype, y->dtype)))
         return c;
-    const uint64_t kx[] = {x->m, x->n, x->k, x->batch}, ky[] = {y->m, y->n, y->k, y->batch};
-    for (int i = 0; i < 4; i++)
+    const uint64_t kx[] = {x->m, x->n, x->k, x->batch, x->b_cols}, ky[] = {y->m, y->n, y->k, y->batch, y->b_cols};
+    for (int i = 0; i < 5; i++)
         if (kx[i] != ky[i])
             return kx[i] < ky[i] ? -1 : 1;
     return 0;
@@ -428,7 +428,8 @@ int cuprof_math_summarize(const cuprof_math_index *ix, const cuprof_run *run, cu
             rows[n++] = (cuprof_stat_math){.name = cuprof_run_api_name(run, ev->api),
                                            .library = library_name(a.lib), .kind = kind_name(&a),
                                            .dtype = a.dtype >= 0 ? cuprof_dtype_name((uint8_t)a.dtype) : "",
-                                           .m = a.m, .n = a.n, .k = a.k, .batch = a.batch, .calls = 1};
+                                           .m = a.m, .n = a.n, .k = a.k, .batch = a.batch, .b_cols = a.b_cols,
+                                           .calls = 1};
         }
     qsort(rows, n, sizeof *rows, cmp_math_key);
     size_t g = 0;

@@ -82,6 +82,7 @@ typedef struct cuprof_stat_math {
     const char *dtype;         /* "fp32", ...; "" unknown */
     uint64_t m, n, k, batch;   /* cuprof_math_args's: FFT dims, SPARSE m n nnz, RAND count
                                   (k), SOLVER m n nrhs; batch 1 when none */
+    uint64_t b_cols;           /* SPARSE: columns of the second operand (SpMM's B), 0 */
     uint64_t calls;
 } cuprof_stat_math;
 

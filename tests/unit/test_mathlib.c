@@ -187,6 +187,7 @@ START_TEST(summary_rows)
             ck_assert_str_eq(r->kind, "CSR");
             ck_assert_str_eq(r->library, "cusparse");
             ck_assert_uint_eq(r->k, 2998);
+            ck_assert_uint_eq(r->b_cols, 4);
             seen++;
         } else if (!strcmp(r->name, "cusolverDnSpotrf")) {
             ck_assert_str_eq(r->dtype, "fp32");
