@@ -81,7 +81,8 @@ enum cuprof_schema_when {
     X(U64, k, ADDED)                    \
     X(U64, batch, ADDED)                \
     X(U64, b_cols, ADDED)               \
-    X(U64, calls, ADDED)
+    X(U64, calls, ADDED)                \
+    X(U64, gpu_total_ns, ADDED)
 
 /* blas[]: cuprof_stat_blas, then "shapes" */
 #define CUPROF_SCHEMA_BLAS(X)           \

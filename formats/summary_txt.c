@@ -638,12 +638,14 @@ static void put_math(cuprof_writer *w)
         return;
     cuprof_out_puts(o, "\nMath library calls by size (cuFFT: type and dims; cuRAND: distribution and count; "
                        "cuSPARSE: format, m, n, nnz; cuSOLVER: m, n, nrhs)\n");
-    cuprof_out_printf(o, "  %10s  %-10s  %10s  %10s  %10s  %6s  %-12s  %s\n", "Calls", "kind", "m", "n", "k/nnz",
-                      "batch", "dtype", "Entry point");
+    cuprof_out_printf(o, "  %10s  %12s  %-10s  %10s  %10s  %10s  %6s  %-12s  %s\n", "Calls", "GPU total", "kind", "m",
+                      "n", "k/nnz", "batch", "dtype", "Entry point");
     for (size_t i = 0; i < s->nmath; i++) {
         const cuprof_stat_math *r = &s->math[i];
-        cuprof_out_printf(o, "  %10llu  %-10s  %10llu  %10llu  %10llu  %6llu  %-12s  ", (unsigned long long)r->calls,
-                          r->kind, (unsigned long long)r->m, (unsigned long long)r->n, (unsigned long long)r->k,
+        char gpu[32];
+        cuprof_fmt_time(gpu, sizeof gpu, r->gpu_total_ns);
+        cuprof_out_printf(o, "  %10llu  %12s  %-10s  %10llu  %10llu  %10llu  %6llu  %-12s  ", (unsigned long long)r->calls,
+                          gpu, r->kind, (unsigned long long)r->m, (unsigned long long)r->n, (unsigned long long)r->k,
                           (unsigned long long)r->batch, r->dtype);
         put_clean(o, r->name);
         cuprof_out_putc(o, '\n');

@@ -3,6 +3,7 @@
  * call's own arguments, and an exec's joined from its handle's maker.
  */
 #include "model/mathlib.h"
+#include "model/timeline.h"
 #include "model/vocab.h"
 
 #include <stdlib.h>
@@ -396,15 +397,105 @@ static int cmp_math_key(const void *a, const void *b)
     return 0;
 }
 
-static int cmp_math_calls(const void *a, const void *b)
+static int cmp_math_rank(const void *a, const void *b)
 {
     const cuprof_stat_math *x = a, *y = b;
+    if (x->gpu_total_ns != y->gpu_total_ns)
+        return x->gpu_total_ns > y->gpu_total_ns ? -1 : 1;
     if (x->calls != y->calls)
         return x->calls > y->calls ? -1 : 1;
     return cmp_math_key(a, b);
 }
 
-int cuprof_math_summarize(const cuprof_math_index *ix, const cuprof_run *run, cuprof_summary *s)
+/* 1 when a summary row counts ev: a math call that computes and succeeded. */
+static int computes(const cuprof_math_index *ix, const cuprof_run *run, const cuprof_event *ev, cuprof_math_args *a)
+{
+    return cuprof_math_args_of(ix, run, ev, a) && ev->result == 0 && a->op != CUPROF_MOP_OTHER &&
+           a->op != CUPROF_MOP_FFT_PLAN && a->op != CUPROF_MOP_SP_DESCR;
+}
+
+/* Device time charged to a math call: (the call, ns). */
+typedef struct charged {
+    const cuprof_event *ev;
+    uint64_t ns;
+} charged;
+
+static int cmp_charged(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)((const charged *)a)->ev, y = (uintptr_t)((const charged *)b)->ev;
+    return (x > y) - (x < y);
+}
+
+/* The math call that computes behind the hooked call `id` (itself, or the
+ * nearest call around it: cuSOLVER's own cuBLAS calls), or NULL. */
+static const cuprof_event *math_owner(const cuprof_math_index *ix, const cuprof_run *run, uint64_t id)
+{
+    const cuprof_run_thread *th = NULL;
+    const cuprof_event *ev = id ? cuprof_run_find_event(run, id, &th) : NULL;
+    if (!ev || !th)
+        return NULL;
+    uint64_t i = cuprof_event_id_seq(id);
+    for (int hops = 0; hops < 64; hops++) {
+        cuprof_math_args a;
+        if (computes(ix, run, ev, &a))
+            return ev;
+        if (ev->depth == 0 || i == 0)
+            return NULL;
+        unsigned want = ev->depth - 1u;   /* the call around it: the nearest earlier one a level up */
+        uint64_t j = i;
+        while (j > 0 && cuprof_run_event(th, j - 1)->depth != want)
+            j--;
+        if (j == 0)
+            return NULL;
+        i = j - 1;
+        ev = cuprof_run_event(th, i);
+    }
+    return NULL;
+}
+
+/* The device time of every GPU record charged to a math call that computes,
+ * sorted by call (*n of them; NULL with *n 0 when none or out of memory). */
+static charged *charges(const cuprof_math_index *ix, const cuprof_run *run, const cuprof_timeline *tl, size_t *n)
+{
+    *n = 0;
+    const cuprof_gpu_run *g = tl ? tl->gpu : NULL;
+    if (!g || !(g->n_kernels + g->n_copies))
+        return NULL;
+    charged *c = malloc((g->n_kernels + g->n_copies) * sizeof *c);
+    if (!c)
+        return NULL;
+    for (size_t i = 0; i < g->n_kernels + g->n_copies; i++) {
+        int k = i < g->n_kernels;
+        size_t r = k ? i : i - g->n_kernels;
+        const cuprof_cause *cause = k ? &tl->kernel_cause[r] : &tl->copy_cause[r];
+        const cuprof_event *ev = math_owner(ix, run, cause->hooked);
+        uint64_t s = k ? g->kernels[r].start_ns : g->copies[r].start_ns, e = k ? g->kernels[r].end_ns : g->copies[r].end_ns;
+        if (ev)
+            c[(*n)++] = (charged){ev, e > s ? e - s : 0};
+    }
+    qsort(c, *n, sizeof *c, cmp_charged);
+    return c;
+}
+
+/* The device time charged to ev (c sorted by call). */
+static uint64_t charged_to(const charged *c, size_t n, const cuprof_event *ev)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {   /* the first entry of ev */
+        size_t mid = lo + (hi - lo) / 2;
+        if ((uintptr_t)c[mid].ev < (uintptr_t)ev)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint64_t ns = 0;
+    for (; lo < n && c[lo].ev == ev; lo++)
+        ns += c[lo].ns;
+    return ns;
+}
+
+int cuprof_math_summarize(const cuprof_math_index *ix, const cuprof_run *run, const cuprof_timeline *tl,
+                          cuprof_summary *s)
 {
     size_t n = 0, want = 0;
     free(s->math);
@@ -416,30 +507,36 @@ int cuprof_math_summarize(const cuprof_math_index *ix, const cuprof_run *run, cu
     if (want == 0)
         return 0;
     cuprof_stat_math *rows = malloc(want * sizeof *rows);
-    if (!rows)
+    size_t nc = 0;
+    charged *c = rows ? charges(ix, run, tl, &nc) : NULL;
+    if (!rows) {
+        free(c);
         return -1;
+    }
     for (size_t t = 0; t < run->nthreads; t++)
         for (uint64_t i = 0; i < run->threads[t].n; i++) {
             const cuprof_event *ev = cuprof_run_event(&run->threads[t], i);
             cuprof_math_args a;
-            if (!cuprof_math_args_of(ix, run, ev, &a) || ev->result != 0 || a.op == CUPROF_MOP_OTHER ||
-                a.op == CUPROF_MOP_FFT_PLAN || a.op == CUPROF_MOP_SP_DESCR)
+            if (!computes(ix, run, ev, &a))
                 continue;
             rows[n++] = (cuprof_stat_math){.name = cuprof_run_api_name(run, ev->api),
                                            .library = library_name(a.lib), .kind = kind_name(&a),
                                            .dtype = a.dtype >= 0 ? cuprof_dtype_name((uint8_t)a.dtype) : "",
                                            .m = a.m, .n = a.n, .k = a.k, .batch = a.batch, .b_cols = a.b_cols,
-                                           .calls = 1};
+                                           .calls = 1, .gpu_total_ns = charged_to(c, nc, ev)};
         }
     qsort(rows, n, sizeof *rows, cmp_math_key);
     size_t g = 0;
     for (size_t i = 0; i < n; i++) {
-        if (g > 0 && cmp_math_key(&rows[g - 1], &rows[i]) == 0)
+        if (g > 0 && cmp_math_key(&rows[g - 1], &rows[i]) == 0) {
             rows[g - 1].calls++;
-        else
+            rows[g - 1].gpu_total_ns += rows[i].gpu_total_ns;
+        } else {
             rows[g++] = rows[i];
+        }
     }
-    qsort(rows, g, sizeof *rows, cmp_math_calls);
+    free(c);
+    qsort(rows, g, sizeof *rows, cmp_math_rank);
     s->math = rows;
     s->nmath = g;
     return 0;

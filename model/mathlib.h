@@ -82,10 +82,15 @@ void cuprof_math_index_destroy(cuprof_math_index *ix);
 int cuprof_math_args_of(const cuprof_math_index *ix, const cuprof_run *run, const cuprof_event *ev,
                         cuprof_math_args *out);
 
+struct cuprof_timeline;
+
 /* Fills s->math: the run's math-library calls that compute and succeeded,
- * grouped by entry point and size, most calls first. 0, or -1 on out of
- * memory (s->math empty). */
-int cuprof_math_summarize(const cuprof_math_index *ix, const cuprof_run *run, cuprof_summary *s);
+ * grouped by entry point and size, with the device time charged to them or
+ * to calls inside them (tl: the run's GPU records joined to the calls, NULL:
+ * none), most GPU time first, then most calls. 0, or -1 on out of memory
+ * (s->math empty). */
+int cuprof_math_summarize(const cuprof_math_index *ix, const cuprof_run *run, const struct cuprof_timeline *tl,
+                          cuprof_summary *s);
 
 /* The trace's args of a math call: up to CUPROF_MATH_FIELDS (key, value)
  * pairs, each a string (str) or a number (str NULL, u). Returns how many. */

@@ -40,7 +40,7 @@ cuprof_model *cuprof_model_build(const cuprof_run *run, cuprof_demangle_fn deman
         !(m->census = cuprof_census_build(m->timeline, m->graphs)) ||
         !(m->colls = cuprof_collectives_build(run, m->timeline, m->steps)) ||
         !(m->math = cuprof_math_index_build(run)) ||
-        cuprof_math_summarize(m->math, run, m->summary) < 0) {
+        cuprof_math_summarize(m->math, run, m->timeline, m->summary) < 0) {
         cuprof_model_destroy(m);
         return NULL;
     }

@@ -84,6 +84,9 @@ typedef struct cuprof_stat_math {
                                   (k), SOLVER m n nrhs; batch 1 when none */
     uint64_t b_cols;           /* SPARSE: columns of the second operand (SpMM's B), 0 */
     uint64_t calls;
+    uint64_t gpu_total_ns;     /* device time of the kernels, copies and memsets charged to
+                                  these calls or to calls inside them (0 without a GPU
+                                  timeline) */
 } cuprof_stat_math;
 
 typedef struct cuprof_stat_blas {
@@ -154,7 +157,7 @@ typedef struct cuprof_summary {
     int sorted_by_cuda;        /* 1 when api rows are sorted by CUDA total */
     cuprof_stat_shape *shapes_all; /* owns every blas[].shapes (one block) */
     size_t nmath;
-    cuprof_stat_math *math;    /* most calls first (cuprof_math_summarize) */
+    cuprof_stat_math *math;    /* most GPU time, then most calls first (cuprof_math_summarize) */
     size_t nranges;
     cuprof_stat_range *ranges; /* most GPU time, then most CPU time first
                                 * (cuprof_ranges_summarize) */

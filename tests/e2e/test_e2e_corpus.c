@@ -340,12 +340,17 @@ START_TEST(every_math_call_is_a_row_with_its_work)
         ck_assert_msg(e2e_int(args, math_calls[c].key2) == math_calls[c].want2, "%s: %s's %s is %lld, want %lld",
                       prog, math_calls[c].call, math_calls[c].key2, e2e_int(args, math_calls[c].key2),
                       math_calls[c].want2);
-        /* and summary.json's math rows have it with its size */
-        long long rows = 0;
+        /* and summary.json's math rows have it with its size, and all its GPU time */
+        long long rows = 0, gpu = 0;
         json_array_foreach(json_object_get(p.sum, "math"), i, r)
-            rows += !strcmp(e2e_str(r, "name"), math_calls[c].call) && e2e_int(r, "calls") > 0 &&
-                    (e2e_int(r, "m") | e2e_int(r, "n") | e2e_int(r, "k")) != 0;
+            if (!strcmp(e2e_str(r, "name"), math_calls[c].call) && e2e_int(r, "calls") > 0 &&
+                (e2e_int(r, "m") | e2e_int(r, "n") | e2e_int(r, "k")) != 0) {
+                rows++;
+                gpu += e2e_int(r, "gpu_total_ns");
+            }
         ck_assert_msg(rows > 0, "%s: no math row of %s with its size", prog, math_calls[c].call);
+        ck_assert_msg(gpu == owned, "%s: %s's math rows hold %lld ns, its api row %lld", prog, math_calls[c].call,
+                      gpu, owned);
     }
     e2e_prof_free(&p);
 }

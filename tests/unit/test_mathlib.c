@@ -174,7 +174,7 @@ START_TEST(summary_rows)
     cuprof_math_index *ix = cuprof_math_index_build(&run);
     cuprof_summary s;
     memset(&s, 0, sizeof s);
-    ck_assert_int_eq(cuprof_math_summarize(ix, &run, &s), 0);
+    ck_assert_int_eq(cuprof_math_summarize(ix, &run, NULL, &s), 0);
     /* 5 execs (two unjoined alike), a generate, an SpMM, a potrf */
     ck_assert_uint_eq(s.nmath, 7);
     ck_assert_uint_eq(s.math[0].calls, 2);
