@@ -275,7 +275,8 @@ thread_take(uint16_t api, int cupti)
 #define STACK_CLASSES                                                                       \
     ((1u << CUPROF_EV_LAUNCH) | (1u << CUPROF_EV_COPY) | (1u << CUPROF_EV_MEMSET) |         \
      (1u << CUPROF_EV_ALLOC) | (1u << CUPROF_EV_FREE) | (1u << CUPROF_EV_SYNC) |            \
-     (1u << CUPROF_EV_BLAS) | (1u << CUPROF_EV_LIB) | (1u << CUPROF_EV_COLL))
+     (1u << CUPROF_EV_BLAS) | (1u << CUPROF_EV_LIB) | (1u << CUPROF_EV_COLL) |              \
+     (1u << CUPROF_EV_MATH) | (1u << CUPROF_EV_MATH_LIB))
 
 cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
 {
@@ -289,7 +290,8 @@ cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
     memset(ev, 0, sizeof *ev);
     ev->api = api;
     ev->depth = (uint8_t)d;
-    ev->cls = cls == CUPROF_EV_LIB ? CUPROF_EV_BLAS : cls;   /* a shapeless cuBLAS call */
+    /* a shapeless cuBLAS call; a math-library call that pushes */
+    ev->cls = cls == CUPROF_EV_LIB ? CUPROF_EV_BLAS : cls == CUPROF_EV_MATH_LIB ? CUPROF_EV_MATH : cls;
     t->stage_seq[d] = t->reserved++;
     /* Only calls that run other CUDA calls inside them push an external id
      * (cuBLAS/cuBLASLt: their runtime and driver calls and kernels must
@@ -301,7 +303,8 @@ cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
      * quarter of a launch. (Every call pushes when CUPTI would not take our
      * clock or thread ids: the match needs both, see cupti.h.) */
     int cupti = __atomic_load_n(&cuprof_cupti_active, __ATOMIC_RELAXED);
-    if (cupti && (cls == CUPROF_EV_BLAS || cls == CUPROF_EV_LIB || cls == CUPROF_EV_COLL || d > 0 ||
+    if (cupti && (cls == CUPROF_EV_BLAS || cls == CUPROF_EV_LIB || cls == CUPROF_EV_COLL ||
+                  cls == CUPROF_EV_MATH_LIB || d > 0 ||
                   cupti == CUPROF_CUPTI_PUSH_ALL)) {
         /* the id every CUPTI record this call causes is tied to
          * (== cuprof_event_id(ev)) */

@@ -11,7 +11,7 @@
  * A record, in the order written:
  *   head     1 byte: low 4 bits = class + 1 (so 0 is "no more records in
  *            this chunk"), plus 16 with HEAD_CLS_HI (an NCCL call, class 16:
- *            run file 3.0); HEAD_RESULT: a nonzero result follows;
+ *            run file 3.0; a math-library call, class 17: 4.0); HEAD_RESULT: a nonzero result follows;
  *            HEAD_EXTRA: the extra byte follows; HEAD_SAME_API: the API is
  *            the previous record's (no api field)
  *   api      varint, unless HEAD_SAME_API
@@ -335,6 +335,17 @@ cuprof_encode(uint8_t *p, cuprof_codec *c, const cuprof_event *ev, uint64_t seq)
         *fp = (uint8_t)f;
         break;
     }
+    case CUPROF_EV_MATH:
+        p = cuprof_put_uv(p, ev->a.math.handle);
+        p = cuprof_put_uv(p, ev->a.math.k);
+        p = cuprof_put_uv(p, ev->a.math.m);
+        p = cuprof_put_uv(p, ev->a.math.n);
+        p = cuprof_put_uv(p, ev->a.math.batch);
+        *p++ = ev->a.math.lib;
+        *p++ = ev->a.math.kind;
+        *p++ = ev->a.math.dtype;
+        *p++ = ev->a.math.algo;
+        break;
     default:   /* CUPROF_EV_CALL: no arguments kept */
         break;
     }
@@ -497,6 +508,17 @@ static inline int cuprof_decode(const uint8_t **pp, const uint8_t *end, cuprof_c
         ev->a.coll.dtype = p < end ? *p++ : 0;
         ev->a.coll.op = p < end ? *p++ : 0;
         ev->a.coll.peer = (int16_t)cuprof_unzz(cuprof_get_uv(&p, end));
+        break;
+    case CUPROF_EV_MATH:
+        ev->a.math.handle = cuprof_get_uv(&p, end);
+        ev->a.math.k = cuprof_get_uv(&p, end);
+        ev->a.math.m = (uint32_t)cuprof_get_uv(&p, end);
+        ev->a.math.n = (uint32_t)cuprof_get_uv(&p, end);
+        ev->a.math.batch = (uint32_t)cuprof_get_uv(&p, end);
+        ev->a.math.lib = p < end ? *p++ : 0;
+        ev->a.math.kind = p < end ? *p++ : 0;
+        ev->a.math.dtype = p < end ? *p++ : 0;
+        ev->a.math.algo = p < end ? *p++ : 0;
         break;
     default:
         break;

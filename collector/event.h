@@ -31,7 +31,7 @@ enum cuprof_ev_class {
     CUPROF_EV_MARK = 14,        /* nvtxMark*: a.nvtx (name, domain) */
     /* What a hook asks for a library call with no arguments kept that may run
      * CUDA work inside it (every cuBLAS/cuBLASLt entry point but the GEMMs:
-     * preload/gen_blas_hooks.sh): it pushes its event id as CUPTI's external
+     * preload/gen_lib_hooks.sh): it pushes its event id as CUPTI's external
      * id, as a GEMM does (cuBLAS's own runtime is linked in: no hook sees its
      * launches and copies), and is recorded as a CUPROF_EV_BLAS with no shape
      * (m, n and k 0: cuprof_ev_is_gemm tells them apart; records hold classes
@@ -41,7 +41,41 @@ enum cuprof_ev_class {
      * file 3.0: the record's head says class 16 with CUPROF_HEAD_CLS_HI). It
      * pushes its event id for CUPTI as a cuBLAS call does. */
     CUPROF_EV_COLL = 16,
+    /* A cuFFT, cuRAND, cuSPARSE or cuSOLVER call: a.math (run file 4.0:
+     * class 17, CUPROF_HEAD_CLS_HI). Its arguments are what the hook kept
+     * (preload/gen_lib_hooks.sh); the model joins a call that names only a
+     * handle (a plan, a generator, a descriptor) to the call that made it
+     * (model/mathlib.h). Set-up and queries: no CUPTI id pushed. */
+    CUPROF_EV_MATH = 17,
+    /* What a hook asks for a math-library call that may copy or launch: it
+     * pushes its event id for CUPTI (the library's static runtime makes its
+     * launches: no hook sees them) and is recorded as a CUPROF_EV_MATH.
+     * Never in a recorded event. */
+    CUPROF_EV_MATH_LIB = 18,
 };
+
+/* The math libraries (cuprof_event.a.math.lib). */
+enum cuprof_math_lib {
+    CUPROF_MATH_NONE = 0, CUPROF_MATH_FFT = 1, CUPROF_MATH_RAND = 2, CUPROF_MATH_SPARSE = 3,
+    CUPROF_MATH_SOLVER = 4,
+};
+
+/* a.math.lib's flag: this call made the handle (or gave it its sizes):
+ * the calls that use the handle are joined to it. */
+#define CUPROF_MATH_MADE 0x80u
+/* a.math.lib's flag: the call may copy or launch (its hook pushed its id for
+ * CUPTI): the kernels-only matching gives it the library's work. */
+#define CUPROF_MATH_WORK 0x40u
+#define CUPROF_MATH_LIB_MASK 0x3fu
+
+/* cuRAND's distributions (a.math.kind of a generate call). */
+enum cuprof_math_dist {
+    CUPROF_DIST_BITS = 1, CUPROF_DIST_UNIFORM = 2, CUPROF_DIST_NORMAL = 3, CUPROF_DIST_LOGNORMAL = 4,
+    CUPROF_DIST_POISSON = 5,
+};
+
+/* a.math.kind of a dense cuSPARSE descriptor (cusparseFormat_t stops at 7). */
+#define CUPROF_MATH_DENSE 0x80u
 
 /* A cuBLAS/cuBLASLt GEMM call with its shape (every CUPROF_EV_BLAS event
  * today; the writers and the shape tables ask it, not the class alone). */
@@ -131,6 +165,34 @@ typedef struct cuprof_event {
             int16_t peer;      /* root (Broadcast, Reduce, Gather, Scatter) or peer
                                   (Send, Recv), -1 none */
         } coll;
+        /* A math-library call's arguments, as its parameters name them
+         * (preload/gen_lib_hooks.sh's rules; 0 = not a parameter of it).
+         * FFT: a plan's dims (m, n, k: n[0], n[1], n[2]; rank = how many are
+         *   nonzero), batch, type (kind: cufftType); an exec's direction
+         *   (algo: 1 forward, 2 inverse).
+         * RAND: a generator's rng type (kind: curandRngType_t); a generate's
+         *   count (k), distribution (kind: enum cuprof_math_dist) and output
+         *   type (dtype, from its name).
+         * SPARSE: a descriptor's rows (m), cols (n), nnz (k), format (kind:
+         *   cusparseFormat_t; CUPROF_MATH_DENSE for a dense matrix or vector),
+         *   value type (dtype); legacy routines' m, n, nnz; a generic
+         *   operation's algorithm (algo) and its second descriptor (k: B of
+         *   SpMM/SpGEMM/SDDMM, x of SpMV/SpSV).
+         * SOLVER: m, n (n alone for a square routine), nrhs (k), batch
+         *   (batchSize), dtype where the routine has a cudaDataType parameter.
+         * handle: the plan, generator or descriptor the call makes (read from
+         * its out parameter once it returned) or uses. The model joins a call
+         * that uses a handle to the call that made it by (lib, handle). */
+        struct {
+            uint64_t handle;
+            uint64_t k;        /* a third dimension, nnz, count, or a second descriptor */
+            uint32_t m, n;
+            uint32_t batch;
+            uint8_t lib;       /* enum cuprof_math_lib | CUPROF_MATH_MADE | CUPROF_MATH_WORK */
+            uint8_t kind;      /* per library, above */
+            uint8_t dtype;     /* cudaDataType_t + 1, 0 = not known */
+            uint8_t algo;      /* per library, above */
+        } math;
         uint64_t raw[4];
     } a;
     uint32_t stack;  /* host call stack id (collector/stacks.h, --stacks), 0 = none */

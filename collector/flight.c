@@ -235,6 +235,10 @@ static const char *error_kind(const cuprof_event *ev, int32_t r)
 {
     if (ev->cls == CUPROF_EV_BLAS || ev->cls == CUPROF_EV_LIB)
         return r == 3 ? "out of memory (CUBLAS_STATUS_ALLOC_FAILED)" : NULL;
+    if (ev->cls == CUPROF_EV_MATH)   /* cuFFT, cuSPARSE, cuSOLVER number it 2; cuRAND has none */
+        return r == 2 && (ev->a.math.lib & CUPROF_MATH_LIB_MASK) != CUPROF_MATH_RAND
+                   ? "out of memory (the library's ALLOC_FAILED)"
+                   : NULL;
     switch (r) {
     case 2: return "out of memory";
     case 214: return "a sticky error (uncorrectable ECC error)";

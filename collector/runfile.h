@@ -23,10 +23,10 @@
 #define CUPROF_RF_MAGIC "CUPROF-RUNFILE\n"   /* 15 bytes and a NUL: 16 */
 /* Major: a reader refuses a file with a newer one. Minor: new block types
  * and tags a reader of an older minor skips. */
-#define CUPROF_RF_MAJOR 3u   /* 2: a call record may name a string (compact.h's EXTRA_NAME);
-                                3: an NCCL call's record (class 16, CUPROF_HEAD_CLS_HI) */
-#define CUPROF_RF_MINOR 1u   /* 1.1: CUPROF_RF_CLOCK, CUPROF_RF_MEM_HELD; 2.1: the flight recorder's tags;
-                                3.1: CUPROF_RF_GPU_DEVICE */
+#define CUPROF_RF_MAJOR 4u   /* 2: a call record may name a string (compact.h's EXTRA_NAME);
+                                3: an NCCL call's record (class 16, CUPROF_HEAD_CLS_HI);
+                                4: a math-library call's record (class 17) */
+#define CUPROF_RF_MINOR 0u   /* 1.1: CUPROF_RF_CLOCK, CUPROF_RF_MEM_HELD; 2.1: the flight recorder's tags */
 
 typedef struct cuprof_rf_header {
     char magic[16];          /* CUPROF_RF_MAGIC */
@@ -96,7 +96,7 @@ enum cuprof_rf_type {
      * (cuprof_rf_mem_held, then n cuprof_rf_held): the window's memory starts
      * from it (collector/memheld.c). */
     CUPROF_RF_MEM_HELD = 18,
-    /* Since 3.1: one GPU as CUPTI described it (its DEVICE record): tags
+    /* Since 4.0: one GPU as CUPTI described it (its DEVICE record): tags
      * (CUPROF_RT_DEV_*), written when CUPTI hands the record over; one block
      * per device, the last one of an id wins. */
     CUPROF_RF_GPU_DEVICE = 19,
@@ -243,12 +243,19 @@ enum cuprof_rf_tag {
     CUPROF_RT_CAP_FLIGHT_NS, CUPROF_RT_CAP_FLIGHT_BYTES, CUPROF_RT_CAP_FLIGHT_PEAK,
     CUPROF_RT_CAP_FLIGHT_EVICTED,
     CUPROF_RT_REPORT_HTML,        /* 1: NAME.report.html too */
+    /* 4.0: the API table in one tag, front-coded (about 16 KB for the 1750
+     * hooks of CUDA 13's runtime and math libraries, against 68 KB as one
+     * CUPROF_RT_API each: a META must fit where a full disk left room):
+     * u32 count, u8 categories, each category's name and a NUL; then per
+     * API id: u8 category index, u8 bytes shared with the previous name,
+     * the rest of the name and a NUL. Replaces CUPROF_RT_API (still read). */
+    CUPROF_RT_API_TABLE,
     /* GPU_INFO */
     CUPROF_RT_GPU_ON = 100, CUPROF_RT_GPU_KERNELS_ONLY, CUPROF_RT_GPU_STATUS,
     CUPROF_RT_GPU_DROPPED, CUPROF_RT_GPU_LATE, CUPROF_RT_GPU_CLOCK,
     CUPROF_RT_GPU_CUPTI_A, CUPROF_RT_GPU_OFF_A, CUPROF_RT_GPU_CUPTI_B, CUPROF_RT_GPU_OFF_B,
     CUPROF_RT_GPU_CLOCK_ERR,
-    /* GPU_DEVICE (3.1) */
+    /* GPU_DEVICE (4.0) */
     CUPROF_RT_DEV_ID = 150, CUPROF_RT_DEV_NAME, CUPROF_RT_DEV_SMS, CUPROF_RT_DEV_CLOCK_KHZ,
     CUPROF_RT_DEV_CC_MAJOR, CUPROF_RT_DEV_CC_MINOR, CUPROF_RT_DEV_MEM_BYTES,
     CUPROF_RT_DEV_MEM_BW_KBPS, CUPROF_RT_DEV_L2_BYTES, CUPROF_RT_DEV_MIG,

@@ -319,6 +319,60 @@ static void put_capture(cuprof_tags *b, uint64_t t_end)
     }
 }
 
+/* The API table as one CUPROF_RT_API_TABLE tag (runfile.h: front-coded;
+ * categories by index, at most 255 of them). */
+static void put_api_table(cuprof_tags *b, const cuprof_api_desc *apis, size_t napis)
+{
+    enum { MAX_CATS = 32 };
+    const char *cats[MAX_CATS];
+    size_t ncats = 0, len = 5;
+    uint8_t *idx = malloc(napis ? napis : 1);
+    if (!idx)
+        return;
+    for (size_t a = 0; a < napis; a++) {
+        const char *c = apis[a].category ? apis[a].category : "", *n = apis[a].name ? apis[a].name : "";
+        size_t k = 0;
+        while (k < ncats && strcmp(cats[k], c))
+            k++;
+        if (k == ncats && ncats < MAX_CATS) {
+            cats[ncats++] = c;
+            len += strlen(c) + 1;
+        }
+        idx[a] = (uint8_t)(k < ncats ? k : 0);
+        len += 2 + strlen(n) + 1;
+    }
+    uint8_t *p = malloc(len), *q = p;
+    if (!p) {
+        free(idx);
+        return;
+    }
+    uint32_t count = (uint32_t)napis;
+    memcpy(q, &count, 4);
+    q += 4;
+    *q++ = (uint8_t)ncats;
+    for (size_t k = 0; k < ncats; k++) {
+        size_t l = strlen(cats[k]) + 1;
+        memcpy(q, cats[k], l);
+        q += l;
+    }
+    const char *prev = "";
+    for (size_t a = 0; a < napis; a++) {
+        const char *n = apis[a].name ? apis[a].name : "";
+        size_t shared = 0;
+        while (shared < 255 && prev[shared] && prev[shared] == n[shared])
+            shared++;
+        *q++ = idx[a];
+        *q++ = (uint8_t)shared;
+        size_t l = strlen(n + shared) + 1;
+        memcpy(q, n + shared, l);
+        q += l;
+        prev = n;
+    }
+    cuprof_tags_raw(b, CUPROF_RT_API_TABLE, p, (size_t)(q - p));
+    free(p);
+    free(idx);
+}
+
 /* The run's metadata as a META block. */
 static int write_meta(const cuprof_snapshot_info *in, uint64_t t_end)
 {
@@ -351,12 +405,7 @@ static int write_meta(const cuprof_snapshot_info *in, uint64_t t_end)
         if (cuprof_cupti_captured(&dropped, &apis_seen))
             gpu_captured = 1, reason[0] = '\0';
     }
-    for (size_t a = 0; a < napis; a++) {
-        char buf[512];
-        int n = snprintf(buf, sizeof buf, "%s%c%s", apis[a].category ? apis[a].category : "", 0,
-                         apis[a].name ? apis[a].name : "");
-        cuprof_tags_raw(&b, CUPROF_RT_API, buf, n < (int)sizeof buf ? (size_t)n : sizeof buf - 1);
-    }
+    put_api_table(&b, apis, napis);
     for (size_t a = 0; a < napis && a < CUPROF_MAX_APIS; a++) {
         uint64_t d = atomic_load_explicit(&cuprof_dropped_api[a], memory_order_relaxed);
         if (d) {

@@ -244,6 +244,18 @@ static void event_args(cuprof_writer *w, const cuprof_event *ev, uint32_t payloa
             arg_hex(o, &first, "stream handle", ev->a.coll.stream);
         }
         break;
+    case CUPROF_EV_MATH: {   /* its sizes, joined to its plan's or descriptor's */
+        cuprof_math_args ma;
+        cuprof_math_field mf[CUPROF_MATH_FIELDS];
+        cuprof_math_args_of(w->model->math, w->run, ev, &ma);
+        int nf = cuprof_math_fields(&ma, cuprof_run_api_name(w->run, ev->api), mf);
+        for (int i = 0; i < nf; i++)
+            if (mf[i].str)
+                arg_str(o, &first, mf[i].key, mf[i].str);
+            else
+                arg_u64(o, &first, mf[i].key, mf[i].u);
+        break;
+    }
     default:
         break;
     }

@@ -879,6 +879,18 @@ static void call_args(pf_writer *w, const cuprof_event *ev)
             ann_ptr(w, "stream handle", ev->a.coll.stream);
         }
         break;
+    case CUPROF_EV_MATH: {   /* its sizes, joined to its plan's or descriptor's */
+        cuprof_math_args ma;
+        cuprof_math_field mf[CUPROF_MATH_FIELDS];
+        cuprof_math_args_of(m->math, run, ev, &ma);
+        int nf = cuprof_math_fields(&ma, cuprof_run_api_name(run, ev->api), mf);
+        for (int i = 0; i < nf; i++)
+            if (mf[i].str)
+                ann_str(w, mf[i].key, mf[i].str);
+            else
+                ann_uint(w, mf[i].key, mf[i].u);
+        break;
+    }
     default:
         break;
     }

@@ -430,6 +430,7 @@ static void put_rows(cuprof_out *o, const cuprof_summary *s, const cuprof_steps 
     PUT_ROWS("kernels", cuprof_stat_kernel, s->kernels, s->nkernels, CUPROF_SCHEMA_KERNEL, (void)0);
     PUT_ROWS("copies", cuprof_stat_copy, s->copies, s->ncopies, CUPROF_SCHEMA_COPY, (void)0);
     PUT_ROWS("blas", cuprof_stat_blas, s->blas, s->nblas, CUPROF_SCHEMA_BLAS, put_shapes(o, row));
+    PUT_ROWS("math", cuprof_stat_math, s->math, s->nmath, CUPROF_SCHEMA_MATH, (void)0);
     PUT_ROWS("ranges", cuprof_stat_range, s->ranges, s->nranges, CUPROF_SCHEMA_RANGE, (void)0);
     PUT_ROWS("steps", cuprof_stat_step, s->steps, s->nsteps, CUPROF_SCHEMA_STEP, (void)0);
     PUT_ROWS("step_list", cuprof_step, st ? st->s : NULL, st ? st->n : 0, CUPROF_SCHEMA_STEP_ROW,

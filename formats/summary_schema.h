@@ -71,6 +71,20 @@ enum cuprof_schema_when {
     X(FIX6, gb_per_s, ADDED)            \
     X(FIX6, mem_pct, ADDED)
 
+/* math[]: cuprof_stat_math */
+#define CUPROF_SCHEMA_MATH(X)           \
+    X(STR, name, ADDED)                 \
+    X(STR, library, ADDED)              \
+    X(STR, kind, ADDED)                 \
+    X(STR, dtype, ADDED)                \
+    X(U64, m, ADDED)                    \
+    X(U64, n, ADDED)                    \
+    X(U64, k, ADDED)                    \
+    X(U64, batch, ADDED)                \
+    X(U64, b_cols, ADDED)               \
+    X(U64, calls, ADDED)                \
+    X(U64, gpu_total_ns, ADDED)
+
 /* blas[]: cuprof_stat_blas, then "shapes" */
 #define CUPROF_SCHEMA_BLAS(X)           \
     X(STR, name, ALWAYS)                \

@@ -679,6 +679,29 @@ static void put_blas(cuprof_writer *w)
     }
 }
 
+/* The math libraries' calls that compute, by size (model/mathlib.h). */
+static void put_math(cuprof_writer *w)
+{
+    cuprof_out *o = w->out;
+    const cuprof_summary *s = w->sum;
+    if (s->nmath == 0)
+        return;
+    cuprof_out_puts(o, "\nMath library calls by size (cuFFT: type and dims; cuRAND: distribution and count; "
+                       "cuSPARSE: format, m, n, nnz; cuSOLVER: m, n, nrhs)\n");
+    cuprof_out_printf(o, "  %10s  %12s  %-10s  %10s  %10s  %10s  %6s  %-12s  %s\n", "Calls", "GPU total", "kind", "m",
+                      "n", "k/nnz", "batch", "dtype", "Entry point");
+    for (size_t i = 0; i < s->nmath; i++) {
+        const cuprof_stat_math *r = &s->math[i];
+        char gpu[32];
+        cuprof_fmt_time(gpu, sizeof gpu, r->gpu_total_ns);
+        cuprof_out_printf(o, "  %10llu  %12s  %-10s  %10llu  %10llu  %10llu  %6llu  %-12s  ", (unsigned long long)r->calls,
+                          gpu, r->kind, (unsigned long long)r->m, (unsigned long long)r->n, (unsigned long long)r->k,
+                          (unsigned long long)r->batch, r->dtype);
+        put_clean(o, r->name);
+        cuprof_out_putc(o, '\n');
+    }
+}
+
 /* What the rules noticed (model/findings.h): one block per finding, the
  * message, then what to try. */
 static void put_findings(cuprof_writer *w)
@@ -755,6 +778,7 @@ static int txt_write(cuprof_writer *w)
     put_graphs(w);
     put_memory(w);
     put_blas(w);
+    put_math(w);
     put_sites(w);
     put_findings(w);
     return 0;

@@ -63,7 +63,8 @@ static int cuda_error_ix(int code)
 #define MAX_APIS 4
 
 typedef struct {
-    int family;                 /* 0: CUDA runtime/driver, 1: cuBLAS */
+    int family;                 /* 0: CUDA runtime/driver, 1: cuBLAS, 2-5: cuFFT, cuRAND,
+                                   cuSPARSE, cuSOLVER (family_names) */
     int code;
     uint64_t calls, launches, first_t;
     const char *first_api;
@@ -71,12 +72,21 @@ typedef struct {
     size_t napis;
 } code_tally;
 
+/* How a status of each family is named ("cuBLAS status 7"): 0 has CUDA's
+ * error names. */
+static const char *const family_names[] = {"error", "cuBLAS status", "cuFFT status", "cuRAND status",
+                                           "cuSPARSE status", "cuSOLVER status"};
+
 static int family_of(const char *cat)
 {
+    static const char *const math[] = {"cufft", "curand", "cusparse", "cusolver"};
     if (!strcmp(cat, "cuda_runtime") || !strcmp(cat, "cuda_driver"))
         return 0;
     if (!strcmp(cat, "cublas") || !strcmp(cat, "cublaslt"))
         return 1;
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(cat, math[i]))
+            return 2 + i;
     return -1;
 }
 
@@ -95,7 +105,7 @@ static void name_of(char *b, size_t n, const code_tally *t)
     if (ix >= 0)
         snprintf(b, n, "%d (%s)", t->code, cuda_errors[ix].name);
     else
-        snprintf(b, n, "%s %d", t->family ? "cuBLAS status" : "error", t->code);
+        snprintf(b, n, "%s %d", family_names[t->family], t->code);
 }
 
 static void list_apis(char *b, size_t n, const code_tally *t)

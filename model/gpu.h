@@ -157,7 +157,7 @@ enum cuprof_gpu_clock {
 };
 
 /* The whole GPU side of the run. Arrays are NULL when their count is 0. */
-/* A GPU as CUPTI described it (its DEVICE record; run file 3.1). */
+/* A GPU as CUPTI described it (its DEVICE record; run file 4.0). */
 typedef struct cuprof_gpu_device {
     uint32_t id;                   /* CUDA's device ordinal (records' deviceId) */
     const char *name;              /* "NVIDIA H100 80GB HBM3" */

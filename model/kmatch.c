@@ -19,7 +19,13 @@ typedef struct kcall {
 /* What a holder may hold: a GEMM kernels and memsets; cuBLAS's other calls
  * copies too (their results, cublasGetVector's); its helpers that only move
  * data (cublasSetMatrix & co) copies only. */
-enum { HOLD_WORK = 1, HOLD_COPY = 2 };
+/* HOLD_INSIDE: a math library's call (cuSOLVER's routines run half a dozen
+ * kernels each, of unknown count): a kernel that began after it began and
+ * before the next holder began is its own, before the rest are shared out by
+ * order. Right when its kernels start before the next library call begins (a
+ * device that keeps up: the sim's calls end with SIMLIB_TAIL_NS of host
+ * work); a kernel queued behind others may go to the next call. */
+enum { HOLD_WORK = 1, HOLD_COPY = 2, HOLD_INSIDE = 4 };
 
 typedef struct krec {
     uint64_t start;
@@ -166,6 +172,12 @@ static int call_of(const cuprof_run *run, const cuprof_run_thread *th, uint64_t 
                            ? HOLD_COPY
                            : HOLD_WORK | HOLD_COPY;
         }
+        return 1;
+    case CUPROF_EV_MATH:   /* cuFFT, cuRAND, cuSPARSE, cuSOLVER: their kernels and copies */
+        if (!(ev->a.math.lib & CUPROF_MATH_WORK))
+            return 0;   /* set-up and queries */
+        k->kind = K_HOLDER;
+        k->holds = HOLD_WORK | HOLD_COPY | HOLD_INSIDE;
         return 1;
     case CUPROF_EV_COLL:   /* NCCL: its kernels (several ranks) or copies (one) */
         k->kind = K_HOLDER;
@@ -318,7 +330,8 @@ static void match(const cuprof_gpu_run *g, uint64_t tol, const cuprof_names *nm,
     /* kernels and memsets to the holders of work; then the copies to the
      * holders of copies (cuBLAS's calls but the GEMMs, hooked since issue
      * 33): first the one a copy began inside (cuBLAS's copies are
-     * synchronous), the rest by order */
+     * synchronous; a math library's kernels: the last math call that began
+     * before them, HOLD_INSIDE), the rest by order */
     for (int pass = 0; pass < 2; pass++) {
         nl = nh = 0;
         for (size_t i = 0; i < nc; i++)
@@ -329,7 +342,7 @@ static void match(const cuprof_gpu_run *g, uint64_t tol, const cuprof_names *nm,
             krec *x = &recs[i];
             if (x->call >= 0 || x->own || (x->kind == K_COPY) != pass)
                 continue;
-            if (pass && nh) {
+            if (nh) {
                 size_t lo = 0, hi = nh;   /* the last holder that began by its start */
                 while (lo < hi) {
                     size_t mid = lo + (hi - lo) / 2;
@@ -338,7 +351,11 @@ static void match(const cuprof_gpu_run *g, uint64_t tol, const cuprof_names *nm,
                     else
                         hi = mid;
                 }
-                if (lo > 0 && hold[lo - 1]->t1 + tol >= x->start) {
+                /* a copy: the holder it began inside; a kernel or memset:
+                 * the math call that began last before it (its launches are
+                 * asynchronous: it may start once the call returned) */
+                const kcall *last = lo > 0 ? hold[lo - 1] : NULL;
+                if (last && (pass ? last->t1 + tol >= x->start : (last->holds & HOLD_INSIDE) != 0)) {
                     *x->out = hold[lo - 1]->id;
                     continue;
                 }

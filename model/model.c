@@ -38,7 +38,9 @@ cuprof_model *cuprof_model_build(const cuprof_run *run, cuprof_demangle_fn deman
         !(m->memory = cuprof_memory_build(run, m->stacks)) ||
         !(m->graphs = cuprof_graphs_build(run, &m->names, m->ranges, m->stacks)) ||
         !(m->census = cuprof_census_build(m->timeline, m->graphs)) ||
-        !(m->colls = cuprof_collectives_build(run, m->timeline, m->steps))) {
+        !(m->colls = cuprof_collectives_build(run, m->timeline, m->steps)) ||
+        !(m->math = cuprof_math_index_build(run)) ||
+        cuprof_math_summarize(m->math, run, m->timeline, m->summary) < 0) {
         cuprof_model_destroy(m);
         return NULL;
     }
@@ -52,6 +54,7 @@ void cuprof_model_destroy(cuprof_model *m)
 {
     if (!m)
         return;
+    cuprof_math_index_destroy(m->math);
     cuprof_census_destroy(m->census);
     cuprof_collectives_destroy(m->colls);
     cuprof_graphs_destroy(m->graphs);

@@ -22,6 +22,7 @@
 #include "model/collectives.h"
 #include "model/gpu.h"
 #include "model/graphs.h"
+#include "model/mathlib.h"
 #include "model/memory.h"
 #include "model/names.h"
 #include "model/ranges.h"
@@ -44,6 +45,8 @@ typedef struct cuprof_model {
     cuprof_graphs *graphs;        /* CUDA graphs replayed, by origin (model/graphs.h) */
     cuprof_census *census;        /* how each kernel was launched (model/census.h) */
     cuprof_collectives *colls;    /* NCCL's collectives, exposed communication */
+    cuprof_math_index *math;      /* the math libraries' handles, for their calls' sizes
+                                     (cuprof_math_args_of, model/mathlib.h) */
     /* Through a capture window (run->capture): run is run_clipped, a copy of
      * the recorded run whose gpu_run is clipped to the windows' calls. */
     cuprof_run run_clipped;

@@ -748,6 +748,7 @@ void cuprof_summary_destroy(cuprof_summary *s)
     if (!s)
         return;
     free(s->ranges);
+    free(s->math);
     free(s->steps);
     free(s->shapes_all);
     free(s->blas);

@@ -95,6 +95,25 @@ typedef struct cuprof_stat_device {
     char why_buf[200];
 } cuprof_stat_device;
 
+/* Calls of one math-library entry point (cuFFT, cuRAND, cuSPARSE, cuSOLVER)
+ * with one size, as model/mathlib.h gives them (cuprof_math_summarize): the
+ * calls that compute (an FFT exec, a generate, SpMV, getrf, ...), an exec's
+ * sizes joined from its plan or descriptor. */
+typedef struct cuprof_stat_math {
+    const char *name;          /* entry point: "cufftExecC2C", "cusparseSpMV", ... */
+    const char *library;       /* "cufft", "curand", "cusparse", "cusolver" */
+    const char *kind;          /* FFT type ("C2C"), RAND distribution ("normal"), SPARSE
+                                  format ("CSR"); "" none or unknown */
+    const char *dtype;         /* "fp32", ...; "" unknown */
+    uint64_t m, n, k, batch;   /* cuprof_math_args's: FFT dims, SPARSE m n nnz, RAND count
+                                  (k), SOLVER m n nrhs; batch 1 when none */
+    uint64_t b_cols;           /* SPARSE: columns of the second operand (SpMM's B), 0 */
+    uint64_t calls;
+    uint64_t gpu_total_ns;     /* device time of the kernels, copies and memsets charged to
+                                  these calls or to calls inside them (0 without a GPU
+                                  timeline) */
+} cuprof_stat_math;
+
 typedef struct cuprof_stat_blas {
     uint16_t api;
     const char *name;          /* entry point, e.g. "cublasLtMatmul" */
@@ -163,6 +182,8 @@ typedef struct cuprof_summary {
     int sorted_by_cuda;        /* 1 when api rows are sorted by CUDA total */
     cuprof_stat_shape *shapes_all; /* owns every blas[].shapes (one block) */
     cuprof_stat_device device; /* the GPU and its peak table entry (model/peak.h) */
+    size_t nmath;
+    cuprof_stat_math *math;    /* most GPU time, then most calls first (cuprof_math_summarize) */
     size_t nranges;
     cuprof_stat_range *ranges; /* most GPU time, then most CPU time first
                                 * (cuprof_ranges_summarize) */

@@ -38,6 +38,8 @@ const char *cuprof_class_name(uint8_t cls)
     case CUPROF_EV_OCCUPANCY: return "occupancy";
     case CUPROF_EV_BLAS: return "blas";
     case CUPROF_EV_EVENT: return "event";
+    case CUPROF_EV_COLL: return "coll";
+    case CUPROF_EV_MATH: return "math";
     default: return "unknown";
     }
 }

@@ -28,14 +28,34 @@
 #include <cublas_api.h>
 #include <cublasLt.h>
 #include <nccl.h>
+/* The math libraries' headers mark their legacy API deprecated (cuSPARSE's
+ * csrsv2 family...): hooked all the same, a program may still call it. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#include <cufftXt.h>
+#include <curand.h>
+#include <cusparse.h>
+#include <cusolverDn.h>
+#include <cusolverSp.h>
+#include <cusolverRf.h>
+#include <cusolverMg.h>
+#include <cusolverSp_LOWLEVEL_PREVIEW.h>
+#pragma GCC diagnostic pop
 
 #include "collector/collector.h"
-#include "blas_gen.h"   /* build/preload/: preload/gen_blas_hooks.sh */
+/* build/preload/: preload/gen_lib_hooks.sh, one list per library */
+#include "blas_gen.h"
+#include "fft_gen.h"
+#include "rand_gen.h"
+#include "sparse_gen.h"
+#include "solver_gen.h"
 
 /* Which library a real function lives in (see preload_libs in resolve.c). */
 enum preload_lib {
     PRELOAD_LIB_CUDART = 0, PRELOAD_LIB_CUBLAS = 1, PRELOAD_LIB_CUBLASLT = 2, PRELOAD_LIB_LIBC = 3,
-    PRELOAD_LIB_MPI = 4, PRELOAD_LIB_CUDA = 5, PRELOAD_LIB_NCCL = 6, PRELOAD_N_LIBS = 7,
+    PRELOAD_LIB_MPI = 4, PRELOAD_LIB_CUDA = 5, PRELOAD_LIB_NCCL = 6, PRELOAD_LIB_CUFFT = 7,
+    PRELOAD_LIB_CURAND = 8, PRELOAD_LIB_CUSPARSE = 9, PRELOAD_LIB_CUSOLVER = 10, PRELOAD_LIB_CUSOLVERMG = 11,
+    PRELOAD_N_LIBS = 12,
 };
 
 /* MPI's handles (MPI_Comm, MPI_Datatype, MPI_Op) without mpi.h: a pointer in
@@ -236,7 +256,7 @@ typedef uintptr_t preload_mpi_handle;
     X(cudaGraphAddNode, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, \
       (cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, \
        const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)) \
-    /* every other cuBLAS/cuBLASLt entry point (hooks_blas_gen.c): a row each, \
+    /* every other cuBLAS/cuBLASLt entry point (hooks_lib_gen.c): a row each, \
      * its copies and kernels charged to it */ \
     PRELOAD_BLAS_GEN_HOOKS(X) \
     /* NCCL (hooks_nccl.c): the communicator's life, the collectives and \
@@ -277,7 +297,13 @@ typedef uintptr_t preload_mpi_handle;
     X(ncclRecv, PRELOAD_LIB_NCCL, CUPROF_EV_COLL, ncclResult_t, \
       (void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)) \
     X(ncclGroupStart, PRELOAD_LIB_NCCL, CUPROF_EV_CALL, ncclResult_t, (void)) \
-    X(ncclGroupEnd, PRELOAD_LIB_NCCL, CUPROF_EV_COLL, ncclResult_t, (void))
+    X(ncclGroupEnd, PRELOAD_LIB_NCCL, CUPROF_EV_COLL, ncclResult_t, (void)) \
+    /* cuFFT, cuRAND, cuSPARSE, cuSOLVER (hooks_lib_gen.c): every entry point a \
+     * row, with the arguments that size its work (collector/event.h, a.math) */ \
+    PRELOAD_FFT_GEN_HOOKS(X) \
+    PRELOAD_RAND_GEN_HOOKS(X) \
+    PRELOAD_SPARSE_GEN_HOOKS(X) \
+    PRELOAD_SOLVER_GEN_HOOKS(X)
 
 
 /*
@@ -391,7 +417,10 @@ enum preload_cls {
 #undef PRELOAD_X_CLS
 };
 
-/* preload_<name>_fn: pointer type of every real function. */
+/* preload_<name>_fn: pointer type of every real function (the legacy
+ * cuSPARSE types are deprecated: see the includes). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 #define PRELOAD_X_TYPE(name, lib, cls, ret, params) typedef ret(*preload_##name##_fn) params;
 PRELOAD_HOOKS(PRELOAD_X_TYPE)
 #undef PRELOAD_X_TYPE
@@ -408,10 +437,11 @@ PRELOAD_LIBC_HOOKS(PRELOAD_X_TYPE)
 #define PRELOAD_X_DECL(name, lib, cls, ret, params) ret name params;
 PRELOAD_HOOKS(PRELOAD_X_DECL)
 #undef PRELOAD_X_DECL
+#pragma GCC diagnostic pop
 
 /* What a hook returns when the real function cannot be found. */
 #define PRELOAD_CUDART_MISSING cudaErrorSharedObjectSymbolNotFound
-#define PRELOAD_CUBLAS_MISSING CUBLAS_STATUS_NOT_INITIALIZED
+#define PRELOAD_CUBLAS_MISSING CUBLAS_STATUS_NOT_INITIALIZED   /* and the math libraries': gen_lib_hooks.sh */
 #define PRELOAD_CUDA_MISSING CUDA_ERROR_NOT_FOUND
 #define PRELOAD_MPI_MISSING 16   /* MPI_ERR_OTHER in Open MPI (MPICH: 15) */
 #define PRELOAD_NCCL_MISSING ncclSystemError
@@ -484,14 +514,16 @@ static inline __attribute__((always_inline)) void preload_memheld(int is_free, u
 }
 
 /* A hook that records the call and keeps none of its arguments: the real
- * function's result, or `missing` when it cannot be found. */
-#define PRELOAD_PLAIN_HOOK(ret, name, params, args, missing)   \
-    PRELOAD_EXPORT ret name params                             \
-    {                                                          \
-        preload_##name##_fn real = PRELOAD_REAL(name);         \
-        preload_call c = HOOK_BEGIN(name);                     \
-        ret r = real ? real args : (missing);                  \
-        return (ret)hook_end(c, (int)r);                       \
+ * function's result, or `missing` when it cannot be found. The locals' names
+ * are ones no parameter of the hooked libraries has (preload/hooks_lib_gen.c
+ * makes every cuBLAS hook with it). */
+#define PRELOAD_PLAIN_HOOK(ret, name, params, args, missing)                             \
+    PRELOAD_EXPORT ret name params                                                       \
+    {                                                                                    \
+        preload_##name##_fn preload_gen_real_ = PRELOAD_REAL(name);                      \
+        preload_call preload_gen_call_ = HOOK_BEGIN(name);                               \
+        ret preload_gen_r_ = preload_gen_real_ ? preload_gen_real_ args : (missing);     \
+        return (ret)hook_end(preload_gen_call_, (int)preload_gen_r_);                    \
     }
 
 /* Saturating conversions into the event's narrow fields. */

@@ -22,6 +22,11 @@
 #define CAT_PRELOAD_LIB_MPI "mpi"
 #define CAT_PRELOAD_LIB_CUDA "cuda_driver"
 #define CAT_PRELOAD_LIB_NCCL "nccl"
+#define CAT_PRELOAD_LIB_CUFFT "cufft"
+#define CAT_PRELOAD_LIB_CURAND "curand"
+#define CAT_PRELOAD_LIB_CUSPARSE "cusparse"
+#define CAT_PRELOAD_LIB_CUSOLVER "cusolver"
+#define CAT_PRELOAD_LIB_CUSOLVERMG "cusolver"
 
 /* Sonames by enum preload_lib, for dlopen(RTLD_NOLOAD) when RTLD_NEXT misses. */
 static const char *const preload_sonames[PRELOAD_N_LIBS] = {
@@ -32,6 +37,11 @@ static const char *const preload_sonames[PRELOAD_N_LIBS] = {
     [PRELOAD_LIB_MPI] = "libmpi.so.40",   /* Open MPI's; MPICH's is found by RTLD_NEXT */
     [PRELOAD_LIB_CUDA] = "libcuda.so.1",
     [PRELOAD_LIB_NCCL] = "libnccl.so.2",
+    [PRELOAD_LIB_CUFFT] = "libcufft.so.12",
+    [PRELOAD_LIB_CURAND] = "libcurand.so.10",
+    [PRELOAD_LIB_CUSPARSE] = "libcusparse.so.12",
+    [PRELOAD_LIB_CUSOLVER] = "libcusolver.so.12",
+    [PRELOAD_LIB_CUSOLVERMG] = "libcusolverMg.so.12",
 };
 
 /* Name and library of every function in enum preload_fn order. */

@@ -1,15 +1,40 @@
 #!/usr/bin/env bash
 # cuda_symbols.sh - what a toolkit library exports and what its headers
 # declare, for the scripts that generate code from them (preload/
-# gen_blas_hooks.sh: our cuBLAS hooks; tests/sim/gen_stubs.sh and
-# tests/sim/cublas/gen_blas.sh: the sim's exports).
+# gen_lib_hooks.sh: our hooks of cuBLAS and the other math libraries;
+# tests/sim/gen_stubs.sh and tests/sim/cublas/gen_blas.sh: the sim's exports).
 #
 #   cuda_symbols.sh exports LIB.so       the functions LIB exports, one a line, sorted
 #   cuda_symbols.sh protos HEADER...     "NAME|PARAMS" of every function the headers
 #                                        declare returning cublasStatus_t (CUBLASAPI or
 #                                        CUBLASWINAPI), one a line, by name, the
 #                                        parameters on one line as written
+#   cuda_symbols.sh protos-of RET API HEADER...
+#                                        the same for functions declared "RET API name(":
+#                                        RET and API are extended regular expressions
+#                                        (cufftResult CUFFTAPI, cusparseStatus_t CUSPARSEAPI, ...)
 set -euo pipefail
+# protos_of RET API HEADER...: the one parser behind protos and protos-of.
+protos_of() {
+  local ret=$1 api=$2
+  shift 2
+  for h in "$@"; do
+    gcc -fpreprocessed -E -P "$h" 2>/dev/null | grep -v '^ *#' || true
+  done | tr '\n' ' ' | tr ';{}' '\n\n\n' | awk -v ret="$ret" -v api="$api" '{
+    head_re = "(^|[^A-Za-z0-9_])(" ret ")[ \t]+(" api ")[ \t]+[A-Za-z0-9_]+[ \t]*\\("
+    if (!match($0, head_re))
+      next
+    head = substr($0, RSTART, RLENGTH)
+    rest = substr($0, RSTART + RLENGTH)
+    name = head
+    sub(/[ \t]*\($/, "", name)
+    sub(/.*[^A-Za-z0-9_]/, "", name)
+    sub(/\)[ \t]*$/, "", rest)
+    gsub(/[ \t]+/, " ", rest)
+    sub(/^ /, "", rest); sub(/ $/, "", rest)
+    print name "|" rest
+  }' | sort -t'|' -k1,1 -u
+}
 case "${1:-}" in
   exports)
     [ $# -eq 2 ] || { echo "usage: cuda_symbols.sh exports LIB.so" >&2; exit 2; }
@@ -17,20 +42,10 @@ case "${1:-}" in
   protos)
     shift
     [ $# -ge 1 ] || { echo "usage: cuda_symbols.sh protos HEADER..." >&2; exit 2; }
-    for h in "$@"; do
-      gcc -fpreprocessed -E -P "$h" 2>/dev/null | grep -v '^ *#' || true
-    done | tr '\n' ' ' | tr ';{}' '\n\n\n' | awk '{
-      if (!match($0, /cublasStatus_t[ \t]+CUBLAS(WIN)?API[ \t]+[A-Za-z0-9_]+[ \t]*\(/))
-        next
-      head = substr($0, RSTART, RLENGTH)
-      rest = substr($0, RSTART + RLENGTH)
-      name = head
-      sub(/^cublasStatus_t[ \t]+CUBLAS(WIN)?API[ \t]+/, "", name)
-      sub(/[ \t]*\($/, "", name)
-      sub(/\)[ \t]*$/, "", rest)
-      gsub(/[ \t]+/, " ", rest)
-      sub(/^ /, "", rest); sub(/ $/, "", rest)
-      print name "|" rest
-    }' | sort -t'|' -k1,1 -u ;;
-  *) echo "usage: cuda_symbols.sh exports LIB.so | protos HEADER..." >&2; exit 2 ;;
+    protos_of cublasStatus_t 'CUBLAS(WIN)?API' "$@" ;;
+  protos-of)
+    shift
+    [ $# -ge 3 ] || { echo "usage: cuda_symbols.sh protos-of RET API HEADER..." >&2; exit 2; }
+    protos_of "$@" ;;
+  *) echo "usage: cuda_symbols.sh exports LIB.so | protos HEADER... | protos-of RET API HEADER..." >&2; exit 2 ;;
 esac

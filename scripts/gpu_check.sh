@@ -162,6 +162,22 @@ if [ $rc = 0 ] && sum eager64 | grep -q ' 0 dropped by CUPTI' &&
    sum eager64 | grep -Eq 'GPU records: +[1-9][0-9]* kernels'; then pass debug-run; else
   fail debug-run "status $rc; $(sum eager64 | grep 'GPU records' | tr -s ' ')"; fi
 
+# ---- the math libraries' calls: rows with their GPU time and sizes (issue 41) ----------
+for spec in "fft_roundtrip cufftExecC2C" "rand_montecarlo curandGenerateUniform" \
+            "sparse_spmv cusparseSpMV" "solver_dense cusolverDnDgetrf"; do
+  read -r mprog mcall <<<"$spec"
+  if [ ! -x "build/tests/corpus/$mprog" ]; then skip "math-row $mcall" "build/tests/corpus/$mprog not built"; continue; fi
+  prof "math_$mprog" "build/tests/corpus/$mprog"
+  if [ $rc = 0 ] && python3 - "$out/p/math_$mprog.summary.json" "$mcall" <<'PYEOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+row = [a for a in s["api"] if a["name"] == sys.argv[2]]
+sized = [m for m in s.get("math", []) if m["name"] == sys.argv[2] and (m["m"] or m["n"] or m["k"])]
+sys.exit(0 if row and row[0]["cuda_total_ns"] > 0 and sized else 1)
+PYEOF
+  then pass "math-row $mcall"; else fail "math-row $mcall" "status $rc; no $mcall row with GPU time and sizes"; fi
+done
+
 # ---- launch overhead per --gpu mode against a bare CUPTI client ---------------------------
 if [ $dry = 1 ]; then n_ovh=2000 reps=1; else n_ovh=100000 reps=5; fi
 ovh=$(mktemp -d); : >"$out/overhead.txt"

@@ -129,6 +129,54 @@ static const char *own(rrun *r, const void *p, size_t n)
     return s;
 }
 
+/* The NUL-terminated string at *p (before end), owned; *p moves past it.
+ * "" and *p = end when there is no NUL. */
+static const char *own_cstr(rrun *r, const uint8_t **p, const uint8_t *end)
+{
+    const uint8_t *z = memchr(*p, 0, (size_t)(end - *p));
+    if (!z) {
+        *p = end;
+        return "";
+    }
+    const char *s = own(r, *p, (size_t)(z - *p));
+    *p = z + 1;
+    return s;
+}
+
+/* A CUPROF_RT_API_TABLE tag (collector/runfile.h) into r->apis, replacing
+ * what an earlier META said. A malformed table ends where it stops making
+ * sense (the ids read so far are kept). */
+static void read_api_table(rrun *r, const void *v, size_t n)
+{
+    const uint8_t *p = v, *end = p + n;
+    r->apis.n = 0;
+    if (n < 5)
+        return;
+    uint32_t count;
+    memcpy(&count, p, 4);
+    unsigned ncats = p[4];
+    p += 5;
+    const char *cats[256];
+    for (unsigned k = 0; k < ncats; k++)
+        cats[k] = own_cstr(r, &p, end);
+    char prev[512] = "";
+    for (uint32_t a = 0; a < count && end - p >= 2; a++) {
+        unsigned cat = p[0], shared = p[1];
+        p += 2;
+        const uint8_t *z = memchr(p, 0, (size_t)(end - p));
+        size_t pl = strlen(prev);
+        if (!z || cat >= ncats || shared > pl || shared + (size_t)(z - p) >= sizeof prev)
+            return;
+        memcpy(prev + shared, p, (size_t)(z - p) + 1);
+        p = z + 1;
+        cuprof_api_desc *d = vec_push(&r->apis, sizeof *d, 1);
+        if (!d)
+            return;
+        d->category = cats[cat];
+        d->name = own(r, prev, strlen(prev));
+    }
+}
+
 static rthread *thread_of(rrun *r, uint32_t index)
 {
     rthread *t = r->threads.p;
@@ -551,6 +599,10 @@ static void read_meta(rrun *r, const uint8_t *p, size_t len, int start_only)
             }
             break;
         }
+        case CUPROF_RT_API_TABLE:   /* 4.0: front-coded (collector/runfile.h) */
+            read_api_table(r, v, n);
+            apis = 1;
+            break;
         case CUPROF_RT_DROPPED_API:
             if (n == 16 && !start_only) {
                 uint64_t a[2];

@@ -6,12 +6,16 @@
 // made with cufftCreate + cufftMakePlan2d; each round trip must give the
 // input times the transform's size, and a pure tone its one bin.
 //@ link -lcufft
-//@ kernel regular_fft<256, float> 2
-//@ kernel regular_fft<1000, float> 2
-//@ kernel postprocess_r2c<float> 1
-//@ kernel preprocess_c2r<float> 1
-//@ kernel regular_fft<24, double> 2
-//@ kernel vector_fft<12, double> 2
+//@ api cufftPlan1d 3
+//@ api cufftMakePlan2d 1
+//@ api cufftExecC2C 3
+//@ api cufftExecR2C 1
+//@ api cufftExecC2R 1
+//@ api cufftExecZ2Z 2
+//@ kernel void vector_fft<256u, EPT<16u>, 1u, 32u, (padding_t)70, (twiddle_t)0, (loadstore_modifier_t)2, (layout_t)0, unsigned int, float, HostConfigPlaceholder> 4
+//@ kernel void regular_fft<24u, EPT<4u, 6u>, 16u, 10u, (padding_t)14, (twiddle_t)0, (loadstore_modifier_t)2, (layout_t)0, unsigned int, double, HostConfigPlaceholder> 2
+//@ kernel void regular_fft_r2c<1000u, EPT<10u>, 1u, 12u, (padding_t)6, (twiddle_t)0, (loadstore_modifier_t)2, (layout_t)0, unsigned int, float, HostConfigPlaceholder> 1
+//@ kernel void regular_fft_c2r<1000u, EPT<10u>, 1u, 12u, (padding_t)6, (twiddle_t)0, (loadstore_modifier_t)2, (layout_t)0, unsigned int, float, HostConfigPlaceholder> 1
 #include "common.h"
 #include <cmath>
 #include <cufft.h>

@@ -5,10 +5,14 @@
 // odd count of normals is refused as documented; a host Philox generator
 // fills host memory with no kernel.
 //@ link -lcurand
-//@ kernel generate_seed_pseudo<curandStateXORWOW> 2
-//@ kernel gen_sequenced<curandStateXORWOW, float, uniform> 2
-//@ kernel gen_sequenced<curandStateXORWOW, double, normal> 1
-//@ kernel gen_sequenced<curandStateXORWOW, unsigned int, poisson> 1
+//@ api curandCreateGenerator 1
+//@ api curandGenerateUniform 3
+//@ api curandGenerateNormalDouble 2
+//@ api curandGeneratePoisson 1
+//@ kernel void generate_seed_pseudo<rng_config<curandStateXORWOW, (curandOrdering)101> > 2
+//@ kernel_prefix void gen_sequenced<curandStateXORWOW, float, int 2
+//@ kernel_prefix void gen_sequenced<curandStateXORWOW, double2, normal_args_double_st 1
+//@ kernel_prefix void gen_sequenced<curandStateXORWOW, unsigned int, curandDistributionM2Shift_st* 1
 #include "common.h"
 #include <cmath>
 #include <cstring>

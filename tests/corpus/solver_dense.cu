@@ -5,11 +5,32 @@
 // matrix's devInfo names its zero pivot; an SVD's workspace asked and its
 // devInfo read (the simulated cuSOLVER times it, it does not compute it).
 //@ link -lcusolver
-//@ kernel cusolver::getrf_kernel<double> 2
-//@ kernel cusolver::getrs_kernel<double> 2
-//@ kernel cusolver::potrf_kernel<float> 1
-//@ kernel cusolver::potrs_kernel<float> 1
-//@ kernel cusolver::gesvd_kernel<float> 1
+//@ api cusolverDnDgetrf 2
+//@ api cusolverDnDgetrs 2
+//@ api cusolverDnSpotrf 2
+//@ api cusolverDnSpotrs 1
+//@ api cusolverDnSgesvd 1
+//@ kernel void trsv_lt_exec<double, 32u, 32u, 4u, true, false> 1
+//@ kernel dtrsv_init_up 3
+//@ kernel copy_info_kernel 3
+//@ kernel dtrsv_init 3
+//@ kernel void getrf_pivot<getrf_params_<double, 64, 1, 64, 64, 1> > 2
+//@ kernel void create_pivot_v2<64> 2
+//@ kernel void ipiv_lower_small<double, 64> 2
+//@ kernel void ipiv_64_to_32_ker<128> 2
+//@ kernel xxtrf4_set_info_ker 2
+//@ kernel void ipiv_lower_diag<double, 64> 2
+//@ kernel void trsv_ln_exec_up<double, 32u, 32u, 4u, false> 1
+//@ kernel void gebd2_cta<float, float, 32, 4> 1
+//@ kernel void trsv_ln_exec_up<float, 32u, 32u, 4u, false> 1
+//@ kernel void potrf_alg2_cta_upper<float, float, 32> 1
+//@ kernel void laswp_kernel2_reverse<double, false, int> 1
+//@ kernel void trsv_ln_exec<double, 32u, 32u, 4u, true> 1
+//@ kernel potrf_alg2_set_info 1
+//@ kernel void trsv_lt_exec_up<double, 32u, 32u, 4u, false, false> 1
+//@ kernel void trsv_lt_exec_up<float, 32u, 32u, 4u, false, false> 1
+//@ kernel potrf_alg2_reset_info 1
+//@ kernel void laswp_kernel2<double, false, int> 1
 #include "common.h"
 #include <cmath>
 #include <cusolverDn.h>

@@ -5,9 +5,15 @@
 // matrix (SpMM, column-major); each product's external buffer sized by its
 // bufferSize call.
 //@ link -lcusparse
-//@ kernel cusparse::csrmv_v3_kernel<float> 1
-//@ kernel cusparse::coomv_kernel<double> 1
-//@ kernel cusparse::csrmm_alg2_kernel<float> 1
+//@ api cusparseCreateCsr 1
+//@ api cusparseCreateCoo 1
+//@ api cusparseSpMV 2
+//@ api cusparseSpMM 1
+//@ kernel void cusparse:: 2
+//@ kernel void cusparse::csrmm_alg1_kernel<false, true, true, int, int, float, float, float, float> 1
+//@ kernel void cusparse::coomv_transpose_kernel<int, double, double, double, double> 1
+//@ kernel void cusparse::csrmv_v3_kernel<std::integral_constant<bool, false>, int, int, float, float, float, float, void> 1
+//@ kernel void cusparse::matrix_scalar_multiply_kernel<cusparse::MatrixWiseMulPolicy, true, long, float, float> 1
 #include "common.h"
 #include <cmath>
 #include <cusparse.h>

@@ -272,6 +272,90 @@ START_TEST(every_cublas_call_is_a_row_with_its_work)
 }
 END_TEST
 
+/* Every cuFFT, cuRAND, cuSPARSE and cuSOLVER call is a row with its work and
+ * its sizes (issue 41): the corpus's library programs' compute calls own GPU
+ * time (their kernels were charged to the libraries' own cudaLaunchKernel),
+ * every kernel was launched inside a hooked call, and the trace shows the
+ * sizes of the call (an exec's joined to the plan or descriptor it names). */
+static const struct {
+    const char *prog, *call;        /* a call that must own GPU time */
+    const char *key, *want;         /* and one of its trace args, as text */
+    const char *key2;               /* and one as a number... */
+    long long want2;                /* ...of this value */
+} math_calls[] = {
+    {"fft_roundtrip", "cufftExecC2C", "type", "C2C", "nx", 256},
+    {"fft_roundtrip", "cufftExecZ2Z", "type", "Z2Z", "ny", 24},
+    {"fft_roundtrip", "cufftExecR2C", "type", "R2C", "nx", 1000},
+    {"rand_montecarlo", "curandGenerateUniform", "distribution", "uniform", "count", 400000},
+    {"rand_montecarlo", "curandGeneratePoisson", "generator", "PSEUDO_DEFAULT", "count", 200000},
+    {"sparse_spmv", "cusparseSpMV", "format", "CSR", "nnz", 2998},
+    {"sparse_spmv", "cusparseSpMM", "format", "CSR", "b_cols", 4},
+    {"solver_dense", "cusolverDnDgetrf", NULL, NULL, "n", 64},
+    {"solver_dense", "cusolverDnSpotrf", NULL, NULL, "n", 32},
+};
+
+/* The first complete event of the trace named name. */
+static json_t *first_call(json_t *trace, const char *name)
+{
+    size_t i;
+    json_t *ev;
+    json_array_foreach(json_object_get(trace, "traceEvents"), i, ev) {
+        const char *n = json_string_value(json_object_get(ev, "name"));
+        const char *ph = json_string_value(json_object_get(ev, "ph"));
+        if (n && ph && !strcmp(n, name) && !strcmp(ph, "X"))
+            return ev;
+    }
+    return NULL;
+}
+
+START_TEST(every_math_call_is_a_row_with_its_work)
+{
+    const char *prog = NULL;
+    e2e_prof p = {0};
+    for (size_t c = 0; c < sizeof math_calls / sizeof math_calls[0]; c++) {
+        if (prog == NULL || strcmp(prog, math_calls[c].prog)) {
+            if (prog)
+                e2e_prof_free(&p);
+            prog = math_calls[c].prog;
+            char rel[128];
+            snprintf(rel, sizeof rel, "tests/corpus/%s", prog);
+            const char *argv[] = {e2e_bpath(rel), NULL};
+            p = e2e_profile(1, argv, NULL, 180);
+            ck_assert_msg(p.r.status == 0 && p.sum && p.trace, "%s: exit %d\n%s", prog, p.r.status, p.r.err);
+            json_t *census = json_object_get(p.sum, "launch_census");
+            ck_assert_msg(json_number_value(json_object_get(census, "coverage")) == 1.0,
+                          "%s: a kernel was launched outside every hooked call", prog);
+        }
+        long long owned = -1;
+        size_t i;
+        json_t *r;
+        json_array_foreach(json_object_get(p.sum, "api"), i, r)
+            if (!strcmp(e2e_str(r, "name"), math_calls[c].call))
+                owned = e2e_int(r, "cuda_total_ns");
+        ck_assert_msg(owned > 0, "%s: %s is no row with GPU time (%lld)", prog, math_calls[c].call, owned);
+        json_t *ev = first_call(p.trace, math_calls[c].call), *args = json_object_get(ev, "args");
+        ck_assert_msg(args != NULL, "%s: no %s in the trace", prog, math_calls[c].call);
+        if (math_calls[c].key)
+            ck_assert_str_eq(e2e_str(args, math_calls[c].key), math_calls[c].want);
+        ck_assert_msg(e2e_int(args, math_calls[c].key2) == math_calls[c].want2, "%s: %s's %s is %lld, want %lld",
+                      prog, math_calls[c].call, math_calls[c].key2, e2e_int(args, math_calls[c].key2),
+                      math_calls[c].want2);
+        /* and summary.json's math rows have it with its size, and all its GPU time */
+        long long rows = 0, gpu = 0;
+        json_array_foreach(json_object_get(p.sum, "math"), i, r)
+            if (!strcmp(e2e_str(r, "name"), math_calls[c].call) && e2e_int(r, "calls") > 0 &&
+                (e2e_int(r, "m") | e2e_int(r, "n") | e2e_int(r, "k")) != 0) {
+                rows++;
+                gpu += e2e_int(r, "gpu_total_ns");
+            }
+        ck_assert_msg(rows > 0, "%s: no math row of %s with its size", prog, math_calls[c].call);
+        ck_assert_msg(gpu == owned, "%s: %s's math rows hold %lld ns, its api row %lld", prog, math_calls[c].call,
+                      gpu, owned);
+    }
+    e2e_prof_free(&p);
+}
+END_TEST
+
 /* The masking itself: timings go, other numbers stay. */
 START_TEST(mask_only_timings)
 {
@@ -298,6 +382,7 @@ int main(void)
     tcase_add_test(tc, mask_only_timings);
     tcase_add_test(tc, corpus_is_there);
     tcase_add_test(tc, every_cublas_call_is_a_row_with_its_work);
+    tcase_add_test(tc, every_math_call_is_a_row_with_its_work);
     tcase_add_loop_test(tc, corpus_program, 0, nprogs);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);

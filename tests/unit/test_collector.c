@@ -313,6 +313,7 @@ static void keep_class_fields(cuprof_event *e)
         break;
     case CUPROF_EV_CALL: break;
     case CUPROF_EV_COLL: k.a.coll = e->a.coll; break;
+    case CUPROF_EV_MATH: k.a.math = e->a.math; break;
     default: k.a.nvtx = e->a.nvtx; break;
     }
     *e = k;
@@ -341,7 +342,7 @@ START_TEST(compact_round_trip)
             ((uint64_t *)e)[w] = rnd();
         e->cls = (uint8_t)(rnd() % 16);
         if (e->cls == 15)   /* (CUPROF_EV_LIB is never recorded) */
-            e->cls = CUPROF_EV_COLL;
+            e->cls = rnd() % 2 ? CUPROF_EV_COLL : CUPROF_EV_MATH;
         if (e->cls == CUPROF_EV_COLL && i > 0 && in[i - 1].cls == CUPROF_EV_COLL && rnd() % 2)
             e->a.coll.comm = in[i - 1].a.coll.comm, e->a.coll.rank = in[i - 1].a.coll.rank,
             e->a.coll.nranks = in[i - 1].a.coll.nranks;   /* the same communicator again */

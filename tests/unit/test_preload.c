@@ -83,8 +83,8 @@ static int in_exports(const char *name, int n_exports)
 
 static void check_exports(const char *lib, int n_exports)
 {
-    static char names[1024][96];
-    int n = nm_defined(lib, names, 1024);
+    static char names[4096][96];
+    int n = nm_defined(lib, names, 4096);
     for (int i = 0; i < n; i++)
         ck_assert_msg(in_exports(names[i], n_exports), "%s exports %s, which is not a hook", lib, names[i]);
     for (int h = 0; h < n_exports; h++) {
@@ -208,6 +208,113 @@ START_TEST(every_launch_entry_point_is_hooked)
 }
 END_TEST
 
+/* Every entry point of the math libraries that their headers declare is a
+ * hook (issue 41), checked against the toolkit itself: each function a
+ * library exports and one of its headers declares ("name(" after a word
+ * boundary) is in PRELOAD_HOOKS, or left out below with its reason. As for
+ * the launches: a new one in a new toolkit cannot be missed. */
+static const struct {
+    const char *lib, *headers[7];
+    int min;   /* hooks at least (CUDA 13.0: 56, 27, 405, 571 + 19) */
+} math_libs[] = {
+    {"libcufft.so.12", {"cufft.h", "cufftXt.h"}, 50},
+    {"libcurand.so.10", {"curand.h"}, 25},
+    {"libcusparse.so.12", {"cusparse.h"}, 400},
+    {"libcusolver.so.12", {"cusolverDn.h", "cusolverSp.h", "cusolverRf.h", "cusolverSp_LOWLEVEL_PREVIEW.h",
+                           "cusolver_common.h"}, 550},
+    {"libcusolverMg.so.12", {"cusolverMg.h"}, 15},
+};
+static const struct {
+    const char *name, *why;
+} math_left_out[] = {
+    {"cusparseGetErrorName", "returns a string, not a status: no CUDA work, a lookup"},
+    {"cusparseGetErrorString", "as cusparseGetErrorName"},
+    {"cusparseGetMat*", "a legacy descriptor's field (cusparseDiagType_t, ...), not a status: a lookup"},
+    {"cusparseHprune*", "declared for C++ only (__half), as preload/gen_lib_hooks.sh leaves out"},
+};
+
+/* 1 when name is left out (an entry ending in '*' is a prefix). */
+static int math_is_left_out(const char *name)
+{
+    for (size_t k = 0; k < sizeof math_left_out / sizeof math_left_out[0]; k++) {
+        size_t n = strlen(math_left_out[k].name);
+        if (math_left_out[k].name[n - 1] == '*' ? !strncmp(math_left_out[k].name, name, n - 1)
+                                                : !strcmp(math_left_out[k].name, name))
+            return 1;
+    }
+    return 0;
+}
+
+/* 1 when text declares name: "name" with no identifier character before it,
+ * then spaces and "(". */
+static int declares(const char *text, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
+        char b = p > text ? p[-1] : ' ';
+        const char *q = p + n;
+        if ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9') || b == '_')
+            continue;
+        while (*q == ' ' || *q == '\t' || *q == '\n')
+            q++;
+        if (*q == '(')
+            return 1;
+    }
+    return 0;
+}
+
+START_TEST(every_math_library_entry_point_is_hooked)
+{
+    const char *cuda = getenv("CUDA_HOME") ? getenv("CUDA_HOME") : "/usr/local/cuda";
+    static char names[4096][96];
+    char path[4096];
+    snprintf(path, sizeof path, "%s/lib64/%s", cuda, math_libs[_i].lib);
+    ck_assert_msg(access(path, R_OK) == 0, "%s: the toolkit's library is needed", path);
+    int n = nm_defined(path, names, 4096), hooked = 0;
+    size_t total = 1;
+    char *text = calloc(1, 1);
+    for (int h = 0; h < 7 && math_libs[_i].headers[h]; h++) {
+        snprintf(path, sizeof path, "%s/include/%s", cuda, math_libs[_i].headers[h]);
+        size_t len = 0;
+        char *t = e2e_read_file(path, &len);
+        ck_assert_msg(t != NULL, "%s: the toolkit's header is needed", path);
+        text = realloc(text, total + len);
+        ck_assert_ptr_nonnull(text);
+        memcpy(text + total - 1, t, len + 1);
+        total += len;
+        free(t);
+    }
+    for (int i = 0; i < n; i++) {
+        char *at = strchr(names[i], '@');
+        if (at)
+            *at = '\0';
+        if (!declares(text, names[i]))
+            continue;   /* internal, or another library's (libcusolver exports cuBLAS's batched helpers) */
+        int ok = launch_hooked(names[i]);
+        hooked += ok;
+        ok |= math_is_left_out(names[i]);
+        ck_assert_msg(ok, "%s (%s) is declared in its headers and exported, but no hook covers it: "
+                      "see preload/gen_lib_hooks.sh, or say why not in math_left_out", names[i], math_libs[_i].lib);
+    }
+    free(text);
+    ck_assert_msg(hooked >= math_libs[_i].min, "%s: %d hooks, want %d or more", math_libs[_i].lib, hooked,
+                  math_libs[_i].min);
+}
+END_TEST
+
+/* The classes the generator gave: the calls that compute push their id for
+ * CUPTI, set-up and queries do not (their sizes are kept all the same). */
+_Static_assert((int)PRELOAD_CLS_cufftExecC2C == (int)CUPROF_EV_MATH_LIB, "an FFT exec pushes");
+_Static_assert((int)PRELOAD_CLS_cufftPlan1d == (int)CUPROF_EV_MATH, "a plan is set-up");
+_Static_assert((int)PRELOAD_CLS_curandGenerateNormal == (int)CUPROF_EV_MATH_LIB, "a generate pushes");
+_Static_assert((int)PRELOAD_CLS_curandCreateGenerator == (int)CUPROF_EV_MATH, "a generator is set-up");
+_Static_assert((int)PRELOAD_CLS_cusparseSpMV == (int)CUPROF_EV_MATH_LIB, "SpMV pushes");
+_Static_assert((int)PRELOAD_CLS_cusparseSpMV_bufferSize == (int)CUPROF_EV_MATH, "a buffer size is a query");
+_Static_assert((int)PRELOAD_CLS_cusparseCreateMatDescr == (int)CUPROF_EV_MATH, "legacy descriptors are set-up");
+_Static_assert((int)PRELOAD_CLS_cusolverDnSgetrf == (int)CUPROF_EV_MATH_LIB, "getrf pushes");
+_Static_assert((int)PRELOAD_CLS_cusolverDnSetStream == (int)CUPROF_EV_MATH, "set-up");
+_Static_assert((int)PRELOAD_CLS_cufftXtMakePlanMany == (int)CUPROF_EV_MATH, "an Xt plan is set-up");
+
 /* The table registered with the collector: every hook, its category, before
  * any event; a program that never touches CUDA records nothing and behaves
  * exactly as without the library. */
@@ -243,6 +350,10 @@ START_TEST(no_cuda_program_unchanged)
         ck_assert_str_eq(d->api[i], hook_names[i]);
         const char *want = !strncmp(hook_names[i], "cublasLt", 8) ? "cublaslt"
                            : !strncmp(hook_names[i], "cublas", 6) ? "cublas"
+                           : !strncmp(hook_names[i], "cufft", 5)  ? "cufft"
+                           : !strncmp(hook_names[i], "curand", 6) ? "curand"
+                           : !strncmp(hook_names[i], "cusparse", 8) ? "cusparse"
+                           : !strncmp(hook_names[i], "cusolver", 8) ? "cusolver"
                            : !strncmp(hook_names[i], "MPI_", 4)   ? "mpi"
                            : !strncmp(hook_names[i], "nccl", 4)   ? "nccl"
                            : !strncmp(hook_names[i], "cuGet", 5)  ? "cuda_driver"
@@ -764,6 +875,8 @@ static Suite *suite(void)
     tcase_add_test(t, exports_are_exactly_the_hooks);
     tcase_add_test(t, exports_map_is_the_hook_list);
     tcase_add_test(t, every_launch_entry_point_is_hooked);
+    tcase_add_loop_test(t, every_math_library_entry_point_is_hooked, 0,
+                        (int)(sizeof math_libs / sizeof math_libs[0]));
     tcase_add_test(t, no_cuda_program_unchanged);
     tcase_add_test(t, program_references_are_versioned);
     suite_add_tcase(s, t);

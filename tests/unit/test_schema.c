@@ -49,6 +49,9 @@ static const listed fields[] = {
 #define SECTION "blas[].shapes[]"
     CUPROF_SCHEMA_SHAPE(ROW)
 #undef SECTION
+#define SECTION "math[]"
+    CUPROF_SCHEMA_MATH(ROW)
+#undef SECTION
 #define SECTION "ranges[]"
     CUPROF_SCHEMA_RANGE(ROW)
 #undef SECTION

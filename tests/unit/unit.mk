@@ -34,7 +34,7 @@ ALL_TARGETS += $(B)/tests/test_collector $(B)/tests/test_cupti $(B)/tests/libtes
 # test_formats: the writers on hand-built runs; test_timeline: the GPU
 # attribution math and the trace's GPU lanes; test_findings: each rule with
 # one run built to trigger it and one built not to.
-MODEL_TESTS := test_formats test_timeline test_findings
+MODEL_TESTS := test_formats test_timeline test_findings test_mathlib
 $(addprefix $(B)/tests/,$(MODEL_TESTS)): $(B)/tests/%: tests/unit/%.c $(FORMATS_OBJS) $(MODEL_OBJS)
 	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -o $@ $< \
 	    $(FORMATS_OBJS) $(MODEL_OBJS) $(LDFLAGS) $(CHECK_LIBS) $(JSON_LIBS) -lstdc++ -lpthread
@@ -95,7 +95,7 @@ $(PT)/prog_kernels: tests/unit/test_preload_kernels.cu
 $(PT)/prog_kernels_ptsz: tests/unit/test_preload_kernels.cu
 	$(call P,NVCC,$@)mkdir -p $(@D) && $(NVCC) -cudart shared --default-stream per-thread -o $@ $< -L$(CUDA_LIB) -Xlinker -rpath=$(CUDA_LIB)
 
-$(B)/tests/test_preload: tests/unit/test_preload.c tests/unit/test_preload_run.c $(HARNESS_OBJ) $(B)/preload/blas_gen.h \
+$(B)/tests/test_preload: tests/unit/test_preload.c tests/unit/test_preload_run.c $(HARNESS_OBJ) $(PRELOAD_GEN_HDRS) \
                          $(PT)/libcuprof_hooks.so $(PT)/libfakecollector.so $(PT_PROGS)
 	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -I$(B)/preload -Itests/e2e -o $@ \
 	    tests/unit/test_preload.c tests/unit/test_preload_run.c \

@@ -10,8 +10,8 @@
  * with the basic and the advanced data layouts (inembed, stride, dist;
  * in-place real transforms padded as the documentation says). Radix 2 for
  * powers of two, the plain DFT otherwise; beyond CUSIM_COMPUTE_MAX, timed
- * only. The kernels' names follow cuFFT's (regular_fft, vector_fft) but are
- * not its exact ones; the real library picks among many.
+ * only. The kernels are named as the ones an H200 ran for the corpus's
+ * plans (exec() says which); the real library picks among many more.
  *
  * Work area: none for sizes made of 2, 3, 5 and 7 (the real library's
  * fast radices), two complex buffers of the transform otherwise (Bluestein);
@@ -417,6 +417,38 @@ FFT_EXPORT cufftResult cufftPlanMany(cufftHandle *plan, int rank, int *n, int *i
     return plan_new(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
 }
 
+/* cufftXt's plan (the samples' 16-bit and callback paths start with it):
+ * the transform's kind from its three data types, as cufftXt.h documents;
+ * the types this sim computes (32- and 64-bit real and complex) only. */
+static cufftType xt_type(cudaDataType in, cudaDataType out, cudaDataType exec)
+{
+    static const struct {
+        cudaDataType in, out, exec;
+        cufftType type;
+    } kinds[] = {
+        {CUDA_C_32F, CUDA_C_32F, CUDA_C_32F, CUFFT_C2C}, {CUDA_R_32F, CUDA_C_32F, CUDA_C_32F, CUFFT_R2C},
+        {CUDA_C_32F, CUDA_R_32F, CUDA_C_32F, CUFFT_C2R}, {CUDA_C_64F, CUDA_C_64F, CUDA_C_64F, CUFFT_Z2Z},
+        {CUDA_R_64F, CUDA_C_64F, CUDA_C_64F, CUFFT_D2Z}, {CUDA_C_64F, CUDA_R_64F, CUDA_C_64F, CUFFT_Z2D},
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (kinds[i].in == in && kinds[i].out == out && kinds[i].exec == exec)
+            return kinds[i].type;
+    return (cufftType)0;
+}
+
+FFT_EXPORT cufftResult cufftXtMakePlanMany(cufftHandle h, int rank, long long int *n, long long int *inembed,
+                                           long long int istride, long long int idist, cudaDataType inputtype,
+                                           long long int *onembed, long long int ostride, long long int odist,
+                                           cudaDataType outputtype, long long int batch, size_t *workSize,
+                                           cudaDataType executiontype)
+{
+    cufftType type = xt_type(inputtype, outputtype, executiontype);
+    if (type == 0)
+        return plan_of(h) ? CUFFT_NOT_SUPPORTED : CUFFT_INVALID_PLAN;   /* half and bf16: not simulated */
+    return cufftMakePlanMany64(h, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch,
+                               workSize);
+}
+
 FFT_EXPORT cufftResult cufftDestroy(cufftHandle h)
 {
     plan *p = plan_of(h);
@@ -579,25 +611,34 @@ static cufftResult exec(cufftHandle h, cufftType want, void *in, void *out, int 
         return CUFFT_EXEC_FAILED;
     int dbl = is_double(p->type);
     double total = (double)prod(p->n, p->rank) * p->batch, elem = dbl ? 16 : 8, work = 0;
-    const char *prec = dbl ? "double" : "float";
-    char name[96];
+    char name[256];
     cusim_spin_ns(SIMLIB_CALL_CPU_NS);
-    if (is_c2r(p->type)) {
-        snprintf(name, sizeof name, "preprocess_c2r<%s>", prec);
-        simlib_kernel k = {.name = name, .threads = total / 2, .cls = CUSIM_KERNEL_ELEMENTWISE,
-                           .bytes = total * elem};
-        if (simlib_launch(p->stream, &k, 0, NULL, NULL) != 0)
-            return CUFFT_EXEC_FAILED;
-    }
-    for (int d = p->rank - 1; d >= 0; d--) {
+    /* The kernels an H200 ran for these plans (tests/fixtures/h200-580.159.04/
+     * fft_roundtrip: CUPTI's mangled names, the size and precision put in):
+     * a 1-D complex transform two vector_fft passes, a 1-D real one one
+     * regular_fft_r2c/c2r (their own pre/post processing), a 2-D or 3-D one
+     * one regular_fft of its last dimension. */
+    for (int d = 0; d < p->rank; d++) {
         int n = p->n[d];
-        double passes = (n & (n - 1)) == 0 ? log2(n > 1 ? n : 2) : n;
-        work += total * passes;
-        snprintf(name, sizeof name, "%s<%d, %s>", d == p->rank - 1 ? "regular_fft" : "vector_fft", n, prec);
+        work += total * ((n & (n - 1)) == 0 ? log2(n > 1 ? n : 2) : n);
+    }
+    int last = p->n[p->rank - 1], passes = p->rank == 1 && !is_r2c(p->type) && !is_c2r(p->type) ? 2 : 1;
+    const char *pc = dbl ? "d" : "f";
+    if (p->rank > 1)
+        snprintf(name, sizeof name, "_Z11regular_fftILj%dE3EPTIJLj4ELj6EEELj16ELj10EL9padding_t14EL9twiddle_t0E"
+                 "L20loadstore_modifier_t2EL8layout_t0Ej%s21HostConfigPlaceholderEv18kernel_arguments_tIT7_E", last, pc);
+    else if (is_r2c(p->type) || is_c2r(p->type))
+        snprintf(name, sizeof name, "_Z15regular_fft_%sILj%dE3EPTIJLj10EEELj1ELj12EL9padding_t6EL9twiddle_t0E"
+                 "L20loadstore_modifier_t2EL8layout_t0Ej%s21HostConfigPlaceholderEv18kernel_arguments_tIT7_E",
+                 is_r2c(p->type) ? "r2c" : "c2r", last, pc);
+    else
+        snprintf(name, sizeof name, "_Z10vector_fftILj%dE3EPTIJLj16EEELj1ELj32EL9padding_t70EL9twiddle_t0E"
+                 "L20loadstore_modifier_t2EL8layout_t0Ej%s21HostConfigPlaceholderEv18kernel_arguments_tIT7_E", last, pc);
+    for (int i = 0; i < passes; i++) {
         simlib_kernel k = {.name = name, .threads = total / 4, .block = 256, .cls = CUSIM_KERNEL_GEMM,
-                           .flops = 5.0 * total * log2(n > 1 ? n : 2), .bytes = 2.0 * total * elem,
-                           .prec_bits = dbl ? 64 : 32};
-        if (simlib_launch(p->stream, &k, 0, NULL, NULL) != 0)
+                           .flops = 5.0 * total * log2(total / p->batch > 1 ? total / p->batch : 2) / passes,
+                           .bytes = 2.0 * total * elem, .prec_bits = dbl ? 64 : 32};
+        if (simlib_launch(p->stream, &k, i > 0, NULL, NULL) != 0)   /* the call's CPU cost is spun above */
             return CUFFT_EXEC_FAILED;
     }
     fft_job *j = NULL;
@@ -610,15 +651,10 @@ static cufftResult exec(cufftHandle h, cufftType want, void *in, void *out, int 
         memcpy(j->inembed, p->inembed, sizeof j->inembed);
         memcpy(j->onembed, p->onembed, sizeof j->onembed);
     }
-    if (is_r2c(p->type)) {
-        snprintf(name, sizeof name, "postprocess_r2c<%s>", prec);
-        simlib_kernel k = {.name = name, .threads = total / 2, .cls = CUSIM_KERNEL_ELEMENTWISE,
-                           .bytes = total * elem};
-        return simlib_launch(p->stream, &k, 0, j ? fft_run : NULL, j) == 0 ? CUFFT_SUCCESS : CUFFT_EXEC_FAILED;
-    }
     /* the result lands with the last kernel: deferred behind it */
     if (j != NULL)
         cusim_defer(fft_run, j);
+    simlib_call_tail();
     return CUFFT_SUCCESS;
 }
 
@@ -651,4 +687,15 @@ FFT_EXPORT cufftResult cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufft
 FFT_EXPORT cufftResult cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
 {
     return exec(plan, CUFFT_Z2D, idata, odata, CUFFT_INVERSE);
+}
+
+/* cufftXt's exec of any plan: the plan's own kind; the direction of a real
+ * transform is its kind's. */
+FFT_EXPORT cufftResult cufftXtExec(cufftHandle h, void *input, void *output, int direction)
+{
+    plan *p = plan_of(h);
+    if (p == NULL || !p->made)
+        return CUFFT_INVALID_PLAN;
+    int dir = is_r2c(p->type) ? CUFFT_FORWARD : is_c2r(p->type) ? CUFFT_INVERSE : direction;
+    return exec(h, p->type, input, output, dir);
 }

@@ -186,9 +186,16 @@ static curandStatus_t seed_states(curandGenerator_t g)
 {
     if (g->seeded || g->host)
         return CURAND_STATUS_SUCCESS;
-    char name[96];
-    snprintf(name, sizeof name, quasi(g->type) ? "sobol_init<%s>" : "generate_seed_pseudo<%s>",
-             state_name(g->type));
+    char name[160];
+    const char *st = state_name(g->type);
+    /* a pseudo-random generator's: the name an H200 ran (mangled, as CUPTI
+     * gives it: tests/fixtures/h200-580.159.04/rand_montecarlo), its state's
+     * type put in */
+    if (quasi(g->type))
+        snprintf(name, sizeof name, "sobol_init<%s>", st);
+    else
+        snprintf(name, sizeof name, "_Z20generate_seed_pseudoI10rng_configI%zu%sL14curandOrdering101EEEvyyyS2_PS1_Pj",
+                 strlen(st), st);
     simlib_kernel k = {.name = name, .threads = 64 * 1024, .block = 64, .cls = CUSIM_KERNEL_ELEMENTWISE,
                        .bytes = 64.0 * 1024 * 48};
     cusim_spin_ns(SEED_CPU_NS);
@@ -237,13 +244,29 @@ static curandStatus_t generate(curandGenerator_t gen, void *out, size_t n, enum 
         return st;
     }
     static const char *const dist_name[] = {"bits32", "bits64", "uniform", "normal", "lognormal", "poisson"};
-    char name[128];
-    snprintf(name, sizeof name, "gen_sequenced<%s, %s, %s>", state_name(g->type),
-             dist == D_BITS32 || dist == D_POISSON ? "unsigned int"
-             : dist == D_BITS64                    ? "unsigned long long"
-             : dbl                                 ? "double"
-                                                   : "float",
-             dist_name[dist]);
+    /* The kernels an H200 ran (mangled: tests/fixtures/h200-580.159.04/
+     * rand_montecarlo) for float uniform, double normal and Poisson draws,
+     * the generator's state type put in; the others by a readable name. */
+    const char *sn = state_name(g->type), *fmt = NULL;
+    if (dist == D_UNIFORM && !dbl)
+        fmt = "_Z13gen_sequencedI%zu%sfiXadL_Z21curand_uniform_noargsIS0_EfPT_iEE10rng_configIS0_L14curandOrdering"
+              "101EEEvS3_PT0_mmT1_";
+    else if (dist == D_NORMAL && dbl)
+        fmt = "_Z13gen_sequencedI%zu%s7double221normal_args_double_stXadL_Z28curand_normal_scaled2_doubleIS0_ES1_PT"
+              "_S2_EE10rng_configIS0_L14curandOrdering101EEEvS5_PT0_mmT1_";
+    else if (dist == D_POISSON)
+        fmt = "_Z13gen_sequencedI%zu%sjP28curandDistributionM2Shift_stXadL_Z25internal_curand_M2_doubleIS0_EjPT_S2_"
+              "EE10rng_configIS0_L14curandOrdering101EEEvS5_PT0_mmT1_";
+    char name[256];
+    if (fmt != NULL && !quasi(g->type))
+        snprintf(name, sizeof name, fmt, strlen(sn), sn);
+    else
+        snprintf(name, sizeof name, "gen_sequenced<%s, %s, %s>", sn,
+                 dist == D_BITS32 || dist == D_POISSON ? "unsigned int"
+                 : dist == D_BITS64                    ? "unsigned long long"
+                 : dbl                                 ? "double"
+                                                       : "float",
+                 dist_name[dist]);
     simlib_kernel k = {.name = name, .threads = (double)n / 4, .block = 256, .cls = CUSIM_KERNEL_ELEMENTWISE,
                        .bytes = (double)n * es};
     if (!simlib_compute((double)n) || !simlib_fits(out, n * es)) { /* timed only */
@@ -252,6 +275,7 @@ static curandStatus_t generate(curandGenerator_t gen, void *out, size_t n, enum 
     }
     if (simlib_launch(g->stream, &k, 1, j ? run : NULL, j) != 0)
         return CURAND_STATUS_LAUNCH_FAILURE;
+    simlib_call_tail();
     return CURAND_STATUS_SUCCESS;
 }
 

@@ -308,18 +308,80 @@ static int buffers_fit(const solve_job *j)
     return ok;
 }
 
-/* Queues routine `what` (getrf, potrs, ...) of j on the handle's stream. */
+/* The kernels an H200 ran for each routine (tests/fixtures/h200-580.159.04/
+ * solver_dense: CUPTI's mangled names, %c the precision, d or f), in order;
+ * the one marked MAIN does the routine's work (its flops, its result), the
+ * others are cuSOLVER's small set-up and pivot kernels. Routines not listed
+ * (geqrf, syevd) run as one kernel of their own name. gesvd's is its
+ * bidiagonalization only (the real one also runs ~100 rotation kernels and
+ * cuBLAS GEMMs). */
+#define MAIN "*"
+static const struct {
+    const char *what;
+    int trans;   /* getrs: 1 transposed; -1 either */
+    const char *const k[7];
+} routine_kernels[] = {
+    {"getrf", -1, {"_Z19xxtrf4_set_info_keriPi",
+                   MAIN "_Z11getrf_pivotI13getrf_params_I%cLi64ELi1ELi64ELi64ELi1EEEviiiPviPliPNT_9data_typeEPjS7_S6_jjjPi",
+                   "_Z16ipiv_lower_smallI%cLi64EEviPviPlii", "_Z15create_pivot_v2ILi64EEviPiPli",
+                   "_Z15ipiv_lower_diagI%cLi64EEviPviPii", "_Z17ipiv_64_to_32_kerILi128EEvlPKlPi"}},
+    {"getrs", 0, {"_Z16copy_info_kerneliPi", "_Z13laswp_kernel2I%cLb0EiEviPT_miiPKT1_i", "_Z10dtrsv_initPi",
+                  "_Z12trsv_ln_execI%cLj32ELj32ELj4ELb1EEviPKT_lPS0_lPi", "_Z13dtrsv_init_upPii",
+                  MAIN "_Z15trsv_ln_exec_upI%cLj32ELj32ELj4ELb0EEviPKT_lPS0_lPi"}},
+    {"getrs", 1, {"_Z16copy_info_kerneliPi", "_Z10dtrsv_initPi",
+                  "_Z15trsv_lt_exec_upI%cLj32ELj32ELj4ELb0ELb0EEviPKT_lPS0_lPi", "_Z13dtrsv_init_upPii",
+                  MAIN "_Z12trsv_lt_execI%cLj32ELj32ELj4ELb1ELb0EEviPKT_lPS0_lPi",
+                  "_Z21laswp_kernel2_reverseI%cLb0EiEviPT_miiPKT1_i"}},
+    {"potrf", -1, {"_Z19potrf_alg2_set_infoiiPi", MAIN "_Z20potrf_alg2_cta_upperI%c%cLi32EEviiPT_mPi",
+                   "_Z21potrf_alg2_reset_infoPi"}},
+    {"potrs", -1, {"_Z16copy_info_kerneliPi", "_Z10dtrsv_initPi",
+                   "_Z15trsv_lt_exec_upI%cLj32ELj32ELj4ELb0ELb0EEviPKT_lPS0_lPi", "_Z13dtrsv_init_upPii",
+                   MAIN "_Z15trsv_ln_exec_upI%cLj32ELj32ELj4ELb0EEviPKT_lPS0_lPi"}},
+    {"gesvd", -1, {MAIN "_Z9gebd2_ctaI%c%cLi32ELi4EEvllPT_lPT0_S3_S1_S1_"}},
+};
+
+/* Queues routine `what` (getrf, potrs, ...) of j on the handle's stream:
+ * its kernels (routine_kernels), the result with the main one. */
 static cusolverStatus_t run(cusolverDnHandle_t h, const char *what, solve_job *j, double flops, double elems)
 {
-    char name[64];
-    snprintf(name, sizeof name, "cusolver::%s_kernel<%s>", what, j->dbl ? "double" : "float");
-    simlib_kernel k = {.name = name, .threads = elems / 4, .block = 256, .cls = CUSIM_KERNEL_GEMM,
-                       .flops = flops, .bytes = 2.0 * elems * (j->dbl ? 8 : 4), .prec_bits = j->dbl ? 64 : 32};
+    char name[160], fmt[160];
+    const char *const *ks = NULL;
+    const char *own[2] = {NULL, NULL};
+    char pc = j->dbl ? 'd' : 'f';
+    for (size_t i = 0; i < sizeof routine_kernels / sizeof routine_kernels[0] && !ks; i++)
+        if (!strcmp(routine_kernels[i].what, what) &&
+            (routine_kernels[i].trans < 0 || routine_kernels[i].trans == (j->trans != 0)))
+            ks = routine_kernels[i].k;
+    if (ks == NULL) {   /* one kernel named after the routine */
+        snprintf(fmt, sizeof fmt, MAIN "cusolver::%s_kernel<%s>", what, j->dbl ? "double" : "float");
+        own[0] = fmt;
+        ks = own;
+    }
     j->compute = j->op != OP_TIMED && simlib_compute(flops / 2) && buffers_fit(j);
     if (!simlib_fits(j->info, sizeof *j->info))
         j->info = NULL;   /* nowhere a kernel could write it */
-    return simlib_launch(h->stream, &k, 1, solve_run, j) == 0 ? CUSOLVER_STATUS_SUCCESS
-                                                               : CUSOLVER_STATUS_EXECUTION_FAILED;
+    int handed = 0;   /* j went with the main kernel (freed by it or its job) */
+    for (int i = 0; i < 7 && ks[i]; i++) {
+        int main_k = ks[i][0] == '*';
+        snprintf(name, sizeof name, ks[i] + main_k, pc, pc);
+        simlib_kernel k = {.name = name, .threads = main_k ? elems / 4 : 32, .block = main_k ? 256 : 32,
+                           .cls = main_k ? CUSIM_KERNEL_GEMM : CUSIM_KERNEL_ELEMENTWISE,
+                           .flops = main_k ? flops : 0, .bytes = main_k ? 2.0 * elems * (j->dbl ? 8 : 4) : 64,
+                           .prec_bits = j->dbl ? 64 : 32};
+        /* each launch costs the CPU its own, as the library's launches do:
+         * small kernels start inside the call, as on a GPU that keeps up */
+        int r = simlib_launch(h->stream, &k, 1, main_k ? solve_run : NULL, main_k ? j : NULL);
+        handed |= main_k;
+        if (r != 0) {
+            if (!handed)
+                free(j);
+            return CUSOLVER_STATUS_EXECUTION_FAILED;
+        }
+    }
+    if (!handed)
+        free(j);   /* (every listed routine has a main kernel) */
+    simlib_call_tail();
+    return CUSOLVER_STATUS_SUCCESS;
 }
 
 static solve_job *job_new(enum op op, int dbl)

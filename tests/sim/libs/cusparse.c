@@ -10,7 +10,7 @@
  * values and indices with base 0 or 1; alpha and beta are read at the call
  * in host pointer mode and in stream order in device mode. Other value
  * types are timed only. The kernels' names follow cuSPARSE's
- * (csrmv_v3_kernel, coomv_kernel, csrmm_alg2_kernel), not exactly.
+ * (an H200's, for the cases the corpus runs: product()).
  */
 #include "simlib.h"
 
@@ -184,6 +184,70 @@ SP_EXPORT cusparseStatus_t cusparseDestroy(cusparseHandle_t handle)
     free(h);
     return CUSPARSE_STATUS_SUCCESS;
 }
+
+/* ---- the legacy API's matrix descriptor (cusparse.h: the samples that
+ * still use it, conjugateGradient among them, create one first) ---------- */
+
+#define MATDESCR_MAGIC 0x4d415444u /* "MATD" */
+
+struct cusparseMatDescr {
+    uint32_t magic;
+    cusparseMatrixType_t type;
+    cusparseFillMode_t fill;
+    cusparseDiagType_t diag;
+    cusparseIndexBase_t base;
+};
+
+static cusparseMatDescr_t descr_of(cusparseMatDescr_t d)
+{
+    return d != NULL && d->magic == MATDESCR_MAGIC ? d : NULL;
+}
+
+SP_EXPORT cusparseStatus_t cusparseCreateMatDescr(cusparseMatDescr_t *descrA)
+{
+    if (descrA == NULL)
+        return CUSPARSE_STATUS_INVALID_VALUE;
+    cusparseMatDescr_t d = calloc(1, sizeof *d);
+    if (d == NULL)
+        return CUSPARSE_STATUS_ALLOC_FAILED;
+    /* the documented defaults: general, lower, non-unit, base 0 */
+    *d = (struct cusparseMatDescr){.magic = MATDESCR_MAGIC, .type = CUSPARSE_MATRIX_TYPE_GENERAL,
+                                   .fill = CUSPARSE_FILL_MODE_LOWER, .diag = CUSPARSE_DIAG_TYPE_NON_UNIT,
+                                   .base = CUSPARSE_INDEX_BASE_ZERO};
+    *descrA = d;
+    return CUSPARSE_STATUS_SUCCESS;
+}
+
+SP_EXPORT cusparseStatus_t cusparseDestroyMatDescr(cusparseMatDescr_t descrA)
+{
+    cusparseMatDescr_t d = descr_of(descrA);
+    if (d == NULL)
+        return descrA == NULL ? CUSPARSE_STATUS_SUCCESS : CUSPARSE_STATUS_INVALID_VALUE;
+    d->magic = 0;
+    free(d);
+    return CUSPARSE_STATUS_SUCCESS;
+}
+
+/* cusparseSetMat<Field> and cusparseGetMat<Field> of one field: a value past
+ * its enum's last (max) is refused; a bad descriptor reads as the default. */
+#define MATDESCR_FIELD(Field, type_t, field, max, dflt)                       \
+    SP_EXPORT cusparseStatus_t cusparseSetMat##Field(cusparseMatDescr_t descrA, type_t v) \
+    {                                                                          \
+        cusparseMatDescr_t d = descr_of(descrA);                               \
+        if (d == NULL || (unsigned)v > (unsigned)(max))                        \
+            return CUSPARSE_STATUS_INVALID_VALUE;                              \
+        d->field = v;                                                          \
+        return CUSPARSE_STATUS_SUCCESS;                                        \
+    }                                                                          \
+    SP_EXPORT type_t cusparseGetMat##Field(const cusparseMatDescr_t descrA)   \
+    {                                                                          \
+        cusparseMatDescr_t d = descr_of(descrA);                               \
+        return d ? d->field : (dflt);                                          \
+    }
+MATDESCR_FIELD(Type, cusparseMatrixType_t, type, CUSPARSE_MATRIX_TYPE_TRIANGULAR, CUSPARSE_MATRIX_TYPE_GENERAL)
+MATDESCR_FIELD(FillMode, cusparseFillMode_t, fill, CUSPARSE_FILL_MODE_UPPER, CUSPARSE_FILL_MODE_LOWER)
+MATDESCR_FIELD(DiagType, cusparseDiagType_t, diag, CUSPARSE_DIAG_TYPE_UNIT, CUSPARSE_DIAG_TYPE_NON_UNIT)
+MATDESCR_FIELD(IndexBase, cusparseIndexBase_t, base, CUSPARSE_INDEX_BASE_ONE, CUSPARSE_INDEX_BASE_ZERO)
 
 SP_EXPORT cusparseStatus_t cusparseGetVersion(cusparseHandle_t handle, int *version)
 {
@@ -552,11 +616,44 @@ static cusparseStatus_t product(cusparseHandle_t h, sp_job *j, const void *alpha
     }
     double es = (double)elem_size(compute), nnz = (double)a->nnz;
     double rows = (double)(j->spmm ? j->c.rows : j->y.size);
-    const char *stem = a->format == CUSPARSE_FORMAT_COO ? (j->spmm ? "coomm_kernel" : "coomv_kernel")
-                                                        : (j->spmm ? "csrmm_alg2_kernel" : "csrmv_v3_kernel");
-    char name[96];
-    snprintf(name, sizeof name, "cusparse::%s<%s>", stem,
-             compute == CUDA_R_64F ? "double" : compute == CUDA_R_32F ? "float" : "other");
+    /* The kernels an H200 ran (mangled: tests/fixtures/h200-580.159.04/
+     * sparse_spmv), the precision put in: a CSR product partitions the rows
+     * first (and an SpMM scales C by beta), then multiplies; a transposed
+     * COO SpMV is one kernel. The other cases by a readable name. */
+    char pc = compute == CUDA_R_64F ? 'd' : 'f', name[200];
+    int real_names = (compute == CUDA_R_64F || compute == CUDA_R_32F) &&
+                     (a->format == CUSPARSE_FORMAT_CSR || (a->format == CUSPARSE_FORMAT_COO && j->trans_a && !j->spmm));
+    if (real_names && a->format == CUSPARSE_FORMAT_CSR) {
+        simlib_kernel pre = {.name = "_ZN8cusparse55_GLOBAL__N__8e55e5a3_16_csr_partition_cu_2a023e05_1848020csr_"
+                                     "partition_kernelIiiEEvPKT_T0_S2_S2_S5_PS5_S5_",
+                             .threads = 256, .block = 256, .cls = CUSIM_KERNEL_ELEMENTWISE, .bytes = (double)a->rows * 4};
+        if (simlib_launch(h->stream, &pre, 1, NULL, NULL) != 0) {
+            free(j);
+            return CUSPARSE_STATUS_EXECUTION_FAILED;
+        }
+        snprintf(name, sizeof name, "_ZN8cusparse29matrix_scalar_multiply_kernelINS_19MatrixWiseMulPolicyELb1El%c%c"
+                 "EEvT1_S2_S2_lNS_11KernelCoeffIT2_EEPT3_", pc, pc);
+        simlib_kernel scale = {.name = name, .threads = rows * cols_b, .block = 256, .cls = CUSIM_KERNEL_ELEMENTWISE,
+                               .bytes = 2 * rows * cols_b * es};
+        if (j->spmm && simlib_launch(h->stream, &scale, 1, NULL, NULL) != 0) {
+            free(j);
+            return CUSPARSE_STATUS_EXECUTION_FAILED;
+        }
+    }
+    if (!real_names)
+        snprintf(name, sizeof name, "cusparse::%s<%s>",
+                 a->format == CUSPARSE_FORMAT_COO ? (j->spmm ? "coomm_kernel" : "coomv_kernel")
+                                                  : (j->spmm ? "csrmm_alg2_kernel" : "csrmv_v3_kernel"),
+                 compute == CUDA_R_64F ? "double" : compute == CUDA_R_32F ? "float" : "other");
+    else if (a->format == CUSPARSE_FORMAT_COO)
+        snprintf(name, sizeof name, "_ZN8cusparse22coomv_transpose_kernelIi%c%c%c%cEEvNS_12KernelCoeffsIT3_EEliPKT_"
+                 "S6_PKT0_PKT1_PT2_", pc, pc, pc, pc);
+    else if (j->spmm)
+        snprintf(name, sizeof name, "_ZN8cusparse17csrmm_alg1_kernelILb0ELb1ELb1Eii%c%c%c%cEEvNS_12KernelCoeffsIT7_"
+                 "EET2_S4_iilPKT3_S5_iPKS4_PKT4_PKT5_S4_lPT6_S4_lS9_i", pc, pc, pc, pc);
+    else
+        snprintf(name, sizeof name, "_ZN8cusparse15csrmv_v3_kernelISt17integral_constantIbLb0EEii%c%c%c%cvEEvNS_12Ke"
+                 "rnelCoeffsIT5_EEPKT1_PKT0_S8_PKT2_S9_iiPKT3_PT4_PS6_PS4_", pc, pc, pc, pc);
     /* the matrix once, the dense input once, the output read and written */
     double dense_in = j->spmm ? (double)j->b.rows * (double)j->b.cols : (double)j->x.size;
     simlib_kernel k = {.name = name, .threads = nnz * cols_b / 4 + rows, .block = 128, .cls = CUSIM_KERNEL_GEMM,
@@ -567,8 +664,10 @@ static cusparseStatus_t product(cusparseHandle_t h, sp_job *j, const void *alpha
         free(j);
         j = NULL;
     }
-    return simlib_launch(h->stream, &k, 1, j ? sp_run : NULL, j) == 0 ? CUSPARSE_STATUS_SUCCESS
-                                                                       : CUSPARSE_STATUS_EXECUTION_FAILED;
+    if (simlib_launch(h->stream, &k, 1, j ? sp_run : NULL, j) != 0)
+        return CUSPARSE_STATUS_EXECUTION_FAILED;
+    simlib_call_tail();
+    return CUSPARSE_STATUS_SUCCESS;
 }
 
 SP_EXPORT cusparseStatus_t cusparseSpMV(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha,

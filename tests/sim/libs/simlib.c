@@ -95,3 +95,8 @@ int simlib_property(int type, int major, int minor, int patch, int *value)
     default: return -1;
     }
 }
+
+void simlib_call_tail(void)
+{
+    cusim_spin_ns(SIMLIB_TAIL_NS);
+}

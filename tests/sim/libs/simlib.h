@@ -40,6 +40,14 @@ typedef struct simlib_kernel {
  * is not a live stream (job not run; arg freed). */
 int simlib_launch(const void *stream, const simlib_kernel *k, int spin, void (*job)(void *), void *arg);
 
+/* The host work a library call does after its launches (SIMLIB_TAIL_NS of
+ * CPU): its kernels start before it returns, on a device that keeps up, as
+ * they mostly do on a GPU for a call of a few launches (a profiler that has
+ * only the kernels, cuprof --gpu kernels, takes a kernel that began inside
+ * a library call as that call's). */
+#define SIMLIB_TAIL_NS 6000u
+void simlib_call_tail(void);
+
 /* 1 when a problem of `work` multiply-adds is within CUSIM_COMPUTE_MAX (the
  * result is computed), 0 when it is timed only. */
 int simlib_compute(double work);

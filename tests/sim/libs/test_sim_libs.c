@@ -10,7 +10,7 @@
  */
 #include <check.h>
 #include <cuda_runtime_api.h>
-#include <cufft.h>
+#include <cufftXt.h>
 #include <curand.h>
 #include <cusolverDn.h>
 #define DISABLE_CUSPARSE_DEPRECATED
@@ -65,6 +65,64 @@ START_TEST(fft_delta_is_flat_with_strides)
     ck_assert_int_eq(cufftDestroy(p), CUFFT_INVALID_PLAN);
     ck_assert_int_eq(cufftPlan1d(&p, 0, CUFFT_C2C, 1), CUFFT_INVALID_SIZE);
     cudaFree(d);
+}
+END_TEST
+
+/* cufftXtMakePlanMany (the public samples' plan): the kind from the data
+ * types, then the same transform as cufftPlanMany's; cufftXtExec runs it;
+ * 16-bit types are not simulated (CUFFT_NOT_SUPPORTED), never a crash. */
+START_TEST(fft_xt_plan_is_a_plan)
+{
+    enum { N = 8 };
+    cufftComplex h[N], *d = dev(sizeof h);
+    for (int i = 0; i < N; i++)
+        h[i].x = i == 0 ? 2.0f : 0.0f, h[i].y = 0;
+    put(d, h, sizeof h);
+    cufftHandle p;
+    long long n[] = {N};
+    size_t ws = 1;
+    ck_assert_int_eq(cufftCreate(&p), CUFFT_SUCCESS);
+    ck_assert_int_eq(cufftXtMakePlanMany(p, 1, n, NULL, 1, 0, CUDA_C_32F, NULL, 1, 0, CUDA_C_32F, 1, &ws, CUDA_C_32F),
+                     CUFFT_SUCCESS);
+    ck_assert_uint_eq(ws, 0);
+    ck_assert_int_eq(cufftXtExec(p, d, d, CUFFT_FORWARD), CUFFT_SUCCESS);
+    get(h, d, sizeof h);
+    for (int i = 0; i < N; i++)
+        ck_assert_float_eq_tol(h[i].x, 2.0f, 1e-6f);
+    ck_assert_int_eq(cufftDestroy(p), CUFFT_SUCCESS);
+    ck_assert_int_eq(cufftCreate(&p), CUFFT_SUCCESS);
+    ck_assert_int_eq(cufftXtMakePlanMany(p, 1, n, NULL, 1, 0, CUDA_C_16F, NULL, 1, 0, CUDA_C_16F, 1, &ws, CUDA_C_16F),
+                     CUFFT_NOT_SUPPORTED);
+    ck_assert_int_eq(cufftDestroy(p), CUFFT_SUCCESS);
+    ck_assert_int_eq(cufftXtMakePlanMany(p, 1, n, NULL, 1, 0, CUDA_C_32F, NULL, 1, 0, CUDA_C_32F, 1, &ws, CUDA_C_32F),
+                     CUFFT_INVALID_PLAN);
+    ck_assert_int_eq(cufftXtExec(p, d, d, CUFFT_FORWARD), CUFFT_INVALID_PLAN);
+    cudaFree(d);
+}
+END_TEST
+
+/* The legacy matrix descriptor: its documented defaults, what is set is
+ * read back, bad values refused. */
+START_TEST(sparse_mat_descr)
+{
+    cusparseMatDescr_t m;
+    ck_assert_int_eq(cusparseCreateMatDescr(&m), CUSPARSE_STATUS_SUCCESS);
+    ck_assert_int_eq(cusparseGetMatType(m), CUSPARSE_MATRIX_TYPE_GENERAL);
+    ck_assert_int_eq(cusparseGetMatIndexBase(m), CUSPARSE_INDEX_BASE_ZERO);
+    ck_assert_int_eq(cusparseGetMatFillMode(m), CUSPARSE_FILL_MODE_LOWER);
+    ck_assert_int_eq(cusparseGetMatDiagType(m), CUSPARSE_DIAG_TYPE_NON_UNIT);
+    ck_assert_int_eq(cusparseSetMatIndexBase(m, CUSPARSE_INDEX_BASE_ONE), CUSPARSE_STATUS_SUCCESS);
+    ck_assert_int_eq(cusparseSetMatType(m, CUSPARSE_MATRIX_TYPE_SYMMETRIC), CUSPARSE_STATUS_SUCCESS);
+    ck_assert_int_eq(cusparseSetMatFillMode(m, CUSPARSE_FILL_MODE_UPPER), CUSPARSE_STATUS_SUCCESS);
+    ck_assert_int_eq(cusparseSetMatDiagType(m, CUSPARSE_DIAG_TYPE_UNIT), CUSPARSE_STATUS_SUCCESS);
+    ck_assert_int_eq(cusparseGetMatIndexBase(m), CUSPARSE_INDEX_BASE_ONE);
+    ck_assert_int_eq(cusparseGetMatType(m), CUSPARSE_MATRIX_TYPE_SYMMETRIC);
+    ck_assert_int_eq(cusparseGetMatFillMode(m), CUSPARSE_FILL_MODE_UPPER);
+    ck_assert_int_eq(cusparseGetMatDiagType(m), CUSPARSE_DIAG_TYPE_UNIT);
+    ck_assert_int_eq(cusparseSetMatIndexBase(m, (cusparseIndexBase_t)7), CUSPARSE_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(cusparseSetMatType(NULL, CUSPARSE_MATRIX_TYPE_GENERAL), CUSPARSE_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(cusparseCreateMatDescr(NULL), CUSPARSE_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(cusparseDestroyMatDescr(m), CUSPARSE_STATUS_SUCCESS);
 }
 END_TEST
 
@@ -234,6 +292,8 @@ int main(void)
     TCase *tc = tcase_create("libs");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, fft_delta_is_flat_with_strides);
+    tcase_add_test(tc, fft_xt_plan_is_a_plan);
+    tcase_add_test(tc, sparse_mat_descr);
     tcase_add_test(tc, rand_seed_and_offset);
     tcase_add_test(tc, sparse_csc_matches_dense);
     tcase_add_test(tc, solver_potrf_info);
