@@ -83,7 +83,13 @@ enum cuprof_schema_when {
     X(U64, batch, ADDED)                \
     X(U64, b_cols, ADDED)               \
     X(U64, calls, ADDED)                \
-    X(U64, gpu_total_ns, ADDED)
+    X(U64, gpu_total_ns, ADDED)         \
+    X(U64, flops_per_call, ADDED)       \
+    X(U64, timed_calls, ADDED)          \
+    X(FIX6, tflops, ADDED)              \
+    X(STR, prec, ADDED)                 \
+    X(FIX6, peak_tflops, ADDED)         \
+    X(FIX6, peak_pct, ADDED)
 
 /* blas[]: cuprof_stat_blas, then "shapes" */
 #define CUPROF_SCHEMA_BLAS(X)           \

@@ -631,6 +631,27 @@ static void put_memory(cuprof_writer *w)
                           (unsigned long long)m->oom_total, m->noom);
 }
 
+/* A row's FLOPs per call, TFLOP/s and share of the peak as the tables
+ * show them ("-" for what is not known; fl and rate: 32 bytes). */
+static void put_rate(uint64_t flops, double tflops, const char *prec, double peak, double pct, char *fl,
+                     char *rate, char *pk, size_t npk)
+{
+    if (flops)
+        cuprof_fmt_count(fl, 32, (double)flops);
+    else
+        snprintf(fl, 32, "-");
+    if (tflops > 0)
+        snprintf(rate, 32, tflops >= 100 ? "%.1f" : tflops >= 1 ? "%.2f" : "%.2g", tflops);
+    else
+        snprintf(rate, 32, "-");
+    if (peak > 0)
+        snprintf(pk, npk, pct >= 1 ? "%.1f%% of %s %.0f" : "%.2g%% of %s %.0f", pct, prec, peak);
+    else if (flops)
+        snprintf(pk, npk, "- (%s)", prec && prec[0] ? prec : "unknown");
+    else
+        snprintf(pk, npk, "-");
+}
+
 static void put_blas(cuprof_writer *w)
 {
     cuprof_out *o = w->out;
@@ -658,20 +679,12 @@ static void put_blas(cuprof_writer *w)
             const cuprof_stat_shape *sh = &b->shapes[j];
             char ops[16], fl[32], gt[32], rate[32], pk[48];
             snprintf(ops, sizeof ops, "%s,%s", sh->transa, sh->transb);
-            cuprof_fmt_count(fl, sizeof fl, (double)sh->flops_per_call);
-            if (sh->gpu_ns) {
+            if (sh->gpu_ns)
                 cuprof_fmt_time(gt, sizeof gt, sh->gpu_ns);
-                snprintf(rate, sizeof rate, sh->tflops >= 100 ? "%.1f" : sh->tflops >= 1 ? "%.2f" : "%.3f",
-                         sh->tflops);
-            } else {
-                snprintf(gt, sizeof gt, "-");
-                snprintf(rate, sizeof rate, "-");
-            }
-            if (sh->peak_tflops > 0)
-                snprintf(pk, sizeof pk, sh->peak_pct >= 1 ? "%.1f%% of %s %.0f" : "%.2g%% of %s %.0f",
-                         sh->peak_pct, sh->prec, sh->peak_tflops);
             else
-                snprintf(pk, sizeof pk, "- (%s)", sh->prec);
+                snprintf(gt, sizeof gt, "-");
+            put_rate(sh->flops_per_call, sh->tflops, sh->prec, sh->peak_tflops, sh->peak_pct, fl, rate,
+                     pk, sizeof pk);
             cuprof_out_printf(o, "    %10llu  %8u  %8u  %8u  %6u  %-12s  %-14s  %-11s  %10s  %12s  %9s  %s\n",
                               (unsigned long long)sh->calls, sh->m, sh->n, sh->k, sh->batch, sh->dtype,
                               sh->epilogue, ops, fl, gt, rate, pk);
@@ -687,16 +700,22 @@ static void put_math(cuprof_writer *w)
     if (s->nmath == 0)
         return;
     cuprof_out_puts(o, "\nMath library calls by size (cuFFT: type and dims; cuRAND: distribution and count; "
-                       "cuSPARSE: format, m, n, nnz; cuSOLVER: m, n, nrhs)\n");
-    cuprof_out_printf(o, "  %10s  %12s  %-10s  %10s  %10s  %10s  %6s  %-12s  %s\n", "Calls", "GPU total", "kind", "m",
-                      "n", "k/nnz", "batch", "dtype", "Entry point");
+                       "cuSPARSE: format, m, n, nnz; cuSOLVER: m, n, nrhs; FLOPs as LAPACK and the FFT "
+                       "literature count them, model/mathlib.h; TFLOP/s over the device time charged to "
+                       "the calls)\n");
+    cuprof_out_printf(o, "  %10s  %12s  %-10s  %10s  %10s  %10s  %6s  %-12s  %10s  %9s  %-22s  %s\n", "Calls",
+                      "GPU total", "kind", "m", "n", "k/nnz", "batch", "dtype", "FLOPs/call", "TFLOP/s",
+                      "of peak", "Entry point");
     for (size_t i = 0; i < s->nmath; i++) {
         const cuprof_stat_math *r = &s->math[i];
-        char gpu[32];
+        char gpu[32], fl[32], rate[32], pk[48];
         cuprof_fmt_time(gpu, sizeof gpu, r->gpu_total_ns);
-        cuprof_out_printf(o, "  %10llu  %12s  %-10s  %10llu  %10llu  %10llu  %6llu  %-12s  ", (unsigned long long)r->calls,
-                          gpu, r->kind, (unsigned long long)r->m, (unsigned long long)r->n, (unsigned long long)r->k,
-                          (unsigned long long)r->batch, r->dtype);
+        put_rate(r->flops_per_call, r->tflops, r->prec, r->peak_tflops, r->peak_pct, fl, rate, pk,
+                 sizeof pk);
+        cuprof_out_printf(o, "  %10llu  %12s  %-10s  %10llu  %10llu  %10llu  %6llu  %-12s  %10s  %9s  %-22s  ",
+                          (unsigned long long)r->calls, gpu, r->kind, (unsigned long long)r->m,
+                          (unsigned long long)r->n, (unsigned long long)r->k, (unsigned long long)r->batch,
+                          r->dtype, fl, rate, pk);
         put_clean(o, r->name);
         cuprof_out_putc(o, '\n');
     }

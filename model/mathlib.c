@@ -5,6 +5,7 @@
 #include "model/mathlib.h"
 #include "model/timeline.h"
 #include "model/vocab.h"
+#include "model/peak.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -382,6 +383,65 @@ static const char *kind_name(const cuprof_math_args *a)
     }
 }
 
+static int complex_type(int dtype)
+{
+    return dtype == CUDA_C_32F || dtype == CUDA_C_64F || dtype == CUDA_C_16F || dtype == CUDA_C_16BF;
+}
+
+/* log2 of x >= 1 without libm (the model links none): the exponent by
+ * halving, the rest from ln(x) = 2 atanh((x - 1) / (x + 1)) on [1, 2). */
+static double log2_of(double x)
+{
+    int e = 0;
+    while (x >= 2.0) {
+        x /= 2.0;
+        e++;
+    }
+    double y = (x - 1.0) / (x + 1.0), y2 = y * y, term = y, sum = 0.0;
+    for (int i = 1; i < 40; i += 2, term *= y2)
+        sum += term / i;
+    return e + 2.0 * sum / 0.69314718055994530942;
+}
+
+uint64_t cuprof_math_flops(const cuprof_math_args *a)
+{
+    double m = (double)a->m, n = (double)a->n, k = (double)a->k, f = 0.0;
+    switch (a->op) {
+    case CUPROF_MOP_FFT_EXEC: {
+        double N = 1.0;
+        int dims = 0;
+        for (int i = 0; i < 3; i++)
+            if (a->dims[i]) {
+                N *= (double)a->dims[i];
+                dims++;
+            }
+        if (!dims || N < 2)
+            return 0;
+        int real = a->kind == CUFFT_R2C || a->kind == CUFFT_C2R || a->kind == CUFFT_D2Z ||
+                   a->kind == CUFFT_Z2D;
+        f = (real ? 2.5 : 5.0) * N * log2_of(N);
+        break;
+    }
+    case CUPROF_MOP_SPMV: case CUPROF_MOP_SPSV: f = 2.0 * k; break;
+    case CUPROF_MOP_SPMM: case CUPROF_MOP_SPSM: f = 2.0 * k * (double)(a->b_cols ? a->b_cols : 1); break;
+    case CUPROF_MOP_GETRF:
+        if (m < n) { double t = m; m = n; n = t; }   /* min(m,n)^2 x max - min^3/3 */
+        f = m * n * n - n * n * n / 3.0;
+        break;
+    case CUPROF_MOP_POTRF: f = n * n * n / 3.0; break;
+    case CUPROF_MOP_GEQRF:
+        if (m < n) { double t = m; m = n; n = t; }
+        f = 2.0 * m * n * n - 2.0 / 3.0 * n * n * n;
+        break;
+    case CUPROF_MOP_GETRS: case CUPROF_MOP_POTRS: f = 2.0 * n * n * (k ? k : 1); break;
+    case CUPROF_MOP_TRTRS: f = n * n * (k ? k : 1); break;
+    default: return 0;   /* set-up, cuRAND, SpGEMM, SDDMM, ormqr, SVD, eigen: not counted */
+    }
+    if (a->lib == CUPROF_MATH_SOLVER && complex_type(a->dtype))
+        f *= 4.0;
+    return (uint64_t)(f * (double)(a->batch ? a->batch : 1) + 0.5);
+}
+
 static int cmp_math_key(const void *a, const void *b)
 {
     const cuprof_stat_math *x = a, *y = b;
@@ -523,7 +583,11 @@ int cuprof_math_summarize(const cuprof_math_index *ix, const cuprof_run *run, co
                                            .library = library_name(a.lib), .kind = kind_name(&a),
                                            .dtype = a.dtype >= 0 ? cuprof_dtype_name((uint8_t)a.dtype) : "",
                                            .m = a.m, .n = a.n, .k = a.k, .batch = a.batch, .b_cols = a.b_cols,
-                                           .calls = 1, .gpu_total_ns = charged_to(c, nc, ev)};
+                                           .calls = 1, .gpu_total_ns = charged_to(c, nc, ev),
+                                           .flops_per_call = cuprof_math_flops(&a),
+                                           .prec_id = a.dtype >= 0 ? cuprof_gemm_prec((uint8_t)a.dtype, 0)
+                                                                   : CUPROF_PREC_UNKNOWN};
+            rows[n - 1].timed_calls = rows[n - 1].gpu_total_ns != 0;
         }
     qsort(rows, n, sizeof *rows, cmp_math_key);
     size_t g = 0;
@@ -531,11 +595,17 @@ int cuprof_math_summarize(const cuprof_math_index *ix, const cuprof_run *run, co
         if (g > 0 && cmp_math_key(&rows[g - 1], &rows[i]) == 0) {
             rows[g - 1].calls++;
             rows[g - 1].gpu_total_ns += rows[i].gpu_total_ns;
+            rows[g - 1].timed_calls += rows[i].timed_calls;
         } else {
             rows[g++] = rows[i];
         }
     }
     free(c);
+    for (size_t i = 0; i < g; i++)   /* the rate and the share of the device's peak */
+        cuprof_peak_rate(s->device.peak_label, rows[i].prec_id,
+                         (double)rows[i].flops_per_call * (double)rows[i].timed_calls,
+                         rows[i].flops_per_call ? rows[i].gpu_total_ns : 0, &rows[i].tflops,
+                         &rows[i].prec, &rows[i].peak_tflops, &rows[i].peak_pct);
     qsort(rows, g, sizeof *rows, cmp_math_rank);
     s->math = rows;
     s->nmath = g;

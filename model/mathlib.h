@@ -92,6 +92,15 @@ struct cuprof_timeline;
 int cuprof_math_summarize(const cuprof_math_index *ix, const cuprof_run *run, const struct cuprof_timeline *tl,
                           cuprof_summary *s);
 
+/* FLOPs of one call, as LAPACK's operation counts and the FFT literature
+ * count them (0: not counted: set-up, cuRAND, SVD and eigen solvers, whose
+ * work depends on the data): FFT 5 N log2 N per complex transform (half
+ * for R2C/C2R/D2Z/Z2D), N the product of the dims; SpMV 2 nnz, SpMM
+ * 2 nnz n, SpSV 2 nnz, SpSM 2 nnz n; getrf m n^2 - n^3/3 (2/3 n^3 square),
+ * potrf n^3/3, geqrf 2 m n^2 - 2/3 n^3 (4/3 n^3 square), getrs and potrs
+ * 2 n^2 nrhs, trtrs n^2 nrhs; x4 for complex solver types; x batch. */
+uint64_t cuprof_math_flops(const cuprof_math_args *a);
+
 /* The trace's args of a math call: up to CUPROF_MATH_FIELDS (key, value)
  * pairs, each a string (str) or a number (str NULL, u). Returns how many. */
 #define CUPROF_MATH_FIELDS 14

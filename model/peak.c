@@ -145,3 +145,23 @@ double cuprof_gemm_flops(uint32_t m, uint32_t n, uint32_t k, uint32_t batch, uin
         per += (double)m * n;
     return per * (batch ? batch : 1);
 }
+
+void cuprof_peak_rate(const char *label, int prec, double flops, uint64_t gpu_ns, double *tflops,
+                      const char **prec_name, double *peak, double *pct)
+{
+    *prec_name = cuprof_prec_name(prec);
+    *tflops = *peak = *pct = 0.0;
+    if (gpu_ns == 0 || flops <= 0)
+        return;
+    *tflops = flops / (double)gpu_ns / 1e3;
+    const cuprof_peak_gpu *p = label ? cuprof_peak_by_label(label) : NULL;
+    double pk = p && prec > 0 ? p->tflops[prec] : 0.0;
+    if (prec == CUPROF_PREC_FP32 && pk > 0 && *tflops > pk && p->tflops[CUPROF_PREC_TF32] > 0) {
+        *prec_name = "tf32";
+        pk = p->tflops[CUPROF_PREC_TF32];
+    }
+    if (pk > 0) {
+        *peak = pk;
+        *pct = *tflops / pk * 100.0;
+    }
+}

@@ -56,4 +56,12 @@ int cuprof_gemm_prec(uint8_t atype, uint16_t compute);
 double cuprof_gemm_flops(uint32_t m, uint32_t n, uint32_t k, uint32_t batch, uint8_t atype,
                          uint16_t epilogue);
 
+/* The rate of flops FLOPs done in gpu_ns and its share of the peak of the
+ * table's entry named label (NULL: none) at precision prec: fills *tflops,
+ * *prec_name ("bf16", ...; an fp32 rate above FP32's peak is taken as TF32:
+ * tensor cores, cublasSetMathMode or torch's allow_tf32), *peak (0 unknown)
+ * and *pct (0 unknown). Nothing but *prec_name without device time. */
+void cuprof_peak_rate(const char *label, int prec, double flops, uint64_t gpu_ns, double *tflops,
+                      const char **prec_name, double *peak, double *pct);
+
 #endif /* CUPROF_PEAK_H */

@@ -612,23 +612,8 @@ static void pick_device(const cuprof_run *run, const cuprof_timeline *tl, cuprof
 /* FLOPs, rate and share of the peak of every shape (after the grouping). */
 static void shape_rates(const cuprof_summary *s, cuprof_stat_shape *sh, int prec)
 {
-    sh->prec = cuprof_prec_name(prec);
-    if (sh->gpu_ns == 0)
-        return;
-    sh->tflops = (double)sh->flops_per_call * (double)sh->timed_calls / (double)sh->gpu_ns / 1e3;
-    const cuprof_peak_gpu *p = s->device.peak_label ? cuprof_peak_by_label(s->device.peak_label)
-                                                    : NULL;
-    double peak = p && prec > 0 ? p->tflops[prec] : 0.0;
-    /* An fp32 GEMM faster than FP32's peak ran on tensor cores as TF32
-     * (cublasSetMathMode(CUBLAS_TF32_TENSOR_OP_MATH), torch's allow_tf32). */
-    if (prec == CUPROF_PREC_FP32 && peak > 0 && sh->tflops > peak && p->tflops[CUPROF_PREC_TF32] > 0) {
-        sh->prec = "tf32";
-        peak = p->tflops[CUPROF_PREC_TF32];
-    }
-    if (peak > 0) {
-        sh->peak_tflops = peak;
-        sh->peak_pct = sh->tflops / peak * 100.0;
-    }
+    cuprof_peak_rate(s->device.peak_label, prec, (double)sh->flops_per_call * (double)sh->timed_calls,
+                     sh->gpu_ns, &sh->tflops, &sh->prec, &sh->peak_tflops, &sh->peak_pct);
 }
 
 static int cmp_shape(const void *a, const void *b)

@@ -112,6 +112,14 @@ typedef struct cuprof_stat_math {
     uint64_t gpu_total_ns;     /* device time of the kernels, copies and memsets charged to
                                   these calls or to calls inside them (0 without a GPU
                                   timeline) */
+    /* How far from the peak (model/peak.h; cuprof_math_flops): */
+    uint64_t flops_per_call;   /* 0: not counted for this routine (RAND, SVD, ...) */
+    uint64_t timed_calls;      /* calls with device time: the rate's FLOPs are theirs */
+    double tflops;             /* 0 unknown */
+    const char *prec;          /* "fp32", "fp64", ...: the peak it is held to */
+    double peak_tflops;        /* 0 unknown */
+    double peak_pct;           /* 0 unknown */
+    int prec_id;               /* enum cuprof_prec (not written) */
 } cuprof_stat_math;
 
 typedef struct cuprof_stat_blas {

@@ -11,6 +11,7 @@
 
 #include <cufft.h>
 #include <curand.h>
+#include <library_types.h>
 #define DISABLE_CUSPARSE_DEPRECATED /* the generic API's enums only */
 #include <cusparse.h>
 
@@ -188,20 +189,57 @@ START_TEST(summary_rows)
             ck_assert_str_eq(r->library, "cusparse");
             ck_assert_uint_eq(r->k, 2998);
             ck_assert_uint_eq(r->b_cols, 4);
+            ck_assert_uint_eq(r->flops_per_call, 2 * 2998 * 4);   /* 2 nnz n */
             seen++;
         } else if (!strcmp(r->name, "cusolverDnSpotrf")) {
             ck_assert_str_eq(r->dtype, "fp32");
             ck_assert_uint_eq(r->m, 32);
+            ck_assert_uint_eq(r->flops_per_call, 10923);   /* n^3 / 3, rounded */
+            ck_assert_str_eq(r->prec, "fp32");
+            ck_assert_double_eq(r->peak_pct, 0.0);         /* no GPU known here */
             seen++;
         } else if (r->m == 256) {
             ck_assert_str_eq(r->kind, "C2C");
             ck_assert_uint_eq(r->batch, 4);
+            ck_assert_uint_eq(r->flops_per_call, 5 * 256 * 8 * 4);   /* 5 N log2 N x batch */
             seen++;
         }
     }
     ck_assert_int_eq(seen, 3);
     free(s.math);
     cuprof_math_index_destroy(ix);
+}
+END_TEST
+
+/* FLOPs as LAPACK and the FFT literature count them (cuprof_math_flops). */
+START_TEST(flops_counted)
+{
+    cuprof_math_args a = {.lib = CUPROF_MATH_SOLVER, .op = CUPROF_MOP_GETRF, .m = 96, .n = 96, .batch = 1,
+                          .dtype = CUDA_R_64F};
+    ck_assert_uint_eq(cuprof_math_flops(&a), 2 * 96 * 96 * 96 / 3);
+    a.m = 200, a.n = 100;   /* tall: m n^2 - n^3 / 3 */
+    ck_assert_uint_eq(cuprof_math_flops(&a), (uint64_t)(200.0 * 100 * 100 - 1e6 / 3 + 0.5));
+    a.m = a.n = 96, a.dtype = CUDA_C_64F, a.batch = 3;   /* complex x4, batched */
+    ck_assert_uint_eq(cuprof_math_flops(&a), 3 * 4 * 2 * 96 * 96 * 96 / 3);
+    a = (cuprof_math_args){.lib = CUPROF_MATH_SOLVER, .op = CUPROF_MOP_GEQRF, .m = 30, .n = 30, .batch = 1,
+                           .dtype = CUDA_R_32F};
+    ck_assert_uint_eq(cuprof_math_flops(&a), 36000);   /* 4/3 n^3 */
+    a.op = CUPROF_MOP_GETRS, a.k = 5;
+    ck_assert_uint_eq(cuprof_math_flops(&a), 2 * 30 * 30 * 5);
+    a.op = CUPROF_MOP_GESVD;   /* data-dependent: not counted */
+    ck_assert_uint_eq(cuprof_math_flops(&a), 0);
+    a = (cuprof_math_args){.lib = CUPROF_MATH_FFT, .op = CUPROF_MOP_FFT_EXEC, .kind = CUFFT_C2C,
+                           .dims = {64, 64, 0}, .batch = 2};
+    ck_assert_uint_eq(cuprof_math_flops(&a), 2 * 5 * 4096 * 12);
+    a.kind = CUFFT_R2C;   /* a real transform: half */
+    ck_assert_uint_eq(cuprof_math_flops(&a), 2 * 5 * 4096 * 12 / 2);
+    a = (cuprof_math_args){.lib = CUPROF_MATH_FFT, .op = CUPROF_MOP_FFT_EXEC, .kind = CUFFT_C2C,
+                           .dims = {1000, 0, 0}, .batch = 1};   /* not a power of two */
+    ck_assert_uint_eq(cuprof_math_flops(&a), 49829);   /* 5 x 1000 x 9.96578 */
+    a = (cuprof_math_args){.lib = CUPROF_MATH_SPARSE, .op = CUPROF_MOP_SPMV, .k = 2998, .batch = 1};
+    ck_assert_uint_eq(cuprof_math_flops(&a), 5996);
+    a = (cuprof_math_args){.lib = CUPROF_MATH_RAND, .op = CUPROF_MOP_RAND_GEN, .k = 1000, .batch = 1};
+    ck_assert_uint_eq(cuprof_math_flops(&a), 0);
 }
 END_TEST
 
@@ -212,6 +250,7 @@ int main(void)
     tcase_add_test(t, exec_joins_its_plan);
     tcase_add_test(t, generate_sparse_solver);
     tcase_add_test(t, summary_rows);
+    tcase_add_test(t, flops_counted);
     suite_add_tcase(s, t);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
