@@ -529,6 +529,7 @@ static pid_t start_profsh(const char *out, const char *const args[], const char 
     pid_t pid = fork();
     ck_assert(pid >= 0);
     if (pid == 0) {
+        e2e_child_signals_default();
         int null = open("/dev/null", O_WRONLY);
         dup2(null, 1);
         dup2(null, 2);
