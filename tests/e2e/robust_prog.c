@@ -265,11 +265,8 @@ int main(int argc, char **argv)
     if (!strcmp(end, "exit-thread")) {
         pthread_t t;
         pthread_create(&t, NULL, exit_from_thread, NULL);
-        for (;;) {
+        for (;;)
             calls(1);
-            if (pace)
-                usleep(100);
-        }
     }
     if (!strcmp(end, "kill") && i + 2 < argc) {
         kill_sig = atoi(argv[i + 1]);
@@ -321,8 +318,11 @@ int main(int argc, char **argv)
     if (!strcmp(end, "spin")) {
         printf("spinning\n");
         fflush(stdout);
-        for (;;)
+        for (;;) {
             calls(1);
+            if (pace)
+                usleep(100);
+        }
     }
     if (!strcmp(end, "count-spin")) {   /* its own handler: how often did a signal come? */
         struct sigaction sa;
