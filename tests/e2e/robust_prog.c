@@ -22,9 +22,10 @@
  *   abort | segv | segv-in-cuda (a fault inside cudaMemcpy) | fpe |
  *   handler-exit (SIGINT handler calls exit(5)) |
  *   handler-_exit (one calling _exit(6)) | ignore (SIGINT ignored, raised,
- *   then return) | count-spin (a handler of its own for SIGINT, SIGTERM,
- *   SIGHUP and SIGQUIT; "spinning" on stdout, calls until one comes, 0.5 s
- *   more, then a line saying how many came, return) |
+ *   then return) | count-spin [sysv] (a handler of its own for SIGINT,
+ *   SIGTERM, SIGHUP and SIGQUIT, one-shot with sysv: sysv_signal;
+ *   "spinning" on stdout, calls until one comes, 0.5 s more, then a line
+ *   saying how many came, return) |
  *   handler-return (SIGTERM handler that returns; signal()
  *   reports it back) | spin (calls until killed) | exec PROG ARGS
  *   (exec with an empty environment) | vfork (a vfork child _exits, then
@@ -95,6 +96,14 @@ static void on_counted(int sig, siginfo_t *si, void *uc)
     if (__atomic_fetch_add(&n_counted, 1, __ATOMIC_ACQ_REL) == 0) {
         first_counted = sig;
         first_code = si ? si->si_code : 0;
+    }
+}
+
+static void on_counted_plain(int sig)
+{
+    if (__atomic_fetch_add(&n_counted, 1, __ATOMIC_ACQ_REL) == 0) {
+        first_counted = sig;
+        first_code = SI_USER;   /* (not known without SA_SIGINFO) */
     }
 }
 
@@ -325,13 +334,17 @@ int main(int argc, char **argv)
         }
     }
     if (!strcmp(end, "count-spin")) {   /* its own handler: how often did a signal come? */
+        int sysv = i + 1 < argc && !strcmp(argv[i + 1], "sysv");
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_sigaction = on_counted;
         sa.sa_flags = SA_SIGINFO;
         int four[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
         for (int k = 0; k < 4; k++)
-            sigaction(four[k], &sa, NULL);
+            if (sysv)   /* one-shot: a second one would end the process */
+                sysv_signal(four[k], on_counted_plain);
+            else
+                sigaction(four[k], &sa, NULL);
         printf("spinning\n");
         fflush(stdout);
         while (!__atomic_load_n(&n_counted, __ATOMIC_ACQUIRE)) {

@@ -995,11 +995,13 @@ END_TEST
  * dropped), shown as sent by its sender (si_code SI_USER). Under timeout,
  * which signals its child and then its group, a plain program sees one or
  * two (the kernel merges the second when the first is still pending): the
- * profiled one sees one. _i = (timeout) * 4 + signal. */
+ * profiled one sees one. A one-shot handler (sysv_signal: SA_RESETHAND)
+ * is back to SIG_DFL after it: a copy let through would end the process.
+ * _i = (timeout) * 4 + signal, then 8 + signal: one-shot, to the group. */
 START_TEST(own_handler_sees_each_signal_once)
 {
-    int sig = end_sigs[_i % 4], way = _i / 4 ? BY_TIMEOUT : TO_GROUP;
-    const char *args[] = {"pace", "count-spin", NULL};
+    int sig = end_sigs[_i % 4], way = _i / 4 == 1 ? BY_TIMEOUT : TO_GROUP;
+    const char *args[] = {"pace", "count-spin", _i >= 8 ? "sysv" : NULL, NULL};
     char *out0, *err0, *out1, *err1;
     int st0 = run_signalled(0, args, sig, way, &out0, &err0);
     int st1 = run_signalled(1, args, sig, way, &out1, &err1);
@@ -1069,7 +1071,7 @@ static Suite *robust_suite(void)
     tcase_add_checked_fixture(t, setup, teardown);
     tcase_set_timeout(t, 3600);   /* CUPROF_TEST_REPEAT=20: some 20 runs a case */
     tcase_add_loop_test(t, each_end_once, 0, 4 * N_WAYS);
-    tcase_add_loop_test(t, own_handler_sees_each_signal_once, 0, 8);
+    tcase_add_loop_test(t, own_handler_sees_each_signal_once, 0, 12);
     tcase_add_loop_test(t, ignored_signal_stays_ignored, 0, 4);
     suite_add_tcase(s, t);
 
