@@ -16,6 +16,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <spawn.h>
@@ -84,12 +85,15 @@ static int spawn_wait(char *const argv[], int *err)
     /* SIGINT, SIGTERM, SIGHUP and SIGQUIT blocked in the tool: a second
      * Ctrl-C, or a job's signal sent to the whole group, reaches it too, and
      * the profile being written is not to be cut short (a third Ctrl-C ends
-     * the program; the tool then finishes the files on its own). */
+     * the program; the tool then finishes the files on its own). Added to
+     * this thread's mask, which the tool inherits: the exit path blocks
+     * SIGXFSZ (a file-size limit is an error message, not a death). */
     posix_spawnattr_t attr;
     int have_attr = posix_spawnattr_init(&attr) == 0;
     if (have_attr) {
         sigset_t mask;
-        sigemptyset(&mask);
+        if (pthread_sigmask(SIG_BLOCK, NULL, &mask) != 0)
+            sigemptyset(&mask);
         sigaddset(&mask, SIGINT);
         sigaddset(&mask, SIGTERM);
         sigaddset(&mask, SIGHUP);
