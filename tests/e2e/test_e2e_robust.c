@@ -990,6 +990,76 @@ START_TEST(each_end_once)
 }
 END_TEST
 
+/* 1 once dir holds a file whose name ends with suffix and does not start
+ * with a dot (at most s seconds). */
+static int wait_for_file(const char *suffix, int s)
+{
+    for (int ms = 0; ms < s * 1000; ms += 10) {
+        char names[16][256];
+        int ntmp, n = list_dir(dir, names, 16, &ntmp);
+        for (int i = 0; i < n; i++) {
+            size_t l = strlen(names[i]), k = strlen(suffix);
+            if (l >= k && strcmp(names[i] + l - k, suffix) == 0)
+                return 1;
+        }
+        usleep(10000);
+    }
+    return 0;
+}
+
+/* Ctrl-C again while the outputs are written (the run file complete, a
+ * cuprof-report that takes 4 s to start): the second is absorbed (one
+ * line says so) and the outputs are complete; a third ends the process at
+ * once, by SIGINT, before the report is done, and the report, which the
+ * signals do not reach, still finishes the files. _i = 0: two, 1: three. */
+START_TEST(repeated_ctrl_c)
+{
+    char slow[PATH_MAX], fo[PATH_MAX], fe[PATH_MAX];
+    snprintf(slow, sizeof slow, "%s.slow-report", dir);
+    snprintf(fo, sizeof fo, "%s.out", dir);
+    snprintf(fe, sizeof fe, "%s.err", dir);
+    FILE *f = fopen(slow, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "#!/bin/sh\nsleep 4\nexec '%s' \"$@\"\n", e2e_bpath("cuprof-report"));
+    fclose(f);
+    chmod(slow, 0700);
+    setenv("CUPROF_REPORT", slow, 1);   /* (this test's own process) */
+    const char *argv[] = {e2e_path("prof.sh"), "-o", dir, e2e_bpath("tests/robust_prog"),
+                          "threads", "2", "live", "pace", "spin", NULL};
+    pid_t job = start_job(argv, NULL, fo, fe);
+    ck_assert(wait_for_text(fo, "spinning", 60));
+    pid_t prog = child_of(job);
+    ck_assert(prog > 0);
+    kill(prog, SIGINT);
+    ck_assert_msg(wait_for_file(".cuprof", 60), "the run file was not completed");
+    int presses = _i ? 3 : 2;
+    for (int k = 1; k < presses; k++) {
+        usleep(100000);
+        kill(prog, SIGINT);
+    }
+    int st = wait_job(job, 120);
+    char *err = e2e_read_file(fe, NULL);
+    ck_assert_msg(st != -1 && WIFSIGNALED(st) && WTERMSIG(st) == SIGINT, "status %#x\n%s", st,
+                  err ? err : "");
+    ck_assert_int_eq(e2e_count(err, "one more Ctrl-C"), 1);
+    if (_i) {   /* ended before the report: it finishes on its own */
+        ck_assert_msg(!wait_for_file(".summary.json", 0), "the third Ctrl-C waited for the report");
+        char names[16][256];
+        int ntmp = 1;
+        for (int ms = 0; ms < 60000 && (list_dir(dir, names, 16, &ntmp) < 5 || ntmp); ms += 10)
+            usleep(10000);
+    }
+    json_t *sum = check_sets(1, NULL);
+    ck_assert_str_eq(e2e_str(sum, "ended_by"), "SIGINT");
+    ck_assert(!json_is_true(json_object_get(sum, "truncated")));
+    json_decref(sum);
+    free(err);
+    unlink(slow);
+    unlink(fo);
+    unlink(fe);
+}
+END_TEST
+
 /* A program with its own handler for the four signals: a signal sent to the
  * whole group reaches it once, as without prof.sh (the relayed copy
  * dropped), shown as sent by its sender (si_code SI_USER). Under timeout,
@@ -1073,6 +1143,7 @@ static Suite *robust_suite(void)
     tcase_add_loop_test(t, each_end_once, 0, 4 * N_WAYS);
     tcase_add_loop_test(t, own_handler_sees_each_signal_once, 0, 12);
     tcase_add_loop_test(t, ignored_signal_stays_ignored, 0, 4);
+    tcase_add_loop_test(t, repeated_ctrl_c, 0, 2);
     suite_add_tcase(s, t);
 
     t = tcase_create("fork_exec_threads");
