@@ -144,6 +144,26 @@ Capture window (record part of the run; as nsys spells them):
       --version      print the version
   --                 end of options (for a PROGRAM that starts with '-')
 
+Signals (PROGRAM runs as the child of build/cuprof-run, the supervisor, which
+then ends as PROGRAM did; CUPROF_SUPERVISE=0 execs PROGRAM instead):
+  - SIGINT, SIGTERM, SIGHUP or SIGQUIT, sent to PROGRAM, to prof.sh's pid (the
+    supervisor passes it on) or to the whole process group (kill -INT -PGID,
+    timeout, a scheduler's cancel), reaches PROGRAM once: the supervisor's copy
+    of a group signal is dropped. PROGRAM's own handler, if any, decides.
+  - Without a handler of its own: the first one writes the outputs, complete,
+    then ends PROGRAM by that signal. A second one while they are written is
+    absorbed (one line says so); a third ends PROGRAM at once, and its outputs
+    are then built from its run file, marked TRUNCATED.
+  - Ctrl-C and Ctrl-\ from the terminal reach PROGRAM directly (not passed on).
+  - Other signals sent to prof.sh's pid are passed on as they are; a signal
+    ignored when prof.sh started (nohup, a script's background job) stays
+    ignored in PROGRAM.
+  - SIGKILL (the OOM killer), or a signal no handler sees, writes nothing in
+    PROGRAM: the supervisor builds its outputs from its run file once it is
+    gone, marked TRUNCATED. SIGKILL to prof.sh's pid ends PROGRAM too and leaves
+    the run file for "prof.sh report".
+  build/cuprof-run --help says the same.
+
 PROGRAM is looked up on PATH like a shell does. The exit status is PROGRAM's.
 More settings (memory limit, debug output) are CUPROF_* environment
 variables, listed in collector/config.h.

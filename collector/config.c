@@ -296,6 +296,14 @@ void cuprof_config_load(cuprof_config *c, char *warn, size_t warn_len)
         else
             warn_add(warn, warn_len, "CUPROF_ROOT_PID", v, "a pid");
     }
+    if ((v = getenv("CUPROF_SUPERVISOR_PID")) && *v) {
+        char *end;
+        long pid = strtol(v, &end, 10);
+        if (*end == '\0' && pid > 0)
+            c->supervisor_pid = pid;
+        else
+            warn_add(warn, warn_len, "CUPROF_SUPERVISOR_PID", v, "a pid");
+    }
     if ((v = getenv("CUPROF_QUIET"))) {
         int b = parse_bool(v);
         if (b < 0)

@@ -16,6 +16,10 @@
  *                     directory gets ".1", ".2", ... (lifecycle.c: no run
  *                     replaces another's files).
  *   CUPROF_ROOT_PID   pid of the process prof.sh exec'd (see CUPROF_NAME).
+ *   CUPROF_SUPERVISOR_PID  set by cuprof-run (prof.sh's supervisor) in its
+ *                     child: its own pid. The signals it relays to that
+ *                     process (sigqueue, CUPROF_RELAY_TAG) are told from the
+ *                     ones the sender delivered directly (process_signals.c).
  *   CUPROF_QUIET      1: print nothing on stderr (errors included).
  *   CUPROF_DEBUG      comma-separated debug areas ("collector", "formats",
  *                     "all"): extra "cuprof: debug:" lines on stderr.
@@ -157,6 +161,7 @@ typedef struct cuprof_config {
     int clock_monotonic;     /* CUPROF_CLOCK=monotonic: never the TSC */
     char name[256];          /* CUPROF_NAME, "" when unset */
     long root_pid;           /* CUPROF_ROOT_PID, 0 when unset */
+    long supervisor_pid;     /* CUPROF_SUPERVISOR_PID, 0 when unset */
     int quiet;               /* CUPROF_QUIET=1 */
     int enabled;             /* CUPROF_ENABLE != 0 */
     unsigned debug;          /* CUPROF_DEBUG, enum cuprof_debug_area bits */

@@ -40,7 +40,9 @@
  * (CUPROF_EXIT_GPU_WAIT_MS), so the CPU-side outputs are still written; a crash in
  * the writer (corrupted heap) jumps back into the writer's loop
  * (siglongjmp) and the process dies of the original signal. A second
- * SIGINT/SIGTERM while waiting skips the wait.
+ * terminating signal while waiting is absorbed, a third skips the wait; the
+ * copy cuprof-run relays of a signal sent to the whole group is paired with
+ * the group's own and counted once (process_signals.c, "each end once").
  */
 #ifndef CUPROF_PROCESS_H
 #define CUPROF_PROCESS_H

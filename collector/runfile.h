@@ -28,6 +28,15 @@
                                 4: a math-library call's record (class 17) */
 #define CUPROF_RF_MINOR 0u   /* 1.1: CUPROF_RF_CLOCK, CUPROF_RF_MEM_HELD; 2.1: the flight recorder's tags */
 
+/* Not the file's, but the other contract between the library and the tools:
+ * cuprof-run (tools/run.c) relays a SIGINT, SIGTERM, SIGHUP or SIGQUIT that
+ * another process sent it to the program with sigqueue and this sigval: the
+ * tag in the high 32 bits, the sender's pid in the low 32. The library
+ * (process_signals.c) pairs the relayed copy with the one the same sender's
+ * group signal (kill -INT -PGID, timeout) delivered directly, so that the
+ * program sees the signal as many times as without the supervisor. */
+#define CUPROF_RELAY_TAG 0x43505246u   /* "CPRF" */
+
 typedef struct cuprof_rf_header {
     char magic[16];          /* CUPROF_RF_MAGIC */
     uint32_t major, minor;

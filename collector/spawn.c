@@ -16,6 +16,8 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -80,8 +82,34 @@ static int spawn_wait(char *const argv[], int *err)
     spawn_fn spawn = (spawn_fn)(uintptr_t)dlsym(RTLD_NEXT, "posix_spawn");
     if (!spawn)
         spawn = posix_spawn;
-    int rc = access(argv[0], X_OK) == 0 && env ? spawn(&pid, argv[0], NULL, NULL, argv, env) : -1;
+    /* SIGINT, SIGTERM, SIGHUP and SIGQUIT blocked in the tool: a second
+     * Ctrl-C, or a job's signal sent to the whole group, reaches it too, and
+     * the profile being written is not to be cut short (a third Ctrl-C ends
+     * the program; the tool then finishes the files on its own). Added to
+     * this thread's mask, which the tool inherits: the exit path blocks
+     * SIGXFSZ (a file-size limit is an error message, not a death). */
+    posix_spawnattr_t attr;
+    int have_attr = posix_spawnattr_init(&attr) == 0;
+    if (have_attr) {
+        sigset_t mask;
+        if (pthread_sigmask(SIG_BLOCK, NULL, &mask) != 0)
+            sigemptyset(&mask);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGHUP);
+        sigaddset(&mask, SIGQUIT);
+        if (posix_spawnattr_setsigmask(&attr, &mask) != 0 ||
+            posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK) != 0) {
+            posix_spawnattr_destroy(&attr);
+            have_attr = 0;
+        }
+    }
+    int rc = access(argv[0], X_OK) == 0 && env
+                 ? spawn(&pid, argv[0], NULL, have_attr ? &attr : NULL, argv, env)
+                 : -1;
     *err = rc > 0 ? rc : errno;
+    if (have_attr)
+        posix_spawnattr_destroy(&attr);
     free(env);
     if (rc != 0) {
         errno = saved;

@@ -583,6 +583,19 @@ static unsigned long long parse_span(const char *v)
     return end == v || mul < 0 || !(x > 0) ? 0 : (unsigned long long)(x * mul);
 }
 
+/* 1 when option a is one of those that take a value (the next argument). */
+static int takes_value(const char *a)
+{
+    static const char *const with_value[] = {"-o", "-n", "--format", "--compress", "--export",
+                                             "--capture-range", "--recover", "--duration",
+                                             "--calls", "--steps", "--step-range", "--window",
+                                             "--ended-by"};
+    for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
+        if (strcmp(a, with_value[k]) == 0)
+            return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const char *const formats[] = {"auto", "json", "perfetto", "both", "none", NULL};
@@ -613,8 +626,9 @@ int main(int argc, char **argv)
             trig = 1;
         } else if (strcmp(a, "--dump") == 0) {   /* the flight recorder's last seconds */
             snprintf(trig_req, sizeof trig_req, "dump=1");
-        } else if (a[0] == '-' && a[1] && !v) {
-            fprintf(stderr, "cuprof: report: %s needs a value; run cuprof-report --help\n", a);
+        } else if (takes_value(a) && (!v || (strcmp(a, "--recover") == 0 && i + 2 >= argc))) {
+            fprintf(stderr, "cuprof: report: %s needs %s; run cuprof-report --help\n", a,
+                    strcmp(a, "--recover") == 0 ? "a directory and a pid" : "a value");
             return 2;
         } else if (strcmp(a, "-o") == 0) {
             o.dir = argv[++i];
@@ -674,7 +688,8 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--ended-by") == 0) {
             o.ended_by = argv[++i];
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "cuprof: report: unknown option %s; run cuprof-report --help\n", a);
+            fprintf(stderr, "cuprof: report: unknown option %s%s; run cuprof-report --help\n", a,
+                    strcmp(a, "--no-report-html") == 0 ? " (here it is --no-html)" : "");
             return 2;
         } else if (file) {
             fprintf(stderr, "cuprof: report: one run file at a time (%s and %s)\n", file, a);

@@ -22,7 +22,10 @@
  * file stays for prof.sh report. Exit status 127/126 when PROGRAM cannot be
  * run, as a shell says.
  */
+#include "collector/runfile.h"
+
 #include <errno.h>
+#include <stdint.h>
 #include <limits.h>
 #include <signal.h>
 #include <spawn.h>
@@ -32,6 +35,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -43,14 +47,45 @@ static const int forwarded[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUS
                                 SIGPIPE, SIGWINCH, SIGCONT, SIGURG, SIGVTALRM, SIGPROF,
                                 SIGXCPU, SIGPWR};
 
+/* The last relay of each signal: its sender and when (forward). */
+#define MERGE_MS 250
+static struct {
+    pid_t from;
+    long long ms;
+} relayed[NSIG];
+
 static void forward(int sig, siginfo_t *si, void *uc)
 {
     (void)uc;
     int saved = errno;
     /* from another process (kill, sigqueue): pass it on; from the terminal
      * or the kernel (the whole group got it, the child included): not */
-    if (child > 0 && si && (si->si_code == SI_USER || si->si_code == SI_QUEUE))
-        kill(child, sig);
+    if (child > 0 && si && (si->si_code == SI_USER || si->si_code == SI_QUEUE)) {
+        if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT) {
+            /* sent again by the same sender within MERGE_MS (timeout: to
+             * its child, then to its group): passed on once, as the kernel
+             * merges a signal sent again before it is delivered */
+            struct timespec now;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            long long ms = (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+            if (relayed[sig].from == si->si_pid && ms - relayed[sig].ms < MERGE_MS) {
+                errno = saved;
+                return;
+            }
+            relayed[sig].from = si->si_pid;
+            relayed[sig].ms = ms;
+            /* tagged with the sender: when it signalled the whole group,
+             * the child got it directly too and drops this copy
+             * (collector/process_signals.c, relay_duplicate) */
+            union sigval v;
+            v.sival_ptr = (void *)(uintptr_t)(((uint64_t)CUPROF_RELAY_TAG << 32) |
+                                              (uint32_t)si->si_pid);
+            if (sigqueue(child, sig, v) != 0)
+                kill(child, sig);
+        } else {
+            kill(child, sig);
+        }
+    }
     errno = saved;
 }
 
@@ -87,13 +122,52 @@ static void recover(pid_t root, const char *how)
         ;
 }
 
+/* What --help prints: the command and its signal rules. */
+static const char help_text[] =
+    "Usage: cuprof-run [--argv0 NAME] [--env VAR=VALUE]... -- PROGRAM [ARGS...]\n"
+    "prof.sh runs this (CUPROF_SUPERVISE=0: prof.sh execs PROGRAM itself instead).\n"
+    "\n"
+    "Runs PROGRAM as its child (argv[0] = NAME, the --env variables in its\n"
+    "environment only) and ends as it did: its exit status, or its signal.\n"
+    "\n"
+    "Signals:\n"
+    "  - A signal another process sends to this pid (kill PID, a scheduler,\n"
+    "    mpirun; SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE,\n"
+    "    SIGWINCH, SIGCONT, SIGURG, SIGVTALRM, SIGPROF, SIGXCPU, SIGPWR) is passed on\n"
+    "    to PROGRAM. One from the terminal (Ctrl-C, Ctrl-\\) reaches PROGRAM by itself\n"
+    "    and is not passed on.\n"
+    "  - A signal sent to the whole process group (kill -INT -PGID, timeout, a\n"
+    "    scheduler's cancel) reaches PROGRAM once: the copy passed on names its\n"
+    "    sender, and the profiler in PROGRAM drops it when the group's own copy came\n"
+    "    (SIGINT, SIGTERM, SIGHUP, SIGQUIT; PROGRAM's own handler sees one). The\n"
+    "    same signal from the same sender twice within 0.25 s (timeout: to its\n"
+    "    child, then to its group) is passed on once, as the kernel merges it.\n"
+    "  - A signal ignored when this started (nohup, a script's background job)\n"
+    "    stays ignored in PROGRAM and is not passed on.\n"
+    "  - PROGRAM with no handler of its own for SIGINT, SIGTERM, SIGHUP or\n"
+    "    SIGQUIT: the first writes the profile and then ends PROGRAM by that\n"
+    "    signal; a second one while the profile is written is absorbed; a third\n"
+    "    ends it at once, and the profile is then built from its run file here,\n"
+    "    marked TRUNCATED.\n"
+    "  - PROGRAM (or a process it started) killed in a way that writes nothing\n"
+    "    (SIGKILL, the OOM killer, a signal no handler sees): its profile is built\n"
+    "    from its run file once PROGRAM is gone, marked TRUNCATED.\n"
+    "  - This process killed (SIGKILL) takes PROGRAM with it; the run file stays\n"
+    "    for prof.sh report.\n"
+    "\n"
+    "Exit status: PROGRAM's; 126 when it cannot be run, 127 when it is not found,\n"
+    "2 for a usage error.\n";
+
 int main(int argc, char **argv)
 {
     const char *argv0 = NULL;
     char *envs[64];
     int nenv = 0, i = 1;
     for (; i < argc; i++) {
-        if (!strcmp(argv[i], "--")) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            fputs(help_text, stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--")) {
             i++;
             break;
         } else if (!strcmp(argv[i], "--argv0") && i + 1 < argc) {
@@ -141,6 +215,8 @@ int main(int argc, char **argv)
         char pidbuf[32];
         snprintf(pidbuf, sizeof pidbuf, "%ld", (long)getpid());
         setenv("CUPROF_ROOT_PID", pidbuf, 1);
+        snprintf(pidbuf, sizeof pidbuf, "%ld", (long)parent);
+        setenv("CUPROF_SUPERVISOR_PID", pidbuf, 1);
         sigprocmask(SIG_SETMASK, &old, NULL);
         execv(path, cargv);
         int e = errno;

@@ -15,8 +15,8 @@ ALL_TARGETS += $(TOOLS_REPORT_OBJS) $(B)/cuprof-report
 
 # cuprof-run: what prof.sh execs; runs the program as its child, forwards
 # signals, then has cuprof-report recover the run files of killed processes.
-$(B)/cuprof-run: tools/run.c
-	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -o $@ $< $(LDFLAGS)
+$(B)/cuprof-run: tools/run.c collector/runfile.h
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -I. -o $@ $< $(LDFLAGS)
 
 ALL_TARGETS += $(B)/cuprof-run
 

@@ -65,6 +65,16 @@ static int drain(int fd, char **buf, size_t *len, size_t *cap)
     return 1;
 }
 
+void e2e_child_signals_default(void)
+{
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sig != SIGKILL && sig != SIGSTOP)
+            signal(sig, SIG_DFL);   /* (fails harmlessly for the numbers that are not signals) */
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
 e2e_result e2e_run(const char *const argv[], const char *const env[], const char *cwd,
                    int timeout_s)
 {
@@ -74,6 +84,7 @@ e2e_result e2e_run(const char *const argv[], const char *const env[], const char
         return r;
     pid_t pid = fork();
     if (pid == 0) {
+        e2e_child_signals_default();
         dup2(po[1], 1);
         dup2(pe[1], 2);
         close(po[0]); close(po[1]); close(pe[0]); close(pe[1]);

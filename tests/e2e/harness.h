@@ -25,8 +25,16 @@ const char *e2e_build(void);
 const char *e2e_path(const char *rel);
 const char *e2e_bpath(const char *rel);
 
+/* In a forked child, before it execs what a test starts: every signal's
+ * disposition back to SIG_DFL and none blocked. A test run under nohup or
+ * as a script's background job inherits SIGHUP, SIGINT and SIGQUIT ignored,
+ * and an ignored signal stays ignored across exec: the program would then
+ * rightly live on where the test expects it to end. */
+void e2e_child_signals_default(void);
+
 /* Runs argv[0] (a path) with argv, adding env entries "K=V" (NULL-terminated
- * list, may be NULL) to the current environment, in cwd (NULL = current).
+ * list, may be NULL) to the current environment, in cwd (NULL = current),
+ * with the default signal dispositions (e2e_child_signals_default).
  * Waits at most timeout_s seconds (then kills it, status 137). */
 e2e_result e2e_run(const char *const argv[], const char *const env[], const char *cwd,
                    int timeout_s);

@@ -2,13 +2,16 @@
  * robust_prog.c - a small CUDA program that ends in every way a process
  * can, for tests/e2e/test_e2e_robust.c.
  *
- *   robust_prog [threads N] [calls N] [live] [rename] [hwm] END [ARGS...]
+ *   robust_prog [threads N] [calls N] [live] [rename] [hwm] [pace] END [ARGS...]
  *
  * Makes `calls` (default 20) cudaMalloc/cudaFree pairs on the main thread
  * and, with `threads N`, as many on N other threads (joined first, unless
  * `live`: then they keep calling until the process ends). `rename`: each
  * thread renames itself ("worker-K") after its first call. `hwm`: print the
- * peak resident memory (VmHWM) on stderr just before ending. Prints one line
+ * peak resident memory (VmHWM) on stderr just before ending. `pace`: the
+ * loops that call until the process ends (live, spin, count-spin) sleep
+ * 0.1 ms a call (a few hundred thousand calls in a few seconds, not
+ * millions). Prints one line
  * on stdout and one on stderr (the profiled and plain runs are compared
  * byte for byte), then ends by END:
  *
@@ -19,7 +22,11 @@
  *   abort | segv | segv-in-cuda (a fault inside cudaMemcpy) | fpe |
  *   handler-exit (SIGINT handler calls exit(5)) |
  *   handler-_exit (one calling _exit(6)) | ignore (SIGINT ignored, raised,
- *   then return) | handler-return (SIGTERM handler that returns; signal()
+ *   then return) | count-spin [sysv] (a handler of its own for SIGINT,
+ *   SIGTERM, SIGHUP and SIGQUIT, one-shot with sysv: sysv_signal;
+ *   "spinning" on stdout, calls until one comes, 0.5 s more, then a line
+ *   saying how many came, return) |
+ *   handler-return (SIGTERM handler that returns; signal()
  *   reports it back) | spin (calls until killed) | exec PROG ARGS
  *   (exec with an empty environment) | vfork (a vfork child _exits, then
  *   return) | fork N (N forked workers that each
@@ -49,7 +56,7 @@
 #include <unistd.h>
 
 static int ncalls = 20;
-static int do_rename, do_hwm;
+static int do_rename, do_hwm, pace;
 static volatile int live;
 static int started;   /* workers past their first call (atomic) */
 
@@ -73,9 +80,31 @@ static void *worker(void *arg)
         pthread_setname_np(pthread_self(), name);
     }
     calls(ncalls - 1);
-    while (live)
+    while (live) {
         calls(1);
+        if (pace)
+            usleep(100);
+    }
     return NULL;
+}
+
+/* count-spin: the terminating signals that reached the program's handler. */
+static int n_counted, first_counted, first_code;
+static void on_counted(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    if (__atomic_fetch_add(&n_counted, 1, __ATOMIC_ACQ_REL) == 0) {
+        first_counted = sig;
+        first_code = si ? si->si_code : 0;
+    }
+}
+
+static void on_counted_plain(int sig)
+{
+    if (__atomic_fetch_add(&n_counted, 1, __ATOMIC_ACQ_REL) == 0) {
+        first_counted = sig;
+        first_code = SI_USER;   /* (not known without SA_SIGINFO) */
+    }
 }
 
 static int kill_sig, kill_after_us = -1;
@@ -154,6 +183,8 @@ int main(int argc, char **argv)
             do_rename = 1;
         else if (!strcmp(argv[i], "hwm"))
             do_hwm = 1;
+        else if (!strcmp(argv[i], "pace"))
+            pace = 1;
         else
             break;
     }
@@ -296,8 +327,43 @@ int main(int argc, char **argv)
     if (!strcmp(end, "spin")) {
         printf("spinning\n");
         fflush(stdout);
-        for (;;)
+        for (;;) {
             calls(1);
+            if (pace)
+                usleep(100);
+        }
+    }
+    if (!strcmp(end, "count-spin")) {   /* its own handler: how often did a signal come? */
+        int sysv = i + 1 < argc && !strcmp(argv[i + 1], "sysv");
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_counted;
+        sa.sa_flags = SA_SIGINFO;
+        int four[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+        for (int k = 0; k < 4; k++)
+            if (sysv)   /* one-shot: a second one would end the process */
+                sysv_signal(four[k], on_counted_plain);
+            else
+                sigaction(four[k], &sa, NULL);
+        printf("spinning\n");
+        fflush(stdout);
+        while (!__atomic_load_n(&n_counted, __ATOMIC_ACQUIRE)) {
+            calls(1);
+            if (pace)
+                usleep(100);
+        }
+        struct timespec t0, t;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        do {   /* the copies a second sending would bring have time to come */
+            calls(1);
+            if (pace)
+                usleep(100);
+            clock_gettime(CLOCK_MONOTONIC, &t);
+        } while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < 500);
+        printf("robust_prog: %d signal(s), the first %s, si_code %s\n",
+               __atomic_load_n(&n_counted, __ATOMIC_ACQUIRE), strsignal(first_counted),
+               first_code == SI_USER ? "SI_USER" : "not SI_USER");
+        return 3;
     }
     if (!strcmp(end, "exec") && i + 1 < argc) {
         char *const env[] = {NULL};   /* a program that clears its environment */

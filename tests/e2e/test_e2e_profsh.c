@@ -70,6 +70,18 @@ START_TEST(help_and_version)
     ck_assert_int_eq(r.status, 0);
     ck_assert_ptr_nonnull(strstr(r.out, "Usage: prof.sh [options] [--] PROGRAM [ARGS...]"));
     ck_assert_str_eq(r.err, "");
+    /* the supervisor's signal rules: once per sending, the repeated Ctrl-C */
+    ck_assert_ptr_nonnull(strstr(r.out, "to the whole process group"));
+    ck_assert_ptr_nonnull(strstr(r.out, "A second one while they are written is\n    absorbed"));
+    ck_assert_ptr_nonnull(strstr(r.out, "stays\n    ignored in PROGRAM"));
+    e2e_result_free(&r);
+    const char *run_help[] = {e2e_bpath("cuprof-run"), "--help", NULL};
+    r = e2e_run(run_help, NULL, NULL, 30);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "Usage: cuprof-run"));
+    ck_assert_ptr_nonnull(strstr(r.out, "sent to the whole process group"));
+    ck_assert_ptr_nonnull(strstr(r.out, "a second one while the profile is written"));
+    ck_assert_ptr_nonnull(strstr(r.out, "stays ignored in PROGRAM"));
     e2e_result_free(&r);
     r = profsh(NULL, "-h", NULL);
     ck_assert_int_eq(r.status, 0);

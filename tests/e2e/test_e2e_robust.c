@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -338,6 +340,7 @@ START_TEST(sigkill_leaves_no_partial_file)
     pid_t pid = fork();
     ck_assert(pid >= 0);
     if (pid == 0) {
+        e2e_child_signals_default();
         int null = open("/dev/null", O_WRONLY);
         dup2(null, 1);
         dup2(null, 2);
@@ -671,7 +674,7 @@ START_TEST(stderr_closed_pipe_no_sigpipe)
     close(p[0]);
     pid_t pid = fork();
     if (pid == 0) {
-        signal(SIGPIPE, SIG_DFL);
+        e2e_child_signals_default();   /* SIGPIPE's default is what this tests */
         int null = open("/dev/null", O_WRONLY);
         dup2(null, 1);
         dup2(p[1], 2);
@@ -784,6 +787,343 @@ START_TEST(run_file_full_counts_stay_exact)
 }
 END_TEST
 
+/* ---- each end once: a signal from the program, prof.sh, the group, timeout -------------- */
+
+static const int end_sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+enum { TO_PROG, TO_PROFSH, TO_GROUP, BY_TIMEOUT, N_WAYS };
+static const char *const way_names[] = {"the program", "prof.sh", "the group", "timeout"};
+
+/* Runs each way this many times: CUPROF_TEST_REPEAT, default 2 (make test);
+ * tests/e2e/each_end_once.sh runs 20. */
+static int repeats(void)
+{
+    const char *v = getenv("CUPROF_TEST_REPEAT");
+    int n = v ? atoi(v) : 0;
+    return n > 0 ? n : 2;
+}
+
+/* argv (a command, looked up on PATH) started as a job of its own (its own
+ * process group, as a shell starts one), with the default signal
+ * dispositions but `ignored` (may be NULL), which start ignored as under
+ * nohup; no core file (SIGQUIT); stdout and stderr to the files out and
+ * err; the sim's libraries first. */
+static pid_t start_job(const char *const argv[], const sigset_t *ignored, const char *out,
+                       const char *err)
+{
+    pid_t pid = fork();
+    ck_assert(pid >= 0);
+    if (pid == 0) {
+        setpgid(0, 0);
+        e2e_child_signals_default();
+        for (int sig = 1; ignored && sig < NSIG; sig++)
+            if (sigismember(ignored, sig) == 1)
+                signal(sig, SIG_IGN);
+        struct rlimit no_core = {0, 0};
+        setrlimit(RLIMIT_CORE, &no_core);
+        int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (o < 0 || e < 0)
+            _exit(126);
+        dup2(o, 1);
+        dup2(e, 2);
+        putenv((char *)e2e_sim_env());
+        execvp(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    setpgid(pid, pid);   /* on both sides: the group exists before anyone signals it */
+    return pid;
+}
+
+/* 1 once the file at path holds what (at most s seconds). */
+static int wait_for_text(const char *path, const char *what, int s)
+{
+    for (int ms = 0; ms < s * 1000; ms += 5) {
+        char *t = e2e_read_file(path, NULL);
+        int seen = t && strstr(t, what);
+        free(t);
+        if (seen)
+            return 1;
+        usleep(5000);
+    }
+    return 0;
+}
+
+/* pid's wait status; -1 when it has not ended after s seconds (its group is
+ * then killed). */
+static int wait_job(pid_t pid, int s)
+{
+    int st;
+    for (int ms = 0; ms < s * 1000; ms += 5) {
+        if (waitpid(pid, &st, WNOHANG) == pid)
+            return st;
+        usleep(5000);
+    }
+    kill(-pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    return -1;
+}
+
+/* The first child of pid (the program under prof.sh's supervisor), 0 if
+ * none comes within 10 s. */
+static pid_t child_of(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/task/%ld/children", (long)pid, (long)pid);
+    for (int ms = 0; ms < 10000; ms += 5) {
+        char *t = e2e_read_file(path, NULL);
+        long c = t ? atol(t) : 0;
+        free(t);
+        if (c > 0)
+            return (pid_t)c;
+        usleep(5000);
+    }
+    return 0;
+}
+
+/* "SIGINT" & co. */
+static const char *sig_name(int sig)
+{
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "SIGQUIT";
+}
+
+/* 1 when dir's summary.txt has the TRUNCATED line. */
+static int summary_truncated(void)
+{
+    char names[8][256];
+    int ntmp, n = list_dir(dir, names, 8, &ntmp), trunc = 0;
+    for (int i = 0; i < n; i++)
+        if (strstr(names[i], "summary.txt")) {
+            char path[20000];
+            snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+            char *t = e2e_read_file(path, NULL);
+            trunc |= !t || strstr(t, "\n  TRUNCATED:") != NULL;
+            free(t);
+        }
+    return trunc;
+}
+
+/* One run of robust_prog ARGS (profiled under prof.sh when prof) ended by
+ * sig sent the given way, once it is calling ("spinning"); its wait status.
+ * *err gets its stderr, *out its stdout (malloc'd). */
+static int run_signalled(int prof, const char *const args[], int sig, int way, char **out, char **err)
+{
+    char fo[PATH_MAX], fe[PATH_MAX], sigopt[32];
+    snprintf(fo, sizeof fo, "%s.out", dir);
+    snprintf(fe, sizeof fe, "%s.err", dir);
+    snprintf(sigopt, sizeof sigopt, "--signal=%s", sig_name(sig) + 3);
+    const char *argv[24];
+    int n = 0;
+    if (way == BY_TIMEOUT) {
+        argv[n++] = "timeout";
+        argv[n++] = sigopt;
+        argv[n++] = "3";   /* the program calls by then, however loaded the machine */
+    }
+    if (prof) {
+        argv[n++] = e2e_path("prof.sh");
+        argv[n++] = "-o";
+        argv[n++] = dir;
+    }
+    argv[n++] = e2e_bpath("tests/robust_prog");
+    for (int i = 0; args[i] && n < 23; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    pid_t job = start_job(argv, NULL, fo, fe);
+    if (way != BY_TIMEOUT) {
+        ck_assert_msg(wait_for_text(fo, "spinning", 60), "the program did not start calling");
+        pid_t target = job;
+        if (way == TO_PROG && prof)
+            target = child_of(job);
+        else if (way == TO_GROUP)
+            target = -job;
+        ck_assert(target != 0);
+        kill(target, sig);
+    }
+    int st = wait_job(job, 120);
+    *out = e2e_read_file(fo, NULL);
+    *err = e2e_read_file(fe, NULL);
+    if (!*out)
+        *out = strdup("");
+    if (!*err)
+        *err = strdup("");
+    unlink(fo);
+    unlink(fe);
+    return st;
+}
+
+/* A program that catches nothing, ended by SIGINT, SIGTERM, SIGHUP or
+ * SIGQUIT sent to it, to prof.sh, to the whole group (prof.sh's supervisor
+ * relays its copy, the program gets the group's) or by GNU timeout (which
+ * signals its child, then its group): each time the outputs are written
+ * complete in the process (not recovered by the supervisor and marked
+ * TRUNCATED), and the process ends by that signal. The copies of one
+ * sending count once: no "one more Ctrl-C" line (a second signal absorbed)
+ * but where the sender really sent twice (timeout). _i = way * 4 + signal. */
+START_TEST(each_end_once)
+{
+    int sig = end_sigs[_i % 4], way = _i / 4, n = repeats();
+    const char *args[] = {"threads", "2", "live", "pace", "spin", NULL};
+    for (int r = 0; r < n; r++) {
+        e2e_rmtree(dir);
+        ck_assert_int_eq(mkdir(dir, 0700), 0);
+        char *out, *err;
+        int st = run_signalled(1, args, sig, way, &out, &err);
+        if (way == BY_TIMEOUT)
+            ck_assert_msg(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 124,
+                          "%s by %s, run %d of %d: status %#x\n%s", sig_name(sig), way_names[way],
+                          r + 1, n, st, err);
+        else
+            ck_assert_msg(st != -1 && WIFSIGNALED(st) && WTERMSIG(st) == sig,
+                          "%s to %s, run %d of %d: status %#x\n%s", sig_name(sig), way_names[way],
+                          r + 1, n, st, err);
+        json_t *sum = check_sets(1, NULL);
+        ck_assert_msg(!json_is_true(json_object_get(sum, "truncated")) && !summary_truncated(),
+                      "%s to %s, run %d of %d: outputs TRUNCATED\n%s", sig_name(sig),
+                      way_names[way], r + 1, n, err);
+        ck_assert_str_eq(e2e_str(sum, "ended_by"), sig_name(sig));
+        ck_assert_int_ge(jint(sum, "events"), 2 * CALLS * 3);
+        ck_assert_msg(!strstr(err, "one more Ctrl-C"), "%s to %s: counted twice\n%s",
+                      sig_name(sig), way_names[way], err);
+        json_decref(sum);
+        free(out);
+        free(err);
+    }
+}
+END_TEST
+
+/* 1 once dir holds a file whose name ends with suffix and does not start
+ * with a dot (at most s seconds). */
+static int wait_for_file(const char *suffix, int s)
+{
+    for (int ms = 0; ms < s * 1000; ms += 10) {
+        char names[16][256];
+        int ntmp, n = list_dir(dir, names, 16, &ntmp);
+        for (int i = 0; i < n; i++) {
+            size_t l = strlen(names[i]), k = strlen(suffix);
+            if (l >= k && strcmp(names[i] + l - k, suffix) == 0)
+                return 1;
+        }
+        usleep(10000);
+    }
+    return 0;
+}
+
+/* Ctrl-C again while the outputs are written (the run file complete, a
+ * cuprof-report that takes 4 s to start): the second is absorbed (one
+ * line says so) and the outputs are complete; a third ends the process at
+ * once, by SIGINT, before the report is done, and the report, which the
+ * signals do not reach, still finishes the files. _i = 0: two, 1: three. */
+START_TEST(repeated_ctrl_c)
+{
+    char slow[PATH_MAX], fo[PATH_MAX], fe[PATH_MAX];
+    snprintf(slow, sizeof slow, "%s.slow-report", dir);
+    snprintf(fo, sizeof fo, "%s.out", dir);
+    snprintf(fe, sizeof fe, "%s.err", dir);
+    FILE *f = fopen(slow, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "#!/bin/sh\nsleep 4\nexec '%s' \"$@\"\n", e2e_bpath("cuprof-report"));
+    fclose(f);
+    chmod(slow, 0700);
+    setenv("CUPROF_REPORT", slow, 1);   /* (this test's own process) */
+    const char *argv[] = {e2e_path("prof.sh"), "-o", dir, e2e_bpath("tests/robust_prog"),
+                          "threads", "2", "live", "pace", "spin", NULL};
+    pid_t job = start_job(argv, NULL, fo, fe);
+    ck_assert(wait_for_text(fo, "spinning", 60));
+    pid_t prog = child_of(job);
+    ck_assert(prog > 0);
+    kill(prog, SIGINT);
+    ck_assert_msg(wait_for_file(".cuprof", 60), "the run file was not completed");
+    int presses = _i ? 3 : 2;
+    for (int k = 1; k < presses; k++) {
+        usleep(100000);
+        kill(prog, SIGINT);
+    }
+    int st = wait_job(job, 120);
+    char *err = e2e_read_file(fe, NULL);
+    ck_assert_msg(st != -1 && WIFSIGNALED(st) && WTERMSIG(st) == SIGINT, "status %#x\n%s", st,
+                  err ? err : "");
+    ck_assert_int_eq(e2e_count(err, "one more Ctrl-C"), 1);
+    if (_i) {   /* ended before the report: it finishes on its own */
+        ck_assert_msg(!wait_for_file(".summary.json", 0), "the third Ctrl-C waited for the report");
+        char names[16][256];
+        int ntmp = 1;
+        for (int ms = 0; ms < 60000 && (list_dir(dir, names, 16, &ntmp) < 5 || ntmp); ms += 10)
+            usleep(10000);
+    }
+    json_t *sum = check_sets(1, NULL);
+    ck_assert_str_eq(e2e_str(sum, "ended_by"), "SIGINT");
+    ck_assert(!json_is_true(json_object_get(sum, "truncated")));
+    json_decref(sum);
+    free(err);
+    unlink(slow);
+    unlink(fo);
+    unlink(fe);
+}
+END_TEST
+
+/* A program with its own handler for the four signals: a signal sent to the
+ * whole group reaches it once, as without prof.sh (the relayed copy
+ * dropped), shown as sent by its sender (si_code SI_USER). Under timeout,
+ * which signals its child and then its group, a plain program sees one or
+ * two (the kernel merges the second when the first is still pending): the
+ * profiled one sees one. A one-shot handler (sysv_signal: SA_RESETHAND)
+ * is back to SIG_DFL after it: a copy let through would end the process.
+ * _i = (timeout) * 4 + signal, then 8 + signal: one-shot, to the group. */
+START_TEST(own_handler_sees_each_signal_once)
+{
+    int sig = end_sigs[_i % 4], way = _i / 4 == 1 ? BY_TIMEOUT : TO_GROUP;
+    const char *args[] = {"pace", "count-spin", _i >= 8 ? "sysv" : NULL, NULL};
+    char *out0, *err0, *out1, *err1;
+    int st0 = run_signalled(0, args, sig, way, &out0, &err0);
+    int st1 = run_signalled(1, args, sig, way, &out1, &err1);
+    int want = way == BY_TIMEOUT ? 124 : 3;
+    ck_assert_msg(st0 != -1 && WIFEXITED(st0) && WEXITSTATUS(st0) == want, "plain: %#x", st0);
+    ck_assert_msg(st1 != -1 && WIFEXITED(st1) && WEXITSTATUS(st1) == want, "profiled: %#x\n%s", st1, err1);
+    if (way == TO_GROUP)
+        ck_assert_str_eq(out1, out0);
+    ck_assert_msg(strstr(out1, "robust_prog: 1 signal(s)") && strstr(out1, "si_code SI_USER"),
+                  "profiled: %s", out1);
+    json_t *sum = check_sets(1, NULL);
+    ck_assert_str_eq(e2e_str(sum, "ended_by"), "exit");
+    json_decref(sum);
+    free(out0);
+    free(err0);
+    free(out1);
+    free(err1);
+}
+END_TEST
+
+/* Started with a signal ignored (nohup, a script's background job: SIGHUP,
+ * SIGINT, SIGQUIT; SIGTERM too), a profiled program keeps it ignored: it
+ * raises it and lives on to return 3, as it does without the profiler, and
+ * its outputs say it ended by exit. _i = signal. */
+START_TEST(ignored_signal_stays_ignored)
+{
+    int sig = end_sigs[_i];
+    char fo[PATH_MAX], fe[PATH_MAX];
+    snprintf(fo, sizeof fo, "%s.out", dir);
+    snprintf(fe, sizeof fe, "%s.err", dir);
+    sigset_t ign;
+    sigemptyset(&ign);
+    sigaddset(&ign, sig);
+    for (int prof = 0; prof < 2; prof++) {
+        const char *argv[] = {e2e_path("prof.sh"), "-o", dir, e2e_bpath("tests/robust_prog"),
+                              "threads", "2", sig_name(sig), NULL};
+        int st = wait_job(start_job(prof ? argv : argv + 3, &ign, fo, fe), 120);
+        char *e = e2e_read_file(fe, NULL);
+        ck_assert_msg(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 3, "%s ignored, %s: status %#x\n%s",
+                      sig_name(sig), prof ? "profiled" : "plain", st, e ? e : "");
+        free(e);
+    }
+    unlink(fo);
+    unlink(fe);
+    json_t *sum = check_sets(1, NULL);
+    ck_assert_str_eq(e2e_str(sum, "ended_by"), "exit");
+    ck_assert(!json_is_true(json_object_get(sum, "truncated")));
+    ck_assert_int_eq(jint(sum, "events"), 2 * CALLS * 3);
+    json_decref(sum);
+}
+END_TEST
+
 static Suite *robust_suite(void)
 {
     Suite *s = suite_create("e2e_robust");
@@ -795,6 +1135,15 @@ static Suite *robust_suite(void)
     tcase_add_loop_test(t, external_signal_while_calling, 0, 2);
     tcase_add_loop_test(t, signal_while_inside_cuda, 0, 2);
     tcase_add_test(t, sigkill_leaves_no_partial_file);
+    suite_add_tcase(s, t);
+
+    t = tcase_create("each_end_once");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_set_timeout(t, 3600);   /* CUPROF_TEST_REPEAT=20: some 20 runs a case */
+    tcase_add_loop_test(t, each_end_once, 0, 4 * N_WAYS);
+    tcase_add_loop_test(t, own_handler_sees_each_signal_once, 0, 12);
+    tcase_add_loop_test(t, ignored_signal_stays_ignored, 0, 4);
+    tcase_add_loop_test(t, repeated_ctrl_c, 0, 2);
     suite_add_tcase(s, t);
 
     t = tcase_create("fork_exec_threads");

@@ -371,6 +371,22 @@ START_TEST(not_a_run_file_nor_a_newer_one)
     ck_assert_int_eq(r.status, 2);
     ck_assert_int_eq(lines(r.err), 1);
     e2e_result_free(&r);
+    /* an option it does not know, last or not: "unknown option", never
+     * "needs a value"; one that takes a value, given none: "needs a value" */
+    const char *unknown_last[] = {p, "--no-report-html", NULL};
+    const char *unknown_first[] = {"--frobnicate", p, NULL};
+    const char *no_value[] = {p, "-o", NULL};
+    const char *const *asks[] = {unknown_last, unknown_first, no_value};
+    const char *says[] = {"cuprof: report: unknown option --no-report-html",
+                          "cuprof: report: unknown option --frobnicate",
+                          "cuprof: report: -o needs a value"};
+    for (int k = 0; k < 3; k++) {
+        r = report(asks[k]);
+        ck_assert_int_eq(r.status, 2);
+        ck_assert_int_eq(lines(r.err), 1);
+        ck_assert_msg(strstr(r.err, says[k]), "%s", r.err);
+        e2e_result_free(&r);
+    }
 }
 END_TEST
 
@@ -529,6 +545,7 @@ static pid_t start_profsh(const char *out, const char *const args[], const char 
     pid_t pid = fork();
     ck_assert(pid >= 0);
     if (pid == 0) {
+        e2e_child_signals_default();
         int null = open("/dev/null", O_WRONLY);
         dup2(null, 1);
         dup2(null, 2);
