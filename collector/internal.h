@@ -120,7 +120,7 @@ struct cuprof_state {
 
 /* Calls not recorded, per API id (below CUPROF_MAX_APIS): the table adds
  * them to its counts. Relaxed atomics, written on the drop path only. */
-#define CUPROF_MAX_APIS 1024
+#define CUPROF_MAX_APIS 8192
 extern _Atomic uint64_t cuprof_dropped_api[CUPROF_MAX_APIS];
 
 extern struct cuprof_state cuprof_g;

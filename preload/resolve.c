@@ -59,9 +59,6 @@ static const cuprof_api_desc preload_api_table[PRELOAD_N_APIS] = {
 #define X(name) {#name, "nvtx"},
     PRELOAD_NVTX_APIS(X)
 #undef X
-#define X(name) {#name, "cuda_driver"},
-    PRELOAD_DRIVER_APIS(X)
-#undef X
 };
 
 _Atomic(void *) cuprof_preload_real_fns[PRELOAD_N_FNS];

@@ -97,7 +97,7 @@ static void check_run(int hooked, int dlsym)
     json_t *mem = json_object_get(p.sum, "memory");
     if (hooked) {
         ck_assert_int_eq(e2e_int(mem, "peak_bytes"), 1 << 18);
-        ck_assert_str_eq(e2e_str(json_array_get(json_object_get(mem, "owners"), 0), "api"), "cuMemAlloc");
+        ck_assert_str_eq(e2e_str(json_array_get(json_object_get(mem, "owners"), 0), "api"), "cuMemAlloc_v2");
         ck_assert_int_eq(e2e_int(mem, "end_bytes"), 0);
     } else {
         ck_assert_int_eq(e2e_int(mem, "allocations"), 0);

@@ -239,3 +239,35 @@ MEMSET_2D_ASYNC(cuMemsetD2D16Async, unsigned short, 2, 0)
 MEMSET_2D_ASYNC(cuMemsetD2D16Async_ptsz, unsigned short, 2, 1)
 MEMSET_2D_ASYNC(cuMemsetD2D32Async, unsigned int, 4, 0)
 MEMSET_2D_ASYNC(cuMemsetD2D32Async_ptsz, unsigned int, 4, 1)
+
+/* ---- pointer attributes ------------------------------------------------------ */
+
+/* The memory type of the sim's allocations (device and managed memory on the
+ * device, pinned memory on the host); a pointer the driver does not know is
+ * CUDA_ERROR_INVALID_VALUE, as pageable memory is on the real one. Attributes
+ * answered: MEMORY_TYPE, DEVICE_POINTER, HOST_POINTER, IS_MANAGED,
+ * DEVICE_ORDINAL, RANGE_START_ADDR, RANGE_SIZE, MAPPED; the rest is
+ * CUDA_ERROR_NOT_SUPPORTED. */
+DRV_EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attr, CUdeviceptr ptr)
+{
+    DRV_CALL(cuPointerGetAttribute, "cuPointerGetAttribute", NULL);
+    void *base = NULL;
+    size_t size = 0;
+    enum cusim_mem_kind k = cusim_mem_find(DPTR(ptr), &base, &size);
+    if (data == NULL || k == CUSIM_MEM_UNKNOWN)
+        DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+    switch (attr) {
+    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+        *(unsigned *)data = k == CUSIM_MEM_PINNED ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+        break;
+    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: *(CUdeviceptr *)data = ptr; break;
+    case CU_POINTER_ATTRIBUTE_HOST_POINTER: *(void **)data = k == CUSIM_MEM_DEVICE ? NULL : DPTR(ptr); break;
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED: *(unsigned *)data = k == CUSIM_MEM_MANAGED; break;
+    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data = 0; break;
+    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: *(CUdeviceptr *)data = (CUdeviceptr)(uintptr_t)base; break;
+    case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *(size_t *)data = size; break;
+    case CU_POINTER_ATTRIBUTE_MAPPED: *(unsigned *)data = 1; break;
+    default: DRV_RETURN(CUDA_ERROR_NOT_SUPPORTED);
+    }
+    DRV_RETURN(CUDA_SUCCESS);
+}

@@ -22,8 +22,11 @@ $(SIM_DIR)/driver/stubs.c: tests/sim/gen_stubs.sh $(SIMDRV_OBJS)
 $(SIM_DIR)/driver/stubs.o: $(SIM_DIR)/driver/stubs.c $(CUSIM_HDRS)
 	$(call P,CC,$@)$(CC) $(SIM_CFLAGS) -c -o $@ $<
 
+# -Bsymbolic-functions: a call inside the library (cuGetProcAddress to its
+# _v2, cuCtxCreate_v4 to _v2) stays inside it, as in the real driver, and
+# never reaches a profiler's LD_PRELOAD hook of the same name.
 $(SIMDRV_LIB): $(SIMDRV_OBJS) $(SIM_DIR)/driver/stubs.o $(CUSIM_LIB)
-	$(call P,LD,$@)$(CC) -shared -Wl,-soname,libcuda.so.1 -o $@ $(SIMDRV_OBJS) $(SIM_DIR)/driver/stubs.o -L$(SIM_DIR) -lcusim \
+	$(call P,LD,$@)$(CC) -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic-functions -o $@ $(SIMDRV_OBJS) $(SIM_DIR)/driver/stubs.o -L$(SIM_DIR) -lcusim \
 	  -Wl,-rpath,'$$ORIGIN' $(LDFLAGS) -lpthread
 	$(Q)ln -sf libcuda.so.1 $(SIM_DIR)/libcuda.so
 
