@@ -31,3 +31,10 @@ $(SIMDRV_LIB): $(SIMDRV_OBJS) $(SIM_DIR)/driver/stubs.o $(CUSIM_LIB)
 	$(Q)ln -sf libcuda.so.1 $(SIM_DIR)/libcuda.so
 
 ALL_TARGETS += $(SIMDRV_LIB)
+
+# Unit tests of the driver, linked like a driver-API program (-lcuda).
+$(B)/tests/test_sim_driver: tests/sim/driver/test_sim_driver.c $(SIMDRV_LIB) $(CUSIM_HDRS)
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -Itests/sim/core $(CHECK_CFLAGS) -o $@ $< \
+	  -L$(SIM_DIR) -lcuda -lcusim -Wl,-rpath,'$$ORIGIN/../sim' $(LDFLAGS) $(CHECK_LIBS) -lpthread
+
+UNIT_TESTS  += $(B)/tests/test_sim_driver
