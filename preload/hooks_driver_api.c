@@ -17,6 +17,21 @@
  */
 #include "preload/hooks.h"
 
+/* A driver hook: `pre` runs before the call is timed (a pointer query), `fill`
+ * once it is open (c: the call; its event's arguments), `call` is the real
+ * function's arguments, `after` runs once it returned r. */
+#define CU_HOOK(name, sig, pre, fill, call, after)                                                   \
+    PRELOAD_EXPORT CUresult name sig                                                                 \
+    {                                                                                                \
+        preload_##name##_fn real = PRELOAD_REAL(name);                                               \
+        pre;                                                                                         \
+        preload_call c = HOOK_BEGIN(name);                                                           \
+        fill;                                                                                        \
+        CUresult r = real ? real call : PRELOAD_CUDA_MISSING;                                        \
+        after;                                                                                       \
+        return (CUresult)hook_end(c, r);                                                             \
+    }
+
 /* ---- copies ---------------------------------------------------------------- */
 
 /* Host or device side of a unified pointer, asked from the driver
@@ -69,16 +84,8 @@ static inline void drv_fill_copy(preload_call c, uint64_t bytes, uint8_t dir, CU
 }
 
 /* The 1-D copies: (dst, src, bytes[, stream]), direction known or unified. */
-#define CU_COPY(name, sig, dir, async, sarg, call)                                     \
-    PRELOAD_EXPORT CUresult name sig                                                                 \
-    {                                                                                                \
-        preload_##name##_fn real = PRELOAD_REAL(name);                                               \
-        uint8_t d_ = (dir);                                                                          \
-        preload_call c = HOOK_BEGIN(name);                                                           \
-        drv_fill_copy(c, ByteCount, d_, sarg, async);                                                \
-        CUresult r = real ? real call : PRELOAD_CUDA_MISSING;                                        \
-        return (CUresult)hook_end(c, r);                                                             \
-    }
+#define CU_COPY(name, sig, dir, async, sarg, call)                                                   \
+    CU_HOOK(name, sig, uint8_t d_ = (dir), drv_fill_copy(c, ByteCount, d_, sarg, async), call, (void)r)
 #define CU_HTOD(name) CU_COPY(name, PRELOAD_SIG_CU_HTOD, CUPROF_DIR_HTOD, 0, NULL, (dstDevice, srcHost, ByteCount))
 #define CU_DTOH(name) CU_COPY(name, PRELOAD_SIG_CU_DTOH, CUPROF_DIR_DTOH, 0, NULL, (dstHost, srcDevice, ByteCount))
 #define CU_DTOD(name) CU_COPY(name, PRELOAD_SIG_CU_DTOD, CUPROF_DIR_DTOD, 0, NULL, (dstDevice, srcDevice, ByteCount))
@@ -124,17 +131,11 @@ CU_PEERA(cuMemcpyPeerAsync_ptsz)
 /* The 2-D and 3-D copies: WidthInBytes * Height (* Depth) bytes, the
  * direction from the descriptor. */
 #define CU_COPY_ND(name, sig, async, sarg, call, extent)                                             \
-    PRELOAD_EXPORT CUresult name sig                                                                 \
-    {                                                                                                \
-        preload_##name##_fn real = PRELOAD_REAL(name);                                               \
-        uint8_t d_ = pCopy ? drv_type_dir(pCopy->srcMemoryType, pCopy->dstMemoryType, pCopy->srcDevice, \
-                                          pCopy->dstDevice)                                          \
-                           : CUPROF_DIR_UNKNOWN;                                                     \
-        preload_call c = HOOK_BEGIN(name);                                                           \
-        drv_fill_copy(c, pCopy ? (uint64_t)(extent) : 0, d_, sarg, async);                           \
-        CUresult r = real ? real call : PRELOAD_CUDA_MISSING;                                        \
-        return (CUresult)hook_end(c, r);                                                             \
-    }
+    CU_HOOK(name, sig,                                                                               \
+            uint8_t d_ = pCopy ? drv_type_dir(pCopy->srcMemoryType, pCopy->dstMemoryType, pCopy->srcDevice, \
+                                              pCopy->dstDevice)                                      \
+                               : CUPROF_DIR_UNKNOWN,                                                 \
+            drv_fill_copy(c, pCopy ? (uint64_t)(extent) : 0, d_, sarg, async), call, (void)r)
 #define CU_2D(name) CU_COPY_ND(name, PRELOAD_SIG_CU_2D, 0, NULL, (pCopy), pCopy->WidthInBytes * pCopy->Height)
 #define CU_2DA(name)                                                                                 \
     CU_COPY_ND(name, PRELOAD_SIG_CU_2DA, 1, hStream, (pCopy, hStream), pCopy->WidthInBytes * pCopy->Height)
@@ -157,14 +158,8 @@ CU_3DA(cuMemcpy3DAsync_v2_ptsz)
 /* ---- memsets: N elements of 1, 2 or 4 bytes (2-D: Width of them, Height rows) */
 
 #define CU_SET(name, sig, elem, async, sarg, count, call)                                            \
-    PRELOAD_EXPORT CUresult name sig                                                                 \
-    {                                                                                                \
-        preload_##name##_fn real = PRELOAD_REAL(name);                                               \
-        preload_call c = HOOK_BEGIN(name);                                                           \
-        drv_fill_copy(c, (uint64_t)(count) * (elem), CUPROF_DIR_MEMSET, sarg, async);                \
-        CUresult r = real ? real call : PRELOAD_CUDA_MISSING;                                        \
-        return (CUresult)hook_end(c, r);                                                             \
-    }
+    CU_HOOK(name, sig, (void)0, drv_fill_copy(c, (uint64_t)(count) * (elem), CUPROF_DIR_MEMSET, sarg, async), \
+            call, (void)r)
 #define CU_SET1(name, T, elem) CU_SET(name, PRELOAD_SIG_CU_SET(T), elem, 0, NULL, N, (dstDevice, value, N))
 #define CU_SET1A(name, T, elem)                                                                      \
     CU_SET(name, PRELOAD_SIG_CU_SETA(T), elem, 1, hStream, N, (dstDevice, value, N, hStream))
@@ -252,90 +247,40 @@ PRELOAD_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
     return preload_drv_mem_free(preload_real(PRELOAD_FN_cuMemFree_v2), dptr);
 }
 
+/* An allocation or free hook: `call` the real function's arguments, `sarg`
+ * the stream it is ordered on (0: none), `done` what is recorded once it
+ * returned r (drv_alloc_done / drv_free_done). */
+#define CU_MEM(name, sig, sarg, call, done)                                                          \
+    CU_HOOK(name, sig, (void)0, if (c.ev) c.ev->a.mem.stream = (uint64_t)(uintptr_t)(sarg), call, done)
+#define DPTR_OF(p) ((p) ? (uint64_t)*(p) : 0)
+#define HPTR_OF(p) ((p) ? (uint64_t)(uintptr_t)*(p) : 0)
+
 /* A pitched allocation holds pitch * Height bytes. */
-PRELOAD_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height,
-                                           unsigned int ElementSizeBytes)
-{
-    preload_cuMemAllocPitch_v2_fn real = PRELOAD_REAL(cuMemAllocPitch_v2);
-    preload_call c = HOOK_BEGIN(cuMemAllocPitch_v2);
-    CUresult r = real ? real(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes) : PRELOAD_CUDA_MISSING;
-    uint64_t bytes = (r == CUDA_SUCCESS && pPitch ? *pPitch : WidthInBytes) * (uint64_t)Height;
-    drv_alloc_done(c, PRELOAD_FN_cuMemAllocPitch_v2, r, dptr ? (uint64_t)*dptr : 0, bytes, dptr != NULL);
-    return (CUresult)hook_end(c, r);
-}
-
-PRELOAD_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
-{
-    preload_cuMemAllocManaged_fn real = PRELOAD_REAL(cuMemAllocManaged);
-    preload_call c = HOOK_BEGIN(cuMemAllocManaged);
-    CUresult r = real ? real(dptr, bytesize, flags) : PRELOAD_CUDA_MISSING;
-    drv_alloc_done(c, PRELOAD_FN_cuMemAllocManaged, r, dptr ? (uint64_t)*dptr : 0, bytesize, dptr != NULL);
-    return (CUresult)hook_end(c, r);
-}
-
+CU_MEM(cuMemAllocPitch_v2,
+       (CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes), 0,
+       (dptr, pPitch, WidthInBytes, Height, ElementSizeBytes),
+       drv_alloc_done(c, PRELOAD_FN_cuMemAllocPitch_v2, r, DPTR_OF(dptr),
+                      (r == CUDA_SUCCESS && pPitch ? *pPitch : WidthInBytes) * (uint64_t)Height, dptr != NULL))
+CU_MEM(cuMemAllocManaged, (CUdeviceptr *dptr, size_t bytesize, unsigned int flags), 0, (dptr, bytesize, flags),
+       drv_alloc_done(c, PRELOAD_FN_cuMemAllocManaged, r, DPTR_OF(dptr), bytesize, dptr != NULL))
 /* Pinned host memory: recorded, not device memory (its name says Host). */
-PRELOAD_EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
-{
-    preload_cuMemAllocHost_v2_fn real = PRELOAD_REAL(cuMemAllocHost_v2);
-    preload_call c = HOOK_BEGIN(cuMemAllocHost_v2);
-    CUresult r = real ? real(pp, bytesize) : PRELOAD_CUDA_MISSING;
-    drv_alloc_done(c, PRELOAD_FN_cuMemAllocHost_v2, r, pp ? (uint64_t)(uintptr_t)*pp : 0, bytesize, 0);
-    return (CUresult)hook_end(c, r);
-}
-
-PRELOAD_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
-{
-    preload_cuMemHostAlloc_fn real = PRELOAD_REAL(cuMemHostAlloc);
-    preload_call c = HOOK_BEGIN(cuMemHostAlloc);
-    CUresult r = real ? real(pp, bytesize, Flags) : PRELOAD_CUDA_MISSING;
-    drv_alloc_done(c, PRELOAD_FN_cuMemHostAlloc, r, pp ? (uint64_t)(uintptr_t)*pp : 0, bytesize, 0);
-    return (CUresult)hook_end(c, r);
-}
-
-PRELOAD_EXPORT CUresult cuMemFreeHost(void *p)
-{
-    preload_cuMemFreeHost_fn real = PRELOAD_REAL(cuMemFreeHost);
-    preload_call c = HOOK_BEGIN(cuMemFreeHost);
-    CUresult r = real ? real(p) : PRELOAD_CUDA_MISSING;
-    drv_free_done(c, PRELOAD_FN_cuMemFreeHost, r, (uint64_t)(uintptr_t)p, 0, 0);
-    return (CUresult)hook_end(c, r);
-}
+CU_MEM(cuMemAllocHost_v2, (void **pp, size_t bytesize), 0, (pp, bytesize),
+       drv_alloc_done(c, PRELOAD_FN_cuMemAllocHost_v2, r, HPTR_OF(pp), bytesize, 0))
+CU_MEM(cuMemHostAlloc, (void **pp, size_t bytesize, unsigned int Flags), 0, (pp, bytesize, Flags),
+       drv_alloc_done(c, PRELOAD_FN_cuMemHostAlloc, r, HPTR_OF(pp), bytesize, 0))
+CU_MEM(cuMemFreeHost, (void *p), 0, (p), drv_free_done(c, PRELOAD_FN_cuMemFreeHost, r, (uint64_t)(uintptr_t)p, 0, 0))
 
 /* Stream-ordered: the memory is the program's from the call on, for the
  * accounting, as the pool reserves it then (as cudaMallocAsync). */
 #define CU_ALLOCA(name)                                                                              \
-    PRELOAD_EXPORT CUresult name PRELOAD_SIG_CU_ALLOCA                                               \
-    {                                                                                                \
-        preload_##name##_fn real = PRELOAD_REAL(name);                                               \
-        preload_call c = HOOK_BEGIN(name);                                                           \
-        if (c.ev)                                                                                    \
-            c.ev->a.mem.stream = (uint64_t)(uintptr_t)hStream;                                       \
-        CUresult r = real ? real(dptr, bytesize, hStream) : PRELOAD_CUDA_MISSING;                    \
-        drv_alloc_done(c, PRELOAD_FN_##name, r, dptr ? (uint64_t)*dptr : 0, bytesize, dptr != NULL); \
-        return (CUresult)hook_end(c, r);                                                             \
-    }
+    CU_MEM(name, PRELOAD_SIG_CU_ALLOCA, hStream, (dptr, bytesize, hStream),                          \
+           drv_alloc_done(c, PRELOAD_FN_##name, r, DPTR_OF(dptr), bytesize, dptr != NULL))
 #define CU_ALLOCPA(name)                                                                             \
-    PRELOAD_EXPORT CUresult name PRELOAD_SIG_CU_ALLOCPA                                              \
-    {                                                                                                \
-        preload_##name##_fn real = PRELOAD_REAL(name);                                               \
-        preload_call c = HOOK_BEGIN(name);                                                           \
-        if (c.ev)                                                                                    \
-            c.ev->a.mem.stream = (uint64_t)(uintptr_t)hStream;                                       \
-        CUresult r = real ? real(dptr, bytesize, pool, hStream) : PRELOAD_CUDA_MISSING;              \
-        drv_alloc_done(c, PRELOAD_FN_##name, r, dptr ? (uint64_t)*dptr : 0, bytesize, dptr != NULL); \
-        return (CUresult)hook_end(c, r);                                                             \
-    }
+    CU_MEM(name, PRELOAD_SIG_CU_ALLOCPA, hStream, (dptr, bytesize, pool, hStream),                   \
+           drv_alloc_done(c, PRELOAD_FN_##name, r, DPTR_OF(dptr), bytesize, dptr != NULL))
 #define CU_FREEA(name)                                                                               \
-    PRELOAD_EXPORT CUresult name PRELOAD_SIG_CU_FREEA                                                \
-    {                                                                                                \
-        preload_##name##_fn real = PRELOAD_REAL(name);                                               \
-        preload_call c = HOOK_BEGIN(name);                                                           \
-        if (c.ev)                                                                                    \
-            c.ev->a.mem.stream = (uint64_t)(uintptr_t)hStream;                                       \
-        CUresult r = real ? real(dptr, hStream) : PRELOAD_CUDA_MISSING;                              \
-        drv_free_done(c, PRELOAD_FN_##name, r, (uint64_t)dptr, 0, 1);                                \
-        return (CUresult)hook_end(c, r);                                                             \
-    }
+    CU_MEM(name, PRELOAD_SIG_CU_FREEA, hStream, (dptr, hStream),                                     \
+           drv_free_done(c, PRELOAD_FN_##name, r, (uint64_t)dptr, 0, 1))
 CU_ALLOCA(cuMemAllocAsync)
 CU_ALLOCA(cuMemAllocAsync_ptsz)
 CU_ALLOCPA(cuMemAllocFromPoolAsync)
@@ -347,75 +292,27 @@ CU_FREEA(cuMemFreeAsync_ptsz)
  * held until cuMemRelease, its handle standing for a pointer; the address
  * ranges reserved and mapped are recorded with their sizes (model/memory.c
  * counts them apart: reserved address space is not memory). */
-PRELOAD_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
-                                    const CUmemAllocationProp *prop, unsigned long long flags)
-{
-    preload_cuMemCreate_fn real = PRELOAD_REAL(cuMemCreate);
-    preload_call c = HOOK_BEGIN(cuMemCreate);
-    CUresult r = real ? real(handle, size, prop, flags) : PRELOAD_CUDA_MISSING;
-    drv_alloc_done(c, PRELOAD_FN_cuMemCreate, r, handle ? (uint64_t)*handle : 0, size, handle != NULL);
-    return (CUresult)hook_end(c, r);
-}
-
-PRELOAD_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
-{
-    preload_cuMemRelease_fn real = PRELOAD_REAL(cuMemRelease);
-    preload_call c = HOOK_BEGIN(cuMemRelease);
-    CUresult r = real ? real(handle) : PRELOAD_CUDA_MISSING;
-    drv_free_done(c, PRELOAD_FN_cuMemRelease, r, (uint64_t)handle, 0, 1);
-    return (CUresult)hook_end(c, r);
-}
-
-PRELOAD_EXPORT CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr,
-                                            unsigned long long flags)
-{
-    preload_cuMemAddressReserve_fn real = PRELOAD_REAL(cuMemAddressReserve);
-    preload_call c = HOOK_BEGIN(cuMemAddressReserve);
-    CUresult r = real ? real(ptr, size, alignment, addr, flags) : PRELOAD_CUDA_MISSING;
-    drv_alloc_done(c, PRELOAD_FN_cuMemAddressReserve, r, ptr ? (uint64_t)*ptr : 0, size, 0);
-    return (CUresult)hook_end(c, r);
-}
-
-PRELOAD_EXPORT CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
-{
-    preload_cuMemAddressFree_fn real = PRELOAD_REAL(cuMemAddressFree);
-    preload_call c = HOOK_BEGIN(cuMemAddressFree);
-    CUresult r = real ? real(ptr, size) : PRELOAD_CUDA_MISSING;
-    drv_free_done(c, PRELOAD_FN_cuMemAddressFree, r, (uint64_t)ptr, size, 0);
-    return (CUresult)hook_end(c, r);
-}
-
-PRELOAD_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle,
-                                 unsigned long long flags)
-{
-    preload_cuMemMap_fn real = PRELOAD_REAL(cuMemMap);
-    preload_call c = HOOK_BEGIN(cuMemMap);
-    CUresult r = real ? real(ptr, size, offset, handle, flags) : PRELOAD_CUDA_MISSING;
-    drv_alloc_done(c, PRELOAD_FN_cuMemMap, r, (uint64_t)ptr, size, 0);
-    return (CUresult)hook_end(c, r);
-}
-
-PRELOAD_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
-{
-    preload_cuMemUnmap_fn real = PRELOAD_REAL(cuMemUnmap);
-    preload_call c = HOOK_BEGIN(cuMemUnmap);
-    CUresult r = real ? real(ptr, size) : PRELOAD_CUDA_MISSING;
-    drv_free_done(c, PRELOAD_FN_cuMemUnmap, r, (uint64_t)ptr, size, 0);
-    return (CUresult)hook_end(c, r);
-}
+CU_MEM(cuMemCreate,
+       (CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags),
+       0, (handle, size, prop, flags),
+       drv_alloc_done(c, PRELOAD_FN_cuMemCreate, r, DPTR_OF(handle), size, handle != NULL))
+CU_MEM(cuMemRelease, (CUmemGenericAllocationHandle handle), 0, (handle),
+       drv_free_done(c, PRELOAD_FN_cuMemRelease, r, (uint64_t)handle, 0, 1))
+CU_MEM(cuMemAddressReserve,
+       (CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags), 0,
+       (ptr, size, alignment, addr, flags), drv_alloc_done(c, PRELOAD_FN_cuMemAddressReserve, r, DPTR_OF(ptr), size, 0))
+CU_MEM(cuMemAddressFree, (CUdeviceptr ptr, size_t size), 0, (ptr, size),
+       drv_free_done(c, PRELOAD_FN_cuMemAddressFree, r, (uint64_t)ptr, size, 0))
+CU_MEM(cuMemMap,
+       (CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags), 0,
+       (ptr, size, offset, handle, flags), drv_alloc_done(c, PRELOAD_FN_cuMemMap, r, (uint64_t)ptr, size, 0))
+CU_MEM(cuMemUnmap, (CUdeviceptr ptr, size_t size), 0, (ptr, size),
+       drv_free_done(c, PRELOAD_FN_cuMemUnmap, r, (uint64_t)ptr, size, 0))
 
 /* ---- syncs and events: the stream or event waited on or recorded ---------- */
 
 #define CU_SYNC(name, sig, handle, call)                                                             \
-    PRELOAD_EXPORT CUresult name sig                                                                 \
-    {                                                                                                \
-        preload_##name##_fn real = PRELOAD_REAL(name);                                               \
-        preload_call c = HOOK_BEGIN(name);                                                           \
-        if (c.ev)                                                                                    \
-            c.ev->a.sync.stream = (uint64_t)(uintptr_t)(handle);                                     \
-        CUresult r = real ? real call : PRELOAD_CUDA_MISSING;                                        \
-        return (CUresult)hook_end(c, r);                                                             \
-    }
+    CU_HOOK(name, sig, (void)0, if (c.ev) c.ev->a.sync.stream = (uint64_t)(uintptr_t)(handle), call, (void)r)
 CU_SYNC(cuCtxSynchronize, (void), 0, ())
 CU_SYNC(cuStreamSynchronize, PRELOAD_SIG_CU_STREAM, hStream, (hStream))
 CU_SYNC(cuStreamSynchronize_ptsz, PRELOAD_SIG_CU_STREAM, hStream, (hStream))

@@ -203,33 +203,32 @@ DRV_EXPORT CUresult cuCtxSynchronize(void)
     DRV_RETURN(CUDA_SUCCESS);
 }
 
-#define STREAM_SYNC(fn, ptds)                                                                \
-    DRV_EXPORT CUresult fn(CUstream hs)                                                      \
-    {                                                                                        \
-        DRV_CALL(fn, #fn, NULL);                                                             \
-        cusim_stream *s = cusim_stream_get(hs, ptds);                                        \
-        if (s == NULL)                                                                       \
-            DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);                                           \
-        cusim_stream_sync(s);                                                                \
-        DRV_RETURN(CUDA_SUCCESS);                                                            \
-    }
-DRV_EXPORT CUresult cuStreamSynchronize_ptsz(CUstream hs);
-STREAM_SYNC(cuStreamSynchronize, 0)
-STREAM_SYNC(cuStreamSynchronize_ptsz, 1)
+/* Waits for the work queued on s. */
+static CUresult stream_sync(cusim_stream *s)
+{
+    cusim_stream_sync(s);
+    return CUDA_SUCCESS;
+}
 
-/* CUDA_ERROR_NOT_READY while work queued on the stream runs (not an error). */
-#define STREAM_QUERY(fn, ptds)                                                               \
+/* CUDA_ERROR_NOT_READY while work queued on s runs (not an error). */
+static CUresult stream_query(cusim_stream *s)
+{
+    return cusim_stream_query(s) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
+
+/* fn(stream): op on the stream (ptds: NULL is this thread's stream). */
+#define STREAM_CALL(fn, ptds, op)                                                            \
+    DRV_EXPORT CUresult fn(CUstream hs);                                                     \
     DRV_EXPORT CUresult fn(CUstream hs)                                                      \
     {                                                                                        \
         DRV_CALL(fn, #fn, NULL);                                                             \
         cusim_stream *s = cusim_stream_get(hs, ptds);                                        \
-        if (s == NULL)                                                                       \
-            DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);                                           \
-        DRV_RETURN(cusim_stream_query(s) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY);             \
+        DRV_RETURN(s == NULL ? CUDA_ERROR_INVALID_HANDLE : op(s));                           \
     }
-DRV_EXPORT CUresult cuStreamQuery_ptsz(CUstream hs);
-STREAM_QUERY(cuStreamQuery, 0)
-STREAM_QUERY(cuStreamQuery_ptsz, 1)
+STREAM_CALL(cuStreamSynchronize, 0, stream_sync)
+STREAM_CALL(cuStreamSynchronize_ptsz, 1, stream_sync)
+STREAM_CALL(cuStreamQuery, 0, stream_query)
+STREAM_CALL(cuStreamQuery_ptsz, 1, stream_query)
 
 DRV_EXPORT CUresult cuEventQuery(CUevent event)
 {

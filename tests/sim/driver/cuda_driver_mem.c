@@ -134,24 +134,19 @@ static CUresult copy(void *dst, const void *src, size_t bytes, int kind, CUstrea
     return CUDA_SUCCESS;
 }
 
-/* The blocking copies: (dst, src, bytes) on the default stream. */
-#define COPY_SYNC(fn, dtype, stype, kind, ptds)                                              \
-    DRV_EXPORT CUresult fn(dtype dst, stype src, size_t bytes);                              \
-    DRV_EXPORT CUresult fn(dtype dst, stype src, size_t bytes)                               \
+/* A copy fn(dst, src, bytes[, stream]): params its parameters, hs its stream
+ * (NULL for the blocking forms, which wait). */
+#define COPY(fn, params, dtype, stype, kind, hs, ptds, blocking)                             \
+    DRV_EXPORT CUresult fn params;                                                           \
+    DRV_EXPORT CUresult fn params                                                            \
     {                                                                                        \
         DRV_CALL(fn, #fn, NULL);                                                             \
-        DRV_RETURN(copy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes, kind, NULL, ptds, 1, \
+        DRV_RETURN(copy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes, kind, hs, ptds, blocking, \
                         drv_call_.correlation_id));                                          \
     }
-/* The *Async copies: (dst, src, bytes, stream). */
+#define COPY_SYNC(fn, dtype, stype, kind, ptds) COPY(fn, (dtype dst, stype src, size_t bytes), dtype, stype, kind, NULL, ptds, 1)
 #define COPY_ASYNC(fn, dtype, stype, kind, ptds)                                             \
-    DRV_EXPORT CUresult fn(dtype dst, stype src, size_t bytes, CUstream hs);                 \
-    DRV_EXPORT CUresult fn(dtype dst, stype src, size_t bytes, CUstream hs)                  \
-    {                                                                                        \
-        DRV_CALL(fn, #fn, NULL);                                                             \
-        DRV_RETURN(copy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes, kind, hs, ptds, 0, \
-                        drv_call_.correlation_id));                                          \
-    }
+    COPY(fn, (dtype dst, stype src, size_t bytes, CUstream hs), dtype, stype, kind, hs, ptds, 0)
 COPY_SYNC(cuMemcpyHtoD_v2, CUdeviceptr, const void *, CUSIM_COPY_HTOD, 0)
 COPY_SYNC(cuMemcpyHtoD_v2_ptds, CUdeviceptr, const void *, CUSIM_COPY_HTOD, 1)
 COPY_SYNC(cuMemcpyDtoH_v2, void *, CUdeviceptr, CUSIM_COPY_DTOH, 0)

@@ -334,26 +334,28 @@ ALLOC_POOL_ASYNC(cuMemAllocFromPoolAsync_ptsz, 1)
 FREE_ASYNC(cuMemFreeAsync, 0)
 FREE_ASYNC(cuMemFreeAsync_ptsz, 1)
 
+/* The device's pool (the default one: the sim's driver has no current-pool
+ * setting of its own). */
+static CUresult device_pool(CUmemoryPool *pool, CUdevice dev)
+{
+    if (pool == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (dev != 0)
+        return CUDA_ERROR_INVALID_DEVICE;
+    *pool = (CUmemoryPool)(void *)&default_pool;
+    return CUDA_SUCCESS;
+}
+
 DRV_EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice dev)
 {
     DRV_CALL(cuDeviceGetDefaultMemPool, "cuDeviceGetDefaultMemPool", NULL);
-    if (pool == NULL)
-        DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
-    if (dev != 0)
-        DRV_RETURN(CUDA_ERROR_INVALID_DEVICE);
-    *pool = (CUmemoryPool)(void *)&default_pool;
-    DRV_RETURN(CUDA_SUCCESS);
+    DRV_RETURN(device_pool(pool, dev));
 }
 
 DRV_EXPORT CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
 {
     DRV_CALL(cuDeviceGetMemPool, "cuDeviceGetMemPool", NULL);
-    if (pool == NULL)
-        DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
-    if (dev != 0)
-        DRV_RETURN(CUDA_ERROR_INVALID_DEVICE);
-    *pool = (CUmemoryPool)(void *)&default_pool;
-    DRV_RETURN(CUDA_SUCCESS);
+    DRV_RETURN(device_pool(pool, dev));
 }
 
 DRV_EXPORT CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props)
