@@ -267,12 +267,14 @@ DRV_EXPORT CUresult cuInit(unsigned int flags)
     DRV_RETURN(flags ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS);
 }
 
+/* Traced, as on the H200 (tests/fixtures/h200-580.159.04/driver_query). */
 DRV_EXPORT CUresult cuDriverGetVersion(int *version)
 {
+    DRV_CALL(cuDriverGetVersion, "cuDriverGetVersion", NULL);
     if (version == NULL)
-        return CUDA_ERROR_INVALID_VALUE;
+        DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
     *version = CUDA_VERSION;
-    return CUDA_SUCCESS;
+    DRV_RETURN(CUDA_SUCCESS);
 }
 
 /* ---- devices, contexts, copies, streams and events: what a driver-API
