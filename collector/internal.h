@@ -123,6 +123,23 @@ struct cuprof_state {
 #define CUPROF_MAX_APIS 8192
 extern _Atomic uint64_t cuprof_dropped_api[CUPROF_MAX_APIS];
 
+/* The APIs the run used, a bit each (a record written, an allocation the
+ * memory-held map noted): the run file's API table names only these (the
+ * others get an empty entry: 8 bytes instead of about 40, with the driver's
+ * 637 hooks among some 1400). Set once per API by the first user: off the
+ * hot path (a repeated launch never reaches it). */
+extern _Atomic uint64_t cuprof_api_used[CUPROF_MAX_APIS / 64];
+
+static inline void cuprof_api_mark(uint16_t api)
+{
+    if (api >= CUPROF_MAX_APIS)
+        return;
+    _Atomic uint64_t *w = &cuprof_api_used[api >> 6];
+    uint64_t bit = 1ull << (api & 63);
+    if (!(atomic_load_explicit(w, memory_order_relaxed) & bit))
+        atomic_fetch_or_explicit(w, bit, memory_order_relaxed);
+}
+
 extern struct cuprof_state cuprof_g;
 extern cuprof_config cuprof_g_config;
 

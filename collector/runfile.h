@@ -25,7 +25,8 @@
  * and tags a reader of an older minor skips. */
 #define CUPROF_RF_MAJOR 3u   /* 2: a call record may name a string (compact.h's EXTRA_NAME);
                                 3: an NCCL call's record (class 16, CUPROF_HEAD_CLS_HI) */
-#define CUPROF_RF_MINOR 0u   /* 1.1: CUPROF_RF_CLOCK, CUPROF_RF_MEM_HELD; 2.1: the flight recorder's tags */
+#define CUPROF_RF_MINOR 1u   /* 1.1: CUPROF_RF_CLOCK, CUPROF_RF_MEM_HELD; 2.1: the flight recorder's tags;
+                                3.1: an API the run did not use has an empty API entry */
 
 typedef struct cuprof_rf_header {
     char magic[16];          /* CUPROF_RF_MAGIC */
@@ -205,7 +206,8 @@ enum cuprof_rf_tag {
     CUPROF_RT_PROGRAM = 1, CUPROF_RT_EXE, CUPROF_RT_ARG, CUPROF_RT_PID, CUPROF_RT_T_START,
     CUPROF_RT_T_END, CUPROF_RT_CLOCK, CUPROF_RT_VERSION, CUPROF_RT_TSC,
     CUPROF_RT_END_STAMP, CUPROF_RT_END_NS,
-    CUPROF_RT_API,                /* one per API id: category, NUL, name */
+    CUPROF_RT_API,                /* one per API id: category, NUL, name; empty (3.1)
+                                     for an API the run did not use */
     CUPROF_RT_DROPPED_API,        /* u64 api id, u64 count */
     CUPROF_RT_RECORD_FAILURE,     /* why recording stopped (the run file could not grow) */
     CUPROF_RT_ENDED_BY, CUPROF_RT_TRUNCATED,

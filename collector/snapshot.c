@@ -351,10 +351,16 @@ static int write_meta(const cuprof_snapshot_info *in, uint64_t t_end)
         if (cuprof_cupti_captured(&dropped, &apis_seen))
             gpu_captured = 1, reason[0] = '\0';
     }
+    /* the API table, by id: named where the run used the API (cuprof_api_used,
+     * or a call not recorded), else an empty entry (run file 3.1) */
     for (size_t a = 0; a < napis; a++) {
         char buf[512];
-        int n = snprintf(buf, sizeof buf, "%s%c%s", apis[a].category ? apis[a].category : "", 0,
-                         apis[a].name ? apis[a].name : "");
+        int used = a >= CUPROF_MAX_APIS ||
+                   (atomic_load_explicit(&cuprof_api_used[a >> 6], memory_order_relaxed) >> (a & 63) & 1) ||
+                   atomic_load_explicit(&cuprof_dropped_api[a], memory_order_relaxed) != 0;
+        int n = !used ? 0
+                      : snprintf(buf, sizeof buf, "%s%c%s", apis[a].category ? apis[a].category : "", 0,
+                                 apis[a].name ? apis[a].name : "");
         cuprof_tags_raw(&b, CUPROF_RT_API, buf, n < (int)sizeof buf ? (size_t)n : sizeof buf - 1);
     }
     for (size_t a = 0; a < napis && a < CUPROF_MAX_APIS; a++) {
