@@ -401,6 +401,7 @@ void cuprof_end(cuprof_event *ev, int32_t result)
 
 _Atomic uint64_t cuprof_dropped_api[CUPROF_MAX_APIS];
 _Atomic uint64_t cuprof_api_used[CUPROF_MAX_APIS / 64];
+_Atomic uint64_t cuprof_api_used_count;
 
 uint64_t cuprof_buffers_stamp_ns(const cuprof_clock_line *seg, const cuprof_clock_line *whole,
                                  uint64_t b_stamp, uint64_t s)

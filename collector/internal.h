@@ -129,6 +129,9 @@ extern _Atomic uint64_t cuprof_dropped_api[CUPROF_MAX_APIS];
  * 637 hooks among some 1400). Set once per API by the first user: off the
  * hot path (a repeated launch never reaches it). */
 extern _Atomic uint64_t cuprof_api_used[CUPROF_MAX_APIS / 64];
+/* How many APIs have been marked: the flusher writes a META again when it
+ * grew (a run killed before its end names every API its records use). */
+extern _Atomic uint64_t cuprof_api_used_count;
 
 static inline void cuprof_api_mark(uint16_t api)
 {
@@ -136,8 +139,9 @@ static inline void cuprof_api_mark(uint16_t api)
         return;
     _Atomic uint64_t *w = &cuprof_api_used[api >> 6];
     uint64_t bit = 1ull << (api & 63);
-    if (!(atomic_load_explicit(w, memory_order_relaxed) & bit))
-        atomic_fetch_or_explicit(w, bit, memory_order_relaxed);
+    if (!(atomic_load_explicit(w, memory_order_relaxed) & bit) &&
+        !(atomic_fetch_or_explicit(w, bit, memory_order_relaxed) & bit))
+        atomic_fetch_add_explicit(&cuprof_api_used_count, 1, memory_order_release);
 }
 
 extern struct cuprof_state cuprof_g;

@@ -426,8 +426,13 @@ int cuprof_snapshot_counts(uint64_t *calls, uint64_t *dropped)
 
 void cuprof_snapshot_write_meta_now(uint64_t windows_written)
 {
+    (void)cuprof_snapshot_write_meta_now_rc(windows_written);
+}
+
+int cuprof_snapshot_write_meta_now_rc(uint64_t windows_written)
+{
     cuprof_snapshot_info in = {.windows_written = windows_written};
-    (void)write_meta(&in, cuprof_clock_now());
+    return write_meta(&in, cuprof_clock_now());
 }
 
 void cuprof_snapshot_write_start(void)
