@@ -324,7 +324,8 @@ cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
  * that function small. */
 static __attribute__((noinline)) void put(cuprof_thread *t, const cuprof_event *ev, uint64_t seq)
 {
-    cuprof_api_mark(ev->api);   /* a repeated launch (cuprof_encode_repeat) has an API seen before */
+    if (t != calibrating)   /* a repeated launch (cuprof_encode_repeat) has an API seen before */
+        cuprof_api_mark(ev->api);
     /* release: the flusher copies [.., wp) from another thread */
     __atomic_store_n(&t->wp, cuprof_encode(t->wp, &t->codec, ev, seq), __ATOMIC_RELEASE);
 }
