@@ -327,6 +327,8 @@ cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
  * that function small. */
 static __attribute__((noinline)) void put(cuprof_thread *t, const cuprof_event *ev, uint64_t seq)
 {
+    if (t != calibrating)   /* a repeated launch (cuprof_encode_repeat) has an API seen before */
+        cuprof_api_mark(ev->api);
     /* release: the flusher copies [.., wp) from another thread */
     __atomic_store_n(&t->wp, cuprof_encode(t->wp, &t->codec, ev, seq), __ATOMIC_RELEASE);
 }
@@ -402,6 +404,8 @@ void cuprof_end(cuprof_event *ev, int32_t result)
 }
 
 _Atomic uint64_t cuprof_dropped_api[CUPROF_MAX_APIS];
+_Atomic uint64_t cuprof_api_used[CUPROF_MAX_APIS / 64];
+_Atomic uint64_t cuprof_api_used_count;
 
 uint64_t cuprof_buffers_stamp_ns(const cuprof_clock_line *seg, const cuprof_clock_line *whole,
                                  uint64_t b_stamp, uint64_t s)

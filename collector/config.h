@@ -44,10 +44,12 @@
  *                     kernel name, bytes and order (model/kmatch.h): the
  *                     least CUPTI cost. 1 (or all, the default): also the
  *                     API records that tie each to its call.
- *   CUPROF_DRIVER_HOOKS 0: hand the program the driver's own launch functions
- *                     from cuGetProcAddress / cudaGetDriverEntryPoint* (those
- *                     launches are then seen by CUPTI only). Default 1: wrapped,
- *                     recorded like any hooked call (preload/hooks_driver.c).
+ *   CUPROF_DRIVER_HOOKS 0: hand the program the driver's own functions from
+ *                     cuGetProcAddress / cudaGetDriverEntryPoint* (their calls
+ *                     are then seen by CUPTI only: launches, copies, memsets).
+ *                     Default 1: our hooks of them, recorded like the calls a
+ *                     program links (preload/hooks_driver.c); those stay hooked
+ *                     either way.
  *   CUPROF_PREFAULT   accepted for older scripts, no effect: a thread's one
  *                     chunk is reused, so no fresh memory needs faulting in.
  *   CUPROF_CLOCK      host time source of the call stamps: "auto" (default:
@@ -156,8 +158,8 @@ typedef struct cuprof_config {
     char out_dir[PATH_MAX];  /* CUPROF_OUT_DIR, never empty */
     int gpu;                 /* CUPROF_GPU: enum cuprof_gpu_mode */
     int prefault;            /* CUPROF_PREFAULT != 0: helper thread maps chunks */
-    int driver_hooks;        /* CUPROF_DRIVER_HOOKS != 0: wrap the driver's launch
-                                functions handed out by the entry points */
+    int driver_hooks;        /* CUPROF_DRIVER_HOOKS != 0: hand out our hooks of the
+                                driver functions the entry points give */
     int clock_monotonic;     /* CUPROF_CLOCK=monotonic: never the TSC */
     char name[256];          /* CUPROF_NAME, "" when unset */
     long root_pid;           /* CUPROF_ROOT_PID, 0 when unset */

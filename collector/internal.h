@@ -120,8 +120,29 @@ struct cuprof_state {
 
 /* Calls not recorded, per API id (below CUPROF_MAX_APIS): the table adds
  * them to its counts. Relaxed atomics, written on the drop path only. */
-#define CUPROF_MAX_APIS 4096   /* the hooks: about 1900 with the math libraries (issue 41) */
+#define CUPROF_MAX_APIS 8192   /* the hooks: about 2400 with the math libraries and libcuda (issue 41) */
 extern _Atomic uint64_t cuprof_dropped_api[CUPROF_MAX_APIS];
+
+/* The APIs the run used, a bit each (a record written, an allocation the
+ * memory-held map noted): the run file's API table names only these (the
+ * others get an empty entry in the API_TABLE tag: 3 bytes, with the driver's
+ * 637 hooks and the math libraries' among some 2400). Set once per API by
+ * the first user: off the hot path (a repeated launch never reaches it). */
+extern _Atomic uint64_t cuprof_api_used[CUPROF_MAX_APIS / 64];
+/* How many APIs have been marked: the flusher writes a META again when it
+ * grew (a run killed before its end names every API its records use). */
+extern _Atomic uint64_t cuprof_api_used_count;
+
+static inline void cuprof_api_mark(uint16_t api)
+{
+    if (api >= CUPROF_MAX_APIS)
+        return;
+    _Atomic uint64_t *w = &cuprof_api_used[api >> 6];
+    uint64_t bit = 1ull << (api & 63);
+    if (!(atomic_load_explicit(w, memory_order_relaxed) & bit) &&
+        !(atomic_fetch_or_explicit(w, bit, memory_order_relaxed) & bit))
+        atomic_fetch_add_explicit(&cuprof_api_used_count, 1, memory_order_release);
+}
 
 extern struct cuprof_state cuprof_g;
 extern cuprof_config cuprof_g_config;

@@ -57,6 +57,7 @@ void cuprof_memheld_note(int is_free, uint64_t ptr, uint64_t bytes, uint16_t api
 {
     if (ptr == 0 || cuprof_g_config.capture == CUPROF_CAPTURE_NONE)
         return;
+    cuprof_api_mark(api);   /* a MEM_HELD entry names it */
     pthread_mutex_lock(&mh_lock);
     if (!is_free) {
         if ((map_n + 1) * 2 > map_cap && grow() < 0) {

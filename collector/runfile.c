@@ -434,6 +434,17 @@ static void write_closed_windows(uint64_t closed)
         cuprof_spawn_report_window(rf.path, k);
 }
 
+/* A META again when APIs were used for the first time since the last one
+ * the flusher wrote: its API table names only the APIs used (snapshot.c),
+ * and a process killed before its end is described by its last META. */
+static void meta_if_new_apis(void)
+{
+    static uint64_t written;   /* the flusher's own */
+    uint64_t n = atomic_load_explicit(&cuprof_api_used_count, memory_order_acquire);
+    if (n != written && cuprof_snapshot_write_meta_now_rc(atomic_load(&windows_written)) == 0)
+        written = n;
+}
+
 static void *flusher_main(void *arg)
 {
     (void)arg;
@@ -479,6 +490,7 @@ static void *flusher_main(void *arg)
             } else {
                 cuprof_runfile_new_names();
             }
+            meta_if_new_apis();
             cuprof_memheld_flush();
         }
         atomic_fetch_sub(&rf.inflight, 1);

@@ -219,7 +219,8 @@ enum cuprof_rf_tag {
     CUPROF_RT_PROGRAM = 1, CUPROF_RT_EXE, CUPROF_RT_ARG, CUPROF_RT_PID, CUPROF_RT_T_START,
     CUPROF_RT_T_END, CUPROF_RT_CLOCK, CUPROF_RT_VERSION, CUPROF_RT_TSC,
     CUPROF_RT_END_STAMP, CUPROF_RT_END_NS,
-    CUPROF_RT_API,                /* one per API id: category, NUL, name */
+    CUPROF_RT_API,                /* one per API id: category, NUL, name (before
+                                     4.0; read, no longer written) */
     CUPROF_RT_DROPPED_API,        /* u64 api id, u64 count */
     CUPROF_RT_RECORD_FAILURE,     /* why recording stopped (the run file could not grow) */
     CUPROF_RT_ENDED_BY, CUPROF_RT_TRUNCATED,
@@ -252,12 +253,15 @@ enum cuprof_rf_tag {
     CUPROF_RT_CAP_FLIGHT_NS, CUPROF_RT_CAP_FLIGHT_BYTES, CUPROF_RT_CAP_FLIGHT_PEAK,
     CUPROF_RT_CAP_FLIGHT_EVICTED,
     CUPROF_RT_REPORT_HTML,        /* 1: NAME.report.html too */
-    /* 4.0: the API table in one tag, front-coded (about 16 KB for the 1750
-     * hooks of CUDA 13's runtime and math libraries, against 68 KB as one
-     * CUPROF_RT_API each: a META must fit where a full disk left room):
+    /* 4.0: the API table in one tag, front-coded, naming only the APIs the
+     * run used (some 2400 hooks with CUDA 13's runtime, math libraries and
+     * driver: about 7 KB when a run calls a few dozen, against 68 KB for the
+     * 1750 without the driver as one CUPROF_RT_API each: a META must fit
+     * where a full disk left room):
      * u32 count, u8 categories, each category's name and a NUL; then per
      * API id: u8 category index, u8 bytes shared with the previous name,
-     * the rest of the name and a NUL. Replaces CUPROF_RT_API (still read). */
+     * the rest of the name and a NUL (an API the run did not use: an
+     * empty name, category 0). Replaces CUPROF_RT_API (still read). */
     CUPROF_RT_API_TABLE,
     /* GPU_INFO */
     CUPROF_RT_GPU_ON = 100, CUPROF_RT_GPU_KERNELS_ONLY, CUPROF_RT_GPU_STATUS,

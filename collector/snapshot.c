@@ -319,8 +319,20 @@ static void put_capture(cuprof_tags *b, uint64_t t_end)
     }
 }
 
+/* Whether the run used API id a: a record written or an allocation in the
+ * memory-held map (cuprof_api_used), or a call not recorded. */
+static int api_used(size_t a)
+{
+    return a >= CUPROF_MAX_APIS ||
+           (atomic_load_explicit(&cuprof_api_used[a >> 6], memory_order_relaxed) >> (a & 63) & 1) ||
+           atomic_load_explicit(&cuprof_dropped_api[a], memory_order_relaxed) != 0;
+}
+
 /* The API table as one CUPROF_RT_API_TABLE tag (runfile.h: front-coded;
- * categories by index, at most 255 of them). */
+ * categories by index, at most 255 of them). An API the run did not use is
+ * an empty entry (category 0, nothing shared, an empty name: 3 bytes), its
+ * id kept: the table of some 2400 hooks names only the few dozen a run
+ * calls. */
 static void put_api_table(cuprof_tags *b, const cuprof_api_desc *apis, size_t napis)
 {
     enum { MAX_CATS = 32 };
@@ -357,11 +369,12 @@ static void put_api_table(cuprof_tags *b, const cuprof_api_desc *apis, size_t na
     }
     const char *prev = "";
     for (size_t a = 0; a < napis; a++) {
-        const char *n = apis[a].name ? apis[a].name : "";
+        int used = api_used(a);
+        const char *n = used && apis[a].name ? apis[a].name : "";
         size_t shared = 0;
         while (shared < 255 && prev[shared] && prev[shared] == n[shared])
             shared++;
-        *q++ = idx[a];
+        *q++ = used ? idx[a] : 0;
         *q++ = (uint8_t)shared;
         size_t l = strlen(n + shared) + 1;
         memcpy(q, n + shared, l);
@@ -469,8 +482,13 @@ int cuprof_snapshot_counts(uint64_t *calls, uint64_t *dropped)
 
 void cuprof_snapshot_write_meta_now(uint64_t windows_written)
 {
+    (void)cuprof_snapshot_write_meta_now_rc(windows_written);
+}
+
+int cuprof_snapshot_write_meta_now_rc(uint64_t windows_written)
+{
     cuprof_snapshot_info in = {.windows_written = windows_written};
-    (void)write_meta(&in, cuprof_clock_now());
+    return write_meta(&in, cuprof_clock_now());
 }
 
 void cuprof_snapshot_write_start(void)

@@ -23,6 +23,8 @@ int cuprof_snapshot_write(const cuprof_snapshot_info *in);
 /* The metadata as known now, the windows written so far said, as a META
  * block (a repeating window closed: its report reads it). */
 void cuprof_snapshot_write_meta_now(uint64_t windows_written);
+/* The same, with write_meta's result: 0 when the block was written. */
+int cuprof_snapshot_write_meta_now_rc(uint64_t windows_written);
 /* The metadata as known now, as the run file's first META block (the
  * file was just opened; the end writes the full one). */
 void cuprof_snapshot_write_start(void);

@@ -377,6 +377,19 @@ static void put_memory(cuprof_out *o, const cuprof_memory *m)
     num(o, "held_at_open_allocations", m ? m->held_at_open_allocations : 0);
     put_owner_list(o, "owners", m ? m->top : NULL, m ? m->ntop : 0);
     num(o, "failures", m ? m->oom_total : 0);
+    /* the driver's address ranges (cuMemAddressReserve, cuMemMap), apart */
+    static const char *const range_names[2] = {"reserved", "mapped"};
+    for (int k = 0; k < 2; k++) {
+        const cuprof_mem_range *r = !m ? NULL : k ? &m->mapped : &m->reserved;
+        key(o, range_names[k], 0);
+        cuprof_out_putc(o, '{');
+        key(o, "calls", 1);
+        cuprof_out_u64(o, r ? r->calls : 0);
+        num(o, "frees", r ? r->frees : 0);
+        num(o, "peak_bytes", r ? r->peak_bytes : 0);
+        num(o, "end_bytes", r ? r->end_bytes : 0);
+        cuprof_out_putc(o, '}');
+    }
     key(o, "oom", 0);
     cuprof_out_putc(o, '[');
     for (size_t i = 0; m && i < m->noom; i++) {

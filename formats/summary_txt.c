@@ -598,7 +598,7 @@ static void put_memory(cuprof_writer *w)
     const cuprof_memory *m = w->model->memory;
     if (!m || (m->allocations == 0 && m->noom == 0 && m->held_at_open_allocations == 0))
         return;
-    char b[32], c[32], t[32];
+    char b[32], c[32], t[32], t2[32];
     cuprof_out_puts(o, "\nDevice memory (cudaMalloc and its kin, held from each allocation to its free)\n");
     if (m->held_at_open_allocations)
         cuprof_out_printf(o, "  at the window: %s held when it opened, in %llu allocation%s made before it\n",
@@ -612,6 +612,13 @@ static void put_memory(cuprof_writer *w)
     cuprof_out_printf(o, "  allocations:   %llu (%s), %llu freed; %s still held at exit\n",
                       (unsigned long long)m->allocations, cuprof_fmt_bytes(b, sizeof b, m->allocated_bytes),
                       (unsigned long long)m->frees, cuprof_fmt_bytes(c, sizeof c, m->end_bytes));
+    if (m->reserved.calls || m->mapped.calls)
+        cuprof_out_printf(o, "  address space: %s reserved at most (cuMemAddressReserve; %s at exit), %s mapped at "
+                          "most (cuMemMap; %s at exit); the memory mapped is cuMemCreate's, counted above\n",
+                          cuprof_fmt_bytes(b, sizeof b, m->reserved.peak_bytes),
+                          cuprof_fmt_bytes(c, sizeof c, m->reserved.end_bytes),
+                          cuprof_fmt_bytes(t, sizeof t, m->mapped.peak_bytes),
+                          cuprof_fmt_bytes(t2, sizeof t2, m->mapped.end_bytes));
     if (m->ntop) {
         cuprof_out_puts(o, "  held at the peak by:\n");
         put_owners(o, m->top, m->ntop);

@@ -15,7 +15,7 @@ const char *cuprof_launch_path_key(int path)
 const char *cuprof_launch_path_words(int path)
 {
     static const char *const w[] = {
-        "runtime launches", "driver launches through an entry point", "launches inside a hooked call",
+        "runtime launches", "driver API launches", "launches inside a hooked call",
         "graph replays", "launches seen by CUPTI only", "no launching call known",
     };
     return path >= 0 && path < CUPROF_LAUNCH_NPATHS ? w[path] : w[CUPROF_LAUNCH_UNKNOWN];

@@ -4,9 +4,9 @@
  *
  * A kernel is, by the call behind it (model/timeline.h's cause):
  *   runtime      a hooked runtime launch (cudaLaunchKernel, <<<>>>, ...)
- *   driver       a driver launch through the entry points' wrappers
- *                (cuLaunchKernel* from cuGetProcAddress or
- *                cudaGetDriverEntryPoint*: preload/hooks_driver.c)
+ *   driver       a hooked driver launch: cuLaunchKernel* linked (-lcuda)
+ *                or from cuGetProcAddress / cudaGetDriverEntryPoint*
+ *                (preload/hooks_driver.c)
  *   inside       launched inside a hooked call (cuBLAS's own launches)
  *   graph        a CUDA graph's replay (seen when the node's captured call
  *                is known: model/graphs.h)
@@ -44,7 +44,7 @@ typedef struct cuprof_census {
 
 /* short names: "runtime", "driver", "inside", "graph", "cupti", "unknown" */
 const char *cuprof_launch_path_key(int path);
-/* in words: "runtime launch", "driver launch through an entry point", ... */
+/* in words: "runtime launches", "driver API launches", ... */
 const char *cuprof_launch_path_words(int path);
 
 /* NULL on out of memory. */

@@ -30,6 +30,87 @@ static int is_device_api(const char *name)
     return strstr(name, "Host") == NULL;
 }
 
+/* What an allocation or free call counts in. */
+enum mem_pool { POOL_DEVICE, POOL_RESERVED, POOL_MAPPED };
+
+static enum mem_pool pool_of(const char *api)
+{
+    if (!strcmp(api, "cuMemAddressReserve") || !strcmp(api, "cuMemAddressFree"))
+        return POOL_RESERVED;
+    if (!strcmp(api, "cuMemMap") || !strcmp(api, "cuMemUnmap"))
+        return POOL_MAPPED;
+    return POOL_DEVICE;
+}
+
+/* cuMemCreate's handle stands for a pointer, cuMemRelease frees it: kept
+ * apart from the pointers (a handle's value could equal one) by the top bit,
+ * which no x86-64 or arm64 user address has. */
+static uint64_t key_of(const char *api, uint64_t ptr)
+{
+    return !strcmp(api, "cuMemCreate") || !strcmp(api, "cuMemRelease") ? ptr | (1ull << 63) : ptr;
+}
+
+/* A change of a range count: + at a reserve (map), - at a free (unmap). */
+typedef struct range_step {
+    uint64_t t;
+    int64_t d;
+    int pool;
+} range_step;
+
+static int cmp_range_step(const void *a, const void *b)
+{
+    const range_step *x = a, *y = b;
+    return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* The address ranges, by the sizes the calls name (the driver frees and
+ * unmaps whole ranges). */
+static void count_ranges(const cuprof_run *run, cuprof_memory *m)
+{
+    typedef range_step step;
+    step *st = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t t = 0; t < run->nthreads; t++) {
+        const cuprof_run_thread *th = &run->threads[t];
+        for (uint64_t i = 0; i < th->n; i++) {
+            const cuprof_event *ev = cuprof_run_event(th, i);
+            if ((ev->cls != CUPROF_EV_ALLOC && ev->cls != CUPROF_EV_FREE) || ev->result != 0)
+                continue;
+            enum mem_pool p = pool_of(cuprof_run_api_name(run, ev->api));
+            if (p == POOL_DEVICE)
+                continue;
+            if (n == cap) {
+                size_t c = cap ? 2 * cap : 64;
+                step *g = realloc(st, c * sizeof *g);
+                if (!g)
+                    break;
+                st = g;
+                cap = c;
+            }
+            int64_t b = (int64_t)ev->a.mem.bytes;
+            st[n++] = (step){ev->t1, ev->cls == CUPROF_EV_FREE ? -b : b, p};
+        }
+    }
+    if (n > 1)
+        qsort(st, n, sizeof *st, cmp_range_step);
+    int64_t held[2] = {0, 0};
+    for (size_t i = 0; i < n; i++) {
+        cuprof_mem_range *r = st[i].pool == POOL_RESERVED ? &m->reserved : &m->mapped;
+        int64_t *h = &held[st[i].pool == POOL_RESERVED ? 0 : 1];
+        *h += st[i].d;
+        if (*h < 0)
+            *h = 0;   /* a free of a range made before the run */
+        if (st[i].d >= 0)
+            r->calls++;
+        else
+            r->frees++;
+        if ((uint64_t)*h > r->peak_bytes)
+            r->peak_bytes = (uint64_t)*h;
+        r->end_bytes = (uint64_t)*h;
+    }
+    free(st);
+}
+
 /* Appends e to *out (n of cap used, grown by doubling); -1 out of memory. */
 static int push(mem_ev **out, size_t *n, size_t *cap, mem_ev e)
 {
@@ -58,9 +139,10 @@ static int gather(const cuprof_run *run, mem_ev **out, size_t *n)
                 continue;
             const char *api = cuprof_run_api_name(run, ev->api);
             int failed = ev->cls == CUPROF_EV_ALLOC && ev->result == OOM_ERROR;
-            if (!is_device_api(api) || (!failed && (ev->result != 0 || !ev->a.mem.ptr)))
+            if (!is_device_api(api) || pool_of(api) != POOL_DEVICE ||
+                (!failed && (ev->result != 0 || !ev->a.mem.ptr)))
                 continue;
-            if (push(out, n, &cap, (mem_ev){ev->t1, ev->a.mem.ptr, ev->a.mem.bytes, api, ev->stack,
+            if (push(out, n, &cap, (mem_ev){ev->t1, key_of(api, ev->a.mem.ptr), ev->a.mem.bytes, api, ev->stack,
                                              ev->cls == CUPROF_EV_FREE, (uint8_t)failed, 0, 0}) < 0)
                 return -1;
         }
@@ -73,9 +155,9 @@ static int gather(const cuprof_run *run, mem_ev **out, size_t *n)
             h = &run->mem_held[i];
     for (size_t i = 0; h && i < h->n; i++) {
         const char *api = cuprof_run_api_name(run, h->allocs[i].api);
-        if (!is_device_api(api))
+        if (!is_device_api(api) || pool_of(api) != POOL_DEVICE)
             continue;
-        if (push(out, n, &cap, (mem_ev){h->t, h->allocs[i].ptr, h->allocs[i].bytes, api, 0, 0, 0, 0, 1}) < 0)
+        if (push(out, n, &cap, (mem_ev){h->t, key_of(api, h->allocs[i].ptr), h->allocs[i].bytes, api, 0, 0, 0, 0, 1}) < 0)
             return -1;
     }
     size_t sorted = 1;   /* one thread's calls come in order: often no sort */
@@ -303,6 +385,7 @@ cuprof_memory *cuprof_memory_build(const cuprof_run *run, const cuprof_stacks *s
         rc = owners(ev, i, stacks, o->top, &o->ntop);
     }
     m->oom_total = m->noom;
+    count_ranges(run, m);
     if (m->noom > CUPROF_MEM_MAX_OOM)
         m->noom = CUPROF_MEM_MAX_OOM;
     lm_free(&lm);

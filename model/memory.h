@@ -1,9 +1,15 @@
 /*
  * memory.h - device memory held by the program over the run: what it
  * allocated (cudaMalloc, cudaMallocManaged, cudaMallocPitch, cudaMallocAsync,
- * cudaMallocFromPoolAsync, and the driver's cuMemAlloc when handed out by the
- * entry points; not host allocations: cudaMallocHost, cudaHostAlloc), its peak and who held it then, and the allocations that
- * failed for lack of memory with what was live at that moment.
+ * cudaMallocFromPoolAsync, and the driver's cuMemAlloc, cuMemAllocPitch,
+ * cuMemAllocManaged, cuMemAllocAsync, cuMemAllocFromPoolAsync and the
+ * physical memory of cuMemCreate, held until its cuMemRelease; not host
+ * allocations: cudaMallocHost, cudaHostAlloc, cuMemAllocHost, cuMemHostAlloc),
+ * its peak and who held it then, and the allocations that failed for lack
+ * of memory with what was live at that moment. The driver's virtual address
+ * ranges, reserved (cuMemAddressReserve / cuMemAddressFree) and mapped
+ * (cuMemMap / cuMemUnmap), are counted apart (cuprof_mem_range): they are no
+ * memory of their own (a mapping shows memory cuMemCreate made).
  *
  * An allocation holds its bytes from the end of its successful call to the
  * end of the free of its pointer, whatever thread made each (a pointer freed
@@ -49,6 +55,14 @@ typedef struct cuprof_mem_oom {
     size_t ntop;
 } cuprof_mem_oom;
 
+/* Address space reserved or mapped through the driver's virtual memory
+ * calls, by the sizes the calls name. */
+typedef struct cuprof_mem_range {
+    uint64_t calls, frees;       /* successful reserves (maps), frees (unmaps) */
+    uint64_t peak_bytes;         /* most at once */
+    uint64_t end_bytes;          /* at the end of the run */
+} cuprof_mem_range;
+
 typedef struct cuprof_memory {
     cuprof_mem_step *steps;      /* in time order */
     size_t nsteps;
@@ -65,6 +79,8 @@ typedef struct cuprof_memory {
     cuprof_mem_oom oom[CUPROF_MEM_MAX_OOM];        /* the first ones, in time order */
     size_t noom;
     uint64_t oom_total;          /* all failed allocations (noom keeps the first) */
+    cuprof_mem_range reserved;   /* cuMemAddressReserve / cuMemAddressFree */
+    cuprof_mem_range mapped;     /* cuMemMap / cuMemUnmap */
 } cuprof_memory;
 
 /* Builds it from the run's allocation and free calls; stacks (may be NULL

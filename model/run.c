@@ -61,7 +61,7 @@ enum cuprof_sync_handle cuprof_run_sync_handle(const cuprof_run *run, const cupr
     if (ev->cls != CUPROF_EV_SYNC)
         return CUPROF_SYNC_HANDLE_NONE;
     const char *api = cuprof_run_api_name(run, ev->api);
-    if (strstr(api, "DeviceSynchronize"))
+    if (strstr(api, "DeviceSynchronize") || strstr(api, "CtxSynchronize"))
         return CUPROF_SYNC_HANDLE_NONE;
     return strstr(api, "Event") ? CUPROF_SYNC_HANDLE_EVENT : CUPROF_SYNC_HANDLE_STREAM;
 }

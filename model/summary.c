@@ -190,9 +190,10 @@ static int locate(const cuprof_run *run, uint64_t id, size_t *t, uint64_t *i)
 
 /* Row of each derived call: the API table's row of the same name if there
  * is one (a cudaLaunchKernel cuBLAS made joins the program's own), else a
- * row after the table's (extra names in xname[], *nx of them). */
+ * row after the table's (extra names in xname[], their categories in
+ * xcat[]: the record's domain; *nx of them). */
 static int derived_rows(const cuprof_run *run, const cuprof_timeline *tl, size_t span,
-                        size_t *drow, const char **xname, size_t *nx)
+                        size_t *drow, const char **xname, const char **xcat, size_t *nx)
 {
     /* Key: cbid * 2 + domain (runtime and driver cbids overlap). */
 #define CBKEY(a) ((size_t)(a)->cbid * 2 + (a)->driver)
@@ -216,6 +217,7 @@ static int derived_rows(const cuprof_run *run, const cuprof_timeline *tl, size_t
                 r = span + i;
         if (r == SIZE_MAX) {
             xname[*nx] = a->name;
+            xcat[*nx] = a->driver ? "cuda_driver" : "cuda_runtime";
             r = span + (*nx)++;
         }
         by_cbid[CBKEY(a)] = r;
@@ -301,6 +303,7 @@ static int build_api(const cuprof_run *run, const cuprof_timeline *tl, cuprof_su
     cuprof_stat_api *rows = calloc(nrows + 1, sizeof *rows);
     size_t *drow = malloc((nd ? nd : 1) * sizeof *drow);
     const char **xname = malloc((nd ? nd : 1) * sizeof *xname);
+    const char **xcat = malloc((nd ? nd : 1) * sizeof *xcat);
     /* parents only for charging device time: 8 bytes of fresh memory per
      * call otherwise spent for nothing (bench/RESULTS.md) */
     int gpu_work = tl->gpu->n_kernels + tl->gpu->n_copies > 0;
@@ -308,9 +311,9 @@ static int build_api(const cuprof_run *run, const cuprof_timeline *tl, cuprof_su
                      gpu_work ? malloc((run->nevents ? run->nevents : 1) * sizeof *ci.parent)
                               : NULL};
     int rc = -1;
-    if (!calls || !off || !self || !durs || !rows || !drow || !xname || !ci.base ||
+    if (!calls || !off || !self || !durs || !rows || !drow || !xname || !xcat || !ci.base ||
         (gpu_work && !ci.parent) ||
-        derived_rows(run, tl, span, drow, xname, &nx) < 0)
+        derived_rows(run, tl, span, drow, xname, xcat, &nx) < 0)
         goto out;
     nrows = span + nx;
 
@@ -325,7 +328,7 @@ static int build_api(const cuprof_run *run, const cuprof_timeline *tl, cuprof_su
     for (size_t a = 0; a < nrows; a++) {
         rows[a].api = (uint16_t)(a < span ? a : UINT16_MAX);   /* extra rows: no table entry */
         rows[a].name = a < span ? cuprof_run_api_name(run, (uint16_t)a) : xname[a - span];
-        rows[a].category = a < span ? cuprof_run_api_category(run, (uint16_t)a) : "cuda_runtime";
+        rows[a].category = a < span ? cuprof_run_api_category(run, (uint16_t)a) : xcat[a - span];
     }
     for (size_t t = 0; t < run->nthreads; t++) {
         ci.base[t + 1] = ci.base[t] + run->threads[t].n;
@@ -372,6 +375,7 @@ out:
     free(rows);
     free(drow);
     free(xname);
+    free(xcat);
     free(ci.base);
     free(ci.parent);
     return rc;

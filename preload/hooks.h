@@ -25,6 +25,7 @@
 #undef cuGetProcAddress
 #include <cuda_runtime_api.h>
 #include <cuda_profiler_api.h>
+#include <cudaProfiler.h>
 #include <cublas_api.h>
 #include <cublasLt.h>
 #include <nccl.h>
@@ -49,6 +50,7 @@
 #include "rand_gen.h"
 #include "sparse_gen.h"
 #include "solver_gen.h"
+#include "driver_gen.h"
 
 /* Which library a real function lives in (see preload_libs in resolve.c). */
 enum preload_lib {
@@ -108,6 +110,34 @@ typedef uintptr_t preload_mpi_handle;
 #define PRELOAD_SIG_MPI_GATHERALL (const void *sendbuf, int sendcount, preload_mpi_handle sendtype, void *recvbuf, int recvcount, preload_mpi_handle recvtype, preload_mpi_handle comm)
 #define PRELOAD_SIG_MPI_ROOTED (const void *sendbuf, int sendcount, preload_mpi_handle sendtype, void *recvbuf, int recvcount, preload_mpi_handle recvtype, int root, preload_mpi_handle comm)
 #define PRELOAD_SIG_LTMATMUL (cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
+
+/* The driver API's (hooks_driver_api.c; cuda.h's parameter names). */
+#define PRELOAD_SIG_CU_LAUNCH (CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
+#define PRELOAD_SIG_CU_LAUNCHCOOP (CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)
+#define PRELOAD_SIG_CU_LAUNCHEX (const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
+#define PRELOAD_SIG_CU_HTOD (CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+#define PRELOAD_SIG_CU_DTOH (void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
+#define PRELOAD_SIG_CU_DTOD (CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
+#define PRELOAD_SIG_CU_HTODA (CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)
+#define PRELOAD_SIG_CU_DTOHA (void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
+#define PRELOAD_SIG_CU_DTODA (CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
+#define PRELOAD_SIG_CU_2D (const CUDA_MEMCPY2D *pCopy)
+#define PRELOAD_SIG_CU_2DA (const CUDA_MEMCPY2D *pCopy, CUstream hStream)
+#define PRELOAD_SIG_CU_3D (const CUDA_MEMCPY3D *pCopy)
+#define PRELOAD_SIG_CU_3DA (const CUDA_MEMCPY3D *pCopy, CUstream hStream)
+#define PRELOAD_SIG_CU_PEER (CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)
+#define PRELOAD_SIG_CU_PEERA (CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream)
+#define PRELOAD_SIG_CU_SET(T) (CUdeviceptr dstDevice, T value, size_t N)
+#define PRELOAD_SIG_CU_SETA(T) (CUdeviceptr dstDevice, T value, size_t N, CUstream hStream)
+#define PRELOAD_SIG_CU_SET2D(T) (CUdeviceptr dstDevice, size_t dstPitch, T value, size_t Width, size_t Height)
+#define PRELOAD_SIG_CU_SET2DA(T) (CUdeviceptr dstDevice, size_t dstPitch, T value, size_t Width, size_t Height, CUstream hStream)
+#define PRELOAD_SIG_CU_ALLOCA (CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+#define PRELOAD_SIG_CU_ALLOCPA (CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
+#define PRELOAD_SIG_CU_FREEA (CUdeviceptr dptr, CUstream hStream)
+#define PRELOAD_SIG_CU_STREAM (CUstream hStream)
+#define PRELOAD_SIG_CU_EVREC (CUevent hEvent, CUstream hStream)
+#define PRELOAD_SIG_CU_EVRECF (CUevent hEvent, CUstream hStream, unsigned int flags)
+#define PRELOAD_SIG_CU_WAITEV (CUstream hStream, CUevent hEvent, unsigned int Flags)
 
 /*
  * Every interposed entry point: X(name, library, event class, return type,
@@ -230,6 +260,13 @@ typedef uintptr_t preload_mpi_handle;
     X(cudaGetDriverEntryPointByVersion, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, PRELOAD_SIG_DEPV) \
     X(cudaGetDriverEntryPointByVersion_ptsz, PRELOAD_LIB_CUDART, CUPROF_EV_CALL, cudaError_t, PRELOAD_SIG_DEPV) \
     X(cuGetProcAddress_v2, PRELOAD_LIB_CUDA, CUPROF_EV_CALL, CUresult, PRELOAD_SIG_GPA) \
+    X(cuGetProcAddress, PRELOAD_LIB_CUDA, CUPROF_EV_CALL, CUresult, \
+      (const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)) \
+    /* the driver API a program links (-lcuda), or gets from the entry points \
+     * above (hooks_driver.c hands these hooks out): launches, copies, memsets, \
+     * allocations and frees, syncs and events with their arguments \
+     * (hooks_driver_api.c); every other libcuda export is generated below */ \
+    PRELOAD_DRIVER_HOOKS(X) \
     /* frequent queries whose CUPTI records are switched off (collector/cupti.c, as \
      * torch.profiler drops them): the program's own calls are recorded here \
      * (hooks_sync.c), cheaper than a CUPTI record */ \
@@ -303,7 +340,107 @@ typedef uintptr_t preload_mpi_handle;
     PRELOAD_FFT_GEN_HOOKS(X) \
     PRELOAD_RAND_GEN_HOOKS(X) \
     PRELOAD_SPARSE_GEN_HOOKS(X) \
-    PRELOAD_SOLVER_GEN_HOOKS(X)
+    PRELOAD_SOLVER_GEN_HOOKS(X) \
+    /* every other function libcuda exports (hooks_driver_gen.c): a plain row each */ \
+    PRELOAD_DRIVER_GEN_HOOKS(X)
+
+/* The hand-written driver hooks (hooks_driver_api.c, and the launches in
+ * hooks_driver.c), in PRELOAD_HOOKS. The _ptds/_ptsz forms are what a
+ * program built with per-thread default streams calls. */
+#define PRELOAD_DRIVER_HOOKS(X) \
+    X(cuLaunchKernel, PRELOAD_LIB_CUDA, CUPROF_EV_LAUNCH, CUresult, PRELOAD_SIG_CU_LAUNCH) \
+    X(cuLaunchKernel_ptsz, PRELOAD_LIB_CUDA, CUPROF_EV_LAUNCH, CUresult, PRELOAD_SIG_CU_LAUNCH) \
+    X(cuLaunchKernelEx, PRELOAD_LIB_CUDA, CUPROF_EV_LAUNCH, CUresult, PRELOAD_SIG_CU_LAUNCHEX) \
+    X(cuLaunchKernelEx_ptsz, PRELOAD_LIB_CUDA, CUPROF_EV_LAUNCH, CUresult, PRELOAD_SIG_CU_LAUNCHEX) \
+    X(cuLaunchCooperativeKernel, PRELOAD_LIB_CUDA, CUPROF_EV_LAUNCH, CUresult, PRELOAD_SIG_CU_LAUNCHCOOP) \
+    X(cuLaunchCooperativeKernel_ptsz, PRELOAD_LIB_CUDA, CUPROF_EV_LAUNCH, CUresult, PRELOAD_SIG_CU_LAUNCHCOOP) \
+    X(cuMemcpy, PRELOAD_LIB_CUDA, CUPROF_EV_COPY, CUresult, PRELOAD_SIG_CU_DTOD) \
+    X(cuMemcpy_ptds, PRELOAD_LIB_CUDA, CUPROF_EV_COPY, CUresult, PRELOAD_SIG_CU_DTOD) \
+    X(cuMemcpyAsync, PRELOAD_LIB_CUDA, CUPROF_EV_COPY, CUresult, PRELOAD_SIG_CU_DTODA) \
+    X(cuMemcpyAsync_ptsz, PRELOAD_LIB_CUDA, CUPROF_EV_COPY, CUresult, PRELOAD_SIG_CU_DTODA) \
+    X(cuMemcpyHtoD_v2, PRELOAD_LIB_CUDA, CUPROF_EV_COPY, CUresult, PRELOAD_SIG_CU_HTOD) \
+    X(cuMemcpyHtoD_v2_ptds, PRELOAD_LIB_CUDA, CUPROF_EV_COPY, CUresult, PRELOAD_SIG_CU_HTOD) \
+    X(cuMemcpyDtoH_v2, PRELOAD_LIB_CUDA, CUPROF_EV_COPY, CUresult, PRELOAD_SIG_CU_DTOH) \
+    X(cuMemcpyDtoH_v2_ptds, PRELOAD_LIB_CUDA, CUPROF_EV_COPY, CUresult, PRELOAD_SIG_CU_DTOH) \
+    X(cuMemcpyDtoD_v2, PRELOAD_LIB_CUDA, CUPROF_EV_COPY, CUresult, PRELOAD_SIG_CU_DTOD) \
+    X(cuMemcpyDtoD_v2_ptds, PRELOAD_LIB_CUDA, CUPROF_EV_COPY, CUresult, PRELOAD_SIG_CU_DTOD) \
+    X(cuMemcpyHtoDAsync_v2, PRELOAD_LIB_CUDA, CUPROF_EV_COPY, CUresult, PRELOAD_SIG_CU_HTODA) \
+    X(cuMemcpyHtoDAsync_v2_ptsz, PRELOAD_LIB_CUDA, CUPROF_EV_COPY, CUresult, PRELOAD_SIG_CU_HTODA) \
+    X(cuMemcpyDtoHAsync_v2, PRELOAD_LIB_CUDA, CUPROF_EV_COPY, CUresult, PRELOAD_SIG_CU_DTOHA) \
+    X(cuMemcpyDtoHAsync_v2_ptsz, PRELOAD_LIB_CUDA, CUPROF_EV_COPY, CUresult, PRELOAD_SIG_CU_DTOHA) \
+    X(cuMemcpyDtoDAsync_v2, PRELOAD_LIB_CUDA, CUPROF_EV_COPY, CUresult, PRELOAD_SIG_CU_DTODA) \
+    X(cuMemcpyDtoDAsync_v2_ptsz, PRELOAD_LIB_CUDA, CUPROF_EV_COPY, CUresult, PRELOAD_SIG_CU_DTODA) \
+    X(cuMemcpy2D_v2, PRELOAD_LIB_CUDA, CUPROF_EV_COPY, CUresult, PRELOAD_SIG_CU_2D) \
+    X(cuMemcpy2D_v2_ptds, PRELOAD_LIB_CUDA, CUPROF_EV_COPY, CUresult, PRELOAD_SIG_CU_2D) \
+    X(cuMemcpy2DUnaligned_v2, PRELOAD_LIB_CUDA, CUPROF_EV_COPY, CUresult, PRELOAD_SIG_CU_2D) \
+    X(cuMemcpy2DUnaligned_v2_ptds, PRELOAD_LIB_CUDA, CUPROF_EV_COPY, CUresult, PRELOAD_SIG_CU_2D) \
+    X(cuMemcpy2DAsync_v2, PRELOAD_LIB_CUDA, CUPROF_EV_COPY, CUresult, PRELOAD_SIG_CU_2DA) \
+    X(cuMemcpy2DAsync_v2_ptsz, PRELOAD_LIB_CUDA, CUPROF_EV_COPY, CUresult, PRELOAD_SIG_CU_2DA) \
+    X(cuMemcpy3D_v2, PRELOAD_LIB_CUDA, CUPROF_EV_COPY, CUresult, PRELOAD_SIG_CU_3D) \
+    X(cuMemcpy3D_v2_ptds, PRELOAD_LIB_CUDA, CUPROF_EV_COPY, CUresult, PRELOAD_SIG_CU_3D) \
+    X(cuMemcpy3DAsync_v2, PRELOAD_LIB_CUDA, CUPROF_EV_COPY, CUresult, PRELOAD_SIG_CU_3DA) \
+    X(cuMemcpy3DAsync_v2_ptsz, PRELOAD_LIB_CUDA, CUPROF_EV_COPY, CUresult, PRELOAD_SIG_CU_3DA) \
+    X(cuMemcpyPeer, PRELOAD_LIB_CUDA, CUPROF_EV_COPY, CUresult, PRELOAD_SIG_CU_PEER) \
+    X(cuMemcpyPeer_ptds, PRELOAD_LIB_CUDA, CUPROF_EV_COPY, CUresult, PRELOAD_SIG_CU_PEER) \
+    X(cuMemcpyPeerAsync, PRELOAD_LIB_CUDA, CUPROF_EV_COPY, CUresult, PRELOAD_SIG_CU_PEERA) \
+    X(cuMemcpyPeerAsync_ptsz, PRELOAD_LIB_CUDA, CUPROF_EV_COPY, CUresult, PRELOAD_SIG_CU_PEERA) \
+    X(cuMemsetD8_v2, PRELOAD_LIB_CUDA, CUPROF_EV_MEMSET, CUresult, PRELOAD_SIG_CU_SET(unsigned char)) \
+    X(cuMemsetD8_v2_ptds, PRELOAD_LIB_CUDA, CUPROF_EV_MEMSET, CUresult, PRELOAD_SIG_CU_SET(unsigned char)) \
+    X(cuMemsetD16_v2, PRELOAD_LIB_CUDA, CUPROF_EV_MEMSET, CUresult, PRELOAD_SIG_CU_SET(unsigned short)) \
+    X(cuMemsetD16_v2_ptds, PRELOAD_LIB_CUDA, CUPROF_EV_MEMSET, CUresult, PRELOAD_SIG_CU_SET(unsigned short)) \
+    X(cuMemsetD32_v2, PRELOAD_LIB_CUDA, CUPROF_EV_MEMSET, CUresult, PRELOAD_SIG_CU_SET(unsigned int)) \
+    X(cuMemsetD32_v2_ptds, PRELOAD_LIB_CUDA, CUPROF_EV_MEMSET, CUresult, PRELOAD_SIG_CU_SET(unsigned int)) \
+    X(cuMemsetD8Async, PRELOAD_LIB_CUDA, CUPROF_EV_MEMSET, CUresult, PRELOAD_SIG_CU_SETA(unsigned char)) \
+    X(cuMemsetD8Async_ptsz, PRELOAD_LIB_CUDA, CUPROF_EV_MEMSET, CUresult, PRELOAD_SIG_CU_SETA(unsigned char)) \
+    X(cuMemsetD16Async, PRELOAD_LIB_CUDA, CUPROF_EV_MEMSET, CUresult, PRELOAD_SIG_CU_SETA(unsigned short)) \
+    X(cuMemsetD16Async_ptsz, PRELOAD_LIB_CUDA, CUPROF_EV_MEMSET, CUresult, PRELOAD_SIG_CU_SETA(unsigned short)) \
+    X(cuMemsetD32Async, PRELOAD_LIB_CUDA, CUPROF_EV_MEMSET, CUresult, PRELOAD_SIG_CU_SETA(unsigned int)) \
+    X(cuMemsetD32Async_ptsz, PRELOAD_LIB_CUDA, CUPROF_EV_MEMSET, CUresult, PRELOAD_SIG_CU_SETA(unsigned int)) \
+    X(cuMemsetD2D8_v2, PRELOAD_LIB_CUDA, CUPROF_EV_MEMSET, CUresult, PRELOAD_SIG_CU_SET2D(unsigned char)) \
+    X(cuMemsetD2D8_v2_ptds, PRELOAD_LIB_CUDA, CUPROF_EV_MEMSET, CUresult, PRELOAD_SIG_CU_SET2D(unsigned char)) \
+    X(cuMemsetD2D16_v2, PRELOAD_LIB_CUDA, CUPROF_EV_MEMSET, CUresult, PRELOAD_SIG_CU_SET2D(unsigned short)) \
+    X(cuMemsetD2D16_v2_ptds, PRELOAD_LIB_CUDA, CUPROF_EV_MEMSET, CUresult, PRELOAD_SIG_CU_SET2D(unsigned short)) \
+    X(cuMemsetD2D32_v2, PRELOAD_LIB_CUDA, CUPROF_EV_MEMSET, CUresult, PRELOAD_SIG_CU_SET2D(unsigned int)) \
+    X(cuMemsetD2D32_v2_ptds, PRELOAD_LIB_CUDA, CUPROF_EV_MEMSET, CUresult, PRELOAD_SIG_CU_SET2D(unsigned int)) \
+    X(cuMemsetD2D8Async, PRELOAD_LIB_CUDA, CUPROF_EV_MEMSET, CUresult, PRELOAD_SIG_CU_SET2DA(unsigned char)) \
+    X(cuMemsetD2D8Async_ptsz, PRELOAD_LIB_CUDA, CUPROF_EV_MEMSET, CUresult, PRELOAD_SIG_CU_SET2DA(unsigned char)) \
+    X(cuMemsetD2D16Async, PRELOAD_LIB_CUDA, CUPROF_EV_MEMSET, CUresult, PRELOAD_SIG_CU_SET2DA(unsigned short)) \
+    X(cuMemsetD2D16Async_ptsz, PRELOAD_LIB_CUDA, CUPROF_EV_MEMSET, CUresult, PRELOAD_SIG_CU_SET2DA(unsigned short)) \
+    X(cuMemsetD2D32Async, PRELOAD_LIB_CUDA, CUPROF_EV_MEMSET, CUresult, PRELOAD_SIG_CU_SET2DA(unsigned int)) \
+    X(cuMemsetD2D32Async_ptsz, PRELOAD_LIB_CUDA, CUPROF_EV_MEMSET, CUresult, PRELOAD_SIG_CU_SET2DA(unsigned int)) \
+    X(cuMemAlloc_v2, PRELOAD_LIB_CUDA, CUPROF_EV_ALLOC, CUresult, (CUdeviceptr *dptr, size_t bytesize)) \
+    X(cuMemAllocPitch_v2, PRELOAD_LIB_CUDA, CUPROF_EV_ALLOC, CUresult, \
+      (CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)) \
+    X(cuMemAllocManaged, PRELOAD_LIB_CUDA, CUPROF_EV_ALLOC, CUresult, (CUdeviceptr *dptr, size_t bytesize, unsigned int flags)) \
+    X(cuMemAllocHost_v2, PRELOAD_LIB_CUDA, CUPROF_EV_ALLOC, CUresult, (void **pp, size_t bytesize)) \
+    X(cuMemHostAlloc, PRELOAD_LIB_CUDA, CUPROF_EV_ALLOC, CUresult, (void **pp, size_t bytesize, unsigned int Flags)) \
+    X(cuMemAllocAsync, PRELOAD_LIB_CUDA, CUPROF_EV_ALLOC, CUresult, PRELOAD_SIG_CU_ALLOCA) \
+    X(cuMemAllocAsync_ptsz, PRELOAD_LIB_CUDA, CUPROF_EV_ALLOC, CUresult, PRELOAD_SIG_CU_ALLOCA) \
+    X(cuMemAllocFromPoolAsync, PRELOAD_LIB_CUDA, CUPROF_EV_ALLOC, CUresult, PRELOAD_SIG_CU_ALLOCPA) \
+    X(cuMemAllocFromPoolAsync_ptsz, PRELOAD_LIB_CUDA, CUPROF_EV_ALLOC, CUresult, PRELOAD_SIG_CU_ALLOCPA) \
+    X(cuMemCreate, PRELOAD_LIB_CUDA, CUPROF_EV_ALLOC, CUresult, \
+      (CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)) \
+    X(cuMemAddressReserve, PRELOAD_LIB_CUDA, CUPROF_EV_ALLOC, CUresult, \
+      (CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)) \
+    X(cuMemMap, PRELOAD_LIB_CUDA, CUPROF_EV_ALLOC, CUresult, \
+      (CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)) \
+    X(cuMemFree_v2, PRELOAD_LIB_CUDA, CUPROF_EV_FREE, CUresult, (CUdeviceptr dptr)) \
+    X(cuMemFreeHost, PRELOAD_LIB_CUDA, CUPROF_EV_FREE, CUresult, (void *p)) \
+    X(cuMemFreeAsync, PRELOAD_LIB_CUDA, CUPROF_EV_FREE, CUresult, PRELOAD_SIG_CU_FREEA) \
+    X(cuMemFreeAsync_ptsz, PRELOAD_LIB_CUDA, CUPROF_EV_FREE, CUresult, PRELOAD_SIG_CU_FREEA) \
+    X(cuMemRelease, PRELOAD_LIB_CUDA, CUPROF_EV_FREE, CUresult, (CUmemGenericAllocationHandle handle)) \
+    X(cuMemAddressFree, PRELOAD_LIB_CUDA, CUPROF_EV_FREE, CUresult, (CUdeviceptr ptr, size_t size)) \
+    X(cuMemUnmap, PRELOAD_LIB_CUDA, CUPROF_EV_FREE, CUresult, (CUdeviceptr ptr, size_t size)) \
+    X(cuCtxSynchronize, PRELOAD_LIB_CUDA, CUPROF_EV_SYNC, CUresult, (void)) \
+    X(cuStreamSynchronize, PRELOAD_LIB_CUDA, CUPROF_EV_SYNC, CUresult, PRELOAD_SIG_CU_STREAM) \
+    X(cuStreamSynchronize_ptsz, PRELOAD_LIB_CUDA, CUPROF_EV_SYNC, CUresult, PRELOAD_SIG_CU_STREAM) \
+    X(cuEventSynchronize, PRELOAD_LIB_CUDA, CUPROF_EV_SYNC, CUresult, (CUevent hEvent)) \
+    X(cuEventRecord, PRELOAD_LIB_CUDA, CUPROF_EV_EVENT, CUresult, PRELOAD_SIG_CU_EVREC) \
+    X(cuEventRecord_ptsz, PRELOAD_LIB_CUDA, CUPROF_EV_EVENT, CUresult, PRELOAD_SIG_CU_EVREC) \
+    X(cuEventRecordWithFlags, PRELOAD_LIB_CUDA, CUPROF_EV_EVENT, CUresult, PRELOAD_SIG_CU_EVRECF) \
+    X(cuEventRecordWithFlags_ptsz, PRELOAD_LIB_CUDA, CUPROF_EV_EVENT, CUresult, PRELOAD_SIG_CU_EVRECF) \
+    X(cuStreamWaitEvent, PRELOAD_LIB_CUDA, CUPROF_EV_EVENT, CUresult, PRELOAD_SIG_CU_WAITEV) \
+    X(cuStreamWaitEvent_ptsz, PRELOAD_LIB_CUDA, CUPROF_EV_EVENT, CUresult, PRELOAD_SIG_CU_WAITEV)
 
 
 /*
@@ -373,16 +510,6 @@ typedef uintptr_t preload_mpi_handle;
 #define PRELOAD_NVTX_APIS(X) \
     X(nvtxRangePush) X(nvtxRangePop) X(nvtxRangeStart) X(nvtxRangeEnd) X(nvtxMark)
 
-/*
- * Driver launch functions (preload/hooks_driver.c): not interposed (a
- * program gets them by address from cuGetProcAddress or
- * cudaGetDriverEntryPoint*, whose hooks hand back wrappers that record the
- * call), with API ids after the NVTX ones, category "cuda_driver".
- */
-#define PRELOAD_DRIVER_APIS(X) \
-    X(cuLaunchKernel) X(cuLaunchKernel_ptsz) X(cuLaunchKernelEx) X(cuLaunchKernelEx_ptsz) \
-    X(cuMemAlloc) X(cuMemFree) X(cuLaunchCooperativeKernel) X(cuLaunchCooperativeKernel_ptsz)
-
 /* Ids: hooks first (id = event.api), then helpers. */
 enum preload_fn {
 #define PRELOAD_X_ID(name, lib, cls, ret, params) PRELOAD_FN_##name,
@@ -399,13 +526,11 @@ enum preload_fn {
     PRELOAD_N_FNS
 };
 
-/* API ids of the NVTX entry points, then of the driver launch functions
- * handed out through the entry points (PRELOAD_DRIVER_APIS): after the hooks'. */
+/* API ids of the NVTX entry points: after the hooks'. */
 enum preload_api_nvtx {
     PRELOAD_API_NVTX_BEFORE_ = PRELOAD_N_HOOKS - 1,
 #define PRELOAD_X_ID(name) PRELOAD_API_##name,
     PRELOAD_NVTX_APIS(PRELOAD_X_ID)
-    PRELOAD_DRIVER_APIS(PRELOAD_X_ID)
 #undef PRELOAD_X_ID
     PRELOAD_N_APIS
 };
@@ -503,6 +628,12 @@ static inline __attribute__((always_inline)) int hook_end(preload_call c, int re
 
 #define HOOK_BEGIN(name) hook_begin(PRELOAD_FN_##name, PRELOAD_CLS_##name)
 
+/* The driver's device allocation and free through `real` (the driver's, or the function an
+ * entry point handed out), recorded as the hooks of cuMemAlloc_v2 and
+ * cuMemFree_v2 record them (hooks_driver_api.c). */
+CUresult preload_drv_mem_alloc(void *real, CUdeviceptr *dptr, size_t bytes);
+CUresult preload_drv_mem_free(void *real, CUdeviceptr dptr);
+
 /* A device allocation or free that succeeded, told to the collector
  * (collector/memheld.c) after the real call, errno kept as the real call left it. */
 static inline __attribute__((always_inline)) void preload_memheld(int is_free, uint64_t ptr, uint64_t bytes,
@@ -515,8 +646,9 @@ static inline __attribute__((always_inline)) void preload_memheld(int is_free, u
 
 /* A hook that records the call and keeps none of its arguments: the real
  * function's result, or `missing` when it cannot be found. The locals' names
- * are ones no parameter of the hooked libraries has (preload/hooks_lib_gen.c
- * makes every cuBLAS hook with it). */
+ * are ones no parameter of the hooked libraries has (cuBLAS calls some c, r
+ * or real): preload/hooks_lib_gen.c makes every cuBLAS hook with it, and
+ * hooks_driver_gen.c every generated driver hook. */
 #define PRELOAD_PLAIN_HOOK(ret, name, params, args, missing)                             \
     PRELOAD_EXPORT ret name params                                                       \
     {                                                                                    \

@@ -1,14 +1,23 @@
 /*
- * hooks_driver.c - driver-API launches, the way Triton and PyTorch reach the
- * driver: by address, from cuGetProcAddress or cudaGetDriverEntryPoint*. No
- * export of ours is on that path, so those hooks hand back, for the launch
- * functions (cuLaunchKernel, cuLaunchKernelEx, cuLaunchCooperativeKernel and
- * their per-thread-stream forms), a wrapper that records the call like any hooked launch (kernel
- * name, grid, block, shared memory, stream) and calls the function the
- * driver gave; for cuGetProcAddress itself, a wrapper that does the same for
- * what it hands out; for cuMemAlloc and cuMemFree, wrappers that record the
- * allocation (device memory, model/memory.h). Everything else is handed
- * back as the driver gave it.
+ * hooks_driver.c - the driver API's launches, and the way Triton and PyTorch
+ * reach the driver: by address, from cuGetProcAddress or
+ * cudaGetDriverEntryPoint*.
+ *
+ * The launch functions a program links (cuLaunchKernel, cuLaunchKernelEx,
+ * cuLaunchCooperativeKernel and their per-thread-stream forms) are hooked
+ * here, recording the call like any hooked launch (kernel name, grid, block,
+ * shared memory, stream).
+ *
+ * No export of ours is on the entry points' path, so their hooks hand back,
+ * for a function the driver gave, the hook of ours that calls that very
+ * function (the export whose real function is the same address: every
+ * driver hook, hand-written or generated, hooks_driver_api.c,
+ * hooks_driver_gen.c), so that a program's calls through the pointer are
+ * rows as its linked calls are, and counted once. Where the driver gave a
+ * function no export of it matches, the launch functions, cuMemAlloc and
+ * cuMemFree get wrappers that call what the driver gave, and the rest is
+ * handed back as the driver gave it. For cuGetProcAddress itself, what
+ * it hands out is wrapped the same way.
  * CUPROF_DRIVER_HOOKS=0 hands back the driver's own functions (their
  * launches are then seen by CUPTI only). A launch whose function was found
  * with a dlsym on a libcuda handle is seen by CUPTI only.
@@ -34,9 +43,6 @@ typedef CUresult (*lck_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, u
 typedef CUresult (*lkex_fn)(const CUlaunchConfig *, CUfunction, void **, void **);
 typedef CUresult (*gpa_fn) PRELOAD_SIG_GPA;
 typedef CUresult (*getname_fn)(const char **, CUfunction);
-typedef CUresult (*malloc_fn)(CUdeviceptr *, size_t);
-_Static_assert((int)CUDA_ERROR_OUT_OF_MEMORY == (int)cudaErrorMemoryAllocation, "out of memory is 2 in both APIs");
-typedef CUresult (*mfree_fn)(CUdeviceptr);
 
 /* A driver function by name through the real entry points (no hook). */
 static void *driver_fn(const char *symbol)
@@ -91,40 +97,52 @@ static void fill(preload_call c, uint32_t kernel, unsigned gx, unsigned gy, unsi
     c.ev->a.launch.stream = (uint64_t)(uintptr_t)hs;
 }
 
-#define W_LAUNCH(fname, idx, api)                                                                      \
-    static CUresult fname(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,  \
-                          unsigned bz, unsigned smem, CUstream hs, void **params, void **extra)           \
+/* The real function behind a wrapper (idx) or behind a hook (PRELOAD_FN_name). */
+#define W_REAL(idx) atomic_load_explicit(&real_of[idx], memory_order_acquire)
+#define H_REAL(name) preload_real(PRELOAD_FN_##name)
+
+/* A launch: the wrapper `fname` (static) or the hook `name` (exported) when
+ * fname is the hook's name; `real` the function it calls. */
+#define W_LAUNCH(vis, fname, realexpr, api)                                                            \
+    vis CUresult fname(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,     \
+                       unsigned bz, unsigned smem, CUstream hs, void **params, void **extra)              \
     {                                                                                                  \
-        lk_fn real = (lk_fn)atomic_load_explicit(&real_of[idx], memory_order_acquire);                \
+        lk_fn real = (lk_fn)(realexpr);                                                                \
         uint32_t kernel = kernel_id(f); /* before the call's clock starts: a first naming is ours */  \
         preload_call c = hook_begin(api, CUPROF_EV_LAUNCH);                                            \
         fill(c, kernel, gx, gy, gz, bx, by, bz, smem, hs);                                             \
         CUresult r = real ? real(f, gx, gy, gz, bx, by, bz, smem, hs, params, extra) : PRELOAD_CUDA_MISSING; \
         return (CUresult)hook_end(c, r);                                                               \
     }
-W_LAUNCH(w_launch_kernel, W_LK, PRELOAD_API_cuLaunchKernel)
-W_LAUNCH(w_launch_kernel_ptsz, W_LK_PTSZ, PRELOAD_API_cuLaunchKernel_ptsz)
+W_LAUNCH(static, w_launch_kernel, W_REAL(W_LK), PRELOAD_FN_cuLaunchKernel)
+W_LAUNCH(static, w_launch_kernel_ptsz, W_REAL(W_LK_PTSZ), PRELOAD_FN_cuLaunchKernel_ptsz)
+W_LAUNCH(PRELOAD_EXPORT, cuLaunchKernel, H_REAL(cuLaunchKernel), PRELOAD_FN_cuLaunchKernel)
+W_LAUNCH(PRELOAD_EXPORT, cuLaunchKernel_ptsz, H_REAL(cuLaunchKernel_ptsz), PRELOAD_FN_cuLaunchKernel_ptsz)
 
 /* cuLaunchCooperativeKernel and _ptsz: cuLaunchKernel's arguments without
  * `extra`. */
-#define W_LAUNCH_COOP(fname, idx, api)                                                                 \
-    static CUresult fname(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,  \
-                          unsigned bz, unsigned smem, CUstream hs, void **params)                         \
+#define W_LAUNCH_COOP(vis, fname, realexpr, api)                                                       \
+    vis CUresult fname(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,     \
+                       unsigned bz, unsigned smem, CUstream hs, void **params)                            \
     {                                                                                                  \
-        lck_fn real = (lck_fn)atomic_load_explicit(&real_of[idx], memory_order_acquire);              \
+        lck_fn real = (lck_fn)(realexpr);                                                              \
         uint32_t kernel = kernel_id(f);                                                                \
         preload_call c = hook_begin(api, CUPROF_EV_LAUNCH);                                            \
         fill(c, kernel, gx, gy, gz, bx, by, bz, smem, hs);                                             \
         CUresult r = real ? real(f, gx, gy, gz, bx, by, bz, smem, hs, params) : PRELOAD_CUDA_MISSING;  \
         return (CUresult)hook_end(c, r);                                                               \
     }
-W_LAUNCH_COOP(w_launch_coop, W_LCK, PRELOAD_API_cuLaunchCooperativeKernel)
-W_LAUNCH_COOP(w_launch_coop_ptsz, W_LCK_PTSZ, PRELOAD_API_cuLaunchCooperativeKernel_ptsz)
+W_LAUNCH_COOP(static, w_launch_coop, W_REAL(W_LCK), PRELOAD_FN_cuLaunchCooperativeKernel)
+W_LAUNCH_COOP(static, w_launch_coop_ptsz, W_REAL(W_LCK_PTSZ), PRELOAD_FN_cuLaunchCooperativeKernel_ptsz)
+W_LAUNCH_COOP(PRELOAD_EXPORT, cuLaunchCooperativeKernel, H_REAL(cuLaunchCooperativeKernel),
+              PRELOAD_FN_cuLaunchCooperativeKernel)
+W_LAUNCH_COOP(PRELOAD_EXPORT, cuLaunchCooperativeKernel_ptsz, H_REAL(cuLaunchCooperativeKernel_ptsz),
+              PRELOAD_FN_cuLaunchCooperativeKernel_ptsz)
 
-#define W_LAUNCH_EX(fname, idx, api)                                                                   \
-    static CUresult fname(const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra)        \
+#define W_LAUNCH_EX(vis, fname, realexpr, api)                                                         \
+    vis CUresult fname(const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra)           \
     {                                                                                                  \
-        lkex_fn real = (lkex_fn)atomic_load_explicit(&real_of[idx], memory_order_acquire);            \
+        lkex_fn real = (lkex_fn)(realexpr);                                                            \
         uint32_t kernel = kernel_id(f);                                                                \
         preload_call c = hook_begin(api, CUPROF_EV_LAUNCH);                                            \
         if (cfg)                                                                                       \
@@ -133,36 +151,21 @@ W_LAUNCH_COOP(w_launch_coop_ptsz, W_LCK_PTSZ, PRELOAD_API_cuLaunchCooperativeKer
         CUresult r = real ? real(cfg, f, params, extra) : PRELOAD_CUDA_MISSING;                        \
         return (CUresult)hook_end(c, r);                                                               \
     }
-W_LAUNCH_EX(w_launch_kernel_ex, W_LKEX, PRELOAD_API_cuLaunchKernelEx)
-W_LAUNCH_EX(w_launch_kernel_ex_ptsz, W_LKEX_PTSZ, PRELOAD_API_cuLaunchKernelEx_ptsz)
+W_LAUNCH_EX(static, w_launch_kernel_ex, W_REAL(W_LKEX), PRELOAD_FN_cuLaunchKernelEx)
+W_LAUNCH_EX(static, w_launch_kernel_ex_ptsz, W_REAL(W_LKEX_PTSZ), PRELOAD_FN_cuLaunchKernelEx_ptsz)
+W_LAUNCH_EX(PRELOAD_EXPORT, cuLaunchKernelEx, H_REAL(cuLaunchKernelEx), PRELOAD_FN_cuLaunchKernelEx)
+W_LAUNCH_EX(PRELOAD_EXPORT, cuLaunchKernelEx_ptsz, H_REAL(cuLaunchKernelEx_ptsz), PRELOAD_FN_cuLaunchKernelEx_ptsz)
 
-/* Device memory through the driver (model/memory.h counts it). */
+/* Device memory through a driver function no hook of ours matches
+ * (preload_drv_mem_alloc/free, hooks_driver_api.c: as the hooks record it). */
 static CUresult w_mem_alloc(CUdeviceptr *dptr, size_t bytes)
 {
-    malloc_fn real = (malloc_fn)atomic_load_explicit(&real_of[W_MALLOC], memory_order_acquire);
-    preload_call c = hook_begin(PRELOAD_API_cuMemAlloc, CUPROF_EV_ALLOC);
-    if (c.ev)
-        c.ev->a.mem.bytes = bytes;
-    CUresult r = real ? real(dptr, bytes) : PRELOAD_CUDA_MISSING;
-    if (c.ev && r == CUDA_SUCCESS && dptr)
-        c.ev->a.mem.ptr = (uint64_t)*dptr;
-    if (r == CUDA_SUCCESS && dptr)
-        preload_memheld(0, (uint64_t)*dptr, bytes, PRELOAD_API_cuMemAlloc);
-    /* CUDA_ERROR_OUT_OF_MEMORY is 2, as the runtime's cudaErrorMemoryAllocation:
-     * the memory model's out-of-memory note reads both */
-    return (CUresult)hook_end(c, r);
+    return preload_drv_mem_alloc(W_REAL(W_MALLOC), dptr, bytes);
 }
 
 static CUresult w_mem_free(CUdeviceptr dptr)
 {
-    mfree_fn real = (mfree_fn)atomic_load_explicit(&real_of[W_MFREE], memory_order_acquire);
-    preload_call c = hook_begin(PRELOAD_API_cuMemFree, CUPROF_EV_FREE);
-    if (c.ev)
-        c.ev->a.mem.ptr = (uint64_t)dptr;
-    CUresult r = real ? real(dptr) : PRELOAD_CUDA_MISSING;
-    if (r == CUDA_SUCCESS)
-        preload_memheld(1, (uint64_t)dptr, 0, PRELOAD_API_cuMemFree);
-    return (CUresult)hook_end(c, r);
+    return preload_drv_mem_free(W_REAL(W_MFREE), dptr);
 }
 
 static void *wrap(const char *symbol, int ptds, void *real);
@@ -183,14 +186,73 @@ static void *const wrappers[W_N] = {
     (void *)w_launch_coop, (void *)w_launch_coop_ptsz,
 };
 
-/* What to hand the program for symbol when the driver gave real. */
+/* Every hook's name, library and address, in PRELOAD_FN order (the
+ * addresses of hooks of deprecated functions too: not a use of them). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+static const struct {
+    const char *name;
+    unsigned char lib;
+    void *addr;
+} hook_table[PRELOAD_N_HOOKS] = {
+#define X(name, lib, cls, ret, params) {#name, lib, (void *)name},
+    PRELOAD_HOOKS(X)
+#undef X
+};
+#pragma GCC diagnostic pop
+
+/* n is symbol, or symbol with a version (_v2 ... _v9) and/or a
+ * per-thread-stream suffix (_ptsz, _ptds): the names the driver answers
+ * symbol with. */
+static int names_form_of(const char *n, const char *symbol)
+{
+    size_t k = strlen(symbol);
+    if (strncmp(n, symbol, k) != 0)
+        return 0;
+    n += k;
+    if (n[0] == '_' && n[1] == 'v' && n[2] >= '2' && n[2] <= '9')
+        n += 3;
+    return !*n || !strcmp(n, "_ptsz") || !strcmp(n, "_ptds");
+}
+
+/* Our driver hook that calls `real` and answers to symbol, or NULL. */
+static void *hook_for(const char *symbol, void *real)
+{
+    for (unsigned i = 0; i < PRELOAD_N_HOOKS; i++)
+        if (hook_table[i].lib == PRELOAD_LIB_CUDA && hook_table[i].name[2] == symbol[2] &&
+            names_form_of(hook_table[i].name, symbol) && preload_real(i) == real)
+            return hook_table[i].addr;
+    return NULL;
+}
+
+/* 1 when p is already ours: a wrapper, or a driver hook. */
+static int is_ours(void *p)
+{
+    for (int i = 0; i < W_N; i++)
+        if (p == wrappers[i])
+            return 1;
+    for (unsigned i = 0; i < PRELOAD_N_HOOKS; i++)
+        if (p == hook_table[i].addr)
+            return 1;
+    return 0;
+}
+
+/* What to hand the program for symbol when the driver gave real: our hook
+ * of that function; else a wrapper (launches, cuMemAlloc, cuMemFree,
+ * cuGetProcAddress) that calls it; else real. */
 static void *wrap(const char *symbol, int ptds, void *real)
 {
-    if (real == NULL || symbol == NULL)
+    if (real == NULL || symbol == NULL || strncmp(symbol, "cu", 2) != 0)
         return real;
-    for (int i = 0; i < W_N; i++)
-        if (real == wrappers[i])
-            return real;   /* ours already (asked twice through our cuGetProcAddress) */
+    if (is_ours(real))
+        return real;   /* asked twice through our cuGetProcAddress */
+    if (!cuprof_driver_hooks_on())
+        return real;
+    int e = errno;
+    void *h = hook_for(symbol, real);
+    errno = e;
+    if (h != NULL)
+        return h;
     int idx = !strcmp(symbol, "cuLaunchKernel")          ? (ptds ? W_LK_PTSZ : W_LK)
               : !strcmp(symbol, "cuLaunchKernel_ptsz")   ? W_LK_PTSZ
               : !strcmp(symbol, "cuLaunchKernelEx")      ? (ptds ? W_LKEX_PTSZ : W_LKEX)
@@ -201,7 +263,7 @@ static void *wrap(const char *symbol, int ptds, void *real)
               : !strcmp(symbol, "cuLaunchCooperativeKernel")      ? (ptds ? W_LCK_PTSZ : W_LCK)
               : !strcmp(symbol, "cuLaunchCooperativeKernel_ptsz") ? W_LCK_PTSZ
                                                          : -1;
-    if (idx < 0 || !cuprof_driver_hooks_on())
+    if (idx < 0)
         return real;
     atomic_store_explicit(&real_of[idx], real, memory_order_release);
     return wrappers[idx];
@@ -251,6 +313,18 @@ PRELOAD_EXPORT CUresult cuGetProcAddress_v2 PRELOAD_SIG_GPA
     preload_call c = HOOK_BEGIN(cuGetProcAddress_v2);
     name_symbol(c, symbol);
     CUresult r = real ? real(symbol, pfn, cudaVersion, flags, symbolStatus) : PRELOAD_CUDA_MISSING;
+    if (r == CUDA_SUCCESS && pfn != NULL)
+        *pfn = wrap(symbol, (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0, *pfn);
+    return (CUresult)hook_end(c, r);
+}
+
+/* The CUDA 11 form (no status), which older runtimes and programs call. */
+PRELOAD_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
+{
+    preload_cuGetProcAddress_fn real = PRELOAD_REAL(cuGetProcAddress);
+    preload_call c = HOOK_BEGIN(cuGetProcAddress);
+    name_symbol(c, symbol);
+    CUresult r = real ? real(symbol, pfn, cudaVersion, flags) : PRELOAD_CUDA_MISSING;
     if (r == CUDA_SUCCESS && pfn != NULL)
         *pfn = wrap(symbol, (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0, *pfn);
     return (CUresult)hook_end(c, r);

@@ -3,7 +3,7 @@
 # library the tests load is in tests/unit/unit.mk.
 PRELOAD_SRCS := preload/resolve.c preload/hooks_launch.c preload/hooks_memory.c \
                 preload/hooks_sync.c preload/hooks_blas.c preload/hooks_lib_gen.c preload/hooks_mpi.c preload/hooks_nccl.c preload/nccl_plugin.c \
-                preload/hooks_driver.c preload/inject.c preload/nvtx.c preload/nvtx_payload.c
+                preload/hooks_driver.c preload/hooks_driver_api.c preload/hooks_driver_gen.c preload/inject.c preload/nvtx.c preload/nvtx_payload.c
 PRELOAD_OBJS := $(patsubst preload/%.c,$(B)/preload/%.o,$(PRELOAD_SRCS))
 # hooks_libc.o (exit paths, signals, exec: collector/process.h) goes into the
 # product library only: the hooks-only test library has no collector for it.
@@ -14,8 +14,8 @@ PRELOAD_CFLAGS = $(CFLAGS) -fvisibility=hidden -fno-omit-frame-pointer -I. -I$(B
 PRELOAD_MAP := $(B)/preload/exports.map
 PRELOAD_LDFLAGS = -shared -Wl,--version-script=$(PRELOAD_MAP) $(LDFLAGS)
 
-# Every entry point of cuBLAS/cuBLASLt, cuFFT, cuRAND, cuSPARSE and cuSOLVER
-# the hand-written hooks do not cover (gen_lib_hooks.sh): per library its
+# Every entry point of cuBLAS/cuBLASLt, cuFFT, cuRAND, cuSPARSE, cuSOLVER and
+# libcuda the hand-written hooks do not cover (gen_lib_hooks.sh): per library its
 # status type, calling-convention macro, what a hook returns when the real
 # function is missing, its libraries (enum preload_lib) and headers.
 PRELOAD_INC := $(CUDA_HOME)/include
@@ -33,16 +33,21 @@ PRELOAD_GEN_solver := cusolverStatus_t CUSOLVERAPI CUSOLVER_STATUS_NOT_INITIALIZ
     $(PRELOAD_L)/libcusolver.so.12=PRELOAD_LIB_CUSOLVER,$(PRELOAD_L)/libcusolverMg.so.12=PRELOAD_LIB_CUSOLVERMG \
     $(addprefix $(PRELOAD_INC)/,cusolverDn.h cusolverSp.h cusolverRf.h cusolverMg.h \
                                 cusolverSp_LOWLEVEL_PREVIEW.h cusolver_common.h)
-PRELOAD_GEN_LIBS := blas fft rand sparse solver
+# libcuda: its exports are the toolkit stub's; cuda.h is read fully
+# preprocessed, three ways (gen_lib_hooks.sh says why), API unused.
+PRELOAD_GEN_driver := CUresult '' PRELOAD_CUDA_MISSING $(PRELOAD_L)/stubs/libcuda.so=PRELOAD_LIB_CUDA \
+    $(PRELOAD_INC)/cuda.h $(PRELOAD_INC)/cudaProfiler.h
+PRELOAD_GEN_LIBS := blas fft rand sparse solver driver
 PRELOAD_GEN_HDRS := $(foreach l,$(PRELOAD_GEN_LIBS),$(B)/preload/$(l)_gen.h)
 $(PRELOAD_GEN_HDRS): $(B)/preload/%_gen.h: preload/gen_lib_hooks.sh scripts/cuda_symbols.sh preload/hooks.h
 	$(call P,GEN,$@)mkdir -p $(@D) && bash preload/gen_lib_hooks.sh $(shell echo $* | tr a-z A-Z) \
 	    preload/hooks.h $(PRELOAD_GEN_$*) > $@.tmp && mv $@.tmp $@
 # the generated names: cuBLAS's after cudaGraphAddNode (where PRELOAD_HOOKS
-# has them), the math libraries' after ncclGroupEnd (the end of the list)
+# has them), the math libraries' and the driver's after ncclGroupEnd (the
+# end of the list)
 $(PRELOAD_MAP): preload/exports.map $(PRELOAD_GEN_HDRS)
 	$(call P,GEN,$@)mkdir -p $(@D) && sed -n 's/^ *X(\([A-Za-z0-9_]*\), .*/    \1;/p' $(B)/preload/blas_gen.h > $@.names && \
-	    cat $(foreach l,fft rand sparse solver,$(B)/preload/$(l)_gen.h) | \
+	    cat $(foreach l,fft rand sparse solver driver,$(B)/preload/$(l)_gen.h) | \
 	    sed -n 's/^ *X(\([A-Za-z0-9_]*\), .*/    \1;/p' > $@.math && \
 	    awk -v names=$@.names -v math=$@.math '{ print } \
 	        /^    cudaGraphAddNode;$$/ { while ((getline l < names) > 0) print l } \

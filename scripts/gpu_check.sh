@@ -297,6 +297,21 @@ if [ $rc = 0 ] && sum driver_dlsym | grep -q 'cuLaunchKernel'; then pass driver-
 CUPROF_DRIVER_HOOKS=0 prof driver_cupti bench/driver_launch --launches 20
 if [ $rc = 0 ] && sum driver_cupti | grep -Eq 'GPU records: +2[0-9] kernels'; then pass driver-cupti-only; else
   fail driver-cupti-only "status $rc; $(sum driver_cupti | grep 'GPU records' | tr -s ' ')"; fi
+# the driver API linked (-lcuda, issue 41): every call a row, its memory counted
+calls_of() { sum "$1" | awk -v n="$2" '$1 == n { print $(NF-3) }'; }
+prof driver_query build/tests/corpus/driver_query
+if [ $rc = 0 ] && [ "$(calls_of driver_query cuMemAlloc_v2)" = 2 ] && [ "$(calls_of driver_query cuMemsetD32_v2)" = 1 ] &&
+   sum driver_query | grep -q 'peak: *8.00 MiB'; then pass driver-linked; else
+  fail driver-linked "status $rc; cuMemAlloc_v2 $(calls_of driver_query cuMemAlloc_v2) calls"; fi
+# the same functions linked and from cudaGetDriverEntryPointByVersion: the entry point hands out
+# our hook of the very function the driver gave (cuStreamSynchronize: no wrapper, no CUPTI record
+# kept, so 2 calls only when the driver's pointer is its export's)
+if [ -x build/tests/drv_ep_prog ]; then
+  prof drv_ep build/tests/drv_ep_prog
+  if [ $rc = 0 ] && [ "$(calls_of drv_ep cuStreamSynchronize)" = 2 ] && [ "$(calls_of drv_ep cuMemAlloc_v2)" = 2 ]; then
+    pass driver-entry-point-hooks; else
+    fail driver-entry-point-hooks "status $rc; cuStreamSynchronize $(calls_of drv_ep cuStreamSynchronize) calls"; fi
+else skip driver-entry-point-hooks "build/tests/drv_ep_prog not built"; fi
 
 # ---- cooperative launches (grid-wide sync), through the runtime and the driver's entry point ----
 if [ -x build/tests/coop_prog ]; then

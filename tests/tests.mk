@@ -26,8 +26,9 @@ include tests/fixtures/fixtures.mk
 # the nvcc-built programs it runs are not instrumented, so ASan is told not
 # to insist on coming first; and the sim's libcuda.so.1 is found on
 # LD_LIBRARY_PATH, since ASan's dlopen does not search its caller's
-# $ORIGIN RUNPATH), and the math libraries' stand-ins (test_sim_libs: their
-# results, and a program's wrong sizes, indices and pivots).
+# $ORIGIN RUNPATH), its driver (test_sim_driver: virtual memory mappings,
+# memsets, zeroed allocations), and the math libraries' stand-ins
+# (test_sim_libs: their results, and a program's wrong sizes, indices and pivots).
 ASAN_B     := $(B)/asan
 ASAN_TESTS := test_formats test_timeline test_findings test_mathlib test_compare test_schema test_collector
 ASAN_RUN    = CUPROF_TOP=$(CURDIR) CUPROF_BUILD=$(CURDIR)/$(ASAN_B) \
@@ -35,7 +36,7 @@ ASAN_RUN    = CUPROF_TOP=$(CURDIR) CUPROF_BUILD=$(CURDIR)/$(ASAN_B) \
 asan-test: deps-ok
 	$(Q)$(MAKE) --no-print-directory B=$(ASAN_B) ASAN=1 $(addprefix $(ASAN_B)/tests/,$(ASAN_TESTS)) \
 	    $(ASAN_B)/cuprof-report $(ASAN_B)/tests/test_sim_cudart $(ASAN_B)/sim/libcuda.so.1 \
-	    $(ASAN_B)/tests/test_sim_libs
+	    $(ASAN_B)/tests/test_sim_libs $(ASAN_B)/tests/test_sim_driver
 	$(Q)set -e; for t in $(filter-out test_collector,$(ASAN_TESTS)); do \
 	    echo "== asan $$t"; $(ASAN_RUN) ASAN_OPTIONS=detect_leaks=1 $(ASAN_B)/tests/$$t; done; \
 	    echo "== asan test_collector (leak detection off: forked exit paths)"; \
@@ -43,6 +44,8 @@ asan-test: deps-ok
 	    echo "== asan test_sim_cudart (the simulated runtime, its graphs, nvcc-built programs on it)"; \
 	    $(ASAN_RUN) LD_LIBRARY_PATH=$(CURDIR)/$(ASAN_B)/sim \
 	      ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 $(ASAN_B)/tests/test_sim_cudart; \
+	    echo "== asan test_sim_driver (the simulated driver: memsets, virtual memory, zeroed memory)"; \
+	    $(ASAN_RUN) ASAN_OPTIONS=detect_leaks=1 $(ASAN_B)/tests/test_sim_driver; \
 	    echo "== asan test_sim_libs (the stand-ins for cuFFT, cuRAND, cuSPARSE, cuSOLVER; wrong sizes)"; \
 	    $(ASAN_RUN) ASAN_OPTIONS=detect_leaks=1 $(ASAN_B)/tests/test_sim_libs
 

@@ -107,8 +107,12 @@
   if (tl && tl.memory && tl.memory.length) {
     const host = el('div', { class: 'chart', id: 'memory-chart' });
     const owners = (mem.owners || []).map(function (o) { return o.api + ' ' + fmtBytes(o.bytes); }).join(', ');
+    // the driver's address space (cuMemAddressReserve, cuMemMap), apart from the memory
+    const res = mem.reserved || {}, map = mem.mapped || {};
+    const space = res.calls || map.calls ? '; address space ' + fmtBytes(res.peak_bytes || 0) + ' reserved, ' +
+      fmtBytes(map.peak_bytes || 0) + ' mapped at most' : '';
     app.appendChild(section('memory', 'Device memory (peak ' + fmtBytes(mem.peak_bytes || 0) + ' at ' +
-      fmtTime((mem.peak_at_ns || 0) - tl.t0_ns) + (owners ? '; held by ' + owners : '') + ')', [host]));
+      fmtTime((mem.peak_at_ns || 0) - tl.t0_ns) + (owners ? '; held by ' + owners : '') + space + ')', [host]));
     chart({ series: [{ label: 'time (' + unitName + ')' }, { label: 'bytes held', stroke: '#3a9a50', width: 1.5,
       fill: 'rgba(58,154,80,0.12)', paths: uPlot.paths ? uPlot.paths.stepped({ align: 1 }) : undefined }],
       scales: { x: { time: false } }, axes: [{ label: unitName + ' from the start' }, { label: 'bytes',

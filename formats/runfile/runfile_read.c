@@ -172,7 +172,7 @@ static void read_api_table(rrun *r, const void *v, size_t n)
         cuprof_api_desc *d = vec_push(&r->apis, sizeof *d, 1);
         if (!d)
             return;
-        d->category = cats[cat];
+        d->category = prev[0] ? cats[cat] : "";   /* an API the run did not use: empty */
         d->name = own(r, prev, strlen(prev));
     }
 }

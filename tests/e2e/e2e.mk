@@ -176,14 +176,17 @@ E2E_TESTS   += $(B)/tests/test_e2e_graphs
 $(B)/tests/drv_prog: tests/e2e/drv_prog.c
 	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(filter-out -fsanitize=%,$(CFLAGS)) -o $@ $< \
 	    -L$(CUDA_HOME)/lib64/stubs -lcuda
+$(B)/tests/drv_ep_prog: tests/e2e/drv_ep_prog.c
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(filter-out -fsanitize=%,$(CFLAGS)) -I$(CUDA_HOME)/include -o $@ $< \
+	    -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib64/stubs -lcudart -lcuda
 $(B)/tests/coop_prog: tests/e2e/coop_prog.cu
 	$(call P,NVCC,$@)mkdir -p $(@D) && $(NVCC) $(BENCH_NVFLAGS) -o $@ $< $(BENCH_LIBS)
 $(B)/tests/test_e2e_driver: tests/e2e/test_e2e_driver.c $(HARNESS_OBJ) tests/e2e/harness.h bench/driver_launch \
-                            $(B)/tests/coop_prog $(B)/tests/drv_prog
+                            $(B)/tests/coop_prog $(B)/tests/drv_prog $(B)/tests/drv_ep_prog $(B)/tests/corpus/driver_vmm
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(HARNESS_OBJ) \
 	    $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS)
 
-ALL_TARGETS += $(B)/tests/test_e2e_driver $(B)/tests/coop_prog $(B)/tests/drv_prog
+ALL_TARGETS += $(B)/tests/test_e2e_driver $(B)/tests/coop_prog $(B)/tests/drv_prog $(B)/tests/drv_ep_prog
 E2E_TESTS   += $(B)/tests/test_e2e_driver
 
 # The run file end to end (prof.sh report: the same files again, another

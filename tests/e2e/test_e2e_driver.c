@@ -18,6 +18,19 @@
 #define RUN_TIMEOUT_S 120
 #define LAUNCHES 9
 
+/* The copies row of a kind ("HtoD", "memset"), or NULL. */
+static json_t *named_kind(json_t *rows, const char *kind)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(rows, i, r) {
+        const char *k = json_string_value(json_object_get(r, "kind"));
+        if (k && !strcmp(k, kind))
+            return r;
+    }
+    return NULL;
+}
+
 static json_t *named(json_t *rows, const char *name)
 {
     size_t i;
@@ -57,7 +70,7 @@ static void check_run(int hooked, int dlsym)
     ck_assert_str_eq(e2e_str(json_array_get(paths, 0), "path"), hooked ? "driver" : "cupti");
     ck_assert_int_eq(e2e_int(json_array_get(paths, 0), "kernels"), LAUNCHES);
     ck_assert(json_number_value(json_object_get(c, "coverage")) == (hooked ? 1.0 : 0.0));
-    ck_assert_msg(strstr(p.txt, hooked ? "(9 driver launches through an entry point)"
+    ck_assert_msg(strstr(p.txt, hooked ? "(9 driver API launches)"
                                        : "(9 launches seen by CUPTI only)"),
                   "%s", p.txt);
 
@@ -97,7 +110,7 @@ static void check_run(int hooked, int dlsym)
     json_t *mem = json_object_get(p.sum, "memory");
     if (hooked) {
         ck_assert_int_eq(e2e_int(mem, "peak_bytes"), 1 << 18);
-        ck_assert_str_eq(e2e_str(json_array_get(json_object_get(mem, "owners"), 0), "api"), "cuMemAlloc");
+        ck_assert_str_eq(e2e_str(json_array_get(json_object_get(mem, "owners"), 0), "api"), "cuMemAlloc_v2");
         ck_assert_int_eq(e2e_int(mem, "end_bytes"), 0);
     } else {
         ck_assert_int_eq(e2e_int(mem, "allocations"), 0);
@@ -190,7 +203,103 @@ START_TEST(driver_api_program_runs_on_the_sim)
     }
     ck_assert_int_eq(dtoh, 2);
     ck_assert_int_eq(memsets, 1);
+    /* linked with -lcuda, every call is a row (issue 41): the copies with
+     * their bytes and the device time CUPTI's driver records give them */
+    json_t *api = json_object_get(p.sum, "api"), *copy = named_kind(json_object_get(p.sum, "copies"), "DtoH");
+    json_t *row = named(api, "cuMemcpyDtoH_v2");
+    ck_assert_ptr_nonnull(row);
+    ck_assert_ptr_nonnull(copy);
+    ck_assert_int_eq(e2e_int(row, "calls"), 2);
+    ck_assert_int_eq(e2e_int(copy, "calls"), 2);
+    ck_assert_int_eq(e2e_int(copy, "bytes"), 2 * 4096);
+    ck_assert_int_gt(e2e_int(row, "cuda_total_ns"), 0);
+    ck_assert_int_eq(e2e_int(row, "cuda_total_ns"), e2e_int(copy, "gpu_total_ns"));
+    static const char *const rows[] = {"cuInit", "cuDeviceGetCount", "cuDeviceTotalMem_v2", "cuMemAlloc_v2",
+                                       "cuMemsetD8_v2", "cuEventRecord", "cuEventSynchronize",
+                                       "cuEventElapsedTime_v2", "cuMemFree_v2", "cuStreamDestroy_v2"};
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++)
+        ck_assert_msg(named(api, rows[k]) != NULL, "no %s row", rows[k]);
+    ck_assert_int_eq(e2e_int(named(api, "cuEventRecord"), "calls"), 2);
+    ck_assert_int_gt(e2e_int(named(api, "cuMemsetD8_v2"), "cuda_self_ns"), 0);
+    json_t *mem = json_object_get(p.sum, "memory");
+    ck_assert_int_eq(e2e_int(mem, "peak_bytes"), 4096);
+    ck_assert_str_eq(e2e_str(json_array_get(json_object_get(mem, "owners"), 0), "api"), "cuMemAlloc_v2");
+    ck_assert_int_eq(e2e_int(mem, "end_bytes"), 0);
     e2e_result_free(&bare);
+    e2e_prof_free(&p);
+}
+END_TEST
+
+/* The same driver functions linked and handed out by the runtime's entry
+ * point, each called once both ways: one row of each, counted twice, never
+ * more (the entry point hands out the hook of the very function), with the
+ * copies charged; CUPROF_DRIVER_HOOKS=0 hands out the driver's own, whose
+ * calls then are seen by CUPTI alone: the copy and the memset (CUPTI's
+ * driver records of those are kept, and join the row of their name), not
+ * the allocation, free and sync. */
+START_TEST(linked_and_entry_point_counted_once)
+{
+    int hooks_on = _i == 0;
+    const char *argv[] = {e2e_bpath("tests/drv_ep_prog"), NULL};
+    const char *env[] = {hooks_on ? NULL : "CUPROF_DRIVER_HOOKS=0", NULL};
+    e2e_prof p = e2e_profile(1, argv, env, RUN_TIMEOUT_S);
+    ck_assert_msg(p.r.status == 0 && p.sum, "profiled: exit %d\n%s", p.r.status, p.r.err);
+    ck_assert_ptr_nonnull(strstr(p.r.out, "drv_ep_prog: ok"));
+    json_t *api = json_object_get(p.sum, "api");
+    static const struct {
+        const char *name;
+        int cupti_sees;   /* CUPTI's driver record of it is kept */
+    } both[] = {{"cuMemAlloc_v2", 0}, {"cuMemsetD32_v2", 1}, {"cuMemcpyHtoD_v2", 1},
+                {"cuStreamSynchronize", 0}, {"cuMemFree_v2", 0}};
+    for (size_t k = 0; k < sizeof both / sizeof both[0]; k++) {
+        json_t *row = named(api, both[k].name);
+        ck_assert_msg(row != NULL, "no %s row", both[k].name);
+        ck_assert_msg(e2e_int(row, "calls") == (hooks_on || both[k].cupti_sees ? 2 : 1), "%s: %lld calls",
+                      both[k].name, (long long)e2e_int(row, "calls"));
+    }
+    json_t *htod = named(api, "cuMemcpyHtoD_v2"), *copy = named_kind(json_object_get(p.sum, "copies"), "HtoD");
+    ck_assert_ptr_nonnull(htod);
+    ck_assert_ptr_nonnull(copy);
+    ck_assert_int_eq(e2e_int(copy, "gpu_copies"), 2);
+    ck_assert_int_eq(e2e_int(copy, "calls"), hooks_on ? 2 : 1);
+    ck_assert_int_eq(e2e_int(htod, "cuda_total_ns"), e2e_int(copy, "gpu_total_ns"));
+    json_t *mem = json_object_get(p.sum, "memory");
+    ck_assert_int_eq(e2e_int(mem, "allocations"), hooks_on ? 2 : 1);
+    ck_assert_int_eq(e2e_int(mem, "peak_bytes"), hooks_on ? 2 * 4096 : 4096);
+    ck_assert_int_eq(e2e_int(mem, "end_bytes"), 0);
+    e2e_prof_free(&p);
+}
+END_TEST
+
+/* Device memory through the driver's virtual memory calls and its
+ * stream-ordered allocator (tests/corpus/driver_vmm: a 16 MiB range
+ * reserved, two 4 MiB pieces made and mapped, then cuMemAllocAsync of 1 MiB
+ * and a 1000 x 64 pitched allocation, 1024-byte rows): the physical memory counts as device
+ * memory, the address space reserved and mapped apart. */
+START_TEST(driver_virtual_memory_counted)
+{
+    const char *argv[] = {e2e_bpath("tests/corpus/driver_vmm"), NULL};
+    e2e_prof p = e2e_profile(1, argv, NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(p.r.status == 0 && p.sum && p.txt, "profiled: exit %d\n%s", p.r.status, p.r.err);
+    json_t *mem = json_object_get(p.sum, "memory");
+    ck_assert_int_eq(e2e_int(mem, "allocations"), 4);
+    ck_assert_int_eq(e2e_int(mem, "frees"), 4);
+    ck_assert_int_eq(e2e_int(mem, "allocated_bytes"), (8 << 20) + (1 << 20) + 1024 * 64);
+    ck_assert_int_eq(e2e_int(mem, "peak_bytes"), 8 << 20);
+    ck_assert_int_eq(e2e_int(mem, "end_bytes"), 0);
+    json_t *top = json_array_get(json_object_get(mem, "owners"), 0);
+    ck_assert_str_eq(e2e_str(top, "api"), "cuMemCreate");
+    ck_assert_int_eq(e2e_int(top, "allocations"), 2);
+    json_t *res = json_object_get(mem, "reserved"), *map = json_object_get(mem, "mapped");
+    ck_assert_int_eq(e2e_int(res, "calls"), 1);
+    ck_assert_int_eq(e2e_int(res, "peak_bytes"), 16 << 20);
+    ck_assert_int_eq(e2e_int(res, "end_bytes"), 0);
+    ck_assert_int_eq(e2e_int(map, "calls"), 2);
+    ck_assert_int_eq(e2e_int(map, "frees"), 2);
+    ck_assert_int_eq(e2e_int(map, "peak_bytes"), 8 << 20);
+    ck_assert_int_eq(e2e_int(map, "end_bytes"), 0);
+    ck_assert_ptr_nonnull(strstr(p.txt, "address space: 16.00 MiB reserved at most (cuMemAddressReserve; 0 B at exit), "
+                                        "8.00 MiB mapped at most (cuMemMap; 0 B at exit)"));
     e2e_prof_free(&p);
 }
 END_TEST
@@ -206,6 +315,8 @@ int main(void)
     tcase_add_loop_test(tc, cooperative_runtime_launch, 0, 2);
     tcase_add_loop_test(tc, cooperative_driver_launch, 0, 2);
     tcase_add_test(tc, driver_api_program_runs_on_the_sim);
+    tcase_add_loop_test(tc, linked_and_entry_point_counted_once, 0, 2);
+    tcase_add_test(tc, driver_virtual_memory_counted);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

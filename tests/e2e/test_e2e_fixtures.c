@@ -554,6 +554,11 @@ START_TEST(sim_matches_the_real_cupti)
     compare("driver", drv, bad, sizeof bad);
     compare("mt2", mt, bad, sizeof bad);
     compare("coop", coop, bad, sizeof bad);
+    /* the driver API linked (-lcuda); e2e_bpath's buffers are few: asked here */
+    const char *dq[] = {e2e_bpath("tests/corpus/driver_query"), NULL};
+    compare("driver_query", dq, bad, sizeof bad);
+    const char *dv[] = {e2e_bpath("tests/corpus/driver_vmm"), NULL};
+    compare("driver_vmm", dv, bad, sizeof bad);
     free(allowed);
     ck_assert_msg(bad[0] == '\0',
                   "the sim differs from the real CUPTI (" FIXTURES ") where tests/sim/README.md "

@@ -224,6 +224,27 @@ START_TEST(many_threads_run_file_nothing_lost)
 }
 END_TEST
 
+/* The run file's API table names the APIs the run used, by their ids, and
+ * leaves the others empty (run file 4.0's API_TABLE: some 2400 hooks'
+ * names, most never called, in every META): here APIs 2 and 6 are used, the rest only registered. */
+START_TEST(api_table_names_the_apis_used)
+{
+    cuprof_api_register(APIS, NAPIS);
+    cuprof_end(rec(2, CUPROF_EV_CALL), 0);
+    for (int i = 0; i < 3; i++)
+        cuprof_end(rec(6, CUPROF_EV_LAUNCH), 0);
+    cuprof_run *run = test_run_read_back();
+    ck_assert_uint_eq(run->napis, NAPIS);
+    for (size_t a = 0; a < NAPIS; a++) {
+        int used = a == 2 || a == 6;
+        ck_assert_str_eq(run->apis[a].name, used ? APIS[a].name : "");
+        ck_assert_str_eq(run->apis[a].category, used ? APIS[a].category : "");
+    }
+    ck_assert_str_eq(cuprof_run_api_name(run, 6), "cudaLaunchKernel");
+    test_run_free(run);
+}
+END_TEST
+
 START_TEST(event_ids_unique_across_chunks)
 {
     cuprof_api_register(APIS, NAPIS);
@@ -1553,6 +1574,7 @@ Suite *collector_suite(void)
     tcase_add_test(tc, many_threads_nothing_lost);
     tcase_add_test(tc, many_threads_run_file_nothing_lost);
     tcase_add_test(tc, event_ids_unique_across_chunks);
+    tcase_add_test(tc, api_table_names_the_apis_used);
     tcase_add_test(tc, open_calls_are_not_published);
     tcase_add_test(tc, compact_round_trip);
     tcase_add_test(tc, compact_repeated_launch_is_small);

@@ -136,15 +136,11 @@ START_TEST(exports_map_is_the_hook_list)
 END_TEST
 
 /* Every launch entry point the toolkit's libraries export (libcudart.so.13,
- * and the driver's through stubs/libcuda.so: a program gets those by
- * address, handed back as wrappers, PRELOAD_DRIVER_APIS) is hooked or left
+ * and the driver's through stubs/libcuda.so, hooked as exports and handed
+ * back by the entry points, hooks_driver.c) is hooked with its launch's
+ * arguments or left
  * out here with its reason, so that a new one cannot be missed again
  * (cooperative launches were, issue 33). */
-static const char *const driver_api_names[] = {
-#define X(name) #name,
-    PRELOAD_DRIVER_APIS(X)
-#undef X
-};
 static const struct {
     const char *name, *why;
 } launch_left_out[] = {
@@ -165,13 +161,19 @@ static const struct {
                                              "in 13; CUPTI's record only"},
 };
 
+/* The class each hook records, in hook_names' order. */
+static const unsigned char hook_cls[PRELOAD_N_HOOKS] = {
+#define X(name, lib, cls, ret, params) cls,
+    PRELOAD_HOOKS(X)
+#undef X
+};
+
+/* A launch hook records the launch's arguments (every driver export is a
+ * hook: a plain row does not count). */
 static int launch_hooked(const char *name)
 {
     for (size_t i = 0; i < sizeof hook_names / sizeof hook_names[0]; i++)
-        if (!strcmp(hook_names[i], name))
-            return 1;
-    for (size_t i = 0; i < sizeof driver_api_names / sizeof driver_api_names[0]; i++)
-        if (!strcmp(driver_api_names[i], name))
+        if (!strcmp(hook_names[i], name) && (hook_cls[i] == CUPROF_EV_LAUNCH || hook_cls[i] == PRELOAD_NO_EVENT))
             return 1;
     for (size_t i = 0; i < sizeof launch_left_out / sizeof launch_left_out[0]; i++)
         if (!strcmp(launch_left_out[i].name, name))
@@ -207,6 +209,21 @@ START_TEST(every_launch_entry_point_is_hooked)
     ck_assert_int_ge(checked, 20);
 }
 END_TEST
+
+/* Each hook's library, by index as hook_names; a hook's index, -1 if none. */
+static const unsigned char hook_lib[PRELOAD_N_HOOKS] = {
+#define X(name, lib, cls, ret, params) lib,
+    PRELOAD_HOOKS(X)
+#undef X
+};
+
+static int hook_index(const char *name)
+{
+    for (int i = 0; i < PRELOAD_N_HOOKS; i++)
+        if (!strcmp(hook_names[i], name))
+            return i;
+    return -1;
+}
 
 /* Every entry point of the math libraries that their headers declare is a
  * hook (issue 41), checked against the toolkit itself: each function a
@@ -290,7 +307,7 @@ START_TEST(every_math_library_entry_point_is_hooked)
             *at = '\0';
         if (!declares(text, names[i]))
             continue;   /* internal, or another library's (libcusolver exports cuBLAS's batched helpers) */
-        int ok = launch_hooked(names[i]);
+        int ok = hook_index(names[i]) >= 0;
         hooked += ok;
         ok |= math_is_left_out(names[i]);
         ck_assert_msg(ok, "%s (%s) is declared in its headers and exported, but no hook covers it: "
@@ -315,6 +332,64 @@ _Static_assert((int)PRELOAD_CLS_cusolverDnSgetrf == (int)CUPROF_EV_MATH_LIB, "ge
 _Static_assert((int)PRELOAD_CLS_cusolverDnSetStream == (int)CUPROF_EV_MATH, "set-up");
 _Static_assert((int)PRELOAD_CLS_cufftXtMakePlanMany == (int)CUPROF_EV_MATH, "an Xt plan is set-up");
 
+/* The driver API as programs link it (issue 41): every function the
+ * toolkit's stubs/libcuda.so exports (the real driver's export list) is a
+ * hook of library libcuda, category cuda_driver, exported by the library;
+ * and the calls whose arguments the tables read are hooked with them: the
+ * copies, memsets, allocations, frees and syncs of the runtime's kinds. */
+START_TEST(every_driver_export_is_hooked)
+{
+    const char *cuda = getenv("CUDA_HOME") ? getenv("CUDA_HOME") : "/usr/local/cuda";
+    char lib[4096];
+    snprintf(lib, sizeof lib, "%s/lib64/stubs/libcuda.so", cuda);
+    ck_assert_msg(access(lib, R_OK) == 0, "%s: the toolkit's library is needed", lib);
+    static char names[4096][96];
+    int n = nm_defined(lib, names, 4096), functions = 0;
+    ck_assert_int_gt(n, 400);
+    for (int i = 0; i < n; i++) {
+        char *at = strchr(names[i], '@');
+        if (at)
+            *at = '\0';
+        if (strncmp(names[i], "cu", 2) != 0)
+            continue;
+        functions++;
+        int h = hook_index(names[i]);
+        ck_assert_msg(h >= 0, "%s: libcuda exports it and no hook covers it", names[i]);
+        ck_assert_msg(hook_lib[h] == PRELOAD_LIB_CUDA, "%s: hooked as another library's", names[i]);
+        ck_assert_msg(in_exports(names[i], N_EXPORTS), "%s: hooked but not in the export list", names[i]);
+    }
+    ck_assert_int_gt(functions, 400);
+    /* the hooks of libcuda are its exports, nothing more */
+    int ours = 0;
+    for (int h = 0; h < PRELOAD_N_HOOKS; h++)
+        ours += hook_lib[h] == PRELOAD_LIB_CUDA;
+    ck_assert_int_eq(ours, functions);
+    static const struct {
+        const char *name;
+        int cls;
+    } with_args[] = {
+        {"cuLaunchKernel", CUPROF_EV_LAUNCH}, {"cuLaunchKernelEx_ptsz", CUPROF_EV_LAUNCH},
+        {"cuMemcpyHtoD_v2", CUPROF_EV_COPY}, {"cuMemcpyDtoHAsync_v2_ptsz", CUPROF_EV_COPY},
+        {"cuMemcpy2DAsync_v2", CUPROF_EV_COPY}, {"cuMemcpy3D_v2", CUPROF_EV_COPY},
+        {"cuMemcpyPeer", CUPROF_EV_COPY}, {"cuMemcpyAsync", CUPROF_EV_COPY},
+        {"cuMemsetD32_v2", CUPROF_EV_MEMSET}, {"cuMemsetD8Async", CUPROF_EV_MEMSET},
+        {"cuMemsetD2D16Async_ptsz", CUPROF_EV_MEMSET}, {"cuMemAlloc_v2", CUPROF_EV_ALLOC},
+        {"cuMemAllocPitch_v2", CUPROF_EV_ALLOC}, {"cuMemAllocAsync", CUPROF_EV_ALLOC},
+        {"cuMemCreate", CUPROF_EV_ALLOC}, {"cuMemMap", CUPROF_EV_ALLOC},
+        {"cuMemAddressReserve", CUPROF_EV_ALLOC}, {"cuMemFree_v2", CUPROF_EV_FREE},
+        {"cuMemRelease", CUPROF_EV_FREE}, {"cuMemUnmap", CUPROF_EV_FREE},
+        {"cuMemFreeAsync_ptsz", CUPROF_EV_FREE}, {"cuStreamSynchronize", CUPROF_EV_SYNC},
+        {"cuCtxSynchronize", CUPROF_EV_SYNC}, {"cuEventSynchronize", CUPROF_EV_SYNC},
+        {"cuEventRecord", CUPROF_EV_EVENT}, {"cuStreamWaitEvent", CUPROF_EV_EVENT},
+    };
+    for (size_t i = 0; i < sizeof with_args / sizeof with_args[0]; i++) {
+        int h = hook_index(with_args[i].name);
+        ck_assert_msg(h >= 0 && hook_cls[h] == with_args[i].cls, "%s: not hooked with its arguments",
+                      with_args[i].name);
+    }
+}
+END_TEST
+
 /* The table registered with the collector: every hook, its category, before
  * any event; a program that never touches CUDA records nothing and behaves
  * exactly as without the library. */
@@ -335,16 +410,10 @@ START_TEST(no_cuda_program_unchanged)
         PRELOAD_NVTX_APIS(X)
 #undef X
     };
-    static const char *const driver[] = {
-#define X(name) #name,
-        PRELOAD_DRIVER_APIS(X)
-#undef X
-    };
-    const int nnvtx = (int)(sizeof nvtx / sizeof nvtx[0]);
+    ck_assert_int_eq(PRELOAD_N_APIS - PRELOAD_N_HOOKS, (int)(sizeof nvtx / sizeof nvtx[0]));
     for (int i = PRELOAD_N_HOOKS; i < PRELOAD_N_APIS; i++) {
-        int k = i - PRELOAD_N_HOOKS;
-        ck_assert_str_eq(d->api[i], k < nnvtx ? nvtx[k] : driver[k - nnvtx]);
-        ck_assert_str_eq(d->cat[i], k < nnvtx ? "nvtx" : "cuda_driver");
+        ck_assert_str_eq(d->api[i], nvtx[i - PRELOAD_N_HOOKS]);
+        ck_assert_str_eq(d->cat[i], "nvtx");
     }
     for (int i = 0; i < PRELOAD_N_HOOKS; i++) {
         ck_assert_str_eq(d->api[i], hook_names[i]);
@@ -356,7 +425,8 @@ START_TEST(no_cuda_program_unchanged)
                            : !strncmp(hook_names[i], "cusolver", 8) ? "cusolver"
                            : !strncmp(hook_names[i], "MPI_", 4)   ? "mpi"
                            : !strncmp(hook_names[i], "nccl", 4)   ? "nccl"
-                           : !strncmp(hook_names[i], "cuGet", 5)  ? "cuda_driver"
+                           : !strncmp(hook_names[i], "cu", 2) && hook_names[i][2] >= 'A' &&
+                                     hook_names[i][2] <= 'Z'              ? "cuda_driver"
                                                                    : "cuda_runtime";
         ck_assert_str_eq(d->cat[i], want);
     }
@@ -877,6 +947,7 @@ static Suite *suite(void)
     tcase_add_test(t, every_launch_entry_point_is_hooked);
     tcase_add_loop_test(t, every_math_library_entry_point_is_hooked, 0,
                         (int)(sizeof math_libs / sizeof math_libs[0]));
+    tcase_add_test(t, every_driver_export_is_hooked);
     tcase_add_test(t, no_cuda_program_unchanged);
     tcase_add_test(t, program_references_are_versioned);
     suite_add_tcase(s, t);

@@ -30,7 +30,7 @@
 #include "harness.h"
 
 #define MAX_EV 4096
-#define MAX_NAMES 4096
+#define MAX_NAMES 8192
 #define MAX_CALLS 128
 
 /* What the fake collector dumped. */

@@ -120,6 +120,16 @@ enum cusim_mem_kind {
 CUSIM_EXPORT void *cusim_mem_alloc(size_t size, enum cusim_mem_kind kind);
 /* Frees a pointer from cusim_mem_alloc; returns 0, or -1 if not ours. */
 CUSIM_EXPORT int cusim_mem_free(void *p, enum cusim_mem_kind kind);
+/* Memory is zeroed at allocation, as fresh memory on a GPU reads. */
+/* Registers [base, base + size), memory the caller owns (the driver's
+ * virtual-memory mappings), as kind, so pointers into it are classified; not
+ * counted as used (cusim_mem_charge does that). 0, or -1 (NULL, taken). */
+CUSIM_EXPORT int cusim_mem_register(void *base, size_t size, enum cusim_mem_kind kind);
+/* Forgets a registered range (after the deferred work that may write it). */
+CUSIM_EXPORT int cusim_mem_unregister(void *base);
+/* Counts delta bytes more (or fewer) of device memory as used: the driver's
+ * physical allocations (cuMemCreate). -1, unchanged, beyond the device's. */
+CUSIM_EXPORT int cusim_mem_charge(int64_t delta);
 /* Classifies any pointer (inside an allocation counts). */
 CUSIM_EXPORT enum cusim_mem_kind cusim_mem_kind_of(const void *p);
 /* Like cusim_mem_kind_of, and also gives the allocation holding p (base and
@@ -227,6 +237,13 @@ CUSIM_EXPORT uint64_t cusim_memset(cusim_stream *s, void *dst, int value, size_t
 /* 2D memset: `height` rows of `width` bytes, `pitch` apart; one activity. */
 CUSIM_EXPORT uint64_t cusim_memset2d(cusim_stream *s, void *dst, size_t pitch, int value,
                                      size_t width, size_t height, int blocking, uint32_t corr);
+/* cusim_memset2d with elements of elem bytes (1, 2 or 4: the driver's
+ * cuMemsetD8/D16/D32 and their 2D forms): every element of each row (width
+ * bytes) set to value; the record's value is the element. A stream that
+ * captures takes byte memsets only (a wider one runs at once). */
+CUSIM_EXPORT uint64_t cusim_memset_elems(cusim_stream *s, void *dst, size_t pitch, uint32_t value,
+                                         int elem, size_t width, size_t height, int blocking,
+                                         uint32_t corr);
 
 /* Defers CPU work of the sim itself (the cuBLAS sim computing a GEMM result;
  * the bytes of async copies and memsets) off the caller's timeline: fn(arg)

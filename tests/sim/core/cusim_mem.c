@@ -10,13 +10,21 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define MEM_ALIGN 256 /* cudaMalloc guarantees 256-byte alignment */
+/* From this size on an allocation is its own anonymous mapping: zero pages
+ * the kernel gives lazily, so a large allocation the program never touches
+ * costs no host memory (below it, malloc'd and zeroed). */
+#define MEM_MMAP_MIN (64u << 10)
 
 typedef struct mem_range {
     uintptr_t base;          /* first byte */
     size_t size;             /* bytes asked for (0 allowed) */
     enum cusim_mem_kind kind;
+    uint8_t mapped;          /* its own mapping of `mapped_len` bytes (munmap), else malloc'd */
+    uint8_t external;        /* registered (cusim_mem_register): the memory is the caller's */
+    size_t mapped_len;
 } mem_range;
 
 static pthread_rwlock_t mem_lock = PTHREAD_RWLOCK_INITIALIZER;
@@ -40,7 +48,8 @@ static long find_le(uintptr_t p)
     return best;
 }
 
-static int insert_range(uintptr_t base, size_t size, enum cusim_mem_kind kind)
+static int insert_range(uintptr_t base, size_t size, enum cusim_mem_kind kind, int mapped, size_t mapped_len,
+                        int external)
 {
     if (nranges == cap) {
         size_t ncap = cap ? cap * 2 : 64;
@@ -52,9 +61,9 @@ static int insert_range(uintptr_t base, size_t size, enum cusim_mem_kind kind)
     }
     size_t at = (size_t)(find_le(base) + 1);
     memmove(&ranges[at + 1], &ranges[at], (nranges - at) * sizeof(*ranges));
-    ranges[at] = (mem_range){base, size, kind};
+    ranges[at] = (mem_range){base, size, kind, (uint8_t)mapped, (uint8_t)external, mapped_len};
     nranges++;
-    if (kind == CUSIM_MEM_DEVICE || kind == CUSIM_MEM_MANAGED)
+    if (!external && (kind == CUSIM_MEM_DEVICE || kind == CUSIM_MEM_MANAGED))
         device_used += size;
     return 0;
 }
@@ -70,22 +79,73 @@ void *cusim_mem_alloc(size_t size, enum cusim_mem_kind kind)
     real = (real + MEM_ALIGN - 1) / MEM_ALIGN * MEM_ALIGN;
     if (real < size)
         return NULL; /* overflow */
+    /* Zeroed, as fresh memory on a GPU reads (issue 41): what a program reads
+     * before writing must not depend on what the host heap held before, which
+     * a profiler's own allocations change. */
     void *p = NULL;
-    if (posix_memalign(&p, MEM_ALIGN, real) != 0)
-        return NULL;
+    int mapped = real >= MEM_MMAP_MIN;
+    if (mapped) {
+        p = mmap(NULL, real, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return NULL;
+    } else {
+        if (posix_memalign(&p, MEM_ALIGN, real) != 0)
+            return NULL;
+        memset(p, 0, real);
+    }
     pthread_rwlock_wrlock(&mem_lock);
     int rc = 0;
     if ((kind == CUSIM_MEM_DEVICE || kind == CUSIM_MEM_MANAGED) &&
         device_used + size > CUSIM_DEVICE_MEM_BYTES)
         rc = -1; /* out of (simulated) device memory */
     else
-        rc = insert_range((uintptr_t)p, size, kind);
+        rc = insert_range((uintptr_t)p, size, kind, mapped, real, 0);
     pthread_rwlock_unlock(&mem_lock);
     if (rc != 0) {
-        free(p);
+        if (mapped)
+            munmap(p, real);
+        else
+            free(p);
         return NULL;
     }
     return p;
+}
+
+int cusim_mem_register(void *base, size_t size, enum cusim_mem_kind kind)
+{
+    if (base == NULL || kind == CUSIM_MEM_UNKNOWN)
+        return -1;
+    pthread_rwlock_wrlock(&mem_lock);
+    long i = find_le((uintptr_t)base);
+    int rc = i >= 0 && ranges[i].base == (uintptr_t)base ? -1 : insert_range((uintptr_t)base, size, kind, 0, 0, 1);
+    pthread_rwlock_unlock(&mem_lock);
+    return rc;
+}
+
+int cusim_mem_unregister(void *base)
+{
+    cusim_defer_drain(); /* deferred work may still write there */
+    pthread_rwlock_wrlock(&mem_lock);
+    long i = find_le((uintptr_t)base);
+    int ok = i >= 0 && ranges[i].base == (uintptr_t)base && ranges[i].external;
+    if (ok) {
+        memmove(&ranges[i], &ranges[i + 1], (nranges - (size_t)i - 1) * sizeof(*ranges));
+        nranges--;
+    }
+    pthread_rwlock_unlock(&mem_lock);
+    return ok ? 0 : -1;
+}
+
+int cusim_mem_charge(int64_t delta)
+{
+    pthread_rwlock_wrlock(&mem_lock);
+    int rc = 0;
+    if (delta > 0 && device_used + (uint64_t)delta > CUSIM_DEVICE_MEM_BYTES)
+        rc = -1;
+    else
+        device_used += (uint64_t)delta;
+    pthread_rwlock_unlock(&mem_lock);
+    return rc;
 }
 
 int cusim_mem_free(void *p, enum cusim_mem_kind kind)
@@ -95,7 +155,8 @@ int cusim_mem_free(void *p, enum cusim_mem_kind kind)
     cusim_defer_drain(); /* deferred work may still write to p */
     pthread_rwlock_wrlock(&mem_lock);
     long i = find_le((uintptr_t)p);
-    int ok = i >= 0 && ranges[i].base == (uintptr_t)p && ranges[i].kind == kind;
+    int ok = i >= 0 && ranges[i].base == (uintptr_t)p && ranges[i].kind == kind && !ranges[i].external;
+    mem_range r = ok ? ranges[i] : (mem_range){0};
     if (ok) {
         if (kind == CUSIM_MEM_DEVICE || kind == CUSIM_MEM_MANAGED)
             device_used -= ranges[i].size;
@@ -105,7 +166,10 @@ int cusim_mem_free(void *p, enum cusim_mem_kind kind)
     pthread_rwlock_unlock(&mem_lock);
     if (!ok)
         return -1;
-    free(p);
+    if (r.mapped)
+        munmap(p, r.mapped_len);
+    else
+        free(p);
     return 0;
 }
 

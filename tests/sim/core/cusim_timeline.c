@@ -413,16 +413,34 @@ static int on_device(int mem)
 /* The bytes of a copy or memset: 2D, `height` rows of `width` bytes. */
 typedef struct xfer {
     int is_memset;
-    int value;            /* memset */
+    int value;            /* memset: the byte, or the 16/32-bit element */
+    int elem;             /* memset: element size, 1, 2 or 4 bytes (0 counts as 1) */
     void *dst;
     const void *src;      /* memcpy */
     size_t dpitch, spitch, width, height;
 } xfer;
 
+/* Fills n bytes at p with the element v of elem bytes (2 or 4: cuMemsetD16/D32). */
+static void fill_elems(void *p, uint32_t v, int elem, size_t n)
+{
+    unsigned char *b = p;
+    if (elem == 2) {
+        uint16_t e = (uint16_t)v;
+        for (size_t i = 0; i + 2 <= n; i += 2)
+            memcpy(b + i, &e, 2);
+    } else {
+        for (size_t i = 0; i + 4 <= n; i += 4)
+            memcpy(b + i, &v, 4);
+    }
+}
+
 static void xfer_run(const xfer *x)
 {
     size_t h = x->height ? x->height : 1;
-    if (x->is_memset) {
+    if (x->is_memset && x->elem > 1) {
+        for (size_t r = 0; r < h; r++)
+            fill_elems((char *)x->dst + r * x->dpitch, (uint32_t)x->value, x->elem, x->width);
+    } else if (x->is_memset) {
         if (h == 1 || x->dpitch == x->width)
             memset(x->dst, x->value, x->width * h);
         else
@@ -525,23 +543,29 @@ uint64_t cusim_memset(cusim_stream *s, void *dst, int value, size_t bytes, int b
 uint64_t cusim_memset2d(cusim_stream *s, void *dst, size_t pitch, int value, size_t width,
                         size_t height, int blocking, uint32_t corr)
 {
+    return cusim_memset_elems(s, dst, pitch, (uint32_t)value, 1, width, height, blocking, corr);
+}
+
+uint64_t cusim_memset_elems(cusim_stream *s, void *dst, size_t pitch, uint32_t value, int elem,
+                            size_t width, size_t height, int blocking, uint32_t corr)
+{
     struct cusim_graph *g = capturing(s);
-    if (g != NULL) {
+    if (g != NULL && elem <= 1) {
         cusim_capture_memset(g, dst, pitch, value, width, height);
         return 0;
     }
     uint64_t now = cusim_host_ns(), start, end; /* see cusim_memcpy2d */
     int dst_mem = cusim_mem_kind_of(dst);
     uint64_t bytes = (uint64_t)width * (height ? height : 1);
-    xfer x = {.is_memset = 1, .value = value, .dst = dst, .dpitch = pitch, .width = width,
-              .height = height};
+    xfer x = {.is_memset = 1, .value = (int)value, .elem = elem, .dst = dst, .dpitch = pitch,
+              .width = width, .height = height};
     xfer_submit(&x, blocking);
     place(s, now, cusim_model_memset_ns(bytes), 0, &start, &end);
     int64_t d = cusim_gpu_delta();
     const cusim_tool_ops *tool = cusim_tool_get();
     if (tool != NULL && tool->copy != NULL) {
         cusim_copy_activity a = {
-            .is_memset = 1, .dst_mem = dst_mem, .value = value, .bytes = bytes,
+            .is_memset = 1, .dst_mem = dst_mem, .value = (int)value, .bytes = bytes,
             .start = start + (uint64_t)d, .end = end + (uint64_t)d,
             .stream_id = s->id, .correlation_id = corr,
             .graph_id = cusim_replaying.graph_id, .graph_node_id = cusim_replaying.node_id,

@@ -12,24 +12,22 @@
  *                           functions; anything else is CUDA_ERROR_INVALID_IMAGE
  *   cuModuleGetFunction, cuModuleUnload, cuFuncGetName
  *   cuLaunchKernel, cuLaunchKernelEx (and _ptsz): a kernel of the user class
- *   cuMemAlloc, cuMemFree, cuCtxSynchronize, cuStreamSynchronize,
- *   cuCtxGetCurrent, cuInit, cuDriverGetVersion
+ *   cuCtxSynchronize, cuStreamSynchronize, cuStreamQuery, cuCtxGetCurrent,
+ *   cuInit, cuDriverGetVersion, devices, the one context, streams, events
+ *   memory, copies and memsets: cuda_driver_mem.c; virtual memory and the
+ *   stream-ordered allocator: cuda_driver_vmm.c; error names: cuda_driver_errors.c
  *
- * Not there: every other driver function (not exported; cuGetProcAddress
- * answers "not found").
+ * Every other export of the real driver is a generated stub (stubs.c) that
+ * says "not simulated"; cuGetProcAddress hands out any export by name.
  */
-#include "cusim.h"
+#include "driver_internal.h"
 
-#include <cuda.h>
-#undef cuGetProcAddress
-#include <cupti_driver_cbid.h>
 #include <dlfcn.h>
 #include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define DRV_EXPORT __attribute__((visibility("default")))
 /* the per-thread-default-stream forms: cuda.h declares them only for code
  * built with them */
 DRV_EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
@@ -51,17 +49,6 @@ typedef struct drv_module {
     drv_func *funcs;
     size_t n;
 } drv_module;
-
-#define DRV_CALL(cbid, name, sym)                                                            \
-    cusim_init();                                                                            \
-    cusim_api_call drv_call_;                                                                \
-    cusim_api_begin_driver(&drv_call_, CUPTI_DRIVER_TRACE_CBID_##cbid, name, NULL, sym)
-#define DRV_RETURN(r)                                                                        \
-    do {                                                                                     \
-        CUresult drv_r_ = (r);                                                               \
-        cusim_api_end(&drv_call_, (int)drv_r_);                                              \
-        return drv_r_;                                                                       \
-    } while (0)
 
 /* The kernels of a cubin: its symbol table's functions. -1 when it is no ELF. */
 static int cubin_funcs(const void *image, drv_module *m)
@@ -209,33 +196,6 @@ LAUNCH_COOPERATIVE(cuLaunchCooperativeKernel_ptsz, cuLaunchCooperativeKernel_pts
 LAUNCH_KERNEL_EX(cuLaunchKernelEx, cuLaunchKernelEx, 0)
 LAUNCH_KERNEL_EX(cuLaunchKernelEx_ptsz, cuLaunchKernelEx_ptsz, 1)
 
-DRV_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
-{
-    DRV_CALL(cuMemAlloc_v2, "cuMemAlloc_v2", NULL);
-    if (dptr == NULL)
-        DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
-    void *p = cusim_mem_alloc(bytes, CUSIM_MEM_DEVICE);
-    if (p == NULL)
-        DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
-    *dptr = (CUdeviceptr)(uintptr_t)p;
-    cusim_memory_activity a = {.mem_kind = CUSIM_MEM_DEVICE, .address = *dptr, .bytes = bytes};
-    cusim_report_memory(&a);
-    DRV_RETURN(CUDA_SUCCESS);
-}
-
-DRV_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
-{
-    DRV_CALL(cuMemFree_v2, "cuMemFree_v2", NULL);
-    void *base = NULL;
-    size_t size = 0;
-    if (cusim_mem_find((void *)(uintptr_t)dptr, &base, &size) == CUSIM_MEM_DEVICE && base == (void *)(uintptr_t)dptr) {
-        cusim_memory_activity a = {.release = 1, .mem_kind = CUSIM_MEM_DEVICE, .address = dptr, .bytes = size};
-        cusim_report_memory(&a);
-    }
-    DRV_RETURN(cusim_mem_free((void *)(uintptr_t)dptr, CUSIM_MEM_DEVICE) == 0 ? CUDA_SUCCESS
-                                                                               : CUDA_ERROR_INVALID_VALUE);
-}
-
 DRV_EXPORT CUresult cuCtxSynchronize(void)
 {
     DRV_CALL(cuCtxSynchronize, "cuCtxSynchronize", NULL);
@@ -243,13 +203,51 @@ DRV_EXPORT CUresult cuCtxSynchronize(void)
     DRV_RETURN(CUDA_SUCCESS);
 }
 
-DRV_EXPORT CUresult cuStreamSynchronize(CUstream hs)
+/* Waits for the work queued on s. */
+static CUresult stream_sync(cusim_stream *s)
 {
-    DRV_CALL(cuStreamSynchronize, "cuStreamSynchronize", NULL);
-    cusim_stream *s = cusim_stream_get(hs, 0);
-    if (s == NULL)
-        DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
     cusim_stream_sync(s);
+    return CUDA_SUCCESS;
+}
+
+/* CUDA_ERROR_NOT_READY while work queued on s runs (not an error). */
+static CUresult stream_query(cusim_stream *s)
+{
+    return cusim_stream_query(s) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
+
+/* fn(stream): op on the stream (ptds: NULL is this thread's stream). */
+#define STREAM_CALL(fn, ptds, op)                                                            \
+    DRV_EXPORT CUresult fn(CUstream hs);                                                     \
+    DRV_EXPORT CUresult fn(CUstream hs)                                                      \
+    {                                                                                        \
+        DRV_CALL(fn, #fn, NULL);                                                             \
+        cusim_stream *s = cusim_stream_get(hs, ptds);                                        \
+        DRV_RETURN(s == NULL ? CUDA_ERROR_INVALID_HANDLE : op(s));                           \
+    }
+STREAM_CALL(cuStreamSynchronize, 0, stream_sync)
+STREAM_CALL(cuStreamSynchronize_ptsz, 1, stream_sync)
+STREAM_CALL(cuStreamQuery, 0, stream_query)
+STREAM_CALL(cuStreamQuery_ptsz, 1, stream_query)
+
+DRV_EXPORT CUresult cuEventQuery(CUevent event)
+{
+    DRV_CALL(cuEventQuery, "cuEventQuery", NULL);
+    cusim_event *e = cusim_event_get(event);
+    if (e == NULL)
+        DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
+    DRV_RETURN(cusim_event_query(e) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY);
+}
+
+DRV_EXPORT CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned flags)
+{
+    DRV_CALL(cuStreamWaitEvent, "cuStreamWaitEvent", NULL);
+    (void)flags;
+    cusim_stream *s = cusim_stream_get(stream, 0);
+    cusim_event *e = cusim_event_get(event);
+    if (s == NULL || e == NULL)
+        DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
+    cusim_stream_wait_event(s, e);
     DRV_RETURN(CUDA_SUCCESS);
 }
 
@@ -269,12 +267,14 @@ DRV_EXPORT CUresult cuInit(unsigned int flags)
     DRV_RETURN(flags ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS);
 }
 
+/* Traced, as on the H200 (tests/fixtures/h200-580.159.04/driver_query). */
 DRV_EXPORT CUresult cuDriverGetVersion(int *version)
 {
+    DRV_CALL(cuDriverGetVersion, "cuDriverGetVersion", NULL);
     if (version == NULL)
-        return CUDA_ERROR_INVALID_VALUE;
+        DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
     *version = CUDA_VERSION;
-    return CUDA_SUCCESS;
+    DRV_RETURN(CUDA_SUCCESS);
 }
 
 /* ---- devices, contexts, copies, streams and events: what a driver-API
@@ -342,6 +342,19 @@ DRV_EXPORT CUresult cuDeviceGetAttribute(int *value, CUdevice_attribute attr, CU
     case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: *value = 65535; break;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: *value = 49152; break;
     case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: *value = 2048; break;
+    /* the values the sim's cudaGetDeviceProperties gives (cudart_device.c) */
+    case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: *value = 50 * 1024 * 1024; break;
+    case CU_DEVICE_ATTRIBUTE_CLOCK_RATE: *value = 1980000; break;
+    case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: *value = 2619000; break;
+    case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: *value = 5120; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: *value = 65536; break;
+    case CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY: *value = 65536; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: *value = 228 * 1024; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *value = 227 * 1024; break;
+    case CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: *value = 3; break;
+    case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: *value = 0x19; break;
+    case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED:
+    case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: *value = 1; break;
     case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH:
     case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: case CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: *value = 1; break;
     default: *value = 0; break;   /* not modelled: as a device without the feature */
@@ -413,44 +426,6 @@ DRV_EXPORT CUresult cuCtxPopCurrent_v2(CUcontext *ctx)
     DRV_CALL(cuCtxPopCurrent_v2, "cuCtxPopCurrent_v2", NULL);
     if (ctx != NULL)
         *ctx = (CUcontext)(void *)&the_context;
-    DRV_RETURN(CUDA_SUCCESS);
-}
-
-/* Copies and memsets on the legacy default stream, blocking as the driver's
- * synchronous forms are; the bytes move. */
-static CUresult drv_copy(void *dst, const void *src, size_t bytes, int kind, uint32_t corr)
-{
-    if ((dst == NULL || src == NULL) && bytes)
-        return CUDA_ERROR_INVALID_VALUE;
-    cusim_memcpy(cusim_stream_get(NULL, 0), dst, src, bytes, kind, 1, corr);
-    return CUDA_SUCCESS;
-}
-
-DRV_EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t bytes)
-{
-    DRV_CALL(cuMemcpyHtoD_v2, "cuMemcpyHtoD_v2", NULL);
-    DRV_RETURN(drv_copy((void *)(uintptr_t)dst, src, bytes, CUSIM_COPY_HTOD, drv_call_.correlation_id));
-}
-
-DRV_EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes)
-{
-    DRV_CALL(cuMemcpyDtoH_v2, "cuMemcpyDtoH_v2", NULL);
-    DRV_RETURN(drv_copy(dst, (const void *)(uintptr_t)src, bytes, CUSIM_COPY_DTOH, drv_call_.correlation_id));
-}
-
-DRV_EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t bytes)
-{
-    DRV_CALL(cuMemcpyDtoD_v2, "cuMemcpyDtoD_v2", NULL);
-    DRV_RETURN(drv_copy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes, CUSIM_COPY_DTOD,
-                        drv_call_.correlation_id));
-}
-
-DRV_EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t n)
-{
-    DRV_CALL(cuMemsetD8_v2, "cuMemsetD8_v2", NULL);
-    if (dst == 0 && n)
-        DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
-    cusim_memset(cusim_stream_get(NULL, 0), (void *)(uintptr_t)dst, value, n, 1, drv_call_.correlation_id);
     DRV_RETURN(CUDA_SUCCESS);
 }
 
