@@ -150,8 +150,11 @@ int main()
     CHECK(cudaMemset(info, 0xff, sizeof(int)));
     CHECK_SOLVER(cusolverDnSgesvd(h, 'A', 'A', m, m, dM, m, S, U, m, VT, m, sw, svd_work, NULL, info));
     printf("solver_dense: SVD %d x %d: info %d\n", m, m, read_info(info));
-    if (cusolverDnSpotrf(h, CUBLAS_FILL_MODE_UPPER, m, dM, m, fwork, 1, info) != CUSOLVER_STATUS_INVALID_VALUE)
-        return 1;   /* a short workspace is refused */
+    /* a short workspace: the sim refuses it (INVALID_VALUE), the real cuSOLVER 13 on an
+     * H200 did not (2026-11-28): the status is printed, not judged */
+    printf("solver_dense: potrf with a 1-element workspace: status %d\n",
+           (int)cusolverDnSpotrf(h, CUBLAS_FILL_MODE_UPPER, m, dM, m, fwork, 1, info));
+    CHECK(cudaDeviceSynchronize());
     CHECK_SOLVER(cusolverDnDestroy(h));
     CHECK(cudaStreamDestroy(s));
     return 0;

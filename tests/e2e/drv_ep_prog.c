@@ -44,6 +44,8 @@ int main(void)
     for (unsigned i = 0; i < 1024; i++)
         host[i] = i;
     CUdeviceptr a, b;
+    CK(cudaFree(0));   /* the runtime's primary context, current: the driver calls need one
+                          (without it a real driver answers 201, invalid context; the sim did not) */
     CK(cuMemAlloc(&a, sizeof host));                /* linked */
     CK(ep_alloc(&b, sizeof host));                  /* by address */
     CK(cuMemcpyHtoD(a, host, sizeof host));
