@@ -52,7 +52,7 @@ BENCH_TOOLS   := $(BENCH_B)/calls $(BENCH_B)/libfloor_hook.so $(BENCH_B)/libfloo
 # fp) against libunwind (unwind) on the same program.
 $(BENCH_B)/calls: bench/calls.c
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(BENCH_CFLAGS) -fno-omit-frame-pointer -o $@ $< \
-	    -L$(CUDA_HOME)/lib64 -lcudart -lnccl -lpthread
+	    -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib64/stubs -lcudart -lnccl -lcufft -lcuda -lpthread
 
 $(BENCH_B)/libfloor_hook.so: bench/floor_hook.c
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(BENCH_CFLAGS) -fPIC -shared -o $@ $< -ldl

@@ -12,7 +12,8 @@
  * calls, waits for the other threads, then times N calls with
  * CLOCK_MONOTONIC.
  *
- *   calls [--n N] [--threads T] [--api launch|klaunch|occupancy|nvtx|nccl] [--warmup W]
+ *   calls [--n N] [--threads T] [--api launch|klaunch|occupancy|nvtx|nccl|driver|math]
+ *         [--warmup W]
  *         [--depth D]
  * --depth: the calls are made D nested function calls deep (the host-stack
  * benchmarks: cuprof --stacks walks every frame).
@@ -29,6 +30,12 @@
  * nccl      = ncclAllReduce of 0 elements on a one-rank communicator per
  *             thread (made with ncclCommInitAll): the NCCL hook's own cost
  *             (NCCL returns at once for 0 elements).
+ * driver    = cuStreamQuery(stream): the driver API linked (-lcuda), as JAX
+ *             and the driver samples call it: a generated driver hook's cost.
+ * math      = cufftSetStream(plan, stream) on a 1-D C2C plan per thread: a
+ *             generated math-library hook's cost (the same path as an exec's,
+ *             which also pushes its id for CUPTI when CUPTI runs, without the
+ *             library's own work).
  *
  * Prints one line on stdout:
  *   calls api=launch threads=T n=N ns_per_call=X.XX min_thread=.. max_thread=.. rss_kb=..
@@ -36,7 +43,9 @@
  * the peak RSS when the calls are done (before any exit handler). Exit status:
  * 0 ok, 2 usage error, 3 CUDA error.
  */
+#include <cuda.h>
 #include <cuda_runtime_api.h>
+#include <cufft.h>
 #include <nccl.h>
 #include <nvtx3/nvToolsExt.h>
 
@@ -67,11 +76,12 @@ static char dummy_name[] = "_Z12dummy_kernelv";
 
 static long n_calls = 2000000;
 static long n_warmup = 10000;
-enum { API_LAUNCH, API_KLAUNCH, API_OCCUPANCY, API_NVTX, API_NCCL };
-static const char *const api_names[] = {"launch", "klaunch", "occupancy", "nvtx", "nccl"};
+enum { API_LAUNCH, API_KLAUNCH, API_OCCUPANCY, API_NVTX, API_NCCL, API_DRIVER, API_MATH };
+static const char *const api_names[] = {"launch", "klaunch", "occupancy", "nvtx", "nccl", "driver", "math"};
 static const char *const api_calls[] = {"cudaLaunchKernel", "__cudaLaunchKernel",
                                         "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
-                                        "nvtxRangePushA", "ncclAllReduce"};
+                                        "nvtxRangePushA", "ncclAllReduce", "cuStreamQuery",
+                                        "cufftSetStream"};
 static int api = API_LAUNCH;
 static pthread_barrier_t start_line;
 
@@ -79,6 +89,7 @@ typedef struct worker {
     pthread_t th;
     cudaStream_t stream;
     ncclComm_t comm;   /* --api nccl */
+    cufftHandle plan;  /* --api math */
     double ns_per_call;
     int err;
 } worker;
@@ -106,6 +117,14 @@ static int run_calls(worker *w, cudaKernel_t handle, long n)
     } else if (api == API_NCCL) {
         for (long i = 0; i < n; i++)
             if (ncclAllReduce(NULL, NULL, 0, ncclFloat, ncclSum, w->comm, w->stream) != ncclSuccess)
+                return 1;
+    } else if (api == API_DRIVER) {
+        for (long i = 0; i < n; i++)
+            if (cuStreamQuery((CUstream)w->stream) != CUDA_SUCCESS)
+                return 1;
+    } else if (api == API_MATH) {
+        for (long i = 0; i < n; i++)
+            if (cufftSetStream(w->plan, w->stream) != CUFFT_SUCCESS)
                 return 1;
     } else if (api == API_OCCUPANCY) {
         int blocks;
@@ -142,6 +161,8 @@ static void *worker_main(void *arg)
         w->err = 1;
     int dev0 = 0;
     if (api == API_NCCL && ncclCommInitAll(&w->comm, 1, &dev0) != ncclSuccess)
+        w->err = 1;
+    if (api == API_MATH && cufftPlan1d(&w->plan, 256, CUFFT_C2C, 1) != CUFFT_SUCCESS)
         w->err = 1;
     if (!w->err)
         w->err = nested_calls(w, handle, n_warmup, depth);
@@ -190,8 +211,8 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--depth"))
             depth = (int)arg_long(a, v, 0), i++;
         else {
-            fprintf(stderr, "usage: calls [--n N] [--threads T] [--api launch|klaunch|occupancy|nvtx|nccl] "
-                            "[--warmup W] [--depth D]\n");
+            fprintf(stderr, "usage: calls [--n N] [--threads T] [--api launch|klaunch|occupancy|nvtx|nccl|"
+                            "driver|math] [--warmup W] [--depth D]\n");
             return 2;
         }
     }

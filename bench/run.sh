@@ -159,6 +159,8 @@ scenarios=(
   "launch_2t launch 2 floor cuprof"
   "nvtx_1t nvtx 1 cuprof"
   "nccl_1t nccl 1 cuprof cuprof_cupti"
+  "driver_1t driver 1 cuprof"
+  "math_1t math 1 cuprof"
   "gated_1t launch 1 floor cuprof_gated"
   "stacks_d10 launch@10 1 cuprof cuprof_stk_auto cuprof_stk_fp cuprof_stk_unwind"
   "stacks_d30 launch@30 1 cuprof cuprof_stk_auto cuprof_stk_fp cuprof_stk_unwind"
@@ -174,10 +176,11 @@ declare -A abs    # abs[scenario.cfg] = per-repeat ns per call with the hook
 
 echo "bench: N=$N calls per thread, $REPEATS repeats, sim launch cost 0 (CUSIM_LAUNCH_CPU_NS=0)" >&2
 t_start=$(date +%s)
-# quick (CI): not launch_2t (the sim's lock, noise only), nor the NVTX and
-# capture-window rows (measured, not guarded)
+# quick (CI): not launch_2t (the sim's lock, noise only), nor the NVTX, NCCL,
+# driver, math-library and capture-window rows (measured, not guarded)
 [ $quick = 1 ] && unset 'scenarios[4]' 'scenarios[5]' 'scenarios[6]' 'scenarios[7]' \
-                        'scenarios[8]' 'scenarios[9]' 'scenarios[10]'
+                        'scenarios[8]' 'scenarios[9]' 'scenarios[10]' 'scenarios[11]' \
+                        'scenarios[12]'
 for rep in $(seq 1 "$REPEATS"); do
   for sc in "${scenarios[@]}"; do
     set -- $sc
