@@ -347,7 +347,9 @@ static void put_kernels(cuprof_writer *w)
     if (s->nkernels == 0)
         return;
     int gpu = w->run->gpu.captured;
- cuprof_out_puts(o, gpu ? "\nKernels (launches: executions on the device)\n" : "\nKernels (launches seen by the CPU; GPU times need the GPU timeline)\n");
+ cuprof_out_puts(o, gpu ? "\nKernels (launches: executions on the device; FLOPs are counted for library calls "
+                            "only, a kernel of the program's own has none: its work is unknown)\n"
+                          : "\nKernels (launches seen by the CPU; GPU times need the GPU timeline)\n");
     cuprof_out_printf(o, "  %10s", "Launches");
     if (gpu)
         cuprof_out_printf(o, "  %12s  %12s  %12s  %12s", "GPU total", "Min", "Median", "Max");
