@@ -57,13 +57,15 @@ static const char *unzip(const char *name, const char *ext)
 
 /* ---- replay ------------------------------------------------------------------------ */
 
-/* prof.sh report on the fixture's run file (of DIR): its summary.json. */
-static json_t *replay_from(const char *dir, const char *name)
+/* prof.sh report [--peak-device PEAK] on the fixture's run file (of DIR): its
+ * summary.json. */
+static json_t *replay_peak(const char *dir, const char *name, const char *peak)
 {
     const char *rf = unzip_from(dir, name, "cuprof");
     char rfc[4096];
     snprintf(rfc, sizeof rfc, "%s", rf);
-    const char *argv[] = {e2e_path("prof.sh"), "report", "-o", tmp, "-n", name, rfc, NULL};
+    const char *argv[] = {e2e_path("prof.sh"), "report", "-o", tmp, "-n", name,
+                          peak ? "--peak-device" : rfc, peak ? peak : NULL, peak ? rfc : NULL, NULL};
     e2e_result r = e2e_run(argv, NULL, NULL, TIMEOUT_S);
     ck_assert_msg(r.status == 0, "report %s: exit %d\n%s", name, r.status, r.err);
     e2e_result_free(&r);
@@ -72,6 +74,11 @@ static json_t *replay_from(const char *dir, const char *name)
     json_t *sum = e2e_load_json(path);
     ck_assert_ptr_nonnull(sum);
     return sum;
+}
+
+static json_t *replay_from(const char *dir, const char *name)
+{
+    return replay_peak(dir, name, NULL);
 }
 
 static json_t *replay(const char *name)
@@ -170,18 +177,7 @@ static double dump_gemm_median_ns(const char *dir, const char *name)
 static double gemm_rate(const char *dir, const char *name, const char *peak, double peak_tflops,
                         long long m, int bias)
 {
-    const char *rf = unzip_from(dir, name, "cuprof");
-    char rfc[4096];
-    snprintf(rfc, sizeof rfc, "%s", rf);
-    const char *argv[] = {e2e_path("prof.sh"), "report", "-o", tmp, "-n", name, "--format", "none",
-                          "--no-html", "--peak-device", peak, rfc, NULL};
-    e2e_result r = e2e_run(argv, NULL, NULL, TIMEOUT_S);
-    ck_assert_msg(r.status == 0, "report %s: exit %d\n%s", name, r.status, r.err);
-    e2e_result_free(&r);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s.summary.json", tmp, name);
-    json_t *sum = e2e_load_json(path);
-    ck_assert_ptr_nonnull(sum);
+    json_t *sum = replay_peak(dir, name, peak);
     ck_assert_str_eq(e2e_str(json_object_get(sum, "device"), "peak"), peak);
     json_t *sh = json_array_get(json_object_get(json_array_get(json_object_get(sum, "blas"), 0),
                                                 "shapes"), 0);
