@@ -191,6 +191,130 @@ START_TEST(sparse_csc_matches_dense)
 }
 END_TEST
 
+/* SpGEMM with its two-phase protocol: sizes asked with NULL buffers, C's
+ * nnz known after compute, C written by copy (base 1, 64-bit values, columns
+ * ascending, alpha and beta applied); transposes refused as cuSPARSE does. */
+START_TEST(sparse_spgemm_protocol)
+{
+    /* A 2x3 [[1 0 2] [0 3 0]], B 3x2 [[0 4] [5 0] [6 7]] (base 1); A B = [[12 18] [15 0]] */
+    int aoff[] = {1, 3, 4}, acol[] = {3, 1, 2}, boff[] = {1, 2, 3, 5}, bcol[] = {2, 1, 2, 1};
+    double aval[] = {2, 1, 3}, bval[] = {4, 5, 7, 6};
+    int *daoff = dev(sizeof aoff), *dacol = dev(sizeof acol), *dboff = dev(sizeof boff), *dbcol = dev(sizeof bcol);
+    double *daval = dev(sizeof aval), *dbval = dev(sizeof bval);
+    put(daoff, aoff, sizeof aoff), put(dacol, acol, sizeof acol), put(daval, aval, sizeof aval);
+    put(dboff, boff, sizeof boff), put(dbcol, bcol, sizeof bcol), put(dbval, bval, sizeof bval);
+    int *dcoff = dev(3 * sizeof(int));
+    cusparseHandle_t h;
+    cusparseSpMatDescr_t a, b, c;
+    cusparseSpGEMMDescr_t d;
+    ck_assert_int_eq(cusparseCreate(&h), CUSPARSE_STATUS_SUCCESS);
+    cusparseIndexBase_t one = CUSPARSE_INDEX_BASE_ONE;
+    cusparseCreateCsr(&a, 2, 3, 3, daoff, dacol, daval, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, one, CUDA_R_64F);
+    cusparseCreateCsr(&b, 3, 2, 4, dboff, dbcol, dbval, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, one, CUDA_R_64F);
+    cusparseCreateCsr(&c, 2, 2, 0, dcoff, NULL, NULL, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, one, CUDA_R_64F);
+    ck_assert_int_eq(cusparseSpGEMM_createDescr(&d), CUSPARSE_STATUS_SUCCESS);
+    double alpha = 2, beta = 0;
+    cusparseOperation_t N = CUSPARSE_OPERATION_NON_TRANSPOSE;
+    size_t s1 = 0, s2 = 0;
+    ck_assert_int_eq(cusparseSpGEMM_compute(h, N, N, &alpha, a, b, &beta, c, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, d,
+                                            &s2, NULL), CUSPARSE_STATUS_INVALID_VALUE);   /* estimation first */
+    ck_assert_int_eq(cusparseSpGEMM_workEstimation(h, CUSPARSE_OPERATION_TRANSPOSE, N, &alpha, a, b, &beta, c,
+                                                   CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, d, &s1, NULL),
+                     CUSPARSE_STATUS_NOT_SUPPORTED);
+    ck_assert_int_eq(cusparseSpGEMM_workEstimation(h, N, N, &alpha, a, b, &beta, c, CUDA_R_64F,
+                                                   CUSPARSE_SPGEMM_DEFAULT, d, &s1, NULL), CUSPARSE_STATUS_SUCCESS);
+    ck_assert_uint_gt(s1, 0);
+    void *b1 = dev(s1);
+    ck_assert_int_eq(cusparseSpGEMM_workEstimation(h, N, N, &alpha, a, b, &beta, c, CUDA_R_64F,
+                                                   CUSPARSE_SPGEMM_DEFAULT, d, &s1, b1), CUSPARSE_STATUS_SUCCESS);
+    int64_t prods = 0, rows, cols, nnz;
+    ck_assert_int_eq(cusparseSpGEMM_getNumProducts(d, &prods), CUSPARSE_STATUS_SUCCESS);
+    ck_assert_int_eq(prods, 4);   /* 1*(B row 3: 2) + 2*(B row 1: 1) + 3*(B row 2: 1) */
+    ck_assert_int_eq(cusparseSpGEMM_compute(h, N, N, &alpha, a, b, &beta, c, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, d,
+                                            &s2, NULL), CUSPARSE_STATUS_SUCCESS);
+    ck_assert_uint_gt(s2, 0);
+    void *b2 = dev(s2);
+    ck_assert_int_eq(cusparseSpGEMM_compute(h, N, N, &alpha, a, b, &beta, c, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, d,
+                                            &s2, b2), CUSPARSE_STATUS_SUCCESS);
+    ck_assert_int_eq(cusparseSpMatGetSize(c, &rows, &cols, &nnz), CUSPARSE_STATUS_SUCCESS);
+    ck_assert_int_eq(nnz, 3);
+    int *dccol = dev(3 * sizeof(int));
+    double *dcval = dev(3 * sizeof(double));
+    ck_assert_int_eq(cusparseCsrSetPointers(c, dcoff, dccol, dcval), CUSPARSE_STATUS_SUCCESS);
+    ck_assert_int_eq(cusparseSpGEMM_copy(h, N, N, &alpha, a, b, &beta, c, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, d),
+                     CUSPARSE_STATUS_SUCCESS);
+    ck_assert_int_eq(cusparseSpGEMM_destroyDescr(d), CUSPARSE_STATUS_SUCCESS);   /* before the copy is seen */
+    int coff[3], ccol[3];
+    double cval[3];
+    get(coff, dcoff, sizeof coff), get(ccol, dccol, sizeof ccol), get(cval, dcval, sizeof cval);
+    ck_assert(coff[0] == 1 && coff[1] == 3 && coff[2] == 4);
+    ck_assert(ccol[0] == 1 && ccol[1] == 2 && ccol[2] == 1);
+    ck_assert(cval[0] == 24 && cval[1] == 36 && cval[2] == 30);
+    cusparseDestroySpMat(a), cusparseDestroySpMat(b), cusparseDestroySpMat(c);
+    cusparseDestroy(h);
+}
+END_TEST
+
+/* SpSV: lower CSR with its diagonal, upper COO transposed, a unit diagonal
+ * (the stored one ignored), against substitution by hand. */
+START_TEST(sparse_spsv_triangles)
+{
+    /* A = [[2 0 0] [1 4 0] [0 3 5]] plus an upper entry (0,2)=9 the fill mode ignores */
+    int off[] = {0, 2, 4, 6}, col[] = {0, 2, 0, 1, 1, 2};
+    float val[] = {2, 9, 1, 4, 3, 5}, x[] = {2, 9, 28}, y[3];
+    int *doff = dev(sizeof off), *dcol = dev(sizeof col);
+    float *dval = dev(sizeof val), *dx = dev(sizeof x), *dy = dev(sizeof y);
+    put(doff, off, sizeof off), put(dcol, col, sizeof col), put(dval, val, sizeof val), put(dx, x, sizeof x);
+    cusparseHandle_t h;
+    cusparseSpMatDescr_t a;
+    cusparseDnVecDescr_t vx, vy;
+    cusparseSpSVDescr_t d;
+    cusparseCreate(&h);
+    cusparseCreateCsr(&a, 3, 3, 6, doff, dcol, dval, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                      CUDA_R_32F);
+    cusparseCreateDnVec(&vx, 3, dx, CUDA_R_32F);
+    cusparseCreateDnVec(&vy, 3, dy, CUDA_R_32F);
+    ck_assert_int_eq(cusparseSpSV_createDescr(&d), CUSPARSE_STATUS_SUCCESS);
+    float alpha = 1;
+    size_t bytes = 0;
+    cusparseOperation_t N = CUSPARSE_OPERATION_NON_TRANSPOSE, T = CUSPARSE_OPERATION_TRANSPOSE;
+    ck_assert_int_eq(cusparseSpSV_bufferSize(h, N, &alpha, a, vx, vy, CUDA_R_32F, CUSPARSE_SPSV_ALG_DEFAULT, d, &bytes),
+                     CUSPARSE_STATUS_SUCCESS);
+    void *buf = dev(bytes);
+    ck_assert_int_eq(cusparseSpSV_solve(h, N, &alpha, a, vx, vy, CUDA_R_32F, CUSPARSE_SPSV_ALG_DEFAULT, d),
+                     CUSPARSE_STATUS_INVALID_VALUE);   /* analysis first */
+    ck_assert_int_eq(cusparseSpSV_analysis(h, N, &alpha, a, vx, vy, CUDA_R_32F, CUSPARSE_SPSV_ALG_DEFAULT, d, buf),
+                     CUSPARSE_STATUS_SUCCESS);
+    ck_assert_int_eq(cusparseSpSV_solve(h, N, &alpha, a, vx, vy, CUDA_R_32F, CUSPARSE_SPSV_ALG_DEFAULT, d),
+                     CUSPARSE_STATUS_SUCCESS);
+    get(y, dy, sizeof y);   /* 2 y0 = 2; y0 + 4 y1 = 9; 3 y1 + 5 y2 = 28 */
+    ck_assert(y[0] == 1 && y[1] == 2 && y[2] == 4.4f);
+    /* A^T is upper: 2 y0 + y1 = 2 ... solved from the bottom: 5 y2 = 28, 4 y1 + 3 y2 = 9, 2 y0 + y1 = 2 */
+    cusparseDiagType_t unit = CUSPARSE_DIAG_TYPE_UNIT;
+    ck_assert_int_eq(cusparseSpSV_analysis(h, T, &alpha, a, vx, vy, CUDA_R_32F, CUSPARSE_SPSV_ALG_DEFAULT, d, buf),
+                     CUSPARSE_STATUS_SUCCESS);
+    ck_assert_int_eq(cusparseSpSV_solve(h, T, &alpha, a, vx, vy, CUDA_R_32F, CUSPARSE_SPSV_ALG_DEFAULT, d),
+                     CUSPARSE_STATUS_SUCCESS);
+    get(y, dy, sizeof y);
+    ck_assert_float_eq_tol(y[2], 5.6f, 1e-6f);
+    ck_assert_float_eq_tol(y[1], (9 - 3 * 5.6f) / 4, 1e-6f);
+    ck_assert_float_eq_tol(y[0], (2 - y[1]) / 2, 1e-6f);
+    ck_assert_int_eq(cusparseSpMatSetAttribute(a, CUSPARSE_SPMAT_DIAG_TYPE, &unit, sizeof unit),
+                     CUSPARSE_STATUS_SUCCESS);
+    ck_assert_int_eq(cusparseSpMatSetAttribute(a, CUSPARSE_SPMAT_DIAG_TYPE, &unit, 1), CUSPARSE_STATUS_INVALID_VALUE);
+    alpha = 2;
+    ck_assert_int_eq(cusparseSpSV_solve(h, N, &alpha, a, vx, vy, CUDA_R_32F, CUSPARSE_SPSV_ALG_DEFAULT, d),
+                     CUSPARSE_STATUS_SUCCESS);
+    get(y, dy, sizeof y);   /* y0 = 4; y0 + y1 = 18; 3 y1 + y2 = 56 */
+    ck_assert(y[0] == 4 && y[1] == 14 && y[2] == 14);
+    ck_assert_int_eq(cusparseSpSV_solve(h, N, &alpha, a, vx, vx, CUDA_R_32F, CUSPARSE_SPSV_ALG_DEFAULT, NULL),
+                     CUSPARSE_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(cusparseSpSV_destroyDescr(d), CUSPARSE_STATUS_SUCCESS);
+    cusparseDestroySpMat(a), cusparseDestroyDnVec(vx), cusparseDestroyDnVec(vy);
+    cusparseDestroy(h);
+}
+END_TEST
+
 /* Cholesky's devInfo names the first minor that is not positive definite. */
 START_TEST(solver_potrf_info)
 {
@@ -296,6 +420,8 @@ int main(void)
     tcase_add_test(tc, sparse_mat_descr);
     tcase_add_test(tc, rand_seed_and_offset);
     tcase_add_test(tc, sparse_csc_matches_dense);
+    tcase_add_test(tc, sparse_spgemm_protocol);
+    tcase_add_test(tc, sparse_spsv_triangles);
     tcase_add_test(tc, solver_potrf_info);
     tcase_add_test(tc, bad_arguments_do_not_crash);
     tcase_add_test(tc, versions_and_properties);
