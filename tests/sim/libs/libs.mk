@@ -6,11 +6,12 @@
 # (gen_stubs.sh) that say so.
 SIMLIBS_DIR   := tests/sim/libs
 SIMLIBS       := cufft curand cusparse cusolver
-SIMLIBS_HDRS  := $(SIMLIBS_DIR)/simlib.h $(SIMLIBS_DIR)/cusparse_internal.h tests/sim/core/cusim.h \
-                 tests/sim/core/cusim_stub.h
+SIMLIBS_HDRS  := $(SIMLIBS_DIR)/simlib.h $(SIMLIBS_DIR)/cusparse_internal.h $(SIMLIBS_DIR)/cusolver_internal.h \
+                 tests/sim/core/cusim.h tests/sim/core/cusim_stub.h
 SIMLIB_LIB     = $(SIM_DIR)/$(SIMLIB_$(1)_SONAME)
 # A library's objects: LIB.o, and its other files' (SIMLIB_LIB_MORE).
 SIMLIB_cusparse_MORE := cusparse_solve
+SIMLIB_cusolver_MORE := cusolver_batched cusolver_svd
 SIMLIB_OBJS    = $(SIM_DIR)/libs/$(1).o $(foreach m,$(SIMLIB_$(1)_MORE),$(SIM_DIR)/libs/$(m).o)
 
 # Per library: soname, calling-convention macro, status type, a stub's status,
@@ -47,7 +48,8 @@ SIMLIB_cusolver_HEADERS  = $(addprefix $(CUDA_HOME)/include/,cusolverDn.h cusolv
 SIMLIB_cusolver_GLOBAL  := cusolver*; cublas*; pegasus*;
 
 $(SIM_DIR)/libs/simlib.o $(SIM_DIR)/libs/cufft.o $(SIM_DIR)/libs/curand.o $(SIM_DIR)/libs/cusparse.o \
-$(SIM_DIR)/libs/cusolver.o $(SIM_DIR)/libs/cusparse_solve.o: $(SIM_DIR)/libs/%.o: $(SIMLIBS_DIR)/%.c $(SIMLIBS_HDRS)
+$(SIM_DIR)/libs/cusolver.o $(SIM_DIR)/libs/cusparse_solve.o $(SIM_DIR)/libs/cusolver_batched.o \
+$(SIM_DIR)/libs/cusolver_svd.o: $(SIM_DIR)/libs/%.o: $(SIMLIBS_DIR)/%.c $(SIMLIBS_HDRS)
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(SIM_CFLAGS) -c -o $@ $<
 
 $(SIM_DIR)/libs/%_stubs.o: $(SIM_DIR)/libs/%_stubs.c tests/sim/core/cusim_stub.h

@@ -335,6 +335,92 @@ START_TEST(solver_potrf_info)
 }
 END_TEST
 
+/* potrfBatched: each matrix its factor and info (the second not positive
+ * definite, as NVIDIA's example has it); potrsBatched solves with nrhs 1 and
+ * refuses more, as the header says. Pointer arrays in device memory. */
+START_TEST(solver_potrf_batched)
+{
+    double a0[] = {4, 2, 2, 5}, a1[] = {1, 2, 2, 4}, b0[] = {2, 4}, l[4], x[2];   /* a1 singular */
+    double *da0 = dev(sizeof a0), *da1 = dev(sizeof a1), *db0 = dev(sizeof b0), *db1 = dev(sizeof b0);
+    put(da0, a0, sizeof a0), put(da1, a1, sizeof a1), put(db0, b0, sizeof b0), put(db1, b0, sizeof b0);
+    double *ha[2] = {da0, da1}, *hb[2] = {db0, db1}, **dA = dev(sizeof ha), **dB = dev(sizeof hb);
+    put(dA, ha, sizeof ha), put(dB, hb, sizeof hb);
+    int *info = dev(2 * sizeof(int)), hinfo[2] = {-1, -1};
+    cusolverDnHandle_t h;
+    ck_assert_int_eq(cusolverDnCreate(&h), CUSOLVER_STATUS_SUCCESS);
+    ck_assert_int_eq(cusolverDnDpotrfBatched(h, CUBLAS_FILL_MODE_LOWER, 2, dA, 2, info, 2), CUSOLVER_STATUS_SUCCESS);
+    get(hinfo, info, sizeof hinfo);
+    ck_assert(hinfo[0] == 0 && hinfo[1] == 2);
+    get(l, da0, sizeof l);   /* L = [[2 0] [1 2]] */
+    ck_assert(l[0] == 2 && l[1] == 1 && l[3] == 2);
+    ck_assert_int_eq(cusolverDnDpotrsBatched(h, CUBLAS_FILL_MODE_LOWER, 2, 1, dA, 2, dB, 2, info, 1),
+                     CUSOLVER_STATUS_SUCCESS);
+    get(x, db0, sizeof x);   /* [[4 2] [2 5]] x = [2 4]: x = [0.125 0.75] */
+    ck_assert_double_eq_tol(x[0], 0.125, 1e-15);
+    ck_assert_double_eq_tol(x[1], 0.75, 1e-15);
+    ck_assert_int_eq(cusolverDnDpotrsBatched(h, CUBLAS_FILL_MODE_LOWER, 2, 2, dA, 2, dB, 2, info, 1),
+                     CUSOLVER_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(cusolverDnSpotrfBatched(h, CUBLAS_FILL_MODE_LOWER, 2, (float **)dA, 1, info, 2),
+                     CUSOLVER_STATUS_INVALID_VALUE);   /* lda < n */
+    /* pointers to buffers too small for the matrix: skipped, no crash */
+    float *tiny = dev(sizeof(float)), *hs[1] = {tiny}, **dS = dev(sizeof hs);
+    put(dS, hs, sizeof hs);
+    ck_assert_int_eq(cusolverDnSpotrfBatched(h, CUBLAS_FILL_MODE_UPPER, 8, dS, 8, info, 1), CUSOLVER_STATUS_SUCCESS);
+    get(hinfo, info, sizeof(int));
+    ck_assert_int_eq(hinfo[0], 0);
+    ck_assert_int_eq(cusolverDnDestroy(h), CUSOLVER_STATUS_SUCCESS);
+}
+END_TEST
+
+/* gesvd computes A = U S VT: NVIDIA's example's matrix and values, U and VT
+ * orthogonal, the product back; jobu 'N'; m < n refused, as cuSOLVER does. */
+START_TEST(solver_gesvd)
+{
+    enum { M = 3, N = 2 };
+    double a[] = {1, 4, 2, 2, 5, 1}, sv[N], u[M * M], vt[N * N];
+    double *da = dev(sizeof a), *ds = dev(sizeof sv), *du = dev(sizeof u), *dvt = dev(sizeof vt), *work;
+    int *info = dev(sizeof(int)), lwork, hinfo = -1;
+    put(da, a, sizeof a);
+    cusolverDnHandle_t h;
+    ck_assert_int_eq(cusolverDnCreate(&h), CUSOLVER_STATUS_SUCCESS);
+    ck_assert_int_eq(cusolverDnDgesvd_bufferSize(h, M, N, &lwork), CUSOLVER_STATUS_SUCCESS);
+    work = dev(sizeof(double) * lwork);
+    ck_assert_int_eq(cusolverDnDgesvd(h, 'A', 'A', M, N, da, M, ds, du, M, dvt, N, work, lwork, NULL, info),
+                     CUSOLVER_STATUS_SUCCESS);
+    get(sv, ds, sizeof sv), get(u, du, sizeof u), get(vt, dvt, sizeof vt), get(&hinfo, info, sizeof hinfo);
+    ck_assert_int_eq(hinfo, 0);
+    ck_assert_double_eq_tol(sv[0], 7.065283497082729, 1e-13);
+    ck_assert_double_eq_tol(sv[1], 1.040081297712078, 1e-13);
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < M; j++) {   /* U^T U = I */
+            double d = 0;
+            for (int k = 0; k < M; k++)
+                d += u[k + i * M] * u[k + j * M];
+            ck_assert_double_eq_tol(d, i == j, 1e-13);
+        }
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {   /* U S VT = A */
+            double d = 0;
+            for (int k = 0; k < N; k++)
+                d += u[i + k * M] * sv[k] * vt[k + j * N];
+            ck_assert_double_eq_tol(d, a[i + j * M], 1e-13);
+        }
+    float sa[] = {3, 0, 0, 0, 0, 0, 0, 4, 0}, ss[3];   /* a zero value: U still completed */
+    float *dsa = dev(sizeof sa), *dss = dev(sizeof ss), *swork = dev(sizeof(float) * lwork * 4);
+    put(dsa, sa, sizeof sa);
+    ck_assert_int_eq(cusolverDnSgesvd_bufferSize(h, 3, 3, &lwork), CUSOLVER_STATUS_SUCCESS);
+    ck_assert_int_eq(cusolverDnSgesvd(h, 'N', 'N', 3, 3, dsa, 3, dss, NULL, 1, NULL, 1, swork, lwork, NULL, info),
+                     CUSOLVER_STATUS_SUCCESS);
+    get(ss, dss, sizeof ss);
+    ck_assert(ss[0] == 4 && ss[1] == 3 && ss[2] == 0);
+    ck_assert_int_eq(cusolverDnDgesvd(h, 'A', 'A', N, M, da, N, ds, du, N, dvt, M, work, lwork, NULL, info),
+                     CUSOLVER_STATUS_INVALID_VALUE);   /* m < n */
+    ck_assert_int_eq(cusolverDnDgesvd(h, 'O', 'O', M, N, da, M, ds, du, M, dvt, N, work, lwork, NULL, info),
+                     CUSOLVER_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(cusolverDnDestroy(h), CUSOLVER_STATUS_SUCCESS);
+}
+END_TEST
+
 /* A program's wrong sizes, indices and pivots: no crash; what is in range
  * is still computed, what is not is left alone (timed only). */
 START_TEST(bad_arguments_do_not_crash)
@@ -423,6 +509,8 @@ int main(void)
     tcase_add_test(tc, sparse_spgemm_protocol);
     tcase_add_test(tc, sparse_spsv_triangles);
     tcase_add_test(tc, solver_potrf_info);
+    tcase_add_test(tc, solver_potrf_batched);
+    tcase_add_test(tc, solver_gesvd);
     tcase_add_test(tc, bad_arguments_do_not_crash);
     tcase_add_test(tc, versions_and_properties);
     suite_add_tcase(s, tc);
