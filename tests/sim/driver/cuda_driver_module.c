@@ -26,6 +26,7 @@
 #include "driver_internal.h"
 
 #include <elf.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,14 @@ typedef struct drv_module {
     uint32_t magic;   /* MODULE_MAGIC while loaded */
     drv_func *funcs;  /* its kernels */
     size_t n, cap;
+    struct drv_module *next;   /* every module and link the process made (kept) */
 } drv_module;
+
+/* Modules and links stay allocated for the process's life, on these lists:
+ * a stale handle, or a function of an unloaded module, fails its magic check
+ * instead of reading freed memory (and the memory stays reachable). */
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+static drv_module *kept_modules;
 
 /* Adds the kernel name[0, len) unless m has it. 0, or -1 out of memory. */
 static int module_add(drv_module *m, const char *name, size_t len)
@@ -75,30 +83,34 @@ static void module_free(drv_module *m)
 
 /* The kernels of a cubin of `size` bytes (UNKNOWN_SIZE: trusted): its symbol
  * table's functions. CUDA_ERROR_INVALID_IMAGE when it is no 64-bit ELF or its
- * tables lie outside it. */
+ * tables lie outside it. Headers are copied out: an image inside a fatbin or
+ * a program's buffer need not be aligned. */
 static CUresult elf_funcs(const unsigned char *b, size_t size, drv_module *m)
 {
-    if (size < sizeof(Elf64_Ehdr) || memcmp(b, ELFMAG, SELFMAG) != 0 || b[EI_CLASS] != ELFCLASS64)
+    Elf64_Ehdr eh;
+    if (size < sizeof eh || memcmp(b, ELFMAG, SELFMAG) != 0 || b[EI_CLASS] != ELFCLASS64)
         return CUDA_ERROR_INVALID_IMAGE;
-    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)b;
-    if (eh->e_shoff > size || eh->e_shnum > (size - eh->e_shoff) / sizeof(Elf64_Shdr))
+    memcpy(&eh, b, sizeof eh);
+    if (eh.e_shoff > size || eh.e_shnum > (size - eh.e_shoff) / sizeof(Elf64_Shdr))
         return CUDA_ERROR_INVALID_IMAGE;
-    const Elf64_Shdr *sh = (const Elf64_Shdr *)(b + eh->e_shoff);
-    for (int i = 0; i < eh->e_shnum; i++) {
-        if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum)
+    for (int i = 0; i < eh.e_shnum; i++) {
+        Elf64_Shdr sh, ss;
+        memcpy(&sh, b + eh.e_shoff + i * sizeof sh, sizeof sh);
+        if (sh.sh_type != SHT_SYMTAB || sh.sh_link >= eh.e_shnum)
             continue;
-        const Elf64_Shdr *ss = &sh[sh[i].sh_link];
-        if (sh[i].sh_offset > size || sh[i].sh_size > size - sh[i].sh_offset || ss->sh_offset > size ||
-            ss->sh_size > size - ss->sh_offset)
+        memcpy(&ss, b + eh.e_shoff + sh.sh_link * sizeof ss, sizeof ss);
+        if (sh.sh_offset > size || sh.sh_size > size - sh.sh_offset || ss.sh_offset > size ||
+            ss.sh_size > size - ss.sh_offset)
             return CUDA_ERROR_INVALID_IMAGE;
-        const Elf64_Sym *sym = (const Elf64_Sym *)(b + sh[i].sh_offset);
-        const char *str = (const char *)(b + ss->sh_offset);
-        for (size_t k = 0; k < sh[i].sh_size / sizeof *sym; k++) {
-            if (ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC || sym[k].st_shndx == SHN_UNDEF || !sym[k].st_name ||
-                sym[k].st_name >= ss->sh_size)
+        const char *str = (const char *)(b + ss.sh_offset);
+        for (size_t k = 0; k < sh.sh_size / sizeof(Elf64_Sym); k++) {
+            Elf64_Sym sym;
+            memcpy(&sym, b + sh.sh_offset + k * sizeof sym, sizeof sym);
+            if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF || !sym.st_name ||
+                sym.st_name >= ss.sh_size)
                 continue;
-            const char *name = str + sym[k].st_name;
-            if (module_add(m, name, strnlen(name, ss->sh_size - sym[k].st_name)) != 0)
+            const char *name = str + sym.st_name;
+            if (module_add(m, name, strnlen(name, ss.sh_size - sym.st_name)) != 0)
                 return CUDA_ERROR_OUT_OF_MEMORY;
         }
         return CUDA_SUCCESS;
@@ -256,6 +268,9 @@ static CUresult module_load(CUmodule *module, const void *image, size_t size)
         return r;
     }
     m->magic = MODULE_MAGIC;
+    pthread_mutex_lock(&kept_lock);
+    m->next = kept_modules, kept_modules = m;
+    pthread_mutex_unlock(&kept_lock);
     *module = (CUmodule)m;
     return CUDA_SUCCESS;
 }
@@ -348,7 +363,7 @@ DRV_EXPORT CUresult cuModuleUnload(CUmodule hmod)
     if (m == NULL || m->magic != MODULE_MAGIC)
         DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
     cusim_device_drain();
-    m->magic = 0;   /* the functions stay readable: a stale handle fails its check */
+    m->magic = 0;   /* kept, the functions too: a stale handle fails its check */
     for (size_t i = 0; i < m->n; i++)
         m->funcs[i].magic = 0;
     DRV_RETURN(CUDA_SUCCESS);
@@ -372,7 +387,10 @@ typedef struct drv_link {
     CUjit_option *opts;   /* copied */
     void **vals;          /* the program's, valid for the link's life (as CUDA requires) */
     unsigned char *out;   /* cuLinkComplete's cubin, owned */
+    struct drv_link *next;   /* kept, as modules are */
 } drv_link;
+
+static drv_link *kept_links;
 
 static drv_link *link_get(CUlinkState state)
 {
@@ -395,6 +413,9 @@ DRV_EXPORT CUresult cuLinkCreate(unsigned int numOptions, CUjit_option *options,
         memcpy(l->opts, options, numOptions * sizeof *options);
     l->nopt = numOptions, l->vals = optionValues;
     l->magic = LINK_MAGIC;
+    pthread_mutex_lock(&kept_lock);
+    l->next = kept_links, kept_links = l;
+    pthread_mutex_unlock(&kept_lock);
     jit_answer(l->nopt, l->opts, l->vals, NULL);
     *stateOut = (CUlinkState)l;
     DRV_RETURN(CUDA_SUCCESS);
@@ -524,7 +545,7 @@ DRV_EXPORT CUresult cuLinkDestroy(CUlinkState state)
     drv_link *l = link_get(state);
     if (l == NULL)
         DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
-    l->magic = 0;   /* the struct itself stays: a stale handle fails its check */
+    l->magic = 0;   /* the struct is kept: a stale handle fails its check */
     for (size_t i = 0; i < l->kernels.n; i++)
         free(l->kernels.funcs[i].name);
     free(l->kernels.funcs);
