@@ -7,8 +7,9 @@
  *   SpGEMM  createDescr; workEstimation twice (NULL buffer: its size; then
  *           with it: A and B are read and the product's structure found);
  *           compute twice (the size, then C's nnz known: cusparseSpMatGetSize
- *           says it); the program allocates C and sets its pointers; copy
- *           writes C's offsets, columns (ascending in each row) and values.
+ *           says it, and C's row offsets written); the program allocates C
+ *           and sets its pointers; copy writes C's offsets, columns
+ *           (ascending in each row) and values.
  *           CSR, op NON_TRANSPOSE, 32- and 64-bit real values (cuSPARSE's
  *           SpGEMM refuses transposes: NOT_SUPPORTED).
  *   SpSV    createDescr; bufferSize; analysis (the buffer needed); solve,
@@ -163,6 +164,16 @@ typedef struct spgemm_out {
     double alpha, beta;            /* host pointer mode */
     const void *alpha_p, *beta_p;  /* device pointer mode: read in the job */
 } spgemm_out;
+
+/* Writes C's row offsets (compute: a program may read them before copy). */
+static void spgemm_offsets(void *arg)
+{
+    spgemm_out *o = arg;
+    int64_t base = o->c.base == CUSPARSE_INDEX_BASE_ONE;
+    for (int64_t r = 0; r <= o->rows; r++)
+        idx_set((void *)o->c.offsets_or_rows, o->c.off_type, r, o->off[r] + base);
+    free(o);
+}
 
 /* Writes C = alpha A B (+ beta C, the values the program put in C's arrays). */
 static void spgemm_write(void *arg)
@@ -324,7 +335,13 @@ SP_EXPORT cusparseStatus_t cusparseSpGEMM_compute(cusparseHandle_t handle, cuspa
     simlib_kernel k = spgemm_kernel("compute", computeType, 2.0 * (double)d->products,
                                     (double)(matA->nnz + matB->nnz) * (es + 4) + (double)d->products * (es + 4),
                                     name, sizeof name);
-    if (simlib_launch(handle->stream, &k, 1, NULL, NULL) != 0)
+    spgemm_out *o = NULL;   /* C's row offsets, written in stream order where they fit */
+    if (simlib_fits(matC->offsets_or_rows, (size_t)(d->rows + 1) * index_size(matC->off_type)) &&
+        (o = malloc(sizeof *o + (size_t)(d->rows + 1) * sizeof(int64_t))) != NULL) {
+        *o = (spgemm_out){.c = *matC, .rows = d->rows, .off = (int64_t *)(o + 1)};
+        memcpy(o->off, d->off, (size_t)(d->rows + 1) * sizeof(int64_t));
+    }
+    if (simlib_launch(handle->stream, &k, 1, o ? spgemm_offsets : NULL, o) != 0)
         return CUSPARSE_STATUS_EXECUTION_FAILED;
     d->computed = 1;
     matC->nnz = d->nnz;   /* cusparseSpMatGetSize tells the program */

@@ -238,13 +238,16 @@ START_TEST(sparse_spgemm_protocol)
                                             &s2, b2), CUSPARSE_STATUS_SUCCESS);
     ck_assert_int_eq(cusparseSpMatGetSize(c, &rows, &cols, &nnz), CUSPARSE_STATUS_SUCCESS);
     ck_assert_int_eq(nnz, 3);
+    int coff[3], ccol[3];
+    get(coff, dcoff, sizeof coff);   /* the row offsets are there after compute */
+    ck_assert(coff[0] == 1 && coff[1] == 3 && coff[2] == 4);
+    put(dcoff, (int[]){0, 0, 0}, sizeof coff);
     int *dccol = dev(3 * sizeof(int));
     double *dcval = dev(3 * sizeof(double));
     ck_assert_int_eq(cusparseCsrSetPointers(c, dcoff, dccol, dcval), CUSPARSE_STATUS_SUCCESS);
     ck_assert_int_eq(cusparseSpGEMM_copy(h, N, N, &alpha, a, b, &beta, c, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, d),
                      CUSPARSE_STATUS_SUCCESS);
     ck_assert_int_eq(cusparseSpGEMM_destroyDescr(d), CUSPARSE_STATUS_SUCCESS);   /* before the copy is seen */
-    int coff[3], ccol[3];
     double cval[3];
     get(coff, dcoff, sizeof coff), get(ccol, dccol, sizeof ccol), get(cval, dcval, sizeof cval);
     ck_assert(coff[0] == 1 && coff[1] == 3 && coff[2] == 4);
