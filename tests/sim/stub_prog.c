@@ -12,7 +12,7 @@
  *   cufft   cufftXtSetGPUs          -> CUFFT_NOT_SUPPORTED (16)
  *   curand  curandGetDirectionVectors32 -> CURAND_STATUS_INTERNAL_ERROR (999:
  *                                      cuRAND has no "not supported")
- *   cusparse cusparseSpGEMM_createDescr -> CUSPARSE_STATUS_NOT_SUPPORTED (10)
+ *   cusparse cusparseSpSM_createDescr -> CUSPARSE_STATUS_NOT_SUPPORTED (10)
  *   cusolver cusolverDnSgesvdj      -> CUSOLVER_STATUS_NOT_SUPPORTED (9)
  */
 #include <dlfcn.h>
@@ -42,7 +42,7 @@ int main(void)
     typedef int (*any)(void *, void *);
     any ff = (any)sym("libcufft.so.12", "cufftXtSetGPUs", "libcufft.so.12");
     any rd = (any)sym("libcurand.so.10", "curandGetDirectionVectors32", "libcurand.so.10");
-    any sp = (any)sym("libcusparse.so.12", "cusparseSpGEMM_createDescr", "libcusparse.so.12");
+    any sp = (any)sym("libcusparse.so.12", "cusparseSpSM_createDescr", "libcusparse.so.12");
     any sv = (any)sym("libcusolver.so.12", "cusolverDnSgesvdj", "libcusolver.so.12");
     if (!gl || !le || !lg || !pc || !nv || !ff || !rd || !sp || !sv)
         return 1;
@@ -57,7 +57,7 @@ int main(void)
         printf("InitializeInjectionNvtx2 %d\n", nv(NULL));
         printf("cufftXtSetGPUs %d\n", ff(NULL, NULL));
         printf("curandGetDirectionVectors32 %d\n", rd(NULL, NULL));
-        printf("cusparseSpGEMM_createDescr %d\n", sp(NULL, NULL));
+        printf("cusparseSpSM_createDescr %d\n", sp(NULL, NULL));
         printf("cusolverDnSgesvdj %d\n", sv(NULL, NULL));
     }
     return 0;

@@ -116,7 +116,7 @@ START_TEST(a_stub_says_not_supported)
     snprintf(want, sizeof want,
              "cudaGLGetDevices %d\ncudaGetLastError %d\ncublasXtCreate %d\n"
              "cuptiPCSamplingEnable %d\nInitializeInjectionNvtx2 0\n"
-             "cufftXtSetGPUs %d\ncurandGetDirectionVectors32 %d\ncusparseSpGEMM_createDescr %d\n"
+             "cufftXtSetGPUs %d\ncurandGetDirectionVectors32 %d\ncusparseSpSM_createDescr %d\n"
              "cusolverDnSgesvdj %d\n",
              (int)cudaErrorNotSupported, (int)cudaErrorNotSupported,
              (int)CUBLAS_STATUS_NOT_SUPPORTED, (int)CUPTI_ERROR_NOT_SUPPORTED, (int)CUFFT_NOT_SUPPORTED,

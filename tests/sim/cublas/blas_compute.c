@@ -1,7 +1,7 @@
 /*
  * blas_compute.c - the cuBLAS routines the simulated library computes for
- * real outside the fp32 GEMM engine: the common level-1 routines and GEMV in
- * single and double precision, and the GEMM family in double and complex
+ * real outside the fp32 GEMM engine: the common level-1 routines, GEMV and
+ * DGMM in single and double precision, and the GEMM family in double and complex
  * precision (D, C, Z: plain, batched, strided-batched), each also in its _64
  * form.
  *
@@ -302,6 +302,56 @@ GEMV(cublasSgemv_v2, float, 0, int)
 GEMV(cublasSgemv_v2_64, float, 0, int64_t)
 GEMV(cublasDgemv_v2, double, 1, int)
 GEMV(cublasDgemv_v2_64, double, 1, int64_t)
+
+/* ---- DGMM: C = A diag(x) (right) or diag(x) A (left) ---------------------- */
+
+typedef struct dgmm_job {
+    int dbl, left;
+    int64_t m, n, lda, incx, ldc;
+    const void *a, *x;
+    void *c;
+} dgmm_job;
+
+static void dgmm_run(void *arg)
+{
+    dgmm_job *j = arg;
+    int64_t xlen = j->left ? j->m : j->n;
+    for (int64_t c = 0; c < j->n; c++)   /* column by column: C may be A (in place) */
+        for (int64_t i = 0; i < j->m; i++) {
+            double xv = ld(j->x, j->dbl, j->incx == 0 ? 0 : at(j->left ? i : c, j->incx, xlen));
+            st(j->c, j->dbl, i + c * j->ldc, ld(j->a, j->dbl, i + c * j->lda) * xv);
+        }
+    free(j);
+}
+
+static cublasStatus_t dgmm(cublasHandle_t handle, int dbl, cublasSideMode_t mode, int64_t m, int64_t n,
+                           const void *a, int64_t lda, const void *x, int64_t incx, void *c, int64_t ldc)
+{
+    simblas_routine r = {dbl ? "dgmm_kernel<double>" : "dgmm_kernel<float>", 2, dbl ? 8 : 4, dbl ? 64 : 32};
+    dgmm_job *j;
+    if (!simblas_handle_ok(handle))
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    if ((mode != CUBLAS_SIDE_LEFT && mode != CUBLAS_SIDE_RIGHT) || m < 0 || n < 0 || lda < simblas_max1(m) ||
+        ldc < simblas_max1(m))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if ((j = malloc(sizeof *j)) == NULL)
+        return CUBLAS_STATUS_ALLOC_FAILED;
+    *j = (dgmm_job){dbl, mode == CUBLAS_SIDE_LEFT, m, n, lda, incx, ldc, a, x, c};
+    if ((double)m * (double)n > (double)simblas_compute_max() || a == NULL || x == NULL || c == NULL)
+        return simblas_call(handle, &r, m, n, -1, -1, NULL, j);   /* timing only; j freed */
+    return simblas_call(handle, &r, m, n, -1, -1, dgmm_run, j);
+}
+
+#define DGMM(NAME, T, DBL, I)                                                                     \
+    EXPORT cublasStatus_t NAME(cublasHandle_t handle, cublasSideMode_t mode, I m, I n, const T *A,  \
+                               I lda, const T *x, I incx, T *C, I ldc)                            \
+    {                                                                                             \
+        return dgmm(handle, DBL, mode, m, n, A, lda, x, incx, C, ldc);                            \
+    }
+DGMM(cublasSdgmm, float, 0, int)
+DGMM(cublasSdgmm_64, float, 0, int64_t)
+DGMM(cublasDdgmm, double, 1, int)
+DGMM(cublasDdgmm_64, double, 1, int64_t)
 
 /* ---- GEMM in double and complex precision ------------------------------- */
 

@@ -1,7 +1,7 @@
 /*
  * test_sim_blas.c - the simulated cuBLAS beyond the fp32 GEMM engine: the
  * Set/Get Vector/Matrix helpers (strided copies on the device timeline),
- * level-1 and GEMV routines computed in S and D, the GEMM family in D, C and
+ * level-1, GEMV and DGMM routines computed in S and D, the GEMM family in D, C and
  * Z, the _64 forms, the batched LU factorization (computed), and the
  * routines generated as timed kernels.
  */
@@ -218,6 +218,32 @@ START_TEST(test_gemv)
     }
     ck_assert_int_eq(cublasDgemv(h, CUBLAS_OP_N, M, N, &alpha, A, M - 1, x, 1, &beta, y, 1),
                      CUBLAS_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+}
+END_TEST
+
+/* DGMM: C = diag(x) A (left) and A diag(x) (right), a negative increment, in
+ * place (C = A); computed, no longer timed only (NVIDIA's gesvd example
+ * builds S VT with it). */
+START_TEST(test_dgmm)
+{
+    enum { M = 5, N = 3, LDA = 7 };
+    cublasHandle_t h;
+    double *A = ddev(LDA * N, 1), *x = ddev(M, 2), *C = ddev(LDA * N, 3), A0[LDA * N];
+    float *sA = sdev(M * N, 4), *sx = sdev(N, 5), sA0[M * N];
+    memcpy(A0, A, sizeof A0);
+    memcpy(sA0, sA, sizeof sA0);
+    ck_assert_int_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(cublasDdgmm(h, CUBLAS_SIDE_LEFT, M, N, A, LDA, x, -1, C, LDA), CUBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(cublasSdgmm_64(h, CUBLAS_SIDE_RIGHT, M, N, sA, M, sx, 1, sA, M), CUBLAS_STATUS_SUCCESS);
+    wait_results();
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < M; i++) {
+            ck_assert_double_eq_tol(C[i + j * LDA], x[M - 1 - i] * A0[i + j * LDA], 1e-12);
+            ck_assert_float_eq_tol(sA[i + j * M], sx[j] * sA0[i + j * M], 1e-5);
+        }
+    ck_assert_int_eq(cublasDdgmm(h, CUBLAS_SIDE_LEFT, M, N, A, M - 1, x, 1, C, LDA), CUBLAS_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(cublasDdgmm(h, (cublasSideMode_t)7, M, N, A, LDA, x, 1, C, LDA), CUBLAS_STATUS_INVALID_VALUE);
     ck_assert_int_eq(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
 }
 END_TEST
@@ -500,6 +526,7 @@ TCase *blas_tcase(void)
     tcase_add_test(tc, test_level1_single_and_double);
     tcase_add_test(tc, test_level1_device_result);
     tcase_add_test(tc, test_gemv);
+    tcase_add_test(tc, test_dgmm);
     tcase_add_test(tc, test_gemm_double_complex);
     tcase_add_test(tc, test_gemm_batched_forms);
     tcase_add_test(tc, test_gemm_64_forms);

@@ -8,9 +8,7 @@
  * driver's are.
  *
  *   cuGetProcAddress        by name, with the per-thread-default-stream flag
- *   cuModuleLoadData        a cubin (ELF): its kernels are the symbol table's
- *                           functions; anything else is CUDA_ERROR_INVALID_IMAGE
- *   cuModuleGetFunction, cuModuleUnload, cuFuncGetName
+ *   modules (cubin, fatbin, PTX) and the linker: cuda_driver_module.c
  *   cuLaunchKernel, cuLaunchKernelEx (and _ptsz): a kernel of the user class
  *   cuCtxSynchronize, cuStreamSynchronize, cuStreamQuery, cuCtxGetCurrent,
  *   cuInit, cuDriverGetVersion, devices, the one context, streams, events
@@ -23,7 +21,6 @@
 #include "driver_internal.h"
 
 #include <dlfcn.h>
-#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,105 +31,6 @@ DRV_EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, 
                                         unsigned by, unsigned bz, unsigned smem, CUstream hs, void **params,
                                         void **extra);
 DRV_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *c, CUfunction f, void **params, void **extra);
-
-#define MODULE_MAGIC 0x4d4f444cu /* "MODL" */
-#define FUNC_MAGIC 0x46554e43u   /* "FUNC" */
-
-typedef struct drv_func {
-    uint32_t magic;
-    char *name;
-    int registers;
-} drv_func;
-
-typedef struct drv_module {
-    uint32_t magic;
-    drv_func *funcs;
-    size_t n;
-} drv_module;
-
-/* The kernels of a cubin: its symbol table's functions. -1 when it is no ELF. */
-static int cubin_funcs(const void *image, drv_module *m)
-{
-    const unsigned char *b = image;
-    if (b == NULL || memcmp(b, ELFMAG, SELFMAG) != 0 || b[EI_CLASS] != ELFCLASS64)
-        return -1;
-    const Elf64_Ehdr *eh = image;
-    const Elf64_Shdr *sh = (const Elf64_Shdr *)(b + eh->e_shoff);
-    for (int i = 0; i < eh->e_shnum; i++) {
-        if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum)
-            continue;
-        const Elf64_Sym *sym = (const Elf64_Sym *)(b + sh[i].sh_offset);
-        const char *str = (const char *)(b + sh[sh[i].sh_link].sh_offset);
-        size_t n = sh[i].sh_size / sizeof *sym;
-        m->funcs = calloc(n ? n : 1, sizeof *m->funcs);
-        if (m->funcs == NULL)
-            return -1;
-        for (size_t k = 0; k < n; k++)
-            if (ELF64_ST_TYPE(sym[k].st_info) == STT_FUNC && sym[k].st_shndx != SHN_UNDEF && sym[k].st_name) {
-                drv_func *f = &m->funcs[m->n++];
-                f->magic = FUNC_MAGIC;
-                f->name = strdup(str + sym[k].st_name);
-                f->registers = 32;
-            }
-        return 0;
-    }
-    return -1;
-}
-
-DRV_EXPORT CUresult cuModuleLoadData(CUmodule *module, const void *image)
-{
-    DRV_CALL(cuModuleLoadData, "cuModuleLoadData", NULL);
-    if (module == NULL || image == NULL)
-        DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
-    drv_module *m = calloc(1, sizeof *m);
-    if (m == NULL)
-        DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
-    if (cubin_funcs(image, m) != 0) {
-        free(m->funcs);
-        free(m);
-        DRV_RETURN(CUDA_ERROR_INVALID_IMAGE);
-    }
-    m->magic = MODULE_MAGIC;
-    *module = (CUmodule)m;
-    DRV_RETURN(CUDA_SUCCESS);
-}
-
-DRV_EXPORT CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
-{
-    DRV_CALL(cuModuleGetFunction, "cuModuleGetFunction", NULL);
-    drv_module *m = (drv_module *)hmod;
-    if (hfunc == NULL || name == NULL || m == NULL || m->magic != MODULE_MAGIC)
-        DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
-    for (size_t i = 0; i < m->n; i++)
-        if (!strcmp(m->funcs[i].name, name)) {
-            *hfunc = (CUfunction)&m->funcs[i];
-            DRV_RETURN(CUDA_SUCCESS);
-        }
-    DRV_RETURN(CUDA_ERROR_NOT_FOUND);
-}
-
-DRV_EXPORT CUresult cuModuleUnload(CUmodule hmod)
-{
-    DRV_CALL(cuModuleUnload, "cuModuleUnload", NULL);
-    drv_module *m = (drv_module *)hmod;
-    if (m == NULL || m->magic != MODULE_MAGIC)
-        DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
-    cusim_device_drain();
-    m->magic = 0;   /* the functions stay readable: a stale handle fails its check */
-    for (size_t i = 0; i < m->n; i++)
-        m->funcs[i].magic = 0;
-    DRV_RETURN(CUDA_SUCCESS);
-}
-
-DRV_EXPORT CUresult cuFuncGetName(const char **name, CUfunction hfunc)
-{
-    DRV_CALL(cuFuncGetName, "cuFuncGetName", NULL);
-    drv_func *f = (drv_func *)hfunc;
-    if (name == NULL || f == NULL || f->magic != FUNC_MAGIC)
-        DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
-    *name = f->name;
-    DRV_RETURN(CUDA_SUCCESS);
-}
 
 /* A launch of f on a stream; ptds: the per-thread default stream for 0. */
 static CUresult launch(drv_func *f, const unsigned g[3], const unsigned b[3], unsigned smem, CUstream hs, int ptds)

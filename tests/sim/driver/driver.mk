@@ -3,7 +3,8 @@
 # answers cudaGetDriverEntryPoint* with its cuGetProcAddress.
 SIMDRV_LIB := $(SIM_DIR)/libcuda.so.1
 SIMDRV_SRCS := tests/sim/driver/cuda_driver.c tests/sim/driver/cuda_driver_mem.c \
-               tests/sim/driver/cuda_driver_vmm.c tests/sim/driver/cuda_driver_errors.c
+               tests/sim/driver/cuda_driver_vmm.c tests/sim/driver/cuda_driver_errors.c \
+               tests/sim/driver/cuda_driver_module.c
 SIMDRV_OBJS := $(patsubst tests/sim/driver/%.c,$(SIM_DIR)/driver/%.o,$(SIMDRV_SRCS))
 
 # Every CUresult cuda.h names, as X(NAME) lines (cuGetErrorName's table).

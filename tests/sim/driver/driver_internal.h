@@ -27,6 +27,16 @@
         return drv_r_;                                                                       \
     } while (0)
 
+#define MODULE_MAGIC 0x4d4f444cu /* "MODL" */
+#define FUNC_MAGIC 0x46554e43u   /* "FUNC" */
+
+/* A kernel of a loaded module (cuda_driver_module.c); launched by cuda_driver.c. */
+typedef struct drv_func {
+    uint32_t magic;   /* FUNC_MAGIC while its module is loaded */
+    char *name;       /* the device name, owned */
+    int registers;    /* per thread, for the occupancy checks */
+} drv_func;
+
 /* The name and message of a CUresult (cuda_driver_errors.c), NULL when it is none. */
 const char *drv_error_name(CUresult e);
 const char *drv_error_string(CUresult e);

@@ -4,61 +4,26 @@
  * D: LU (getrf, with or without pivots; getrs, plain or transposed) and
  * Cholesky (potrf, lower or upper; potrs), computed on the CPU in stream
  * order in double and written back with devInfo as LAPACK defines it (the
- * first zero pivot, the first minor not positive definite); QR (geqrf), the
- * SVD (gesvd) and the symmetric eigensolver (syevd) timed only, devInfo 0.
+ * first zero pivot, the first minor not positive definite); QR (geqrf) and
+ * the symmetric eigensolver (syevd) timed only, devInfo 0. The batched
+ * Cholesky: cusolver_batched.c; the SVD (gesvd): cusolver_svd.c.
  * Each call queues one kernel on the handle's stream (a traced
  * cudaLaunchKernel of the library's static runtime, simlib.h); the real
  * library launches several per call (panels, trailing updates). The
  * bufferSize calls ask for n*64 elements (geqrf, gesvd, syevd more), and a
  * call whose workspace is missing or short is CUSOLVER_STATUS_INVALID_VALUE.
  */
-#include "simlib.h"
+#include "cusolver_internal.h"
 
-#include <cusolverDn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define SOLVER_EXPORT __attribute__((visibility("default")))
-#define HANDLE_MAGIC 0x534f4c56u /* "SOLV" */
-
-struct cusolverDnContext {
-    uint32_t magic;
-    cudaStream_t stream;
-};
-
-enum op { OP_GETRF, OP_GETRS, OP_POTRF, OP_POTRS, OP_TIMED };
-
-typedef struct solve_job {
-    enum op op;
-    int dbl, compute;
-    int m, n, nrhs;
-    void *a, *b;
-    int lda, ldb;
-    int *ipiv;   /* getrf: out (NULL: no pivoting); getrs: in */
-    int *info;
-    int trans;   /* getrs */
-    int upper;   /* potrf, potrs */
-} solve_job;
-
-static double get(const void *p, int dbl, long long i)
-{
-    return dbl ? ((const double *)p)[i] : ((const float *)p)[i];
-}
-
-static void put(void *p, int dbl, long long i, double v)
-{
-    if (dbl)
-        ((double *)p)[i] = v;
-    else
-        ((float *)p)[i] = (float)v;
-}
-
 #define A(i, j) a[(i) + (long long)(j) * m]
 
 /* The matrix as doubles, column-major with leading dimension rows. */
-static double *load(const void *p, int dbl, int rows, int cols, int ld)
+double *solver_load(const void *p, int dbl, int rows, int cols, int ld)
 {
     double *a = malloc(sizeof *a * (size_t)(rows > 0 && cols > 0 ? rows * cols : 1));
     if (a != NULL)
@@ -68,7 +33,7 @@ static double *load(const void *p, int dbl, int rows, int cols, int ld)
     return a;
 }
 
-static void store(void *p, int dbl, const double *a, int rows, int cols, int ld)
+void solver_store(void *p, int dbl, const double *a, int rows, int cols, int ld)
 {
     for (int j = 0; j < cols; j++)
         for (int i = 0; i < rows; i++)
@@ -150,7 +115,7 @@ static void getrs(const double *a, int m, const int *ipiv, int trans, double *b,
 /* L(i, j) of a Cholesky factor kept in the lower or the upper triangle. */
 #define L(i, j) (*(upper ? &A(j, i) : &A(i, j)))
 
-static int potrf(double *a, int m, int upper)
+int solver_potrf(double *a, int m, int upper)
 {
     for (int j = 0; j < m; j++) {
         double d = L(j, j);
@@ -169,7 +134,7 @@ static int potrf(double *a, int m, int upper)
     return 0;
 }
 
-static void potrs(const double *a, int m, int upper, double *b, int nrhs)
+void solver_potrs(const double *a, int m, int upper, double *b, int nrhs)
 {
     for (int c = 0; c < nrhs; c++) {
         double *x = b + (long long)c * m;
@@ -190,30 +155,35 @@ static void solve_run(void *arg)
 {
     solve_job *j = arg;
     int info = 0;
+    if (j->own_run != NULL) {   /* a routine of cusolver_batched.c: it does all */
+        j->own_run(j);
+        return;
+    }
     if (j->compute) {
         int rows = j->op == OP_GETRF ? j->m : j->n;
-        double *a = load(j->a, j->dbl, rows, j->n, j->lda), *b = NULL;
+        double *a = solver_load(j->a, j->dbl, rows, j->n, j->lda), *b = NULL;
         if (j->op == OP_GETRS || j->op == OP_POTRS)
-            b = load(j->b, j->dbl, j->n, j->nrhs, j->ldb);
+            b = solver_load(j->b, j->dbl, j->n, j->nrhs, j->ldb);
         if (a != NULL && (b != NULL || j->op == OP_GETRF || j->op == OP_POTRF)) {
             switch (j->op) {
             case OP_GETRF:
                 info = getrf(a, j->m, j->n, j->ipiv);
-                store(j->a, j->dbl, a, j->m, j->n, j->lda);
+                solver_store(j->a, j->dbl, a, j->m, j->n, j->lda);
                 break;
             case OP_POTRF:
-                info = potrf(a, j->n, j->upper);
-                store(j->a, j->dbl, a, j->n, j->n, j->lda);
+                info = solver_potrf(a, j->n, j->upper);
+                solver_store(j->a, j->dbl, a, j->n, j->n, j->lda);
                 break;
             case OP_GETRS:
                 getrs(a, j->n, j->ipiv, j->trans, b, j->nrhs);
-                store(j->b, j->dbl, b, j->n, j->nrhs, j->ldb);
+                solver_store(j->b, j->dbl, b, j->n, j->nrhs, j->ldb);
                 break;
             case OP_POTRS:
-                potrs(a, j->n, j->upper, b, j->nrhs);
-                store(j->b, j->dbl, b, j->n, j->nrhs, j->ldb);
+                solver_potrs(a, j->n, j->upper, b, j->nrhs);
+                solver_store(j->b, j->dbl, b, j->n, j->nrhs, j->ldb);
                 break;
             case OP_TIMED:
+            case OP_OWN:   /* (handled above) */
                 break;
             }
         }
@@ -226,11 +196,6 @@ static void solve_run(void *arg)
 }
 
 /* ---- the handle --------------------------------------------------------- */
-
-static cusolverDnHandle_t handle_of(cusolverDnHandle_t h)
-{
-    return h != NULL && h->magic == HANDLE_MAGIC ? h : NULL;
-}
 
 SOLVER_EXPORT cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *handle)
 {
@@ -291,12 +256,12 @@ SOLVER_EXPORT cusolverStatus_t cusolverGetProperty(libraryPropertyType type, int
 
 /* ---- the routines ------------------------------------------------------- */
 
-#define WORK_PER_COL 64
-
 /* 1 when the matrices, pivots a routine touches lie in device memory of
  * their size (simlib_fits). */
 static int buffers_fit(const solve_job *j)
 {
+    if (j->own_run != NULL)
+        return 1;   /* it checks its own, matrix by matrix */
     size_t es = j->dbl ? 8 : 4;
     size_t a = j->n > 0 ? ((size_t)j->lda * (size_t)(j->n - 1) + (size_t)(j->op == OP_GETRF ? j->m : j->n)) * es : 0;
     size_t b = j->nrhs > 0 ? ((size_t)j->ldb * (size_t)(j->nrhs - 1) + (size_t)j->n) * es : 0;
@@ -342,7 +307,7 @@ static const struct {
 
 /* Queues routine `what` (getrf, potrs, ...) of j on the handle's stream:
  * its kernels (routine_kernels), the result with the main one. */
-static cusolverStatus_t run(cusolverDnHandle_t h, const char *what, solve_job *j, double flops, double elems)
+cusolverStatus_t solver_run(cusolverDnHandle_t h, const char *what, solve_job *j, double flops, double elems)
 {
     char name[160], fmt[160];
     const char *const *ks = NULL;
@@ -384,7 +349,7 @@ static cusolverStatus_t run(cusolverDnHandle_t h, const char *what, solve_job *j
     return CUSOLVER_STATUS_SUCCESS;
 }
 
-static solve_job *job_new(enum op op, int dbl)
+solve_job *solver_job_new(enum op op, int dbl)
 {
     solve_job *j = calloc(1, sizeof *j);
     if (j != NULL) {
@@ -411,12 +376,12 @@ static cusolverStatus_t getrf_call(cusolverDnHandle_t h, int dbl, int m, int n, 
         return CUSOLVER_STATUS_NOT_INITIALIZED;
     if (m < 0 || n < 0 || lda < (m > 1 ? m : 1) || work == NULL || info == NULL || (m * n > 0 && a == NULL))
         return CUSOLVER_STATUS_INVALID_VALUE;
-    solve_job *j = job_new(OP_GETRF, dbl);
+    solve_job *j = solver_job_new(OP_GETRF, dbl);
     if (j == NULL)
         return CUSOLVER_STATUS_ALLOC_FAILED;
     j->m = m, j->n = n, j->a = a, j->lda = lda, j->ipiv = ipiv, j->info = info;
     double k = m < n ? m : n;
-    return run(h, "getrf", j, 2.0 * m * n * k - (m + n) * k * k + 2.0 / 3.0 * k * k * k, (double)m * n);
+    return solver_run(h, "getrf", j, 2.0 * m * n * k - (m + n) * k * k + 2.0 / 3.0 * k * k * k, (double)m * n);
 }
 
 static cusolverStatus_t getrs_call(cusolverDnHandle_t h, int dbl, cublasOperation_t trans, int n, int nrhs,
@@ -427,12 +392,12 @@ static cusolverStatus_t getrs_call(cusolverDnHandle_t h, int dbl, cublasOperatio
     if (n < 0 || nrhs < 0 || lda < (n > 1 ? n : 1) || ldb < (n > 1 ? n : 1) || info == NULL ||
         (trans != CUBLAS_OP_N && trans != CUBLAS_OP_T && trans != CUBLAS_OP_C))
         return CUSOLVER_STATUS_INVALID_VALUE;
-    solve_job *j = job_new(OP_GETRS, dbl);
+    solve_job *j = solver_job_new(OP_GETRS, dbl);
     if (j == NULL)
         return CUSOLVER_STATUS_ALLOC_FAILED;
     j->n = n, j->nrhs = nrhs, j->a = (void *)a, j->lda = lda, j->ipiv = (int *)ipiv, j->b = b, j->ldb = ldb;
     j->info = info, j->trans = trans != CUBLAS_OP_N;
-    return run(h, "getrs", j, 2.0 * n * n * nrhs, (double)n * n + (double)n * nrhs);
+    return solver_run(h, "getrs", j, 2.0 * n * n * nrhs, (double)n * n + (double)n * nrhs);
 }
 
 static cusolverStatus_t potrf_size(cusolverDnHandle_t h, cublasFillMode_t uplo, int n, int lda, int *lwork)
@@ -454,11 +419,11 @@ static cusolverStatus_t potrf_call(cusolverDnHandle_t h, int dbl, cublasFillMode
         return st;
     if (work == NULL || lwork < need || info == NULL || (n > 0 && a == NULL))
         return CUSOLVER_STATUS_INVALID_VALUE;
-    solve_job *j = job_new(OP_POTRF, dbl);
+    solve_job *j = solver_job_new(OP_POTRF, dbl);
     if (j == NULL)
         return CUSOLVER_STATUS_ALLOC_FAILED;
     j->n = n, j->a = a, j->lda = lda, j->info = info, j->upper = uplo == CUBLAS_FILL_MODE_UPPER;
-    return run(h, "potrf", j, (double)n * n * n / 3.0, (double)n * n);
+    return solver_run(h, "potrf", j, (double)n * n * n / 3.0, (double)n * n);
 }
 
 static cusolverStatus_t potrs_call(cusolverDnHandle_t h, int dbl, cublasFillMode_t uplo, int n, int nrhs,
@@ -469,12 +434,12 @@ static cusolverStatus_t potrs_call(cusolverDnHandle_t h, int dbl, cublasFillMode
     if (n < 0 || nrhs < 0 || lda < (n > 1 ? n : 1) || ldb < (n > 1 ? n : 1) || info == NULL ||
         (uplo != CUBLAS_FILL_MODE_LOWER && uplo != CUBLAS_FILL_MODE_UPPER))
         return CUSOLVER_STATUS_INVALID_VALUE;
-    solve_job *j = job_new(OP_POTRS, dbl);
+    solve_job *j = solver_job_new(OP_POTRS, dbl);
     if (j == NULL)
         return CUSOLVER_STATUS_ALLOC_FAILED;
     j->n = n, j->nrhs = nrhs, j->a = (void *)a, j->lda = lda, j->b = b, j->ldb = ldb, j->info = info;
     j->upper = uplo == CUBLAS_FILL_MODE_UPPER;
-    return run(h, "potrs", j, 2.0 * n * n * nrhs, (double)n * n + (double)n * nrhs);
+    return solver_run(h, "potrs", j, 2.0 * n * n * nrhs, (double)n * n + (double)n * nrhs);
 }
 
 /* A routine timed only: its kernel, and devInfo 0 in stream order. */
@@ -485,14 +450,14 @@ static cusolverStatus_t timed(cusolverDnHandle_t h, const char *what, int dbl, i
         return CUSOLVER_STATUS_NOT_INITIALIZED;
     if (m < 0 || n < 0 || work == NULL || lwork < need || info == NULL)
         return CUSOLVER_STATUS_INVALID_VALUE;
-    solve_job *j = job_new(OP_TIMED, dbl);
+    solve_job *j = solver_job_new(OP_TIMED, dbl);
     if (j == NULL)
         return CUSOLVER_STATUS_ALLOC_FAILED;
     j->info = info;
-    return run(h, what, j, flops, (double)m * n);
+    return solver_run(h, what, j, flops, (double)m * n);
 }
 
-static int big_work(int m, int n)
+int solver_big_work(int m, int n)
 {
     int k = m > n ? m : n;
     return (k > 0 ? k : 1) * WORK_PER_COL * 2 + m * n;
@@ -504,7 +469,7 @@ static int big_work(int m, int n)
             return CUSOLVER_STATUS_NOT_INITIALIZED;                                              \
         if ((m) < 0 || (n) < 0 || (lwork) == NULL)                                               \
             return CUSOLVER_STATUS_INVALID_VALUE;                                                \
-        *(lwork) = big_work(m, n);                                                               \
+        *(lwork) = solver_big_work(m, n);                                                        \
         return CUSOLVER_STATUS_SUCCESS;                                                          \
     } while (0)
 
@@ -554,22 +519,13 @@ static int big_work(int m, int n)
     {                                                                                                             \
         (void)a, (void)lda, (void)tau;                                                                            \
         double k = m < n ? m : n;                                                                                 \
-        return timed(h, "geqrf", DBL, m, n, work, lwork, big_work(m, n), info,                                    \
+        return timed(h, "geqrf", DBL, m, n, work, lwork, solver_big_work(m, n), info,                             \
                      2.0 * m * n * k - (m + n) * k * k + 2.0 / 3.0 * k * k * k);                                  \
     }                                                                                                             \
     SOLVER_EXPORT cusolverStatus_t cusolverDn##P##gesvd_bufferSize(cusolverDnHandle_t h, int m, int n,           \
                                                                    int *lwork)                                   \
     {                                                                                                             \
         SIZE_CHECK(h, m, n, lwork);                                                                               \
-    }                                                                                                             \
-    SOLVER_EXPORT cusolverStatus_t cusolverDn##P##gesvd(cusolverDnHandle_t h, signed char jobu,                  \
-                                                        signed char jobvt, int m, int n, T *a, int lda, T *s,    \
-                                                        T *u, int ldu, T *vt, int ldvt, T *work, int lwork,      \
-                                                        T *rwork, int *info)                                     \
-    {                                                                                                             \
-        (void)jobu, (void)jobvt, (void)a, (void)lda, (void)s, (void)u, (void)ldu, (void)vt, (void)ldvt,          \
-            (void)rwork;                                                                                          \
-        return timed(h, "gesvd", DBL, m, n, work, lwork, big_work(m, n), info, 22.0 * m * n * (m < n ? m : n));   \
     }                                                                                                             \
     SOLVER_EXPORT cusolverStatus_t cusolverDn##P##syevd_bufferSize(cusolverDnHandle_t h, cusolverEigMode_t jobz, \
                                                                    cublasFillMode_t uplo, int n, const T *a,     \
@@ -583,7 +539,7 @@ static int big_work(int m, int n)
                                                         T *work, int lwork, int *info)                           \
     {                                                                                                             \
         (void)jobz, (void)uplo, (void)a, (void)lda, (void)w;                                                      \
-        return timed(h, "syevd", DBL, n, n, work, lwork, big_work(n, n), info, 9.0 * n * n * n);                  \
+        return timed(h, "syevd", DBL, n, n, work, lwork, solver_big_work(n, n), info, 9.0 * n * n * n);           \
     }
 
 SOLVER_PAIR(float, S, 0)

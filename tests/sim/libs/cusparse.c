@@ -10,48 +10,14 @@
  * values and indices with base 0 or 1; alpha and beta are read at the call
  * in host pointer mode and in stream order in device mode. Other value
  * types are timed only. The kernels' names follow cuSPARSE's
- * (an H200's, for the cases the corpus runs: product()).
+ * (an H200's, for the cases the corpus runs: product()). SpGEMM and SpSV:
+ * cusparse_solve.c.
  */
-#include "simlib.h"
+#include "cusparse_internal.h"
 
-#define DISABLE_CUSPARSE_DEPRECATED /* the header marks the legacy API; we only define the generic one */
-#include <cusparse.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define SP_EXPORT __attribute__((visibility("default")))
-#define HANDLE_MAGIC 0x53505253u /* "SPRS" */
-
-struct cusparseContext {
-    uint32_t magic;
-    cudaStream_t stream;
-    cusparsePointerMode_t mode;
-};
-
-struct cusparseSpMatDescr {
-    cusparseFormat_t format;
-    int64_t rows, cols, nnz;
-    const void *offsets_or_rows; /* CSR: row offsets; CSC: column offsets; COO: row indices */
-    const void *ind;             /* CSR: column indices; CSC: row indices; COO: column indices */
-    const void *values;
-    cusparseIndexType_t off_type, ind_type;
-    cusparseIndexBase_t base;
-    cudaDataType type;
-};
-
-struct cusparseDnVecDescr {
-    int64_t size;
-    void *values;
-    cudaDataType type;
-};
-
-struct cusparseDnMatDescr {
-    int64_t rows, cols, ld;
-    void *values;
-    cudaDataType type;
-    cusparseOrder_t order;
-};
 
 /* ---- the products, on the CPU ------------------------------------------- */
 
@@ -66,27 +32,12 @@ typedef struct sp_job {
     int dbl;
 } sp_job;
 
-static int64_t idx_at(const void *p, cusparseIndexType_t t, int64_t i)
-{
-    return t == CUSPARSE_INDEX_64I ? ((const int64_t *)p)[i] : ((const int32_t *)p)[i];
-}
 
-static double val_at(const void *p, int dbl, int64_t i)
-{
-    return dbl ? ((const double *)p)[i] : ((const float *)p)[i];
-}
 
-static void val_set(void *p, int dbl, int64_t i, double v)
-{
-    if (dbl)
-        ((double *)p)[i] = v;
-    else
-        ((float *)p)[i] = (float)v;
-}
 
 /* The stored entries of a as (row, column) pairs, in storage order: 0, or
  * -1 when out of memory. */
-static int entries(const struct cusparseSpMatDescr *a, int64_t **rc)
+int sp_entries(const struct cusparseSpMatDescr *a, int64_t **rc)
 {
     int64_t base = a->base == CUSPARSE_INDEX_BASE_ONE, n = 0;
     *rc = malloc(sizeof **rc * 2 * (size_t)(a->nnz ? a->nnz : 1));
@@ -127,7 +78,7 @@ static void sp_run(void *arg)
     double beta = j->beta_p ? val_at(j->beta_p, dbl, 0) : j->beta;
     int64_t m = j->spmm ? j->c.rows : j->y.size, n = j->spmm ? j->c.cols : 1, *rc = NULL;
     double *acc = calloc((size_t)(m > 0 && n > 0 ? m * n : 1), sizeof *acc);
-    if (acc == NULL || entries(&j->a, &rc) != 0)
+    if (acc == NULL || sp_entries(&j->a, &rc) != 0)
         goto out;
     for (int64_t k = 0; k < j->a.nnz; k++) {
         if (rc[2 * k] < 0 || rc[2 * k] >= j->a.rows || rc[2 * k + 1] < 0 || rc[2 * k + 1] >= j->a.cols)
@@ -157,10 +108,6 @@ out:
 
 /* ---- the handle --------------------------------------------------------- */
 
-static cusparseHandle_t handle_of(cusparseHandle_t h)
-{
-    return h != NULL && h->magic == HANDLE_MAGIC ? h : NULL;
-}
 
 SP_EXPORT cusparseStatus_t cusparseCreate(cusparseHandle_t *handle)
 {
@@ -349,7 +296,8 @@ static cusparseStatus_t sp_new(struct cusparseSpMatDescr **out, cusparseFormat_t
     struct cusparseSpMatDescr *m = malloc(sizeof *m);
     if (m == NULL)
         return CUSPARSE_STATUS_ALLOC_FAILED;
-    *m = (struct cusparseSpMatDescr){f, rows, cols, nnz, a, b, v, ta, tb, base, type};
+    *m = (struct cusparseSpMatDescr){f, rows, cols, nnz, a, b, v, ta, tb, base, type, CUSPARSE_FILL_MODE_LOWER,
+                                     CUSPARSE_DIAG_TYPE_NON_UNIT};
     *out = m;
     return CUSPARSE_STATUS_SUCCESS;
 }
@@ -430,6 +378,57 @@ SP_EXPORT cusparseStatus_t cusparseSpMatGetSize(cusparseConstSpMatDescr_t spMatD
     *rows = spMatDescr->rows;
     *cols = spMatDescr->cols;
     *nnz = spMatDescr->nnz;
+    return CUSPARSE_STATUS_SUCCESS;
+}
+
+/* Fill mode and diagonal type (what SpSV and SpSM read): the size must be
+ * the attribute's, as cuSPARSE checks it. */
+SP_EXPORT cusparseStatus_t cusparseSpMatSetAttribute(cusparseSpMatDescr_t spMatDescr,
+                                                     cusparseSpMatAttribute_t attribute, void *data, size_t dataSize)
+{
+    if (spMatDescr == NULL || data == NULL)
+        return CUSPARSE_STATUS_INVALID_VALUE;
+    if (attribute == CUSPARSE_SPMAT_FILL_MODE && dataSize == sizeof(cusparseFillMode_t)) {
+        cusparseFillMode_t v = *(const cusparseFillMode_t *)data;
+        if (v != CUSPARSE_FILL_MODE_LOWER && v != CUSPARSE_FILL_MODE_UPPER)
+            return CUSPARSE_STATUS_INVALID_VALUE;
+        spMatDescr->fill = v;
+        return CUSPARSE_STATUS_SUCCESS;
+    }
+    if (attribute == CUSPARSE_SPMAT_DIAG_TYPE && dataSize == sizeof(cusparseDiagType_t)) {
+        cusparseDiagType_t v = *(const cusparseDiagType_t *)data;
+        if (v != CUSPARSE_DIAG_TYPE_NON_UNIT && v != CUSPARSE_DIAG_TYPE_UNIT)
+            return CUSPARSE_STATUS_INVALID_VALUE;
+        spMatDescr->diag = v;
+        return CUSPARSE_STATUS_SUCCESS;
+    }
+    return CUSPARSE_STATUS_INVALID_VALUE;
+}
+
+SP_EXPORT cusparseStatus_t cusparseSpMatGetAttribute(cusparseConstSpMatDescr_t spMatDescr,
+                                                     cusparseSpMatAttribute_t attribute, void *data, size_t dataSize)
+{
+    if (spMatDescr == NULL || data == NULL)
+        return CUSPARSE_STATUS_INVALID_VALUE;
+    if (attribute == CUSPARSE_SPMAT_FILL_MODE && dataSize == sizeof(cusparseFillMode_t))
+        *(cusparseFillMode_t *)data = spMatDescr->fill;
+    else if (attribute == CUSPARSE_SPMAT_DIAG_TYPE && dataSize == sizeof(cusparseDiagType_t))
+        *(cusparseDiagType_t *)data = spMatDescr->diag;
+    else
+        return CUSPARSE_STATUS_INVALID_VALUE;
+    return CUSPARSE_STATUS_SUCCESS;
+}
+
+/* New arrays for a CSR matrix (SpGEMM's C, once its size is known). */
+SP_EXPORT cusparseStatus_t cusparseCsrSetPointers(cusparseSpMatDescr_t spMatDescr, void *csrRowOffsets,
+                                                  void *csrColInd, void *csrValues)
+{
+    if (spMatDescr == NULL || spMatDescr->format != CUSPARSE_FORMAT_CSR || csrRowOffsets == NULL ||
+        (spMatDescr->nnz > 0 && (csrColInd == NULL || csrValues == NULL)))
+        return CUSPARSE_STATUS_INVALID_VALUE;
+    spMatDescr->offsets_or_rows = csrRowOffsets;
+    spMatDescr->ind = csrColInd;
+    spMatDescr->values = csrValues;
     return CUSPARSE_STATUS_SUCCESS;
 }
 
@@ -517,10 +516,6 @@ static int real_type(cudaDataType t)
     return t == CUDA_R_32F || t == CUDA_R_64F;
 }
 
-static size_t elem_size(cudaDataType t)
-{
-    return t == CUDA_R_64F || t == CUDA_C_32F ? 8 : t == CUDA_C_64F ? 16 : t == CUDA_R_16F || t == CUDA_R_16BF ? 2 : 4;
-}
 
 /* The buffer a product asks for: a row partition for CSR, none otherwise. */
 static size_t buffer_bytes(const struct cusparseSpMatDescr *a)
@@ -569,10 +564,6 @@ SP_EXPORT cusparseStatus_t cusparseSpMV_preprocess(cusparseHandle_t handle, cusp
     return check_spmv(handle, opA, alpha, matA, vecX, beta, vecY);
 }
 
-static size_t index_size(cusparseIndexType_t t)
-{
-    return t == CUSPARSE_INDEX_64I ? 8 : 4;
-}
 
 static size_t dn_bytes(const struct cusparseDnMatDescr *m, size_t es)
 {

@@ -6,8 +6,13 @@
 # (gen_stubs.sh) that say so.
 SIMLIBS_DIR   := tests/sim/libs
 SIMLIBS       := cufft curand cusparse cusolver
-SIMLIBS_HDRS  := $(SIMLIBS_DIR)/simlib.h tests/sim/core/cusim.h tests/sim/core/cusim_stub.h
+SIMLIBS_HDRS  := $(SIMLIBS_DIR)/simlib.h $(SIMLIBS_DIR)/cusparse_internal.h $(SIMLIBS_DIR)/cusolver_internal.h \
+                 tests/sim/core/cusim.h tests/sim/core/cusim_stub.h
 SIMLIB_LIB     = $(SIM_DIR)/$(SIMLIB_$(1)_SONAME)
+# A library's objects: LIB.o, and its other files' (SIMLIB_LIB_MORE).
+SIMLIB_cusparse_MORE := cusparse_solve
+SIMLIB_cusolver_MORE := cusolver_batched cusolver_svd
+SIMLIB_OBJS    = $(SIM_DIR)/libs/$(1).o $(foreach m,$(SIMLIB_$(1)_MORE),$(SIM_DIR)/libs/$(m).o)
 
 # Per library: soname, calling-convention macro, status type, a stub's status,
 # the header the stubs include, the headers declaring the exports, the export
@@ -43,11 +48,10 @@ SIMLIB_cusolver_HEADERS  = $(addprefix $(CUDA_HOME)/include/,cusolverDn.h cusolv
 SIMLIB_cusolver_GLOBAL  := cusolver*; cublas*; pegasus*;
 
 $(SIM_DIR)/libs/simlib.o $(SIM_DIR)/libs/cufft.o $(SIM_DIR)/libs/curand.o $(SIM_DIR)/libs/cusparse.o \
-$(SIM_DIR)/libs/cusolver.o: $(SIM_DIR)/libs/%.o: $(SIMLIBS_DIR)/%.c $(SIMLIBS_HDRS)
+$(SIM_DIR)/libs/cusolver.o $(SIM_DIR)/libs/cusparse_solve.o $(SIM_DIR)/libs/cusolver_batched.o \
+$(SIM_DIR)/libs/cusolver_svd.o: $(SIM_DIR)/libs/%.o: $(SIMLIBS_DIR)/%.c $(SIMLIBS_HDRS)
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(SIM_CFLAGS) -c -o $@ $<
 
-$(SIM_DIR)/libs/%_stubs.c: tests/sim/gen_stubs.sh scripts/cuda_symbols.sh $(SIM_DIR)/libs/%.o
-	$(call SIM_STUBS_GEN,$(call SIM_REAL_LIB,$(SIMLIB_$*_SONAME)),$(SIMLIB_$*_MACRO),$(SIMLIB_$*_TYPE),$(SIMLIB_$*_STATUS),$(SIMLIB_$*_INCLUDE),$(SIMLIB_$*_HEADERS),$(SIM_DIR)/libs/$*.o)
 $(SIM_DIR)/libs/%_stubs.o: $(SIM_DIR)/libs/%_stubs.c tests/sim/core/cusim_stub.h
 	$(call P,CC,$@)$(CC) $(SIM_CFLAGS) -Wno-deprecated-declarations -c -o $@ $<
 
@@ -57,10 +61,12 @@ $(SIM_DIR)/libs/%.map: $(SIMLIBS_DIR)/libs.mk
 	  '$(SIMLIB_$*_SONAME)' '$(SIMLIB_$*_GLOBAL)' > $@
 
 define SIMLIB_RULE
-$(call SIMLIB_LIB,$(1)): $(SIM_DIR)/libs/$(1).o $(SIM_DIR)/libs/$(1)_stubs.o $(SIM_DIR)/libs/simlib.o \
+$(SIM_DIR)/libs/$(1)_stubs.c: tests/sim/gen_stubs.sh scripts/cuda_symbols.sh $(call SIMLIB_OBJS,$(1))
+	$$(call SIM_STUBS_GEN,$$(call SIM_REAL_LIB,$$(SIMLIB_$(1)_SONAME)),$$(SIMLIB_$(1)_MACRO),$$(SIMLIB_$(1)_TYPE),$$(SIMLIB_$(1)_STATUS),$$(SIMLIB_$(1)_INCLUDE),$$(SIMLIB_$(1)_HEADERS),$$(call SIMLIB_OBJS,$(1)))
+$(call SIMLIB_LIB,$(1)): $(call SIMLIB_OBJS,$(1)) $(SIM_DIR)/libs/$(1)_stubs.o $(SIM_DIR)/libs/simlib.o \
 		$(SIM_DIR)/libs/$(1).map $(CUSIM_LIB)
 	$$(call P,LD,$$@)$$(CC) -shared -Wl,-soname,$(SIMLIB_$(1)_SONAME) \
-	  -Wl,--version-script=$(SIM_DIR)/libs/$(1).map -o $$@ $(SIM_DIR)/libs/$(1).o \
+	  -Wl,--version-script=$(SIM_DIR)/libs/$(1).map -o $$@ $(call SIMLIB_OBJS,$(1)) \
 	  $(SIM_DIR)/libs/$(1)_stubs.o $(SIM_DIR)/libs/simlib.o $$(LDFLAGS) -L$(SIM_DIR) -lcusim \
 	  -lpthread -lm -Wl,-rpath,'$$$$ORIGIN'
 	$$(Q)ln -sf $(SIMLIB_$(1)_SONAME) $(SIM_DIR)/$(1:cu%=libcu%).so

@@ -191,6 +191,133 @@ START_TEST(sparse_csc_matches_dense)
 }
 END_TEST
 
+/* SpGEMM with its two-phase protocol: sizes asked with NULL buffers, C's
+ * nnz known after compute, C written by copy (base 1, 64-bit values, columns
+ * ascending, alpha and beta applied); transposes refused as cuSPARSE does. */
+START_TEST(sparse_spgemm_protocol)
+{
+    /* A 2x3 [[1 0 2] [0 3 0]], B 3x2 [[0 4] [5 0] [6 7]] (base 1); A B = [[12 18] [15 0]] */
+    int aoff[] = {1, 3, 4}, acol[] = {3, 1, 2}, boff[] = {1, 2, 3, 5}, bcol[] = {2, 1, 2, 1};
+    double aval[] = {2, 1, 3}, bval[] = {4, 5, 7, 6};
+    int *daoff = dev(sizeof aoff), *dacol = dev(sizeof acol), *dboff = dev(sizeof boff), *dbcol = dev(sizeof bcol);
+    double *daval = dev(sizeof aval), *dbval = dev(sizeof bval);
+    put(daoff, aoff, sizeof aoff), put(dacol, acol, sizeof acol), put(daval, aval, sizeof aval);
+    put(dboff, boff, sizeof boff), put(dbcol, bcol, sizeof bcol), put(dbval, bval, sizeof bval);
+    int *dcoff = dev(3 * sizeof(int));
+    cusparseHandle_t h;
+    cusparseSpMatDescr_t a, b, c;
+    cusparseSpGEMMDescr_t d;
+    ck_assert_int_eq(cusparseCreate(&h), CUSPARSE_STATUS_SUCCESS);
+    cusparseIndexBase_t one = CUSPARSE_INDEX_BASE_ONE;
+    cusparseCreateCsr(&a, 2, 3, 3, daoff, dacol, daval, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, one, CUDA_R_64F);
+    cusparseCreateCsr(&b, 3, 2, 4, dboff, dbcol, dbval, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, one, CUDA_R_64F);
+    cusparseCreateCsr(&c, 2, 2, 0, dcoff, NULL, NULL, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, one, CUDA_R_64F);
+    ck_assert_int_eq(cusparseSpGEMM_createDescr(&d), CUSPARSE_STATUS_SUCCESS);
+    double alpha = 2, beta = 0;
+    cusparseOperation_t N = CUSPARSE_OPERATION_NON_TRANSPOSE;
+    size_t s1 = 0, s2 = 0;
+    ck_assert_int_eq(cusparseSpGEMM_compute(h, N, N, &alpha, a, b, &beta, c, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, d,
+                                            &s2, NULL), CUSPARSE_STATUS_INVALID_VALUE);   /* estimation first */
+    ck_assert_int_eq(cusparseSpGEMM_workEstimation(h, CUSPARSE_OPERATION_TRANSPOSE, N, &alpha, a, b, &beta, c,
+                                                   CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, d, &s1, NULL),
+                     CUSPARSE_STATUS_NOT_SUPPORTED);
+    ck_assert_int_eq(cusparseSpGEMM_workEstimation(h, N, N, &alpha, a, b, &beta, c, CUDA_R_64F,
+                                                   CUSPARSE_SPGEMM_DEFAULT, d, &s1, NULL), CUSPARSE_STATUS_SUCCESS);
+    ck_assert_uint_gt(s1, 0);
+    void *b1 = dev(s1);
+    ck_assert_int_eq(cusparseSpGEMM_workEstimation(h, N, N, &alpha, a, b, &beta, c, CUDA_R_64F,
+                                                   CUSPARSE_SPGEMM_DEFAULT, d, &s1, b1), CUSPARSE_STATUS_SUCCESS);
+    int64_t prods = 0, rows, cols, nnz;
+    ck_assert_int_eq(cusparseSpGEMM_getNumProducts(d, &prods), CUSPARSE_STATUS_SUCCESS);
+    ck_assert_int_eq(prods, 4);   /* 1*(B row 3: 2) + 2*(B row 1: 1) + 3*(B row 2: 1) */
+    ck_assert_int_eq(cusparseSpGEMM_compute(h, N, N, &alpha, a, b, &beta, c, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, d,
+                                            &s2, NULL), CUSPARSE_STATUS_SUCCESS);
+    ck_assert_uint_gt(s2, 0);
+    void *b2 = dev(s2);
+    ck_assert_int_eq(cusparseSpGEMM_compute(h, N, N, &alpha, a, b, &beta, c, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, d,
+                                            &s2, b2), CUSPARSE_STATUS_SUCCESS);
+    ck_assert_int_eq(cusparseSpMatGetSize(c, &rows, &cols, &nnz), CUSPARSE_STATUS_SUCCESS);
+    ck_assert_int_eq(nnz, 3);
+    int coff[3], ccol[3];
+    get(coff, dcoff, sizeof coff);   /* the row offsets are there after compute */
+    ck_assert(coff[0] == 1 && coff[1] == 3 && coff[2] == 4);
+    put(dcoff, (int[]){0, 0, 0}, sizeof coff);
+    int *dccol = dev(3 * sizeof(int));
+    double *dcval = dev(3 * sizeof(double));
+    ck_assert_int_eq(cusparseCsrSetPointers(c, dcoff, dccol, dcval), CUSPARSE_STATUS_SUCCESS);
+    ck_assert_int_eq(cusparseSpGEMM_copy(h, N, N, &alpha, a, b, &beta, c, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, d),
+                     CUSPARSE_STATUS_SUCCESS);
+    ck_assert_int_eq(cusparseSpGEMM_destroyDescr(d), CUSPARSE_STATUS_SUCCESS);   /* before the copy is seen */
+    double cval[3];
+    get(coff, dcoff, sizeof coff), get(ccol, dccol, sizeof ccol), get(cval, dcval, sizeof cval);
+    ck_assert(coff[0] == 1 && coff[1] == 3 && coff[2] == 4);
+    ck_assert(ccol[0] == 1 && ccol[1] == 2 && ccol[2] == 1);
+    ck_assert(cval[0] == 24 && cval[1] == 36 && cval[2] == 30);
+    cusparseDestroySpMat(a), cusparseDestroySpMat(b), cusparseDestroySpMat(c);
+    cusparseDestroy(h);
+}
+END_TEST
+
+/* SpSV: lower CSR with its diagonal, upper COO transposed, a unit diagonal
+ * (the stored one ignored), against substitution by hand. */
+START_TEST(sparse_spsv_triangles)
+{
+    /* A = [[2 0 0] [1 4 0] [0 3 5]] plus an upper entry (0,2)=9 the fill mode ignores */
+    int off[] = {0, 2, 4, 6}, col[] = {0, 2, 0, 1, 1, 2};
+    float val[] = {2, 9, 1, 4, 3, 5}, x[] = {2, 9, 28}, y[3];
+    int *doff = dev(sizeof off), *dcol = dev(sizeof col);
+    float *dval = dev(sizeof val), *dx = dev(sizeof x), *dy = dev(sizeof y);
+    put(doff, off, sizeof off), put(dcol, col, sizeof col), put(dval, val, sizeof val), put(dx, x, sizeof x);
+    cusparseHandle_t h;
+    cusparseSpMatDescr_t a;
+    cusparseDnVecDescr_t vx, vy;
+    cusparseSpSVDescr_t d;
+    cusparseCreate(&h);
+    cusparseCreateCsr(&a, 3, 3, 6, doff, dcol, dval, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                      CUDA_R_32F);
+    cusparseCreateDnVec(&vx, 3, dx, CUDA_R_32F);
+    cusparseCreateDnVec(&vy, 3, dy, CUDA_R_32F);
+    ck_assert_int_eq(cusparseSpSV_createDescr(&d), CUSPARSE_STATUS_SUCCESS);
+    float alpha = 1;
+    size_t bytes = 0;
+    cusparseOperation_t N = CUSPARSE_OPERATION_NON_TRANSPOSE, T = CUSPARSE_OPERATION_TRANSPOSE;
+    ck_assert_int_eq(cusparseSpSV_bufferSize(h, N, &alpha, a, vx, vy, CUDA_R_32F, CUSPARSE_SPSV_ALG_DEFAULT, d, &bytes),
+                     CUSPARSE_STATUS_SUCCESS);
+    void *buf = dev(bytes);
+    ck_assert_int_eq(cusparseSpSV_solve(h, N, &alpha, a, vx, vy, CUDA_R_32F, CUSPARSE_SPSV_ALG_DEFAULT, d),
+                     CUSPARSE_STATUS_INVALID_VALUE);   /* analysis first */
+    ck_assert_int_eq(cusparseSpSV_analysis(h, N, &alpha, a, vx, vy, CUDA_R_32F, CUSPARSE_SPSV_ALG_DEFAULT, d, buf),
+                     CUSPARSE_STATUS_SUCCESS);
+    ck_assert_int_eq(cusparseSpSV_solve(h, N, &alpha, a, vx, vy, CUDA_R_32F, CUSPARSE_SPSV_ALG_DEFAULT, d),
+                     CUSPARSE_STATUS_SUCCESS);
+    get(y, dy, sizeof y);   /* 2 y0 = 2; y0 + 4 y1 = 9; 3 y1 + 5 y2 = 28 */
+    ck_assert(y[0] == 1 && y[1] == 2 && y[2] == 4.4f);
+    /* A^T is upper: 2 y0 + y1 = 2 ... solved from the bottom: 5 y2 = 28, 4 y1 + 3 y2 = 9, 2 y0 + y1 = 2 */
+    cusparseDiagType_t unit = CUSPARSE_DIAG_TYPE_UNIT;
+    ck_assert_int_eq(cusparseSpSV_analysis(h, T, &alpha, a, vx, vy, CUDA_R_32F, CUSPARSE_SPSV_ALG_DEFAULT, d, buf),
+                     CUSPARSE_STATUS_SUCCESS);
+    ck_assert_int_eq(cusparseSpSV_solve(h, T, &alpha, a, vx, vy, CUDA_R_32F, CUSPARSE_SPSV_ALG_DEFAULT, d),
+                     CUSPARSE_STATUS_SUCCESS);
+    get(y, dy, sizeof y);
+    ck_assert_float_eq_tol(y[2], 5.6f, 1e-6f);
+    ck_assert_float_eq_tol(y[1], (9 - 3 * 5.6f) / 4, 1e-6f);
+    ck_assert_float_eq_tol(y[0], (2 - y[1]) / 2, 1e-6f);
+    ck_assert_int_eq(cusparseSpMatSetAttribute(a, CUSPARSE_SPMAT_DIAG_TYPE, &unit, sizeof unit),
+                     CUSPARSE_STATUS_SUCCESS);
+    ck_assert_int_eq(cusparseSpMatSetAttribute(a, CUSPARSE_SPMAT_DIAG_TYPE, &unit, 1), CUSPARSE_STATUS_INVALID_VALUE);
+    alpha = 2;
+    ck_assert_int_eq(cusparseSpSV_solve(h, N, &alpha, a, vx, vy, CUDA_R_32F, CUSPARSE_SPSV_ALG_DEFAULT, d),
+                     CUSPARSE_STATUS_SUCCESS);
+    get(y, dy, sizeof y);   /* y0 = 4; y0 + y1 = 18; 3 y1 + y2 = 56 */
+    ck_assert(y[0] == 4 && y[1] == 14 && y[2] == 14);
+    ck_assert_int_eq(cusparseSpSV_solve(h, N, &alpha, a, vx, vx, CUDA_R_32F, CUSPARSE_SPSV_ALG_DEFAULT, NULL),
+                     CUSPARSE_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(cusparseSpSV_destroyDescr(d), CUSPARSE_STATUS_SUCCESS);
+    cusparseDestroySpMat(a), cusparseDestroyDnVec(vx), cusparseDestroyDnVec(vy);
+    cusparseDestroy(h);
+}
+END_TEST
+
 /* Cholesky's devInfo names the first minor that is not positive definite. */
 START_TEST(solver_potrf_info)
 {
@@ -207,6 +334,92 @@ START_TEST(solver_potrf_info)
     ck_assert_int_eq(hinfo, 2);
     ck_assert_int_eq(cusolverDnSpotrf(h, CUBLAS_FILL_MODE_LOWER, 3, dm, 2, work, lwork, info),
                      CUSOLVER_STATUS_INVALID_VALUE);   /* lda < n */
+    ck_assert_int_eq(cusolverDnDestroy(h), CUSOLVER_STATUS_SUCCESS);
+}
+END_TEST
+
+/* potrfBatched: each matrix its factor and info (the second not positive
+ * definite, as NVIDIA's example has it); potrsBatched solves with nrhs 1 and
+ * refuses more, as the header says. Pointer arrays in device memory. */
+START_TEST(solver_potrf_batched)
+{
+    double a0[] = {4, 2, 2, 5}, a1[] = {1, 2, 2, 4}, b0[] = {2, 4}, l[4], x[2];   /* a1 singular */
+    double *da0 = dev(sizeof a0), *da1 = dev(sizeof a1), *db0 = dev(sizeof b0), *db1 = dev(sizeof b0);
+    put(da0, a0, sizeof a0), put(da1, a1, sizeof a1), put(db0, b0, sizeof b0), put(db1, b0, sizeof b0);
+    double *ha[2] = {da0, da1}, *hb[2] = {db0, db1}, **dA = dev(sizeof ha), **dB = dev(sizeof hb);
+    put(dA, ha, sizeof ha), put(dB, hb, sizeof hb);
+    int *info = dev(2 * sizeof(int)), hinfo[2] = {-1, -1};
+    cusolverDnHandle_t h;
+    ck_assert_int_eq(cusolverDnCreate(&h), CUSOLVER_STATUS_SUCCESS);
+    ck_assert_int_eq(cusolverDnDpotrfBatched(h, CUBLAS_FILL_MODE_LOWER, 2, dA, 2, info, 2), CUSOLVER_STATUS_SUCCESS);
+    get(hinfo, info, sizeof hinfo);
+    ck_assert(hinfo[0] == 0 && hinfo[1] == 2);
+    get(l, da0, sizeof l);   /* L = [[2 0] [1 2]] */
+    ck_assert(l[0] == 2 && l[1] == 1 && l[3] == 2);
+    ck_assert_int_eq(cusolverDnDpotrsBatched(h, CUBLAS_FILL_MODE_LOWER, 2, 1, dA, 2, dB, 2, info, 1),
+                     CUSOLVER_STATUS_SUCCESS);
+    get(x, db0, sizeof x);   /* [[4 2] [2 5]] x = [2 4]: x = [0.125 0.75] */
+    ck_assert_double_eq_tol(x[0], 0.125, 1e-15);
+    ck_assert_double_eq_tol(x[1], 0.75, 1e-15);
+    ck_assert_int_eq(cusolverDnDpotrsBatched(h, CUBLAS_FILL_MODE_LOWER, 2, 2, dA, 2, dB, 2, info, 1),
+                     CUSOLVER_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(cusolverDnSpotrfBatched(h, CUBLAS_FILL_MODE_LOWER, 2, (float **)dA, 1, info, 2),
+                     CUSOLVER_STATUS_INVALID_VALUE);   /* lda < n */
+    /* pointers to buffers too small for the matrix: skipped, no crash */
+    float *tiny = dev(sizeof(float)), *hs[1] = {tiny}, **dS = dev(sizeof hs);
+    put(dS, hs, sizeof hs);
+    ck_assert_int_eq(cusolverDnSpotrfBatched(h, CUBLAS_FILL_MODE_UPPER, 8, dS, 8, info, 1), CUSOLVER_STATUS_SUCCESS);
+    get(hinfo, info, sizeof(int));
+    ck_assert_int_eq(hinfo[0], 0);
+    ck_assert_int_eq(cusolverDnDestroy(h), CUSOLVER_STATUS_SUCCESS);
+}
+END_TEST
+
+/* gesvd computes A = U S VT: NVIDIA's example's matrix and values, U and VT
+ * orthogonal, the product back; jobu 'N'; m < n refused, as cuSOLVER does. */
+START_TEST(solver_gesvd)
+{
+    enum { M = 3, N = 2 };
+    double a[] = {1, 4, 2, 2, 5, 1}, sv[N], u[M * M], vt[N * N];
+    double *da = dev(sizeof a), *ds = dev(sizeof sv), *du = dev(sizeof u), *dvt = dev(sizeof vt), *work;
+    int *info = dev(sizeof(int)), lwork, hinfo = -1;
+    put(da, a, sizeof a);
+    cusolverDnHandle_t h;
+    ck_assert_int_eq(cusolverDnCreate(&h), CUSOLVER_STATUS_SUCCESS);
+    ck_assert_int_eq(cusolverDnDgesvd_bufferSize(h, M, N, &lwork), CUSOLVER_STATUS_SUCCESS);
+    work = dev(sizeof(double) * lwork);
+    ck_assert_int_eq(cusolverDnDgesvd(h, 'A', 'A', M, N, da, M, ds, du, M, dvt, N, work, lwork, NULL, info),
+                     CUSOLVER_STATUS_SUCCESS);
+    get(sv, ds, sizeof sv), get(u, du, sizeof u), get(vt, dvt, sizeof vt), get(&hinfo, info, sizeof hinfo);
+    ck_assert_int_eq(hinfo, 0);
+    ck_assert_double_eq_tol(sv[0], 7.065283497082729, 1e-13);
+    ck_assert_double_eq_tol(sv[1], 1.040081297712078, 1e-13);
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < M; j++) {   /* U^T U = I */
+            double d = 0;
+            for (int k = 0; k < M; k++)
+                d += u[k + i * M] * u[k + j * M];
+            ck_assert_double_eq_tol(d, i == j, 1e-13);
+        }
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {   /* U S VT = A */
+            double d = 0;
+            for (int k = 0; k < N; k++)
+                d += u[i + k * M] * sv[k] * vt[k + j * N];
+            ck_assert_double_eq_tol(d, a[i + j * M], 1e-13);
+        }
+    float sa[] = {3, 0, 0, 0, 0, 0, 0, 4, 0}, ss[3];   /* a zero value: U still completed */
+    float *dsa = dev(sizeof sa), *dss = dev(sizeof ss), *swork = dev(sizeof(float) * lwork * 4);
+    put(dsa, sa, sizeof sa);
+    ck_assert_int_eq(cusolverDnSgesvd_bufferSize(h, 3, 3, &lwork), CUSOLVER_STATUS_SUCCESS);
+    ck_assert_int_eq(cusolverDnSgesvd(h, 'N', 'N', 3, 3, dsa, 3, dss, NULL, 1, NULL, 1, swork, lwork, NULL, info),
+                     CUSOLVER_STATUS_SUCCESS);
+    get(ss, dss, sizeof ss);
+    ck_assert(ss[0] == 4 && ss[1] == 3 && ss[2] == 0);
+    ck_assert_int_eq(cusolverDnDgesvd(h, 'A', 'A', N, M, da, N, ds, du, N, dvt, M, work, lwork, NULL, info),
+                     CUSOLVER_STATUS_INVALID_VALUE);   /* m < n */
+    ck_assert_int_eq(cusolverDnDgesvd(h, 'O', 'O', M, N, da, M, ds, du, M, dvt, N, work, lwork, NULL, info),
+                     CUSOLVER_STATUS_INVALID_VALUE);
     ck_assert_int_eq(cusolverDnDestroy(h), CUSOLVER_STATUS_SUCCESS);
 }
 END_TEST
@@ -296,7 +509,11 @@ int main(void)
     tcase_add_test(tc, sparse_mat_descr);
     tcase_add_test(tc, rand_seed_and_offset);
     tcase_add_test(tc, sparse_csc_matches_dense);
+    tcase_add_test(tc, sparse_spgemm_protocol);
+    tcase_add_test(tc, sparse_spsv_triangles);
     tcase_add_test(tc, solver_potrf_info);
+    tcase_add_test(tc, solver_potrf_batched);
+    tcase_add_test(tc, solver_gesvd);
     tcase_add_test(tc, bad_arguments_do_not_crash);
     tcase_add_test(tc, versions_and_properties);
     suite_add_tcase(s, tc);
