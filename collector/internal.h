@@ -225,6 +225,9 @@ int cuprof_runfile_flight_write(uint64_t from);
 void cuprof_runfile_resume(void);
 /* Opens the file if it is not open yet; 0 or -1. */
 int cuprof_runfile_ensure(void);
+/* Times the program closed or replaced the file's descriptor and the file
+ * was opened again by its path. */
+uint64_t cuprof_runfile_reopened(void);
 /* Where the file is now ("" before it is opened). */
 const char *cuprof_runfile_path(void);
 /* Renames the file to `to` (its final name); 0 or -1. */

@@ -415,7 +415,10 @@ static int write_meta(const cuprof_snapshot_info *in, uint64_t t_end)
     }
     cuprof_tags_str(&b, CUPROF_RT_RECORD_FAILURE, cuprof_runfile_failure());
     cuprof_tags_str(&b, CUPROF_RT_ENDED_BY, in->ended_by);
-    cuprof_tags_u64(&b, CUPROF_RT_TRUNCATED, (uint64_t)in->truncated);
+    /* a run file that stopped growing lost the calls after it (counted, not
+     * recorded): truncated too, the failure saying why */
+    cuprof_tags_u64(&b, CUPROF_RT_TRUNCATED,
+                    (uint64_t)(in->truncated || cuprof_runfile_failure() != NULL));
     put_capture(&b, t_end);
     if (cfg->step_name[0]) {
         cuprof_tags_str(&b, CUPROF_RT_STEP_RANGE, cfg->step_name);
