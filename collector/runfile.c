@@ -780,7 +780,9 @@ int cuprof_runfile_rename(const char *to)
     sigset_t old;
     rf_lock(&old);
     int rc = -1;
-    if (rf.created && rf.path[0]) {
+    struct stat st;   /* the file at our path is ours (a program may have put another there) */
+    if (rf.created && rf.path[0] && lstat(rf.path, &st) == 0 && st.st_dev == rf.dev &&
+        st.st_ino == rf.ino) {
         if (strcmp(rf.path, to) == 0 || rename(rf.path, to) == 0) {
             snprintf(rf.path, sizeof rf.path, "%s", to);
             rc = 0;
