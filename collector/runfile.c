@@ -18,9 +18,9 @@
  * The program's own descriptor handling (issue 42.3): a program may close
  * every descriptor it inherited (close(3..4095), closefrom, close_range),
  * dup2 one of its files onto our number, or clear FD_CLOEXEC on all of
- * them before an exec. Our descriptor is kept high (at half the descriptor
- * limit, at most 1024: the program's own open() calls get the numbers they
- * get without us) and is only a handle: the file is known by its path and
+ * them before an exec. Our descriptor is kept high (48 and up: the
+ * program's own open() calls get the numbers they get without us) and is
+ * only a handle: the file is known by its path and
  * identity (st_dev, st_ino). Losing the descriptor loses nothing: the next
  * block reopens the file by its path (no O_CREAT, no O_TRUNC) once it has
  * checked the identity, and appends where it left off. The program's files
@@ -123,15 +123,19 @@ static int fd_is_ours(int fd)
     return ours;
 }
 
-/* The lowest number our descriptor may take: half the descriptor limit, at
- * most 1024 (a bigger table costs the kernel memory for nothing). */
+/* The lowest number our descriptor may take: 48 (half the descriptor limit
+ * when that is lower), above what most programs open, yet inside the
+ * kernel's first descriptor table (64 entries): a number beyond it grows
+ * the table, which in a process with threads waits for an RCU grace period
+ * (milliseconds, with the file's lock held, stalling a recording thread's
+ * chunk write). */
 static int high_fd_base(void)
 {
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
         return 0;
-    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= 2048)
-        return 1024;
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= 96)
+        return 48;
     return (int)(rl.rlim_cur / 2);
 }
 
@@ -648,6 +652,20 @@ int cuprof_runfile_chunk_full(cuprof_thread *t)
     }
     atomic_fetch_sub(&rf.inflight, 1);
     return rc;
+}
+
+int cuprof_runfile_hold(void)
+{
+    atomic_fetch_add(&rf.inflight, 1);   /* Dekker with the exit path, as chunk_full */
+    if (atomic_load(&cuprof_g.recording) == CUPROF_REC_ON)
+        return 1;
+    atomic_fetch_sub(&rf.inflight, 1);
+    return 0;
+}
+
+void cuprof_runfile_release(void)
+{
+    atomic_fetch_sub(&rf.inflight, 1);
 }
 
 void cuprof_runfile_quiesce(void)

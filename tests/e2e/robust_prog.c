@@ -52,7 +52,10 @@
  *   through both numbers, a worker thread making AFTER pairs meanwhile;
  *   return) |
  *   listfds FILE (prints how many descriptors above 2 are open, appends a
- *   line to FILE, then 5 pairs, return)
+ *   line to FILE, then 5 pairs, return) |
+ *   churn N (N short-lived threads, 4 at a time, 5 pairs each) | steady N
+ *   (4 threads making the same N * 5 pairs between them): then the peak
+ *   resident memory (VmHWM) on stderr, return
  *
  * Statuses: return 3, exit 3, _exit 4, _Exit 4, quick_exit 4.
  */
@@ -185,6 +188,45 @@ static void *fds_worker(void *arg)
 {
     calls((int)(long)arg);
     return NULL;
+}
+
+static void *five_pairs(void *arg)
+{
+    calls((int)(long)arg);
+    return NULL;
+}
+
+static void print_hwm(void)
+{
+    char line[256];
+    FILE *f = fopen("/proc/self/status", "r");
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "VmHWM:", 6))
+            fprintf(stderr, "robust_prog: hwm_kb=%ld\n", atol(line + 6));
+    if (f)
+        fclose(f);
+}
+
+/* churn N / steady N (see the top). */
+static int threads_mode(int churn, int n)
+{
+    pthread_t th[4];
+    if (churn) {
+        for (int k = 0; k < n; k += 4) {
+            int m = n - k < 4 ? n - k : 4;
+            for (int j = 0; j < m; j++)
+                pthread_create(&th[j], NULL, five_pairs, (void *)5L);
+            for (int j = 0; j < m; j++)
+                pthread_join(th[j], NULL);
+        }
+    } else {
+        for (int j = 0; j < 4; j++)
+            pthread_create(&th[j], NULL, five_pairs, (void *)(long)(5 * (n / 4 + (j < n % 4))));
+        for (int j = 0; j < 4; j++)
+            pthread_join(th[j], NULL);
+    }
+    print_hwm();
+    return 3;
 }
 
 /* fds HOW AT AFTER FILE (see the top). */
@@ -416,6 +458,8 @@ int main(int argc, char **argv)
         fflush(stdout);
         exit(2);
     }
+    if ((!strcmp(end, "churn") || !strcmp(end, "steady")) && i + 1 < argc)
+        return threads_mode(!strcmp(end, "churn"), atoi(argv[i + 1]));
     if (!strcmp(end, "fds") && i + 4 < argc)
         return fds_mode(argv[0], argv[i + 1], atoi(argv[i + 2]), atoi(argv[i + 3]), argv[i + 4]);
     if (!strcmp(end, "listfds") && i + 1 < argc) {

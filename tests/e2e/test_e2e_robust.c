@@ -1243,6 +1243,48 @@ START_TEST(exec_after_cloexec_cleared)
 }
 END_TEST
 
+/* ---- threads that come and go (issue 42.4) ------------------------------------------------ */
+
+#define CHURN_THREADS 20000
+
+static long hwm_of(const char *err)
+{
+    const char *h = strstr(err, "hwm_kb=");
+    ck_assert_msg(h != NULL, "no hwm line:\n%s", err);
+    return atol(h + 7);
+}
+
+/* 20 000 short-lived threads, 4 at a time, 5 cudaMalloc/cudaFree pairs
+ * each: each gives its recording memory back when it ends, so the
+ * program's peak memory stays within a few MB of 4 long-lived threads
+ * making the same calls, and every call is counted, on every thread.
+ * _i = 0: CUPTI off (cuprof's own memory alone), 1: on. */
+START_TEST(threads_come_and_go)
+{
+    char n[16];
+    snprintf(n, sizeof n, "%d", CHURN_THREADS);
+    const char *env[] = {_i ? "CUPROF_GPU=1" : "CUPROF_GPU=0", NULL};
+    long hwm[2];
+    for (int churn = 0; churn < 2; churn++) {
+        const char *args[] = {churn ? "churn" : "steady", n, NULL};
+        e2e_result r = run_prog(1, env, args);
+        ck_assert_msg(r.status == 3, "%s: status %d\n%s", args[0], r.status, r.err);
+        hwm[churn] = hwm_of(r.err);
+        json_t *sum = check_sets(1, NULL);
+        ck_assert_int_eq(jint(sum, "events"), 2LL * (CALLS + 5LL * CHURN_THREADS));
+        ck_assert_int_eq(jint(sum, "dropped"), 0);
+        ck_assert_int_eq(jint(sum, "threads"), 1 + (churn ? CHURN_THREADS : 4));
+        ck_assert(!json_is_true(json_object_get(sum, "truncated")));
+        json_decref(sum);
+        e2e_result_free(&r);
+        e2e_rmtree(dir);
+        ck_assert_int_eq(mkdir(dir, 0700), 0);
+    }
+    ck_assert_msg(hwm[1] <= hwm[0] + 4096, "peak memory: %ld kB with %d threads that come and go, "
+                  "%ld kB with 4 long-lived ones", hwm[1], CHURN_THREADS, hwm[0]);
+}
+END_TEST
+
 static Suite *robust_suite(void)
 {
     Suite *s = suite_create("e2e_robust");
@@ -1279,6 +1321,12 @@ static Suite *robust_suite(void)
     tcase_set_timeout(t, 300);
     tcase_add_loop_test(t, program_closes_its_descriptors, 0, N_FDS_CASES);
     tcase_add_test(t, exec_after_cloexec_cleared);
+    suite_add_tcase(s, t);
+
+    t = tcase_create("threads_come_and_go");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_set_timeout(t, 300);
+    tcase_add_loop_test(t, threads_come_and_go, 0, 2);
     suite_add_tcase(s, t);
 
     t = tcase_create("bad_input");
