@@ -224,6 +224,53 @@ START_TEST(many_threads_run_file_nothing_lost)
 }
 END_TEST
 
+/* Threads that come and go, 8 at a time, while the flusher runs: each gives
+ * its record and chunk back when it ends (the memory mapped for chunks is
+ * back to none once they are joined), and every call of every thread is in
+ * the run, in order (one ended after filling a chunk, one mid-chunk). */
+static void *record_and_end(void *arg)
+{
+    uint64_t n = (uintptr_t)arg;
+    for (uint64_t i = 0; i < n; i++) {
+        cuprof_event *ev = cuprof_begin(0, CUPROF_EV_ALLOC);
+        if (ev)
+            ev->a.mem.bytes = i;
+        cuprof_end(ev, 0);
+    }
+    return NULL;
+}
+
+START_TEST(threads_give_memory_back)
+{
+    cuprof_collector_init();
+    cuprof_api_register(APIS, NAPIS);
+    enum { WAVES = 25, AT_ONCE = 8 };
+    uint64_t total = 0;
+    for (int w = 0; w < WAVES; w++) {
+        pthread_t th[AT_ONCE];
+        for (uintptr_t k = 0; k < AT_ONCE; k++) {
+            uintptr_t n = k == 0 ? 12000 : 50 + k;   /* one fills a chunk, the others do not */
+            total += n;
+            ck_assert_int_eq(pthread_create(&th[k], NULL, record_and_end, (void *)n), 0);
+        }
+        for (int k = 0; k < AT_ONCE; k++)
+            pthread_join(th[k], NULL);
+        ck_assert_uint_eq(atomic_load(&cuprof_g.mem_bytes), 0);
+    }
+    cuprof_run *run = test_run_read_back();
+    ck_assert_ptr_nonnull(run);
+    ck_assert_uint_eq(run->nthreads, WAVES * AT_ONCE);
+    ck_assert_uint_eq(run->nevents, total);
+    ck_assert_uint_eq(run->dropped, 0);
+    uint64_t bad = 0;
+    for (size_t t = 0; t < run->nthreads; t++)
+        for (uint64_t i = 0; i < run->threads[t].n; i++)
+            bad += cuprof_run_event(&run->threads[t], i)->a.mem.bytes != i;
+    ck_assert_uint_eq(bad, 0);
+    test_run_free(run);
+}
+END_TEST
+
 START_TEST(event_ids_unique_across_chunks)
 {
     cuprof_api_register(APIS, NAPIS);
@@ -1552,6 +1599,7 @@ Suite *collector_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, many_threads_nothing_lost);
     tcase_add_test(tc, many_threads_run_file_nothing_lost);
+    tcase_add_test(tc, threads_give_memory_back);
     tcase_add_test(tc, event_ids_unique_across_chunks);
     tcase_add_test(tc, open_calls_are_not_published);
     tcase_add_test(tc, compact_round_trip);
