@@ -744,6 +744,14 @@ void cuprof_fd_begin(cuprof_fd_call *c, unsigned lo, unsigned hi)
     if (fd >= 0 && (unsigned)fd >= lo && (unsigned)fd <= hi) {
         c->fd = fd;   /* the program's now; taken back in cuprof_fd_end if still ours */
         __atomic_store_n(&rf.fd, -1, __ATOMIC_RELAXED);
+    } else {
+        /* it only waited for our opening to end, and does not touch the new
+         * number: counted as running (an opening after this waits for it),
+         * it runs without the lock (a close that lingers must not hold it) */
+        atomic_fetch_add(&fd_closers, 1);
+        c->counted = 1;
+        c->locked = 0;
+        rf_unlock(&c->old);
     }
     errno = e;
 }
