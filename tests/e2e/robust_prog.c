@@ -44,7 +44,9 @@
  *   AT pairs, then HOW: close (close(3..4095)), closefrom (closefrom(3)),
  *   closerange (close_range(3, ~0, 0)), dup2 (nothing closed), rawclose
  *   and rawdup (the same as closerange and dup2, by syscall(2): no libc
- *   function sees them), cloexec
+ *   function sees them), hammer (nothing closed first: a thread dup2s FILE
+ *   onto 40..70 and closes them again, over and over, while the calls
+ *   run), cloexec
  *   (FD_CLOEXEC cleared on 3..4095, then exec of robust_prog `listfds
  *   FILE`); then FILE opened (truncated) and, where the profiler's run file
  *   was (found in /proc/self/fd before HOW), the file dup2'ed onto that
@@ -184,6 +186,24 @@ static int run_file_fd(void)
     return found;
 }
 
+/* fds hammer: dup2s the program's file onto 40..70 and closes them again,
+ * over and over, until told to stop (the run file's number is among them,
+ * and so is every number it is opened again on). */
+static volatile int hammer_stop, hammer_fd;
+static void *hammer(void *arg)
+{
+    (void)arg;
+    while (!hammer_stop) {
+        for (int fd = 40; fd <= 70; fd++)
+            if (fd != hammer_fd)
+                dup2(hammer_fd, fd);
+        for (int fd = 40; fd <= 70; fd++)
+            if (fd != hammer_fd)
+                close(fd);
+    }
+    return NULL;
+}
+
 static void *fds_worker(void *arg)
 {
     calls((int)(long)arg);
@@ -260,17 +280,25 @@ static int fds_mode(const char *self, const char *how, int at, int after, const 
     }
     int w = f;
     int raw = !strcmp(how, "rawclose") || !strcmp(how, "rawdup");
-    if (ours >= 0 && ours != f &&   /* the profiler's number, ours now */
+    if (ours >= 0 && ours != f && strcmp(how, "hammer") != 0 &&   /* the profiler's number, ours now */
         (raw ? syscall(SYS_dup3, f, ours, 0) : dup2(f, ours)) == ours)
         w = ours;
     dprintf(w, "robust_prog: %s after %d pairs\n", how, at);
-    pthread_t t;
+    pthread_t t, h;
+    int hammering = !strcmp(how, "hammer");
+    hammer_fd = f;
+    if (hammering)
+        pthread_create(&h, NULL, hammer, NULL);
     pthread_create(&t, NULL, fds_worker, (void *)(long)after);
     for (int k = 0; k < after; k += 1000) {
         calls(after - k < 1000 ? after - k : 1000);
         dprintf(k / 1000 % 2 ? f : w, "robust_prog: %d pairs\n", k + 1000);
     }
     pthread_join(t, NULL);
+    if (hammering) {
+        hammer_stop = 1;
+        pthread_join(h, NULL);
+    }
     if (w != f)
         close(w);
     close(f);

@@ -1145,6 +1145,7 @@ static const struct fds_case {
     {"dup2", 50000},
     {"rawclose", 1000},    /* the system calls themselves, no libc function to see them */
     {"rawdup", 1000},
+    {"hammer", 1000},      /* dup2 onto 40..70 and close, over and over, while calling */
 };
 #define N_FDS_CASES ((int)(sizeof fds_cases / sizeof fds_cases[0]))
 
