@@ -271,6 +271,76 @@ START_TEST(threads_give_memory_back)
 }
 END_TEST
 
+/* The program's descriptor calls (collector.h's cuprof_fd_begin/end, which
+ * libcuprof's close/dup2 & co call) against recording: a thread puts a
+ * file of the program's on 40..70 and closes them again, over and over,
+ * each call bracketed as the hooks do, while the main thread records and
+ * the flusher writes. Every call is read back, and the program's file
+ * never gets a byte. */
+static char fd_victim[600];
+static _Atomic int fd_stop;
+
+static void *dup_and_close(void *arg)
+{
+    (void)arg;
+    int f = open(fd_victim, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    ck_assert_int_ge(f, 0);
+    while (!atomic_load(&fd_stop)) {
+        for (int fd = 40; fd <= 70; fd++) {
+            cuprof_fd_call c;
+            cuprof_fd_begin(&c, (unsigned)fd, (unsigned)fd);
+            if (fd != f)
+                dup2(f, fd);
+            cuprof_fd_end(&c);
+        }
+        cuprof_fd_call c;
+        cuprof_fd_begin(&c, 40, 70);
+        for (int fd = 40; fd <= 70; fd++)
+            if (fd != f)
+                close(fd);
+        cuprof_fd_end(&c);
+    }
+    close(f);
+    return NULL;
+}
+
+START_TEST(program_descriptor_calls)
+{
+    cuprof_collector_init();
+    cuprof_api_register(APIS, NAPIS);
+    snprintf(fd_victim, sizeof fd_victim, "%s/program-file", tmpdir);
+    atomic_store(&fd_stop, 0);
+    pthread_t th;
+    enum { N = 150000 };
+    for (int i = 0; i < N; i++) {
+        if (i == 1000)   /* the run file is open by now */
+            ck_assert_int_eq(pthread_create(&th, NULL, dup_and_close, NULL), 0);
+        cuprof_event *ev = cuprof_begin(0, CUPROF_EV_ALLOC);
+        if (ev)
+            ev->a.mem.bytes = (uint64_t)i;
+        cuprof_end(ev, 0);
+    }
+    usleep(250000);   /* two flusher rounds with the descriptors coming and going */
+    atomic_store(&fd_stop, 1);
+    pthread_join(th, NULL);
+    cuprof_run *run = test_run_read_back();
+    ck_assert_ptr_nonnull(run);
+    ck_assert_uint_eq(run->nevents, N);
+    ck_assert_uint_eq(run->dropped, 0);
+    ck_assert_ptr_null(cuprof_runfile_failure());
+    ck_assert_uint_gt(cuprof_runfile_reopened(), 0);   /* it was hit, and opened again */
+    uint64_t bad = 0;
+    for (uint64_t i = 0; i < run->threads[0].n; i++)
+        bad += cuprof_run_event(&run->threads[0], i)->a.mem.bytes != i;
+    ck_assert_uint_eq(bad, 0);
+    test_run_free(run);
+    struct stat st;
+    ck_assert_int_eq(stat(fd_victim, &st), 0);
+    ck_assert_int_eq(st.st_size, 0);
+    unlink(fd_victim);
+}
+END_TEST
+
 START_TEST(event_ids_unique_across_chunks)
 {
     cuprof_api_register(APIS, NAPIS);
@@ -1600,6 +1670,7 @@ Suite *collector_suite(void)
     tcase_add_test(tc, many_threads_nothing_lost);
     tcase_add_test(tc, many_threads_run_file_nothing_lost);
     tcase_add_test(tc, threads_give_memory_back);
+    tcase_add_test(tc, program_descriptor_calls);
     tcase_add_test(tc, event_ids_unique_across_chunks);
     tcase_add_test(tc, open_calls_are_not_published);
     tcase_add_test(tc, compact_round_trip);
