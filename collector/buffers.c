@@ -26,6 +26,7 @@
 #include "collector/clock.h"
 #include "collector/cupti.h"
 #include "collector/log.h"
+#include "collector/snapshot.h"
 #include "collector/stacks.h"
 
 #include <errno.h>
@@ -123,6 +124,46 @@ static cuprof_chunk *chunk_first(void)
     return c;
 }
 
+/* ---- a thread's end (issue 42.4) -----------------------------------------------
+ *
+ * A thread that ends gives its record and chunk back, once its last calls
+ * are in the run file (snapshot.c writes them as the end would): a program
+ * that makes a thread per request keeps its memory flat. Kept instead (the
+ * end writes them, as before) when a call is still open on it, when the
+ * exit path runs, and in runs with a capture window or the flight
+ * recorder, whose code reads records at its own times. */
+static pthread_key_t end_key;
+static pthread_once_t end_once = PTHREAD_ONCE_INIT;
+static int end_key_ok;
+
+static void thread_ended(void *p)
+{
+    cuprof_thread *t = p;
+    /* (a forked child's copy of a parent's record is not this thread's) */
+    if (!t || t != tls.thread || t->depth != 0)
+        return;
+    if (cuprof_g_config.capture != CUPROF_CAPTURE_NONE || cuprof_g_config.flight_ns)
+        return;
+    int saved = errno;
+    int guard = cuprof_guard_enter();
+    sigset_t old;
+    cuprof_block_async(&old);
+    if (cuprof_snapshot_thread_end(t) == 0) {
+        tls.thread = NULL;
+        munmap(t->head, CUPROF_CHUNK_BYTES);
+        atomic_fetch_sub_explicit(&cuprof_g.mem_bytes, CUPROF_CHUNK_BYTES, memory_order_relaxed);
+        free(t);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    cuprof_guard_leave(guard);
+    errno = saved;
+}
+
+static void end_key_create(void)
+{
+    end_key_ok = pthread_key_create(&end_key, thread_ended) == 0;
+}
+
 /* Creates and lists the calling thread's record (first event on the thread).
  * NULL when memory is short: the call then goes unrecorded. */
 static cuprof_thread *thread_register(void)
@@ -151,6 +192,9 @@ static cuprof_thread *thread_register(void)
     cuprof_g.threads_tail = &t->next;
     pthread_mutex_unlock(&cuprof_g.lock);
     tls.thread = t;
+    pthread_once(&end_once, end_key_create);
+    if (end_key_ok)
+        pthread_setspecific(end_key, t);   /* thread_ended gives it back */
     cuprof_debug(CUPROF_DBG_COLLECTOR, "thread %u (tid %u) registered", t->index, t->tid);
     cuprof_runfile_flusher_start();   /* once per process: the file and its flusher */
     return t;
@@ -450,6 +494,7 @@ void cuprof_buffers_reset_after_fork(void)
     for (size_t i = 0; i < CUPROF_MAX_APIS; i++)
         atomic_store_explicit(&cuprof_dropped_api[i], 0, memory_order_relaxed);
     cuprof_runfile_reset_after_fork();
+    cuprof_snapshot_reset_after_fork();
     tls.thread = NULL;
 }
 

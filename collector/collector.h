@@ -138,4 +138,23 @@ void cuprof_process_reraise(int sig);
 /* 1 in a vfork child (shares the parent's memory: must not touch state). */
 int cuprof_process_is_vfork_child(void);
 
+/* The program is about to close or replace descriptors lo..hi (close,
+ * close_range, closefrom, dup2/dup3's target: preload/hooks_libc.c); call
+ * cuprof_fd_end with the same c after the real call, errno as it left it
+ * (both keep errno). One that covers the run file's descriptor holds the
+ * run file's lock from begin to end, so that no write of ours can reach
+ * the file the program puts on that number (collector/runfile.c); any
+ * other costs two atomic additions. Async-signal-safe on the fast path. */
+typedef struct cuprof_fd_call {
+    int counted;      /* counted among the calls in progress (fast path) */
+    int locked;       /* holds the run file's lock */
+    int fd;           /* the run file's descriptor it covers, -1 none */
+    sigset_t old;     /* the signal mask before the lock */
+} cuprof_fd_call;
+void cuprof_fd_begin(cuprof_fd_call *c, unsigned lo, unsigned hi);
+void cuprof_fd_end(cuprof_fd_call *c);
+/* FD_CLOEXEC set again on the run file's descriptor (a program may clear it
+ * on all of them): before every exec and spawn, and each flusher round. */
+void cuprof_process_fds_cloexec(void);
+
 #endif /* CUPROF_COLLECTOR_H */

@@ -48,9 +48,13 @@ typedef struct cuprof_chunk {
 
 _Static_assert(sizeof(cuprof_chunk) == CUPROF_CHUNK_BYTES, "chunk must be 64 KiB");
 
-/* One thread's record: registered once, never freed (survives thread exit so
- * its events are still written at process exit). Fields marked "owner" are
- * touched only by the thread itself; readers at exit use committed. */
+/* One thread's record: registered at the thread's first event. When the
+ * thread ends (no call open, recording on, no capture window or flight
+ * recorder) its last calls are written to the run file and the record and
+ * its chunk are freed (buffers.c's thread_ended); otherwise it survives the
+ * thread, so its events are still written at process exit. Fields marked
+ * "owner" are touched only by the thread itself; readers at exit use
+ * committed. */
 typedef struct cuprof_thread {
     /* the calls open now, one slot per depth: the event the hook fills
      * (first, so the slots are cache-line aligned like the record) */
@@ -97,7 +101,8 @@ struct cuprof_state {
     pthread_mutex_t lock;         /* guards threads/threads_tail/nthreads/apis */
     cuprof_thread *threads;       /* registered threads, oldest first */
     cuprof_thread **threads_tail; /* where the next record is linked */
-    uint32_t nthreads;            /* number of records listed */
+    uint32_t nthreads;            /* records registered (the last index given); those
+                                     given back at their thread's end are not listed */
     cuprof_thread *inherited;     /* in a forked child: the parent's records, never
                                      written here (kept reachable, not listed) */
     _Atomic uint64_t mem_bytes;   /* chunk memory mapped, bytes */
@@ -190,6 +195,10 @@ uint64_t cuprof_runfile_windows_written(void);
  * chunk may be reused), -1 when not (the exit path runs, or the file
  * failed: the caller drops the call). */
 int cuprof_runfile_chunk_full(cuprof_thread *t);
+/* 1 (counted in the exit path's quiesce: call cuprof_runfile_release) while
+ * recording is on; 0 when the exit path runs (or recording is gated). */
+int cuprof_runfile_hold(void);
+void cuprof_runfile_release(void);
 /* Waits (bounded) for chunk writes in progress; the exit path calls it
  * after clearing recording. */
 void cuprof_runfile_quiesce(void);
@@ -246,6 +255,9 @@ int cuprof_runfile_flight_write(uint64_t from);
 void cuprof_runfile_resume(void);
 /* Opens the file if it is not open yet; 0 or -1. */
 int cuprof_runfile_ensure(void);
+/* Times the program closed or replaced the file's descriptor and the file
+ * was opened again by its path. */
+uint64_t cuprof_runfile_reopened(void);
 /* Where the file is now ("" before it is opened). */
 const char *cuprof_runfile_path(void);
 /* Renames the file to `to` (its final name); 0 or -1. */

@@ -12,8 +12,32 @@
  * A write that fails (full disk, `ulimit -f`: SIGXFSZ is blocked around it,
  * a directory that cannot be written) stops the run file for the process:
  * one "cuprof:" warning, later calls are counted per API but not recorded,
- * and the summary says why ("RECORDING STOPPED"). The program is never
- * disturbed: errno is the caller's to keep.
+ * and the summary says why ("RECORDING STOPPED") and that it is truncated.
+ * The program is never disturbed: errno is the caller's to keep.
+ *
+ * The program's own descriptor handling (issue 42.3): a program may close
+ * every descriptor it inherited (close(3..4095), closefrom, close_range),
+ * dup2 one of its files onto our number, or clear FD_CLOEXEC on all of
+ * them before an exec. Our descriptor is kept high (48 and up: the
+ * program's own open() calls get the numbers they get without us) and is
+ * only a handle: the file is known by its path and
+ * identity (st_dev, st_ino). Losing the descriptor loses nothing: the next
+ * block reopens the file by its path (no O_CREAT, no O_TRUNC) once it has
+ * checked the identity, and appends where it left off. The program's files
+ * never get a byte of ours:
+ *   - the libc calls that close or replace descriptors (close, close_range,
+ *     closefrom, dup2, dup3; preload/hooks_libc.c) ask cuprof_fd_begin
+ *     first: one that covers our number takes the file's lock, so it cannot
+ *     fall between our identity check and our write, and the number is
+ *     given up (taken back afterwards if the call left it ours); while we
+ *     open or reopen the file (`fd_busy`), every such call waits for the
+ *     lock, and we wait for the ones already running (`fd_closers`), so a
+ *     number we just got cannot be closed and reused under us;
+ *   - a raw system call (no libc) is caught by the identity check (fstat)
+ *     before every block: a descriptor that is not our file is never
+ *     written, never closed by us.
+ * Before an exec (and every flusher round) FD_CLOEXEC is set again on our
+ * descriptor, so an exec'd image never inherits it.
  */
 #include "collector/internal.h"
 #include "collector/cupti.h"
@@ -25,12 +49,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,7 +77,28 @@ static struct {
     char why[320];               /* why it stopped, for the summary */
     dev_t dev;                   /* the file's identity: a program that closes */
     ino_t ino;                   /* every descriptor may reuse ours for its own */
+    int created;                 /* the file exists (path, dev, ino, off hold): a lost
+                                    descriptor is reopened, never the file created again */
+    uint64_t reopened;           /* times the descriptor was lost and the file reopened */
 } rf = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+
+/* The program's close/dup2 & co (cuprof_fd_begin) against our opening of the
+ * file: fd_busy is set (under the lock) while we open it and get our number;
+ * a call that starts meanwhile waits for the lock. fd_closers counts the
+ * calls in progress that did not take the lock: we wait for them to end
+ * before we open (Dekker: each side writes its flag, then reads the
+ * other's). */
+static _Atomic int fd_busy;
+static _Atomic int fd_closers;
+
+/* close(2) itself: our own descriptor, closed by us, must not go through
+ * the program's close (our hook, which would wait for the lock we hold). */
+static void sys_close(int fd)
+{
+    int e = errno;
+    syscall(SYS_close, fd);
+    errno = e;
+}
 
 static void rf_fail(const char *what, int err)
 {
@@ -61,15 +109,59 @@ static void rf_fail(const char *what, int err)
     atomic_store_explicit(&rf.why_ready, 1, memory_order_release);
     if (cuprof_collector_finishing_here())
         return;   /* the exit path says it, in one line */
-    cuprof_log("cannot write the run file (%s): recording stops here; the summary counts every "
-               "call, the outputs have those recorded so far (free disk space, or choose "
-               "another directory with -o)", rf.why);
+    cuprof_log("cannot write the run file (%s): recording stops here; the outputs will have the "
+               "calls recorded so far and say TRUNCATED (free disk space, or choose another "
+               "directory with -o)", rf.why);
 }
 
 static int fd_is_ours(int fd)
 {
     struct stat st;
-    return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == rf.dev && st.st_ino == rf.ino;
+    int e = errno;
+    int ours = fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == rf.dev && st.st_ino == rf.ino;
+    errno = e;
+    return ours;
+}
+
+/* The lowest number our descriptor may take: 48 (half the descriptor limit
+ * when that is lower), above what most programs open, yet inside the
+ * kernel's first descriptor table (64 entries): a number beyond it grows
+ * the table, which in a process with threads waits for an RCU grace period
+ * (milliseconds, with the file's lock held, stalling a recording thread's
+ * chunk write). */
+static int high_fd_base(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return 0;
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= 96)
+        return 48;
+    return (int)(rl.rlim_cur / 2);
+}
+
+/* open(2) of our file, the descriptor then moved high (close-on-exec), with
+ * the program's descriptor calls held off (fd_busy, fd_closers). The run
+ * file's lock held. -1 with errno on failure. */
+static int open_guarded(const char *path, int flags, mode_t mode)
+{
+    atomic_store(&fd_busy, 1);
+    /* the calls that began before they could see fd_busy: each is one
+     * system call; bounded anyway (a close that flushes to a slow NFS) */
+    for (int i = 0; i < 100000 && atomic_load(&fd_closers) > 0; i++)
+        sched_yield();
+    int fd = open(path, flags, mode);
+    int e = errno;
+    int base = fd >= 0 ? high_fd_base() : 0;
+    if (fd >= 0 && fd < base) {
+        int hi = fcntl(fd, F_DUPFD_CLOEXEC, base);
+        if (hi >= 0) {
+            sys_close(fd);
+            fd = hi;
+        }
+    }
+    atomic_store(&fd_busy, 0);
+    errno = e;
+    return fd;
 }
 
 /* Writes every byte of iov at off; 0 or an errno. iov is consumed. The
@@ -136,21 +228,47 @@ static void rf_unlock(const sigset_t *old)
     pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
-/* Opens the file once per process; lock held. -1 (reported) on failure. */
+/* The program closed our descriptor (or put another file on its number):
+ * the file opened again by its path, if it is still ours; lock held. -1
+ * (reported: recording stops) when it is gone or another file took its
+ * name. */
+static int reopen_locked(void)
+{
+    int fd = open_guarded(rf.path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0);
+    if (fd < 0) {
+        rf_fail("the program closed the run file and it cannot be opened again:", errno);
+        return -1;
+    }
+    if (!fd_is_ours(fd)) {
+        sys_close(fd);   /* (our own: nothing could close it under fd_busy) */
+        rf_fail("the program closed the run file and another file took its name:", ESTALE);
+        return -1;
+    }
+    rf.reopened++;
+    cuprof_debug(CUPROF_DBG_COLLECTOR, "run file reopened (descriptor lost %llu time(s))",
+                 (unsigned long long)rf.reopened);
+    __atomic_store_n(&rf.fd, fd, __ATOMIC_RELAXED);
+    return fd;
+}
+
+/* Opens the file once per process (again after the program closed it);
+ * lock held. -1 (reported) on failure. */
 static int open_locked(void)
 {
     if (rf.fd >= 0)
         return rf.fd;
     if (atomic_load(&rf.failed))
         return -1;
+    if (rf.created)
+        return reopen_locked();
     const char *dir = cuprof_g_config.out_dir;
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         (void)0;   /* the open below says why */
     snprintf(rf.path, sizeof rf.path, "%s/.cuprof-run.%ld", dir, (long)cuprof_g.pid);
     int flags = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
-    int fd = open(rf.path, flags, 0644);
+    int fd = open_guarded(rf.path, flags, 0644);
     if (fd < 0 && errno == EEXIST && unlink(rf.path) == 0)   /* a killed run of our pid */
-        fd = open(rf.path, flags, 0644);
+        fd = open_guarded(rf.path, flags, 0644);
     if (fd < 0) {
         rf_fail("cannot create", errno);
         return -1;
@@ -171,7 +289,7 @@ static int open_locked(void)
     sigemptyset(&none);
     int err = write_all(fd, &v, 1, 0, &none);   /* under rf_lock: signals blocked */
     if (err) {
-        close(fd);
+        sys_close(fd);
         unlink(rf.path);
         rf_fail("cannot write", err);
         return -1;
@@ -181,9 +299,21 @@ static int open_locked(void)
         rf.dev = st.st_dev;
         rf.ino = st.st_ino;
     }
+    rf.created = 1;
     rf.off = sizeof h;
     __atomic_store_n(&rf.fd, fd, __ATOMIC_RELAXED);   /* read unlocked by append */
     return fd;
+}
+
+/* fd (open_locked's) if it is still our file, else the file reopened (a
+ * raw system call closed or replaced it: not ours any more, never written,
+ * never closed by us); -1 when it cannot be. Lock held. */
+static int usable_fd_locked(int fd)
+{
+    if (fd_is_ours(fd))
+        return fd;
+    __atomic_store_n(&rf.fd, -1, __ATOMIC_RELAXED);
+    return open_locked();
 }
 
 int cuprof_runfile_append(uint32_t type, const struct iovec *parts, int nparts)
@@ -220,9 +350,8 @@ int cuprof_runfile_append(uint32_t type, const struct iovec *parts, int nparts)
         cuprof_flight_put_locked(v, n, cuprof_clock_now());   /* the ring, not the file */
         rc = 0;
     } else if (fd >= 0 && (!atomic_load(&rf.failed) || rf.final)) {
-        if (!fd_is_ours(fd)) {
-            rf_fail("the program closed", EBADF);
-        } else {
+        fd = usable_fd_locked(fd);
+        if (fd >= 0) {
             int err = write_all(fd, v, n, rf.off, &old);
             if (err) {
                 /* Whatever part of the block reached the file is cut off
@@ -284,7 +413,7 @@ int cuprof_runfile_flight_write(uint64_t from)
     rf_lock(&old);
     int rc = -1;
     int fd = open_locked();
-    if (fd >= 0 && !rf.ended && !atomic_load(&rf.failed) && fd_is_ours(fd)) {
+    if (fd >= 0 && !rf.ended && !atomic_load(&rf.failed) && (fd = usable_fd_locked(fd)) >= 0) {
         ring_out o = {fd, &old};
         rc = cuprof_flight_each_locked(from, ring_block_out, &o);
     }
@@ -494,6 +623,7 @@ static void *flusher_main(void *arg)
             cuprof_memheld_flush();
         }
         atomic_fetch_sub(&rf.inflight, 1);
+        cuprof_process_fds_cloexec();   /* a program that cleared it on every descriptor */
     }
     return NULL;
 }
@@ -534,6 +664,20 @@ int cuprof_runfile_chunk_full(cuprof_thread *t)
     }
     atomic_fetch_sub(&rf.inflight, 1);
     return rc;
+}
+
+int cuprof_runfile_hold(void)
+{
+    atomic_fetch_add(&rf.inflight, 1);   /* Dekker with the exit path, as chunk_full */
+    if (atomic_load(&cuprof_g.recording) == CUPROF_REC_ON)
+        return 1;
+    atomic_fetch_sub(&rf.inflight, 1);
+    return 0;
+}
+
+void cuprof_runfile_release(void)
+{
+    atomic_fetch_sub(&rf.inflight, 1);
 }
 
 void cuprof_runfile_quiesce(void)
@@ -579,7 +723,7 @@ int cuprof_runfile_ensure(void)
 {
     sigset_t old;
     rf_lock(&old);
-    int opened = rf.fd < 0;
+    int opened = !rf.created;
     int fd = open_locked();
     opened &= fd >= 0;
     rf_unlock(&old);
@@ -588,6 +732,80 @@ int cuprof_runfile_ensure(void)
     if (opened)
         cuprof_snapshot_write_start();
     return fd >= 0 ? 0 : -1;
+}
+
+/* ---- the program's descriptor calls (preload/hooks_libc.c) ------------------------- */
+
+void cuprof_fd_begin(cuprof_fd_call *c, unsigned lo, unsigned hi)
+{
+    c->counted = 1;
+    c->locked = 0;
+    c->fd = -1;
+    atomic_fetch_add(&fd_closers, 1);
+    int fd = __atomic_load_n(&rf.fd, __ATOMIC_SEQ_CST);
+    if (!atomic_load(&fd_busy) && !(fd >= 0 && (unsigned)fd >= lo && (unsigned)fd <= hi))
+        return;   /* not ours, and we are not opening: the call runs as it is */
+    atomic_fetch_sub(&fd_closers, 1);
+    c->counted = 0;
+    if (cuprof_process_is_vfork_child())
+        return;   /* its descriptors are its own copy; our state is the parent's */
+    int e = errno;
+    rf_lock(&c->old);
+    c->locked = 1;
+    fd = rf.fd;
+    if (fd >= 0 && (unsigned)fd >= lo && (unsigned)fd <= hi) {
+        c->fd = fd;   /* the program's now; taken back in cuprof_fd_end if still ours */
+        __atomic_store_n(&rf.fd, -1, __ATOMIC_RELAXED);
+    } else {
+        /* it only waited for our opening to end, and does not touch the new
+         * number: counted as running (an opening after this waits for it),
+         * it runs without the lock (a close that lingers must not hold it) */
+        atomic_fetch_add(&fd_closers, 1);
+        c->counted = 1;
+        c->locked = 0;
+        rf_unlock(&c->old);
+    }
+    errno = e;
+}
+
+void cuprof_fd_end(cuprof_fd_call *c)
+{
+    int e = errno;
+    if (c->counted)
+        atomic_fetch_sub(&fd_closers, 1);
+    if (c->locked) {
+        /* the call failed, or left the descriptor open (CLOSE_RANGE_CLOEXEC) */
+        if (c->fd >= 0 && rf.fd < 0 && fd_is_ours(c->fd))
+            __atomic_store_n(&rf.fd, c->fd, __ATOMIC_RELAXED);
+        rf_unlock(&c->old);
+    }
+    errno = e;
+}
+
+void cuprof_process_fds_cloexec(void)
+{
+    int e = errno;
+    if (cuprof_process_is_vfork_child()) {   /* its own table: no lock, no state */
+        int fd = __atomic_load_n(&rf.fd, __ATOMIC_RELAXED);
+        if (fd >= 0 && fd_is_ours(fd))
+            fcntl(fd, F_SETFD, FD_CLOEXEC);
+        errno = e;
+        return;
+    }
+    sigset_t old;
+    rf_lock(&old);
+    if (rf.fd >= 0 && fd_is_ours(rf.fd)) {
+        int fl = fcntl(rf.fd, F_GETFD);
+        if (fl >= 0 && !(fl & FD_CLOEXEC))
+            fcntl(rf.fd, F_SETFD, fl | FD_CLOEXEC);
+    }
+    rf_unlock(&old);
+    errno = e;
+}
+
+uint64_t cuprof_runfile_reopened(void)
+{
+    return rf.reopened;
 }
 
 const char *cuprof_runfile_path(void)
@@ -600,7 +818,9 @@ int cuprof_runfile_rename(const char *to)
     sigset_t old;
     rf_lock(&old);
     int rc = -1;
-    if (rf.fd >= 0 && rf.path[0]) {
+    struct stat st;   /* the file at our path is ours (a program may have put another there) */
+    if (rf.created && rf.path[0] && lstat(rf.path, &st) == 0 && st.st_dev == rf.dev &&
+        st.st_ino == rf.ino) {
         if (strcmp(rf.path, to) == 0 || rename(rf.path, to) == 0) {
             snprintf(rf.path, sizeof rf.path, "%s", to);
             rc = 0;
@@ -614,9 +834,9 @@ void cuprof_runfile_forget(int remove)
 {
     sigset_t old;
     rf_lock(&old);
-    if (rf.fd >= 0) {
-        if (fd_is_ours(rf.fd))
-            close(rf.fd);
+    if (rf.created) {
+        if (rf.fd >= 0 && fd_is_ours(rf.fd))
+            sys_close(rf.fd);
         if (remove && rf.path[0])
             unlink(rf.path);
     }
@@ -624,15 +844,22 @@ void cuprof_runfile_forget(int remove)
     rf.path[0] = '\0';
     rf.off = 0;
     rf.ended = 0;
+    rf.created = 0;
     rf_unlock(&old);
 }
 
 void cuprof_runfile_reset_after_fork(void)
 {
-    /* The parent's file is the parent's: the child writes its own. */
-    if (rf.fd >= 0)
-        close(rf.fd);
+    /* The parent's file is the parent's: the child writes its own. The
+     * number is closed only if it is still the file (the parent may have
+     * put one of its own files there). */
+    if (rf.fd >= 0 && fd_is_ours(rf.fd))
+        sys_close(rf.fd);
     pthread_mutex_init(&rf.lock, NULL);
+    rf.created = 0;
+    rf.reopened = 0;
+    atomic_store(&fd_busy, 0);
+    atomic_store(&fd_closers, 0);
     __atomic_store_n(&rf.fd, -1, __ATOMIC_RELAXED);
     rf.off = 0;
     rf.final = 0;

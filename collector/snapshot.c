@@ -89,11 +89,22 @@ static void count_lost(const uint8_t *data, size_t used)
             atomic_fetch_add_explicit(&cuprof_dropped_api[ev.api], 1, memory_order_relaxed);
 }
 
+/* The walks over the thread records that use them outside cuprof_g.lock
+ * (the flusher's round, the end's write_threads) against a thread's end
+ * (cuprof_snapshot_thread_end): a record leaves the list under this lock
+ * and cuprof_g.lock, and is freed after, so no walk ever holds a freed one.
+ * Order: walk_lock, then the run file's lock or cuprof_g.lock. */
+static pthread_mutex_t walk_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Published calls of the records given back at their thread's end. */
+static _Atomic uint64_t ended_calls;
+
 /* The listed threads, malloc'd (*k of them); NULL without memory. */
 static cuprof_thread **list_threads(size_t *k)
 {
     pthread_mutex_lock(&cuprof_g.lock);
-    size_t nt = cuprof_g.nthreads;
+    size_t nt = 0;
+    for (cuprof_thread *t = cuprof_g.threads; t; t = t->next)
+        nt++;   /* (nthreads numbers them: records given back are no longer listed) */
     cuprof_thread **recs = calloc(nt ? nt : 1, sizeof *recs);
     *k = 0;
     for (cuprof_thread *t = cuprof_g.threads; recs && t && *k < nt; t = t->next)
@@ -144,6 +155,7 @@ __attribute__((no_sanitize_thread, noinline)) static void copy_live(uint8_t *dst
 void cuprof_snapshot_flush(void)
 {
     size_t k = 0, wrote = 0;
+    pthread_mutex_lock(&walk_lock);
     cuprof_thread **recs = list_threads(&k);
     uint8_t *buf = recs ? malloc(CUPROF_CHUNK_DATA) : NULL;
     for (size_t i = 0; buf && i < k; i++) {
@@ -179,6 +191,7 @@ void cuprof_snapshot_flush(void)
     }
     free(buf);
     free(recs);
+    pthread_mutex_unlock(&walk_lock);
     if (wrote) {   /* the calls just written convert with an anchor taken after them */
         cuprof_clock_anchor a = cuprof_clock_anchor_now();
         cuprof_rf_clock c = {a.stamp, a.ns};
@@ -191,9 +204,12 @@ void cuprof_snapshot_flush(void)
 static int write_threads(uint64_t *calls, uint64_t *dropped)
 {
     size_t k = 0;
+    pthread_mutex_lock(&walk_lock);
     cuprof_thread **recs = list_threads(&k);
-    if (!recs)
+    if (!recs) {
+        pthread_mutex_unlock(&walk_lock);
         return -1;
+    }
     int rc = 0;
     for (size_t i = 0; i < k && rc == 0; i++) {
         cuprof_thread *t = recs[i];
@@ -216,7 +232,50 @@ static int write_threads(uint64_t *calls, uint64_t *dropped)
         *dropped += drop;
     }
     free(recs);
+    pthread_mutex_unlock(&walk_lock);
+    *calls += atomic_load(&ended_calls);
     return rc;
+}
+
+int cuprof_snapshot_thread_end(cuprof_thread *t)
+{
+    if (!cuprof_runfile_hold())
+        return -1;   /* the exit path writes it (or a window gates recording) */
+    pthread_mutex_lock(&walk_lock);
+    /* the owner calls: its count and write pointer are exact */
+    uint64_t committed = atomic_load_explicit(&t->committed, memory_order_acquire);
+    uint64_t drop = atomic_load_explicit(&t->dropped, memory_order_relaxed);
+    if (committed || drop) {
+        cuprof_chunk *c = t->tail;
+        size_t used = (size_t)(t->wp - c->data);
+        if (cuprof_runfile_write_chunk(CUPROF_RF_TAIL, t, c, used) != 0)
+            count_lost(c->data, used);   /* the file is full: counted as not recorded */
+        cuprof_rf_thread th = thread_block(t, committed);
+        thread_name(t->tid, th.name);
+        (void)cuprof_runfile_put(CUPROF_RF_THREAD, &th, sizeof th);
+    }
+    atomic_fetch_add(&ended_calls, committed);
+    pthread_mutex_lock(&cuprof_g.lock);
+    cuprof_thread **pp = &cuprof_g.threads, *prev = NULL;
+    while (*pp && *pp != t) {
+        prev = *pp;
+        pp = &(*pp)->next;
+    }
+    if (*pp) {
+        *pp = t->next;
+        if (cuprof_g.threads_tail == &t->next)
+            cuprof_g.threads_tail = prev ? &prev->next : &cuprof_g.threads;
+    }
+    pthread_mutex_unlock(&cuprof_g.lock);
+    pthread_mutex_unlock(&walk_lock);
+    cuprof_runfile_release();
+    return 0;
+}
+
+void cuprof_snapshot_reset_after_fork(void)
+{
+    pthread_mutex_init(&walk_lock, NULL);
+    atomic_store(&ended_calls, 0);
 }
 
 /* The host stacks, resolved (stacks_sym.c), as a STACKS block. */
@@ -428,7 +487,10 @@ static int write_meta(const cuprof_snapshot_info *in, uint64_t t_end)
     }
     cuprof_tags_str(&b, CUPROF_RT_RECORD_FAILURE, cuprof_runfile_failure());
     cuprof_tags_str(&b, CUPROF_RT_ENDED_BY, in->ended_by);
-    cuprof_tags_u64(&b, CUPROF_RT_TRUNCATED, (uint64_t)in->truncated);
+    /* a run file that stopped growing lost the calls after it (counted, not
+     * recorded): truncated too, the failure saying why */
+    cuprof_tags_u64(&b, CUPROF_RT_TRUNCATED,
+                    (uint64_t)(in->truncated || cuprof_runfile_failure() != NULL));
     put_capture(&b, t_end);
     if (cfg->step_name[0]) {
         cuprof_tags_str(&b, CUPROF_RT_STEP_RANGE, cfg->step_name);
@@ -475,6 +537,7 @@ int cuprof_snapshot_counts(uint64_t *calls, uint64_t *dropped)
     for (cuprof_thread *t = cuprof_g.threads; t; t = t->next)
         *calls += atomic_load_explicit(&t->committed, memory_order_acquire);
     pthread_mutex_unlock(&cuprof_g.lock);
+    *calls += atomic_load(&ended_calls);
     for (size_t a = 0; a < CUPROF_MAX_APIS; a++)   /* every drop is counted by API */
         *dropped += atomic_load_explicit(&cuprof_dropped_api[a], memory_order_relaxed);
     return 0;

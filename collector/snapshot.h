@@ -34,6 +34,16 @@ void cuprof_snapshot_write_start(void);
  * thread did not empty it meanwhile) and a THREAD block. */
 void cuprof_snapshot_flush(void);
 
+/* A thread ends (its record's owner, no call open, asynchronous signals
+ * blocked): its chunk being filled (TAIL) and its count (THREAD) written
+ * as the end would, its calls kept for the end's count, its record taken
+ * off the list once no walk over the records holds it. 0: the caller frees
+ * the record and its chunk; -1 (the exit path runs): the end writes it. */
+struct cuprof_thread;
+int cuprof_snapshot_thread_end(struct cuprof_thread *t);
+/* In a forked child. */
+void cuprof_snapshot_reset_after_fork(void);
+
 /* Calls published and calls counted but not recorded, over every thread. */
 int cuprof_snapshot_counts(uint64_t *calls, uint64_t *dropped);
 

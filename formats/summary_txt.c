@@ -135,13 +135,21 @@ static void put_header_block(cuprof_writer *w)
     const cuprof_run *run = w->run;
     char t[32];
     cuprof_out_printf(o, "cuprof %s summary\n", cuprof_run_version(run));
-    if (run->truncated && run->run_file_lost)   /* killed: rebuilt from its run file */
+    int said_end = 0;   /* the TRUNCATED line named how the process ended */
+    if (run->truncated && run->run_file_lost) {   /* killed: rebuilt from its run file */
         cuprof_out_printf(o, "  TRUNCATED:     %s; calls open then are not here\n",
                           run->run_file_lost);
-    else if (run->truncated)   /* first, so nobody reads the numbers as a whole run */
+        said_end = 1;
+    } else if (run->truncated && run->spill_failure) {   /* recording stopped before the end */
+        cuprof_out_printf(o, "  TRUNCATED:     the run file stopped growing before the end (%s); "
+                             "calls after that are counted, not recorded\n",
+                          run->spill_failure);
+    } else if (run->truncated) {   /* first, so nobody reads the numbers as a whole run */
         cuprof_out_printf(o, "  TRUNCATED:     the process crashed (%s); calls recorded before the "
                              "crash are here, calls open at the crash are not\n",
                           run->ended_by ? run->ended_by : "fatal signal");
+        said_end = 1;
+    }
     cuprof_out_puts(o, "  program:       ");
     put_clean(o, run->program);
     cuprof_out_puts(o, "\n  arguments:     ");
@@ -166,7 +174,7 @@ static void put_header_block(cuprof_writer *w)
     }
     cuprof_out_printf(o, "  wall time:     %s (profiler start to exit)\n",
                       cuprof_fmt_time(t, sizeof t, run->wall_ns));
-    if (run->ended_by && !run->truncated && strcmp(run->ended_by, "exit") != 0)
+    if (run->ended_by && !said_end && strcmp(run->ended_by, "exit") != 0)
         cuprof_out_printf(o, "  ended by:      %s\n", run->ended_by);
     cuprof_out_printf(o, "  calls:         %llu recorded on %zu thread%s\n",
                       (unsigned long long)run->nevents, run->nthreads, run->nthreads == 1 ? "" : "s");

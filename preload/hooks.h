@@ -485,7 +485,12 @@ typedef uintptr_t preload_mpi_handle;
     X(posix_spawn, int, (pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa, \
                          const posix_spawnattr_t *attr, char *const argv[], char *const envp[])) \
     X(posix_spawnp, int, (pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa, \
-                          const posix_spawnattr_t *attr, char *const argv[], char *const envp[]))
+                          const posix_spawnattr_t *attr, char *const argv[], char *const envp[])) \
+    X(close, int, (int fd)) \
+    X(close_range, int, (unsigned int lo, unsigned int hi, int flags)) \
+    X(closefrom, void, (int lo)) \
+    X(dup2, int, (int from, int to)) \
+    X(dup3, int, (int from, int to, int flags))
 #define PRELOAD_LIBC_VARIADIC(X) X(execl) X(execlp) X(execle)
 
 /*

@@ -1,7 +1,8 @@
 /*
  * hooks_libc.c - the libc functions through which a process ends or
- * replaces itself without running atexit handlers, or changes what a signal
- * does (PRELOAD_LIBC_HOOKS in hooks.h). Each hands the decision to the
+ * replaces itself without running atexit handlers, changes what a signal
+ * does, or closes and replaces descriptors (ours among them: issue 42.3)
+ * (PRELOAD_LIBC_HOOKS in hooks.h). Each hands the decision to the
  * collector (collector/process.h: the state and the reasons live there),
  * then calls the real function with its arguments untouched (but for an
  * environment that lost our variables) and returns what it returned, errno
@@ -127,10 +128,12 @@ PRELOAD_EXPORT __sighandler_t sysv_signal(int sig, __sighandler_t handler)
     do {                                                                    \
         if (cuprof_process_is_vfork_child()) {                              \
             char *const *env = (envp_in);                                   \
+            cuprof_process_fds_cloexec();                                   \
             return call_real;                                               \
         }                                                                   \
         char **env = cuprof_process_exec_env(envp_in);                      \
         cuprof_process_exec_begin();                                        \
+        cuprof_process_fds_cloexec();                                       \
         int r_ = call_real;                                                 \
         int e_ = errno;                                                     \
         cuprof_process_env_free(env, envp_in);                              \
@@ -222,6 +225,7 @@ PRELOAD_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_f
     if (!real)
         return ENOSYS;
     char **env = cuprof_process_exec_env(envp);
+    cuprof_process_fds_cloexec();
     int r = real(pid, path, fa, attr, argv, env);
     int e = errno;
     cuprof_process_env_free(env, envp);
@@ -236,9 +240,72 @@ PRELOAD_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_
     if (!real)
         return ENOSYS;
     char **env = cuprof_process_exec_env(envp);
+    cuprof_process_fds_cloexec();
     int r = real(pid, file, fa, attr, argv, env);
     int e = errno;
     cuprof_process_env_free(env, envp);
     errno = e;
+    return r;
+}
+
+/* ---- descriptors ----------------------------------------------------------------------
+ *
+ * A program that closes what it inherited (close(3..4095), closefrom(3),
+ * Python's os.closerange: close_range) or dup2s a file of its own onto any
+ * number may hit the run file's descriptor: the collector gives the number
+ * up for the call (no write of ours can reach what the program puts there)
+ * and opens the file again by its path when it next writes
+ * (collector/runfile.c). Everything else runs as it is: two atomic
+ * additions around the real call. */
+
+PRELOAD_EXPORT int close(int fd)
+{
+    preload_close_fn real = PRELOAD_REAL(close);
+    cuprof_fd_call c;
+    cuprof_fd_begin(&c, (unsigned)fd, (unsigned)fd);
+    int r = real ? real(fd) : (int)syscall(SYS_close, fd);
+    cuprof_fd_end(&c);
+    return r;
+}
+
+PRELOAD_EXPORT int close_range(unsigned int lo, unsigned int hi, int flags)
+{
+    cuprof_fd_call c;
+    cuprof_fd_begin(&c, lo, hi);
+    preload_close_range_fn real = PRELOAD_REAL(close_range);
+    int r = real ? real(lo, hi, flags) : (int)syscall(SYS_close_range, lo, hi, flags);
+    cuprof_fd_end(&c);
+    return r;
+}
+
+PRELOAD_EXPORT void closefrom(int lo)
+{
+    cuprof_fd_call c;
+    cuprof_fd_begin(&c, lo < 0 ? 0u : (unsigned)lo, ~0u);
+    preload_closefrom_fn real = PRELOAD_REAL(closefrom);
+    if (real)
+        real(lo);
+    else
+        syscall(SYS_close_range, lo < 0 ? 0u : (unsigned)lo, ~0u, 0);
+    cuprof_fd_end(&c);
+}
+
+PRELOAD_EXPORT int dup2(int from, int to)
+{
+    REAL_OR_ENOSYS(dup2);
+    cuprof_fd_call c;
+    cuprof_fd_begin(&c, (unsigned)to, (unsigned)to);
+    int r = real(from, to);
+    cuprof_fd_end(&c);
+    return r;
+}
+
+PRELOAD_EXPORT int dup3(int from, int to, int flags)
+{
+    REAL_OR_ENOSYS(dup3);
+    cuprof_fd_call c;
+    cuprof_fd_begin(&c, (unsigned)to, (unsigned)to);
+    int r = real(from, to, flags);
+    cuprof_fd_end(&c);
     return r;
 }

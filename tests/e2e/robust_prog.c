@@ -39,11 +39,31 @@
  *   not return, so the exit path's own synchronize would not either) |
  *   oom MS (the calls for MS ms, a line "robust_prog: second K" on stdout
  *   each second, then a cudaMalloc too big for any device: its error on
- *   stdout, exit 2)
+ *   stdout, exit 2) |
+ *   fds HOW AT AFTER FILE (a program that handles its descriptors itself:
+ *   AT pairs, then HOW: close (close(3..4095)), closefrom (closefrom(3)),
+ *   closerange (close_range(3, ~0, 0)), dup2 (nothing closed), rawclose
+ *   and rawdup (the same as closerange and dup2, by syscall(2): no libc
+ *   function sees them), hammer (nothing closed first: a thread dup2s FILE
+ *   onto 40..70 and closes them again, over and over, while the calls
+ *   run), cloexec
+ *   (FD_CLOEXEC cleared on 3..4095, then exec of robust_prog `listfds
+ *   FILE`); then FILE opened (truncated) and, where the profiler's run file
+ *   was (found in /proc/self/fd before HOW), the file dup2'ed onto that
+ *   number too; AFTER pairs while a line goes to FILE every 1000 pairs
+ *   through both numbers, a worker thread making AFTER pairs meanwhile;
+ *   return) |
+ *   listfds FILE (prints how many descriptors above 2 are open, appends a
+ *   line to FILE, then 5 pairs, return) |
+ *   churn N (N short-lived threads, 4 at a time, 5 pairs each) | steady N
+ *   (4 threads making the same N * 5 pairs between them): then the peak
+ *   resident memory (VmHWM) on stderr, return
  *
  * Statuses: return 3, exit 3, _exit 4, _Exit 4, quick_exit 4.
  */
 #include <cuda_runtime_api.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -51,6 +71,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -141,6 +162,147 @@ static void launch_long_kernel(void)
     /* The most threads a launch takes: hours of device time on the sim. */
     dim3 grid = {0x7fffffffu, 65535, 1}, block = {1024, 1, 1};
     cudaLaunchKernel((const void *)long_kernel_stub, grid, block, NULL, 0, 0);
+}
+
+/* The descriptor of the profiler's run file (DIR/.cuprof-run.PID), -1 when
+ * there is none (a plain run, or not opened yet). */
+static int run_file_fd(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    int found = -1;
+    while (d && (e = readdir(d))) {
+        char link[300], to[4096];
+        snprintf(link, sizeof link, "/proc/self/fd/%s", e->d_name);
+        ssize_t n = readlink(link, to, sizeof to - 1);
+        if (n > 0) {
+            to[n] = '\0';
+            if (strstr(to, "/.cuprof-run."))
+                found = atoi(e->d_name);
+        }
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* fds hammer: dup2s the program's file onto 40..70 and closes them again,
+ * over and over, until told to stop (the run file's number is among them,
+ * and so is every number it is opened again on). */
+static volatile int hammer_stop, hammer_fd;
+static void *hammer(void *arg)
+{
+    (void)arg;
+    while (!hammer_stop) {
+        for (int fd = 40; fd <= 70; fd++)
+            if (fd != hammer_fd)
+                dup2(hammer_fd, fd);
+        for (int fd = 40; fd <= 70; fd++)
+            if (fd != hammer_fd)
+                close(fd);
+    }
+    return NULL;
+}
+
+static void *fds_worker(void *arg)
+{
+    calls((int)(long)arg);
+    return NULL;
+}
+
+static void *five_pairs(void *arg)
+{
+    calls((int)(long)arg);
+    return NULL;
+}
+
+static void print_hwm(void)
+{
+    char line[256];
+    FILE *f = fopen("/proc/self/status", "r");
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "VmHWM:", 6))
+            fprintf(stderr, "robust_prog: hwm_kb=%ld\n", atol(line + 6));
+    if (f)
+        fclose(f);
+}
+
+/* churn N / steady N (see the top). */
+static int threads_mode(int churn, int n)
+{
+    pthread_t th[4];
+    if (churn) {
+        for (int k = 0; k < n; k += 4) {
+            int m = n - k < 4 ? n - k : 4;
+            for (int j = 0; j < m; j++)
+                pthread_create(&th[j], NULL, five_pairs, (void *)5L);
+            for (int j = 0; j < m; j++)
+                pthread_join(th[j], NULL);
+        }
+    } else {
+        for (int j = 0; j < 4; j++)
+            pthread_create(&th[j], NULL, five_pairs, (void *)(long)(5 * (n / 4 + (j < n % 4))));
+        for (int j = 0; j < 4; j++)
+            pthread_join(th[j], NULL);
+    }
+    print_hwm();
+    return 3;
+}
+
+/* fds HOW AT AFTER FILE (see the top). */
+static int fds_mode(const char *self, const char *how, int at, int after, const char *file)
+{
+    calls(at);
+    int ours = run_file_fd();
+    if (!strcmp(how, "close")) {
+        for (int fd = 3; fd < 4096; fd++)
+            close(fd);
+    } else if (!strcmp(how, "closefrom")) {
+        closefrom(3);
+    } else if (!strcmp(how, "closerange")) {
+        close_range(3, ~0u, 0);
+    } else if (!strcmp(how, "rawclose")) {   /* no libc function: the system call itself */
+        syscall(SYS_close_range, 3u, ~0u, 0u);
+    } else if (!strcmp(how, "cloexec")) {
+        for (int fd = 3; fd < 4096; fd++) {
+            int fl = fcntl(fd, F_GETFD);
+            if (fl >= 0)
+                fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC);
+        }
+        execl(self, self, "calls", "0", "listfds", file, (char *)NULL);
+        perror("execl");
+        return 8;
+    }
+    int f = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (f < 0) {
+        perror(file);
+        return 9;
+    }
+    int w = f;
+    int raw = !strcmp(how, "rawclose") || !strcmp(how, "rawdup");
+    if (ours >= 0 && ours != f && strcmp(how, "hammer") != 0 &&   /* the profiler's number, ours now */
+        (raw ? syscall(SYS_dup3, f, ours, 0) : dup2(f, ours)) == ours)
+        w = ours;
+    dprintf(w, "robust_prog: %s after %d pairs\n", how, at);
+    pthread_t t, h;
+    int hammering = !strcmp(how, "hammer");
+    hammer_fd = f;
+    if (hammering)
+        pthread_create(&h, NULL, hammer, NULL);
+    pthread_create(&t, NULL, fds_worker, (void *)(long)after);
+    for (int k = 0; k < after; k += 1000) {
+        calls(after - k < 1000 ? after - k : 1000);
+        dprintf(k / 1000 % 2 ? f : w, "robust_prog: %d pairs\n", k + 1000);
+    }
+    pthread_join(t, NULL);
+    if (hammering) {
+        hammer_stop = 1;
+        pthread_join(h, NULL);
+    }
+    if (w != f)
+        close(w);
+    close(f);
+    return 3;
 }
 
 static void *exit_from_thread(void *arg)
@@ -323,6 +485,28 @@ int main(int argc, char **argv)
         printf("robust_prog: cudaMalloc: %s\n", cudaGetErrorString(e));
         fflush(stdout);
         exit(2);
+    }
+    if ((!strcmp(end, "churn") || !strcmp(end, "steady")) && i + 1 < argc)
+        return threads_mode(!strcmp(end, "churn"), atoi(argv[i + 1]));
+    if (!strcmp(end, "fds") && i + 4 < argc)
+        return fds_mode(argv[0], argv[i + 1], atoi(argv[i + 2]), atoi(argv[i + 3]), argv[i + 4]);
+    if (!strcmp(end, "listfds") && i + 1 < argc) {
+        int n = 0;
+        DIR *d = opendir("/proc/self/fd");
+        struct dirent *e;
+        while (d && (e = readdir(d)))
+            n += e->d_name[0] != '.' && atoi(e->d_name) > 2 && atoi(e->d_name) != dirfd(d);
+        if (d)
+            closedir(d);
+        printf("robust_prog: %d descriptor(s) above 2 open after exec\n", n);
+        fflush(stdout);
+        FILE *f = fopen(argv[i + 1], "a");
+        if (f) {
+            fprintf(f, "robust_prog: the exec'd image ran\n");
+            fclose(f);
+        }
+        calls(5);
+        return 3;
     }
     if (!strcmp(end, "spin")) {
         printf("spinning\n");

@@ -581,6 +581,7 @@ START_TEST(disk_full_while_writing)
     ck_assert_msg(r.status == 3, "status %d; stderr:\n%s", r.status, r.err);
     ck_assert_msg(strstr(r.err, "File too large") && strstr(r.err, "recording stops here"),
                   "stderr:\n%s", r.err);
+    ck_assert_msg(!strstr(r.err, "counts every call"), "stderr:\n%s", r.err);
     char names[8][256];
     int ntmp;
     int n = list_dir(dir, names, 8, &ntmp);
@@ -594,6 +595,7 @@ START_TEST(disk_full_while_writing)
             ck_assert(sum != NULL);
             ck_assert_int_eq(api_calls(sum, "cudaMalloc", NULL), 5000);
             ck_assert(json_is_string(json_object_get(sum, "spill_failure")));
+            ck_assert(json_is_true(json_object_get(sum, "truncated")));   /* calls were lost */
             json_decref(sum);
             sums++;
         }
@@ -776,10 +778,12 @@ START_TEST(run_file_full_counts_stay_exact)
             ck_assert_int_eq(api_calls(sum, "cudaFree", NULL), 400000);
             ck_assert_int_eq(jint(sum, "events") + jint(sum, "dropped"), 800000);
             ck_assert(json_is_string(json_object_get(sum, "spill_failure")));
+            ck_assert(json_is_true(json_object_get(sum, "truncated")));
             json_decref(sum);
         } else if (strstr(names[i], "summary.txt")) {
             char *t = e2e_read_file(path, NULL);
             ck_assert(strstr(t, "\n  RECORDING STOPPED: "));
+            ck_assert(strstr(t, "\n  TRUNCATED:     the run file stopped growing"));
             free(t);
         }
     }
@@ -1124,6 +1128,164 @@ START_TEST(ignored_signal_stays_ignored)
 }
 END_TEST
 
+/* ---- the program's own descriptor handling (issue 42.3) ---------------------------------- */
+
+#define FDS_AFTER 20000   /* pairs after the descriptors are handled, on main and on a worker */
+
+static const struct fds_case {
+    const char *how;   /* robust_prog fds HOW */
+    int at;            /* pairs before it */
+} fds_cases[] = {
+    {"close", 0},          /* close(3..4095) before any call: nothing of ours open yet */
+    {"close", 1000},       /* ... after the run file was opened */
+    {"close", 50000},      /* ... after chunks went to it */
+    {"closefrom", 1000},
+    {"closerange", 1000},  /* close_range(3, ~0, 0): Python's os.closerange */
+    {"dup2", 1000},        /* a file of the program's dup2'ed onto the run file's number */
+    {"dup2", 50000},
+    {"rawclose", 1000},    /* the system calls themselves, no libc function to see them */
+    {"rawdup", 1000},
+    {"hammer", 1000},      /* dup2 onto 40..70 and close, over and over, while calling */
+};
+#define N_FDS_CASES ((int)(sizeof fds_cases / sizeof fds_cases[0]))
+
+/* A program that closes every descriptor it inherited, or puts one of its
+ * own files on the run file's number, then opens its own file (it may get
+ * the number the run file had) and writes to it while it and a worker
+ * thread go on calling: every call is counted and recorded (the run file
+ * is opened again by its path), nothing is truncated, the program's file is
+ * byte for byte what a plain run writes, its output and status its own. */
+START_TEST(program_closes_its_descriptors)
+{
+    const struct fds_case *c = &fds_cases[_i];
+    char at[16], after[16], own[2][PATH_MAX];
+    snprintf(at, sizeof at, "%d", c->at);
+    snprintf(after, sizeof after, "%d", FDS_AFTER);
+    e2e_result r[2];
+    for (int prof = 0; prof < 2; prof++) {
+        snprintf(own[prof], sizeof own[prof], "%s.own%d", dir, prof);
+        const char *args[] = {"fds", c->how, at, after, own[prof], NULL};
+        r[prof] = run_prog(prof, NULL, args);
+        ck_assert_msg(r[prof].status == 3, "%s after %d, %s: status %d\n%s", c->how, c->at,
+                      prof ? "profiled" : "plain", r[prof].status, r[prof].err);
+    }
+    ck_assert_str_eq(r[1].out, r[0].out);
+    char *e0 = strip_cuprof(r[0].err), *e1 = strip_cuprof(r[1].err);
+    ck_assert_str_eq(e1, e0);
+    free(e0);
+    free(e1);
+    ck_assert_msg(!strstr(r[1].err, "cannot write the run file") && !strstr(r[1].err, "could not"),
+                  "%s after %d: %s", c->how, c->at, r[1].err);
+    size_t n0 = 0, n1 = 0;
+    char *f0 = e2e_read_file(own[0], &n0), *f1 = e2e_read_file(own[1], &n1);
+    ck_assert_msg(f0 && f1 && n0 > 0, "the program's file was not written");
+    ck_assert_msg(n0 == n1 && memcmp(f0, f1, n0) == 0,
+                  "%s after %d: the program's file differs from a plain run's (%zu and %zu bytes)",
+                  c->how, c->at, n0, n1);
+    free(f0);
+    free(f1);
+    unlink(own[0]);
+    unlink(own[1]);
+    json_t *sum = check_sets(1, NULL);
+    ck_assert_int_eq(jint(sum, "events"), 2LL * (CALLS + c->at + 2 * FDS_AFTER));
+    ck_assert_int_eq(jint(sum, "dropped"), 0);
+    ck_assert_int_eq(jint(sum, "threads"), 2);
+    ck_assert(!json_is_true(json_object_get(sum, "truncated")));
+    ck_assert_ptr_null(json_object_get(sum, "spill_failure"));
+    json_decref(sum);
+    e2e_result_free(&r[0]);
+    e2e_result_free(&r[1]);
+}
+END_TEST
+
+/* A program that clears FD_CLOEXEC on every descriptor, then execs: the
+ * new image sees the descriptors a plain run's does (the run file's is not
+ * among them), both images count every call, the program's file is a plain
+ * run's. */
+START_TEST(exec_after_cloexec_cleared)
+{
+    char own[2][PATH_MAX];
+    e2e_result r[2];
+    for (int prof = 0; prof < 2; prof++) {
+        snprintf(own[prof], sizeof own[prof], "%s.own%d", dir, prof);
+        const char *args[] = {"fds", "cloexec", "1000", "0", own[prof], NULL};
+        r[prof] = run_prog(prof, NULL, args);
+        ck_assert_msg(r[prof].status == 3, "%s: status %d\n%s", prof ? "profiled" : "plain",
+                      r[prof].status, r[prof].err);
+    }
+    ck_assert_msg(strstr(r[0].out, "descriptor(s) above 2 open after exec"), "%s", r[0].out);
+    ck_assert_str_eq(r[1].out, r[0].out);
+    size_t n0 = 0, n1 = 0;
+    char *f0 = e2e_read_file(own[0], &n0), *f1 = e2e_read_file(own[1], &n1);
+    ck_assert(f0 && f1 && n0 > 0 && n0 == n1 && memcmp(f0, f1, n0) == 0);
+    free(f0);
+    free(f1);
+    unlink(own[0]);
+    unlink(own[1]);
+    json_decref(check_sets(2, NULL));
+    char names[16][256];
+    int ntmp, seen = 0;
+    int n = list_dir(dir, names, 16, &ntmp);
+    for (int i = 0; i < n; i++) {
+        if (!strstr(names[i], "summary.json"))
+            continue;
+        char path[20000];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        json_t *j = e2e_load_json(path);
+        const char *how = json_string_value(json_object_get(j, "ended_by"));
+        ck_assert_int_eq(jint(j, "events"), !strcmp(how, "exec") ? 2 * (CALLS + 1000) : 2 * 5);
+        ck_assert(!json_is_true(json_object_get(j, "truncated")));
+        seen |= !strcmp(how, "exec") ? 1 : 2;
+        json_decref(j);
+    }
+    ck_assert_int_eq(seen, 3);
+    e2e_result_free(&r[0]);
+    e2e_result_free(&r[1]);
+}
+END_TEST
+
+/* ---- threads that come and go (issue 42.4) ------------------------------------------------ */
+
+#define CHURN_THREADS 20000
+
+static long hwm_of(const char *err)
+{
+    const char *h = strstr(err, "hwm_kb=");
+    ck_assert_msg(h != NULL, "no hwm line:\n%s", err);
+    return atol(h + 7);
+}
+
+/* 20 000 short-lived threads, 4 at a time, 5 cudaMalloc/cudaFree pairs
+ * each: each gives its recording memory back when it ends, so the
+ * program's peak memory stays within a few MB of 4 long-lived threads
+ * making the same calls, and every call is counted, on every thread.
+ * _i = 0: CUPTI off (cuprof's own memory alone), 1: on. */
+START_TEST(threads_come_and_go)
+{
+    char n[16];
+    snprintf(n, sizeof n, "%d", CHURN_THREADS);
+    const char *env[] = {_i ? "CUPROF_GPU=1" : "CUPROF_GPU=0", NULL};
+    long hwm[2];
+    for (int churn = 0; churn < 2; churn++) {
+        const char *args[] = {churn ? "churn" : "steady", n, NULL};
+        e2e_result r = run_prog(1, env, args);
+        ck_assert_msg(r.status == 3, "%s: status %d\n%s", args[0], r.status, r.err);
+        hwm[churn] = hwm_of(r.err);
+        json_t *sum = check_sets(1, NULL);
+        ck_assert_int_eq(jint(sum, "events"), 2LL * (CALLS + 5LL * CHURN_THREADS));
+        ck_assert_int_eq(jint(sum, "dropped"), 0);
+        ck_assert_int_eq(jint(sum, "threads"), 1 + (churn ? CHURN_THREADS : 4));
+        ck_assert(!json_is_true(json_object_get(sum, "truncated")));
+        json_decref(sum);
+        e2e_result_free(&r);
+        e2e_rmtree(dir);
+        ck_assert_int_eq(mkdir(dir, 0700), 0);
+    }
+    ck_assert_msg(hwm[1] <= hwm[0] + 4096, "peak memory: %ld kB with %d threads that come and go, "
+                  "%ld kB with 4 long-lived ones", hwm[1], CHURN_THREADS, hwm[0]);
+}
+END_TEST
+
 static Suite *robust_suite(void)
 {
     Suite *s = suite_create("e2e_robust");
@@ -1153,6 +1315,19 @@ static Suite *robust_suite(void)
     tcase_add_test(t, exec_writes_and_profiles_the_new_image);
     tcase_add_test(t, failed_exec_keeps_errno_and_recording);
     tcase_add_test(t, thread_names_at_exit);
+    suite_add_tcase(s, t);
+
+    t = tcase_create("descriptors");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_set_timeout(t, 300);
+    tcase_add_loop_test(t, program_closes_its_descriptors, 0, N_FDS_CASES);
+    tcase_add_test(t, exec_after_cloexec_cleared);
+    suite_add_tcase(s, t);
+
+    t = tcase_create("threads_come_and_go");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_set_timeout(t, 300);
+    tcase_add_loop_test(t, threads_come_and_go, 0, 2);
     suite_add_tcase(s, t);
 
     t = tcase_create("bad_input");

@@ -245,6 +245,123 @@ START_TEST(api_table_names_the_apis_used)
 }
 END_TEST
 
+/* Threads that come and go, 8 at a time, while the flusher runs: each gives
+ * its record and chunk back when it ends (the memory mapped for chunks is
+ * back to none once they are joined), and every call of every thread is in
+ * the run, in order (one ended after filling a chunk, one mid-chunk). */
+static void *record_and_end(void *arg)
+{
+    uint64_t n = (uintptr_t)arg;
+    for (uint64_t i = 0; i < n; i++) {
+        cuprof_event *ev = cuprof_begin(0, CUPROF_EV_ALLOC);
+        if (ev)
+            ev->a.mem.bytes = i;
+        cuprof_end(ev, 0);
+    }
+    return NULL;
+}
+
+START_TEST(threads_give_memory_back)
+{
+    cuprof_collector_init();
+    cuprof_api_register(APIS, NAPIS);
+    enum { WAVES = 25, AT_ONCE = 8 };
+    uint64_t total = 0;
+    for (int w = 0; w < WAVES; w++) {
+        pthread_t th[AT_ONCE];
+        for (uintptr_t k = 0; k < AT_ONCE; k++) {
+            uintptr_t n = k == 0 ? 12000 : 50 + k;   /* one fills a chunk, the others do not */
+            total += n;
+            ck_assert_int_eq(pthread_create(&th[k], NULL, record_and_end, (void *)n), 0);
+        }
+        for (int k = 0; k < AT_ONCE; k++)
+            pthread_join(th[k], NULL);
+        ck_assert_uint_eq(atomic_load(&cuprof_g.mem_bytes), 0);
+    }
+    cuprof_run *run = test_run_read_back();
+    ck_assert_ptr_nonnull(run);
+    ck_assert_uint_eq(run->nthreads, WAVES * AT_ONCE);
+    ck_assert_uint_eq(run->nevents, total);
+    ck_assert_uint_eq(run->dropped, 0);
+    uint64_t bad = 0;
+    for (size_t t = 0; t < run->nthreads; t++)
+        for (uint64_t i = 0; i < run->threads[t].n; i++)
+            bad += cuprof_run_event(&run->threads[t], i)->a.mem.bytes != i;
+    ck_assert_uint_eq(bad, 0);
+    test_run_free(run);
+}
+END_TEST
+
+/* The program's descriptor calls (collector.h's cuprof_fd_begin/end, which
+ * libcuprof's close/dup2 & co call) against recording: a thread puts a
+ * file of the program's on 40..70 and closes them again, over and over,
+ * each call bracketed as the hooks do, while the main thread records and
+ * the flusher writes. Every call is read back, and the program's file
+ * never gets a byte. */
+static char fd_victim[600];
+static _Atomic int fd_stop;
+
+static void *dup_and_close(void *arg)
+{
+    (void)arg;
+    int f = open(fd_victim, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    ck_assert_int_ge(f, 0);
+    while (!atomic_load(&fd_stop)) {
+        for (int fd = 40; fd <= 70; fd++) {
+            cuprof_fd_call c;
+            cuprof_fd_begin(&c, (unsigned)fd, (unsigned)fd);
+            if (fd != f)
+                dup2(f, fd);
+            cuprof_fd_end(&c);
+        }
+        cuprof_fd_call c;
+        cuprof_fd_begin(&c, 40, 70);
+        for (int fd = 40; fd <= 70; fd++)
+            if (fd != f)
+                close(fd);
+        cuprof_fd_end(&c);
+    }
+    close(f);
+    return NULL;
+}
+
+START_TEST(program_descriptor_calls)
+{
+    cuprof_collector_init();
+    cuprof_api_register(APIS, NAPIS);
+    snprintf(fd_victim, sizeof fd_victim, "%s/program-file", tmpdir);
+    atomic_store(&fd_stop, 0);
+    pthread_t th;
+    enum { N = 150000 };
+    for (int i = 0; i < N; i++) {
+        if (i == 1000)   /* the run file is open by now */
+            ck_assert_int_eq(pthread_create(&th, NULL, dup_and_close, NULL), 0);
+        cuprof_event *ev = cuprof_begin(0, CUPROF_EV_ALLOC);
+        if (ev)
+            ev->a.mem.bytes = (uint64_t)i;
+        cuprof_end(ev, 0);
+    }
+    usleep(250000);   /* two flusher rounds with the descriptors coming and going */
+    atomic_store(&fd_stop, 1);
+    pthread_join(th, NULL);
+    cuprof_run *run = test_run_read_back();
+    ck_assert_ptr_nonnull(run);
+    ck_assert_uint_eq(run->nevents, N);
+    ck_assert_uint_eq(run->dropped, 0);
+    ck_assert_ptr_null(cuprof_runfile_failure());
+    ck_assert_uint_gt(cuprof_runfile_reopened(), 0);   /* it was hit, and opened again */
+    uint64_t bad = 0;
+    for (uint64_t i = 0; i < run->threads[0].n; i++)
+        bad += cuprof_run_event(&run->threads[0], i)->a.mem.bytes != i;
+    ck_assert_uint_eq(bad, 0);
+    test_run_free(run);
+    struct stat st;
+    ck_assert_int_eq(stat(fd_victim, &st), 0);
+    ck_assert_int_eq(st.st_size, 0);
+    unlink(fd_victim);
+}
+END_TEST
+
 START_TEST(event_ids_unique_across_chunks)
 {
     cuprof_api_register(APIS, NAPIS);
@@ -1573,6 +1690,8 @@ Suite *collector_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, many_threads_nothing_lost);
     tcase_add_test(tc, many_threads_run_file_nothing_lost);
+    tcase_add_test(tc, threads_give_memory_back);
+    tcase_add_test(tc, program_descriptor_calls);
     tcase_add_test(tc, event_ids_unique_across_chunks);
     tcase_add_test(tc, api_table_names_the_apis_used);
     tcase_add_test(tc, open_calls_are_not_published);
