@@ -227,7 +227,9 @@ static int chunk_grow(cuprof_thread *t)
 /* The record the calibration runs on (cuprof_buffers_calibrate): it records
  * whatever the recording state, so that the measure is the same with a
  * capture window. Set only while the calibration runs, on its thread. */
-static cuprof_thread *calibrating;
+static cuprof_thread *calibrating;   /* read by every thread, written by one: atomics
+                                       (relaxed: a thread only compares it with its own record) */
+#define CALIBRATING() __atomic_load_n(&calibrating, __ATOMIC_RELAXED)
 static _Atomic int calibrated;   /* the first call of the process has run it */
 uint64_t cuprof_buffers_calibrate(void);
 
@@ -275,7 +277,7 @@ thread_take(uint16_t api, int cupti)
         if (atomic_load_explicit(&cuprof_g.init, memory_order_acquire) != 2)
             cuprof_collector_init();
         int rec = atomic_load_explicit(&cuprof_g.recording, memory_order_acquire);
-        if (rec != CUPROF_REC_ON && !(calibrating && tls.thread == calibrating)) {
+        if (rec != CUPROF_REC_ON && !(CALIBRATING() && tls.thread == CALIBRATING())) {
             if (rec == CUPROF_REC_GATED &&
                 __builtin_expect(!tls.thread || (cupti && !cuprof_capture_outside_seen()), 0))
                 gated_first(cupti);
@@ -371,7 +373,7 @@ cuprof_event *cuprof_begin(uint16_t api, uint8_t cls)
  * that function small. */
 static __attribute__((noinline)) void put(cuprof_thread *t, const cuprof_event *ev, uint64_t seq)
 {
-    if (t != calibrating)   /* a repeated launch (cuprof_encode_repeat) has an API seen before */
+    if (t != CALIBRATING())   /* a repeated launch (cuprof_encode_repeat) has an API seen before */
         cuprof_api_mark(ev->api);
     /* release: the flusher copies [.., wp) from another thread */
     __atomic_store_n(&t->wp, cuprof_encode(t->wp, &t->codec, ev, seq), __ATOMIC_RELEASE);
@@ -519,7 +521,7 @@ uint64_t cuprof_buffers_calibrate(void)
 {
     /* only before this thread's first event, and not where every call pushes
      * a CUPTI id (the pairs would push ids of events that do not exist) */
-    if (tls.guard || tls.thread || calibrating ||
+    if (tls.guard || tls.thread || CALIBRATING() ||
         __atomic_load_n(&cuprof_cupti_active, __ATOMIC_RELAXED) == CUPROF_CUPTI_PUSH_ALL)
         return 0;
     int saved = errno;
@@ -536,14 +538,14 @@ uint64_t cuprof_buffers_calibrate(void)
         cal.head = cal.tail = c;
         cal.wp = c->data;
         cal.wend = c->data + CUPROF_CHUNK_DATA;
-        calibrating = &cal;
+        __atomic_store_n(&calibrating, &cal, __ATOMIC_RELAXED);
         tls.thread = &cal;
         uint64_t t0 = cuprof_clock_now();
         for (int i = 0; i < CALIB_PAIRS; i++)
             cuprof_end(cuprof_begin(0, CUPROF_EV_CALL), 0);
         uint64_t t1 = cuprof_clock_now();
         tls.thread = NULL;
-        calibrating = NULL;
+        __atomic_store_n(&calibrating, NULL, __ATOMIC_RELAXED);
         munmap(c, CUPROF_CHUNK_BYTES);
         per[rounds++] = (t1 - t0) / CALIB_PAIRS;
     }
@@ -557,7 +559,7 @@ uint64_t cuprof_buffers_calibrate(void)
 uint64_t cuprof_open_call_id(void)
 {
     cuprof_thread *t = tls.thread;
-    if (t == NULL || t->depth == 0 || t == calibrating)
+    if (t == NULL || t->depth == 0 || t == CALIBRATING())
         return 0;
     return cuprof_event_id_make(t->index, t->stage_seq[0]);
 }
@@ -565,7 +567,7 @@ uint64_t cuprof_open_call_id(void)
 int cuprof_open_call_name(uint8_t cls, uint32_t name)
 {
     cuprof_thread *t = tls.thread;
-    if (t == NULL || t->depth == 0 || t == calibrating)
+    if (t == NULL || t->depth == 0 || t == CALIBRATING())
         return -1;
     for (uint32_t d = t->depth; d-- > 0;)   /* the innermost open call of that class */
         if (t->stage[d].cls == cls) {
