@@ -134,7 +134,7 @@ if [ -n "$fixdir" ]; then
   # NCCL on one GPU: a real GPU's only (the sim has no NCCL yet)
   [ $dry = 1 ] || ! [ -x "$gb/nccl_one" ] || fixture nccl1 "$gb/nccl_one" 3
   # the math libraries' own kernels and the driver API (issue 41): the corpus programs
-  for c in fft_roundtrip rand_montecarlo sparse_spmv solver_dense driver_query driver_vmm; do
+  for c in fft_roundtrip rand_montecarlo sparse_spmv solver_dense driver_query driver_vmm driver_jit; do
     [ ! -x "build/tests/corpus/$c" ] || fixture "$c" "build/tests/corpus/$c"
   done
   # GEMMs large enough for their rates to mean something (% of peak, issue 41): a real GPU's
