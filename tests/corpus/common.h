@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #define CHECK(call)                                                                      \
@@ -24,6 +25,21 @@
         int st_ = (int)(call);                                                           \
         if (st_ != 0) {                                                                  \
             fprintf(stderr, "cuBLAS error %d at %s:%d\n", st_, __FILE__, __LINE__);      \
+            exit(EXIT_FAILURE);                                                          \
+        }                                                                                \
+    } while (0)
+
+/* The driver API's check (the programs that link -lcuda: driver_*.cu), as
+ * NVIDIA's driver samples print a failing call: its code, name and string. */
+#define CHECK_CU(call)                                                                   \
+    do {                                                                                 \
+        CUresult r_ = (call);                                                            \
+        if (r_ != CUDA_SUCCESS) {                                                        \
+            const char *n_ = 0, *s_ = 0;                                                 \
+            cuGetErrorName(r_, &n_);                                                     \
+            cuGetErrorString(r_, &s_);                                                   \
+            fprintf(stderr, "CUDA driver error %d (%s: %s) at %s:%d\n", (int)r_,         \
+                    n_ ? n_ : "?", s_ ? s_ : "?", __FILE__, __LINE__);                   \
             exit(EXIT_FAILURE);                                                          \
         }                                                                                \
     } while (0)

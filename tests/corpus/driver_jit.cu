@@ -15,22 +15,8 @@
 //@ api cuLaunchKernel 2
 //@ api cuModuleUnload 2
 //@ kernel noop_kernel 2
-#include <cstdio>
-#include <cstdlib>
+#include "common.h"
 #include <cstring>
-#include <cuda.h>
-
-#define CHECK_CU(call)                                                                   \
-    do {                                                                                 \
-        CUresult r_ = (call);                                                            \
-        if (r_ != CUDA_SUCCESS) {                                                        \
-            const char *n_ = 0;                                                          \
-            cuGetErrorName(r_, &n_);                                                     \
-            fprintf(stderr, "CUDA driver error %d (%s) at %s:%d\n", (int)r_,             \
-                    n_ ? n_ : "?", __FILE__, __LINE__);                                  \
-            exit(EXIT_FAILURE);                                                          \
-        }                                                                                \
-    } while (0)
 
 // A kernel that does nothing, as PTX a program would ship or generate.
 static const char ptx[] = "//\n"

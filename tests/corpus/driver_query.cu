@@ -25,23 +25,8 @@
 //@ copy memset 1
 //@ gpu_copy HtoD 2
 //@ gpu_copy DtoH 2
-#include <cstdio>
-#include <cstdlib>
+#include "common.h"
 #include <cstring>
-#include <cuda.h>
-
-#define CHECK_CU(call)                                                                   \
-    do {                                                                                 \
-        CUresult r_ = (call);                                                            \
-        if (r_ != CUDA_SUCCESS) {                                                        \
-            const char *n_ = 0, *s_ = 0;                                                 \
-            cuGetErrorName(r_, &n_);                                                     \
-            cuGetErrorString(r_, &s_);                                                   \
-            fprintf(stderr, "CUDA driver error %d (%s: %s) at %s:%d\n", (int)r_,         \
-                    n_ ? n_ : "?", s_ ? s_ : "?", __FILE__, __LINE__);                   \
-            exit(EXIT_FAILURE);                                                          \
-        }                                                                                \
-    } while (0)
 
 int main()
 {

@@ -22,22 +22,8 @@
 //@ copy memset 2
 //@ copy DtoH 1
 //@ gpu_copy memset 2
-#include <cstdio>
-#include <cstdlib>
+#include "common.h"
 #include <cstring>
-#include <cuda.h>
-
-#define CHECK_CU(call)                                                                   \
-    do {                                                                                 \
-        CUresult r_ = (call);                                                            \
-        if (r_ != CUDA_SUCCESS) {                                                        \
-            const char *n_ = 0;                                                          \
-            cuGetErrorName(r_, &n_);                                                     \
-            fprintf(stderr, "CUDA driver error %d (%s) at %s:%d\n", (int)r_,             \
-                    n_ ? n_ : "?", __FILE__, __LINE__);                                  \
-            exit(EXIT_FAILURE);                                                          \
-        }                                                                                \
-    } while (0)
 
 int main()
 {
