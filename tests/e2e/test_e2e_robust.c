@@ -44,21 +44,27 @@ static void teardown(void)
     free(dir);
 }
 
-/* robust_prog ARGS under prof.sh -o dir (prof = 1) or plain, on the sim,
- * with up to 4 extra env entries. */
-static e2e_result run_prog(int prof, const char *const env[], const char *const args[])
+/* Appends [prof.sh -o dir] robust_prog ARGS to argv[n..] (max entries in
+ * all, the NULL included) and ends it with NULL. */
+static void prog_argv(const char **argv, int n, int max, int prof, const char *const args[])
 {
-    const char *argv[40];
-    int n = 0;
     if (prof) {
         argv[n++] = e2e_path("prof.sh");
         argv[n++] = "-o";
         argv[n++] = dir;
     }
     argv[n++] = e2e_bpath("tests/robust_prog");
-    for (int i = 0; args[i] && n < 38; i++)
+    for (int i = 0; args[i] && n < max - 1; i++)
         argv[n++] = args[i];
     argv[n] = NULL;
+}
+
+/* robust_prog ARGS under prof.sh -o dir (prof = 1) or plain, on the sim,
+ * with up to 4 extra env entries. */
+static e2e_result run_prog(int prof, const char *const env[], const char *const args[])
+{
+    const char *argv[40];
+    prog_argv(argv, 0, 40, prof, args);
     const char *envv[8] = {e2e_sim_env()};
     for (int i = 0; env && env[i] && i < 6; i++)
         envv[i + 1] = env[i];
@@ -922,15 +928,7 @@ static int run_signalled(int prof, const char *const args[], int sig, int way, c
         argv[n++] = sigopt;
         argv[n++] = "3";   /* the program calls by then, however loaded the machine */
     }
-    if (prof) {
-        argv[n++] = e2e_path("prof.sh");
-        argv[n++] = "-o";
-        argv[n++] = dir;
-    }
-    argv[n++] = e2e_bpath("tests/robust_prog");
-    for (int i = 0; args[i] && n < 23; i++)
-        argv[n++] = args[i];
-    argv[n] = NULL;
+    prog_argv(argv, n, 24, prof, args);
     pid_t job = start_job(argv, NULL, fo, fe);
     if (way != BY_TIMEOUT) {
         ck_assert_msg(wait_for_text(fo, "spinning", 60), "the program did not start calling");
