@@ -377,15 +377,8 @@ int main(int argc, char **argv)
         usleep(20000);
     }
 
-    if (do_hwm) {   /* peak memory while recording, before any exit path */
-        char line[256];
-        FILE *f = fopen("/proc/self/status", "r");
-        while (f && fgets(line, sizeof line, f))
-            if (!strncmp(line, "VmHWM:", 6))
-                fprintf(stderr, "robust_prog: hwm_kb=%ld\n", atol(line + 6));
-        if (f)
-            fclose(f);
-    }
+    if (do_hwm)   /* peak memory while recording, before any exit path */
+        print_hwm();
     if (!strcmp(end, "exit")) exit(3);
     if (!strcmp(end, "_exit")) _exit(4);
     if (!strcmp(end, "_Exit")) _Exit(4);
