@@ -101,6 +101,11 @@ typedef struct cuprof_run_frame {
                                         mangled; the model demangles), NULL unknown */
     uint64_t offset;                 /* pc - function start; pc - module base when
                                         the function is unknown */
+    const char *file;                /* source file, NULL unknown: a Python frame's
+                                        co_filename, or a native frame's DWARF line
+                                        (resolved by cuprof-report, not in the process) */
+    uint32_t line;                   /* its line, 0 unknown */
+    uint8_t python;                  /* 1: a Python frame (symbol = qualified name) */
 } cuprof_run_frame;
 
 /* One distinct host call stack (event.stack is its id). */

@@ -725,6 +725,7 @@ static void read_stacks(rrun *r)
             cuprof_run_frame *f = vec_push(&frames, sizeof *f, 1);
             if (!f)
                 continue;
+            memset(f, 0, sizeof *f);
             uint32_t ml, sl;
             memcpy(&f->pc, v, 8);
             memcpy(&f->offset, v + 8, 8);
