@@ -278,6 +278,10 @@ enum cuprof_rf_tag {
                                      u32 symbol length + 1 (0: unknown), symbol */
     CUPROF_RT_STACK,              /* u32 frame indexes, innermost first (one stack,
                                      ids 1.. in order) */
+    /* 203: Python frames (issue 39, item 1). */
+    CUPROF_RT_STACK_MODULE = 210, /* an object of the native frames: u64 load bias,
+                                     u32 path length, path, then its GNU build id
+                                     (the rest; none: empty) */
 };
 
 /* CRC-32C (Castagnoli, reflected, as iSCSI and ext4 use), bytewise with a

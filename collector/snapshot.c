@@ -306,6 +306,23 @@ static int write_stacks(void)
         cuprof_tags_raw(&b, CUPROF_RT_STACK_FRAME, p, n);
         free(p);
     }
+    for (uint32_t m = 0; m < tmp.nmodules && !b.failed; m++) {
+        const cuprof_run_module *rm = &tmp.modules[m];
+        uint32_t pl = (uint32_t)strlen(rm->path);
+        size_t n = 8 + 4 + pl + rm->build_id_len;
+        uint8_t *p = malloc(n);
+        if (!p) {
+            b.failed = 1;
+            break;
+        }
+        memcpy(p, &rm->base, 8);
+        memcpy(p + 8, &pl, 4);
+        memcpy(p + 12, rm->path, pl);
+        if (rm->build_id_len)
+            memcpy(p + 12 + pl, rm->build_id, rm->build_id_len);
+        cuprof_tags_raw(&b, CUPROF_RT_STACK_MODULE, p, n);
+        free(p);
+    }
     for (uint32_t s = 1; s <= tmp.nstacks && tmp.stacks; s++)
         cuprof_tags_raw(&b, CUPROF_RT_STACK, tmp.stacks[s].frames,
                         (size_t)tmp.stacks[s].n * sizeof(uint32_t));

@@ -108,6 +108,16 @@ typedef struct cuprof_run_frame {
     uint8_t python;                  /* 1: a Python frame (symbol = qualified name) */
 } cuprof_run_frame;
 
+/* An object the stacks' native frames lie in, as it was mapped in the
+ * process (collector/stacks_sym.c): what cuprof-report needs to find its
+ * debug information and check it is the same build (formats/runfile/srcline.c). */
+typedef struct cuprof_run_module {
+    const char *path;                /* as the frames' module names it */
+    uint64_t base;                   /* load bias: pc - base is the file's address */
+    const uint8_t *build_id;         /* its GNU build id (NT_GNU_BUILD_ID), NULL none */
+    uint32_t build_id_len;           /* its bytes */
+} cuprof_run_module;
+
 /* One distinct host call stack (event.stack is its id). */
 typedef struct cuprof_run_stack {
     uint32_t n;                      /* frames */
@@ -217,6 +227,9 @@ typedef struct cuprof_run {
     const cuprof_run_stack *stacks;  /* [id]; [0] unused */
     uint32_t nframes;                /* distinct return addresses */
     const cuprof_run_frame *frames;
+    uint32_t nmodules;               /* objects of the native frames (0: an older run
+                                        file, whose frames get no file:line) */
+    const cuprof_run_module *modules;
     uint64_t stacks_lost;            /* calls whose stack was not kept (table full) */
     int stacks_counts;               /* 1: a calls-count flame graph is wanted too */
     int trace_format;                /* CUPROF_TRACE_FORMAT_*: which trace files */

@@ -9,7 +9,7 @@ $(B)/tools/%.o: tools/%.c
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -I. -c -o $@ $<
 
 $(B)/cuprof-report: $(TOOLS_REPORT_OBJS) $(RUNFILE_OBJS) $(MODEL_OBJS) $(FORMATS_OBJS)
-	$(call P,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ -ldl -lpthread
+	$(call P,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(RUNFILE_LIBS) -ldl -lpthread
 
 ALL_TARGETS += $(TOOLS_REPORT_OBJS) $(B)/cuprof-report
 

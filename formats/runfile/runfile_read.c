@@ -12,6 +12,7 @@
  * are gathered, then normalized as model/gpu.h describes.
  */
 #include "formats/runfile/runfile_read.h"
+#include "formats/runfile/srcline.h"
 #include "collector/compact.h"
 #include "collector/runfile.h"
 #include "model/gpu.h"
@@ -103,6 +104,8 @@ typedef struct rrun {
     cuprof_run_frame *frames;
     cuprof_run_stack *stacks;
     vec stack_frames;        /* uint32_t, every stack's */
+    vec modules;             /* cuprof_run_module (STACK_MODULE, 5.x) */
+    cuprof_srclines *srclines; /* file:line of the native frames (srcline.c) */
     const uint8_t *meta, *gpu_info, *stacks_blk;
     size_t meta_len, gpu_info_len, stacks_len;
     const uint8_t *meta_start;   /* the first META (written when the file was opened) */
@@ -737,6 +740,17 @@ static void read_stacks(rrun *r)
             f->module = own(r, v + 20, ml);
             memcpy(&sl, v + 20 + ml, 4);
             f->symbol = sl && sl - 1 <= n - 24 - ml ? own(r, v + 24 + ml, sl - 1) : NULL;
+        } else if (tag == CUPROF_RT_STACK_MODULE && n >= 12) {
+            uint32_t pl;
+            memcpy(&pl, v + 8, 4);
+            cuprof_run_module *m = pl <= n - 12 ? vec_push(&r->modules, sizeof *m, 1) : NULL;
+            if (!m)
+                continue;
+            memcpy(&m->base, v, 8);
+            m->path = own(r, v + 12, pl);
+            m->build_id_len = n - 12 - pl;
+            m->build_id = m->build_id_len
+                              ? (const uint8_t *)own(r, v + 12 + pl, m->build_id_len) : NULL;
         } else if (tag == CUPROF_RT_STACK) {
             cuprof_run_stack *s = vec_push(&stacks, sizeof *s, 1);
             uint32_t *fr = vec_push(&r->stack_frames, sizeof(uint32_t), n / 4);
@@ -761,6 +775,9 @@ static void read_stacks(rrun *r)
     run->frames = r->frames;
     run->nstacks = stacks.n ? (uint32_t)stacks.n - 1 : 0;
     run->stacks = r->stacks;
+    run->nmodules = (uint32_t)r->modules.n;
+    run->modules = r->modules.p;
+    r->srclines = cuprof_srclines_resolve(run);
 }
 
 /* ---- calls ------------------------------------------------------------------------ */
@@ -1448,6 +1465,8 @@ void cuprof_rfread_free(cuprof_run *run)
     free(r->frames);
     free(r->stacks);
     free(r->stack_frames.p);
+    free(r->modules.p);
+    cuprof_srclines_free(r->srclines);
     if (r->map && r->map != MAP_FAILED)
         munmap(r->map, r->map_len);
     free(r);
