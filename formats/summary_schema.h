@@ -162,7 +162,8 @@ enum cuprof_schema_when {
     X(U64, gpu_total_ns, ALWAYS)        \
     X(U64, kernels, ALWAYS)             \
     X(U64, calls, ALWAYS)               \
-    X(U64, cpu_total_ns, ALWAYS)
+    X(U64, cpu_total_ns, ALWAYS)        \
+    X(U64, cuda_total_ns, ADDED)
 
 /* findings[]: cuprof_finding, then "numbers" */
 #define CUPROF_SCHEMA_FINDING(X)        \

@@ -41,12 +41,25 @@ static int cuda_library(const char *module)
     return 0;
 }
 
-/* Code nvcc generates around a <<<>>> launch. */
-static int launch_glue(const char *raw, const char *shown)
+/* Code nvcc and CUDA's headers put around a <<<>>> launch: the stub, the
+ * header inlines DWARF shows as frames of their own (srcline.c), the
+ * cudaLaunchKernel<> template. */
+static int launch_glue(const char *raw, const char *shown, const char *file)
 {
-    if (raw && (strstr(raw, "__device_stub__") || strstr(raw, "__wrapper__device_stub")))
+    if (raw && (strstr(raw, "__device_stub__") || strstr(raw, "__wrapper__device_stub") ||
+                strstr(raw, "__cudaLaunchKernel_helper")))
+        return 1;
+    if (file && (strstr(file, "/cuda_runtime") || strstr(file, "/crt/") ||
+                 (strstr(file, "/cuda") && strstr(file, "/include/"))))
         return 1;
     return shown && strstr(shown, "cudaLaunch") && strchr(shown, '<');
+}
+
+/* The Python interpreter's own objects: under Python frames they are how
+ * the interpreter runs them, not the program. */
+static int interpreter(const char *module)
+{
+    return !strncmp(module, "libpython", 9) || !strncmp(module, "python", 6);
 }
 
 /* The stack of event i of th: its own, or its outermost enclosing call's
@@ -136,47 +149,136 @@ static int frames_build(cuprof_stacks *s, const cuprof_run *run, cuprof_demangle
     s->frame = calloc(nf ? nf : 1, sizeof *s->frame);
     s->module = calloc(nf ? nf : 1, sizeof *s->module);
     s->demangled = calloc(nf ? nf : 1, sizeof *s->demangled);
-    if (!s->frame || !s->module || !s->demangled)
+    s->user = calloc(nf ? nf : 1, 1);
+    if (!s->frame || !s->module || !s->demangled || !s->user)
         return -1;
+    for (uint32_t i = 0; i < nf; i++) {
+        const cuprof_run_frame *f = &run->frames[i];
+        s->module[i] = base_name(f->module ? f->module : "");
+        if (f->symbol && demangle && !f->python && !strncmp(f->symbol, "_Z", 2))
+            s->demangled[i] = demangle(f->symbol);
+    }
     size_t bytes = 1;
-    for (uint32_t i = 0; i < nf; i++)
-        if (!run->frames[i].symbol)
-            bytes += strlen(base_name(run->frames[i].module)) + 24;
+    for (uint32_t i = 0; i < nf; i++) {
+        const cuprof_run_frame *f = &run->frames[i];
+        bytes += (s->demangled[i] ? strlen(s->demangled[i])
+                  : f->symbol     ? strlen(f->symbol)
+                                  : strlen(s->module[i]) + 24) +
+                 (f->file ? strlen(base_name(f->file)) + 16 : 0) + 1;
+    }
     s->owned = malloc(bytes);
     if (!s->owned)
         return -1;
     char *w = s->owned;
     for (uint32_t i = 0; i < nf; i++) {
         const cuprof_run_frame *f = &run->frames[i];
-        s->module[i] = base_name(f->module);
-        if (f->symbol) {
-            if (demangle && !strncmp(f->symbol, "_Z", 2))
-                s->demangled[i] = demangle(f->symbol);
-            s->frame[i] = s->demangled[i] ? s->demangled[i] : f->symbol;
-        }
-        else {
-            int len = sprintf(w, "%s+0x%llx", *s->module[i] ? s->module[i] : "?",
-                              (unsigned long long)f->offset);
-            s->frame[i] = w;
-            w += len + 1;
-        }
+        s->frame[i] = w;
+        if (f->symbol)
+            w += sprintf(w, "%s", s->demangled[i] ? s->demangled[i] : f->symbol);
+        else
+            w += sprintf(w, "%s+0x%llx", *s->module[i] ? s->module[i] : "?",
+                         (unsigned long long)f->offset);
+        if (f->file && f->line)
+            w += sprintf(w, " (%s:%u)", base_name(f->file), (unsigned)f->line);
+        else if (f->file)
+            w += sprintf(w, " (%s)", base_name(f->file));
+        w++;
+        s->python |= f->python;
+        s->user[i] = f->python ||
+                     !(cuda_library(s->module[i]) || interpreter(s->module[i]) ||
+                       launch_glue(f->symbol, s->frame[i], f->file));
     }
     return 0;
 }
 
-/* The launch site of stack id: "function (module)" of its innermost
- * program frame (frame index, or -1). */
+size_t cuprof_stacks_user_frames(const cuprof_stacks *s, uint32_t stack, uint32_t *out,
+                                 size_t max)
+{
+    const cuprof_run *run = s->run;
+    if (!s->user || stack == 0 || stack > run->nstacks)
+        return 0;
+    const cuprof_run_stack *st = &run->stacks[stack];
+    size_t n = 0;
+    for (uint32_t k = 0; k < st->n && n < max; k++)
+        if (st->frames[k] < run->nframes && s->user[st->frames[k]])
+            out[n++] = st->frames[k];
+    return n;
+}
+
+/* The launch site of stack id: its innermost Python frame, else its
+ * innermost user frame, else its outermost frame (frame index, or -1). */
 static long site_frame(const cuprof_stacks *s, const cuprof_run *run, uint32_t id)
 {
     const cuprof_run_stack *st = &run->stacks[id];
-    for (uint32_t k = 0; k < st->n; k++) {
-        uint32_t f = st->frames[k];
-        if (f >= run->nframes || cuda_library(s->module[f]) ||
-            launch_glue(run->frames[f].symbol, s->frame[f]))
-            continue;
-        return f;
-    }
+    for (uint32_t k = 0; k < st->n; k++)
+        if (st->frames[k] < run->nframes && run->frames[st->frames[k]].python)
+            return st->frames[k];
+    for (uint32_t k = 0; k < st->n; k++)
+        if (st->frames[k] < run->nframes && s->user[st->frames[k]])
+            return st->frames[k];
     return st->n ? (long)st->frames[st->n - 1] : -1;
+}
+
+/* Frame f as a site: its display name when it has a source line (the
+ * line says where), else "name (module)". Returns the length written. */
+static int site_name(const cuprof_stacks *s, uint32_t f, char *w)
+{
+    if (s->run->frames[f].file)
+        return sprintf(w, "%s", s->frame[f]);
+    return sprintf(w, "%s (%s)", s->frame[f], *s->module[f] ? s->module[f] : "?");
+}
+
+static size_t site_name_len(const cuprof_stacks *s, uint32_t f)
+{
+    return strlen(s->frame[f]) + strlen(s->module[f]) + 5;
+}
+
+/* CUDA total of each site (s->sites sorted by name): the GPU time of every
+ * stack that has the site among its user frames, once per stack. */
+static int sites_inclusive(cuprof_stacks *s, const cuprof_run *run)
+{
+    uint32_t ns = run->nstacks;
+    uint64_t *gpu = calloc((size_t)ns + 1, sizeof *gpu);
+    uint32_t *seen = calloc(s->nsites ? s->nsites : 1, sizeof *seen);   /* last stack id */
+    size_t maxlen = 0;
+    for (uint32_t f = 0; f < run->nframes; f++)
+        if (site_name_len(s, f) > maxlen)
+            maxlen = site_name_len(s, f);
+    char *buf = malloc(maxlen + 1);
+    if (!gpu || !seen || !buf) {
+        free(gpu);
+        free(seen);
+        free(buf);
+        return -1;
+    }
+    for (size_t i = 0; i < s->ngpu; i++)
+        gpu[s->gpu[i].stack <= ns ? s->gpu[i].stack : 0] += s->gpu[i].ns;
+    for (size_t i = 0; i < s->nsites; i++)   /* the no-stack site is its own total */
+        if (s->sites[i].site == NO_STACK_SITE)
+            s->sites[i].cuda_total_ns = s->sites[i].gpu_total_ns;
+    for (uint32_t id = 1; id <= ns; id++) {
+        const cuprof_run_stack *st = &run->stacks[id];
+        for (uint32_t k = 0; gpu[id] && k < st->n; k++) {
+            uint32_t f = st->frames[k];
+            if (f >= run->nframes || !s->user[f])
+                continue;
+            site_name(s, f, buf);
+            cuprof_stat_site key = {.site = buf};
+            cuprof_stat_site *t = bsearch(&key, s->sites, s->nsites, sizeof key, site_name_cmp);
+            if (!t || seen[t - s->sites] == id)
+                continue;
+            seen[t - s->sites] = id;
+            t->cuda_total_ns += gpu[id];
+        }
+    }
+    /* a site that is its stacks' outermost frame only (no user frame) */
+    for (size_t i = 0; i < s->nsites; i++)
+        if (s->sites[i].cuda_total_ns < s->sites[i].gpu_total_ns)
+            s->sites[i].cuda_total_ns = s->sites[i].gpu_total_ns;
+    free(gpu);
+    free(seen);
+    free(buf);
+    return 0;
 }
 
 static int sites_build(cuprof_stacks *s, const cuprof_run *run)
@@ -197,10 +299,8 @@ static int sites_build(cuprof_stacks *s, const cuprof_run *run)
     site_of[0] = -1;
     for (uint32_t id = 1; id <= ns; id++) {
         site_of[id] = site_frame(s, run, id);
-        if (site_of[id] >= 0) {   /* "frame (module)", "?" for no module */
-            const char *m = s->module[site_of[id]];
-            bytes += strlen(s->frame[site_of[id]]) + (*m ? strlen(m) : 1) + 4;
-        }
+        if (site_of[id] >= 0)
+            bytes += site_name_len(s, (uint32_t)site_of[id]);
     }
     names = malloc(bytes + 1);
     if (!names) {
@@ -225,7 +325,7 @@ static int sites_build(cuprof_stacks *s, const cuprof_run *run)
             continue;
         }
         v[id].site = w;
-        w += sprintf(w, "%s (%s)", s->frame[f], *s->module[f] ? s->module[f] : "?") + 1;
+        w += site_name(s, (uint32_t)f, w) + 1;
     }
     for (uint32_t id = 0; id <= ns; id++)
         s->stack_site[id] = v[id].site;
@@ -255,11 +355,134 @@ static int sites_build(cuprof_stacks *s, const cuprof_run *run)
         else
             v[k++] = v[i];
     }
-    qsort(v, k, sizeof *v, site_cmp);
-    free(site_of);
     s->sites = v;
     s->nsites = k;
     s->site_names = names;
+    int rc = sites_inclusive(s, run);
+    qsort(v, k, sizeof *v, site_cmp);
+    free(site_of);
+    return rc;
+}
+
+/* Time by stack and hooked call: the CPU rows' calls and time, the GPU
+ * rows' time summed over what ran (both sorted by stack, api). */
+static int by_stack_build(cuprof_stacks *s)
+{
+    s->by_stack = calloc(s->ncpu + s->ngpu + 1, sizeof *s->by_stack);
+    if (!s->by_stack)
+        return -1;
+    size_t i = 0, j = 0, n = 0;
+    while (i < s->ncpu || j < s->ngpu) {
+        const cuprof_stack_row *c = i < s->ncpu ? &s->cpu[i] : NULL;
+        const cuprof_stack_row *g = j < s->ngpu ? &s->gpu[j] : NULL;
+        const cuprof_stack_row *r = !g || (c && row_cmp(c, g) <= 0) ? c : g;
+        if (r->stack == 0 || r->api == UINT16_MAX) {   /* no stack, no call: not a row */
+            i += r == c;
+            j += r == g;
+            continue;
+        }
+        cuprof_stack_api *t = n && s->by_stack[n - 1].stack == r->stack &&
+                                      s->by_stack[n - 1].api == r->api
+                                  ? &s->by_stack[n - 1]
+                                  : &s->by_stack[n++];
+        t->stack = r->stack;
+        t->api = r->api;
+        if (r == c) {
+            t->calls += c->count;
+            t->cpu_total_ns += c->ns;
+            i++;
+        }
+        else {
+            t->cuda_total_ns += g->ns;
+            j++;
+        }
+    }
+    s->nby_stack = n;
+    return 0;
+}
+
+/* Pushes a slice; -1 on out of memory. */
+static int slice_push(cuprof_stacks *s, size_t *cap, const cuprof_py_slice *x)
+{
+    if (s->nslices == *cap) {
+        size_t c = *cap ? *cap * 2 : 64;
+        cuprof_py_slice *v = realloc(s->slices, c * sizeof *v);
+        if (!v)
+            return -1;
+        s->slices = v;
+        *cap = c;
+    }
+    s->slices[s->nslices++] = *x;
+    return 0;
+}
+
+/* Same Python function (name and file; its line may differ). */
+static int same_function(const cuprof_run *run, uint32_t a, uint32_t b)
+{
+    const cuprof_run_frame *x = &run->frames[a], *y = &run->frames[b];
+    return a == b || (x->symbol && y->symbol && !strcmp(x->symbol, y->symbol) &&
+                      (x->file == y->file || (x->file && y->file && !strcmp(x->file, y->file))));
+}
+
+#define PY_DEPTH_MAX 256   /* Python frames followed per stack (deeper ones are cut) */
+
+static int slice_cmp(const void *a, const void *b)
+{
+    const cuprof_py_slice *x = a, *y = b;
+    if (x->thread != y->thread)
+        return x->thread < y->thread ? -1 : 1;
+    if (x->t0 != y->t0)
+        return x->t0 < y->t0 ? -1 : 1;
+    return (x->depth > y->depth) - (x->depth < y->depth);
+}
+
+/* The Python function slices of one thread: walks its top-level calls in
+ * order, keeping the slices open while the next call's Python frames
+ * (outermost first) still hold the same function at the same depth. */
+static int slices_thread(cuprof_stacks *s, const cuprof_run *run, uint32_t t, size_t *cap)
+{
+    static const size_t M = PY_DEPTH_MAX;
+    cuprof_py_slice open[PY_DEPTH_MAX];
+    size_t nopen = 0;
+    const cuprof_run_thread *th = &run->threads[t];
+    for (uint64_t i = 0; i <= th->n; i++) {
+        const cuprof_event *ev = i < th->n ? cuprof_run_event(th, i) : NULL;
+        if (ev && (ev->depth > 0 || !ev->stack || ev->stack > run->nstacks))
+            continue;   /* nested, or no stack: says nothing of the Python frames */
+        uint32_t py[PY_DEPTH_MAX];
+        size_t np = 0;
+        if (ev) {   /* its Python frames, outermost first */
+            const cuprof_run_stack *st = &run->stacks[ev->stack];
+            for (uint32_t k = st->n; k > 0 && np < M; k--)
+                if (st->frames[k - 1] < run->nframes && run->frames[st->frames[k - 1]].python)
+                    py[np++] = st->frames[k - 1];
+        }
+        size_t keep = 0;
+        while (keep < nopen && keep < np && same_function(run, open[keep].frame, py[keep]))
+            keep++;
+        for (size_t d = nopen; d > keep; d--)   /* those that ended */
+            if (slice_push(s, cap, &open[d - 1]) < 0)
+                return -1;
+        nopen = keep;
+        for (size_t d = 0; d < keep; d++)
+            open[d].t1 = ev->t1 > open[d].t1 ? ev->t1 : open[d].t1;
+        for (size_t d = keep; d < np; d++)
+            open[nopen++] = (cuprof_py_slice){.thread = t, .depth = (uint32_t)d,
+                                              .frame = py[d], .t0 = ev->t0, .t1 = ev->t1};
+    }
+    return 0;
+}
+
+static int slices_build(cuprof_stacks *s, const cuprof_run *run)
+{
+    if (!s->python)
+        return 0;
+    size_t cap = 0;
+    for (size_t t = 0; t < run->nthreads; t++)
+        if (slices_thread(s, run, (uint32_t)t, &cap) < 0)
+            return -1;
+    if (s->nslices)
+        qsort(s->slices, s->nslices, sizeof *s->slices, slice_cmp);
     return 0;
 }
 
@@ -321,7 +544,7 @@ cuprof_stacks *cuprof_stacks_build(const cuprof_run *run, const cuprof_names *na
         s->gpu_total_ns += s->gpu[i].ns;
     for (size_t i = 0; i < s->ncpu; i++)
         s->cpu_total_ns += s->cpu[i].ns;
-    if (sites_build(s, run) < 0)
+    if (sites_build(s, run) < 0 || by_stack_build(s) < 0 || slices_build(s, run) < 0)
         goto fail;
     return s;
 fail:
@@ -344,6 +567,9 @@ void cuprof_stacks_destroy(cuprof_stacks *s)
     free(s->sites);
     free(s->site_names);
     free(s->stack_site);
+    free(s->user);
+    free(s->by_stack);
+    free(s->slices);
     free(s);
 }
 

@@ -81,9 +81,11 @@ static const char *die_name(Dwarf_Die *die)
 }
 
 /* The inline chain at address a of mod: v[0] the innermost level; returns
- * the count (0: no line known). */
-static int chain(Dwfl_Module *mod, Dwarf_Addr a, level *v)
+ * the count (0: no line known). *outer: the function around it all as
+ * DWARF names it (for a frame the symbol tables do not name), or NULL. */
+static int chain(Dwfl_Module *mod, Dwarf_Addr a, level *v, const char **outer)
 {
+    *outer = NULL;
     Dwfl_Line *ln = dwfl_module_getsrc(mod, a);
     int line = 0;
     const char *file = ln ? dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL) : NULL;
@@ -99,6 +101,10 @@ static int chain(Dwfl_Module *mod, Dwarf_Addr a, level *v)
     if (cu && dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
         files = NULL;
     for (int i = 0; i < ns && n < MAX_INLINES - 1; i++) {
+        if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+            *outer = die_name(&scopes[i]);
+            break;
+        }
         if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
             continue;
         v[n].func = die_name(&scopes[i]);
@@ -209,7 +215,8 @@ cuprof_srclines *cuprof_srclines_resolve(cuprof_run *run)
         const cuprof_run_module *m = module_of(run, f->module);
         Dwfl_Module *mod = m ? mods[m - run->modules] : NULL;
         level v[MAX_INLINES];
-        int k = mod ? chain(mod, f->pc - 1, v) : 0;   /* pc - 1: the call itself */
+        const char *outer = NULL;
+        int k = mod ? chain(mod, f->pc - 1, v, &outer) : 0;   /* pc - 1: the call itself */
         if (k == 0)
             continue;
         if (frames_room(s, n, &cap, (size_t)k - 1) < 0)
@@ -225,6 +232,8 @@ cuprof_srclines *cuprof_srclines_resolve(cuprof_run *run)
             x->file = keep(s, v[j].file);
             x->line = v[j].line;
         }
+        if (!s->frames[i].symbol && outer)
+            s->frames[i].symbol = keep(s, outer);
         s->frames[i].file = keep(s, v[k - 1].file);
         s->frames[i].line = s->frames[i].file ? v[k - 1].line : 0;
     }
