@@ -55,11 +55,17 @@ static int launch_glue(const char *raw, const char *shown, const char *file)
     return shown && strstr(shown, "cudaLaunch") && strchr(shown, '<');
 }
 
-/* The Python interpreter's own objects: under Python frames they are how
- * the interpreter runs them, not the program. */
-static int interpreter(const char *module)
+/* Objects that are never the program's own code: the Python interpreter
+ * (under Python frames it is how they run), the C library and the loader
+ * (the frames below main), libffi (ctypes' calls). */
+static int not_program(const char *module)
 {
-    return !strncmp(module, "libpython", 9) || !strncmp(module, "python", 6);
+    static const char *const libs[] = {"libpython", "python", "libc.so", "ld-linux",
+                                       "libffi", "libgcc_s", "libstdc++"};
+    for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++)
+        if (!strncmp(module, libs[i], strlen(libs[i])))
+            return 1;
+    return 0;
 }
 
 /* The stack of event i of th: its own, or its outermost enclosing call's
@@ -185,7 +191,7 @@ static int frames_build(cuprof_stacks *s, const cuprof_run *run, cuprof_demangle
         w++;
         s->python |= f->python;
         s->user[i] = f->python ||
-                     !(cuda_library(s->module[i]) || interpreter(s->module[i]) ||
+                     !((f->symbol && !strcmp(f->symbol, "_start")) || cuda_library(s->module[i]) || not_program(s->module[i]) ||
                        launch_glue(f->symbol, s->frame[i], f->file));
     }
     return 0;

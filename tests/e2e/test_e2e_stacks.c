@@ -253,23 +253,73 @@ START_TEST(speedscope_draws_it_in_chromium)
 }
 END_TEST
 
+/* The line of tests/e2e/stacks_prog.c that holds text (the first one). */
+static int prog_line(const char *text)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/e2e/stacks_prog.c", e2e_top());
+    char *src = e2e_read_file(path, NULL);
+    ck_assert_ptr_nonnull(src);
+    const char *at = strstr(src, text);
+    ck_assert_msg(at != NULL, "%s not in stacks_prog.c", text);
+    int line = 1;
+    for (const char *q = src; q < at; q++)
+        line += *q == '\n';
+    free(src);
+    return line;
+}
+
 /* The same known chain of functions, with and without frame pointers, by
- * each way of taking stacks that must find it. */
+ * each way of taking stacks that must find it; built with -g, each frame
+ * with the file:line of its call (DWARF, through libdw). */
 static void expect_chain(const char *prog, const char *mode)
 {
     const char *args[] = {e2e_bpath(prog), "--depth", "60", NULL};
     e2e_prof p = profile(args, mode);
     char *cpu = out_file(&p, "cpu.folded");
-    ck_assert_msg(strstr(cpu, ";main;outer_fn;middle_fn;inner_fn;cudaMemsetAsync "),
-                  "%s --stacks=%s:\n%s", prog, mode, cpu);
-    ck_assert_msg(strstr(cpu, ";main;outer_fn;cudaStreamSynchronize "), "%s", cpu);
+    char want[512];
+    snprintf(want, sizeof want,
+             ";main (stacks_prog.c:%d);outer_fn (stacks_prog.c:%d);middle_fn (stacks_prog.c:%d);"
+             "inner_fn (stacks_prog.c:%d);cudaMemsetAsync ",
+             prog_line("rc |= outer_fn(d, s)"), prog_line("int rc = middle_fn(d, s)"),
+             prog_line("int rc = inner_fn(d, s)"), prog_line("cudaMemsetAsync(d, 1, 256, s)"));
+    ck_assert_msg(strstr(cpu, want), "%s --stacks=%s: no %s in\n%s", prog, mode, want, cpu);
+    snprintf(want, sizeof want, ";outer_fn (stacks_prog.c:%d);cudaStreamSynchronize ",
+             prog_line("rc += cudaStreamSynchronize(s)"));
+    ck_assert_msg(strstr(cpu, want), "no %s in\n%s", want, cpu);
+    /* the launch site is the line of the call, in summary.txt and summary.json */
+    snprintf(want, sizeof want, "inner_fn (stacks_prog.c:%d)", prog_line("cudaMemsetAsync(d, 1, 256, s)"));
+    ck_assert_msg(strstr(p.txt, want), "no site %s in\n%s", want, p.txt);
+    /* the memsets' GPU time under that line in the GPU flame graph */
+    char *gpu = out_file(&p, "gpu.folded");
+    snprintf(want, sizeof want, ";inner_fn (stacks_prog.c:%d);cudaMemsetAsync;[memset] ",
+             prog_line("cudaMemsetAsync(d, 1, 256, s)"));
+    ck_assert_msg(strstr(gpu, want), "no %s in\n%s", want, gpu);
+    free(gpu);
+    /* prof.sh stats --group-by-stack 2: the call keyed by its two innermost lines */
+    char sum[4200];
+    snprintf(sum, sizeof sum, "%s/x.summary.json", p.dir);
+    const char *st[] = {e2e_path("prof.sh"), "stats", "--group-by-stack", "2", "--csv", sum, NULL};
+    e2e_result r = e2e_run(st, NULL, NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    const char *row = strstr(r.out, "\ncudaMemsetAsync,3,");
+    ck_assert_msg(row != NULL, "%s", r.out);
+    long long cpu_ns = 0, cuda_ns = 0;
+    char stack[256] = "";
+    ck_assert_int_eq(sscanf(row, "\ncudaMemsetAsync,3,%lld,%lld,%255[^\n]", &cpu_ns, &cuda_ns, stack), 3);
+    snprintf(want, sizeof want, "inner_fn (stacks_prog.c:%d) <- middle_fn (stacks_prog.c:%d)",
+             prog_line("cudaMemsetAsync(d, 1, 256, s)"), prog_line("int rc = inner_fn(d, s)"));
+    ck_assert_str_eq(stack, want);
+    ck_assert_int_gt(cuda_ns, 0);
+    e2e_result_free(&r);
     /* 60 nested calls: at least 55 frames of them (the compiler may fold the
      * last ones together) */
-    const char *deep = strstr(cpu, ";main;recurse_fn;");
-    ck_assert_msg(deep != NULL, "%s", cpu);
+    snprintf(want, sizeof want, ";main (stacks_prog.c:%d);recurse_fn (", prog_line("rc |= recurse_fn(d, depth)"));
+    const char *deep = strstr(cpu, want);
+    ck_assert_msg(deep != NULL, "no %s in\n%s", want, cpu);
     const char *eol = strchr(deep, '\n');
     int n = 0;
-    for (const char *q = deep; q && q < eol && (q = strstr(q, "recurse_fn")) && q < eol; q++)
+    for (const char *q = deep; q && q < eol && (q = strstr(q, "recurse_fn (stacks_prog.c:")) && q < eol; q++)
         n++;
     ck_assert_msg(n >= 55 && n <= 60, "%d recurse_fn frames", n);
     free(cpu);
