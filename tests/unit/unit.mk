@@ -42,6 +42,17 @@ $(addprefix $(B)/tests/,$(MODEL_TESTS)): $(B)/tests/%: tests/unit/%.c $(FORMATS_
 UNIT_TESTS  += $(addprefix $(B)/tests/,$(MODEL_TESTS))
 ALL_TARGETS += $(addprefix $(B)/tests/,$(MODEL_TESTS))
 
+# test_pystacks: stacks with Python frames and file:line through the model
+# and every output that shows stacks; the Perfetto trace read back by the
+# tests' own reader (tests/e2e/pftrace.c).
+$(B)/tests/test_pystacks: tests/unit/test_pystacks.c tests/e2e/pftrace.c tests/e2e/pftrace.h \
+                          $(FORMATS_OBJS) $(MODEL_OBJS)
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -o $@ $< tests/e2e/pftrace.c \
+	    $(FORMATS_OBJS) $(MODEL_OBJS) $(LDFLAGS) $(CHECK_LIBS) $(JSON_LIBS) -lzstd -lz -lstdc++ -lpthread
+
+UNIT_TESTS  += $(B)/tests/test_pystacks
+ALL_TARGETS += $(B)/tests/test_pystacks
+
 # ---- compare -----------------------------------------------------------------------
 # The reader and the compare tool, on fixtures the test writes.
 $(B)/tests/test_compare: tests/unit/test_compare.c $(COMPARE_OBJS) $(HARNESS_OBJ) $(B)/cuprof-compare
