@@ -407,6 +407,33 @@ START_TEST(compare_shows_sites_side_by_side)
 END_TEST
 
 /* prof.sh checks the option before anything runs. */
+/* prof.sh compare names the sites by source line when the runs have one */
+START_TEST(compare_shows_sites_by_line)
+{
+    const char *one[] = {e2e_bpath("tests/stacks_prog_fp"), "--depth", "3", NULL};
+    const char *two[] = {e2e_bpath("tests/stacks_prog_fp"), "--depth", "5", NULL};
+    e2e_prof a = profile(one, "auto"), b = profile(two, "auto");
+    char pa[4096], pb[4096], want[256];
+    snprintf(pa, sizeof pa, "%s/x.summary.json", a.dir);
+    snprintf(pb, sizeof pb, "%s/x.summary.json", b.dir);
+    const char *args[] = {e2e_path("prof.sh"), "compare", pa, pb, NULL};
+    e2e_result r = e2e_run(args, NULL, NULL, 60);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    snprintf(want, sizeof want, "inner_fn (stacks_prog.c:%d)", prog_line("cudaMemsetAsync(d, 1, 256, s)"));
+    const char *sites = strstr(r.out, "Launch sites (--stacks)");
+    ck_assert_msg(sites && strstr(sites, want), "no %s in\n%s", want, r.out);
+    /* -O2 makes the innermost cudaMemset a tail call: its return address,
+     * and so the site, is the recursive call's line (else the memset's) */
+    char alt[256];
+    snprintf(want, sizeof want, "recurse_fn (stacks_prog.c:%d)", prog_line("int rc = recurse_fn(d, n - 1)"));
+    snprintf(alt, sizeof alt, "recurse_fn (stacks_prog.c:%d)", prog_line("return cudaMemset(d, 2, 64)"));
+    ck_assert_msg(strstr(sites, want) || strstr(sites, alt), "no %s in\n%s", want, r.out);
+    e2e_result_free(&r);
+    e2e_prof_free(&a);
+    e2e_prof_free(&b);
+}
+END_TEST
+
 START_TEST(profsh_refuses_a_bad_mode)
 {
     const char *args[] = {e2e_path("prof.sh"), "--stacks=frames", "true", NULL};
@@ -432,6 +459,7 @@ static Suite *suite(void)
     tcase_add_test(tc, no_frame_pointers_unwind);
     tcase_add_test(tc, cxx_exceptions_keep_their_unwinder);
     tcase_add_test(tc, compare_shows_sites_side_by_side);
+    tcase_add_test(tc, compare_shows_sites_by_line);
     tcase_add_test(tc, profsh_refuses_a_bad_mode);
     suite_add_tcase(s, tc);
     return s;
