@@ -191,6 +191,10 @@ cuprof_srclines *cuprof_srclines_resolve(cuprof_run *run)
         .section_address = dwfl_offline_section_address,
         .debuginfo_path = &debuginfo_path,
     };
+    /* libdw's standard lookup asks debuginfod servers over the network when
+     * DEBUGINFOD_URLS is set (Debian sets it in /etc/profile.d): the exit path
+     * must not wait on a download, so only the files on this machine count. */
+    unsetenv("DEBUGINFOD_URLS");
     cuprof_srclines *s = calloc(1, sizeof *s);
     Dwfl *dwfl = dwfl_begin(&cb);
     Dwfl_Module **mods = calloc(run->nmodules, sizeof *mods);

@@ -12,7 +12,8 @@
  * the line it called the outermost inline from (addr2line -i). A file whose
  * build id is not the recorded one, or with no debug information, leaves
  * its frames function + object. Python frames (python = 1) are left as
- * they are.
+ * they are. Never the network: DEBUGINFOD_URLS is removed from the
+ * environment of the process that resolves (cuprof-report).
  */
 #ifndef CUPROF_SRCLINE_H
 #define CUPROF_SRCLINE_H

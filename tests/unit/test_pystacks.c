@@ -116,6 +116,7 @@ static void make_run(void)
     run.nframes = NF;
     run.frames = FRAMES;
     run.trace_format = CUPROF_TRACE_FORMAT_BOTH;
+    run.report_html = 1;
 }
 
 static const cuprof_stat_site *site(const cuprof_stacks *sk, const char *name)
@@ -272,6 +273,11 @@ START_TEST(outputs_show_python_frames)
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(sites, 0), "site")),
                      "launch_k (k.cu:30)");
     json_decref(sum);
+    /* the HTML report's flame graph: the same lines, Python frames in them */
+    char *h = slurp("report.html");
+    ck_assert_ptr_nonnull(strstr(h, "\\u003cmodule> (app.py:20);Model.forward (app.py:14);"
+                                    "Model.encoder_block (app.py:7);"));
+    free(h);
     test_summary_destroy(s);
     remove_files();
 }
