@@ -149,6 +149,73 @@ static int site_name_cmp(const void *a, const void *b)
     return strcmp(((const cuprof_stat_site *)a)->site, ((const cuprof_stat_site *)b)->site);
 }
 
+static int str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* nvcc's host function named after a kernel (raw symbol _Z12probe_kernelPi,
+ * at the kernel's declaration line) calls the kernel's __device_stub__ (or,
+ * inlined, __wrapper__device_stub_bias_add<float>): it is launch glue as the
+ * stub is, not the program's launch site. Marks the frames whose symbol is
+ * the kernel of a stub among the run's frames. */
+static int kernel_wrappers(cuprof_stacks *s, const cuprof_run *run)
+{
+    static const char STUB[] = "__device_stub_", WRAP[] = "__wrapper__device_stub_";
+    char **k = malloc((run->nframes ? run->nframes : 1) * sizeof *k);
+    if (!k)
+        return -1;
+    size_t n = 0;
+    for (uint32_t i = 0; i < run->nframes; i++) {
+        const char *sym = run->frames[i].symbol, *id = sym;
+        size_t len = sym ? strlen(sym) : 0;
+        if (!sym || run->frames[i].python)
+            continue;
+        if (!strncmp(sym, "_Z", 2)) {   /* the stub mangled: _Z27__device_stub__Z12kPiPi */
+            char *end;
+            unsigned long l = strtoul(sym + 2, &end, 10);
+            if (end == sym + 2 || l > strlen(end))
+                continue;
+            id = end;
+            len = l;
+        }
+        if (!strncmp(sym, WRAP, sizeof WRAP - 1) && sym[sizeof WRAP - 1]) {
+            /* an inlined wrapper names the kernel as DWARF does: "bias_add<float>" */
+            k[n] = strdup(sym + sizeof WRAP - 1);
+            n += k[n] != NULL;
+            continue;
+        }
+        if (len <= sizeof STUB - 1 || strncmp(id, STUB, sizeof STUB - 1))
+            continue;
+        /* "_Z12probe_kernelPi", or "_k" for a C kernel k */
+        k[n] = strndup(id + sizeof STUB - 1, len - (sizeof STUB - 1));
+        if (k[n])
+            n++;
+    }
+    if (n)
+        qsort(k, n, sizeof *k, str_cmp);
+    for (uint32_t i = 0; n && i < run->nframes; i++) {
+        const char *sym = run->frames[i].symbol;
+        if (!sym || run->frames[i].python || !s->user[i])
+            continue;
+        char c[256];
+        const char *key = sym;
+        if (strncmp(sym, "_Z", 2)) {   /* extern "C" kernel k: stub __device_stub__k */
+            if (strlen(sym) + 2 > sizeof c)
+                continue;
+            c[0] = '_';
+            strcpy(c + 1, sym);
+            key = c;
+        }
+        if (bsearch(&key, k, n, sizeof *k, str_cmp) || bsearch(&sym, k, n, sizeof *k, str_cmp))
+            s->user[i] = 0;
+    }
+    for (size_t i = 0; i < n; i++)
+        free(k[i]);
+    free(k);
+    return 0;
+}
+
 static int frames_build(cuprof_stacks *s, const cuprof_run *run, cuprof_demangle_fn demangle)
 {
     uint32_t nf = run->nframes;
@@ -194,7 +261,7 @@ static int frames_build(cuprof_stacks *s, const cuprof_run *run, cuprof_demangle
                      !((f->symbol && !strcmp(f->symbol, "_start")) || cuda_library(s->module[i]) || not_program(s->module[i]) ||
                        launch_glue(f->symbol, s->frame[i], f->file));
     }
-    return 0;
+    return kernel_wrappers(s, run);
 }
 
 size_t cuprof_stacks_user_frames(const cuprof_stacks *s, uint32_t stack, uint32_t *out,

@@ -96,6 +96,14 @@ static int chain(Dwfl_Module *mod, Dwarf_Addr a, level *v, const char **outer)
     Dwarf_Die *cu = dwfl_module_addrdie(mod, a, &bias);
     Dwarf_Die *scopes = NULL;
     int ns = cu ? dwarf_getscopes(cu, a - bias, &scopes) : 0;
+    if (ns > 0) {   /* then outward through the DIE tree from the innermost scope, as
+                       eu-addr2line -i does: an inline's caller may not list the
+                       address among its own ranges (nvcc's kernel wrappers) */
+        Dwarf_Die inner = scopes[0];
+        free(scopes);
+        scopes = NULL;
+        ns = dwarf_getscopes_die(&inner, &scopes);
+    }
     Dwarf_Files *files = NULL;
     size_t nfiles = 0;
     if (cu && dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
@@ -110,9 +118,8 @@ static int chain(Dwfl_Module *mod, Dwarf_Addr a, level *v, const char **outer)
         v[n].func = die_name(&scopes[i]);
         v[n].file = file;
         v[n].line = (uint32_t)line;
-        if (!v[n].func)
-            break;
-        n++;
+        if (v[n].func)   /* an inline with no name: no frame, its call line still counts */
+            n++;
         /* the next level out is at the line that called this inline */
         Dwarf_Attribute at;
         Dwarf_Word fi = 0, cl = 0;

@@ -86,13 +86,18 @@ $(B)/tests/stacks_prog_nofp: tests/e2e/stacks_prog.c
 $(B)/tests/libthrow.so: tests/e2e/throw_lib.cc
 	$(call P,CXX,$@)mkdir -p $(@D) && $(CXX) -O2 -Wall -Wextra -Werror -fPIC -shared -o $@ $< -ldl
 
+# matmul_add_g: bench/matmul_add.cu built with -g, so its <<<>>> launches
+# come through CUDA's header inlines and nvcc's stubs as DWARF sees them.
+$(B)/tests/matmul_add_g: bench/matmul_add.cu
+	$(call P,NVCC,$@)mkdir -p $(@D) && $(NVCC) $(BENCH_NVFLAGS) -g -o $@ $< $(BENCH_LIBS)
+
 $(B)/tests/test_e2e_stacks: tests/e2e/test_e2e_stacks.c tests/e2e/viewers.c tests/e2e/viewers.h $(HARNESS_OBJ) $(B)/tests/stacks_prog_fp \
-                           $(B)/tests/stacks_prog_nofp $(B)/tests/libthrow.so
+                           $(B)/tests/stacks_prog_nofp $(B)/tests/libthrow.so $(B)/tests/matmul_add_g
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< tests/e2e/viewers.c $(HARNESS_OBJ) \
 	    $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS) -lm
 
 ALL_TARGETS += $(B)/tests/test_e2e_stacks $(B)/tests/stacks_prog_fp $(B)/tests/stacks_prog_nofp \
-               $(B)/tests/libthrow.so
+               $(B)/tests/libthrow.so $(B)/tests/matmul_add_g
 E2E_TESTS   += $(B)/tests/test_e2e_stacks
 
 # The Perfetto protobuf trace end to end, read back by a decoder of the

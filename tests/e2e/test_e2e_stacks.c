@@ -253,21 +253,54 @@ START_TEST(speedscope_draws_it_in_chromium)
 }
 END_TEST
 
-/* The line of tests/e2e/stacks_prog.c that holds text (the first one). */
-static int prog_line(const char *text)
+/* The line of file (under the checkout) that holds text (the first one). */
+static int src_line(const char *file, const char *text)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/tests/e2e/stacks_prog.c", e2e_top());
+    snprintf(path, sizeof path, "%s/%s", e2e_top(), file);
     char *src = e2e_read_file(path, NULL);
     ck_assert_ptr_nonnull(src);
     const char *at = strstr(src, text);
-    ck_assert_msg(at != NULL, "%s not in stacks_prog.c", text);
+    ck_assert_msg(at != NULL, "%s not in %s", text, file);
     int line = 1;
     for (const char *q = src; q < at; q++)
         line += *q == '\n';
     free(src);
     return line;
 }
+
+static int prog_line(const char *text)
+{
+    return src_line("tests/e2e/stacks_prog.c", text);
+}
+
+/* A CUDA program built with -g: each <<<>>> launch's site is the line of
+ * the launch, past CUDA's header inlines (__cudaLaunchKernel_helper), nvcc's
+ * stub and its host function named after the kernel; cuBLAS's at the line of
+ * the cuBLAS call. */
+START_TEST(cuda_launch_sites_by_line)
+{
+    const char *args[] = {e2e_bpath("tests/matmul_add_g"), "--mode", "eager", NULL};
+    e2e_prof p = profile(args, "auto");
+    char bias[128], gemm[128];
+    snprintf(bias, sizeof bias, "launch_bias_add(work*) (matmul_add.cu:%d)",
+             src_line("bench/matmul_add.cu", "bias_add<<<grid, block, 0, wk->stream>>>((__nv_bfloat16 *)"));
+    snprintf(gemm, sizeof gemm, "gemm(work*, float) (matmul_add.cu:");
+    json_t *sites = json_object_get(p.sum, "sites"), *x;
+    size_t i;
+    int seen_bias = 0, seen_gemm = 0;
+    json_array_foreach(sites, i, x) {
+        const char *s = json_string_value(json_object_get(x, "site"));
+        ck_assert_msg(!strstr(s, "__cudaLaunchKernel_helper") && !strstr(s, "__device_stub") &&
+                          !strstr(s, "bias_add<") && !strstr(s, "cudafe1"), "glue as a site: %s", s);
+        seen_bias |= !strcmp(s, bias) && num(x, "kernels") > 0;
+        seen_gemm |= !strncmp(s, gemm, strlen(gemm)) && num(x, "kernels") > 0;
+    }
+    ck_assert_msg(seen_bias && seen_gemm, "no site %s (or gemm's) in\n%s", bias, p.txt);
+    ck_assert_msg(strstr(p.txt, bias), "%s", p.txt);
+    e2e_prof_free(&p);
+}
+END_TEST
 
 /* The same known chain of functions, with and without frame pointers, by
  * each way of taking stacks that must find it; built with -g, each frame
@@ -460,6 +493,7 @@ static Suite *suite(void)
     tcase_add_test(tc, cxx_exceptions_keep_their_unwinder);
     tcase_add_test(tc, compare_shows_sites_side_by_side);
     tcase_add_test(tc, compare_shows_sites_by_line);
+    tcase_add_test(tc, cuda_launch_sites_by_line);
     tcase_add_test(tc, profsh_refuses_a_bad_mode);
     suite_add_tcase(s, tc);
     return s;

@@ -24,7 +24,7 @@ static const cuprof_api_desc APIS[] = {{"cudaLaunchKernel", "cuda_runtime"}};
 /* Frames: a C extension's scale() under the interpreter under app.py's
  * Python functions; encoder_block and forward each at two lines. */
 enum { F_CUDART, F_SCALE, F_EVAL, F_ENC7, F_FWD14, F_MOD20, F_ENC8, F_FWD15, F_MAIN, F_HELPER,
-       F_STUB, F_LAUNCHK, NF };
+       F_STUB, F_KWRAP, F_LAUNCHK, NF };
 static const cuprof_run_frame FRAMES[NF] = {
     [F_CUDART] = {.pc = 0x7000, .module = "/usr/local/cuda/lib64/libcudart.so.13",
                   .symbol = "cudaLaunchKernel"},
@@ -43,6 +43,8 @@ static const cuprof_run_frame FRAMES[NF] = {
                   .file = "/usr/local/cuda/include/cuda_runtime.h", .line = 300},
     [F_STUB] = {.pc = 0x2000, .module = "/x/prog", .symbol = "_Z20__device_stub__Z1kPfPf",
                 .file = "/tmp/k.cudafe1.stub.c", .line = 1},
+    /* nvcc's host function named after the kernel, at its declaration line */
+    [F_KWRAP] = {.pc = 0x2000, .module = "/x/prog", .symbol = "_Z1kPf", .file = "/x/k.cu", .line = 5},
     [F_LAUNCHK] = {.pc = 0x2100, .module = "/x/prog", .symbol = "launch_k", .file = "/x/k.cu",
                    .line = 30},
 };
@@ -51,7 +53,7 @@ static const uint32_t S1[] = {F_CUDART, F_SCALE, F_EVAL, F_ENC7, F_FWD14, F_MOD2
 static const uint32_t S2[] = {F_CUDART, F_SCALE, F_EVAL, F_ENC8, F_FWD14, F_MOD20, F_MAIN};
 static const uint32_t S3[] = {F_CUDART, F_SCALE, F_EVAL, F_ENC7, F_FWD15, F_MOD20, F_MAIN};
 static const uint32_t S4[] = {F_CUDART, F_SCALE, F_EVAL, F_FWD14, F_MOD20, F_MAIN};
-static const uint32_t S5[] = {F_CUDART, F_HELPER, F_STUB, F_LAUNCHK, F_MAIN};
+static const uint32_t S5[] = {F_CUDART, F_HELPER, F_STUB, F_KWRAP, F_LAUNCHK, F_MAIN};
 #define ST(s) {sizeof s / sizeof s[0], s}
 static const cuprof_run_stack STACKS[] = {{0, NULL}, ST(S1), ST(S2), ST(S3), ST(S4), ST(S5)};
 
@@ -150,7 +152,8 @@ START_TEST(sites_by_python_line)
     ck_assert_uint_eq(x->gpu_total_ns, K * 4);
     ck_assert_uint_eq(x->cuda_total_ns, K * 1 + K * 2 + K * 4);
     ck_assert_uint_eq(x->calls, 1);
-    /* a native launch: past the CUDA header inlines and nvcc's stub */
+    /* a native launch: past the CUDA header inlines, nvcc's stub and the
+     * kernel's host function */
     x = site(sk, "launch_k (k.cu:30)");
     ck_assert_uint_eq(x->gpu_total_ns, K * 5);
     ck_assert_str_eq(cuprof_stacks_site(sk, 5), "launch_k (k.cu:30)");
