@@ -32,8 +32,8 @@ Usage: prof.sh [options] [--] PROGRAM [ARGS...]
        prof.sh compare [--json] [--html FILE] A.summary.json B.summary.json
        prof.sh export sqlite NAME.trace.json [OUT.sqlite]
        prof.sh merge [-n NAME] [-o OUTDIR] [--html] DIR
-       prof.sh stats [--report api|kernels|copies|blas|ranges] [--sort COLUMN]
-                     [--limit N] [--filter REGEX] [--csv|--json] NAME.summary.json
+       prof.sh stats [--report api|kernels|copies|blas|ranges] [--group-by-stack N]
+                     [--sort COLUMN] [--limit N] [--filter REGEX] [--csv|--json] NAME.summary.json
 
 Runs PROGRAM with the cuprof library preloaded. When each process that used
 CUDA exits, it writes to DIR:

@@ -26,7 +26,8 @@
 #define CUPROF_RF_MAJOR 4u   /* 2: a call record may name a string (compact.h's EXTRA_NAME);
                                 3: an NCCL call's record (class 16, CUPROF_HEAD_CLS_HI);
                                 4: a math-library call's record (class 17) */
-#define CUPROF_RF_MINOR 0u   /* 1.1: CUPROF_RF_CLOCK, CUPROF_RF_MEM_HELD; 2.1: the flight recorder's tags */
+#define CUPROF_RF_MINOR 1u   /* 1.1: CUPROF_RF_CLOCK, CUPROF_RF_MEM_HELD; 2.1: the flight recorder's tags;
+                                4.1: CUPROF_RT_STACK_MODULE */
 
 /* Not the file's, but the other contract between the library and the tools:
  * cuprof-run (tools/run.c) relays a SIGINT, SIGTERM, SIGHUP or SIGQUIT that
