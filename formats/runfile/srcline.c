@@ -219,11 +219,17 @@ cuprof_srclines *cuprof_srclines_resolve(cuprof_run *run)
         mods[i] = report(dwfl, &run->modules[i]);
     dwfl_report_end(dwfl, NULL, NULL);
     int any = 0;
+    const char *last_path = NULL;
+    const cuprof_run_module *last = NULL;
     for (uint32_t i = 0; i < run->nframes; i++) {
         const cuprof_run_frame *f = &run->frames[i];
         if (f->python || !f->module || !f->module[0] || f->pc == 0)
             continue;
-        const cuprof_run_module *m = module_of(run, f->module);
+        if (f->module != last_path) {   /* frames come sorted by pc: a module's together */
+            last_path = f->module;
+            last = module_of(run, f->module);
+        }
+        const cuprof_run_module *m = last;
         Dwfl_Module *mod = m ? mods[m - run->modules] : NULL;
         level v[MAX_INLINES];
         const char *outer = NULL;
