@@ -773,10 +773,9 @@ static void put_sites(cuprof_writer *w)
     const cuprof_stacks *sk = w->model->stacks;
     if (!w->run->stacks_mode || !sk)
         return;
-    cuprof_out_printf(o, "\nTop launch sites (host stacks, %s; the calls' innermost Python "
-                         "line, else their innermost program frame, with file:line when known; "
-                         "Self CUDA: device time of the work launched there, CUDA total: of the "
-                         "work of every call through it)\n",
+    cuprof_out_printf(o, "\nTop launch sites (host stacks, %s; by source line: the calls' "
+                         "Python line, else their program frame's file:line; Self CUDA: the work "
+                         "launched there, CUDA total: of every call through it)\n",
                       w->run->stacks_mode);
     if (sk->nsites == 0) {
         cuprof_out_puts(o, "  (no call with a stack)\n");
