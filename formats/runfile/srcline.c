@@ -187,6 +187,37 @@ static int rebuild_stacks(cuprof_srclines *s, cuprof_run *run, const uint32_t *f
     return 0;
 }
 
+/* Frame i (s->frames[i], native, in mod): its line, and its inlines as
+ * frames s->frames[*n ...] (first[i], count[i]). 1 resolved, 0 no line
+ * known, -1 out of memory. */
+static int resolve_frame(cuprof_srclines *s, uint32_t i, Dwfl_Module *mod, size_t *n,
+                         size_t *cap, uint32_t *first, uint32_t *count)
+{
+    level v[MAX_INLINES];
+    const char *outer = NULL;
+    int k = chain(mod, s->frames[i].pc - 1, v, &outer);   /* pc - 1: the call itself */
+    if (k == 0)
+        return 0;
+    if (frames_room(s, *n, cap, (size_t)k - 1) < 0)
+        return -1;
+    cuprof_run_frame *f = &s->frames[i];   /* after the room: frames may have moved */
+    first[i] = (uint32_t)*n;
+    count[i] = (uint32_t)k - 1;
+    for (int j = 0; j < k - 1; j++) {
+        cuprof_run_frame *x = &s->frames[(*n)++];
+        *x = *f;
+        x->symbol = keep(s, v[j].func);
+        x->offset = 0;
+        x->file = keep(s, v[j].file);
+        x->line = v[j].line;
+    }
+    if (!f->symbol && outer)
+        f->symbol = keep(s, outer);
+    f->file = keep(s, v[k - 1].file);
+    f->line = f->file ? v[k - 1].line : 0;
+    return 1;
+}
+
 cuprof_srclines *cuprof_srclines_resolve(cuprof_run *run)
 {
     if (!run->nframes || !run->nmodules || !run->stacks)
@@ -231,28 +262,10 @@ cuprof_srclines *cuprof_srclines_resolve(cuprof_run *run)
         }
         const cuprof_run_module *m = last;
         Dwfl_Module *mod = m ? mods[m - run->modules] : NULL;
-        level v[MAX_INLINES];
-        const char *outer = NULL;
-        int k = mod ? chain(mod, f->pc - 1, v, &outer) : 0;   /* pc - 1: the call itself */
-        if (k == 0)
-            continue;
-        if (frames_room(s, n, &cap, (size_t)k - 1) < 0)
+        int rc = mod ? resolve_frame(s, i, mod, &n, &cap, first, count) : 0;
+        if (rc < 0)
             goto fail;
-        any = 1;
-        first[i] = (uint32_t)n;
-        count[i] = (uint32_t)k - 1;
-        for (int j = 0; j < k - 1; j++) {
-            cuprof_run_frame *x = &s->frames[n++];
-            *x = *f;
-            x->symbol = keep(s, v[j].func);
-            x->offset = 0;
-            x->file = keep(s, v[j].file);
-            x->line = v[j].line;
-        }
-        if (!s->frames[i].symbol && outer)
-            s->frames[i].symbol = keep(s, outer);
-        s->frames[i].file = keep(s, v[k - 1].file);
-        s->frames[i].line = s->frames[i].file ? v[k - 1].line : 0;
+        any |= rc;
     }
     if (!any || rebuild_stacks(s, run, first, count) < 0)
         goto fail;
