@@ -440,6 +440,60 @@ START_TEST(compare_shows_sites_side_by_side)
 END_TEST
 
 /* prof.sh checks the option before anything runs. */
+/* Runs a shell command; its exit status. */
+static int sh(const char *cmd)
+{
+    const char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+    e2e_result r = e2e_run(argv, NULL, NULL, 60);
+    int st = r.status;
+    if (st)
+        fprintf(stderr, "%s: %s\n", cmd, r.err);
+    e2e_result_free(&r);
+    return st;
+}
+
+/* The debug information may live apart (objcopy --only-keep-debug and a
+ * .gnu_debuglink, as Debian's -dbgsym packages do by build id); and the
+ * report checks the build id: an object rebuilt since the run gets no
+ * file:line (its lines would be another build's), only its functions. */
+START_TEST(debug_info_apart_and_build_id_checked)
+{
+    char *tmp = e2e_tmpdir(), cmd[16384];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && cp %s prog && objcopy --only-keep-debug prog prog.debug && strip -g prog && "
+             "objcopy --add-gnu-debuglink=prog.debug prog && ! readelf -S prog | grep -q debug_line",
+             tmp, e2e_bpath("tests/stacks_prog_fp"));
+    if (sh(cmd) != 0) {
+        fprintf(stderr, "SKIPPED debug info apart: objcopy/strip/readelf (binutils) did not do it\n");
+        e2e_rmtree(tmp);
+        free(tmp);
+        return;
+    }
+    char prog[4200], want[256];
+    snprintf(prog, sizeof prog, "%s/prog", tmp);
+    const char *args[] = {prog, NULL};
+    e2e_prof p = profile(args, "fp");
+    char *cpu = out_file(&p, "cpu.folded");
+    snprintf(want, sizeof want, ";inner_fn (stacks_prog.c:%d);cudaMemsetAsync ",
+             prog_line("cudaMemsetAsync(d, 1, 256, s)"));
+    ck_assert_msg(strstr(cpu, want), "no %s in\n%s", want, cpu);
+    free(cpu);
+    /* the same path, another build: the run file's build id is not its */
+    snprintf(cmd, sizeof cmd, "cp %s %s/prog && %s report -o %s/again -n y %s/x.cuprof",
+             e2e_bpath("tests/stacks_prog_nofp"), tmp, e2e_path("prof.sh"), p.dir, p.dir);
+    ck_assert_int_eq(sh(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s/again/y.cpu.folded", p.dir);
+    cpu = e2e_read_file(cmd, NULL);
+    ck_assert_ptr_nonnull(cpu);
+    ck_assert_msg(strstr(cpu, ";outer_fn;middle_fn;inner_fn;cudaMemsetAsync ") &&
+                      !strstr(cpu, "stacks_prog.c:"), "%s", cpu);
+    free(cpu);
+    e2e_prof_free(&p);
+    e2e_rmtree(tmp);
+    free(tmp);
+}
+END_TEST
+
 /* prof.sh compare names the sites by source line when the runs have one */
 START_TEST(compare_shows_sites_by_line)
 {
@@ -494,6 +548,7 @@ static Suite *suite(void)
     tcase_add_test(tc, compare_shows_sites_side_by_side);
     tcase_add_test(tc, compare_shows_sites_by_line);
     tcase_add_test(tc, cuda_launch_sites_by_line);
+    tcase_add_test(tc, debug_info_apart_and_build_id_checked);
     tcase_add_test(tc, profsh_refuses_a_bad_mode);
     suite_add_tcase(s, tc);
     return s;
