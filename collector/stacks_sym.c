@@ -34,6 +34,7 @@ typedef struct module {
     uintptr_t lo, hi;                /* its mapped segments, lowest to highest */
     int loaded;                      /* symbols read (or tried) */
     int used;                        /* holds a frame: written as a run module */
+    const char *copy;                /* its path as the frames' module (owned strings) */
     uint8_t build_id[64];            /* NT_GNU_BUILD_ID's bytes, from its mapped notes */
     uint32_t build_id_len;           /* 0: none found */
     void *map;
@@ -262,7 +263,7 @@ static uint32_t pc_index(const uintptr_t *v, size_t n, uintptr_t pc)
 
 /* The objects that hold frames as run->modules (their paths are the
  * frames' copies in o->strings: the same text). */
-static int modules_keep(owned *o, const modules *ms, size_t nframes, cuprof_run *run)
+static int modules_keep(owned *o, const modules *ms, cuprof_run *run)
 {
     size_t n = 0, idb = 0;
     for (size_t i = 0; i < ms->n; i++)
@@ -282,12 +283,7 @@ static int modules_keep(owned *o, const modules *ms, size_t nframes, cuprof_run 
             continue;
         cuprof_run_module *rm = &o->modules[k++];
         rm->base = m->base;
-        rm->path = NULL;
-        for (size_t f = 0; f < nframes && !rm->path; f++)
-            if (!strcmp(o->frames[f].module, m->path))
-                rm->path = o->frames[f].module;
-        if (!rm->path)
-            rm->path = "";
+        rm->path = m->copy ? m->copy : "";
         if (m->build_id_len) {
             memcpy(o->build_ids + idb, m->build_id, m->build_id_len);
             rm->build_id = o->build_ids + idb;
@@ -380,6 +376,9 @@ void *cuprof_stacks_run_fill(cuprof_run *run)
         fr->module = o->strings;   /* "" */
         if (mod_of[i]) {
             if (mod_of[i] != last_mod) {   /* sorted pcs: a module's come together */
+                for (size_t j = 0; j < ms.n; j++)
+                    if (ms.v[j].path == mod_of[i])
+                        ms.v[j].copy = w;
                 size_t len = strlen(mod_of[i]) + 1;
                 memcpy(w, mod_of[i], len);
                 last_copy = w;
@@ -397,7 +396,7 @@ void *cuprof_stacks_run_fill(cuprof_run *run)
     }
     free(mod_of);
     free(sym_of);
-    if (modules_keep(o, &ms, nd, run) < 0)
+    if (modules_keep(o, &ms, run) < 0)
         goto fail;
 
     /* the stacks as frame indexes */
