@@ -50,9 +50,9 @@ static int launch_glue(const char *raw, const char *shown, const char *file)
     if (raw && (strstr(raw, "__device_stub__") || strstr(raw, "__wrapper__device_stub") ||
                 strstr(raw, "__cudaLaunchKernel_helper")))
         return 1;
-    if (file && (strstr(file, "/cuda_runtime") || strstr(file, "/crt/") ||
-                 (strstr(file, "/cuda") && strstr(file, "/include/"))))
-        return 1;
+    if (file && (!strcmp(base_name(file), "cuda_runtime.h") ||
+                 !strcmp(base_name(file), "cuda_runtime_api.h") || strstr(file, "/include/crt/")))
+        return 1;   /* an inline of CUDA's headers (the template, the helper) */
     return shown && strstr(shown, "cudaLaunch") && strchr(shown, '<');
 }
 
@@ -148,6 +148,16 @@ static int site_cmp(const void *a, const void *b)
 static int site_name_cmp(const void *a, const void *b)
 {
     return strcmp(((const cuprof_stat_site *)a)->site, ((const cuprof_stat_site *)b)->site);
+}
+
+/* A user frame (stacks.h): Python, or the program's own code. */
+static int user_frame(const cuprof_run_frame *f, const char *module, const char *shown)
+{
+    if (f->python)
+        return 1;
+    if (f->symbol && !strcmp(f->symbol, "_start"))
+        return 0;
+    return !cuda_library(module) && !not_program(module) && !launch_glue(f->symbol, shown, f->file);
 }
 
 static int str_cmp(const void *a, const void *b)
@@ -258,9 +268,7 @@ static int frames_build(cuprof_stacks *s, const cuprof_run *run, cuprof_demangle
             w += sprintf(w, " (%s)", base_name(f->file));
         w++;
         s->python |= f->python;
-        s->user[i] = f->python ||
-                     !((f->symbol && !strcmp(f->symbol, "_start")) || cuda_library(s->module[i]) || not_program(s->module[i]) ||
-                       launch_glue(f->symbol, s->frame[i], f->file));
+        s->user[i] = user_frame(f, s->module[i], s->frame[i]);
     }
     return kernel_wrappers(s, run);
 }
