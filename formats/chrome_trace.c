@@ -735,8 +735,8 @@ static int chrome_footer(cuprof_writer *w)
 
 /* The host stacks as the Trace Event Format's "stackFrames": stack s is a
  * chain of nodes, outermost first, from sf_base(s); its calls' "sf" names
- * the innermost. Node names are the frames' (model/stacks.h), categories
- * their objects. */
+ * the innermost. Node names are the frames' (model/stacks.h, with file:line
+ * when known), categories their objects ("python" for a Python frame). */
 static int stack_frames_index(chrome_writer *cw)
 {
     const cuprof_run *run = cw->base.run;
@@ -772,7 +772,7 @@ static void put_stack_frames(chrome_writer *cw)
             cuprof_out_puts(o, "\":{\"name\":");
             cuprof_out_json_cstr(o, st->frame[f]);
             cuprof_out_puts(o, ",\"category\":");
-            cuprof_out_json_cstr(o, st->module[f]);
+            cuprof_out_json_cstr(o, run->frames[f].python ? "python" : st->module[f]);
             if (k < s->n) {
                 cuprof_out_puts(o, ",\"parent\":\"");
                 cuprof_out_u64(o, node - 1);

@@ -316,6 +316,16 @@ START_TEST(trace_has_python_function_slices)
         n++;
     }
     ck_assert_uint_eq(n, 3);
+    /* stackFrames: a Python frame's category is "python" */
+    const char *k;
+    json_t *node;
+    n = 0;
+    json_object_foreach(json_object_get(tr, "stackFrames"), k, node)
+        if (!strcmp(json_string_value(json_object_get(node, "name")), "Model.forward (app.py:14)")) {
+            ck_assert_str_eq(json_string_value(json_object_get(node, "category")), "python");
+            n++;
+        }
+    ck_assert_uint_gt(n, 0);
     json_decref(tr);
 
     /* Perfetto: forward > encoder_block > the calls, on the thread's track */
