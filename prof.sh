@@ -50,6 +50,9 @@ CUDA exits, it writes to DIR:
                       "prof.sh trigger PID [--duration 10s | --calls N |
                       --steps N [--step-range NAME]]" opens a window in a
                       process started with --standby (its user only);
+                      "prof.sh trigger --job DIR --steps N" does it in
+                      every rank of a job writing into DIR, at the same
+                      step on each (NAME.rankR.wK.*);
                       "prof.sh trigger PID --dump" writes the last seconds
                       of one started with --flight-recorder
 Under a launcher (mpirun, torchrun, srun: "mpirun -np 4 prof.sh -o DIR -- PROGRAM")

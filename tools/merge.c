@@ -1,9 +1,11 @@
 /*
  * merge.c - cuprof-merge (prof.sh merge): the ranks of a job as one run.
  *
- *   cuprof-merge [-n NAME] [-o OUTDIR] [--html] DIR
+ *   cuprof-merge [-n NAME] [-o OUTDIR] [--html] [--window K | --run] DIR
  *
- * Reads DIR/NAME.rankR.summary.json and .trace.json of every rank, writes
+ * Reads DIR/NAME.rankR.summary.json and .trace.json of every rank (by
+ * default the windows of the last prof.sh trigger --job, else each rank's
+ * latest window NAME.rankR.wK.*, else the run's own files), writes
  * OUTDIR/NAME.merged.{trace.json,summary.txt,summary.json} (OUTDIR: DIR),
  * (--html: and NAME.merged.report.html, one self-contained page of the
  * ranks' step times and waits), prints the merged summary.txt on stdout and where the files went on
@@ -13,15 +15,19 @@
 #include "formats/merge/merge.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: prof.sh merge [-n NAME] [-o OUTDIR] [--html] DIR\n"
+    fprintf(stderr, "usage: prof.sh merge [-n NAME] [-o OUTDIR] [--html] [--window K | --run] DIR\n"
                     "  merges DIR/NAME.rankR.* (each rank's files, written by prof.sh under mpirun,\n"
                     "  torchrun or srun) into OUTDIR/NAME.merged.{trace.json,summary.txt,summary.json}\n"
                     "  --html  also OUTDIR/NAME.merged.report.html: one self-contained page (no network)\n"
-                    "          with each rank's step times and waits\n");
+                    "          with each rank's step times and waits\n"
+                    "  by default each rank's window of the last \"prof.sh trigger --job DIR\" (the same\n"
+                    "  steps on every rank), else each rank's latest window NAME.rankR.wK.*, else its run\n"
+                    "  --window K  window K of every rank     --run  the runs' own files (NAME.rankR.*)\n");
     return 2;
 }
 
@@ -29,6 +35,7 @@ int main(int argc, char **argv)
 {
     const char *name = NULL, *out = NULL, *dir = NULL;
     int html = 0;
+    long window = -1;
     for (int i = 1; i < argc; i++) {
         if ((!strcmp(argv[i], "-n") || !strcmp(argv[i], "--name")) && i + 1 < argc)
             name = argv[++i];
@@ -36,6 +43,17 @@ int main(int argc, char **argv)
             out = argv[++i];
         else if (!strcmp(argv[i], "--html"))
             html = 1;
+        else if (!strcmp(argv[i], "--run"))
+            window = 0;
+        else if (!strcmp(argv[i], "--window") && i + 1 < argc) {
+            char *end;
+            window = strtol(argv[++i], &end, 10);
+            if (*end || window < 1) {
+                fprintf(stderr, "cuprof: merge: --window %s: give a window number, 1 or more (NAME.rankR.wK.*)\n",
+                        argv[i]);
+                return 2;
+            }
+        }
         else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
             return usage() ? 0 : 0;
         else if (argv[i][0] == '-' || dir)
@@ -49,7 +67,7 @@ int main(int argc, char **argv)
         out = dir;
     mg_run m;
     char err[1024] = "";
-    if (mg_load(&m, dir, name, err, sizeof err) < 0) {
+    if (mg_load(&m, dir, name, window, err, sizeof err) < 0) {
         fprintf(stderr, "cuprof: merge: %s\n", err);
         mg_free(&m);
         return 2;

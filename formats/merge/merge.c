@@ -59,23 +59,6 @@ static int64_t median_i64(int64_t *v, size_t n)
 
 /* ---- reading ------------------------------------------------------------- */
 
-/* "NAME.rankR.summary.json" -> name length and R; 0 when it is not one. */
-static int parse_file(const char *f, size_t *namelen, int *rank)
-{
-    static const char suffix[] = ".summary.json";
-    size_t n = strlen(f), s = sizeof suffix - 1;
-    if (n <= s || strcmp(f + n - s, suffix) != 0)
-        return 0;
-    size_t end = n - s, d = end;
-    while (d > 0 && f[d - 1] >= '0' && f[d - 1] <= '9')
-        d--;
-    if (d == end || end - d > 9 || d < 6 || strncmp(f + d - 5, ".rank", 5) != 0)
-        return 0;
-    *namelen = d - 5;
-    *rank = atoi(f + d);
-    return *namelen > 0;
-}
-
 static int cmp_rank(const void *a, const void *b)
 {
     const mg_rank *x = a, *y = b;
@@ -278,8 +261,11 @@ static int load_rank(mg_rank *r, const char *dir, const char *name, char *err, s
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    snprintf(r->summary_path, len, "%s/%s.rank%d.summary.json", dir, name, r->rank);
-    snprintf(r->trace_path, len, "%s/%s.rank%d.trace.json", dir, name, r->rank);
+    char w[32] = "";
+    if (r->window)
+        snprintf(w, sizeof w, ".w%lu", r->window);
+    snprintf(r->summary_path, len, "%s/%s.rank%d%s.summary.json", dir, name, r->rank, w);
+    snprintf(r->trace_path, len, "%s/%s.rank%d%s.trace.json", dir, name, r->rank, w);
     json_error_t je;
     r->summary = json_load_file(r->summary_path, 0, &je);
     if (!r->summary || strcmp(str_at(r->summary, "schema"), "cuprof.summary/1") != 0) {
@@ -325,54 +311,12 @@ static int load_rank(mg_rank *r, const char *dir, const char *name, char *err, s
     return read_collectives(r);
 }
 
-int mg_load(mg_run *m, const char *dir, const char *name, char *err, size_t errlen)
+int mg_load(mg_run *m, const char *dir, const char *name, long window, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
     m->world_size = -1;
-    DIR *dp = opendir(dir);
-    if (!dp) {
-        snprintf(err, errlen, "cannot open %s: %s", dir, strerror(errno));
+    if (mg_pick_files(m, dir, name, window, err, errlen) < 0)
         return -1;
-    }
-    struct dirent *de;
-    size_t cap = 0;
-    int rc = 0;
-    while ((de = readdir(dp)) != NULL) {
-        size_t nl;
-        int rank;
-        if (!parse_file(de->d_name, &nl, &rank))
-            continue;
-        if (name && (strlen(name) != nl || strncmp(name, de->d_name, nl) != 0))
-            continue;
-        if (!m->name) {
-            m->name = strndup(de->d_name, nl);
-        } else if (strlen(m->name) != nl || strncmp(m->name, de->d_name, nl) != 0) {
-            snprintf(err, errlen, "%s holds the ranks of more than one job (%s, %.*s); name one with -n NAME",
-                     dir, m->name, (int)nl, de->d_name);
-            rc = -1;
-            break;
-        }
-        if (m->n == cap) {
-            cap = cap ? 2 * cap : 8;
-            mg_rank *g = realloc(m->r, cap * sizeof *g);
-            if (!g) {
-                snprintf(err, errlen, "out of memory");
-                rc = -1;
-                break;
-            }
-            m->r = g;
-        }
-        memset(&m->r[m->n], 0, sizeof m->r[m->n]);
-        m->r[m->n++].rank = rank;
-    }
-    closedir(dp);
-    if (rc)
-        return -1;
-    if (m->n == 0) {
-        snprintf(err, errlen, "no NAME.rankR.summary.json in %s%s%s: run each rank under prof.sh with -o %s",
-                 dir, name ? " for " : "", name ? name : "", dir);
-        return -1;
-    }
     qsort(m->r, m->n, sizeof *m->r, cmp_rank);
     for (size_t i = 0; i + 1 < m->n; i++)
         if (m->r[i].rank == m->r[i + 1].rank) {
@@ -613,6 +557,9 @@ void mg_free(mg_run *m)
         free(m->r[i].keys);
     }
     free(m->r);
+    for (size_t k = 0; k < m->nnotes; k++)
+        free(m->notes[k]);
+    free(m->notes);
     free(m->meets);
     free(m->arrivals);
     free(m->name);

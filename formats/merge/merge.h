@@ -39,6 +39,8 @@ typedef struct mg_calls {
 
 typedef struct mg_rank {
     int rank;
+    unsigned long window;                   /* its files merged: NAME.rankR.wK.* (K), or
+                                               the run's own NAME.rankR.* (0) */
     long pid;
     const char *host, *boot_id, *program;   /* from summary.json; "" unknown */
     char *summary_path, *trace_path;        /* trace_path NULL: no JSON trace */
@@ -81,12 +83,23 @@ typedef struct mg_run {
     uint64_t *arrivals;         /* nmeets * n: the meetings' arrival arrays */
     int unmatched;              /* 1: the ranks called the collectives a different
                                    number of times (the first calls were matched) */
+    char window_desc[160];      /* which windows were merged, in words; "" the runs' own files */
+    char **notes;               /* ranks left out, one line each (owned): a rank that
+                                   never reached the job trigger's step, ... */
+    size_t nnotes;
 } mg_run;
 
 /* Finds NAME.rankR.summary.json (and .trace.json) in dir; name NULL: the
- * one job there. Reads them into *m. Returns 0, or -1 with one line in
- * err. */
-int mg_load(mg_run *m, const char *dir, const char *name, char *err, size_t errlen);
+ * one job there; window: which files of each rank (mg_pick_files). Reads
+ * them into *m. Returns 0, or -1 with one line in err. */
+int mg_load(mg_run *m, const char *dir, const char *name, long window, char *err, size_t errlen);
+/* merge_window.c: sets m->name and, in m->r, each rank's number and the
+ * window whose files are merged. window: -1 the default (the windows of
+ * the last prof.sh trigger --job, recorded in DIR/.cuprof-job-last; else
+ * the latest window of each rank; else the runs' own files), 0 the runs'
+ * own files, K window K of each rank. Ranks left out get a line in
+ * m->notes. 0, or -1 with one line in err. */
+int mg_pick_files(mg_run *m, const char *dir, const char *name, long window, char *err, size_t errlen);
 /* Sets every rank's offset_ns, method and error_ns (see merge.c). */
 void mg_align(mg_run *m);
 /* Matches the collectives across ranks into meetings (after mg_align). */

@@ -207,6 +207,20 @@ static size_t findings(const mg_run *m, finding *f, size_t cap)
 {
     size_t n = 0;
     char a[32], b[32], c[32];
+    if (m->nnotes && n < cap) {   /* ranks whose window is not there (merge_window.c) */
+        finding *x = &f[n++];
+        x->rule = "missed_window";
+        x->severity = "warning";
+        snprintf(x->message, sizeof x->message, "%zu rank%s not in this merge: %s%s", m->nnotes,
+                 m->nnotes == 1 ? " is" : "s are", m->notes[0], m->nnotes > 1 ? " (the others: numbers.notes)" : "");
+        snprintf(x->advice, sizeof x->advice,
+                 "a rank that ended before the step, or a step the rank had begun: trigger again "
+                 "(prof.sh trigger --job DIR --steps N) while every rank still has the steps ahead");
+        json_t *notes = json_array();
+        for (size_t k = 0; k < m->nnotes; k++)
+            json_array_append_new(notes, json_string(m->notes[k]));
+        x->numbers = json_pack("{s:I,s:o}", "ranks", (json_int_t)m->nnotes, "notes", notes);
+    }
     if (m->world_size > 0 && (size_t)m->world_size > m->n && n < cap) {
         finding *x = &f[n++];
         x->rule = "missing_ranks";
@@ -382,7 +396,8 @@ int mg_write_summary(const mg_run *m, const char *json_path, const char *txt_pat
     for (size_t j = 0; j < m->n; j++) {
         const mg_rank *r = &m->r[j];
         json_array_append_new(
-            ranks, json_pack("{s:i,s:s,s:I,s:s,s:s,s:s?,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "rank", r->rank, "host",
+            ranks, json_pack("{s:i,s:I,s:s,s:I,s:s,s:s,s:s?,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "rank", r->rank,
+                             "window", (json_int_t)r->window, "host",
                              r->host, "pid", (json_int_t)r->pid, "program", r->program, "summary",
                              r->summary_path, "trace", r->trace_path, "clock_offset_ns", (json_int_t)r->offset_ns,
                              "wall_ns", (json_int_t)r->wall_ns, "self_cpu_total_ns", (json_int_t)r->self_cpu_ns,
@@ -394,8 +409,9 @@ int mg_write_summary(const mg_run *m, const char *json_path, const char *txt_pat
         json_array_append_new(finds, json_pack("{s:s,s:s,s:s,s:s,s:o}", "rule", fs[i].rule, "severity",
                                                fs[i].severity, "message", fs[i].message, "advice", fs[i].advice,
                                                "numbers", fs[i].numbers ? fs[i].numbers : json_object()));
-    json_t *root = json_pack("{s:s,s:s,s:s,s:i,s:I,s:{s:s,s:I,s:I},s:I,s:o,s:o,s:o,s:o}", "schema",
-                             "cuprof.merged/1", "tool", "cuprof", "name", m->name, "world_size", m->world_size,
+    json_t *root = json_pack("{s:s,s:s,s:s,s:s,s:i,s:I,s:{s:s,s:I,s:I},s:I,s:o,s:o,s:o,s:o}", "schema",
+                             "cuprof.merged/1", "tool", "cuprof", "name", m->name, "windows", m->window_desc,
+                             "world_size", m->world_size,
                              "ranks_found", (json_int_t)m->n, "alignment", "method", m->method, "error_ns",
                              (json_int_t)m->error_ns, "refined_by", (json_int_t)m->refined_by, "meetings",
                              (json_int_t)m->nmeets, "ranks", ranks, "api",
@@ -426,7 +442,10 @@ int mg_write_summary(const mg_run *m, const char *json_path, const char *txt_pat
         fprintf(f, "cuprof merged summary: %s, %zu rank%s", m->name, m->n, m->n == 1 ? "" : "s");
         if (m->world_size > 0)
             fprintf(f, " of %d", m->world_size);
-        fprintf(f, "\n  clocks:        %s\n", m->method);
+        fprintf(f, "\n");
+        if (m->window_desc[0])
+            fprintf(f, "  windows:       %s\n", m->window_desc);
+        fprintf(f, "  clocks:        %s\n", m->method);
         if (m->refined_by)
             fprintf(f, "  clock error:   about %s (half the interquartile range of %zu collectives' ends)\n",
                     cuprof_fmt_time(a, sizeof a, m->error_ns), m->refined_by);
