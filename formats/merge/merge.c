@@ -205,6 +205,8 @@ out:
 
 /* The rank's collective calls (MPI's and NCCL's) from its trace, in start
  * order. */
+static int index_collectives(mg_rank *r);
+
 static int read_collectives(mg_rank *r)
 {
     json_t *evs = json_object_get(r->trace, "traceEvents"), *ev;
@@ -230,8 +232,14 @@ static int read_collectives(mg_rank *r)
             r->mpi_ns += c->end - c->start;
     }
     nccl_kernel_ends(r, evs);
+    return index_collectives(r);
+}
+
+/* Indexes r->coll by name (the i-th call of a collective is one index
+ * away), after sorting it by start. */
+static int index_collectives(mg_rank *r)
+{
     qsort(r->coll, r->ncoll, sizeof *r->coll, cmp_coll);
-    /* by name: the i-th call of a collective is one index away */
     r->by_name = calloc(r->ncoll ? r->ncoll : 1, sizeof *r->by_name);
     if (!r->by_name)
         return -1;
@@ -248,6 +256,79 @@ static int read_collectives(mg_rank *r)
         }
         r->coll[k].occ = r->by_name[q].n;
         r->by_name[q].at[r->by_name[q].n++] = k;
+    }
+    return 0;
+}
+
+/* The NCCL calls from summary.json's collectives.call_list (rows of
+ * op, comm, seq, start_ns, end_ns, gpu_end_ns): what the merge needs of a
+ * rank without reading its trace. 1 when the summary has them, 0 when not
+ * (an older file: the trace is read), -1 out of memory. */
+static int summary_collectives(mg_rank *r)
+{
+    json_t *list = json_object_get(json_object_get(r->summary, "collectives"), "call_list"), *row;
+    if (!json_is_array(list))
+        return 0;
+    size_t i, n = json_array_size(list);
+    r->coll = calloc(n ? n : 1, sizeof *r->coll);
+    if (!r->coll)
+        return -1;
+    json_array_foreach(list, i, row) {
+        char key[256];
+        snprintf(key, sizeof key, "nccl%s on comm %s", json_string_value(json_array_get(row, 0)) ?
+                 json_string_value(json_array_get(row, 0)) : "?", json_string_value(json_array_get(row, 1)) ?
+                 json_string_value(json_array_get(row, 1)) : "?");
+        const char *name = NULL;
+        for (size_t k = 0; k < r->nkeys && !name; k++)
+            if (!strcmp(r->keys[k], key))
+                name = r->keys[k];
+        if (!name) {
+            char **nk = realloc(r->keys, (r->nkeys + 1) * sizeof *nk);
+            if (!nk || !(nk[r->nkeys] = strdup(key))) {
+                if (nk)
+                    r->keys = nk;
+                return -1;
+            }
+            r->keys = nk;
+            name = r->keys[r->nkeys++];
+        }
+        mg_coll *c = &r->coll[r->ncoll++];
+        c->name = name;
+        c->start = (uint64_t)json_integer_value(json_array_get(row, 3));
+        c->end = (uint64_t)json_integer_value(json_array_get(row, 4));
+        c->gpu_end = (uint64_t)json_integer_value(json_array_get(row, 5));
+        c->async = 1;
+    }
+    return index_collectives(r) < 0 ? -1 : 1;
+}
+
+/* What the merge does not read of a summary, dropped once it is read: at a
+ * thousand ranks the kept summaries are most of the merge's memory. */
+static void trim_summary(json_t *s)
+{
+    static const char *const drop[] = {"argv", "threads", "overhead", "gpu_timeline", "device", "memory",
+                                       "graphs", "launch_census", "copies", "blas", "math", "ranges",
+                                       "findings", "sites", "capture"};
+    for (size_t k = 0; k < sizeof drop / sizeof drop[0]; k++)
+        json_object_del(s, drop[k]);
+    json_object_del(json_object_get(s, "collectives"), "call_list");
+    json_object_del(json_object_get(s, "collectives"), "rows");
+}
+
+int mg_read_trace(mg_rank *r, int collectives, char *err, size_t errlen)
+{
+    if (r->trace || !r->trace_path)
+        return 0;
+    json_error_t je;
+    r->trace = json_load_file(r->trace_path, 0, &je);
+    if (!r->trace || !json_is_array(json_object_get(r->trace, "traceEvents"))) {
+        snprintf(err, errlen, "%s: not a trace (%s)", r->trace_path, r->trace ? "no traceEvents" : je.text);
+        return -1;
+    }
+    r->base_ns = u64_at(r->trace, "baseTimeNanoseconds");
+    if (collectives && read_collectives(r) < 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
     }
     return 0;
 }
@@ -300,15 +381,15 @@ static int load_rank(mg_rank *r, const char *dir, const char *name, char *err, s
     if (stat(r->trace_path, &st) != 0) {
         free(r->trace_path);
         r->trace_path = NULL;
-        return 0;
     }
-    r->trace = json_load_file(r->trace_path, 0, &je);
-    if (!r->trace || !json_is_array(json_object_get(r->trace, "traceEvents"))) {
-        snprintf(err, errlen, "%s: not a trace (%s)", r->trace_path, r->trace ? "no traceEvents" : je.text);
+    int from_summary = summary_collectives(r);
+    if (from_summary < 0) {
+        snprintf(err, errlen, "out of memory");
         return -1;
     }
-    r->base_ns = u64_at(r->trace, "baseTimeNanoseconds");
-    return read_collectives(r);
+    trim_summary(r->summary);
+    /* an older summary without its calls: the trace has them */
+    return from_summary ? 0 : mg_read_trace(r, 1, err, errlen);
 }
 
 int mg_load(mg_run *m, const char *dir, const char *name, long window, char *err, size_t errlen)
@@ -564,4 +645,71 @@ void mg_free(mg_run *m)
     free(m->arrivals);
     free(m->name);
     memset(m, 0, sizeof *m);
+}
+
+/* ---- the ranks of the merged trace ----------------------------------------- */
+
+static int cmp_late(const void *a, const void *b, void *arg)
+{
+    const mg_run *m = arg;
+    const mg_rank *x = &m->r[*(const size_t *)a], *y = &m->r[*(const size_t *)b];
+    if (x->late_ns != y->late_ns)
+        return x->late_ns < y->late_ns ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* A rank's steps' time in all (its wall time without steps). */
+static int64_t step_total(const mg_rank *r)
+{
+    json_t *st;
+    size_t i;
+    int64_t t = 0;
+    json_array_foreach(json_object_get(r->summary, "step_list"), i, st)
+        t += json_integer_value(json_object_get(st, "dur_ns"));
+    return t ? t : (int64_t)r->wall_ns;
+}
+
+int mg_trace_ranks(mg_run *m, int all, char *err, size_t errlen)
+{
+    uint64_t *v = calloc(m->n ? m->n : 1, sizeof *v);
+    size_t *ord = calloc(m->n ? m->n : 1, sizeof *ord);
+    if (!v || !ord) {
+        free(v);
+        free(ord);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t j = 0; j < m->n; j++)
+        m->r[j].late_ns = 0;
+    for (size_t k = 0; k < m->nmeets; k++) {
+        memcpy(v, m->meets[k].arrival, m->n * sizeof *v);
+        int64_t med = (int64_t)mg_median(v, m->n);
+        for (size_t j = 0; j < m->n; j++)
+            m->r[j].late_ns += (int64_t)m->meets[k].arrival[j] - med;
+    }
+    if (!m->nmeets)
+        for (size_t j = 0; j < m->n; j++)
+            m->r[j].late_ns = step_total(&m->r[j]);
+    for (size_t j = 0; j < m->n; j++)
+        ord[j] = j;
+    qsort_r(ord, m->n, sizeof *ord, cmp_late, m);
+    for (size_t j = 0; j < m->n; j++)
+        m->r[j].role = all ? "" : NULL;
+    if (!all && m->n) {
+        m->r[ord[(m->n - 1) / 2]].role = "median";
+        m->r[ord[0]].role = "fastest";
+        m->r[ord[m->n - 1]].role = "straggler";
+    }
+    free(v);
+    free(ord);
+    for (size_t j = 0; j < m->n; j++) {
+        mg_rank *r = &m->r[j];
+        if (!r->role) {   /* not in the trace: its trace, if read, goes */
+            json_decref(r->trace);
+            r->trace = NULL;
+        } else if (mg_read_trace(r, 0, err, errlen) < 0) {
+            return -1;
+        }
+    }
+    return 0;
 }

@@ -54,6 +54,10 @@ typedef struct mg_rank {
     size_t nnames;
     char **keys;                            /* NCCL's: "ncclAllReduce on comm 0x..." (owned) */
     size_t nkeys;
+    const char *role;                       /* in the merged trace: "straggler", "fastest",
+                                               "median", "" (--all-ranks), NULL not in it */
+    int64_t late_ns;                        /* sum over the meetings of its arrival minus
+                                               the median arrival (mg_trace_ranks) */
     uint64_t wall_ns, self_cpu_ns, gpu_busy_ns, mpi_ns; /* mpi_ns: time in MPI collectives;
                                                          gpu_busy_ns: less NCCL kernel time
                                                          with nothing else on the GPU */
@@ -87,6 +91,7 @@ typedef struct mg_run {
     char **notes;               /* ranks left out, one line each (owned): a rank that
                                    never reached the job trigger's step, ... */
     size_t nnotes;
+    int all_ranks;              /* --all-ranks: every rank in the trace and summary.txt's table */
 } mg_run;
 
 /* Finds NAME.rankR.summary.json (and .trace.json) in dir; name NULL: the
@@ -100,6 +105,16 @@ int mg_load(mg_run *m, const char *dir, const char *name, long window, char *err
  * own files, K window K of each rank. Ranks left out get a line in
  * m->notes. 0, or -1 with one line in err. */
 int mg_pick_files(mg_run *m, const char *dir, const char *name, long window, char *err, size_t errlen);
+/* Reads r's trace (if it wrote one and it is not read yet) and, when
+ * collectives is 1, its collective calls from it (a summary without
+ * collectives.call_list). 0, or -1 with err. */
+int mg_read_trace(mg_rank *r, int collectives, char *err, size_t errlen);
+/* The ranks in the merged trace: every one (all), or the straggler, the
+ * fastest and the median rank by their lateness at the collectives (the
+ * sum of their arrival minus each meeting's median arrival; by their step
+ * time, else wall time, without meetings). Reads their traces, lets the
+ * others go, and sets each rank's role. 0, or -1 with err. */
+int mg_trace_ranks(mg_run *m, int all, char *err, size_t errlen);
 /* Sets every rank's offset_ns, method and error_ns (see merge.c). */
 void mg_align(mg_run *m);
 /* Matches the collectives across ranks into meetings (after mg_align). */

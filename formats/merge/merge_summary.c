@@ -159,47 +159,79 @@ typedef struct straggler {
 /* The worst straggler over the collectives: a rank whose median lateness at
  * one of them is at least STRAGGLER_MIN_LATE_NS and that came last at more
  * than half of its 2 or more calls; the one that caused most waiting. */
+typedef struct arrival {
+    uint64_t t;
+    size_t j;
+} arrival;
+
+static int cmp_arrival(const void *a, const void *b)
+{
+    const arrival *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return (x->j > y->j) - (x->j < y->j);
+}
+
 static int find_straggler(const mg_run *m, straggler *out)
 {
     int found = 0;
-    uint64_t *late = calloc(m->nmeets ? m->nmeets : 1, sizeof *late);
-    uint64_t *others = calloc(m->n, sizeof *others);
-    if (!late || !others) {
-        free(late);
-        free(others);
+    size_t n = m->n;
+    arrival *sorted = calloc(n ? n : 1, sizeof *sorted);
+    size_t *pos = calloc(n ? n : 1, sizeof *pos);
+    if (!sorted || !pos || n < 2) {
+        free(sorted);
+        free(pos);
         return 0;
     }
     for (size_t k = 0; k < m->nmeets; k++) {
         if (m->meets[k].index != 0)
             continue;   /* each collective once, from its first call */
         const char *name = m->meets[k].name;
-        for (size_t j = 0; j < m->n; j++) {
-            straggler s = {name, j, 0, 0, 0, 0};
-            for (size_t q = k; q < m->nmeets; q++) {
-                const mg_meet *mt = &m->meets[q];
-                if (strcmp(mt->name, name) != 0)
-                    continue;
-                size_t no = 0;
-                for (size_t i = 0; i < m->n; i++)
-                    if (i != j)
-                        others[no++] = mt->arrival[i];
-                uint64_t med = mg_median(others, no);
-                late[s.calls++] = mt->arrival[j] > med ? mt->arrival[j] - med : 0;
-                if ((size_t)mt->last_rank == j) {
-                    s.last++;
-                    s.wait += mt->wait_ns;
-                }
+        size_t nc = 0;
+        for (size_t q = k; q < m->nmeets; q++)
+            nc += strcmp(m->meets[q].name, name) == 0;
+        /* each rank's lateness at each call: its arrival minus the lower
+         * median of the others' (the sorted arrivals less its own) */
+        uint64_t *late = calloc(n * nc, sizeof *late), *wait = calloc(n, sizeof *wait);
+        size_t *last = calloc(n, sizeof *last);
+        if (!late || !wait || !last) {
+            free(late);
+            free(wait);
+            free(last);
+            break;
+        }
+        size_t c = 0, mid = (n - 2) / 2;
+        for (size_t q = k; q < m->nmeets; q++) {
+            const mg_meet *mt = &m->meets[q];
+            if (strcmp(mt->name, name) != 0)
+                continue;
+            for (size_t j = 0; j < n; j++)
+                sorted[j] = (arrival){mt->arrival[j], j};
+            qsort(sorted, n, sizeof *sorted, cmp_arrival);
+            for (size_t p = 0; p < n; p++)
+                pos[sorted[p].j] = p;
+            for (size_t j = 0; j < n; j++) {
+                uint64_t med = mid < pos[j] ? sorted[mid].t : sorted[mid + 1].t;
+                late[j * nc + c] = mt->arrival[j] > med ? mt->arrival[j] - med : 0;
             }
-            s.median_late = mg_median(late, s.calls);
+            last[mt->last_rank]++;
+            wait[mt->last_rank] += mt->wait_ns;
+            c++;
+        }
+        for (size_t j = 0; j < n; j++) {
+            straggler s = {name, j, c, last[j], mg_median(&late[j * nc], c), wait[j]};
             if (s.calls >= 2 && 2 * s.last > s.calls && s.median_late >= STRAGGLER_MIN_LATE_NS &&
                 (!found || s.wait > out->wait)) {
                 *out = s;
                 found = 1;
             }
         }
+        free(late);
+        free(wait);
+        free(last);
     }
-    free(late);
-    free(others);
+    free(sorted);
+    free(pos);
     return found;
 }
 

@@ -174,10 +174,11 @@ int mg_write_trace(const mg_run *m, const char *path, char *err, size_t errlen)
     json_t *ranks = json_array();
     for (size_t i = 0; i < m->n; i++) {
         const mg_rank *r = &m->r[i];
-        json_array_append_new(ranks, json_pack("{s:i,s:I,s:I,s:s,s:s,s:s?,s:I}", "rank", r->rank, "process",
+        json_array_append_new(ranks, json_pack("{s:i,s:I,s:I,s:s,s:s,s:s?,s:I,s:s?}", "rank", r->rank, "process",
                                                (json_int_t)r->rank + 1, "pid", (json_int_t)r->pid, "host",
                                                r->host, "boot_id", r->boot_id, "trace", r->trace_path,
-                                               "clock_offset_ns", (json_int_t)r->offset_ns));
+                                               "clock_offset_ns", (json_int_t)r->offset_ns, "in_trace",
+                                               r->trace ? (r->role && r->role[0] ? r->role : "yes") : NULL));
     }
     json_t *other = json_pack("{s:s,s:s,s:I,s:{s:s,s:I,s:I},s:o}", "tool", "cuprof", "merged", m->name,
                               "world_size", (json_int_t)m->world_size, "alignment", "method", m->method,
