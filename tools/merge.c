@@ -95,7 +95,7 @@ int main(int argc, char **argv)
     snprintf(page, sizeof page, "%s/%s.merged.report.html", out, m.name);
     int traced = 0, tracefiles = 0;
     for (size_t i = 0; i < m.n; i++) {
-        traced += m.r[i].trace != NULL;
+        traced += m.r[i].role && m.r[i].trace_path;
         tracefiles += m.r[i].trace_path != NULL;
     }
     if ((traced && mg_write_trace(&m, trace, err, sizeof err) < 0) ||

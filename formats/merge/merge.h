@@ -112,8 +112,9 @@ int mg_read_trace(mg_rank *r, int collectives, char *err, size_t errlen);
 /* The ranks in the merged trace: every one (all), or the straggler, the
  * fastest and the median rank by their lateness at the collectives (the
  * sum of their arrival minus each meeting's median arrival; by their step
- * time, else wall time, without meetings). Reads their traces, lets the
- * others go, and sets each rank's role. 0, or -1 with err. */
+ * time, else wall time, without meetings). Sets each rank's role and
+ * lets the others' traces go (mg_write_trace reads the chosen ones one at a
+ * time). 0, or -1 with err. */
 int mg_trace_ranks(mg_run *m, int all, char *err, size_t errlen);
 /* Sets every rank's offset_ns, method and error_ns (see merge.c). */
 void mg_align(mg_run *m);
@@ -123,7 +124,7 @@ void mg_free(mg_run *m);
 
 /* Outputs in dir: NAME.merged.trace.json, NAME.merged.summary.json,
  * NAME.merged.summary.txt. 0 or -1 with err. */
-int mg_write_trace(const mg_run *m, const char *path, char *err, size_t errlen);
+int mg_write_trace(mg_run *m, const char *path, char *err, size_t errlen);
 int mg_write_summary(const mg_run *m, const char *json_path, const char *txt_path, char *err,
                      size_t errlen);
 
