@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 /* One call to a collective on one rank, on that rank's clock (ns): an MPI
@@ -131,6 +132,28 @@ int mg_write_summary(const mg_run *m, const char *json_path, const char *txt_pat
 /* NAME.merged.report.html: the page of the job (formats/html/merged.js),
  * from the merged summary just written at summary_path. 0 or -1 with err. */
 int mg_write_html(const mg_run *m, const char *summary_path, const char *html_path, char *err, size_t errlen);
+
+/* merge_heat.c: the rank x step heatmap. Row i holds ranks
+ * [i * ranks_per_row, ...) (indexes into m->r), column c steps
+ * [c * steps_per_col, ...) (each rank's step_list order); a cell's step_ns
+ * is the slowest of its ranks' mean step time, wait_ns the least of its
+ * ranks' mean time waited in the collectives (last arrival - own) a step. */
+typedef struct mg_heat {
+    size_t nrows, ncols, ranks_per_row, steps_per_col, nsteps;
+    uint64_t *step_ns, *wait_ns;   /* [nrows * ncols], row-major */
+} mg_heat;
+/* At most max_rows x max_cols cells (after mg_meetings and mg_trace_ranks);
+ * nrows 0 when no rank has steps. 0, or -1 out of memory. */
+int mg_heat_build(const mg_run *m, size_t max_rows, size_t max_cols, mg_heat *h);
+void mg_heat_free(mg_heat *h);
+/* The heatmap as text (summary.txt: a character a cell) and as JSON
+ * ({ranks_per_row, steps_per_col, steps, rows: first rank of each row,
+ * step_ns: [[...]], wait_ns: [[...]]}). */
+void mg_heat_txt(FILE *f, const mg_run *m, const mg_heat *h);
+json_t *mg_heat_json(const mg_run *m, const mg_heat *h);
+/* The k ranks latest at the collectives (late_ns, mg_trace_ranks), latest
+ * first, as indexes into m->r in out[0..k); returns how many (<= n). */
+int mg_slowest(const mg_run *m, size_t *out, size_t k);
 
 /* Lower median of v[0..n) (sorted in place); 0 when n == 0. */
 uint64_t mg_median(uint64_t *v, size_t n);

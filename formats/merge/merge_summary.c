@@ -18,6 +18,14 @@
 
 #include <errno.h>
 #include <stdio.h>
+
+/* summary.txt's Ranks table: every rank up to this many (or --all-ranks);
+ * past it the SLOWEST_SHOWN latest ranks, the median and the fastest. */
+#define RANK_TABLE_ALL 16
+#define SLOWEST_SHOWN 10
+/* The heatmap's cells at most (summary.txt and summary.json). */
+#define HEAT_ROWS 32
+#define HEAT_COLS 64
 #include <stdlib.h>
 #include <string.h>
 
@@ -441,14 +449,25 @@ int mg_write_summary(const mg_run *m, const char *json_path, const char *txt_pat
         json_array_append_new(finds, json_pack("{s:s,s:s,s:s,s:s,s:o}", "rule", fs[i].rule, "severity",
                                                fs[i].severity, "message", fs[i].message, "advice", fs[i].advice,
                                                "numbers", fs[i].numbers ? fs[i].numbers : json_object()));
-    json_t *root = json_pack("{s:s,s:s,s:s,s:s,s:i,s:I,s:{s:s,s:I,s:I},s:I,s:o,s:o,s:o,s:o}", "schema",
+    mg_heat heat;
+    if (mg_heat_build(m, HEAT_ROWS, HEAT_COLS, &heat) < 0)
+        memset(&heat, 0, sizeof heat);
+    size_t slow[SLOWEST_SHOWN];
+    int nslow = mg_slowest(m, slow, SLOWEST_SHOWN);
+    json_t *slowest = json_array();
+    for (int k = 0; k < nslow; k++)
+        json_array_append_new(slowest, json_pack("{s:i,s:I,s:I}", "rank", m->r[slow[k]].rank, "late_ns",
+                                                 (json_int_t)m->r[slow[k]].late_ns, "last_arrivals",
+                                                 (json_int_t)rs[slow[k]].last));
+    json_t *root = json_pack("{s:s,s:s,s:s,s:s,s:i,s:I,s:{s:s,s:I,s:I},s:I,s:o,s:o,s:o,s:o,s:o,s:o*}", "schema",
                              "cuprof.merged/1", "tool", "cuprof", "name", m->name, "windows", m->window_desc,
                              "world_size", m->world_size,
                              "ranks_found", (json_int_t)m->n, "alignment", "method", m->method, "error_ns",
                              (json_int_t)m->error_ns, "refined_by", (json_int_t)m->refined_by, "meetings",
                              (json_int_t)m->nmeets, "ranks", ranks, "api",
                              spread_rows(m, &api, "calls", "cpu_total_ns"), "kernels",
-                             spread_rows(m, &kern, "launches", "gpu_total_ns"), "findings", finds);
+                             spread_rows(m, &kern, "launches", "gpu_total_ns"), "findings", finds,
+                             "slowest_ranks", slowest, "heatmap", heat.nrows ? mg_heat_json(m, &heat) : NULL);
     char tmp[4200];
     int rc = -1;
     snprintf(tmp, sizeof tmp, "%s.tmp", json_path);
@@ -485,15 +504,37 @@ int mg_write_summary(const mg_run *m, const char *json_path, const char *txt_pat
             fprintf(f, "  clock error:   %s%s\n", cuprof_fmt_time(a, sizeof a, m->error_ns),
                     m->error_ns ? " (the drift of CLOCK_REALTIME against CLOCK_MONOTONIC during the run)" : "");
         fprintf(f, "  collectives:   %zu calls matched across ranks\n", m->nmeets);
-        fprintf(f, "\nRanks\n  %4s  %-16s %8s %12s %12s %12s %12s %10s %12s\n", "Rank", "Host", "Pid", "Wall",
-                "Self CPU", "In MPI", "GPU busy", "Last at", "Late total");
-        for (size_t j = 0; j < m->n; j++) {
-            const mg_rank *r = &m->r[j];
-            fprintf(f, "  %4d  %-16.16s %8ld %12s %12s %12s %12s %10llu %12s\n", r->rank, r->host[0] ? r->host : "?",
-                    r->pid, cuprof_fmt_time(a, sizeof a, r->wall_ns), cuprof_fmt_time(b, sizeof b, r->self_cpu_ns),
-                    cuprof_fmt_time(c, sizeof c, r->mpi_ns), cuprof_fmt_time(d, sizeof d, r->gpu_busy_ns),
-                    (unsigned long long)rs[j].last, cuprof_fmt_time(e, sizeof e, rs[j].late_total));
+        int whole = m->all_ranks || m->n <= RANK_TABLE_ALL;
+        size_t *show = calloc(m->n ? m->n : 1, sizeof *show), nshow = 0;
+        if (show && whole)
+            for (size_t j = 0; j < m->n; j++)
+                show[nshow++] = j;
+        else if (show) {   /* the latest ranks, then the median and the fastest */
+            for (int k = 0; k < nslow; k++)
+                show[nshow++] = slow[k];
+            for (size_t j = 0; j < m->n; j++)
+                if (m->r[j].role && (!strcmp(m->r[j].role, "median") || !strcmp(m->r[j].role, "fastest")))
+                    show[nshow++] = j;
         }
+        if (whole)
+            fprintf(f, "\nRanks\n");
+        else
+            fprintf(f, "\nRanks: the %d latest at the collectives, then the median and the fastest (all %zu in "
+                       "summary.json; --all-ranks: the whole table)\n", nslow, m->n);
+        fprintf(f, "  %4s  %-16s %8s %12s %12s %12s %12s %10s %12s\n", "Rank", "Host", "Pid", "Wall",
+                "Self CPU", "In MPI", "GPU busy", "Last at", "Late total");
+        for (size_t q = 0; q < nshow; q++) {
+            size_t j = show[q];
+            const mg_rank *r = &m->r[j];
+            fprintf(f, "  %4d  %-16.16s %8ld %12s %12s %12s %12s %10llu %12s%s%s\n", r->rank,
+                    r->host[0] ? r->host : "?", r->pid, cuprof_fmt_time(a, sizeof a, r->wall_ns),
+                    cuprof_fmt_time(b, sizeof b, r->self_cpu_ns), cuprof_fmt_time(c, sizeof c, r->mpi_ns),
+                    cuprof_fmt_time(d, sizeof d, r->gpu_busy_ns), (unsigned long long)rs[j].last,
+                    cuprof_fmt_time(e, sizeof e, rs[j].late_total), !whole && r->role && r->role[0] ? "  " : "",
+                    !whole && r->role && r->role[0] ? r->role : "");
+        }
+        free(show);
+        mg_heat_txt(f, m, &heat);
         txt_spreads(f, m, &api, "Calls across ranks (CPU total per rank: min, median, max; the rank with the max)",
                     20);
         txt_spreads(f, m, &kern, "Kernels across ranks (GPU total per rank)", 20);
@@ -504,6 +545,7 @@ int mg_write_summary(const mg_run *m, const char *json_path, const char *txt_pat
             fprintf(f, "[%s] %s: %s\n  try: %s\n", fs[i].severity, fs[i].rule, fs[i].message, fs[i].advice);
         rc = commit(f, tmp, txt_path, err, errlen);
     }
+    mg_heat_free(&heat);
     free(rs);
     free_spreads(&api);
     free_spreads(&kern);
