@@ -12,6 +12,11 @@
  *  - 4 ranks of nvtx_prog, rank 3 slower and shorter: armed for a step it
  *    never reaches, it ends as it would (the job is not held), and the merge
  *    says so; a request file others may read is not answered.
+ *  - bench/merge_scale.sh 64: a synthetic job of 64 real-sized ranks (no
+ *    timing asserted: bench/RESULTS.md has the numbers): its one line names
+ *    the slow rank (40); the merged trace holds 3 ranks (straggler, fastest,
+ *    median) and all 64 with --all-ranks; summary.txt has the slowest ranks
+ *    and the heatmaps, not 64 rows; the page has heatmaps, no card a rank.
  */
 #include "harness.h"
 
@@ -275,6 +280,81 @@ START_TEST(job_trigger_rank_that_ends_before_the_step)
 }
 END_TEST
 
+/* The ranks named in a merged trace's otherData.ranks with in_trace. */
+static int ranks_in_trace(const char *path, int *straggler)
+{
+    json_t *t = e2e_load_json(path), *r;
+    ck_assert_msg(t != NULL, "no %s", path);
+    size_t i;
+    int n = 0;
+    json_array_foreach(json_object_get(json_object_get(t, "otherData"), "ranks"), i, r)
+        if (json_is_string(json_object_get(r, "in_trace"))) {
+            n++;
+            if (!strcmp(e2e_str(r, "in_trace"), "straggler"))
+                *straggler = (int)e2e_int(r, "rank");
+        }
+    json_decref(t);
+    return n;
+}
+
+START_TEST(merge_scale_64)
+{
+    char *dir = e2e_tmpdir();
+    char env[4300];
+    snprintf(env, sizeof env, "MERGE_SCALE_KEEP=%s", dir);
+    const char *argv[] = {e2e_path("bench/merge_scale.sh"), "64", NULL};
+    const char *envv[] = {env, NULL};
+    e2e_result r = e2e_run(argv, envv, NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(r.status == 0, "status %d\n%s%s", r.status, r.out, r.err);
+    int n = 0, slow = -1;
+    double secs = 0;
+    long rss = 0;
+    ck_assert_msg(sscanf(r.out, "merge_scale ranks=%d seconds=%lf peak_rss_kb=%ld straggler=%d", &n, &secs, &rss,
+                         &slow) == 4 && e2e_count(r.out, "\n") == 1,
+                  "%s", r.out);
+    ck_assert_int_eq(n, 64);
+    ck_assert_int_eq(slow, 40);
+    fprintf(stderr, "merge_scale 64: %.2f s, %ld KB (not asserted)\n", secs, rss);
+    e2e_result_free(&r);
+    char p[4400];
+    int tr = -1;
+    snprintf(p, sizeof p, "%s/job.merged.trace.json", dir);
+    ck_assert_int_eq(ranks_in_trace(p, &tr), 3);
+    ck_assert_int_eq(tr, 40);
+    snprintf(p, sizeof p, "%s/job.merged.summary.txt", dir);
+    char *txt = e2e_read_file(p, NULL);
+    ck_assert_ptr_nonnull(txt);
+    ck_assert_ptr_nonnull(strstr(txt, "Ranks: the 10 latest at the collectives"));
+    ck_assert_ptr_nonnull(strstr(txt, "   40  node0005"));
+    ck_assert_ptr_nonnull(strstr(txt, "Step time (a cell"));
+    ck_assert_ptr_nonnull(strstr(txt, "Waited in the collectives per step"));
+    ck_assert_int_le(e2e_count(txt, "  node00"), 12);   /* 10 latest + median + fastest, not 64 */
+    free(txt);
+    snprintf(p, sizeof p, "%s/job.merged.report.html", dir);
+    char *page = e2e_read_file(p, NULL);
+    ck_assert_ptr_nonnull(page);
+    ck_assert_ptr_nonnull(strstr(page, "\"heat\":{"));
+    ck_assert_ptr_nonnull(strstr(page, "\"slowest_ranks\":[{\"rank\":40"));
+    free(page);
+    /* --all-ranks: every rank in the trace and the table (the traces of
+     * ranks 9.. removed first: 64 traces of 38 MB would take minutes here) */
+    for (int k = 9; k < 64; k++) {
+        snprintf(p, sizeof p, "%s/job.rank%d.trace.json", dir, k);
+        unlink(p);
+    }
+    const char *all[] = {e2e_bpath("cuprof-merge"), "--all-ranks", dir, NULL};
+    e2e_result a = e2e_run(all, NULL, NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(a.status == 0, "%s", a.err);
+    snprintf(p, sizeof p, "%s/job.merged.trace.json", dir);
+    ck_assert_int_eq(ranks_in_trace(p, &tr), 9);
+    ck_assert_ptr_nonnull(strstr(a.err, "55 ranks wrote no trace.json"));
+    ck_assert_int_eq(e2e_count(a.out, "  node00"), 64);
+    e2e_result_free(&a);
+    e2e_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("e2e_job");
@@ -282,6 +362,7 @@ static Suite *suite(void)
     tcase_set_timeout(t, RUN_TIMEOUT_S * 2);
     tcase_add_test(t, job_trigger_same_steps_on_every_rank);
     tcase_add_test(t, job_trigger_rank_that_ends_before_the_step);
+    tcase_add_test(t, merge_scale_64);
     suite_add_tcase(s, t);
     return s;
 }
