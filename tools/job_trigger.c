@@ -382,9 +382,9 @@ int job_trigger(const char *dir, const char *request, const char *range)
         snprintf(what, sizeof what, "step%s %lld..%lld", nsteps == 1 ? "" : "s", from, from + (long long)nsteps - 1);
     else
         snprintf(what, sizeof what, "%.3f s from step %lld", dur / 1e9, from);
-    say("job %s: %zu of %zu process%s armed for %s (each at its step %lld, the furthest was at %lld)%s%s%s; "
+    say("job %s: %zu of %zu process%s armed for %s (the furthest rank was at step %lld when asked)%s%s%s; "
         "each writes NAME.rankR.wK.* as its window closes, and prof.sh merge %s merges them",
-        dir, armed, ready, ready == 1 ? "" : "es", what, from, furthest, missed[0] ? "; not armed: " : "",
+        dir, armed, ready, ready == 1 ? "" : "es", what, furthest, missed[0] ? "; not armed: " : "",
         missed, arm.n < ready ? "; some did not answer in time" : "", dir);
     free(got.a);
     free(arm.a);
