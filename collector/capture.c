@@ -505,6 +505,14 @@ static void follow_range_locked(const char *nm)
     atomic_store(&cuprof_capture_nvtx_on, 1);
 }
 
+void cuprof_capture_follow(const char *name)
+{
+    pthread_mutex_lock(&cap.lock);
+    if (cap.kind == CUPROF_CAPTURE_STANDBY && !cap.open && !cap.steps_armed && name && *name)
+        follow_range_locked(name);
+    pthread_mutex_unlock(&cap.lock);
+}
+
 int cuprof_capture_trigger(const char *req, char *answer, size_t n)
 {
     unsigned long long v = 0;

@@ -320,6 +320,9 @@ void cuprof_capture_tick(void);
  * request's "from=K" arms the window for the first step numbered K or more
  * ("missed" when step K has begun). */
 void cuprof_capture_steps_now(int64_t *step, uint64_t *step_ns, uint64_t *next_window);
+/* Standby: follow the NVTX range name as the steps from now on (another
+ * name starts the count again); nothing while a window is open or armed. */
+void cuprof_capture_follow(const char *name);
 /* job.c: prof.sh trigger --job's request in the output directory, read and
  * answered (the flusher, every 0.1 s; a stat when there is none). */
 void cuprof_job_poll(void);

@@ -78,6 +78,8 @@ static void answer(char *req)
     snprintf(seen, sizeof job.asked, "%s", id);
     char text[400] = "";
     int standby = cuprof_g_config.capture == CUPROF_CAPTURE_STANDBY;
+    if (ask && standby && rest[5] == ' ' && rest[6])   /* a range named: counted from now on */
+        cuprof_capture_follow(rest + 6);
     if (ask)
         snprintf(text, sizeof text, standby ? "ready" : "refused: process %ld was not started with --standby",
                  (long)cuprof_g.pid);
