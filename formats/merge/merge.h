@@ -110,7 +110,7 @@ int mg_pick_files(mg_run *m, const char *dir, const char *name, long window, cha
  * collectives is 1, its collective calls from it (a summary without
  * collectives.call_list). 0, or -1 with err. */
 int mg_read_trace(mg_rank *r, int collectives, char *err, size_t errlen);
-/* The ranks in the merged trace: every one (all), or the straggler, the
+/* merge_window.c: the ranks in the merged trace: every one (all), or the straggler, the
  * fastest and the median rank by their lateness at the collectives (the
  * sum of their arrival minus each meeting's median arrival; by their step
  * time, else wall time, without meetings). Sets each rank's role and
@@ -151,7 +151,7 @@ void mg_heat_free(mg_heat *h);
  * step_ns: [[...]], wait_ns: [[...]]}). */
 void mg_heat_txt(FILE *f, const mg_run *m, const mg_heat *h);
 json_t *mg_heat_json(const mg_run *m, const mg_heat *h);
-/* The k ranks latest at the collectives (late_ns, mg_trace_ranks), latest
+/* merge_window.c: the k ranks latest at the collectives (late_ns, mg_trace_ranks), latest
  * first, as indexes into m->r in out[0..k); returns how many (<= n). */
 int mg_slowest(const mg_run *m, size_t *out, size_t k);
 

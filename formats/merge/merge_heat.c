@@ -110,24 +110,6 @@ void mg_heat_free(mg_heat *h)
     memset(h, 0, sizeof *h);
 }
 
-int mg_slowest(const mg_run *m, size_t *out, size_t k)
-{
-    size_t n = 0;
-    for (size_t j = 0; j < m->n; j++) {
-        size_t at = n < k ? n++ : k;
-        if (at == k && (!k || m->r[j].late_ns <= m->r[out[k - 1]].late_ns))
-            continue;
-        if (at == k)
-            at = k - 1;
-        while (at > 0 && m->r[out[at - 1]].late_ns < m->r[j].late_ns) {
-            out[at] = out[at - 1];
-            at--;
-        }
-        out[at] = j;
-    }
-    return (int)n;
-}
-
 /* One heatmap as text: a character a cell, " .:-=+*#%@" from the least to
  * the most. */
 static int cmp_u64(const void *a, const void *b)

@@ -2,7 +2,9 @@
  * merge_window.c - which files of each rank a merge reads (merge.h,
  * mg_pick_files): the run's own (NAME.rankR.summary.json), or a capture
  * window's (NAME.rankR.wK.summary.json, written by a --standby process when
- * a trigger's window closed).
+ * a trigger's window closed); and which ranks it shows (mg_trace_ranks:
+ * the merged trace's; mg_slowest: the slowest ranks, latest at the
+ * collectives).
  *
  * By default: when DIR/.cuprof-job-last (prof.sh trigger --job's record:
  * the steps asked for, and each rank's answer with the window number it
@@ -252,4 +254,87 @@ int mg_pick_files(mg_run *m, const char *dir, const char *name, long window, cha
         return -1;
     }
     return rc;
+}
+
+/* ---- the ranks of the merged trace ----------------------------------------- */
+
+static int cmp_late(const void *a, const void *b, void *arg)
+{
+    const mg_run *m = arg;
+    const mg_rank *x = &m->r[*(const size_t *)a], *y = &m->r[*(const size_t *)b];
+    if (x->late_ns != y->late_ns)
+        return x->late_ns < y->late_ns ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* A rank's steps' time in all (its wall time without steps). */
+static int64_t step_total(const mg_rank *r)
+{
+    json_t *st;
+    size_t i;
+    int64_t t = 0;
+    json_array_foreach(json_object_get(r->summary, "step_list"), i, st)
+        t += json_integer_value(json_object_get(st, "dur_ns"));
+    return t ? t : (int64_t)r->wall_ns;
+}
+
+int mg_trace_ranks(mg_run *m, int all, char *err, size_t errlen)
+{
+    uint64_t *v = calloc(m->n ? m->n : 1, sizeof *v);
+    size_t *ord = calloc(m->n ? m->n : 1, sizeof *ord);
+    if (!v || !ord) {
+        free(v);
+        free(ord);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t j = 0; j < m->n; j++)
+        m->r[j].late_ns = 0;
+    for (size_t k = 0; k < m->nmeets; k++) {
+        memcpy(v, m->meets[k].arrival, m->n * sizeof *v);
+        int64_t med = (int64_t)mg_median(v, m->n);
+        for (size_t j = 0; j < m->n; j++)
+            m->r[j].late_ns += (int64_t)m->meets[k].arrival[j] - med;
+    }
+    if (!m->nmeets)
+        for (size_t j = 0; j < m->n; j++)
+            m->r[j].late_ns = step_total(&m->r[j]);
+    for (size_t j = 0; j < m->n; j++)
+        ord[j] = j;
+    qsort_r(ord, m->n, sizeof *ord, cmp_late, m);
+    for (size_t j = 0; j < m->n; j++)
+        m->r[j].role = all ? "" : NULL;
+    if (!all && m->n) {
+        m->r[ord[(m->n - 1) / 2]].role = "median";
+        m->r[ord[0]].role = "fastest";
+        m->r[ord[m->n - 1]].role = "straggler";
+    }
+    free(v);
+    free(ord);
+    for (size_t j = 0; j < m->n; j++)
+        if (!m->r[j].role) {   /* not in the trace: its trace, if read, goes */
+            json_decref(m->r[j].trace);
+            m->r[j].trace = NULL;
+        }
+    (void)err;
+    (void)errlen;
+    return 0;
+}
+
+int mg_slowest(const mg_run *m, size_t *out, size_t k)
+{
+    size_t n = 0;
+    for (size_t j = 0; j < m->n; j++) {
+        size_t at = n < k ? n++ : k;
+        if (at == k && (!k || m->r[j].late_ns <= m->r[out[k - 1]].late_ns))
+            continue;
+        if (at == k)
+            at = k - 1;
+        while (at > 0 && m->r[out[at - 1]].late_ns < m->r[j].late_ns) {
+            out[at] = out[at - 1];
+            at--;
+        }
+        out[at] = j;
+    }
+    return (int)n;
 }
