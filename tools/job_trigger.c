@@ -5,7 +5,8 @@
  * port): an ask (which step is each process in, and how long is a step),
  * then the arm (steps=N from=K): K is past the furthest rank's step by as
  * many steps as the arm request may take to reach them (the time the ask
- * took, plus 0.3 s for the flushers' 0.1 s poll and the file system), so
+ * took, plus JOB_LEAD_MS for the flushers' 0.1 s poll, the file system and
+ * a loaded host), so
  * every rank opens its window at step K. A rank already past K answers
  * "missed" and records nothing. The answers are the processes' own files
  * (.cuprof-jack.ID.HOST.PID, collector/job.c), read and removed here; what
@@ -29,6 +30,8 @@
 #define JOB_WAIT_MS 3000      /* the longest a round waits for answers */
 #define JOB_QUIET_MS 300      /* a round ends this long after the last new answer */
 #define JOB_ASK_MAX_MS 10000  /* asking again while no rank has begun a step */
+#define JOB_LEAD_MS 1000      /* beyond the ask's own time: a flusher's 0.1 s poll, the file
+                                 system, a loaded host (the steps it covers are not recorded) */
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
@@ -338,7 +341,7 @@ int job_trigger(const char *dir, const char *request, const char *range)
     }
     /* room for the arm to reach every rank: the ask's own time, plus a poll
      * and the file system's delay, in steps of the fastest rank */
-    uint64_t lead_ms = now_ms() - asked_at + JOB_QUIET_MS + 300;
+    uint64_t lead_ms = now_ms() - asked_at + JOB_LEAD_MS;
     unsigned long long ahead = step_ns ? (lead_ms * 1000000ull + step_ns - 1) / step_ns : 1;
     if (ahead < 1)
         ahead = 1;
