@@ -77,14 +77,14 @@ static const char *field(const char *line, const char *key, char *out, size_t n)
 {
     char pat[32];
     snprintf(pat, sizeof pat, " %s=", key);
-    const char *p = strstr(line, pat);
-    if (!p && !strncmp(line, pat + 1, strlen(pat + 1)))
-        p = line - 1;
+    int at_start = !strncmp(line, pat + 1, strlen(pat + 1));
+    const char *p = at_start ? line + strlen(pat + 1) : strstr(line, pat);
     if (!p) {
         out[0] = '\0';
         return NULL;
     }
-    p += strlen(pat);
+    if (!at_start)
+        p += strlen(pat);
     size_t len = !strcmp(key, "answer") ? strcspn(p, "\n") : strcspn(p, " \n");
     if (len >= n)
         len = n - 1;

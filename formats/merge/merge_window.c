@@ -75,11 +75,13 @@ static void value(const char *line, const char *key, char *out, size_t n)
 {
     char pat[32];
     snprintf(pat, sizeof pat, " %s=", key);
-    const char *p = !strncmp(line, pat + 1, strlen(pat + 1)) ? line - 1 : strstr(line, pat);
+    int at_start = !strncmp(line, pat + 1, strlen(pat + 1));
+    const char *p = at_start ? line + strlen(pat + 1) : strstr(line, pat);
     out[0] = '\0';
     if (!p)
         return;
-    p += strlen(pat);
+    if (!at_start)
+        p += strlen(pat);
     size_t len = strcmp(key, "answer") ? strcspn(p, " \n") : strcspn(p, "\n");
     if (len >= n)
         len = n - 1;
