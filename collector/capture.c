@@ -552,8 +552,8 @@ int cuprof_capture_trigger(const char *req, char *answer, size_t n)
         snprintf(answer, n, "refused: process %ld was not started with --standby", (long)cuprof_g.pid);
         rc = -1;
     } else if (cap.open || cap.steps_armed) {
-        snprintf(answer, n, "refused: window %llu is still open; trigger again when it has closed",
-                 (unsigned long long)cap.opened + (cap.open ? 0 : 1));
+        snprintf(answer, n, "refused: window %llu is still %s; trigger again when it has closed",
+                 (unsigned long long)cap.opened + (cap.open ? 0 : 1), cap.open ? "open" : "waiting for its step");
         rc = -1;
     } else if (from >= 0 && cap.step_cur >= from && (range[0] == '\0' ||
                                                       !strcmp(range, cuprof_g_config.capture_name))) {

@@ -82,7 +82,7 @@ static void answer(char *req)
         cuprof_capture_follow(rest + 6);
     if (ask)
         snprintf(text, sizeof text, standby ? "ready" : "refused: process %ld was not started with --standby",
-                 (long)cuprof_g.pid);
+                 (long)cuprof_g.pid);   /* one with a window open or armed says so to the arm */
     else
         cuprof_capture_trigger(rest, text, sizeof text);
     int64_t step;

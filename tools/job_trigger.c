@@ -366,7 +366,6 @@ int job_trigger(const char *dir, const char *request, const char *range)
     char head[512];
     snprintf(head, sizeof head, "job=%s from=%lld steps=%llu duration_ns=%llu range=%s ranks_asked=%zu\n", aid,
              from, nsteps, dur, range ? range : "", ready);
-    write_ledger(dir, head, &arm);
     size_t armed = 0;
     char missed[1024] = "";
     for (size_t k = 0; k < arm.n; k++) {
@@ -385,10 +384,16 @@ int job_trigger(const char *dir, const char *request, const char *range)
         snprintf(what, sizeof what, "step%s %lld..%lld", nsteps == 1 ? "" : "s", from, from + (long long)nsteps - 1);
     else
         snprintf(what, sizeof what, "%.3f s from step %lld", dur / 1e9, from);
-    say("job %s: %zu of %zu process%s armed for %s (the furthest rank was at step %lld when asked)%s%s%s; "
-        "each writes NAME.rankR.wK.* as its window closes, and prof.sh merge %s merges them",
-        dir, armed, ready, ready == 1 ? "" : "es", what, furthest, missed[0] ? "; not armed: " : "",
-        missed, arm.n < ready ? "; some did not answer in time" : "", dir);
+    if (armed)   /* the record prof.sh merge reads: a trigger that armed no one leaves the last one */
+        write_ledger(dir, head, &arm);
+    if (armed)
+        say("job %s: %zu of %zu process%s armed for %s (the furthest rank was at step %lld when asked)%s%s%s; "
+            "each writes NAME.rankR.wK.* as its window closes, and prof.sh merge %s merges them",
+            dir, armed, ready, ready == 1 ? "" : "es", what, furthest, missed[0] ? "; not armed: " : "",
+            missed, arm.n < ready ? "; some did not answer in time" : "", dir);
+    else
+        say("job %s: no process armed for %s%s%s%s", dir, what, missed[0] ? ": " : "", missed,
+            arm.n < ready ? (arm.n ? "; some did not answer in time" : ": none answered in time") : "");
     free(got.a);
     free(arm.a);
     return armed ? 0 : 1;

@@ -115,7 +115,8 @@ static int build(const mg_run *m, const char *key, const char *count_key, const 
         s->max = s->total[s->max_i];
         s->median = mg_median(v, m->n);
     }
-    qsort(t->s, t->n, sizeof *t->s, cmp_spread);
+    if (t->n)
+        qsort(t->s, t->n, sizeof *t->s, cmp_spread);
     free(v);
     return 0;
 }

@@ -11,7 +11,8 @@
  *    when not root).
  *  - 4 ranks of nvtx_prog, rank 3 slower and shorter: armed for a step it
  *    never reaches, it ends as it would (the job is not held), and the merge
- *    says so; a request file others may read is not answered.
+ *    says so; a second trigger while they wait is refused and leaves the
+ *    first one's record; a request file others may read is not answered.
  *  - bench/merge_scale.sh 64: a synthetic job of 64 real-sized ranks (no
  *    timing asserted: bench/RESULTS.md has the numbers): its one line names
  *    the slow rank (40); the merged trace holds 3 ranks (straggler, fastest,
@@ -253,6 +254,17 @@ START_TEST(job_trigger_rank_that_ends_before_the_step)
     e2e_result r = trigger(dir, "2", 0);
     ck_assert_msg(r.status == 0 && strstr(r.err, "4 of 4 processes armed"), "status %d\n%s", r.status, r.err);
     e2e_result_free(&r);
+    /* again while they wait for the step: refused by each, one line, and the
+     * record of the first (what merge reads) kept */
+    char *first = e2e_read_file(strcat(strcpy(req, dir), "/.cuprof-job-last"), NULL);
+    r = trigger(dir, "2", 0);
+    ck_assert_msg(r.status != 0 && strstr(r.err, "no process armed") && strstr(r.err, "waiting for its step") &&
+                      e2e_count(r.err, "\n") == 1, "status %d\n%s", r.status, r.err);
+    e2e_result_free(&r);
+    char *again = e2e_read_file(req, NULL);
+    ck_assert_msg(first && again && !strcmp(first, again), "the record changed");
+    free(first);
+    free(again);
     int st = wait_job(job);
     ck_assert_int_eq(st, 3);   /* nvtx_prog's own status: every rank ended as it would */
     for (int k = 0; k < 3; k++) {
