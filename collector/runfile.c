@@ -589,6 +589,7 @@ static void *flusher_main(void *arg)
         snprintf(trig, sizeof trig, "%s/.cuprof-trigger.%ld", cuprof_g_config.out_dir, (long)cuprof_g.pid);
         if (access(trig, F_OK) == 0)
             answer_trigger(trig);
+        cuprof_job_poll();   /* prof.sh trigger --job: every process of the job */
         cuprof_capture_tick();
         char why[256];
         if (cuprof_flight_on() && cuprof_flight_take(why, sizeof why))

@@ -262,6 +262,27 @@ static void put_collectives(cuprof_out *o, const cuprof_collectives *c)
         num(o, "gpu_max_ns", r->gpu_max_ns);
         cuprof_out_printf(o, ",\"algbw_gbps\":%.6g,\"busbw_gbps\":%.6g}", r->algbw_gbps, r->busbw_gbps);
     }
+    cuprof_out_putc(o, ']');
+    /* every call, in order, as a row of call_fields: what prof.sh merge
+     * lines the ranks up by without reading their traces */
+    cuprof_out_puts(o, ",\"call_fields\":[\"op\",\"comm\",\"seq\",\"start_ns\",\"end_ns\",\"gpu_end_ns\"],"
+                       "\"call_list\":[");
+    for (size_t i = 0; c && i < c->ncalls; i++) {
+        const cuprof_coll_call *k = &c->by_call[i];
+        cuprof_out_puts(o, i ? ",\n[" : "\n[");
+        cuprof_out_json_cstr(o, k->op);
+        cuprof_out_puts(o, ",\"");
+        cuprof_out_hex(o, k->comm);
+        cuprof_out_puts(o, "\",");
+        cuprof_out_u64(o, k->seq);
+        cuprof_out_putc(o, ',');
+        cuprof_out_u64(o, k->host_start_ns);
+        cuprof_out_putc(o, ',');
+        cuprof_out_u64(o, k->host_end_ns);
+        cuprof_out_putc(o, ',');
+        cuprof_out_u64(o, k->gpu_end_ns);
+        cuprof_out_putc(o, ']');
+    }
     cuprof_out_puts(o, "]}");
 }
 

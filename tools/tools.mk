@@ -2,7 +2,7 @@
 # main over model/, formats/ and formats/runfile/ (never in libcuprof.so).
 # cuprof-report: a run file to every output (the exit path runs it, and
 # prof.sh report).
-TOOLS_REPORT_SRCS := tools/report.c tools/recut.c
+TOOLS_REPORT_SRCS := tools/report.c tools/recut.c tools/job_trigger.c
 TOOLS_REPORT_OBJS := $(patsubst tools/%.c,$(B)/tools/%.o,$(TOOLS_REPORT_SRCS))
 
 $(B)/tools/%.o: tools/%.c

@@ -217,3 +217,14 @@ $(B)/tests/test_e2e_nccl: tests/e2e/test_e2e_nccl.c $(HARNESS_OBJ) tests/e2e/har
 
 ALL_TARGETS += $(B)/tests/test_e2e_nccl $(B)/tests/nccl_job
 E2E_TESTS   += $(B)/tests/test_e2e_nccl
+
+# prof.sh trigger --job: 4 ranks of bench/ddp_step and of nvtx_prog under
+# scripts/launch.sh with --standby, one trigger for all, then prof.sh merge;
+# bench/merge_scale.sh 64.
+$(B)/tests/test_e2e_job: tests/e2e/test_e2e_job.c $(HARNESS_OBJ) tests/e2e/harness.h \
+		bench/ddp_step $(B)/tests/nvtx_prog $(B)/cuprof-merge $(B)/bench/merge_scale $(LIBNCCL_SIM)
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< \
+	    $(HARNESS_OBJ) $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS)
+
+ALL_TARGETS += $(B)/tests/test_e2e_job
+E2E_TESTS   += $(B)/tests/test_e2e_job
