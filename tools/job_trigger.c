@@ -281,9 +281,12 @@ static int ask(const char *dir, const char *id, const char *range, answers *got,
         clean(dir, rid);
         free(got->a);
         *got = a;
+        /* a step begun is not enough: without a step's time the lead cannot
+         * be counted in steps (a rank 1 step in, fast, ran 18 steps past a
+         * lead of one step) */
         int begun = 0;
         for (size_t k = 0; k < got->n; k++)
-            begun |= got->a[k].standby && got->a[k].step >= 0;
+            begun |= got->a[k].standby && got->a[k].step >= 0 && got->a[k].step_ns > 0;
         if (begun || got->n == 0 || now_ms() - t0 >= JOB_ASK_MAX_MS)
             return 0;
         nap_ms(500);
@@ -342,7 +345,9 @@ int job_trigger(const char *dir, const char *request, const char *range)
     /* room for the arm to reach every rank: the ask's own time, plus a poll
      * and the file system's delay, in steps of the fastest rank */
     uint64_t lead_ms = now_ms() - asked_at + JOB_LEAD_MS;
-    unsigned long long ahead = step_ns ? (lead_ms * 1000000ull + step_ns - 1) / step_ns : 1;
+    /* no rank has a step's time yet (the ask gave up waiting): a lead of 10
+     * steps rather than 1 */
+    unsigned long long ahead = step_ns ? (lead_ms * 1000000ull + step_ns - 1) / step_ns : 10;
     if (ahead < 1)
         ahead = 1;
     if (ahead > 1000)
