@@ -13,6 +13,7 @@
  */
 #include "formats/runfile/runfile_read.h"
 #include "collector/compact.h"
+#include "collector/gpu_compact.h"
 #include "collector/runfile.h"
 #include "model/gpu.h"
 
@@ -366,6 +367,56 @@ static void read_records(vec *v, size_t elem, const uint8_t *p, size_t len)
         memcpy(out + i * elem, p + 8 + i * fe, elem);
 }
 
+static void add_sync(rrun *r, const cuprof_rf_sync *f)
+{
+    cuprof_gpu_sync *s = vec_push(&r->syncs, sizeof *s, 1);
+    if (s)
+        *s = (cuprof_gpu_sync){.start_ns = f->start, .end_ns = f->end, .corr = f->corr,
+                               .context = f->context, .stream = f->stream, .event = f->event,
+                               .type = f->type};
+}
+
+/* A GPU_RECORDS block (5.0): its compact records decoded into the file's
+ * structs, as the blocks of one kind each held them before 5.0. A record
+ * that does not decode ends the block (the ones before it are kept). */
+static void read_gpu_records(rrun *r, const uint8_t *p, size_t len)
+{
+    if (len < 8)
+        return;
+    uint32_t head[2];
+    memcpy(head, p, sizeof head);
+    const uint8_t *q = p + 8, *end = p + len;
+    cuprof_gr_codec c;
+    cuprof_gr_reset(&c);
+    cuprof_gr_rec rec;
+    for (uint32_t i = 0; i < head[0] && q < end; i++) {
+        if (cuprof_gr_get(&q, end, &c, &rec) != 0)
+            return;
+        void *slot = NULL;
+        switch (rec.kind) {
+        case CUPROF_GR_KERNEL:
+            if ((slot = vec_push(&r->rkernels, sizeof rec.u.k, 1)) != NULL)
+                memcpy(slot, &rec.u.k, sizeof rec.u.k);
+            break;
+        case CUPROF_GR_COPY:
+            if ((slot = vec_push(&r->rcopies, sizeof rec.u.c, 1)) != NULL)
+                memcpy(slot, &rec.u.c, sizeof rec.u.c);
+            break;
+        case CUPROF_GR_API:
+            if ((slot = vec_push(&r->rapis, sizeof rec.u.a, 1)) != NULL)
+                memcpy(slot, &rec.u.a, sizeof rec.u.a);
+            break;
+        case CUPROF_GR_SYNC:
+            add_sync(r, &rec.u.s);
+            break;
+        default:
+            if ((slot = vec_push(&r->extmap, sizeof rec.u.x, 1)) != NULL)
+                memcpy(slot, &rec.u.x, sizeof rec.u.x);
+            break;
+        }
+    }
+}
+
 static void block(rrun *r, const cuprof_rf_block *b, const uint8_t *p, cuprof_rfread_info *info)
 {
     size_t len = (size_t)b->len;
@@ -450,16 +501,14 @@ static void block(rrun *r, const cuprof_rf_block *b, const uint8_t *p, cuprof_rf
     case CUPROF_RF_GPU_SYNCS: {
         vec tmp = {0};
         read_records(&tmp, sizeof(cuprof_rf_sync), p, len);
-        cuprof_gpu_sync *s = tmp.n ? vec_push(&r->syncs, sizeof *s, tmp.n) : NULL;
-        for (size_t i = 0; s && i < tmp.n; i++) {
-            const cuprof_rf_sync *f = (const cuprof_rf_sync *)tmp.p + i;
-            s[i] = (cuprof_gpu_sync){.start_ns = f->start, .end_ns = f->end, .corr = f->corr,
-                                     .context = f->context, .stream = f->stream,
-                                     .event = f->event, .type = f->type};
-        }
+        for (size_t i = 0; i < tmp.n; i++)
+            add_sync(r, (const cuprof_rf_sync *)tmp.p + i);
         free(tmp.p);
         break;
     }
+    case CUPROF_RF_GPU_RECORDS:
+        read_gpu_records(r, p, len);
+        break;
     case CUPROF_RF_GPU_EXTMAP:
         read_records(&r->extmap, sizeof(cuprof_rf_extmap), p, len);
         break;

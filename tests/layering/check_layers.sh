@@ -16,7 +16,8 @@
 #   4. model/ includes no collector header but collector/event.h (the event
 #      ABI), and nothing from formats/ or preload/.
 #   5. formats/ and tools/ include nothing from collector/ or preload/ but
-#      the run file's ABI (collector/event.h, compact.h, runfile.h).
+#      the run file's ABI (collector/event.h, compact.h, gpu_compact.h,
+#      runfile.h).
 #   6. collector/ includes nothing from formats/, and of model/ only the
 #      plain types (model/run.h, model/gpu.h).
 #   7. libcuprof.so defines no symbol a model/ or formats/ object defines:
@@ -81,7 +82,7 @@ while IFS= read -r line; do
 done < <(includes "$top"/model/*.[ch])
 while IFS= read -r line; do
   case $line in
-    *'"collector/event.h"'*|*'"collector/compact.h"'*|*'"collector/runfile.h"'*) ;;
+    *'"collector/event.h"'*|*'"collector/compact.h"'*|*'"collector/gpu_compact.h"'*|*'"collector/runfile.h"'*) ;;
     *'"collector/'*|*'"preload/'*|*'"../'*) say "$line: formats/ and tools/ read the model and the run file's ABI only" ;;
   esac
 done < <(includes $(find "$top/formats" "$top/tools" -name '*.[ch]' 2>/dev/null))
