@@ -1288,6 +1288,10 @@ static int read_gpu(rrun *r)
                                 .result = f->result, .is_launch = f->is_launch,
                                 .driver = f->driver};
     }
+    /* the file's records are copied: their memory goes back now, before
+     * the model is built (146 bytes a launch with the sim's CUPTI) */
+    free(r->rkernels.p), free(r->rcopies.p), free(r->rapis.p);
+    r->rkernels = r->rcopies = r->rapis = (vec){0};
     g->n_kernels = normalize_cuprof_gpu_kernel(r, k, nk, m, nm);
     g->n_copies = normalize_cuprof_gpu_copy(r, c, nc, m, nm);
     g->n_apis = normalize_cuprof_gpu_api(r, a, na, m, nm);
