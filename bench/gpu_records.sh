@@ -11,7 +11,8 @@
 # the correlation for each launch), then runs cuprof-report on the CUPTI run
 # file under /usr/bin/time, with the summaries only and with the default
 # trace (Perfetto past a million events), and prints its seconds and peak
-# RSS. TOP names another checkout's build (a "before" to compare with: run
+# RSS, and the program's own ns per launch each way (the GPU records are
+# encoded on CUPTI's thread, which shares the machine's cores). TOP names another checkout's build (a "before" to compare with: run
 # both one after the other on the same machine).
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,7 +30,7 @@ record() {   # record GPU NAME: the run file's bytes
   LD_LIBRARY_PATH="$here/build/sim" CUSIM_LAUNCH_CPU_NS=0 CUPROF_FORMAT=none CUPROF_QUIET=1 \
     CUPROF_GPU="$1" CUPROF_REPORT_HTML=0 \
     "$top/prof.sh" -q -o "$tmp" -n "$2" -- "$here/build/bench/calls" --api launch --n "$n" --warmup 0 \
-    >/dev/null 2>"$tmp/err" || { echo "cuprof: the $n-launch run failed:" >&2; cat "$tmp/err" >&2; exit 1; }
+    >"$tmp/$2.out" 2>"$tmp/err" || { echo "cuprof: the $n-launch run failed:" >&2; cat "$tmp/err" >&2; exit 1; }
   [ -f "$tmp/$2.cuprof" ] || { echo "cuprof: no run file $tmp/$2.cuprof" >&2; exit 1; }
   stat -c %s "$tmp/$2.cuprof"
 }
@@ -40,6 +41,8 @@ echo "launches=$n top=$top"
 echo "run_file_cupti_off_bytes=$off per_launch=$(per "$off")"
 echo "run_file_cupti_on_bytes=$on per_launch=$(per "$on")"
 echo "gpu_records_per_launch=$(per $((on - off)))"
+ns() { sed -n 's/.*ns_per_call=\([0-9.]*\).*/\1/p' "$tmp/$1.out"; }
+echo "program_ns_per_launch cupti_off=$(ns off) cupti_on=$(ns on)"
 report() {   # report LABEL ARGS...: seconds and peak RSS of cuprof-report on the CUPTI run
   local label=$1
   shift
