@@ -485,6 +485,8 @@ static void answer_snapshot(const char *ctl)
     if (cuprof_flight_on())   /* what the ring holds of the last seconds, then the tails */
         (void)cuprof_runfile_flight_write(t0 > cuprof_g_config.flight_ns ? t0 - cuprof_g_config.flight_ns : 0);
     cuprof_snapshot_flush();
+    if (cuprof_flight_on())   /* a chunk that filled meanwhile (the tails are past it) */
+        (void)cuprof_runfile_flight_write(t0 > cuprof_g_config.flight_ns ? t0 - cuprof_g_config.flight_ns : 0);
     cuprof_runfile_new_names();
     uint64_t ns = cuprof_clock_now() - t0;
     char ack[PATH_MAX + 64], line[128];
@@ -556,6 +558,8 @@ static void write_closed_windows(uint64_t closed)
     if (cuprof_flight_on())   /* the flight recorder's windows: what the ring holds of them */
         (void)cuprof_runfile_flight_write(cuprof_capture_window_open(from + 1));
     cuprof_snapshot_flush();
+    if (cuprof_flight_on())   /* a chunk that filled while the ring was written: before the tail */
+        (void)cuprof_runfile_flight_write(cuprof_capture_window_open(from + 1));
     cuprof_runfile_new_names();
     cuprof_snapshot_write_meta_now(closed);
     atomic_store(&windows_written, closed);
