@@ -295,7 +295,10 @@ static int read_names(rrun *r, const uint8_t *p, size_t len, const char ***out, 
     memcpy(head, p, 8);
     const uint8_t *q = p + 8, *end = p + len;
     uint32_t first = head[0], n = head[1];
-    if (first == 0 || n > len || first > UINT32_MAX - n)
+    /* ids are interned densely from 1, each written with 4 bytes at least:
+     * an id past a quarter of the file's size is damage, not a table to
+     * grow to (4 billion entries) */
+    if (first == 0 || n > len || first > UINT32_MAX - n || first + n - 1 > r->map_len / 4)
         return -1;
     uint32_t top = first + n - 1;
     if (top > *count) {
@@ -329,6 +332,8 @@ static void read_gpu_names(rrun *r, const uint8_t *p, size_t len)
     uint32_t head[2];
     memcpy(head, p, 8);
     const uint8_t *q = p + 8, *end = p + len;
+    if (head[0] == 0 || (uint64_t)head[0] + head[1] > r->map_len / 4 + 1)
+        return;   /* ids from 1, no more than the file could name (read_names) */
     for (uint32_t i = 0; i < head[1]; i++) {
         uint32_t l;
         if (end - q < 4)
@@ -735,7 +740,7 @@ static void read_meta(rrun *r, const uint8_t *p, size_t len, int start_only)
 /* The name/dir/keep fields for the caller (from the last META). */
 static void read_meta_info(rrun *r, cuprof_rfread_info *info)
 {
-    tag_it it = {r->meta, r->meta + r->meta_len};
+    tag_it it = {r->meta, r->meta ? r->meta + r->meta_len : NULL};
     uint16_t tag;
     const uint8_t *v;
     uint32_t n;
@@ -1205,7 +1210,7 @@ static int read_gpu(rrun *r)
 {
     cuprof_gpu_run *g = &r->gpu;
     g->status = "CUPTI not started";
-    tag_it it = {r->gpu_info, r->gpu_info + r->gpu_info_len};
+    tag_it it = {r->gpu_info, r->gpu_info ? r->gpu_info + r->gpu_info_len : NULL};
     uint16_t tag;
     const uint8_t *v;
     uint32_t n;
