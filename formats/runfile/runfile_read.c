@@ -363,7 +363,7 @@ static void read_records(vec *v, size_t elem, const uint8_t *p, size_t len)
     uint32_t head[2];
     memcpy(head, p, 8);
     size_t fe = head[0], n = head[1];
-    if (fe < elem || (len - 8) / fe < n)
+    if (n == 0 || fe < elem || (len - 8) / fe < n)
         return;
     uint8_t *out = vec_push(v, elem, n);
     if (!out)
@@ -455,7 +455,8 @@ static void block(rrun *r, const cuprof_rf_block *b, const uint8_t *p, cuprof_rf
                     t->tailbuf = nb;
                     t->tail_cap = need;
                 }
-                memcpy(t->tailbuf + at, c.data, c.len);
+                if (c.len)   /* (an empty part: no buffer yet) */
+                    memcpy(t->tailbuf + at, c.data, c.len);
                 t->tail = (chunk_ref){t->tailbuf, need, h.anchor_stamp, h.anchor_ns};
                 t->tail_no = h.chunk_no;
                 t->have_tail = 1;
