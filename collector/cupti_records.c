@@ -28,7 +28,7 @@
 #include "collector/internal.h"
 #include "collector/gpu_compact.h"
 #include "collector/runfile.h"
-#include "model/gpu.h"   /* the copy and memory kinds' values (types only) */
+#include "collector/runfile_types.h"   /* the copy and memory kinds' values */
 
 #include <sys/uio.h>
 

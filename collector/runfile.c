@@ -40,6 +40,7 @@
  * descriptor, so an exec'd image never inherits it.
  */
 #include "collector/internal.h"
+#include "collector/libc.h"
 #include "collector/cupti.h"
 #include "collector/log.h"
 #include "collector/runfile.h"
@@ -497,7 +498,7 @@ static void answer_snapshot(const char *ctl)
                          (unsigned long long)ns, (unsigned long long)cupti_ns);
         if (write(fd, line, (size_t)n) != n)
             (void)0;   /* the ack is the rename; its numbers are a courtesy */
-        close(fd);
+        cuprof_libc_close(fd);
     }
     if (rename(ctl, ack) != 0)
         unlink(ctl);
@@ -515,7 +516,7 @@ static void answer_trigger(const char *req_path)
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         if (fd >= 0)
-            close(fd);
+            cuprof_libc_close(fd);
         unlink(req_path);   /* not a request we can read: gone */
         return;
     }
@@ -533,7 +534,7 @@ static void answer_trigger(const char *req_path)
         if (pwrite(fd, answer, len + 1, 0) != (ssize_t)(len + 1))
             (void)0;   /* the rename still says it was seen */
     }
-    close(fd);
+    cuprof_libc_close(fd);
     if (rename(req_path, tack) != 0)
         unlink(req_path);
 }

@@ -8,6 +8,7 @@
  * file:line (a frame shows as function + offset in its object).
  */
 #include "collector/stacks.h"
+#include "collector/libc.h"
 #include "collector/config.h"
 #include "collector/log.h"
 
@@ -124,7 +125,7 @@ static void load_symbols(module *m)
     void *map = MAP_FAILED;
     if (fstat(fd, &st) == 0 && (size_t)st.st_size >= sizeof(Elf64_Ehdr))
         map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
+    cuprof_libc_close(fd);
     if (map == MAP_FAILED)
         return;
     m->map = map;
@@ -224,7 +225,7 @@ static uint32_t pc_index(const uintptr_t *v, size_t n, uintptr_t pc)
     return (uint32_t)lo;
 }
 
-void *cuprof_stacks_run_fill(cuprof_run *run)
+void *cuprof_stacks_run_fill(cuprof_stacks_resolved *run)
 {
     cuprof_stacks_stats st;
     cuprof_stacks_stats_get(&st);
