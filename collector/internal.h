@@ -18,7 +18,7 @@
 #include "collector/clock.h"
 #include "collector/collector.h"
 #include "collector/config.h"
-#include "model/run.h"
+#include "collector/runfile_types.h"
 
 #include <pthread.h>
 #include <signal.h>

@@ -25,6 +25,7 @@
  * trigger refuses other users itself, in one line).
  */
 #include "collector/internal.h"
+#include "collector/libc.h"
 #include "collector/place.h"
 
 #include <fcntl.h>
@@ -55,7 +56,7 @@ static void write_answer(const char *id, const char *host, const char *line)
         return;
     size_t len = strlen(line);
     int ok = write(fd, line, len) == (ssize_t)len;
-    close(fd);
+    cuprof_libc_close(fd);
     if (!ok || rename(tmp, to) != 0)
         unlink(tmp);
 }
@@ -118,7 +119,7 @@ void cuprof_job_poll(void)
     ssize_t n = -1;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 077) == 0)
         n = pread(fd, req, sizeof req - 1, 0);
-    close(fd);
+    cuprof_libc_close(fd);
     job.ino = st.st_ino;
     job.mtime = st.st_mtim;
     if (n <= 0)

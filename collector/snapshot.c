@@ -6,6 +6,7 @@
  * (see snapshot.h); everything else went to the file while the program ran.
  */
 #include "collector/snapshot.h"
+#include "collector/libc.h"
 #include "collector/place.h"
 #include "collector/clock.h"
 #include "collector/compact.h"
@@ -50,7 +51,7 @@ static char *read_proc(const char *path, size_t *len)
             cap *= 2;
         }
     }
-    close(fd);
+    cuprof_libc_close(fd);
     if (buf)
         buf[n] = '\0';
     *len = n;
@@ -66,7 +67,7 @@ static void thread_name(uint32_t tid, char name[16])
     if (fd < 0)
         return;
     ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
+    cuprof_libc_close(fd);
     if (n <= 0)
         return;
     buf[n] = '\0';
@@ -281,7 +282,7 @@ void cuprof_snapshot_reset_after_fork(void)
 /* The host stacks, resolved (stacks_sym.c), as a STACKS block. */
 static int write_stacks(void)
 {
-    cuprof_run tmp;
+    cuprof_stacks_resolved tmp;
     memset(&tmp, 0, sizeof tmp);
     void *owned = cuprof_stacks_run_fill(&tmp);
     cuprof_tags b = {0};

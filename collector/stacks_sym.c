@@ -10,6 +10,7 @@
  * (formats/runfile/srcline.c), as perf report does from perf.data's build ids.
  */
 #include "collector/stacks.h"
+#include "collector/libc.h"
 #include "collector/config.h"
 #include "collector/log.h"
 
@@ -161,7 +162,7 @@ static void load_symbols(module *m)
     void *map = MAP_FAILED;
     if (fstat(fd, &st) == 0 && (size_t)st.st_size >= sizeof(Elf64_Ehdr))
         map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
+    cuprof_libc_close(fd);
     if (map == MAP_FAILED)
         return;
     m->map = map;
@@ -263,7 +264,7 @@ static uint32_t pc_index(const uintptr_t *v, size_t n, uintptr_t pc)
 
 /* The objects that hold frames as run->modules (their paths are the
  * frames' copies in o->strings: the same text). */
-static int modules_keep(owned *o, const modules *ms, cuprof_run *run)
+static int modules_keep(owned *o, const modules *ms, cuprof_stacks_resolved *run)
 {
     size_t n = 0, idb = 0;
     for (size_t i = 0; i < ms->n; i++)
@@ -296,7 +297,7 @@ static int modules_keep(owned *o, const modules *ms, cuprof_run *run)
     return 0;
 }
 
-void *cuprof_stacks_run_fill(cuprof_run *run)
+void *cuprof_stacks_run_fill(cuprof_stacks_resolved *run)
 {
     cuprof_stacks_stats st;
     cuprof_stacks_stats_get(&st);
