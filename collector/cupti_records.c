@@ -57,7 +57,7 @@ static struct {
     vec apis;               /* cuprof_rf_api */
     vec syncs;              /* cuprof_rf_sync */
     vec extmap;             /* cuprof_rf_extmap */
-    vec nodes;              /* cuprof_rf_node (resource callbacks), until finish */
+    vec nodes;              /* cuprof_rf_node (resource callbacks), until the next flush */
     name_set names;         /* kernel and API names */
     uint64_t n_apis;        /* API records written (the exit path's "anything?") */
     uint64_t n_records;     /* records of every kind written */
@@ -516,6 +516,10 @@ static void flush_locked(void)
     put_vec(CUPROF_RF_GPU_APIS, &store.apis, sizeof(cuprof_rf_api));
     put_vec(CUPROF_RF_GPU_SYNCS, &store.syncs, sizeof(cuprof_rf_sync));
     put_vec(CUPROF_RF_GPU_EXTMAP, &store.extmap, sizeof(cuprof_rf_extmap));
+    /* the graph nodes created since (resource callbacks): with each buffer,
+     * not only at the end, so that a run killed outright keeps them (the
+     * reader merges the blocks) */
+    put_vec(CUPROF_RF_GPU_NODES, &store.nodes, sizeof(cuprof_rf_node));
 }
 
 void cuprof_cupti_store_finish(void)

@@ -16,7 +16,8 @@
 #   4. model/ includes no collector header but collector/event.h (the event
 #      ABI), and nothing from formats/ or preload/.
 #   5. formats/ and tools/ include nothing from collector/ or preload/ but
-#      the run file's ABI (collector/event.h, compact.h, runfile.h).
+#      the run file's ABI (collector/event.h, compact.h, runfile.h) and, in
+#      tools/ only, the supervisor's recording memory's (collector/shm.h).
 #   6. collector/ includes nothing from formats/, and of model/ only the
 #      plain types (model/run.h, model/gpu.h).
 #   7. libcuprof.so defines no symbol a model/ or formats/ object defines:
@@ -82,7 +83,8 @@ done < <(includes "$top"/model/*.[ch])
 while IFS= read -r line; do
   case $line in
     *'"collector/event.h"'*|*'"collector/compact.h"'*|*'"collector/runfile.h"'*) ;;
-    *'"collector/'*|*'"preload/'*|*'"../'*) say "$line: formats/ and tools/ read the model and the run file's ABI only" ;;
+    "$top/tools/"*'"collector/shm.h"'*) ;;
+    *'"collector/'*|*'"preload/'*|*'"../'*) say "$line: formats/ and tools/ read the model and the run file's ABI only (and tools/ the recording memory's, collector/shm.h)" ;;
   esac
 done < <(includes $(find "$top/formats" "$top/tools" -name '*.[ch]' 2>/dev/null))
 while IFS= read -r line; do
