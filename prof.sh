@@ -166,9 +166,12 @@ then ends as PROGRAM did; CUPROF_SUPERVISE=0 execs PROGRAM instead):
     ignored when prof.sh started (nohup, a script's background job) stays
     ignored in PROGRAM.
   - SIGKILL (the OOM killer), or a signal no handler sees, writes nothing in
-    PROGRAM: the supervisor builds its outputs from its run file once it is
-    gone, marked TRUNCATED. SIGKILL to prof.sh's pid ends PROGRAM too and leaves
-    the run file for "prof.sh report".
+    PROGRAM: the supervisor builds its outputs once it is gone, from its run
+    file and the recording memory they share (every call it had completed,
+    the flight recorder's last window), marked TRUNCATED; killed by the OOM
+    killer (its memory cgroup counted the kill), the outputs say so. SIGKILL
+    to prof.sh's pid ends PROGRAM too and leaves the run file for
+    "prof.sh report".
   build/cuprof-run --help says the same.
 
 PROGRAM is looked up on PATH like a shell does. The exit status is PROGRAM's.
@@ -535,5 +538,7 @@ if [ -x "$runner" ] && [ "${CUPROF_SUPERVISE:-1}" != 0 ]; then
        --env "CUDA_INJECTION64_PATH=$injection" --env "NVTX_INJECTION64_PATH=$nvtx" \
        -- "$path" "$@"
 fi
+# (no supervisor, no recording memory of its: an outer run's is not this one's)
+unset CUPROF_SHM
 export LD_PRELOAD="$preload" CUDA_INJECTION64_PATH="$injection" NVTX_INJECTION64_PATH="$nvtx"
 exec -a "$prog" "$path" "$@"

@@ -26,6 +26,7 @@
 #include "collector/clock.h"
 #include "collector/cupti.h"
 #include "collector/log.h"
+#include "collector/shm.h"
 #include "collector/snapshot.h"
 #include "collector/stacks.h"
 
@@ -108,10 +109,11 @@ void cuprof_api_register(const cuprof_api_desc *table, size_t n)
  * the same memory is filled again: no fresh page is ever touched after the
  * first chunk, and the memory recording takes is 64 KiB per thread
  * whatever the run's length. */
-static cuprof_chunk *chunk_first(void)
+static cuprof_chunk *chunk_first(void *in_slot)
 {
-    void *p = mmap(NULL, CUPROF_CHUNK_BYTES, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    void *p = in_slot ? in_slot
+                      : mmap(NULL, CUPROF_CHUNK_BYTES, PROT_READ | PROT_WRITE,
+                             MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (p == MAP_FAILED) {
         if (!atomic_exchange_explicit(&cuprof_g.mem_warned, 1, memory_order_relaxed))
             cuprof_log("out of memory for events; calls that find no room are counted, "
@@ -119,7 +121,7 @@ static cuprof_chunk *chunk_first(void)
         return NULL;
     }
     atomic_fetch_add_explicit(&cuprof_g.mem_bytes, CUPROF_CHUNK_BYTES, memory_order_relaxed);
-    cuprof_chunk *c = p;   /* mmap'd memory is zeroed */
+    cuprof_chunk *c = p;   /* mmap'd memory is zeroed, a thread slot too (shm.c) */
     c->anchor = cuprof_clock_anchor_now();
     return c;
 }
@@ -150,9 +152,13 @@ static void thread_ended(void *p)
     cuprof_block_async(&old);
     if (cuprof_snapshot_thread_end(t) == 0) {
         tls.thread = NULL;
-        munmap(t->head, CUPROF_CHUNK_BYTES);
         atomic_fetch_sub_explicit(&cuprof_g.mem_bytes, CUPROF_CHUNK_BYTES, memory_order_relaxed);
-        free(t);
+        if (cuprof_shm_slot_owns(t)) {   /* the record and its chunk: one slot */
+            cuprof_shm_slot_give(t);
+        } else {
+            munmap(t->head, CUPROF_CHUNK_BYTES);
+            free(t);
+        }
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     cuprof_guard_leave(guard);
@@ -169,12 +175,16 @@ static void end_key_create(void)
 static cuprof_thread *thread_register(void)
 {
     cuprof_clock_init(!cuprof_g_config.clock_monotonic);   /* once, before any stamp */
-    void *mem = NULL;   /* cache-line aligned: the staging slots are lines */
-    if (posix_memalign(&mem, 64, sizeof(cuprof_thread)) != 0)
+    /* Under prof.sh's supervisor, the record and its chunk live in the
+     * memory it reads after a SIGKILL (a thread slot, shm.c: the same
+     * struct, page-aligned); else private memory. */
+    uint8_t *slot = cuprof_shm_slot_take();
+    void *mem = slot;   /* cache-line aligned: the staging slots are lines */
+    if (!mem && posix_memalign(&mem, 64, sizeof(cuprof_thread)) != 0)
         return NULL;
     cuprof_thread *t = mem;
     memset(t, 0, sizeof *t);
-    t->head = t->tail = chunk_first();
+    t->head = t->tail = chunk_first(slot ? slot + CUPROF_SHM_REC_BYTES : NULL);
     if (!t->head) {
         free(t);
         return NULL;
@@ -452,6 +462,15 @@ void cuprof_end(cuprof_event *ev, int32_t result)
 _Atomic uint64_t cuprof_dropped_api[CUPROF_MAX_APIS];
 _Atomic uint64_t cuprof_api_used[CUPROF_MAX_APIS / 64];
 _Atomic uint64_t cuprof_api_used_count;
+
+void cuprof_api_mark_first(uint16_t api)
+{
+    uint64_t bit = 1ull << (api & 63);
+    if (!(atomic_fetch_or_explicit(&cuprof_api_used[api >> 6], bit, memory_order_relaxed) & bit)) {
+        cuprof_shm_api_first_used(api);   /* its name where a SIGKILL leaves it (shm.c) */
+        atomic_fetch_add_explicit(&cuprof_api_used_count, 1, memory_order_release);
+    }
+}
 
 uint64_t cuprof_buffers_stamp_ns(const cuprof_clock_line *seg, const cuprof_clock_line *whole,
                                  uint64_t b_stamp, uint64_t s)

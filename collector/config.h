@@ -20,6 +20,11 @@
  *                     child: its own pid. The signals it relays to that
  *                     process (sigqueue, CUPROF_RELAY_TAG) are told from the
  *                     ones the sender delivered directly (process_signals.c).
+ *   CUPROF_SHM        set by cuprof-run in its child: FD:PID:TOKEN, the
+ *                     recording memory it reads after a SIGKILL (shm.c,
+ *                     collector/shm.h); read by shm.c at load, not here.
+ *                     Unset (CUPROF_SUPERVISE=0, LD_PRELOAD by hand): private
+ *                     memory, as before.
  *   CUPROF_QUIET      1: print nothing on stderr (errors included).
  *   CUPROF_DEBUG      comma-separated debug areas ("collector", "formats",
  *                     "all"): extra "cuprof: debug:" lines on stderr.

@@ -68,7 +68,7 @@ typedef struct gpu_block {
 static struct {
     pthread_mutex_t lock;   /* completion path and exit path only */
     gpu_block blk;          /* this buffer's records, encoded */
-    vec nodes;              /* cuprof_rf_node (resource callbacks), until finish */
+    vec nodes;              /* cuprof_rf_node (resource callbacks), until the next flush */
     name_set names;         /* kernel and API names */
     uint64_t n_apis;        /* API records written (the exit path's "anything?") */
     uint64_t n_records;     /* records of every kind written */
@@ -558,6 +558,10 @@ static void flush_locked(void)
                              name_of_id) == 0)
         ns->written = (uint32_t)ns->n;
     put_block();
+    /* the graph nodes created since (resource callbacks): with each buffer,
+     * not only at the end, so that a run killed outright keeps them (the
+     * reader merges the blocks) */
+    put_vec(CUPROF_RF_GPU_NODES, &store.nodes, sizeof(cuprof_rf_node));
 }
 
 void cuprof_cupti_store_finish(void)

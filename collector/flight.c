@@ -26,6 +26,7 @@
 #include "collector/internal.h"
 #include "collector/log.h"
 #include "collector/runfile.h"
+#include "collector/shm.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -33,24 +34,22 @@
 #include <sys/uio.h>
 
 #define ENTRY_HDR 16u
-#define FLAG_WRITTEN 1u
-#define FLAG_PAD 2u
+#define FLAG_WRITTEN CUPROF_SHM_RING_WRITTEN
+#define FLAG_PAD CUPROF_SHM_RING_PAD
 
-typedef struct entry {
-    uint64_t t;          /* clock ns when kept */
-    uint32_t len;        /* the whole entry, header included, a multiple of 8 */
-    uint32_t flags;
-} entry;
+typedef cuprof_shm_ring_entry entry;
+_Static_assert(sizeof(entry) == ENTRY_HDR, "ring entry header");
 
-static struct {
-    uint8_t *mem;             /* cap bytes, or NULL (not mapped yet / failed) */
-    uint64_t cap;
-    uint64_t head, tail;      /* absolute positions */
-    uint64_t peak;            /* the most bytes held at once */
-    uint64_t evicted_until;   /* newest entry time that went for lack of room, 0 none */
-    uint64_t lost;            /* blocks too big for the ring, or with no ring */
-    int failed;               /* the mapping failed (said once) */
-} ring;
+/* The ring's state: under prof.sh's supervisor, with its bytes, in the
+ * memory the supervisor reads after a SIGKILL (shm.c: a killed flight
+ * recorder still leaves its window); else here, the bytes one private
+ * mapping. head and tail are stored last (release) when they move, so that
+ * [head, tail) holds whole entries at any moment. */
+static cuprof_shm_ring own_ring;
+static cuprof_shm_ring *rs = &own_ring;
+static uint8_t *ring_mem;         /* cap bytes, or NULL (not mapped yet / failed) */
+static int ring_failed;           /* the mapping failed (said once) */
+#define ring (*rs)
 
 int cuprof_flight_on(void)
 {
@@ -75,7 +74,7 @@ int cuprof_flight_keeps(uint32_t type)
 
 static entry *at(uint64_t pos)
 {
-    return (entry *)(ring.mem + pos % ring.cap);
+    return (entry *)(ring_mem + pos % ring.cap);
 }
 
 /* Drops the oldest entry (or the skipped room before the end). */
@@ -83,13 +82,13 @@ static void evict_one(void)
 {
     uint64_t left = ring.cap - ring.head % ring.cap;
     if (left < ENTRY_HDR) {
-        ring.head += left;
+        __atomic_store_n(&ring.head, ring.head + left, __ATOMIC_RELEASE);
         return;
     }
     entry *e = at(ring.head);
     if (!(e->flags & FLAG_PAD) && !(e->flags & FLAG_WRITTEN) && e->t > ring.evicted_until)
         ring.evicted_until = e->t;
-    ring.head += e->len;
+    __atomic_store_n(&ring.head, ring.head + e->len, __ATOMIC_RELEASE);
 }
 
 static void make_room(uint64_t need)
@@ -104,13 +103,13 @@ static void expire(uint64_t older)
     while (ring.head < ring.tail) {
         uint64_t left = ring.cap - ring.head % ring.cap;
         if (left < ENTRY_HDR) {
-            ring.head += left;
+            __atomic_store_n(&ring.head, ring.head + left, __ATOMIC_RELEASE);
             continue;
         }
         entry *e = at(ring.head);
         if (!(e->flags & FLAG_PAD) && e->t >= older)
             break;
-        ring.head += e->len;
+        __atomic_store_n(&ring.head, ring.head + e->len, __ATOMIC_RELEASE);
     }
 }
 
@@ -119,20 +118,32 @@ void cuprof_flight_put_locked(const struct iovec *v, int n, uint64_t now)
     uint64_t bytes = 0;
     for (int i = 0; i < n; i++)
         bytes += v[i].iov_len;
-    if (!ring.mem && !ring.failed) {
-        ring.cap = cuprof_g_config.flight_bytes & ~(uint64_t)7;
-        void *p = mmap(NULL, ring.cap, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (p == MAP_FAILED) {
-            ring.failed = 1;
-            cuprof_log("flight recorder: cannot map its ring of %llu bytes: nothing is kept "
-                       "(choose a smaller --flight-memory)", (unsigned long long)ring.cap);
+    if (!ring_mem && !ring_failed) {
+        uint64_t cap = cuprof_g_config.flight_bytes & ~(uint64_t)7;
+        uint8_t *shared = NULL;
+        cuprof_shm_ring *in_shm = cuprof_shm_ring_area(cap, &shared);
+        if (in_shm) {
+            memset(in_shm, 0, sizeof *in_shm);
+            in_shm->cap = cap;
+            in_shm->span_ns = cuprof_g_config.flight_ns;
+            rs = in_shm;
+            ring_mem = shared;
         } else {
-            ring.mem = p;
+            own_ring.cap = cap;
+            own_ring.span_ns = cuprof_g_config.flight_ns;
+            void *p = mmap(NULL, cap, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+            if (p == MAP_FAILED) {
+                ring_failed = 1;
+                cuprof_log("flight recorder: cannot map its ring of %llu bytes: nothing is kept "
+                           "(choose a smaller --flight-memory)", (unsigned long long)cap);
+            } else {
+                ring_mem = p;
+            }
         }
     }
     uint64_t need = (ENTRY_HDR + bytes + 7) & ~(uint64_t)7;
-    if (!ring.mem || need > ring.cap / 2) {
+    if (!ring_mem || need > ring.cap / 2) {
         ring.lost++;
         return;
     }
@@ -144,7 +155,7 @@ void cuprof_flight_put_locked(const struct iovec *v, int n, uint64_t now)
         make_room(left);
         if (left >= ENTRY_HDR)
             *at(ring.tail) = (entry){.t = now, .len = (uint32_t)left, .flags = FLAG_PAD};
-        ring.tail += left;
+        __atomic_store_n(&ring.tail, ring.tail + left, __ATOMIC_RELEASE);
     }
     make_room(need);
     entry *e = at(ring.tail);
@@ -154,7 +165,7 @@ void cuprof_flight_put_locked(const struct iovec *v, int n, uint64_t now)
         memcpy(p, v[i].iov_base, v[i].iov_len);
         p += v[i].iov_len;
     }
-    ring.tail += need;
+    __atomic_store_n(&ring.tail, ring.tail + need, __ATOMIC_RELEASE);   /* the entry is whole */
     if (ring.tail - ring.head > ring.peak)
         ring.peak = ring.tail - ring.head;
 }
@@ -193,7 +204,14 @@ void cuprof_flight_stats_locked(cuprof_flight_stats *s)
 void cuprof_flight_reset_after_fork(void)
 {
     /* the parent's records are the parent's: the child's ring starts empty
-     * (the mapping is the child's copy; reused) */
+     * (a private mapping is the child's copy, reused; one in the
+     * supervisor's memory is the parent's, and the child takes its own at
+     * its first block) */
+    if (rs != &own_ring) {
+        rs = &own_ring;
+        ring_mem = NULL;
+        ring_failed = 0;
+    }
     ring.head = ring.tail = 0;
     ring.peak = ring.evicted_until = ring.lost = 0;
 }

@@ -138,15 +138,16 @@ extern _Atomic uint64_t cuprof_api_used[CUPROF_MAX_APIS / 64];
  * grew (a run killed before its end names every API its records use). */
 extern _Atomic uint64_t cuprof_api_used_count;
 
+/* buffers.c: the first use of api (out of line: the common case, an API
+ * seen before, is one load and a test). */
+void cuprof_api_mark_first(uint16_t api) __attribute__((cold, noinline));
 static inline void cuprof_api_mark(uint16_t api)
 {
     if (api >= CUPROF_MAX_APIS)
         return;
-    _Atomic uint64_t *w = &cuprof_api_used[api >> 6];
-    uint64_t bit = 1ull << (api & 63);
-    if (!(atomic_load_explicit(w, memory_order_relaxed) & bit) &&
-        !(atomic_fetch_or_explicit(w, bit, memory_order_relaxed) & bit))
-        atomic_fetch_add_explicit(&cuprof_api_used_count, 1, memory_order_release);
+    if (__builtin_expect(!(atomic_load_explicit(&cuprof_api_used[api >> 6], memory_order_relaxed) &
+                           (1ull << (api & 63))), 0))
+        cuprof_api_mark_first(api);
 }
 
 extern struct cuprof_state cuprof_g;
@@ -283,6 +284,28 @@ void cuprof_tags_u64(cuprof_tags *b, uint16_t tag, uint64_t v);
 void cuprof_tags_str(cuprof_tags *b, uint16_t tag, const char *s);
 /* Appends b as a block of type and frees it; 0 or -1. */
 int cuprof_tags_write(cuprof_tags *b, uint32_t type);
+
+/* shm.c: the recording memory prof.sh's supervisor reads after a SIGKILL
+ * (collector/shm.h). attach: at init, when CUPROF_SHM names it; on: 1 when
+ * attached with a process slot. A thread slot: its record area then its
+ * chunk, populated (NULL: none, private memory then); give: the thread
+ * ended. The names log, once per name or API. alive: the flusher's round.
+ * ring_area: the flight ring's state and cap bytes there, NULL when it
+ * does not fit. set_done: the run file is complete (1) or recording
+ * resumed after a failed exec (0). */
+void cuprof_shm_attach(void);
+int cuprof_shm_on(void);
+void *cuprof_shm_slot_take(void);
+int cuprof_shm_slot_owns(const void *rec);
+void cuprof_shm_slot_give(void *rec);
+void cuprof_shm_name_kernel(uint32_t id, const char *name);
+void cuprof_shm_name_string(uint32_t id, const char *s);
+void cuprof_shm_api_first_used(uint16_t api);
+void cuprof_shm_alive(uint64_t now);
+struct cuprof_shm_ring;
+struct cuprof_shm_ring *cuprof_shm_ring_area(uint64_t cap, uint8_t **mem);
+void cuprof_shm_set_done(int done);
+void cuprof_shm_atfork_child(void);
 
 /* lifecycle.c: the outputs' base name (PROGRAM.PID, NAME, NAME.rankR, ...)
  * before the no-clobber suffix. */

@@ -160,6 +160,7 @@ static uint32_t intern(const char *name)
         return 0;
     kt_names[kt_nnames++] = copy;
     kt_name_ix[i] = kt_nnames;
+    cuprof_shm_name_kernel(kt_nnames, copy);   /* where a SIGKILL leaves it (shm.c) */
     return kt_nnames;
 }
 

@@ -85,6 +85,7 @@ static void fork_child(void)
     cuprof_stacks_fork_done(1);
     cuprof_strings_fork_done(1);
     cuprof_kernels_fork_done(1);
+    cuprof_shm_atfork_child();   /* a process slot of its own, before its first thread */
     cuprof_memheld_atfork_child();
     cuprof_flight_reset_after_fork();
     pthread_mutex_init(&cuprof_g.lock, NULL);
@@ -128,6 +129,9 @@ void cuprof_collector_init(void)
     cuprof_g.t_start = cuprof_clock_now();
     cuprof_place_start();
     if (cuprof_g_config.enabled) {
+        /* Under prof.sh's supervisor: the memory it reads after a SIGKILL
+         * (shm.c), before any thread records or any name is interned. */
+        cuprof_shm_attach();
         /* Not plain atexit: CUDA registers its teardown later, and atexit
          * handlers run in reverse order; this one is registered again when
          * CUDA is up, so the records are flushed while CUDA still runs. */
@@ -326,6 +330,7 @@ int cuprof_collector_finish_as(const char *ended_by, int truncated)
     cuprof_cupti_exit_begins();
     cuprof_runfile_quiesce();   /* no chunk is being written while the run is completed */
     int rc = cuprof_g_config.enabled ? finish_work_nosigxfsz(ended_by, truncated) : 0;
+    cuprof_shm_set_done(1);   /* the run file holds it all: nothing for the supervisor */
     tls_finishing = 0;
     atomic_store(&cuprof_g.finish_done, 1);
     cuprof_guard_leave(guard);
@@ -348,6 +353,7 @@ void cuprof_collector_resume(void)
     if (atomic_load(&cuprof_g.init) != 2 || !cuprof_g_config.enabled)
         return;
     cuprof_runfile_resume();
+    cuprof_shm_set_done(0);
     atomic_store(&cuprof_g.finish_done, 0);
     atomic_store(&cuprof_g.finished, 0);
     atomic_store(&cuprof_g.recording, cuprof_capture_state());

@@ -588,6 +588,7 @@ static void *flusher_main(void *arg)
     for (unsigned tick = 1;; tick++) {
         struct timespec nap = {0, 100 * 1000000L};   /* calls, and a snapshot's request: 0.1 s */
         nanosleep(&nap, NULL);
+        cuprof_shm_alive(cuprof_clock_now());   /* (the supervisor: when it was last seen) */
         snprintf(ctl, sizeof ctl, "%s/.cuprof-ctl.%ld", cuprof_g_config.out_dir, (long)cuprof_g.pid);
         int asked = access(ctl, F_OK) == 0;
         char trig[PATH_MAX + 64];   /* answered in every mode: a refusal says why */

@@ -28,7 +28,7 @@
                                 4: a math-library call's record (class 17);
                                 5: CUPTI's records compact, in GPU_RECORDS blocks */
 #define CUPROF_RF_MINOR 0u   /* 1.1: CUPROF_RF_CLOCK, CUPROF_RF_MEM_HELD; 2.1: the flight recorder's tags;
-                                4.1: CUPROF_RT_STACK_MODULE (5.0 has it) */
+                                4.1: CUPROF_RT_STACK_MODULE, CUPROF_RF_RECOVERED (5.0 has both) */
 
 /* Not the file's, but the other contract between the library and the tools:
  * cuprof-run (tools/run.c) relays a SIGINT, SIGTERM, SIGHUP or SIGQUIT that
@@ -118,6 +118,17 @@ enum cuprof_rf_type {
      * (collector/gpu_compact.h; the codec starts afresh at each block),
      * decoded into the structs below. Times on CUPTI's clock. */
     CUPROF_RF_GPU_RECORDS = 20,
+    /* Since 5.0 (4.1 in the branch that made it): appended by prof.sh's supervisor (cuprof-report --recover,
+     * tools/recover.c) to the run file of a process killed outright, after
+     * the blocks it took from the recording memory it shared with the
+     * process (collector/shm.h: the threads' last calls as TAIL and THREAD
+     * blocks, the names, the flight recorder's ring, a CLOCK anchor): tags,
+     * how the process ended (CUPROF_RT_REC_*), the APIs first used since the
+     * last META (CUPROF_RT_API_TABLE: those named fill the META's table's
+     * empty entries), the flight recorder's last window (CUPROF_RT_CAP_WINDOW,
+     * CUPROF_RT_CAP_WHY, CUPROF_RT_CAP_FLIGHT_*: added to the META's). The
+     * run stays not completed (no END). */
+    CUPROF_RF_RECOVERED = 21,
 };
 
 typedef struct cuprof_rf_mem_held {
@@ -281,6 +292,18 @@ enum cuprof_rf_tag {
     CUPROF_RT_DEV_ID = 150, CUPROF_RT_DEV_NAME, CUPROF_RT_DEV_SMS, CUPROF_RT_DEV_CLOCK_KHZ,
     CUPROF_RT_DEV_CC_MAJOR, CUPROF_RT_DEV_CC_MINOR, CUPROF_RT_DEV_MEM_BYTES,
     CUPROF_RT_DEV_MEM_BW_KBPS, CUPROF_RT_DEV_L2_BYTES, CUPROF_RT_DEV_MIG,
+    /* RECOVERED (4.1) */
+    CUPROF_RT_REC_ENDED_BY = 250, /* how it ended ("SIGKILL", ...) */
+    CUPROF_RT_REC_DIED_NS,        /* when the supervisor saw it gone (CLOCK_MONOTONIC) */
+    CUPROF_RT_REC_OOM_KILLS,      /* its memory cgroup's oom_kill grew by this while it ran and
+                                     it died of SIGKILL: the OOM killer ended it */
+    CUPROF_RT_REC_CGROUP,         /* its memory cgroup, as /proc/PID/cgroup names it */
+    CUPROF_RT_REC_MEM_LIMIT,      /* that cgroup's limit, bytes (0: none) */
+    CUPROF_RT_REC_RSS,            /* its RSS when last seen, bytes */
+    CUPROF_RT_REC_RSS_PEAK,       /* its peak RSS (VmHWM), bytes */
+    CUPROF_RT_REC_RSS_NS,         /* when it was last seen */
+    CUPROF_RT_REC_THREADS,        /* threads whose calls came from the recording memory */
+    CUPROF_RT_REC_RING_BLOCKS,    /* the flight recorder's blocks taken from its ring */
     /* STACKS */
     CUPROF_RT_STACK_LOST = 200,
     CUPROF_RT_STACK_FRAME,        /* u64 pc, u64 offset, u32 module length, module,

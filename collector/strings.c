@@ -103,6 +103,7 @@ static uint32_t intern_locked(const char *s, uint64_t h)
     }
     atomic_store_explicit(&st_pub, st_names, memory_order_release);
     atomic_store_explicit(&st_count, n + 1, memory_order_release);
+    cuprof_shm_name_string(n + 1, copy);   /* where a SIGKILL leaves it (shm.c) */
     return n + 1;
 }
 

@@ -394,6 +394,10 @@ static void put_memory(cuprof_out *o, const cuprof_memory *m)
     num(o, "peak_at_ns", m ? m->peak_t : 0);
     num(o, "peak_allocations", m ? m->peak_allocations : 0);
     num(o, "end_bytes", m ? m->end_bytes : 0);
+    if (m && m->end_bytes) {   /* who held it at the end (the killed-by-oom finding's) */
+        num(o, "end_allocations", m->end_allocations);
+        put_owner_list(o, "end_owners", m->end_top, m->nend_top);
+    }
     num(o, "held_at_open_bytes", m ? m->held_at_open_bytes : 0);
     num(o, "held_at_open_allocations", m ? m->held_at_open_allocations : 0);
     put_owner_list(o, "owners", m ? m->top : NULL, m ? m->ntop : 0);
@@ -546,6 +550,25 @@ static int json_write(cuprof_writer *w)
     str(o, "ended_by", run->ended_by ? run->ended_by : "exit");
     cuprof_out_puts(o, ",\"truncated\":");
     cuprof_out_puts(o, run->truncated ? "true" : "false");
+    const cuprof_killed *k = &run->killed;
+    if (k->recovered) {   /* killed outright: what prof.sh's supervisor saw and recovered */
+        cuprof_out_puts(o, ",\"killed\":{\"by\":");
+        cuprof_out_json_cstr(o, k->oom ? "the OOM killer" : "a signal");
+        cuprof_out_puts(o, ",\"recovered_from_memory\":");
+        cuprof_out_puts(o, k->from_memory ? "true" : "false");
+        if (k->cgroup)
+            str(o, "cgroup", k->cgroup);
+        if (k->cgroup)
+            num(o, "memory_limit_bytes", k->mem_limit);
+        if (k->rss) {
+            num(o, "rss_bytes", k->rss);
+            num(o, "rss_peak_bytes", k->rss_peak);
+            num(o, "rss_at_ns", k->rss_ns);
+        }
+        if (k->died_ns)
+            num(o, "died_at_ns", k->died_ns);
+        cuprof_out_putc(o, '}');
+    }
     num(o, "threads", run->nthreads);
     num(o, "self_cpu_total_ns", s->self_cpu_total_ns);
     num(o, "self_cuda_total_ns", s->self_cuda_total_ns);

@@ -422,6 +422,62 @@ static void rule_out_of_memory(fctx *c)
     cuprof_findings_num(f, "failures", (double)m->oom_total, 1);
 }
 
+/* killed-by-oom: the kernel's OOM killer ended the process (prof.sh's
+ * supervisor saw its memory cgroup count the kill as it died of SIGKILL):
+ * the host's memory ran out, not the device's. What it held then, on both
+ * sides, and who held the device memory. First of all: it is how the run
+ * ended. */
+static void rule_killed_by_oom(fctx *c)
+{
+    const cuprof_killed *k = &c->run->killed;
+    if (!k->oom)
+        return;
+    const cuprof_memory *m = c->mem;
+    char rss[32], peak[32], lim[32], held[32], host[200] = "", dev[600] = "";
+    if (k->rss)
+        snprintf(host, sizeof host, "its host memory (RSS) was %s when last seen (peak %s)%s%s",
+                 cuprof_findings_fmt_bytes(rss, sizeof rss, k->rss),
+                 cuprof_findings_fmt_bytes(peak, sizeof peak, k->rss_peak ? k->rss_peak : k->rss),
+                 k->mem_limit ? ", its cgroup's limit " : "",
+                 k->mem_limit ? cuprof_findings_fmt_bytes(lim, sizeof lim, k->mem_limit) : "");
+    else
+        snprintf(host, sizeof host, "its host memory was not seen%s%s",
+                 k->mem_limit ? " (its cgroup's limit " : "",
+                 k->mem_limit ? cuprof_findings_fmt_bytes(lim, sizeof lim, k->mem_limit) : "");
+    if (!k->rss && k->mem_limit)
+        strcat(host, ")");
+    if (m && m->end_bytes) {
+        size_t l = (size_t)snprintf(dev, sizeof dev, "; the device memory held then: %s in %llu "
+                                    "allocation%s, largest owners ",
+                                    cuprof_findings_fmt_bytes(held, sizeof held, m->end_bytes),
+                                    (unsigned long long)m->end_allocations,
+                                    m->end_allocations == 1 ? "" : "s");
+        for (size_t i = 0; i < m->nend_top && i < 3 && l < sizeof dev; i++) {
+            char b[32];
+            const cuprof_mem_owner *o = &m->end_top[i];
+            l += (size_t)snprintf(dev + l, sizeof dev - l, "%s%s%s%s (%s in %llu)", i ? ", " : "",
+                                  o->api, o->site ? " at " : "", o->site ? o->site : "",
+                                  cuprof_findings_fmt_bytes(b, sizeof b, o->bytes),
+                                  (unsigned long long)o->allocations);
+        }
+    } else {
+        snprintf(dev, sizeof dev, "; it held no device memory then");
+    }
+    cuprof_finding *f = cuprof_findings_add(
+        c, "killed-by-oom", "warning",
+        "the host ran out of memory, not the GPU: hold less on the host (data loader workers and "
+        "their prefetch, pinned buffers, caches, copies of the data set), or raise the memory "
+        "limit (the cgroup's, a container's request); the trace's last calls show what it was "
+        "doing",
+        "the process was killed by the kernel's OOM killer (its memory cgroup %s counted the "
+        "kill): %s%s", k->cgroup ? k->cgroup : "(unknown)", host, dev);
+    cuprof_findings_num(f, "rss_bytes", (double)k->rss, 1);
+    cuprof_findings_num(f, "rss_peak_bytes", (double)k->rss_peak, 1);
+    cuprof_findings_num(f, "memory_limit_bytes", (double)k->mem_limit, 1);
+    cuprof_findings_num(f, "device_held_bytes", m ? (double)m->end_bytes : 0.0, 1);
+    cuprof_findings_num(f, "device_allocations", m ? (double)m->end_allocations : 0.0, 1);
+}
+
 /* graph-gaps: a graph whose replays leave much of their span idle between
  * nodes (the median replay idle GRAPH_GAP_SHARE of a span of at least
  * GRAPH_GAP_MIN_SPAN_NS, over 2 or more replays): the graph saves launch
@@ -468,6 +524,7 @@ int cuprof_findings_build(const cuprof_run *run, const cuprof_names *names,
               (finding_text *)((char *)block + MAX_FINDINGS * sizeof(cuprof_finding)), 0};
     if (run->gpu.captured && run->gpu_run && tl)
         c.g = tl->gpu;
+    rule_killed_by_oom(&c);   /* how the run ended, whatever else */
     if (cuprof_findings_rule_errors(&c) == 0) {   /* every CUDA call failed: nothing else to say */
     rule_out_of_memory(&c);
     rule_bound(&c);

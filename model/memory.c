@@ -367,7 +367,12 @@ cuprof_memory *cuprof_memory_build(const cuprof_run *run, const cuprof_stacks *s
     }
     m->end_bytes = held;
     int rc = 0;
-    if (m->peak_bytes) {
+    if (held) {   /* who holds it at the end (the live flags are the end's now) */
+        for (size_t i = 0; i < n; i++)
+            m->end_allocations += !ev[i].is_free && !ev[i].failed && ev[i].live;
+        rc = owners(ev, n, stacks, m->end_top, &m->nend_top);
+    }
+    if (m->peak_bytes && rc == 0) {
         replay(ev, peak_upto, &m->peak_allocations, &lm);
         rc = owners(ev, peak_upto, stacks, m->top, &m->ntop);
     }

@@ -72,6 +72,9 @@ typedef struct cuprof_memory {
     uint64_t peak_t;             /* when it was first reached */
     uint64_t peak_allocations;   /* allocations live then */
     uint64_t end_bytes;          /* still held when the run ended */
+    uint64_t end_allocations;    /* ... in this many allocations */
+    cuprof_mem_owner end_top[CUPROF_MEM_TOP_OWNERS];  /* who held it then, most bytes first */
+    size_t nend_top;
     uint64_t held_at_open_bytes; /* a capture window's run: held when its window opened, */
     uint64_t held_at_open_allocations;   /* allocated before it (counted in the peak) */
     cuprof_mem_owner top[CUPROF_MEM_TOP_OWNERS];  /* at the peak, most bytes first */

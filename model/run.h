@@ -61,6 +61,23 @@ long cuprof_capture_window(const cuprof_capture *cap, uint64_t t);
 /* Total length of cap's windows (0 with no window). */
 uint64_t cuprof_capture_recorded_ns(const cuprof_capture *cap);
 
+/* How a process killed outright ended, as prof.sh's supervisor saw it
+ * (the run file's RECOVERED block, collector/runfile.h); all 0 / NULL
+ * otherwise. */
+typedef struct cuprof_killed {
+    int recovered;                   /* 1: the supervisor completed its run file */
+    int from_memory;                 /* 1: its last calls came from the recording memory it
+                                        shared with the supervisor (none lost) */
+    int oom;                         /* 1: the kernel's OOM killer ended it (its memory
+                                        cgroup counted the kill as it died of SIGKILL) */
+    const char *cgroup;              /* its memory cgroup, NULL unknown */
+    uint64_t mem_limit;              /* that cgroup's limit, bytes; 0 none or unknown */
+    uint64_t rss, rss_peak;          /* its host memory (RSS) when last seen and its peak,
+                                        bytes; 0 unknown */
+    uint64_t rss_ns;                 /* when it was last seen (clock ns) */
+    uint64_t died_ns;                /* when it was seen gone, 0 unknown */
+} cuprof_killed;
+
 typedef struct cuprof_run {
     const char *program;             /* argv[0] as the program was started */
     const char *exe;                 /* /proc/self/exe, "" if unknown */
@@ -101,6 +118,7 @@ typedef struct cuprof_run {
                                         NULL = "exit" (set by the exit path) */
     int truncated;                   /* 1: written from a crash (fatal signal,
                                         abort): calls open at the crash are missing */
+    cuprof_killed killed;            /* killed outright: what the supervisor saw */
 
     cuprof_capture capture;          /* what was recorded: the window(s) */
     size_t nmem_held;                /* memory held at each window's opening, in order */

@@ -13,9 +13,14 @@
  *   cuprof-report --trigger --job DIR [--steps N|--duration T]
  *                                           (prof.sh trigger --job: the same steps on
  *                                            every rank of a job, tools/job_trigger.c)
- *   cuprof-report --recover DIR ROOTPID [--ended-by SIG]
+ *   cuprof-report --recover DIR ROOTPID [--ended-by SIG] [--shm FD] [--died-at NS]
+ *                 [--oom-kills N] [--cgroup PATH --mem-limit BYTES]
+ *                 [--rss BYTES --rss-peak BYTES --rss-at NS] [--proc-end PID:OOM:RSS:PEAK:NS]...
  *                                           (cuprof-run, after its program ended:
- *                                            the run files of killed processes)
+ *                                            the run files of killed processes,
+ *                                            completed from the recording memory
+ *                                            FD, tools/recover.c; the rest is what
+ *                                            cuprof-run saw of the root's end)
  *
  * Reads the run file (formats/runfile/), builds the model (model/) and
  * writes the files (formats/), as the profiled process used to do in its
@@ -33,6 +38,7 @@
 #include "model/peak.h"
 #include "tools/recut.h"
 #include "tools/job_trigger.h"
+#include "tools/recover.h"
 #include "collector/runfile.h"
 
 #include <dirent.h>
@@ -143,6 +149,15 @@ typedef struct opts {
     int format, comp, gzip, sqlite, html, at_exit;
     uint64_t window;         /* --window K: repeating capture window K only (NAME.wK.*) */
     const char *ended_by;    /* --recover: how the root process ended */
+    int shm_fd;              /* --recover: the recording memory (--shm), -1 none */
+    cuprof_recover_end root_end;   /* --recover: what cuprof-run saw of the root's end */
+    struct proc_end {        /* --proc-end PID:OOM:RSS:PEAK:AT: of another process */
+        long pid;
+        int oom;
+        unsigned long long rss, peak;
+        long long at;
+    } ends[256];
+    size_t nends;
 } opts;
 
 /* "+1.234s" after the run's start, into buf. */
@@ -193,14 +208,25 @@ static int report_file(const char *file, const opts *o, const char *recover,
         return 1;
     }
     char lostbuf[sizeof info.lost];
+    if (!recover && info.recovered)   /* a recovered run reported again: as it was */
+        recover = run->ended_by ? run->ended_by : "by a signal cuprof cannot catch";
     if (recover) {
         run->ended_by = recover;
         run->truncated = 1;
-        char cut[200] = "", prefix[160];   /* a torn or damaged block, beyond the missing end */
+        char cut[200] = "", prefix[400];   /* a torn or damaged block, beyond the missing end */
         if (strstr(info.lost, "torn") || strstr(info.lost, "damaged"))
             snprintf(cut, sizeof cut, "; %.190s", info.lost);
-        snprintf(prefix, sizeof prefix, "the process was killed (%.100s); recovered from the "
-                 "run file", recover);
+        if (run->killed.oom)
+            snprintf(prefix, sizeof prefix, "the process was killed by the OOM killer (%.60s; its "
+                     "memory cgroup %.160s counted it)", recover,
+                     run->killed.cgroup ? run->killed.cgroup : "?");
+        else
+            snprintf(prefix, sizeof prefix, "the process was killed (%.100s)", recover);
+        size_t pl = strlen(prefix);
+        snprintf(prefix + pl, sizeof prefix - pl, "; recovered from the run file%s",
+                 run->killed.from_memory ? " and its recording memory (every call it had "
+                                           "completed)"
+                                         : "");
         recovered_words(run, prefix, cut, lostbuf, sizeof lostbuf);
         memcpy(info.lost, lostbuf, sizeof info.lost);
         say("%s: %s", file, info.lost);
@@ -409,6 +435,30 @@ static int recover(const char *dir, long root, const opts *o)
         each.dir = dir;
         each.name = name;
         const char *how = pid == root && o->ended_by ? o->ended_by : "by a signal cuprof cannot catch";
+        /* what the file lacks, from the recording memory it shared with
+         * cuprof-run, and how it ended (what cuprof-run saw: the root's) */
+        cuprof_recover_end how_end = {.ended_by = how};
+        if (pid == root) {
+            how_end = o->root_end;
+            how_end.ended_by = how;
+        }
+        for (size_t k = 0; pid != root && k < o->nends; k++)
+            if (o->ends[k].pid == pid) {   /* another process cuprof-run watched */
+                how_end.rss = o->ends[k].rss;
+                how_end.rss_peak = o->ends[k].peak;
+                how_end.rss_ns = (uint64_t)o->ends[k].at;
+                if (o->ends[k].oom) {   /* the OOM killer (its signal is SIGKILL) */
+                    how = how_end.ended_by = "SIGKILL";
+                    how_end.oom_kills = 1;
+                    how_end.cgroup = o->root_end.cgroup;   /* (the root's: shared, as a rule) */
+                    how_end.mem_limit = o->root_end.mem_limit;
+                }
+            }
+        cuprof_recover_stats rst;
+        char rerr[PATH_MAX + 200];
+        if (cuprof_recover_append(final, pid, o->shm_fd, info.read_bytes, &how_end, &rst, rerr,
+                                  sizeof rerr) != 0)
+            say("%s; the outputs have what the run file held", rerr);
         char renamed[PATH_MAX + 400];
         snprintf(renamed, sizeof renamed, "%s", final);
         rc |= report_file(final, &each, how, NULL, renamed);
@@ -596,7 +646,9 @@ static int takes_value(const char *a)
     static const char *const with_value[] = {"-o", "-n", "--format", "--compress", "--export",
                                              "--capture-range", "--recover", "--duration",
                                              "--calls", "--steps", "--step-range", "--window",
-                                             "--ended-by", "--job"};
+                                             "--ended-by", "--job", "--shm", "--died-at", "--oom-kills",
+                                             "--cgroup", "--mem-limit", "--rss", "--rss-peak",
+                                             "--rss-at", "--proc-end"};
     for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
         if (strcmp(a, with_value[k]) == 0)
             return 1;
@@ -607,7 +659,7 @@ int main(int argc, char **argv)
 {
     static const char *const formats[] = {"auto", "json", "perfetto", "both", "none", NULL};
     static const char *const compress[] = {"auto", "zstd", "zlib", "none", NULL};
-    opts o = {.format = -1, .comp = -1, .gzip = -1, .sqlite = -1, .html = -1};
+    opts o = {.format = -1, .comp = -1, .gzip = -1, .sqlite = -1, .html = -1, .shm_fd = -1};
     const char *file = NULL, *recover_dir = NULL;
     int snap = 0, trig = 0;
     char trig_req[320] = "";
@@ -696,6 +748,27 @@ int main(int argc, char **argv)
             o.window = strtoull(argv[++i], NULL, 10);
         } else if (strcmp(a, "--ended-by") == 0) {
             o.ended_by = argv[++i];
+        } else if (strcmp(a, "--shm") == 0) {   /* cuprof-run's: --recover's other inputs */
+            o.shm_fd = atoi(argv[++i]);
+        } else if (strcmp(a, "--died-at") == 0) {
+            o.root_end.died_ns = strtoull(argv[++i], NULL, 10);
+        } else if (strcmp(a, "--oom-kills") == 0) {
+            o.root_end.oom_kills = strtoull(argv[++i], NULL, 10);
+        } else if (strcmp(a, "--cgroup") == 0) {
+            o.root_end.cgroup = argv[++i];
+        } else if (strcmp(a, "--mem-limit") == 0) {
+            o.root_end.mem_limit = strtoull(argv[++i], NULL, 10);
+        } else if (strcmp(a, "--rss") == 0) {
+            o.root_end.rss = strtoull(argv[++i], NULL, 10);
+        } else if (strcmp(a, "--rss-peak") == 0) {
+            o.root_end.rss_peak = strtoull(argv[++i], NULL, 10);
+        } else if (strcmp(a, "--rss-at") == 0) {
+            o.root_end.rss_ns = strtoull(argv[++i], NULL, 10);
+        } else if (strcmp(a, "--proc-end") == 0) {
+            struct proc_end e = {0};
+            if (sscanf(argv[++i], "%ld:%d:%llu:%llu:%lld", &e.pid, &e.oom, &e.rss, &e.peak,
+                       &e.at) == 5 && o.nends < sizeof o.ends / sizeof o.ends[0])
+                o.ends[o.nends++] = e;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "cuprof: report: unknown option %s%s; run cuprof-report --help\n", a,
                     strcmp(a, "--no-report-html") == 0 ? " (here it is --no-html)" : "");

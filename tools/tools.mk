@@ -2,7 +2,7 @@
 # main over model/, formats/ and formats/runfile/ (never in libcuprof.so).
 # cuprof-report: a run file to every output (the exit path runs it, and
 # prof.sh report).
-TOOLS_REPORT_SRCS := tools/report.c tools/recut.c tools/job_trigger.c
+TOOLS_REPORT_SRCS := tools/report.c tools/recut.c tools/job_trigger.c tools/recover.c
 TOOLS_REPORT_OBJS := $(patsubst tools/%.c,$(B)/tools/%.o,$(TOOLS_REPORT_SRCS))
 
 $(B)/tools/%.o: tools/%.c
@@ -15,7 +15,7 @@ ALL_TARGETS += $(TOOLS_REPORT_OBJS) $(B)/cuprof-report
 
 # cuprof-run: what prof.sh execs; runs the program as its child, forwards
 # signals, then has cuprof-report recover the run files of killed processes.
-$(B)/cuprof-run: tools/run.c collector/runfile.h
+$(B)/cuprof-run: tools/run.c collector/runfile.h collector/shm.h
 	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -I. -o $@ $< $(LDFLAGS)
 
 ALL_TARGETS += $(B)/cuprof-run

@@ -109,6 +109,8 @@ typedef struct rrun {
     cuprof_srclines *srclines; /* file:line of the native frames (srcline.c) */
     const uint8_t *meta, *gpu_info, *stacks_blk;
     size_t meta_len, gpu_info_len, stacks_len;
+    const uint8_t *recovered;    /* the RECOVERED block (5.0), NULL none */
+    size_t recovered_len;
     const uint8_t *meta_start;   /* the first META (written when the file was opened) */
     size_t meta_start_len;
     uint32_t nknames, nnvtx;     /* highest ids of knames / nvtx */
@@ -150,10 +152,18 @@ static const char *own_cstr(rrun *r, const uint8_t **p, const uint8_t *end)
 /* A CUPROF_RT_API_TABLE tag (collector/runfile.h) into r->apis, replacing
  * what an earlier META said. A malformed table ends where it stops making
  * sense (the ids read so far are kept). */
+static void read_api_table_into(rrun *r, const void *v, size_t n, vec *into);
+
 static void read_api_table(rrun *r, const void *v, size_t n)
 {
-    const uint8_t *p = v, *end = p + n;
     r->apis.n = 0;
+    read_api_table_into(r, v, n, &r->apis);
+}
+
+/* The table into `into` (appended). */
+static void read_api_table_into(rrun *r, const void *v, size_t n, vec *into)
+{
+    const uint8_t *p = v, *end = p + n;
     if (n < 5)
         return;
     uint32_t count;
@@ -173,7 +183,7 @@ static void read_api_table(rrun *r, const void *v, size_t n)
             return;
         memcpy(prev + shared, p, (size_t)(z - p) + 1);
         p = z + 1;
-        cuprof_api_desc *d = vec_push(&r->apis, sizeof *d, 1);
+        cuprof_api_desc *d = vec_push(into, sizeof *d, 1);
         if (!d)
             return;
         d->category = prev[0] ? cats[cat] : "";   /* an API the run did not use: empty */
@@ -566,6 +576,10 @@ static void block(rrun *r, const cuprof_rf_block *b, const uint8_t *p, cuprof_rf
                 r->clock_ns = c.ns, r->clock_stamp = c.stamp;
         }
         break;
+    case CUPROF_RF_RECOVERED:
+        r->recovered = p, r->recovered_len = len;
+        info->recovered = 1;
+        break;
     case CUPROF_RF_END:
         info->complete = 1;
         return;
@@ -739,6 +753,98 @@ static void read_meta(rrun *r, const uint8_t *p, size_t len, int start_only)
     run->capture.window_why = (const char *const *)r->whys.p;
     run->nmem_held = r->mem_held.n;
     run->mem_held = r->mem_held.p;
+}
+
+/* A RECOVERED block (5.0): how the process ended as prof.sh's supervisor
+ * saw it; the APIs its recording memory named (filling the META's table's
+ * empty entries); the flight recorder's window that ends at its death. */
+static void read_recovered(rrun *r)
+{
+    cuprof_run *run = &r->pub;
+    cuprof_killed *k = &run->killed;
+    tag_it it = {r->recovered, r->recovered + r->recovered_len};
+    uint16_t tag;
+    const uint8_t *v;
+    uint32_t n;
+    k->recovered = 1;
+    run->truncated = 1;
+    int window = 0;
+    while (tag_next(&it, &tag, &v, &n)) {
+        uint64_t x = u64_of(v, n);
+        switch (tag) {
+        case CUPROF_RT_REC_ENDED_BY: run->ended_by = own(r, v, n); break;
+        case CUPROF_RT_REC_DIED_NS: k->died_ns = x; break;
+        case CUPROF_RT_REC_OOM_KILLS: k->oom = x > 0; break;
+        case CUPROF_RT_REC_CGROUP: k->cgroup = own(r, v, n); break;
+        case CUPROF_RT_REC_MEM_LIMIT: k->mem_limit = x; break;
+        case CUPROF_RT_REC_RSS: k->rss = x; break;
+        case CUPROF_RT_REC_RSS_PEAK: k->rss_peak = x; break;
+        case CUPROF_RT_REC_RSS_NS: k->rss_ns = x; break;
+        case CUPROF_RT_REC_THREADS: k->from_memory = 1; break;
+        case CUPROF_RT_API_TABLE: {
+            vec named = {0};
+            read_api_table_into(r, v, n, &named);
+            const cuprof_api_desc *d = named.p;
+            for (size_t a = 0; a < named.n; a++) {
+                if (!d[a].name || !d[a].name[0])
+                    continue;
+                while (r->apis.n <= a) {
+                    cuprof_api_desc *e = vec_push(&r->apis, sizeof *e, 1);
+                    if (!e)
+                        break;
+                    *e = (cuprof_api_desc){.category = "", .name = ""};
+                }
+                cuprof_api_desc *t = r->apis.n > a ? (cuprof_api_desc *)r->apis.p + a : NULL;
+                if (t && (!t->name || !t->name[0]))
+                    *t = d[a];
+            }
+            free(named.p);
+            break;
+        }
+        case CUPROF_RT_CAP_WINDOW:
+            if (n == 16) {
+                while (r->whys.n < r->windows.n) {   /* (the META's own windows' reasons) */
+                    const char **w = vec_push(&r->whys, sizeof(char *), 1);
+                    if (!w)
+                        break;
+                    *w = "";
+                }
+                uint64_t *w = vec_push(&r->windows, 16, 1);
+                if (w) {
+                    memcpy(w, v, 16);
+                    window = 1;
+                    run->capture.opened++;
+                    run->capture.seen++;
+                }
+            }
+            break;
+        case CUPROF_RT_CAP_WHY:
+            if (window) {
+                const char **w = vec_push(&r->whys, sizeof(char *), 1);
+                if (w)
+                    *w = own(r, v, n);
+            }
+            break;
+        case CUPROF_RT_CAP_FLIGHT_PEAK: run->capture.flight_peak_bytes = x; break;
+        case CUPROF_RT_CAP_FLIGHT_EVICTED: run->capture.flight_evicted_until = x; break;
+        default: break;
+        }
+    }
+    if (r->apis.n > run->napis && r->dropped_by_api) {   /* (the META's counts, by id) */
+        uint64_t *d = realloc(r->dropped_by_api, r->apis.n * sizeof *d);
+        if (d) {
+            memset(d + run->napis, 0, (r->apis.n - run->napis) * sizeof *d);
+            r->dropped_by_api = d;
+        } else {
+            r->apis.n = run->napis;
+        }
+    }
+    run->napis = r->apis.n;
+    run->apis = r->apis.p;
+    run->capture.nwindows = r->windows.n;
+    run->capture.windows = (const uint64_t (*)[2])r->windows.p;
+    run->capture.nwhy = r->whys.n;
+    run->capture.window_why = (const char *const *)r->whys.p;
 }
 
 /* The name/dir/keep fields for the caller (from the last META). */
@@ -1423,6 +1529,8 @@ cuprof_run *cuprof_rfread(const char *path, cuprof_rfread_info *info, char *err,
         r->dropped_by_api = calloc(run->napis ? run->napis : 1, sizeof *r->dropped_by_api);
         read_meta(r, r->meta, r->meta_len, 0);
     }
+    if (r->recovered)
+        read_recovered(r);
     read_meta_info(r, info);
     if (!run->program)
         run->program = "unknown";
@@ -1438,7 +1546,9 @@ cuprof_run *cuprof_rfread(const char *path, cuprof_rfread_info *info, char *err,
     run->strings = r->nvtx;
     if (r->stacks_blk)
         read_stacks(r);
-    int ended = r->meta && r->meta != r->meta_start;   /* the end's META was read */
+    /* the end's META was read (not a flusher's, or one before a kill the
+     * supervisor recovered from: its CLOCK anchor follows every stamp) */
+    int ended = r->meta && r->meta != r->meta_start && !r->recovered;
     if (!ended) {
         /* no end anchor (killed): the latest anchor stands for it, a CLOCK
          * block's (written after the calls it follows) or a chunk's */
@@ -1466,7 +1576,15 @@ cuprof_run *cuprof_rfread(const char *path, cuprof_rfread_info *info, char *err,
                 const cuprof_event *e = cuprof_run_event(&run->threads[i], run->threads[i].n - 1);
                 end = e->t1 > end ? e->t1 : e->t0 > end ? e->t0 : end;
             }
+        if (run->killed.died_ns > end)   /* (its death, as the supervisor saw it) */
+            end = run->killed.died_ns;
         run->t_end = end;
+        /* a flight recorder's window a recovery closed at its own time (the
+         * process's death unknown): at the last record instead */
+        uint64_t (*w)[2] = r->windows.p;
+        if (r->recovered && !run->killed.died_ns && r->windows.n && w[r->windows.n - 1][1] > end &&
+            w[r->windows.n - 1][0] < end)
+            w[r->windows.n - 1][1] = end;
     }
     run->wall_ns = run->t_end > run->t_start ? run->t_end - run->t_start : 0;
     for (size_t a = 0; r->dropped_by_api && a < run->napis; a++)

@@ -28,6 +28,8 @@ typedef struct cuprof_rfread_info {
     long root_pid;           /* CUPROF_ROOT_PID it had (the process prof.sh started), 0 */
     long pid;                /* the process that wrote it */
     uint64_t windows_written;/* repeating capture windows written while it ran */
+    int recovered;           /* 1: prof.sh's supervisor completed it after a kill (a
+                                RECOVERED block, 4.1): run->killed says how it ended */
     char lost[512];          /* what was lost, in words ("" nothing): a torn or
                                 damaged block, a run not completed */
 } cuprof_rfread_info;

@@ -205,6 +205,22 @@ $(B)/tests/test_e2e_runfile: tests/e2e/test_e2e_runfile.c $(HARNESS_OBJ) tests/e
 ALL_TARGETS += $(B)/tests/test_e2e_runfile
 E2E_TESTS   += $(B)/tests/test_e2e_runfile
 
+# A process killed outright (SIGKILL, the flight recorder, the OOM killer):
+# the supervisor's recovery from the recording memory (collector/shm.h).
+# kill_prog counts its own calls in a MAP_SHARED file.
+$(B)/tests/kill_prog: tests/e2e/kill_prog.c
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(filter-out -fsanitize=%,$(CFLAGS)) -o $@ $< \
+	    -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -ldl -lpthread
+
+$(B)/tests/test_e2e_killed: tests/e2e/test_e2e_killed.c $(HARNESS_OBJ) tests/e2e/harness.h \
+                           $(B)/tests/kill_prog $(B)/cuprof-report $(B)/cuprof-run \
+                           tests/e2e/trace_check.c tests/e2e/trace_check.h
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -Itests/e2e -o $@ $< \
+	    tests/e2e/trace_check.c $(HARNESS_OBJ) $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS)
+
+ALL_TARGETS += $(B)/tests/test_e2e_killed $(B)/tests/kill_prog
+E2E_TESTS   += $(B)/tests/test_e2e_killed
+
 # NCCL end to end: tests/corpus/nccl_ring on the simulated NCCL; nccl_job,
 # a job's rank as torchrun starts it (built as a user's program).
 $(B)/tests/nccl_job: tests/e2e/nccl_job.cu

@@ -318,3 +318,55 @@ int e2e_as_two_hosts(const char *src, const char *name, int nranks, const char *
     }
     return 0;
 }
+
+pid_t e2e_child_named(pid_t pid, const char *comm)
+{
+    char p[64];
+    snprintf(p, sizeof p, "/proc/%d/task/%d/children", (int)pid, (int)pid);
+    char *t = e2e_read_file(p, NULL);
+    pid_t c = t ? (pid_t)atoi(t) : 0;
+    free(t);
+    if (!c)
+        return 0;
+    snprintf(p, sizeof p, "/proc/%d/comm", (int)c);
+    t = e2e_read_file(p, NULL);
+    int same = t && !strncmp(t, comm, strlen(comm));
+    free(t);
+    return same ? c : 0;
+}
+
+pid_t e2e_start_profsh(const char *const args[], const char *const env[], const char *comm,
+                       const char *log, pid_t *prog)
+{
+    const char *argv[40] = {"prof.sh"};
+    int n = 1;
+    for (int i = 0; args[i] && n < 39; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    *prog = 0;
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        e2e_child_signals_default();
+        int out = open(log ? log : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(out, 1);
+        dup2(out, 2);
+        putenv((char *)e2e_sim_env());
+        for (int i = 0; env && env[i]; i++)
+            putenv((char *)env[i]);
+        execv(e2e_path("prof.sh"), (char *const *)argv);
+        _exit(127);
+    }
+    for (int ms = 0; ms < 10000 && !*prog; ms += 5) {
+        usleep(5000);
+        *prog = e2e_child_named(pid, comm);
+        char p[64];   /* CUPROF_SUPERVISE=0: prof.sh execs the program itself */
+        snprintf(p, sizeof p, "/proc/%d/comm", (int)pid);
+        char *t = *prog ? NULL : e2e_read_file(p, NULL);
+        if (t && !strncmp(t, comm, strlen(comm)))
+            *prog = pid;
+        free(t);
+    }
+    return pid;
+}

@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 typedef struct e2e_result {
     int status;      /* exit status, or 128+signal when killed */
@@ -85,5 +86,19 @@ void e2e_prof_free(e2e_prof *p);
  * count; free with e2e_strv_free. */
 char **e2e_device_causes(json_t *trace, size_t *n);
 void e2e_strv_free(char **v, size_t n);
+
+/* The pid of pid's child (its first) when its name starts with comm, else
+ * 0 (prof.sh's cuprof-run runs the program as its child; before it,
+ * prof.sh's own subshells come and go). */
+pid_t e2e_child_named(pid_t pid, const char *comm);
+/* prof.sh ARGS... (argv after "prof.sh", NULL-ended) started in the
+ * background on the sim, env entries "K=V" added (may be NULL), stdout and
+ * stderr into the file log (NULL: /dev/null), the default signal
+ * dispositions; waits (10 s at most) for its program, named comm, to be its
+ * child (or itself: CUPROF_SUPERVISE=0): *prog gets its pid (0 when it
+ * never came). Returns prof.sh's pid,
+ * -1 when it cannot be started. */
+pid_t e2e_start_profsh(const char *const args[], const char *const env[], const char *comm,
+                       const char *log, pid_t *prog);
 
 #endif

@@ -74,6 +74,9 @@ START_TEST(help_and_version)
     ck_assert_ptr_nonnull(strstr(r.out, "to the whole process group"));
     ck_assert_ptr_nonnull(strstr(r.out, "A second one while they are written is\n    absorbed"));
     ck_assert_ptr_nonnull(strstr(r.out, "stays\n    ignored in PROGRAM"));
+    /* a process killed outright: its calls from the recording memory, the OOM killer named */
+    ck_assert_ptr_nonnull(strstr(r.out, "file and the recording memory they share"));
+    ck_assert_ptr_nonnull(strstr(r.out, "killer (its memory cgroup counted the kill)"));
     e2e_result_free(&r);
     const char *run_help[] = {e2e_bpath("cuprof-run"), "--help", NULL};
     r = e2e_run(run_help, NULL, NULL, 30);
@@ -82,6 +85,7 @@ START_TEST(help_and_version)
     ck_assert_ptr_nonnull(strstr(r.out, "sent to the whole process group"));
     ck_assert_ptr_nonnull(strstr(r.out, "a second one while the profile is written"));
     ck_assert_ptr_nonnull(strstr(r.out, "stays ignored in PROGRAM"));
+    ck_assert_ptr_nonnull(strstr(r.out, "the recording memory this\n    process shares with it"));
     e2e_result_free(&r);
     r = profsh(NULL, "-h", NULL);
     ck_assert_int_eq(r.status, 0);

@@ -18,7 +18,8 @@
 #      fills), and nothing from formats/ or preload/.
 #   5. formats/ and tools/ include nothing from collector/ or preload/ but
 #      the run file's ABI (collector/event.h, compact.h, gpu_compact.h,
-#      runfile.h).
+#      runfile.h) and, in tools/ only, the supervisor's recording memory's
+#      (collector/shm.h).
 #   6. collector/ includes nothing from model/, formats/, tools/ or
 #      preload/ (the types it shares with the reader and the model live in
 #      collector/runfile.h and collector/runfile_types.h).
@@ -89,7 +90,8 @@ done < <(includes "$top"/model/*.[ch])
 while IFS= read -r line; do
   case $line in
     *'"collector/event.h"'*|*'"collector/compact.h"'*|*'"collector/gpu_compact.h"'*|*'"collector/runfile.h"'*) ;;
-    *'"collector/'*|*'"preload/'*|*'"../'*) say "$line: formats/ and tools/ read the model and the run file's ABI only" ;;
+    "$top/tools/"*'"collector/shm.h"'*) ;;
+    *'"collector/'*|*'"preload/'*|*'"../'*) say "$line: formats/ and tools/ read the model and the run file's ABI only (and tools/ the recording memory's, collector/shm.h)" ;;
   esac
 done < <(includes $(find "$top/formats" "$top/tools" -name '*.[ch]' 2>/dev/null))
 while IFS= read -r line; do

@@ -16,6 +16,9 @@
 #include "tests/unit/test_model.h"
 #include "collector/internal.h"
 #include "collector/runfile.h"
+#include "collector/shm.h"
+#include "formats/runfile/runfile_read.h"
+#include "tools/recover.h"
 #include "model/run.h"
 
 #include <check.h>
@@ -27,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -227,6 +231,104 @@ END_TEST
 /* The run file's API table names the APIs the run used, by their ids, and
  * leaves the others empty (run file 4.0's API_TABLE: some 2400 hooks'
  * names, most never called, in every META): here APIs 2 and 6 are used, the rest only registered. */
+/* The supervisor's part of the recording memory (tools/run.c makes it so):
+ * a memfd, its header, CUPROF_SHM naming it; the descriptor. */
+static int make_recording_memory(void)
+{
+    cuprof_shm_header h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, CUPROF_SHM_MAGIC, sizeof CUPROF_SHM_MAGIC);
+    h.version = CUPROF_SHM_VERSION;
+    h.header_bytes = sizeof h;
+    h.token = 0x1234abcd5678ef09ull;
+    h.nslots = 8;
+    h.nprocs = 4;
+    h.proc_bytes = sizeof(cuprof_shm_proc);
+    h.names_bytes = 1u << 20;
+    h.area_bytes = h.names_bytes;
+    h.procs_off = 4096;
+    h.slot_states_off = 8192;
+    h.slots_off = 12288;
+    h.area_off = h.slots_off + (uint64_t)h.nslots * CUPROF_SHM_SLOT_BYTES;
+    h.total_bytes = h.area_off + (uint64_t)h.nprocs * h.area_bytes;
+    int fd = memfd_create("test-recording", 0);
+    ck_assert(fd >= 0 && ftruncate(fd, (off_t)h.total_bytes) == 0 &&
+              pwrite(fd, &h, sizeof h, 0) == (ssize_t)sizeof h);
+    char v[96];
+    snprintf(v, sizeof v, "%d:%ld:%llx", fd, (long)getpid(), (unsigned long long)h.token);
+    setenv(CUPROF_SHM_ENV, v, 1);
+    return fd;
+}
+
+/* A process killed outright under the supervisor (issue 42.2): its calls
+ * since the flusher's last round, a string interned and an API first used
+ * just before the kill, are in the recording memory; the recovery
+ * (tools/recover.c) appends them to its run file: read back, every call it
+ * had published is there, named, and the run says how it ended. */
+#define KILLED_CALLS 20000
+START_TEST(killed_recovered_from_the_recording_memory)
+{
+    int fd = make_recording_memory();
+    int pp[2];
+    ck_assert_int_eq(pipe(pp), 0);
+    pid_t c = fork();
+    ck_assert(c >= 0);
+    if (c == 0) {
+        cuprof_api_register(APIS, NAPIS);
+        for (int i = 0; i < KILLED_CALLS; i++)
+            cuprof_end(rec(0, CUPROF_EV_CALL), 0);
+        uint32_t sid = cuprof_string_intern("the last words");
+        cuprof_instant(3, CUPROF_EV_MARK, sid, 0, 0);
+        cuprof_end(rec(5, CUPROF_EV_CALL), 0);   /* cublasLtMatmul: first used now */
+        cuprof_event *open_call = cuprof_begin(1, CUPROF_EV_CALL);   /* open at the kill */
+        (void)open_call;
+        if (write(pp[1], "x", 1) != 1)
+            _exit(2);
+        for (;;)
+            pause();
+    }
+    char x;
+    ck_assert_int_eq(read(pp[0], &x, 1), 1);
+    kill(c, SIGKILL);
+    int st;
+    waitpid(c, &st, 0);
+    char path[600];
+    snprintf(path, sizeof path, "%s/.cuprof-run.%d", tmpdir, (int)c);
+    cuprof_rfread_info info;
+    char err[512];
+    cuprof_run *run = cuprof_rfread(path, &info, err, sizeof err);
+    ck_assert_msg(run != NULL, "%s", err);
+    uint64_t good = info.read_bytes;
+    cuprof_rfread_free(run);
+    cuprof_recover_end end = {.ended_by = "SIGKILL", .died_ns = 0};
+    cuprof_recover_stats rst;
+    ck_assert_int_eq(cuprof_recover_append(path, c, fd, good, &end, &rst, err, sizeof err), 0);
+    ck_assert(rst.from_memory);
+    ck_assert_uint_eq(rst.threads, 1);
+    run = cuprof_rfread(path, &info, err, sizeof err);
+    ck_assert_msg(run != NULL, "%s", err);
+    ck_assert(info.recovered && !info.complete);
+    ck_assert_uint_eq(run->nevents, KILLED_CALLS + 2);   /* the calls and the mark, not the open one */
+    ck_assert_str_eq(run->ended_by, "SIGKILL");
+    ck_assert(run->truncated && run->killed.recovered && run->killed.from_memory);
+    ck_assert(!run->killed.oom);
+    ck_assert_str_eq(cuprof_run_api_name(run, 5), "cublasLtMatmul");
+    ck_assert_str_eq(cuprof_run_api_name(run, 0), "cudaA");
+    const cuprof_run_thread *th = &run->threads[0];
+    const cuprof_event *mark = cuprof_run_event(th, KILLED_CALLS);
+    ck_assert_uint_eq(mark->cls, CUPROF_EV_MARK);
+    ck_assert_uint_ge(run->nstrings, mark->a.nvtx.name);
+    ck_assert_str_eq(run->strings[mark->a.nvtx.name], "the last words");
+    /* stamps in order, the last one converted with the recovery's anchor */
+    for (uint64_t i = 1; i < th->n; i++)
+        ck_assert_uint_ge(cuprof_run_event(th, i)->t0, cuprof_run_event(th, i - 1)->t0);
+    ck_assert_uint_le(cuprof_run_event(th, th->n - 1)->t1, run->t_end);
+    cuprof_rfread_free(run);
+    close(fd);
+    unsetenv(CUPROF_SHM_ENV);
+}
+END_TEST
+
 START_TEST(api_table_names_the_apis_used)
 {
     cuprof_api_register(APIS, NAPIS);
@@ -1709,6 +1811,7 @@ Suite *collector_suite(void)
     tcase_add_test(tc, run_file_unwritable_counts);
     tcase_add_test(tc, stamps_are_monotonic_ns);
     tcase_add_test(tc, chunks_decode_alone);
+    tcase_add_test(tc, killed_recovered_from_the_recording_memory);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("aggregate");

@@ -349,9 +349,56 @@ START_TEST(memory_model_many_allocations)
     ck_assert_uint_eq(m->peak_bytes, peak);
     ck_assert_uint_eq(m->peak_allocations, peak_live);
     ck_assert_uint_eq(m->end_bytes, held);
+    ck_assert_uint_eq(m->end_allocations, nlive);
+    ck_assert_uint_eq(m->nend_top, held ? 1 : 0);
+    if (held)
+        ck_assert_uint_eq(m->end_top[0].bytes, held);
     ck_assert_uint_eq(m->ntop, 1);
     ck_assert_uint_eq(m->top[0].bytes, peak);
     test_summary_destroy(s);
+}
+END_TEST
+
+/* killed-by-oom: the run says the kernel's OOM killer ended it (prof.sh's
+ * supervisor saw its cgroup count the kill): the host memory last seen,
+ * the limit, the device memory held at the end and its largest owners
+ * (most bytes first; a freed allocation not counted). Silent otherwise. */
+START_TEST(killed_by_oom)
+{
+    reset();
+    static const struct { uint16_t api; uint64_t ptr, bytes; } allocs[] = {
+        {A_MALLOC, 0x1000, 8u << 20}, {A_MALLOC, 0x2000, 4u << 20}, {A_MALLOC, 0x3000, 2u << 20},
+    };
+    uint64_t t = 1000;
+    for (size_t k = 0; k < 3; k++, t += 100) {
+        size_t i = ev(allocs[k].api, CUPROF_EV_ALLOC, t, t + 10, 0);
+        evs[i].a.mem.ptr = allocs[k].ptr;
+        evs[i].a.mem.bytes = allocs[k].bytes;
+    }
+    size_t f = ev(A_FREE, CUPROF_EV_FREE, t, t + 10, 0);   /* the 2 MiB one, freed */
+    evs[f].a.mem.ptr = 0x3000;
+    expect("killed-by-oom", 0);
+    run.killed = (cuprof_killed){.recovered = 1, .from_memory = 1, .oom = 1, .cgroup = "/job.slice",
+                                 .mem_limit = 1ull << 30, .rss = 1000ull << 20,
+                                 .rss_peak = 1010ull << 20};
+    cuprof_summary *s = build();
+    const cuprof_finding *k = find(s, "killed-by-oom");
+    ck_assert_ptr_nonnull(k);
+    ck_assert_ptr_eq(k, &s->findings[0]);   /* first: how the run ended */
+    ck_assert_msg(strstr(k->message, "killed by the kernel's OOM killer (its memory cgroup "
+                                     "/job.slice counted the kill)") &&
+                      strstr(k->message, "1000.00 MiB when last seen (peak 1010.00 MiB)") &&
+                      strstr(k->message, "limit 1.00 GiB") &&
+                      strstr(k->message, "12.00 MiB in 2 allocations, largest owners cudaMalloc "
+                                         "(12.00 MiB in 2)"),
+                  "%s", k->message);
+    ck_assert_double_eq(number(k, "device_held_bytes"), (double)(12u << 20));
+    ck_assert_double_eq(number(k, "device_allocations"), 2);
+    ck_assert_double_eq(number(k, "rss_bytes"), (double)(1000ull << 20));
+    ck_assert_double_eq(number(k, "memory_limit_bytes"), (double)(1ull << 30));
+    test_summary_destroy(s);
+    run.killed.oom = 0;   /* killed, not by the OOM killer */
+    expect("killed-by-oom", 0);
 }
 END_TEST
 
@@ -826,6 +873,7 @@ int main(void)
     tcase_add_test(tc, peak_table);
     tcase_add_test(tc, below_peak);
     tcase_add_test(tc, memory_model_many_allocations);
+    tcase_add_test(tc, killed_by_oom);
     tcase_add_test(tc, graph_gaps);
     tcase_add_test(tc, many_calls);
     tcase_add_test(tc, cold_start);

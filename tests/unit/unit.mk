@@ -7,9 +7,12 @@
 # What they recorded is read back through the run file (runfile_back.c: the
 # reader of formats/runfile/, as cuprof-report reads it).
 RUNFILE_BACK := tests/unit/runfile_back.c
+# (and tools/recover.c: a killed process's run file completed from the
+# recording memory, as cuprof-report --recover does)
 $(B)/tests/test_collector: tests/unit/test_collector.c $(RUNFILE_BACK) $(COLLECTOR_OBJS) $(RUNFILE_OBJS) \
-                          $(MODEL_OBJS) $(FORMATS_OBJS)
+                          $(MODEL_OBJS) $(FORMATS_OBJS) tools/recover.c tools/recover.h
 	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -o $@ $< $(RUNFILE_BACK) \
+	    tools/recover.c \
 	    $(COLLECTOR_OBJS) $(RUNFILE_OBJS) $(MODEL_OBJS) $(FORMATS_OBJS) $(LDFLAGS) $(CHECK_LIBS) $(JSON_LIBS) $(RUNFILE_LIBS) -lstdc++ -ldl -lpthread
 
 # The CUPTI objects (with the collector, whose run file they write to),
