@@ -139,17 +139,27 @@ static int frames_build(cuprof_stacks *s, const cuprof_run *run, cuprof_demangle
     if (!s->frame || !s->module || !s->demangled)
         return -1;
     size_t bytes = 1;
-    for (uint32_t i = 0; i < nf; i++)
-        if (!run->frames[i].symbol)
-            bytes += strlen(base_name(run->frames[i].module)) + 24;
+    for (uint32_t i = 0; i < nf; i++) {
+        const cuprof_run_frame *f = &run->frames[i];
+        if (f->python)   /* "qualname (file:line)" */
+            bytes += strlen(f->symbol ? f->symbol : "?") + strlen(f->file ? f->file : "?") + 16;
+        else if (!f->symbol)
+            bytes += strlen(base_name(f->module)) + 24;
+    }
     s->owned = malloc(bytes);
     if (!s->owned)
         return -1;
     char *w = s->owned;
     for (uint32_t i = 0; i < nf; i++) {
         const cuprof_run_frame *f = &run->frames[i];
-        s->module[i] = base_name(f->module);
-        if (f->symbol) {
+        s->module[i] = base_name(f->module ? f->module : "");
+        if (f->python) {
+            int len = sprintf(w, "%s (%s:%u)", f->symbol ? f->symbol : "?",
+                              f->file && *f->file ? f->file : "?", (unsigned)f->line);
+            s->frame[i] = w;
+            w += len + 1;
+        }
+        else if (f->symbol) {
             if (demangle && !strncmp(f->symbol, "_Z", 2))
                 s->demangled[i] = demangle(f->symbol);
             s->frame[i] = s->demangled[i] ? s->demangled[i] : f->symbol;
@@ -165,10 +175,15 @@ static int frames_build(cuprof_stacks *s, const cuprof_run *run, cuprof_demangle
 }
 
 /* The launch site of stack id: "function (module)" of its innermost
- * program frame (frame index, or -1). */
+ * program frame, or its innermost Python frame when it has one
+ * ("qualname (file:line)", as torch.profiler's stacks name a Python
+ * line); frame index, or -1. */
 static long site_frame(const cuprof_stacks *s, const cuprof_run *run, uint32_t id)
 {
     const cuprof_run_stack *st = &run->stacks[id];
+    for (uint32_t k = 0; k < st->n; k++)
+        if (st->frames[k] < run->nframes && run->frames[st->frames[k]].python)
+            return st->frames[k];
     for (uint32_t k = 0; k < st->n; k++) {
         uint32_t f = st->frames[k];
         if (f >= run->nframes || cuda_library(s->module[f]) ||
@@ -197,7 +212,8 @@ static int sites_build(cuprof_stacks *s, const cuprof_run *run)
     site_of[0] = -1;
     for (uint32_t id = 1; id <= ns; id++) {
         site_of[id] = site_frame(s, run, id);
-        if (site_of[id] >= 0) {   /* "frame (module)", "?" for no module */
+        if (site_of[id] >= 0) {   /* "frame (module)", "?" for no module; a Python
+                                     frame's name says its file and line */
             const char *m = s->module[site_of[id]];
             bytes += strlen(s->frame[site_of[id]]) + (*m ? strlen(m) : 1) + 4;
         }
@@ -225,7 +241,10 @@ static int sites_build(cuprof_stacks *s, const cuprof_run *run)
             continue;
         }
         v[id].site = w;
-        w += sprintf(w, "%s (%s)", s->frame[f], *s->module[f] ? s->module[f] : "?") + 1;
+        if (run->frames[f].python)
+            w += sprintf(w, "%s", s->frame[f]) + 1;
+        else
+            w += sprintf(w, "%s (%s)", s->frame[f], *s->module[f] ? s->module[f] : "?") + 1;
     }
     for (uint32_t id = 0; id <= ns; id++)
         s->stack_site[id] = v[id].site;

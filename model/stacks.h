@@ -11,7 +11,11 @@
  *
  * A launch site is the innermost frame of a stack that is the program's:
  * not in a CUDA library (libcudart, libcublas, ...) and not code nvcc wrote
- * for a <<<>>> launch (__device_stub__*, the cudaLaunchKernel<> template).
+ * for a <<<>>> launch (__device_stub__*, the cudaLaunchKernel<> template);
+ * in a stack with Python frames, its innermost Python frame (the line of
+ * the program's Python that made the call, through whatever extension).
+ * A Python frame is named "qualname (file:line)" (file: co_filename), its
+ * module the file's base name.
  */
 #ifndef CUPROF_STACKS_H
 #define CUPROF_STACKS_H
