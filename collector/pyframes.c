@@ -48,6 +48,9 @@ typedef struct layout {
     uint32_t compact_size;       /* sizeof(PyCompactUnicodeObject): other compact strs */
     uint32_t str_basicsize;      /* PyUnicode_Type.tp_basicsize */
     uint32_t rt_finalizing;      /* _PyRuntime._finalizing */
+    uint32_t ep_interp;          /* 3.13: PyInterpreterState.func_state.next_version, the
+                                    counter co_version comes from; NONE_OFF: not there
+                                    (3.12: _Py_next_func_version, a static found by name) */
 } layout;
 
 /* From each version's headers (offsetof; tests/unit/test_pyframes.c checks
@@ -55,13 +58,13 @@ typedef struct layout {
 static const layout layouts[] = {
     {10, 176, 24, NONE_OFF, 104, 24, 32, 96, NONE_OFF, NONE_OFF,
      104, 112, 112 /* co_name: no co_qualname */, 120, 40, NONE_OFF, NONE_OFF, 48, 176, 360, 48,
-     72, 80, 16},
+     72, 80, 16, NONE_OFF},
     {11, 152, 56, 8, 72, 48, 32, 56, 69, 68,
-     112, 120, 128, 136, 72, 168, NONE_OFF, 184, 184, 0, 48, 72, 80, 24},
+     112, 120, 128, 136, 72, 168, NONE_OFF, 184, 184, 0, 48, 72, 80, 24, NONE_OFF},
     {12, 136, 56, 0, 72, 8, 0, 56, 70, NONE_OFF,
-     112, 120, 128, 136, 68, 176, 92, 192, 192, 0, 40, 56, 64, 24},
+     112, 120, 128, 136, 68, 176, 92, 192, 192, 0, 40, 56, 64, 24, NONE_OFF},
     {13, 152, 72, NONE_OFF, 72, 8, 0, 56, 70, NONE_OFF,
-     112, 120, 128, 136, 68, 184, 92, 200, 200, 0, 40, 56, 64, 608},
+     112, 120, 128, 136, 68, 184, 92, 200, 200, 0, 40, 56, 64, 608, 17000},
 };
 
 enum { OWNED_BY_THREAD = 0, OWNED_BY_GENERATOR = 1, OWNED_BY_FRAME_OBJECT = 2,
@@ -76,6 +79,7 @@ enum { OWNED_BY_THREAD = 0, OWNED_BY_GENERATOR = 1, OWNED_BY_FRAME_OBJECT = 2,
 #define BYTES_SVAL 32
 #define STR_LENGTH 16
 #define STR_STATE 32
+#define TS_INTERP 16                 /* PyThreadState.interp */
 
 /* ---- the interpreter found ---------------------------------------------- */
 
@@ -88,6 +92,7 @@ static uintptr_t eval_lo[EVAL_RANGES], eval_hi[EVAL_RANGES];
 static int n_eval;
 static uintptr_t interp_lo, interp_hi;    /* the interpreter's object (libpython or the exe) */
 static uintptr_t main_lo, main_hi;        /* main, when it lies in interp's object */
+static const _Atomic uint32_t *epoch_addr;  /* 3.12: _Py_next_func_version */
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int enabled_cfg;
@@ -110,7 +115,7 @@ int cuprof_py_layout_text(int minor, char *buf, size_t cap)
     F(ts_thread_id) F(ts_frame) F(cf_current) F(fr_back) F(fr_code) F(fr_instr) F(fr_owner)
     F(fr_entry) F(co_filename) F(co_name) F(co_qualname) F(co_linetable) F(co_firstlineno)
     F(co_firsttraceable) F(co_version) F(co_code) F(code_basicsize) F(ascii_size) F(compact_size)
-    F(str_basicsize) F(rt_finalizing)
+    F(str_basicsize) F(rt_finalizing) F(ep_interp)
 #undef F
     if (t->frame_basicsize && w < cap)
         w += (size_t)snprintf(buf + w, cap - w, "frame_basicsize %u\n", t->frame_basicsize);
@@ -304,7 +309,7 @@ typedef struct pyframe {
  * at its address is a different key. */
 typedef struct code_ent {
     _Atomic uintptr_t code;      /* key, 0 = empty; stored last */
-    uint64_t stamp;              /* stamp_of(code) when it was met */
+    uint32_t stamp;              /* stamp_of(code) when it was met */
     int32_t lasti;
     uint32_t id;
 } code_ent;
@@ -473,19 +478,22 @@ static uint32_t frame_new(uintptr_t code, int lasti)
 /* What tells the code object at code from one made later at its address:
  * 3.12+ its co_version, a serial number; before, (or once that counter
  * ran out) its name and file objects and first line. */
-static inline __attribute__((always_inline)) uint64_t stamp_at(const layout *t, uintptr_t code)
+/* What tells the code object at code from one made later at its address:
+ * 3.12+ its co_version, a serial number; before (or once that counter ran
+ * out) a hash of its name and file objects and first line, top bit set. */
+static inline __attribute__((always_inline)) uint32_t stamp_at(const layout *t, uintptr_t code)
 {
     if (t->co_version != NONE_OFF) {
         uint32_t v = AT(code, t->co_version, uint32_t);
-        if (v)
+        if (v && !(v >> 31))
             return v;
     }
     uintptr_t n = AT(code, t->co_qualname, uintptr_t), f = AT(code, t->co_filename, uintptr_t);
-    return (mix(n ^ (f << 17 | f >> 47)) ^ (uint32_t)AT(code, t->co_firstlineno, int32_t)) |
-           (1ull << 63);
+    uint64_t h = mix(n ^ (f << 17 | f >> 47) ^ (uint32_t)AT(code, t->co_firstlineno, int32_t));
+    return (uint32_t)(h ^ h >> 32) | 1u << 31;
 }
 
-static uint64_t stamp_of(uintptr_t code)
+static uint32_t stamp_of(uintptr_t code)
 {
     return stamp_at(&L, code);
 }
@@ -497,7 +505,7 @@ static inline uint32_t code_slot(uintptr_t code, int lasti)
 
 /* The frame id of (code, lasti), code checked: the shared cache, or the
  * slow way. 0: none. */
-static __attribute__((noinline)) uint32_t frame_id(uintptr_t code, int lasti, uint64_t stamp)
+static __attribute__((noinline)) uint32_t frame_id(uintptr_t code, int lasti, uint32_t stamp)
 {
     uint32_t i = code_slot(code, lasti);
     for (uint32_t p = 0; p < CODE_PROBE; p++, i = (i + 1) & (CODE_SLOTS - 1)) {
@@ -535,9 +543,10 @@ static __attribute__((noinline)) uint32_t frame_id(uintptr_t code, int lasti, ui
 /* ---- the walk --------------------------------------------------------------- */
 
 #define PY_MAX 128                   /* Python frames kept (innermost) */
-#define WALK_MAX 1024                /* frames followed, entry frames included */
+#define WALK_MAX 160                 /* frames followed, entry frames and frames not
+                                        started included (each remembered: MEMO) */
 #define SEG_MAX 256                  /* evaluations */
-#define MEMO_MAX 160                 /* steps of a walk remembered per thread */
+#define MEMO_MAX WALK_MAX
 
 typedef struct walk {
     uint32_t ids[PY_MAX];
@@ -556,9 +565,11 @@ typedef struct walk {
  * (mmap'ed: freed at the thread's end). */
 typedef struct memo_ent {
     uintptr_t f, code, instr;
-    uint64_t stamp;
+    uint32_t stamp;                  /* stamp_of(code) */
+    uint32_t epoch;                  /* the code-object counter when the stamp was last
+                                        checked (3.12+; 0: never) */
     uint32_t id;                     /* 0: no frame to show (not started, no code) */
-    int32_t owner;
+    uint32_t owner;                  /* owner | is_entry << 8 */
 } memo_ent;
 
 typedef struct memo {
@@ -608,7 +619,7 @@ static inline void seg_close(walk *w)
 /* A frame met for the first time at this step: checked; its id (0: none
  * to show), or -1 when a check fails. */
 static __attribute__((noinline)) int64_t frame_checked(uintptr_t f, uintptr_t code, uintptr_t instr,
-                                                       int owner, uint64_t *stamp)
+                                                       int owner, uint32_t *stamp)
 {
     if (!readable(code, L.code_basicsize) || AT(code, OB_TYPE, uintptr_t) != code_type)
         return L.minor >= 13 ? 0 : -1;   /* 3.13: f_executable may be other than code */
@@ -636,26 +647,53 @@ static __attribute__((noinline)) int64_t frame_checked(uintptr_t f, uintptr_t co
 
 /* 1: w holds the chain; 0: a check failed (no Python frames then). One
  * copy per version (t: a constant), so that its offsets are too. */
+/* A frame the memo did not know at this step: checked, remembered; its id
+ * (0: none to show), or -1 when a check fails. */
+static __attribute__((noinline)) int64_t step_miss(memo_ent *me, uintptr_t f, uintptr_t code,
+                                                   uintptr_t instr, int owner, int key,
+                                                   uint32_t epoch)
+{
+    uint32_t stamp = 0;
+    int64_t r = frame_checked(f, code, instr, owner, &stamp);
+    if (r >= 0)   /* not an object that is not code (stamp 0): its fields are not read again */
+        *me = (memo_ent){stamp ? f : 0, code, instr, stamp, epoch, (uint32_t)r, (uint32_t)key};
+    return r;
+}
+
+/* The memo's stamp still the code object's: 3.12+ one load (co_version). */
+static inline __attribute__((always_inline)) int stamp_same(const layout *t, uintptr_t code,
+                                                           uint32_t stamp)
+{
+    if (t->co_version != NONE_OFF) {
+        uint32_t v = AT(code, t->co_version, uint32_t);
+        if (__builtin_expect(v != 0 && !(v >> 31), 1))
+            return v == stamp;
+    }
+    return stamp_of(code) == stamp;
+}
+
+/* 1: w holds the chain; 0: a check failed (no Python frames then). One
+ * copy per version (t: a constant), so that its offsets are too. */
 static inline __attribute__((always_inline)) int walk_impl(const layout *t, uintptr_t head,
-                                                           walk *restrict w, memo *restrict m)
+                                                           walk *restrict w, memo_ent *restrict e,
+                                                           uint32_t epoch)
 {
     uintptr_t f = head;
     int n = 0, step = 0, misses = 0;
     for (; f; step++) {
-        if (step == WALK_MAX || n == PY_MAX) {
+        if (__builtin_expect(step == WALK_MAX || n == PY_MAX, 0)) {
             w->cut = 1;
             break;
         }
-        memo_ent *me = m && step < MEMO_MAX ? &m->e[step] : NULL;
-        if (!(me && me->f == f) && !readable(f, t->fr_size))
+        memo_ent *me = &e[step];
+        if (me->f != f && !readable(f, t->fr_size))
             return 0;
         uintptr_t back = AT(f, t->fr_back, uintptr_t);
         int owner = t->fr_owner == NONE_OFF ? 0 : AT(f, t->fr_owner, int8_t);
         if (t->minor >= 12 && owner == OWNED_BY_CSTACK) {   /* an evaluation's entry frame */
-            if (!(me && me->f == f && me->owner == OWNED_BY_CSTACK)) {
+            if (!(me->f == f && me->owner == OWNED_BY_CSTACK)) {
                 misses++;
-                if (me)
-                    *me = (memo_ent){f, 0, 0, 0, 0, OWNED_BY_CSTACK};
+                *me = (memo_ent){f, 0, 0, 0, 0, 0, OWNED_BY_CSTACK};
             }
             w->n = n;
             seg_close(w);
@@ -670,22 +708,21 @@ static inline __attribute__((always_inline)) int walk_impl(const layout *t, uint
         uintptr_t code = AT(f, t->fr_code, uintptr_t);
         uintptr_t instr = t->minor == 10 ? (uintptr_t)(uint32_t)AT(f, t->fr_instr, int32_t)
                                          : AT(f, t->fr_instr, uintptr_t);
-        uint32_t id;
-        if (me && me->f == f && me->code == code && me->instr == instr && me->owner == key &&
-            stamp_at(t, code) == me->stamp)
+        int64_t id;
+        /* a frame seen here before: the same code object still if no code
+         * object was made since its stamp was checked (3.12+: the counter
+         * co_version comes from did not move), else by its stamp */
+        if (me->f == f && me->instr == instr && me->code == code && me->owner == (uint32_t)key &&
+            ((epoch && me->epoch == epoch) || (stamp_same(t, code, me->stamp) &&
+                                               (me->epoch = epoch, 1))))
             id = me->id;
         else {
             misses++;
-            uint64_t stamp = 0;
-            int64_t r = frame_checked(f, code, instr, owner, &stamp);
-            if (r < 0)
+            if ((id = step_miss(me, f, code, instr, owner, key, epoch)) < 0)
                 return 0;
-            id = (uint32_t)r;
-            if (me)   /* not an object that is not code (stamp 0): its fields are not read */
-                *me = (memo_ent){stamp ? f : 0, code, instr, stamp, id, key};
         }
-        if (id)
-            w->ids[n++] = id;
+        w->ids[n] = (uint32_t)id;
+        n += id != 0;
         if (t->minor == 10 || entry) {
             w->n = n;
             seg_close(w);
@@ -694,7 +731,7 @@ static inline __attribute__((always_inline)) int walk_impl(const layout *t, uint
     }
     w->n = n;
     w->steps = step;
-    w->misses = misses + (step > MEMO_MAX);
+    w->misses = misses;
     /* 3.11+: frames after the last entry frame would be an evaluation of
      * their own (never seen; the chain ends at an entry frame) */
     if (w->n > (w->nseg ? w->seg_end[w->nseg - 1] : 0))
@@ -702,18 +739,49 @@ static inline __attribute__((always_inline)) int walk_impl(const layout *t, uint
     return 1;
 }
 
-static int py_walk(uintptr_t head, walk *w, memo *m)
+static int py_walk_in(uintptr_t head, walk *w, memo_ent *e, uint32_t epoch)
 {
     switch (L.minor) {
     case 10:
-        return walk_impl(&layouts[0], head, w, m);
+        return walk_impl(&layouts[0], head, w, e, 0);
     case 11:
-        return walk_impl(&layouts[1], head, w, m);
+        return walk_impl(&layouts[1], head, w, e, 0);
     case 12:
-        return walk_impl(&layouts[2], head, w, m);
+        return walk_impl(&layouts[2], head, w, e, epoch);
     default:
-        return walk_impl(&layouts[3], head, w, m);
+        return walk_impl(&layouts[3], head, w, e, epoch);
     }
+}
+
+/* No memo of its own (its mmap failed): one on the stack, for this walk. */
+static __attribute__((noinline)) int py_walk_alone(uintptr_t head, walk *w)
+{
+    memo_ent e[MEMO_MAX];
+    memset(e, 0, sizeof e);
+    int r = py_walk_in(head, w, e, 0);
+    w->misses = 1;   /* nothing to reuse */
+    return r;
+}
+
+/* The counter every new code object takes its co_version from (3.12+),
+ * or 0 when it is not known or ran out. */
+static inline uint32_t epoch_now(uintptr_t ts)
+{
+    uint32_t v = 0;
+    if (epoch_addr)
+        v = atomic_load_explicit(epoch_addr, memory_order_relaxed);
+    else if (L.ep_interp != NONE_OFF) {
+        uintptr_t in = AT(ts, TS_INTERP, uintptr_t);
+        if (!readable(in, L.ep_interp + 4))
+            return 0;
+        v = atomic_load_explicit((const _Atomic uint32_t *)(in + L.ep_interp), memory_order_relaxed);
+    }
+    return v;
+}
+
+static int py_walk(uintptr_t ts, uintptr_t head, walk *w, memo *m)
+{
+    return m ? py_walk_in(head, w, m->e, epoch_now(ts)) : py_walk_alone(head, w);
 }
 
 /* The head of the calling thread's chain: the frame pointer, or 0. */
@@ -761,7 +829,7 @@ int cuprof_py_splice(const uintptr_t *pcs, int n, uintptr_t *out, int max, uint3
     memo *m = tls_memo;
     if (__builtin_expect(!m, 0))
         m = memo_make();
-    if (!py_walk(head, &w, m) || chain_head(ts) != head) {
+    if (!py_walk(ts, head, &w, m) || chain_head(ts) != head) {
         atomic_fetch_add_explicit(&st_dropped, 1, memory_order_relaxed);
         if (m)
             m->last_steps = -1;
@@ -1053,6 +1121,9 @@ static int setup(void)
             path = exe;
         }
         cuprof_elf_functions(path, on_function, &sc);
+        uint64_t nv;
+        if (t->minor == 12 && cuprof_elf_object(path, "_Py_next_func_version", &nv) == 0)
+            epoch_addr = (const _Atomic uint32_t *)(sc.base + nv);
     }
     if (sc.n == 0 && es && es->st_size) {
         sc.lo[0] = eval;

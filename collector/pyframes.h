@@ -27,11 +27,20 @@
  * never a wrong one.
  *
  * (code object, instruction) pairs are interned in a table read without
- * locks, so a frame seen before costs a few loads; a new one takes a lock,
- * copies its strings (the code object may be freed later) and decodes its
- * line. Frames are identified by content (qualified name, file, line): the
- * same function at two lines is two frames. In a stack a Python frame is
- * CUPROF_PY_PC | its id.
+ * locks; a new one takes a lock, copies its strings (the code object may be
+ * freed later) and decodes its line. Frames are identified by content
+ * (qualified name, file, line): the same function at two lines is two
+ * frames. In a stack a Python frame is CUPROF_PY_PC | its id. A code object
+ * freed and another made at its address is told apart by its stamp: 3.12+
+ * its co_version (a serial number), before a hash of its name and file
+ * objects and first line.
+ * Per thread, a memo (one mmap, freed at the thread's end) keeps what each
+ * step of its last walks met: a frame at the same address with the same
+ * code object and instruction is taken from it with no check, no table and
+ * (3.12+, while the counter co_version comes from has not moved: no code
+ * object was made since) no read of the code object; when the native
+ * frames and every Python frame are the thread's last stack's, its id is
+ * that stack's (no splice, no interning).
  *
  * The splice: each native frame in _PyEval_EvalFrameDefault (its .cold
  * part too, from the ELF symbol table) is replaced by the Python frames

@@ -80,6 +80,10 @@ int cuprof_elf_functions(const char *path,
                          void (*fn)(const char *name, uint64_t value, uint64_t size, void *ctx),
                          void *ctx);
 
+/* stacks_sym.c: the value (file address) of the data object name in the
+ * ELF file at path (its .symtab, else .dynsym); -1 when it is not there. */
+int cuprof_elf_object(const char *path, const char *name, uint64_t *value);
+
 /* Fork handlers: the table's lock is never inherited held. */
 void cuprof_stacks_fork_prepare(void);
 void cuprof_stacks_fork_done(int child);

@@ -202,6 +202,28 @@ int cuprof_elf_functions(const char *path,
     return found ? 0 : -1;
 }
 
+int cuprof_elf_object(const char *path, const char *name, uint64_t *value)
+{
+    size_t len = 0;
+    void *map = map_file(path, &len);
+    if (!map)
+        return -1;
+    symtab t;
+    int found = 0;
+    if (find_symtab(map, len, &t))
+        for (size_t i = 0; i < t.n && !found; i++) {
+            const Elf64_Sym *sy = &t.s[i];
+            if (ELF64_ST_TYPE(sy->st_info) == STT_OBJECT && sy->st_shndx != SHN_UNDEF &&
+                sy->st_value && sy->st_name < t.strs_len &&
+                !strncmp(t.strs + sy->st_name, name, t.strs_len - sy->st_name)) {
+                *value = sy->st_value;
+                found = 1;
+            }
+        }
+    munmap(map, len);
+    return found ? 0 : -1;
+}
+
 /* Reads m's function symbols (once; a file that cannot be read has none). */
 static void load_symbols(module *m)
 {

@@ -14,6 +14,9 @@
 #include "internal/pycore_frame.h"
 #endif
 #include "internal/pycore_runtime.h"
+#if PY_VERSION_HEX >= 0x030D0000
+#include "internal/pycore_interp.h"
+#endif
 
 #define P(name, v) printf("%s %u\n", name, (unsigned)(v))
 
@@ -68,6 +71,9 @@ int main(void)
     P("rt_finalizing", offsetof(_PyRuntimeState, _finalizing));
 #if PY_VERSION_HEX < 0x030B0000
     P("frame_basicsize", sizeof(PyFrameObject));
+#endif
+#if PY_VERSION_HEX >= 0x030D0000
+    P("ep_interp", offsetof(PyInterpreterState, func_state.next_version));
 #endif
     return 0;
 }
