@@ -93,7 +93,7 @@ stats() {
     printf "%.2f %.2f %.2f\n", m, v[1], v[NR] }'
 }
 
-declare -A added base
+declare -A added base abs
 PY_CFGS="cuprof fp auto auto_nopy"
 C_CFGS="cuprof fp"
 echo "py_stacks: Python $pyver ($py), N=$N, $REPEATS repeats" >&2
@@ -103,6 +103,7 @@ for rep in $(seq 1 "$REPEATS"); do
     declare -A this=()
     for cfg in $PY_CFGS; do
       ns=$(run py "$d" "$cfg")
+      abs[py$d.$cfg]+="$ns"$'\n'
       this[$cfg]=$(awk -v x="$ns" -v y="$b" 'BEGIN{printf "%.2f", x - y}')
       added[py$d.$cfg]+="${this[$cfg]}"$'\n'
     done
@@ -111,32 +112,46 @@ for rep in $(seq 1 "$REPEATS"); do
     b=$(run c "$d" none); base[c$d]+="$b"$'\n'
     for cfg in $C_CFGS; do
       ns=$(run c "$d" "$cfg")
+      abs[c$d.$cfg]+="$ns"$'\n'
       added[c$d.$cfg]+="$(awk -v x="$ns" -v y="$b" 'BEGIN{printf "%.2f", x - y}')"$'\n'
     done
   done
   echo "py_stacks: repeat $rep/$REPEATS done" >&2
 done
 
-row() {  # key label
-  local s; s=$(printf '%s' "${added[$1]:-}" | grep -v '^$' | stats)
-  printf '| %-44s | %8s | %8s | %8s |\n' "$2" $s
+minof() { printf '%s' "${1:-}" | grep -v '^$' | sort -g | head -1; }
+# fastest: a configuration's fastest repeat minus the fastest run with no hook
+# (noise on a shared machine only ever adds time)
+fastest() {  # kind depth cfg
+  awk -v c="$(minof "${abs[$1$2.$3]:-}")" -v b="$(minof "${base[$1$2]:-}")" 'BEGIN{printf "%.2f", c - b}'
 }
-echo "## Python frames under --stacks (bench/py_stacks.sh: Python $pyver; added ns per call; median, min, max of $REPEATS)"
+row() {  # kind depth cfg label
+  local s; s=$(printf '%s' "${added[$1$2.$3]:-}" | grep -v '^$' | stats)
+  printf '| %-50s | %8s | %8s | %8s | %8s |\n' "$4" $s "$(fastest "$1" "$2" "$3")"
+}
+echo "## Python frames under --stacks (bench/py_stacks.sh: Python $pyver; added ns per call)"
 echo
 echo "A C extension launching N=$N times in a C loop from a recursive Python function D deep"
 echo "(bench/py_calls.c, .py), beside bench/calls --depth D (C, frame pointers), each against"
-echo "its own run with no hook in the same repeat."
+echo "its own run with no hook in the same repeat: median, min and max of $REPEATS repeats, and"
+echo "from the fastest repeats (a configuration's fastest minus the fastest with no hook)."
 echo
-echo "| configuration                                |   median |      min |      max |"
-echo "|----------------------------------------------|----------|----------|----------|"
+echo "| configuration                                      |   median |      min |      max |  fastest |"
+echo "|----------------------------------------------------|----------|----------|----------|----------|"
 for d in 10 30; do
-  printf '| %-44s | %8s | %8s | %8s |\n' "Python depth $d: no hook (ns per call)" $(printf '%s' "${base[py$d]}" | grep -v '^$' | stats)
-  row py$d.cuprof "Python depth $d: cuprof, no stacks"
-  row py$d.fp "Python depth $d: --stacks=fp, Python frames"
-  row py$d.auto "Python depth $d: --stacks (auto), Python frames"
-  row py$d.auto_nopy "Python depth $d: --stacks, CUPROF_STACKS_PYTHON=0"
-  row py$d.pyown "Python depth $d: the Python frames' own (auto - =0)"
-  printf '| %-44s | %8s | %8s | %8s |\n' "C depth $d: no hook (ns per call)" $(printf '%s' "${base[c$d]}" | grep -v '^$' | stats)
-  row c$d.cuprof "C depth $d: cuprof, no stacks"
-  row c$d.fp "C depth $d: --stacks=fp (frame pointers)"
+  printf '| %-50s | %8s | %8s | %8s | %8s |\n' "Python depth $d: no hook (ns per call)" \
+    $(printf '%s' "${base[py$d]}" | grep -v '^$' | stats) "$(minof "${base[py$d]}")"
+  row py $d cuprof "Python depth $d: cuprof, no stacks"
+  row py $d fp "Python depth $d: --stacks=fp, Python frames"
+  row py $d auto "Python depth $d: --stacks (auto), Python frames"
+  row py $d auto_nopy "Python depth $d: --stacks, CUPROF_STACKS_PYTHON=0"
+  s=$(printf '%s' "${added[py$d.pyown]:-}" | grep -v '^$' | stats)
+  printf '| %-50s | %8s | %8s | %8s | %8s |\n' "Python depth $d: the Python frames' own (auto - =0)" $s \
+    "$(awk -v a="$(minof "${abs[py$d.auto]}")" -v b="$(minof "${abs[py$d.auto_nopy]}")" 'BEGIN{printf "%.2f", a - b}')"
+  printf '| %-50s | %8s | %8s | %8s | %8s |\n' "C depth $d: no hook (ns per call)" \
+    $(printf '%s' "${base[c$d]}" | grep -v '^$' | stats) "$(minof "${base[c$d]}")"
+  row c $d cuprof "C depth $d: cuprof, no stacks"
+  row c $d fp "C depth $d: --stacks=fp (frame pointers)"
+  printf '| %-50s | %8s | %8s | %8s | %8s |\n' "C depth $d: the frame pointers' own (fp - cuprof)" - - - \
+    "$(awk -v a="$(minof "${abs[c$d.fp]}")" -v b="$(minof "${abs[c$d.cuprof]}")" 'BEGIN{printf "%.2f", a - b}')"
 done

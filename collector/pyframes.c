@@ -542,18 +542,17 @@ static __attribute__((noinline)) uint32_t frame_id(uintptr_t code, int lasti, ui
 
 /* ---- the walk --------------------------------------------------------------- */
 
-#define PY_MAX 128                   /* Python frames kept (innermost) */
 #define WALK_MAX 160                 /* frames followed, entry frames and frames not
                                         started included (each remembered: MEMO) */
 #define SEG_MAX 256                  /* evaluations */
 #define MEMO_MAX WALK_MAX
 
 typedef struct walk {
-    uint32_t ids[PY_MAX];
+    uint32_t ids[WALK_MAX];
     int n;                           /* frames in ids */
     uint16_t seg_end[SEG_MAX];       /* segment s: ids [seg_end[s-1], seg_end[s]) */
     int nseg;
-    int cut;                         /* the chain went on past PY_MAX, WALK_MAX or SEG_MAX */
+    int cut;                         /* the chain went on past WALK_MAX or SEG_MAX */
     int steps;                       /* frames followed */
     int misses;                      /* steps the memo did not know */
 } walk;
@@ -681,7 +680,7 @@ static inline __attribute__((always_inline)) int walk_impl(const layout *t, uint
     uintptr_t f = head;
     int n = 0, step = 0, misses = 0;
     for (; f; step++) {
-        if (__builtin_expect(step == WALK_MAX || n == PY_MAX, 0)) {
+        if (__builtin_expect(step == WALK_MAX, 0)) {   /* n <= step: ids has room */
             w->cut = 1;
             break;
         }
@@ -712,7 +711,10 @@ static inline __attribute__((always_inline)) int walk_impl(const layout *t, uint
         /* a frame seen here before: the same code object still if no code
          * object was made since its stamp was checked (3.12+: the counter
          * co_version comes from did not move), else by its stamp */
-        if (me->f == f && me->instr == instr && me->code == code && me->owner == (uint32_t)key &&
+        /* 3.12+: the instruction lies in the code object: the same one, or
+         * one made since over its memory (its co_version tells) */
+        if (me->f == f && me->instr == instr && (t->minor >= 12 || me->code == code) &&
+            me->owner == (uint32_t)key &&
             ((epoch && me->epoch == epoch) || (stamp_same(t, code, me->stamp) &&
                                                (me->epoch = epoch, 1))))
             id = me->id;
