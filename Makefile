@@ -109,7 +109,7 @@ compdb: deps-ok
 	$(Q)rm -rf $(B)/compdb && bear --output compile_commands.json -- \
 	    $(MAKE) --no-print-directory B=$(B)/compdb build-all
 
-# Installs Check, jansson, libunwind, SQLite and pkg-config when they are missing
+# Installs Check, jansson, libunwind, SQLite, pkg-config and libdw when they are missing
 # (apt-get as root, otherwise prints the command), and the viewer tests' chromium
 # and npm packages where it can; a stamp keeps it to once.
 deps-ok: $(B)/.deps-ok

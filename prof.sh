@@ -31,9 +31,10 @@ Usage: prof.sh [options] [--] PROGRAM [ARGS...]
        prof.sh snapshot [-o DIR] [report options] PID|RUNFILE
        prof.sh compare [--json] [--html FILE] A.summary.json B.summary.json
        prof.sh export sqlite NAME.trace.json [OUT.sqlite]
-       prof.sh merge [-n NAME] [-o OUTDIR] [--html] DIR
-       prof.sh stats [--report api|kernels|copies|blas|ranges] [--sort COLUMN]
-                     [--limit N] [--filter REGEX] [--csv|--json] NAME.summary.json
+       prof.sh trigger PID [--duration T | --calls N | --steps N] | --job DIR --steps N
+       prof.sh merge [-n NAME] [-o OUTDIR] [--html] [--window K | --run] [--all-ranks] DIR
+       prof.sh stats [--report api|kernels|copies|blas|ranges] [--group-by-stack N]
+                     [--sort COLUMN] [--limit N] [--filter REGEX] [--csv|--json] NAME.summary.json
 
 Runs PROGRAM with the cuprof library preloaded. When each process that used
 CUDA exits, it writes to DIR:
@@ -50,13 +51,19 @@ CUDA exits, it writes to DIR:
                       "prof.sh trigger PID [--duration 10s | --calls N |
                       --steps N [--step-range NAME]]" opens a window in a
                       process started with --standby (its user only);
+                      "prof.sh trigger --job DIR --steps N" does it in
+                      every rank of a job writing into DIR, at the same
+                      step on each (NAME.rankR.wK.*);
                       "prof.sh trigger PID --dump" writes the last seconds
                       of one started with --flight-recorder
 Under a launcher (mpirun, torchrun, srun: "mpirun -np 4 prof.sh -o DIR -- PROGRAM")
 each rank writes NAME.rankR.*; "prof.sh merge DIR" puts the ranks on one time
 axis: NAME.merged.trace.json (a process per rank) and NAME.merged.summary.txt
 and .json (per-rank rows, the spread of every call and kernel across ranks,
-the straggler the others wait for, uneven GPU work).
+the straggler the others wait for, uneven GPU work). With --standby ranks,
+"prof.sh trigger --job DIR --steps N" records the same steps on every rank
+(NAME.rankR.wK.*) and merge takes those windows. Past 8 ranks the merged trace
+holds the straggler, the fastest and the median rank (--all-ranks: all).
 "prof.sh export sqlite" turns a trace.json into an SQLite database with
 Nsight Systems' table names (CUPTI_ACTIVITY_KIND_KERNEL, ..._RUNTIME,
 ..._MEMCPY, ..._MEMSET, StringIds, NVTX_EVENTS): nsys SQL queries run on it.

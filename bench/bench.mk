@@ -66,6 +66,12 @@ $(BENCH_B)/libfloor_drain.so: bench/floor_hook.c
 
 ALL_TARGETS += $(BENCH_TOOLS)
 
+# merge at scale (bench/merge_scale.sh N): a synthetic job of N real-sized
+# ranks, merged by cuprof-merge, its time and peak memory on one line.
+$(BENCH_B)/merge_scale: bench/merge_scale.c
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(BENCH_CFLAGS) -o $@ $< $(JSON_LIBS)
+ALL_TARGETS += $(BENCH_B)/merge_scale
+
 # Full run (~5-8 minutes): prints the table and rewrites bench/RESULTS.md.
 bench: deps-ok build-all
 	$(Q)bash bench/run.sh

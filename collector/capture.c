@@ -52,10 +52,20 @@ static struct {
     uint64_t calls_until;         /* calls: the recorded-call count that closes it, 0 = none */
     uint32_t steps_left;          /* steps: occurrences of the step range still to record */
     int steps_armed;              /* steps: the next occurrence opens the window */
+    /* standby: the steps seen so far (prof.sh trigger --job lines the ranks up by them) */
+    int64_t step_cur;             /* number of the last step begun (its "#K", else its
+                                     occurrence from 0); -1 none yet */
+    uint64_t step_count;          /* occurrences of the step range */
+    uint64_t step_t;              /* when the last one began (clock ns) */
+    uint64_t step_ns;             /* from the one before to it: a step's time */
+    int64_t arm_from;             /* armed by a job trigger: opens at the first step numbered
+                                     this or more; -1 at the next step */
+    int64_t opened_step;          /* the step the last armed window opened at */
+    uint64_t open_for_ns;         /* a job's timed window: its span once it opens */
     /* flight recorder: why each window was written ([opened], owned) */
     char **why;
     cuprof_flight_stats flight;   /* the ring when the last window was cut */
-} cap = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} cap = {.lock = PTHREAD_MUTEX_INITIALIZER, .step_cur = -1, .arm_from = -1, .opened_step = -1};
 
 /* nvtx: this thread's push level, and the level of the push range that
  * holds the window open when this thread pushed it (-1: not this thread). */
@@ -219,10 +229,18 @@ int cuprof_capture_init(void)
             rec = CUPROF_REC_ON;
         }
         break;
-    case CUPROF_CAPTURE_STANDBY:
+    case CUPROF_CAPTURE_STANDBY: {
         snprintf(cap.trigger, sizeof cap.trigger, "prof.sh trigger");
         snprintf(cap.spec, sizeof cap.spec, "standby, windows opened by prof.sh trigger");
+        /* the step range is followed from the start (a push compares a string
+         * id): prof.sh trigger --job asks every rank which step it is in */
+        const char *nm = c->step_name[0] ? c->step_name : "ProfilerStep";
+        snprintf(cuprof_g_config.capture_name, sizeof cuprof_g_config.capture_name, "%.255s", nm);
+        cap.name = cuprof_string_intern(cuprof_g_config.capture_name);
+        cap.any_domain = 1;
+        atomic_store(&cuprof_capture_nvtx_on, 1);
         break;
+    }
     case CUPROF_CAPTURE_FLIGHT:   /* everything recorded; windows cut when asked for */
         snprintf(cap.trigger, sizeof cap.trigger, "flight recorder");
         snprintf(cap.spec, sizeof cap.spec, "flight recorder: the last %.3f s, in a ring of at most %llu MiB",
@@ -309,19 +327,45 @@ static int is_trigger(uint32_t name, uint32_t domain)
     return s && cuprof_nvtx_base_len(s) == n && strncmp(s, cuprof_g_config.capture_name, n) == 0;
 }
 
-/* standby, a steps trigger: the step range's pushes and pops (push/pop
- * ranges only: PyTorch's ProfilerStep#N). The window opens at the first push
- * after the trigger and closes at the pop of the steps_left-th step. */
+/* The number of a step: the digits after its name's last '#'
+ * (ProfilerStep#12 is 12), else its occurrence from 0; lock held. */
+static int64_t step_number_locked(uint32_t name)
+{
+    const char *s = cuprof_string_get(name), *h = s ? strrchr(s, '#') : NULL;
+    if (h && h[1] >= '0' && h[1] <= '9') {
+        int64_t v = 0;
+        for (h++; *h >= '0' && *h <= '9' && v < ((int64_t)1 << 55); h++)
+            v = v * 10 + (*h - '0');
+        if (!*h)
+            return v;
+    }
+    return (int64_t)cap.step_count;
+}
+
+/* standby: the step range's pushes and pops (push/pop ranges only:
+ * PyTorch's ProfilerStep#N), followed from the start. A steps trigger's
+ * window opens at the first push after the trigger (a job trigger's: at
+ * the first step numbered arm_from or more) and closes at the pop of the
+ * steps_left-th step; a job's timed window closes open_for_ns after. */
 static int standby_nvtx(uint8_t cls, uint32_t name, uint32_t domain)
 {
     int closes = 0;
     if (cls == CUPROF_EV_RANGE_PUSH) {
         int l = level++;
         if (is_trigger(name, domain)) {
+            uint64_t now = cuprof_clock_now();
             pthread_mutex_lock(&cap.lock);
-            if (cap.steps_armed && !cap.open) {
+            int64_t num = step_number_locked(name);
+            cap.step_ns = cap.step_t ? now - cap.step_t : 0;
+            cap.step_t = now;
+            cap.step_cur = num;
+            cap.step_count++;
+            if (cap.steps_armed && !cap.open && (cap.arm_from < 0 || num >= cap.arm_from)) {
                 open_locked();
                 cap.steps_armed = 0;
+                cap.opened_step = num;
+                if (cap.open_for_ns)
+                    cap.close_at = now + cap.open_for_ns, cap.open_for_ns = 0;
             }
             if (cap.open && cap.steps_left)
                 owner_level = l;
@@ -438,13 +482,52 @@ static uint64_t calls_recorded(void)
     return n;
 }
 
+void cuprof_capture_steps_now(int64_t *step, uint64_t *step_ns, uint64_t *next_window)
+{
+    pthread_mutex_lock(&cap.lock);
+    *step = cap.kind == CUPROF_CAPTURE_STANDBY ? cap.step_cur : -1;
+    *step_ns = cap.step_ns;
+    *next_window = cap.opened + (cap.open ? 0 : 1);
+    pthread_mutex_unlock(&cap.lock);
+}
+
+/* The step range a steps trigger names: followed from now on (a new name
+ * starts the count again); lock held. */
+static void follow_range_locked(const char *nm)
+{
+    if (strcmp(nm, cuprof_g_config.capture_name) != 0) {
+        snprintf(cuprof_g_config.capture_name, sizeof cuprof_g_config.capture_name, "%.255s", nm);
+        cap.step_cur = -1;
+        cap.step_count = cap.step_t = cap.step_ns = 0;
+    }
+    cap.name = cuprof_string_intern(cuprof_g_config.capture_name);
+    cap.any_domain = 1;
+    atomic_store(&cuprof_capture_nvtx_on, 1);
+}
+
+void cuprof_capture_follow(const char *name)
+{
+    pthread_mutex_lock(&cap.lock);
+    if (cap.kind == CUPROF_CAPTURE_STANDBY && !cap.open && !cap.steps_armed && name && *name)
+        follow_range_locked(name);
+    pthread_mutex_unlock(&cap.lock);
+}
+
 int cuprof_capture_trigger(const char *req, char *answer, size_t n)
 {
     unsigned long long v = 0;
-    char what[16] = "", range[256] = "";
-    if (sscanf(req, "%15[a-z_]=%llu %255s", what, &v, range) < 2 || v == 0) {
+    char what[16] = "", rest[300] = "", range[256] = "";
+    long long from = -1;
+    if (sscanf(req, "%15[a-z_]=%llu %299[^\n]", what, &v, rest) < 2 || v == 0) {
         snprintf(answer, n, "refused: the request is not duration_ns=N, calls=N or steps=N");
         return -1;
+    }
+    /* the rest: "from=K" (a job trigger's first step) and the range's name */
+    for (char *save = NULL, *tok = strtok_r(rest, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        if (!strncmp(tok, "from=", 5))
+            from = strtoll(tok + 5, NULL, 10);
+        else
+            snprintf(range, sizeof range, "%s", tok);
     }
     if (!strcmp(what, "dump")) {
         if (cap.kind != CUPROF_CAPTURE_FLIGHT) {
@@ -469,9 +552,21 @@ int cuprof_capture_trigger(const char *req, char *answer, size_t n)
         snprintf(answer, n, "refused: process %ld was not started with --standby", (long)cuprof_g.pid);
         rc = -1;
     } else if (cap.open || cap.steps_armed) {
-        snprintf(answer, n, "refused: window %llu is still open; trigger again when it has closed",
-                 (unsigned long long)cap.opened + (cap.open ? 0 : 1));
+        snprintf(answer, n, "refused: window %llu is still %s; trigger again when it has closed",
+                 (unsigned long long)cap.opened + (cap.open ? 0 : 1), cap.open ? "open" : "waiting for its step");
         rc = -1;
+    } else if (from >= 0 && cap.step_cur >= from && (range[0] == '\0' ||
+                                                      !strcmp(range, cuprof_g_config.capture_name))) {
+        snprintf(answer, n, "missed: step %lld has begun already (this process is at step %lld)", from,
+                 (long long)cap.step_cur);
+        rc = -1;
+    } else if (!strcmp(what, "duration_ns") && from >= 0 && cap.step_count > 0) {
+        cap.arm_from = from;   /* a job's: from its step on, for the span */
+        cap.steps_left = 0;
+        cap.steps_armed = 1;
+        cap.open_for_ns = v;
+        snprintf(answer, n, "window %llu opens at step %lld and lasts %.3f s",
+                 (unsigned long long)cap.opened + 1, from, (double)v / 1e9);
     } else if (!strcmp(what, "duration_ns")) {
         open_locked();
         cap.close_at = cuprof_clock_now() + v;
@@ -482,16 +577,17 @@ int cuprof_capture_trigger(const char *req, char *answer, size_t n)
         snprintf(answer, n, "window %llu opened for the next %llu calls (closed within 0.1 s of the last)",
                  (unsigned long long)cap.opened, v);
     } else if (!strcmp(what, "steps")) {
-        const char *nm = range[0] ? range : (cuprof_g_config.step_name[0] ? cuprof_g_config.step_name
-                                                                          : "ProfilerStep");
-        cap.name = cuprof_string_intern(nm);
-        cap.any_domain = 1;
+        follow_range_locked(range[0] ? range : cuprof_g_config.capture_name);
         cap.steps_left = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
         cap.steps_armed = 1;
-        snprintf(cuprof_g_config.capture_name, sizeof cuprof_g_config.capture_name, "%s", nm);
-        atomic_store(&cuprof_capture_nvtx_on, 1);
-        snprintf(answer, n, "window %llu opens at the next NVTX range %s and holds %llu step%s",
-                 (unsigned long long)cap.opened + 1, nm, v, v == 1 ? "" : "s");
+        cap.arm_from = from;
+        if (from >= 0)
+            snprintf(answer, n, "window %llu opens at step %lld of NVTX range %s and holds %llu step%s",
+                     (unsigned long long)cap.opened + 1, from, cuprof_g_config.capture_name, v,
+                     v == 1 ? "" : "s");
+        else
+            snprintf(answer, n, "window %llu opens at the next NVTX range %s and holds %llu step%s",
+                     (unsigned long long)cap.opened + 1, cuprof_g_config.capture_name, v, v == 1 ? "" : "s");
     } else {
         snprintf(answer, n, "refused: %s is not duration_ns, calls or steps", what);
         rc = -1;

@@ -9,7 +9,7 @@ COLLECTOR_SRCS := collector/config.c collector/log.c collector/clock.c collector
                   collector/kernels.c collector/strings.c collector/lifecycle.c collector/snapshot.c \
                   collector/process_signals.c collector/process_exec.c collector/capture.c collector/memheld.c \
                   collector/stacks.c collector/stacks_sym.c collector/pyframes.c collector/spawn.c collector/place.c \
-                  collector/runfile.c collector/flight.c $(CUPTI_SRCS)
+                  collector/runfile.c collector/flight.c collector/job.c $(CUPTI_SRCS)
 COLLECTOR_OBJS := $(patsubst collector/%.c,$(B)/collector/%.o,$(COLLECTOR_SRCS))
 # Newer CUPTI headers let a second subscriber share the callback API.
 CUPTI_MULTI_SUB := $(shell grep -q allowMultipleSubscribers $(CUDA_HOME)/include/cupti_callbacks.h 2>/dev/null && echo -DCUPROF_CUPTI_MULTI_SUBSCRIBER)

@@ -92,8 +92,12 @@
  *                     with CUPROF_CAPTURE_RANGE.
  *   CUPROF_STANDBY 1  record nothing until `prof.sh trigger PID` opens a
  *                     window (for a duration, a number of calls or of steps;
- *                     collector/capture.c); each window's outputs are written
- *                     when it closes (NAME.wK.*). Not with the options above.
+ *                     collector/capture.c), or `prof.sh trigger --job DIR`
+ *                     opens one at the same step in every such process
+ *                     writing into DIR (collector/job.c; the step range,
+ *                     CUPROF_STEP_RANGE or ProfilerStep, is followed from
+ *                     the start); each window's outputs are written when it
+ *                     closes (NAME.wK.*). Not with the options above.
  *   CUPROF_FLIGHT_RECORDER S   the flight recorder (collector/flight.c): calls
  *                     and GPU records are kept in a ring in memory, not
  *                     written, and only the last S seconds (decimal) are

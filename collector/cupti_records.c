@@ -3,11 +3,15 @@
  *
  * CUPTI asks for empty buffers (request) and hands them back full (complete),
  * on its own worker thread or on the thread that flushes. Each completed
- * buffer is parsed at once into fixed-size records (collector/runfile.h:
+ * buffer is parsed at once into the run file's records (collector/runfile.h:
  * only the fields cuprof reads; kernel and API names become ids of a name
- * table, copied while CUPTI's pointers are certainly valid), appended to
- * the run file as one block per kind, and freed: memory holds one buffer's
- * records at most, and the names. (CUPTI's raw buffer cannot be kept as it
+ * table, copied while CUPTI's pointers are certainly valid), each written
+ * in its compact form (collector/gpu_compact.h: deltas against the same
+ * stream's or thread's previous record, repeats; run file 5.0) into one
+ * GPU_RECORDS block per buffer, which is appended to the run file, and the
+ * buffer freed: memory holds one buffer's encoded records at most, and the
+ * names. The work runs where CUPTI hands buffers over (its own thread, or
+ * the flusher's cuptiActivityFlushAll), never on the program's threads. (CUPTI's raw buffer cannot be kept as it
  * is: its records point at names in CUPTI's memory.) Times stay on CUPTI's
  * clock and records keep no external id: the reader converts with the
  * clock map of the GPU_INFO block and joins the EXTMAP blocks. The store's
@@ -22,8 +26,9 @@
 
 #include "cupti_int.h"
 #include "collector/internal.h"
+#include "collector/gpu_compact.h"
 #include "collector/runfile.h"
-#include "model/gpu.h"   /* the copy and memory kinds' values (types only) */
+#include "collector/runfile_types.h"   /* the copy and memory kinds' values */
 
 #include <sys/uio.h>
 
@@ -50,13 +55,19 @@ typedef struct name_set {
     uint32_t written;  /* ids up to this one are in the run file */
 } name_set;
 
+/* The GPU_RECORDS block being filled: u32 count, u32 zero, then the
+ * records in their compact form (gpu_compact.h). */
+typedef struct gpu_block {
+    uint8_t *p;             /* the payload so far (kept between blocks) */
+    size_t n, cap;          /* bytes used (0: no record yet), allocated */
+    uint32_t count;         /* records in it */
+    uint32_t apis;          /* API records among them */
+    cuprof_gr_codec codec;  /* the encoder's state, from zero at each block */
+} gpu_block;
+
 static struct {
     pthread_mutex_t lock;   /* completion path and exit path only */
-    vec kernels;            /* cuprof_rf_kernel, this buffer's */
-    vec copies;             /* cuprof_rf_copy */
-    vec apis;               /* cuprof_rf_api */
-    vec syncs;              /* cuprof_rf_sync */
-    vec extmap;             /* cuprof_rf_extmap */
+    gpu_block blk;          /* this buffer's records, encoded */
     vec nodes;              /* cuprof_rf_node (resource callbacks), until finish */
     name_set names;         /* kernel and API names */
     uint64_t n_apis;        /* API records written (the exit path's "anything?") */
@@ -68,6 +79,46 @@ static struct {
 } store = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* Appends one element; returns a pointer to it, or NULL without memory. */
+/* Room for one more record in the block (CUPROF_GR_MAX bytes), its header
+ * kept and its codec started when it is empty; NULL without memory. */
+static uint8_t *blk_room(gpu_block *b)
+{
+    if (b->cap - b->n < CUPROF_GR_MAX + 8) {
+        size_t cap = b->cap ? b->cap * 2 : (size_t)64 << 10;
+        uint8_t *p = realloc(b->p, cap);
+        if (p == NULL)
+            return NULL;
+        b->p = p;
+        b->cap = cap;
+    }
+    if (b->n == 0) {
+        memset(b->p, 0, 8);
+        b->n = 8;
+        cuprof_gr_reset(&b->codec);
+    }
+    return b->p + b->n;
+}
+
+/* Encodes one record (kind: enum cuprof_gr_kind) into the block. */
+static void blk_put(int kind, const void *rec)
+{
+    gpu_block *b = &store.blk;
+    uint8_t *p = blk_room(b);
+    if (p == NULL) {
+        store.dropped++;
+        return;
+    }
+    switch (kind) {
+    case CUPROF_GR_KERNEL: p = cuprof_gr_put_kernel(p, &b->codec, rec); break;
+    case CUPROF_GR_COPY: p = cuprof_gr_put_copy(p, &b->codec, rec); break;
+    case CUPROF_GR_API: p = cuprof_gr_put_api(p, &b->codec, rec); b->apis++; break;
+    case CUPROF_GR_SYNC: p = cuprof_gr_put_sync(p, &b->codec, rec); break;
+    default: p = cuprof_gr_put_ext(p, &b->codec, rec); break;
+    }
+    b->n = (size_t)(p - b->p);
+    b->count++;
+}
+
 static void *vec_add(vec *v, size_t elem)
 {
     if (v->n == v->cap) {
@@ -184,11 +235,7 @@ static uint8_t copy_kind(uint32_t k)
 
 static void add_kernel(const CUpti_ActivityKernel10 *r)
 {
-    cuprof_rf_kernel *k = vec_add(&store.kernels, sizeof *k);
-    if (k == NULL) {
-        store.dropped++;
-        return;
-    }
+    cuprof_rf_kernel rec = {0}, *k = &rec;
     k->start = r->start;
     k->end = r->end;
     k->corr = r->correlationId;
@@ -209,15 +256,12 @@ static void add_kernel(const CUpti_ActivityKernel10 *r)
     k->graph = r->graphId != 0;
     k->graph_id = r->graphId;
     k->graph_node_id = r->graphNodeId;
+    blk_put(CUPROF_GR_KERNEL, k);
 }
 
 static void add_memcpy(const CUpti_ActivityMemcpy6 *r)
 {
-    cuprof_rf_copy *c = vec_add(&store.copies, sizeof *c);
-    if (c == NULL) {
-        store.dropped++;
-        return;
-    }
+    cuprof_rf_copy rec = {0}, *c = &rec;
     c->start = r->start;
     c->end = r->end;
     c->bytes = r->bytes;
@@ -231,15 +275,12 @@ static void add_memcpy(const CUpti_ActivityMemcpy6 *r)
     c->async = (r->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
     c->graph_id = r->graphId;
     c->graph_node_id = r->graphNodeId;
+    blk_put(CUPROF_GR_COPY, c);
 }
 
 static void add_peer_copy(const CUpti_ActivityMemcpyPtoP4 *r)
 {
-    cuprof_rf_copy *c = vec_add(&store.copies, sizeof *c);
-    if (c == NULL) {
-        store.dropped++;
-        return;
-    }
+    cuprof_rf_copy rec = {0}, *c = &rec;
     c->start = r->start;
     c->end = r->end;
     c->bytes = r->bytes;
@@ -251,15 +292,12 @@ static void add_peer_copy(const CUpti_ActivityMemcpyPtoP4 *r)
     c->src_mem = mem_kind(r->srcKind);
     c->dst_mem = mem_kind(r->dstKind);
     c->async = (r->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
+    blk_put(CUPROF_GR_COPY, c);
 }
 
 static void add_memset(const CUpti_ActivityMemset4 *r)
 {
-    cuprof_rf_copy *c = vec_add(&store.copies, sizeof *c);
-    if (c == NULL) {
-        store.dropped++;
-        return;
-    }
+    cuprof_rf_copy rec = {0}, *c = &rec;
     c->start = r->start;
     c->end = r->end;
     c->bytes = r->bytes;
@@ -273,6 +311,7 @@ static void add_memset(const CUpti_ActivityMemset4 *r)
     c->value = r->value;
     c->graph_id = r->graphId;
     c->graph_node_id = r->graphNodeId;
+    blk_put(CUPROF_GR_COPY, c);
 }
 
 /* Names of ids collector/cbid.h does not know ("cbid_<n>"), made once each
@@ -328,11 +367,7 @@ static void add_api(const CUpti_ActivityAPI *r, int driver)
         store.late++;   /* a call made while the process ends */
         return;
     }
-    cuprof_rf_api *a = vec_add(&store.apis, sizeof *a);
-    if (a == NULL) {
-        store.dropped++;
-        return;
-    }
+    cuprof_rf_api rec = {0}, *a = &rec;
     a->start = r->start;
     a->end = r->end;
     a->corr = r->correlationId;
@@ -345,6 +380,7 @@ static void add_api(const CUpti_ActivityAPI *r, int driver)
     a->result = (int32_t)r->returnValue;
     a->is_launch = (uint8_t)(driver ? cuprof_cbid_driver_is_launch(r->cbid)
                                     : cuprof_cbid_runtime_is_launch(r->cbid));
+    blk_put(CUPROF_GR_API, a);
 }
 
 static void add_sync(const CUpti_ActivitySynchronization2 *r)
@@ -353,11 +389,7 @@ static void add_sync(const CUpti_ActivitySynchronization2 *r)
         store.late++;
         return;
     }
-    cuprof_rf_sync *s = vec_add(&store.syncs, sizeof *s);
-    if (s == NULL) {
-        store.dropped++;
-        return;
-    }
+    cuprof_rf_sync rec = {0}, *s = &rec;
     s->start = r->start;
     s->end = r->end;
     s->corr = r->correlationId;
@@ -365,6 +397,7 @@ static void add_sync(const CUpti_ActivitySynchronization2 *r)
     s->stream = r->streamId;
     s->event = r->cudaEventId;
     s->type = (uint8_t)r->type;
+    blk_put(CUPROF_GR_SYNC, s);
 }
 
 /* A GPU as CUPTI describes it: written at once, a block of its own (the
@@ -390,13 +423,8 @@ static void add_ext(const CUpti_ActivityExternalCorrelation *r)
 {
     if (r->externalKind != CUPROF_CUPTI_EXT_KIND)
         return; /* someone else's ids (Kineto, OpenACC) */
-    cuprof_rf_extmap *m = vec_add(&store.extmap, sizeof *m);
-    if (m == NULL) {
-        store.dropped++;
-        return;
-    }
-    m->corr = r->correlationId;
-    m->ext = r->externalId;
+    cuprof_rf_extmap m = {.ext = r->externalId, .corr = r->correlationId};
+    blk_put(CUPROF_GR_EXTMAP, &m);
 }
 
 /* Stores one record; store.lock held. */
@@ -501,6 +529,25 @@ static void put_vec(uint32_t type, vec *v, size_t elem)
     v->n = 0;
 }
 
+/* The block of this buffer's records, then an empty one started. A block
+ * the file could not take counts its records as dropped. */
+static void put_block(void)
+{
+    gpu_block *b = &store.blk;
+    if (b->count == 0)
+        return;
+    uint32_t head[2] = {b->count, 0};
+    memcpy(b->p, head, sizeof head);
+    struct iovec part = {b->p, b->n};
+    store.n_apis += b->apis;
+    if (cuprof_runfile_append(CUPROF_RF_GPU_RECORDS, &part, 1) != 0)
+        store.dropped += b->count;
+    else
+        store.n_records += b->count;
+    b->n = 0;
+    b->count = b->apis = 0;
+}
+
 /* The names first used since the last flush, then this buffer's records;
  * store.lock held. */
 static void flush_locked(void)
@@ -510,12 +557,7 @@ static void flush_locked(void)
         cuprof_runfile_names(CUPROF_RF_GPU_NAMES, ns->written + 1, (uint32_t)ns->n - ns->written,
                              name_of_id) == 0)
         ns->written = (uint32_t)ns->n;
-    store.n_apis += store.apis.n;
-    put_vec(CUPROF_RF_GPU_KERNELS, &store.kernels, sizeof(cuprof_rf_kernel));
-    put_vec(CUPROF_RF_GPU_COPIES, &store.copies, sizeof(cuprof_rf_copy));
-    put_vec(CUPROF_RF_GPU_APIS, &store.apis, sizeof(cuprof_rf_api));
-    put_vec(CUPROF_RF_GPU_SYNCS, &store.syncs, sizeof(cuprof_rf_sync));
-    put_vec(CUPROF_RF_GPU_EXTMAP, &store.extmap, sizeof(cuprof_rf_extmap));
+    put_block();
 }
 
 void cuprof_cupti_store_finish(void)
@@ -562,7 +604,8 @@ void cuprof_cupti_store_atfork_child(void)
      * parent's records stay the parent's; the child keeps none. */
     pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
     store.lock = fresh;
-    store.kernels.n = store.copies.n = store.apis.n = store.syncs.n = store.extmap.n = 0;
+    store.blk.n = 0;
+    store.blk.count = store.blk.apis = 0;
     store.nodes.n = 0;
     store.dropped = store.late = 0;
     store.n_apis = store.n_records = 0;

@@ -66,6 +66,7 @@ int cuprof_flight_keeps(uint32_t type)
     case CUPROF_RF_GPU_APIS:
     case CUPROF_RF_GPU_SYNCS:
     case CUPROF_RF_GPU_EXTMAP:
+    case CUPROF_RF_GPU_RECORDS:
         return cuprof_flight_on();
     default:
         return 0;   /* names, threads, tails, metadata, graph nodes: small, to the file */

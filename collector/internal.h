@@ -18,7 +18,7 @@
 #include "collector/clock.h"
 #include "collector/collector.h"
 #include "collector/config.h"
-#include "model/run.h"
+#include "collector/runfile_types.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -314,6 +314,18 @@ uint64_t cuprof_capture_closed(void);
  * window whose duration or calls are done. */
 int cuprof_capture_trigger(const char *req, char *answer, size_t n);
 void cuprof_capture_tick(void);
+/* Standby: the number of the step this process is in (its "#K", else its
+ * occurrence from 0; -1 none begun yet), the last step's time (0 unknown)
+ * and the number the next window will have (prof.sh trigger --job). A
+ * request's "from=K" arms the window for the first step numbered K or more
+ * ("missed" when step K has begun). */
+void cuprof_capture_steps_now(int64_t *step, uint64_t *step_ns, uint64_t *next_window);
+/* Standby: follow the NVTX range name as the steps from now on (another
+ * name starts the count again); nothing while a window is open or armed. */
+void cuprof_capture_follow(const char *name);
+/* job.c: prof.sh trigger --job's request in the output directory, read and
+ * answered (the flusher, every 0.1 s; a stat when there is none). */
+void cuprof_job_poll(void);
 /* The flight recorder: a window of the last CUPROF_FLIGHT_RECORDER seconds
  * (from what the ring still holds) closed now, why as given; its number,
  * 0 when not one (another mode, no memory). The flusher writes it. */

@@ -26,6 +26,7 @@
  * write), takes its own pid and start time, and writes its own files.
  */
 #include "collector/internal.h"
+#include "collector/libc.h"
 #include "collector/clock.h"
 #include "collector/cupti.h"
 #include "collector/log.h"
@@ -174,7 +175,7 @@ static void output_name(char *dst, size_t n, long pid)
     if (fd >= 0) {
         ssize_t r = read(fd, prog, sizeof prog - 1);
         prog[r > 0 ? r : 0] = '\0';
-        close(fd);
+        cuprof_libc_close(fd);
     }
     const char *program = prog[0] ? prog : program_invocation_name;
     const char *base = strrchr(program, '/');

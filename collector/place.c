@@ -9,6 +9,7 @@
  * of several hosts on one axis.
  */
 #include "collector/place.h"
+#include "collector/libc.h"
 #include "collector/clock.h"
 
 #include <errno.h>
@@ -97,7 +98,7 @@ static void read_boot_id(char *dst, size_t n)
     if (fd < 0)
         return;
     ssize_t k = read(fd, dst, n - 1);
-    close(fd);
+    cuprof_libc_close(fd);
     if (k <= 0) {
         dst[0] = '\0';
         return;

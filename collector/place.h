@@ -6,7 +6,7 @@
 #ifndef CUPROF_COLLECTOR_PLACE_H
 #define CUPROF_COLLECTOR_PLACE_H
 
-#include "model/run.h"
+#include "collector/runfile_types.h"
 
 /* Reads the rank variables through get (getenv, or a test's table) into p's
  * launcher, rank, world_size, local_rank and local_size; the first launcher

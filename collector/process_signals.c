@@ -5,6 +5,7 @@
  * safety trade-off).
  */
 #include "collector/internal.h"
+#include "collector/libc.h"
 #include "collector/log.h"
 #include "collector/process.h"
 #include "collector/runfile.h"
@@ -442,9 +443,9 @@ void cuprof_process_init(void)
 {
     if (atomic_exchange(&signals_on, 1))
         return;
-    real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+    real_sigaction = (sigaction_fn)cuprof_libc_sym("sigaction");
     if (!real_sigaction)
-        real_sigaction = sigaction;   /* statically bound: not interposed here */
+        return;   /* no libc sigaction to be found: the signals are left as they are */
     dl_iterate_phdr(find_self, (void *)(uintptr_t)on_signal);
     for (size_t i = 0; i < N_MANAGED; i++) {
         struct sigaction cur, ours;

@@ -40,6 +40,7 @@
  * descriptor, so an exec'd image never inherits it.
  */
 #include "collector/internal.h"
+#include "collector/libc.h"
 #include "collector/cupti.h"
 #include "collector/log.h"
 #include "collector/runfile.h"
@@ -485,6 +486,8 @@ static void answer_snapshot(const char *ctl)
     if (cuprof_flight_on())   /* what the ring holds of the last seconds, then the tails */
         (void)cuprof_runfile_flight_write(t0 > cuprof_g_config.flight_ns ? t0 - cuprof_g_config.flight_ns : 0);
     cuprof_snapshot_flush();
+    if (cuprof_flight_on())   /* a chunk that filled meanwhile (the tails are past it) */
+        (void)cuprof_runfile_flight_write(t0 > cuprof_g_config.flight_ns ? t0 - cuprof_g_config.flight_ns : 0);
     cuprof_runfile_new_names();
     uint64_t ns = cuprof_clock_now() - t0;
     char ack[PATH_MAX + 64], line[128];
@@ -495,7 +498,7 @@ static void answer_snapshot(const char *ctl)
                          (unsigned long long)ns, (unsigned long long)cupti_ns);
         if (write(fd, line, (size_t)n) != n)
             (void)0;   /* the ack is the rename; its numbers are a courtesy */
-        close(fd);
+        cuprof_libc_close(fd);
     }
     if (rename(ctl, ack) != 0)
         unlink(ctl);
@@ -513,7 +516,7 @@ static void answer_trigger(const char *req_path)
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         if (fd >= 0)
-            close(fd);
+            cuprof_libc_close(fd);
         unlink(req_path);   /* not a request we can read: gone */
         return;
     }
@@ -531,7 +534,7 @@ static void answer_trigger(const char *req_path)
         if (pwrite(fd, answer, len + 1, 0) != (ssize_t)(len + 1))
             (void)0;   /* the rename still says it was seen */
     }
-    close(fd);
+    cuprof_libc_close(fd);
     if (rename(req_path, tack) != 0)
         unlink(req_path);
 }
@@ -556,6 +559,8 @@ static void write_closed_windows(uint64_t closed)
     if (cuprof_flight_on())   /* the flight recorder's windows: what the ring holds of them */
         (void)cuprof_runfile_flight_write(cuprof_capture_window_open(from + 1));
     cuprof_snapshot_flush();
+    if (cuprof_flight_on())   /* a chunk that filled while the ring was written: before the tail */
+        (void)cuprof_runfile_flight_write(cuprof_capture_window_open(from + 1));
     cuprof_runfile_new_names();
     cuprof_snapshot_write_meta_now(closed);
     atomic_store(&windows_written, closed);
@@ -589,6 +594,7 @@ static void *flusher_main(void *arg)
         snprintf(trig, sizeof trig, "%s/.cuprof-trigger.%ld", cuprof_g_config.out_dir, (long)cuprof_g.pid);
         if (access(trig, F_OK) == 0)
             answer_trigger(trig);
+        cuprof_job_poll();   /* prof.sh trigger --job: every process of the job */
         cuprof_capture_tick();
         char why[256];
         if (cuprof_flight_on() && cuprof_flight_take(why, sizeof why))

@@ -23,11 +23,13 @@
 #define CUPROF_RF_MAGIC "CUPROF-RUNFILE\n"   /* 15 bytes and a NUL: 16 */
 /* Major: a reader refuses a file with a newer one. Minor: new block types
  * and tags a reader of an older minor skips. */
-#define CUPROF_RF_MAJOR 4u   /* 2: a call record may name a string (compact.h's EXTRA_NAME);
+#define CUPROF_RF_MAJOR 5u   /* 2: a call record may name a string (compact.h's EXTRA_NAME);
                                 3: an NCCL call's record (class 16, CUPROF_HEAD_CLS_HI);
-                                4: a math-library call's record (class 17) */
+                                4: a math-library call's record (class 17);
+                                5: CUPTI's records compact, in GPU_RECORDS blocks */
 #define CUPROF_RF_MINOR 1u   /* 1.1: CUPROF_RF_CLOCK, CUPROF_RF_MEM_HELD; 2.1: the flight recorder's tags;
-                                4.1: CUPROF_RT_STACK_PYFRAME (Python frames) */
+                                4.1: CUPROF_RT_STACK_MODULE (5.0 has it);
+                                5.1: CUPROF_RT_STACK_PYFRAME (Python frames) */
 
 /* Not the file's, but the other contract between the library and the tools:
  * cuprof-run (tools/run.c) relays a SIGINT, SIGTERM, SIGHUP or SIGQUIT that
@@ -83,9 +85,10 @@ enum cuprof_rf_type {
      * as KERNEL_NAMES; ids assigned by the writer, written before their
      * first use. */
     CUPROF_RF_GPU_NAMES = 7,
-    /* GPU records as CUPTI handed them over (one block per kind and
-     * delivered buffer): u32 element size, u32 count, elements. Times on
-     * CUPTI's clock, ext 0 (the EXTMAP blocks give them). */
+    /* Before 5.0 (read, no longer written): GPU records as CUPTI handed
+     * them over (one block per kind and delivered buffer): u32 element
+     * size, u32 count, elements. Times on CUPTI's clock, ext 0 (the EXTMAP
+     * blocks give them). GPU_NODES is still written so. */
     CUPROF_RF_GPU_KERNELS = 8,   /* cuprof_rf_kernel */
     CUPROF_RF_GPU_COPIES = 9,    /* cuprof_rf_copy (memsets included) */
     CUPROF_RF_GPU_APIS = 10,     /* cuprof_rf_api */
@@ -110,6 +113,12 @@ enum cuprof_rf_type {
      * (CUPROF_RT_DEV_*), written when CUPTI hands the record over; one block
      * per device, the last one of an id wins. */
     CUPROF_RF_GPU_DEVICE = 19,
+    /* Since 5.0: one delivered CUPTI buffer's kernel, copy, memset, API,
+     * sync and external-correlation records, in the order CUPTI gave them:
+     * u32 count, u32 zero, then count records in their compact form
+     * (collector/gpu_compact.h; the codec starts afresh at each block),
+     * decoded into the structs below. Times on CUPTI's clock. */
+    CUPROF_RF_GPU_RECORDS = 20,
 };
 
 typedef struct cuprof_rf_mem_held {
@@ -279,12 +288,15 @@ enum cuprof_rf_tag {
                                      u32 symbol length + 1 (0: unknown), symbol */
     CUPROF_RT_STACK,              /* u32 frame indexes, innermost first (one stack,
                                      ids 1.. in order) */
-    /* 4.1: a Python frame (collector/pyframes.h), one entry of the frames as
-     * a STACK_FRAME is, written after all of them: u64 pc (its id |
-     * CUPROF_PY_PC), u32 line (0 unknown), u32 qualified-name length, the
-     * name, u32 file length, the file (co_filename). Its module is the
-     * file's base name. */
+    /* 5.1: a Python frame (collector/pyframes.h, issue 39 item 1), one entry
+     * of the frames as a STACK_FRAME is, written after all of them: u64 pc
+     * (its id | CUPROF_PY_PC), u32 line (0 unknown), u32 qualified-name
+     * length, the name, u32 file length, the file (co_filename). Its module
+     * is the file's base name. */
     CUPROF_RT_STACK_PYFRAME = 203,
+    CUPROF_RT_STACK_MODULE = 210, /* an object of the native frames: u64 load bias,
+                                     u32 path length, path, then its GNU build id
+                                     (the rest; none: empty) */
 };
 
 /* CRC-32C (Castagnoli, reflected, as iSCSI and ext4 use), bytewise with a

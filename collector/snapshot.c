@@ -6,6 +6,7 @@
  * (see snapshot.h); everything else went to the file while the program ran.
  */
 #include "collector/snapshot.h"
+#include "collector/libc.h"
 #include "collector/place.h"
 #include "collector/clock.h"
 #include "collector/compact.h"
@@ -50,7 +51,7 @@ static char *read_proc(const char *path, size_t *len)
             cap *= 2;
         }
     }
-    close(fd);
+    cuprof_libc_close(fd);
     if (buf)
         buf[n] = '\0';
     *len = n;
@@ -66,7 +67,7 @@ static void thread_name(uint32_t tid, char name[16])
     if (fd < 0)
         return;
     ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
+    cuprof_libc_close(fd);
     if (n <= 0)
         return;
     buf[n] = '\0';
@@ -281,7 +282,7 @@ void cuprof_snapshot_reset_after_fork(void)
 /* The host stacks, resolved (stacks_sym.c), as a STACKS block. */
 static int write_stacks(void)
 {
-    cuprof_run tmp;
+    cuprof_stacks_resolved tmp;
     memset(&tmp, 0, sizeof tmp);
     void *owned = cuprof_stacks_run_fill(&tmp);
     cuprof_tags b = {0};
@@ -327,6 +328,23 @@ static int write_stacks(void)
         if (sl)
             memcpy(p + 24 + ml, fr->symbol, sl - 1);
         cuprof_tags_raw(&b, CUPROF_RT_STACK_FRAME, p, n);
+        free(p);
+    }
+    for (uint32_t m = 0; m < tmp.nmodules && !b.failed; m++) {
+        const cuprof_run_module *rm = &tmp.modules[m];
+        uint32_t pl = (uint32_t)strlen(rm->path);
+        size_t n = 8 + 4 + pl + rm->build_id_len;
+        uint8_t *p = malloc(n);
+        if (!p) {
+            b.failed = 1;
+            break;
+        }
+        memcpy(p, &rm->base, 8);
+        memcpy(p + 8, &pl, 4);
+        memcpy(p + 12, rm->path, pl);
+        if (rm->build_id_len)
+            memcpy(p + 12 + pl, rm->build_id, rm->build_id_len);
+        cuprof_tags_raw(&b, CUPROF_RT_STACK_MODULE, p, n);
         free(p);
     }
     for (uint32_t s = 1; s <= tmp.nstacks && tmp.stacks; s++)

@@ -11,6 +11,7 @@
  * only costs us the tool's exit status.
  */
 #include "collector/spawn.h"
+#include "collector/libc.h"
 #include "collector/log.h"
 
 #include <dlfcn.h>
@@ -79,9 +80,7 @@ static int spawn_wait(char *const argv[], int *err)
     /* libc's own: the library's posix_spawn hook would put our preload
      * back into the tool's environment */
     typedef __typeof__(&posix_spawn) spawn_fn;
-    spawn_fn spawn = (spawn_fn)(uintptr_t)dlsym(RTLD_NEXT, "posix_spawn");
-    if (!spawn)
-        spawn = posix_spawn;
+    spawn_fn spawn = (spawn_fn)(uintptr_t)cuprof_libc_sym("posix_spawn");
     /* SIGINT, SIGTERM, SIGHUP and SIGQUIT blocked in the tool: a second
      * Ctrl-C, or a job's signal sent to the whole group, reaches it too, and
      * the profile being written is not to be cut short (a third Ctrl-C ends
@@ -104,7 +103,9 @@ static int spawn_wait(char *const argv[], int *err)
             have_attr = 0;
         }
     }
-    int rc = access(argv[0], X_OK) == 0 && env
+    if (!spawn)
+        errno = ENOSYS;
+    int rc = spawn && access(argv[0], X_OK) == 0 && env
                  ? spawn(&pid, argv[0], NULL, have_attr ? &attr : NULL, argv, env)
                  : -1;
     *err = rc > 0 ? rc : errno;

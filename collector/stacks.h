@@ -29,7 +29,7 @@
 #ifndef CUPROF_COLLECTOR_STACKS_H
 #define CUPROF_COLLECTOR_STACKS_H
 
-#include "model/run.h"
+#include "collector/runfile_types.h"
 
 #include <stdint.h>
 
@@ -66,11 +66,23 @@ void cuprof_stacks_stats_get(cuprof_stacks_stats *out);
  * first; NULL for an unknown id. */
 const uintptr_t *cuprof_stack_pcs(uint32_t id, uint32_t *n);
 
-/* stacks_sym.c, at exit: every stack's frames resolved (module, function)
- * for the run: fills run's stacks_lost, nstacks/stacks and nframes/frames.
+/* Every stack resolved, as the STACKS block carries them (and the reader's
+ * cuprof_run then holds them). */
+typedef struct cuprof_stacks_resolved {
+    uint64_t stacks_lost;            /* calls whose stack was not kept (table full) */
+    uint32_t nstacks;                /* ids 1..nstacks */
+    const cuprof_run_stack *stacks;  /* [id]; [0] unused */
+    uint32_t nframes;                /* distinct return addresses */
+    const cuprof_run_frame *frames;
+    uint32_t nmodules;               /* objects the native frames lie in */
+    const cuprof_run_module *modules;
+} cuprof_stacks_resolved;
+
+/* stacks_sym.c, at exit: every stack's frames resolved (module, function):
+ * fills run's stacks_lost, nstacks/stacks and nframes/frames.
  * Returns what it allocated, for cuprof_stacks_run_free; NULL when there
  * are no stacks or memory ran out (the run then has none). */
-void *cuprof_stacks_run_fill(cuprof_run *run);
+void *cuprof_stacks_run_fill(cuprof_stacks_resolved *run);
 void cuprof_stacks_run_free(void *owned);
 
 /* stacks_sym.c: calls fn for each function symbol of the ELF file at path

@@ -4,15 +4,18 @@
  *
  * The objects are the ones mapped now (dl_iterate_phdr); each one's ELF
  * symbol table (.symtab, else .dynsym) is read from its file once, through
- * a read-only mapping, and only function symbols are kept. No DWARF: no
- * file:line (a frame shows as function + offset in its object). Python
- * frames (CUPROF_PY_PC | id, pyframes.h) take their qualified name, file
- * and line from the Python frames' table; they sort after every native
+ * a read-only mapping, and only function symbols are kept. No DWARF here:
+ * each object holding a frame is recorded with its load bias and GNU build
+ * id (run->modules), and cuprof-report finds file:line from them
+ * (formats/runfile/srcline.c), as perf report does from perf.data's build ids.
+ * Python frames (CUPROF_PY_PC | id, pyframes.h) take their qualified name,
+ * file and line from the Python frames' table; they sort after every native
  * return address (the tag is the top bit), so the run's frames list them
  * last.
  */
 #include "collector/stacks.h"
 #include "collector/pyframes.h"
+#include "collector/libc.h"
 #include "collector/config.h"
 #include "collector/log.h"
 
@@ -36,6 +39,10 @@ typedef struct module {
     uintptr_t base;                  /* load bias */
     uintptr_t lo, hi;                /* its mapped segments, lowest to highest */
     int loaded;                      /* symbols read (or tried) */
+    int used;                        /* holds a frame: written as a run module */
+    const char *copy;                /* its path as the frames' module (owned strings) */
+    uint8_t build_id[64];            /* NT_GNU_BUILD_ID's bytes, from its mapped notes */
+    uint32_t build_id_len;           /* 0: none found */
     void *map;
     size_t map_len;
     sym *syms;
@@ -53,7 +60,37 @@ typedef struct owned {
     cuprof_run_stack *stacks;
     uint32_t *indexes;
     char *strings;                   /* module paths and symbol names, one block */
+    cuprof_run_module *modules;      /* the objects holding frames */
+    uint8_t *build_ids;              /* their build ids, one block */
 } owned;
+
+/* The GNU build id among the notes of a mapped object's PT_NOTE segments
+ * (read in place: the loader mapped them), into m. */
+static void read_build_id(module *m, const struct dl_phdr_info *info)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_NOTE || ph->p_memsz < sizeof(ElfW(Nhdr)))
+            continue;
+        const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+        const uint8_t *end = p + ph->p_memsz;
+        while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
+            ElfW(Nhdr) nh;
+            memcpy(&nh, p, sizeof nh);
+            size_t name = (nh.n_namesz + 3u) & ~3u, desc = (nh.n_descsz + 3u) & ~3u;
+            const uint8_t *q = p + sizeof nh;
+            if (name > (size_t)(end - q) || desc > (size_t)(end - q) - name)
+                break;
+            if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && !memcmp(q, "GNU", 4) &&
+                nh.n_descsz > 0 && nh.n_descsz <= sizeof m->build_id) {
+                memcpy(m->build_id, q + name, nh.n_descsz);
+                m->build_id_len = nh.n_descsz;
+                return;
+            }
+            p = q + name + desc;
+        }
+    }
+}
 
 static int add_module(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -93,6 +130,7 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *data)
     if (!m->path)
         return 1;
     m->base = info->dlpi_addr;
+    read_build_id(m, info);
     m->lo = lo;
     m->hi = hi;
     ms->n++;
@@ -176,7 +214,7 @@ static void *map_file(const char *path, size_t *len)
     void *map = MAP_FAILED;
     if (fstat(fd, &st) == 0 && (size_t)st.st_size >= sizeof(Elf64_Ehdr))
         map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
+    cuprof_libc_close(fd);
     if (map == MAP_FAILED)
         return NULL;
     *len = (size_t)st.st_size;
@@ -305,7 +343,42 @@ static uint32_t pc_index(const uintptr_t *v, size_t n, uintptr_t pc)
     return (uint32_t)lo;
 }
 
-void *cuprof_stacks_run_fill(cuprof_run *run)
+/* The objects that hold frames as run->modules (their paths are the
+ * frames' copies in o->strings: the same text). */
+static int modules_keep(owned *o, const modules *ms, cuprof_stacks_resolved *run)
+{
+    size_t n = 0, idb = 0;
+    for (size_t i = 0; i < ms->n; i++)
+        if (ms->v[i].used) {
+            n++;
+            idb += ms->v[i].build_id_len;
+        }
+    o->modules = calloc(n ? n : 1, sizeof *o->modules);
+    o->build_ids = malloc(idb ? idb : 1);
+    if (!o->modules || !o->build_ids)
+        return -1;
+    uint32_t k = 0;
+    idb = 0;
+    for (size_t i = 0; i < ms->n; i++) {
+        const module *m = &ms->v[i];
+        if (!m->used)
+            continue;
+        cuprof_run_module *rm = &o->modules[k++];
+        rm->base = m->base;
+        rm->path = m->copy ? m->copy : "";
+        if (m->build_id_len) {
+            memcpy(o->build_ids + idb, m->build_id, m->build_id_len);
+            rm->build_id = o->build_ids + idb;
+            rm->build_id_len = m->build_id_len;
+            idb += m->build_id_len;
+        }
+    }
+    run->nmodules = k;
+    run->modules = o->modules;
+    return 0;
+}
+
+void *cuprof_stacks_run_fill(cuprof_stacks_resolved *run)
 {
     cuprof_stacks_stats st;
     cuprof_stacks_stats_get(&st);
@@ -370,6 +443,7 @@ void *cuprof_stacks_run_fill(cuprof_run *run)
         if (!m)
             continue;
         mod_of[i] = m->path;
+        m->used = 1;
         bytes += strlen(m->path) + 1;
         /* pc - 1: the call instruction, which a tail call may end a function with */
         const sym *s = find_sym(m, pcs[i] - 1 - m->base);
@@ -413,6 +487,9 @@ void *cuprof_stacks_run_fill(cuprof_run *run)
         }
         if (mod_of[i]) {
             if (mod_of[i] != last_mod) {   /* sorted pcs: a module's come together */
+                for (size_t j = 0; j < ms.n; j++)
+                    if (ms.v[j].path == mod_of[i])
+                        ms.v[j].copy = w;
                 size_t len = strlen(mod_of[i]) + 1;
                 memcpy(w, mod_of[i], len);
                 last_copy = w;
@@ -430,6 +507,8 @@ void *cuprof_stacks_run_fill(cuprof_run *run)
     }
     free(mod_of);
     free(sym_of);
+    if (modules_keep(o, &ms, run) < 0)
+        goto fail;
 
     /* the stacks as frame indexes */
     size_t at = 0;
@@ -467,5 +546,7 @@ void cuprof_stacks_run_free(void *owned_)
     free(o->stacks);
     free(o->indexes);
     free(o->strings);
+    free(o->modules);
+    free(o->build_ids);
     free(o);
 }

@@ -565,6 +565,39 @@ static void put_ranges(chrome_writer *cw)
     }
 }
 
+/* The Python function slices of thread t (model/stacks.h: derived from the
+ * stacks of consecutive calls, not from a tracer), as Kineto's
+ * python_function events; written before the thread's calls so a viewer
+ * that keeps the file's order for equal times nests the calls inside. *k:
+ * the next slice (they are sorted by thread). */
+static void put_py_slices(chrome_writer *cw, size_t t, size_t *k)
+{
+    const cuprof_stacks *sk = cw->base.model->stacks;
+    const cuprof_run *run = cw->base.run;
+    cuprof_out *o = cw->base.out;
+    for (; sk && *k < sk->nslices && sk->slices[*k].thread <= t; (*k)++) {
+        const cuprof_py_slice *x = &sk->slices[*k];
+        if (x->thread != t)
+            continue;
+        const cuprof_run_frame *f = &run->frames[x->frame];
+        cuprof_out_puts(o, ",\n{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":");
+        cuprof_out_json_cstr(o, f->symbol ? f->symbol : "?");
+        cuprof_out_puts(o, ",\"pid\":");
+        cuprof_out_i64(o, run->pid);
+        cuprof_out_puts(o, ",\"tid\":");
+        cuprof_out_u64(o, run->threads[t].tid);
+        cuprof_out_puts(o, ",\"ts\":");
+        cuprof_out_ns_as_us(o, cuprof_chrome_rel(cw, x->t0));
+        cuprof_out_puts(o, ",\"dur\":");
+        cuprof_out_ns_as_us(o, x->t1 - x->t0);
+        cuprof_out_puts(o, ",\"args\":{\"file\":");
+        cuprof_out_json_cstr(o, f->file ? f->file : "");
+        cuprof_out_puts(o, ",\"line\":");
+        cuprof_out_u64(o, f->line);
+        cuprof_out_puts(o, ",\"source\":\"derived from the calls' stacks\"}}");
+    }
+}
+
 /* Every recorded call, thread by thread, in order; each API's class is
  * noted in classes[] (by api) for otherData. Walks the chunks directly (no
  * per-event callback or division). Returns 0, or -1 on out of memory. */
@@ -578,8 +611,10 @@ static int chrome_cpu_events(chrome_writer *cw, uint8_t *classes, size_t nclasse
         cache_free(&c);
         return -1;
     }
+    size_t next_slice = 0;
     for (size_t t = 0; t < run->nthreads && !cw->base.out->err; t++) {
         const cuprof_run_thread *th = &run->threads[t];
+        put_py_slices(cw, t, &next_slice);
         for (uint64_t i = 0; i < th->n; i += th->per_chunk) {
             const cuprof_event *chunk = th->chunks[i / th->per_chunk];
             uint64_t m = th->n - i < th->per_chunk ? th->n - i : th->per_chunk;
@@ -700,8 +735,8 @@ static int chrome_footer(cuprof_writer *w)
 
 /* The host stacks as the Trace Event Format's "stackFrames": stack s is a
  * chain of nodes, outermost first, from sf_base(s); its calls' "sf" names
- * the innermost. Node names are the frames' (model/stacks.h), categories
- * their objects. */
+ * the innermost. Node names are the frames' (model/stacks.h, with file:line
+ * when known), categories their objects ("python" for a Python frame). */
 static int stack_frames_index(chrome_writer *cw)
 {
     const cuprof_run *run = cw->base.run;
@@ -737,7 +772,7 @@ static void put_stack_frames(chrome_writer *cw)
             cuprof_out_puts(o, "\":{\"name\":");
             cuprof_out_json_cstr(o, st->frame[f]);
             cuprof_out_puts(o, ",\"category\":");
-            cuprof_out_json_cstr(o, st->module[f]);
+            cuprof_out_json_cstr(o, run->frames[f].python ? "python" : st->module[f]);
             if (k < s->n) {
                 cuprof_out_puts(o, ",\"parent\":\"");
                 cuprof_out_u64(o, node - 1);

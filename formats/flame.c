@@ -301,6 +301,36 @@ static size_t *count_parts(const line *v, size_t n)
     return p;
 }
 
+/* A frame named "function (file:LINE)" (model/stacks.h) also gets
+ * speedscope's "file" and "line", which its detail pane shows. */
+static void put_where(cuprof_out *o, const char *name)
+{
+    size_t n = strlen(name);
+    if (n < 5 || name[n - 1] != ')')
+        return;
+    const char *colon = name + n - 1;
+    while (colon > name && colon[-1] >= '0' && colon[-1] <= '9')
+        colon--;
+    if (colon == name + n - 1 || colon <= name || colon[-1] != ':')
+        return;
+    colon--;
+    const char *open = colon;
+    while (open > name && *open != '(')
+        open--;
+    if (open <= name || open[-1] != ' ' || open + 1 >= colon)
+        return;
+    char file[512];
+    size_t len = (size_t)(colon - open - 1);
+    if (len >= sizeof file)
+        return;
+    memcpy(file, open + 1, len);
+    file[len] = '\0';
+    cuprof_out_puts(o, ",\"file\":");
+    cuprof_out_json_cstr(o, file);
+    cuprof_out_puts(o, ",\"line\":");
+    cuprof_out_u64(o, strtoull(colon + 1, NULL, 10));
+}
+
 static int write_speedscope(cuprof_writer *w)
 {
     const cuprof_stacks *st = w->model->stacks;
@@ -327,6 +357,7 @@ static int write_speedscope(cuprof_writer *w)
     for (size_t i = 0; i < nm.n; i++) {
         cuprof_out_puts(o, i ? ",{\"name\":" : "{\"name\":");
         cuprof_out_json_cstr(o, nm.v[i]);
+        put_where(o, nm.v[i]);
         cuprof_out_putc(o, '}');
     }
     cuprof_out_puts(o, "]},\"profiles\":[");

@@ -711,7 +711,9 @@ static void put_thread_track(pf_writer *w, uint64_t uuid, uint32_t tid, const ch
 
 /* ---- what the CPU tracks hold besides the recorded calls ---- */
 
-enum { X_RANGE, X_DERIVED, X_SYNC };
+/* X_PYFUNC: a Python function slice (model/stacks.h: derived from the
+ * stacks of consecutive calls, not from a tracer). */
+enum { X_RANGE, X_DERIVED, X_SYNC, X_PYFUNC };
 
 typedef struct pf_extra {
     uint64_t t0, t1;
@@ -723,7 +725,9 @@ static int cmp_extra(const void *a, const void *b)
 {
     const pf_extra *x = a, *y = b;
     if (x->t0 != y->t0) return x->t0 < y->t0 ? -1 : 1;
-    return x->t1 > y->t1 ? -1 : x->t1 < y->t1;   /* the longer (outer) first */
+    if (x->t1 != y->t1) return x->t1 > y->t1 ? -1 : 1;   /* the longer (outer) first */
+    if (x->kind != y->kind) return x->kind == X_PYFUNC ? -1 : y->kind == X_PYFUNC;
+    return (x->idx > y->idx) - (x->idx < y->idx);   /* Python slices: outer first */
 }
 
 /* Where each flow starts: a hooked call (key = its event id) or a call only
@@ -1003,7 +1007,16 @@ static void extra_event(pf_writer *w, const pf_extra *x)
 {
     const cuprof_run *run = w->base.run;
     const cuprof_timeline *tl = w->base.model->timeline;
-    if (x->kind == X_RANGE) {
+    if (x->kind == X_PYFUNC) {
+        const cuprof_stacks *sk = w->base.model->stacks;
+        const cuprof_run_frame *f = &run->frames[sk->slices[x->idx].frame];
+        ev_begin(w, TYPE_BEGIN, f->symbol ? f->symbol : "?", "python_function");
+        if (f->file)
+            ann_str(w, "file", f->file);
+        if (f->line)
+            ann_uint(w, "line", f->line);
+        ann_str(w, "source", "derived from the calls' stacks");
+    } else if (x->kind == X_RANGE) {
         const cuprof_range *r = &w->base.model->ranges->r[x->idx];
         const char *name = cuprof_run_string(run, r->name);
         ev_begin(w, TYPE_BEGIN, name[0] ? name : "(unnamed)", "nvtx");
@@ -1044,11 +1057,16 @@ static pf_extra *thread_extras(const cuprof_model *m, long t, uint32_t tid, size
     const cuprof_ranges *rg = m->ranges;
     const cuprof_timeline *tl = m->timeline;
     const cuprof_gpu_run *g = tl && m->run->gpu.captured ? tl->gpu : NULL;
-    size_t cap = (rg ? rg->n : 0) + (g ? tl->nderived + g->n_syncs : 0) + 1;
+    const cuprof_stacks *sk = m->stacks;
+    size_t nsl = sk ? sk->nslices : 0;
+    size_t cap = (rg ? rg->n : 0) + (g ? tl->nderived + g->n_syncs : 0) + nsl + 1;
     pf_extra *x = calloc(cap, sizeof *x);
     *n = 0;
     if (!x)
         return NULL;
+    for (size_t k = 0; t >= 0 && k < nsl; k++)
+        if (sk->slices[k].thread == (uint32_t)t)
+            x[(*n)++] = (pf_extra){sk->slices[k].t0, sk->slices[k].t1, X_PYFUNC, (uint32_t)k};
     for (size_t k = 0; rg && t >= 0 && k < rg->n; k++)
         if (rg->r[k].thread == (uint32_t)t && !rg->r[k].start_end && !rg->r[k].folded)
             x[(*n)++] = (pf_extra){rg->r[k].t0, rg->r[k].t1, X_RANGE, (uint32_t)k};
@@ -1088,7 +1106,8 @@ static int thread_track(pf_writer *w, const pf_flows *fl, long t, uint32_t tid, 
     while ((i < n || ix < nx) && !pf_failed(w)) {
         const cuprof_event *ev = i < n ? cuprof_run_event(th, i) : NULL;
         if (ev && (ix == nx || ev->t0 < x[ix].t0 ||
-                   (ev->t0 == x[ix].t0 && ev->t1 >= x[ix].t1))) {
+                   (ev->t0 == x[ix].t0 && ev->t1 >= x[ix].t1 &&
+                    (x[ix].kind != X_PYFUNC || ev->t1 > x[ix].t1)))) {
             i++;
             if (cuprof_ev_is_nvtx(ev->cls) && ev->cls != CUPROF_EV_MARK)
                 continue;   /* NVTX range ends: the ranges are extras */

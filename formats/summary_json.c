@@ -262,6 +262,27 @@ static void put_collectives(cuprof_out *o, const cuprof_collectives *c)
         num(o, "gpu_max_ns", r->gpu_max_ns);
         cuprof_out_printf(o, ",\"algbw_gbps\":%.6g,\"busbw_gbps\":%.6g}", r->algbw_gbps, r->busbw_gbps);
     }
+    cuprof_out_putc(o, ']');
+    /* every call, in order, as a row of call_fields: what prof.sh merge
+     * lines the ranks up by without reading their traces */
+    cuprof_out_puts(o, ",\"call_fields\":[\"op\",\"comm\",\"seq\",\"start_ns\",\"end_ns\",\"gpu_end_ns\"],"
+                       "\"call_list\":[");
+    for (size_t i = 0; c && i < c->ncalls; i++) {
+        const cuprof_coll_call *k = &c->by_call[i];
+        cuprof_out_puts(o, i ? ",\n[" : "\n[");
+        cuprof_out_json_cstr(o, k->op);
+        cuprof_out_puts(o, ",\"");
+        cuprof_out_hex(o, k->comm);
+        cuprof_out_puts(o, "\",");
+        cuprof_out_u64(o, k->seq);
+        cuprof_out_putc(o, ',');
+        cuprof_out_u64(o, k->host_start_ns);
+        cuprof_out_putc(o, ',');
+        cuprof_out_u64(o, k->host_end_ns);
+        cuprof_out_putc(o, ',');
+        cuprof_out_u64(o, k->gpu_end_ns);
+        cuprof_out_putc(o, ']');
+    }
     cuprof_out_puts(o, "]}");
 }
 
@@ -436,6 +457,35 @@ static void put_numbers(cuprof_out *o, const cuprof_finding *f)
     cuprof_out_putc(o, '}');
 }
 
+/* by_stack[] (--stacks): time by stack and hooked call, each row with the
+ * stack's user frames, innermost first (prof.sh stats --group-by-stack N). */
+#define BY_STACK_FRAMES 16
+static void put_by_stack(cuprof_out *o, const cuprof_stacks *sk)
+{
+    cuprof_out_puts(o, ",\n\"by_stack\":[");
+    for (size_t i = 0; i < sk->nby_stack; i++) {
+        const cuprof_stack_api *r = &sk->by_stack[i];
+        uint32_t f[BY_STACK_FRAMES];
+        size_t n = cuprof_stacks_user_frames(sk, r->stack, f, BY_STACK_FRAMES);
+        cuprof_out_puts(o, i ? ",\n {" : "\n {");
+        key(o, "api", 1);
+        cuprof_out_json_cstr(o, cuprof_run_api_name(sk->run, r->api));
+        key(o, "frames", 0);
+        cuprof_out_putc(o, '[');
+        for (size_t k = 0; k < n; k++) {
+            if (k)
+                cuprof_out_putc(o, ',');
+            cuprof_out_json_cstr(o, sk->frame[f[k]]);
+        }
+        cuprof_out_putc(o, ']');
+        num(o, "calls", r->calls);
+        num(o, "cpu_total_ns", r->cpu_total_ns);
+        num(o, "cuda_total_ns", r->cuda_total_ns);
+        cuprof_out_putc(o, '}');
+    }
+    cuprof_out_putc(o, ']');
+}
+
 static void put_rows(cuprof_out *o, const cuprof_summary *s, const cuprof_steps *st,
                      const cuprof_stacks *sk)
 {
@@ -450,6 +500,8 @@ static void put_rows(cuprof_out *o, const cuprof_summary *s, const cuprof_steps 
              (void)0);
     if (sk && sk->run->stacks_mode)
         PUT_ROWS("sites", cuprof_stat_site, sk->sites, sk->nsites, CUPROF_SCHEMA_SITE, (void)0);
+    if (sk && sk->run->stacks_mode)
+        put_by_stack(o, sk);
     PUT_ROWS("findings", cuprof_finding, s->findings, s->nfindings, CUPROF_SCHEMA_FINDING, put_numbers(o, row));
 }
 

@@ -162,7 +162,16 @@ enum cuprof_schema_when {
     X(U64, gpu_total_ns, ALWAYS)        \
     X(U64, kernels, ALWAYS)             \
     X(U64, calls, ALWAYS)               \
-    X(U64, cpu_total_ns, ALWAYS)
+    X(U64, cpu_total_ns, ALWAYS)        \
+    X(U64, cuda_total_ns, ADDED)
+
+/* by_stack[] (with --stacks): written by summary_json.c's put_by_stack, in
+ * this order, "frames" (the stack's user frames) after "api" */
+#define CUPROF_SCHEMA_BY_STACK(X)       \
+    X(STR, api, ALWAYS)                 \
+    X(U64, calls, ALWAYS)               \
+    X(U64, cpu_total_ns, ALWAYS)        \
+    X(U64, cuda_total_ns, ALWAYS)
 
 /* findings[]: cuprof_finding, then "numbers" */
 #define CUPROF_SCHEMA_FINDING(X)        \

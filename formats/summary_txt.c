@@ -773,22 +773,24 @@ static void put_sites(cuprof_writer *w)
     const cuprof_stacks *sk = w->model->stacks;
     if (!w->run->stacks_mode || !sk)
         return;
-    cuprof_out_printf(o, "\nTop launch sites (host stacks, %s; innermost program frame of "
-                         "the calls; CUDA: device time of the work they caused)\n",
+    cuprof_out_printf(o, "\nTop launch sites (host stacks, %s; by source line: the calls' "
+                         "Python line, else their program frame's file:line; Self CUDA: the work "
+                         "launched there, CUDA total: of every call through it)\n",
                       w->run->stacks_mode);
     if (sk->nsites == 0) {
         cuprof_out_puts(o, "  (no call with a stack)\n");
         return;
     }
-    cuprof_out_printf(o, "  %12s  %6s  %8s  %8s  %12s  Site\n", "CUDA total", "CUDA %", "Kernels",
-                      "Calls", "CPU total");
+    cuprof_out_printf(o, "  %12s  %6s  %12s  %8s  %8s  %12s  Site\n", "Self CUDA", "Self %",
+                      "CUDA total", "Kernels", "Calls", "CPU total");
     size_t n = sk->nsites < SITES_SHOWN ? sk->nsites : SITES_SHOWN;
     for (size_t i = 0; i < n; i++) {
         const cuprof_stat_site *r = &sk->sites[i];
-        char a[32], b[32];
+        char a[32], b[32], c[32];
         double pct = sk->gpu_total_ns ? 100.0 * (double)r->gpu_total_ns / (double)sk->gpu_total_ns : 0;
-        cuprof_out_printf(o, "  %12s  %5.1f%%  %8llu  %8llu  %12s  ",
+        cuprof_out_printf(o, "  %12s  %5.1f%%  %12s  %8llu  %8llu  %12s  ",
                           cuprof_fmt_time(a, 32, r->gpu_total_ns), pct,
+                          cuprof_fmt_time(c, 32, r->cuda_total_ns),
                           (unsigned long long)r->kernels, (unsigned long long)r->calls,
                           cuprof_fmt_time(b, 32, r->cpu_total_ns));
         put_clean(o, r->site);

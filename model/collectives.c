@@ -57,6 +57,7 @@ typedef struct item {
     uint64_t comm;
     size_t order;       /* its place in the run (c->calls) */
     uint32_t rank;
+    uint64_t host_start, host_end;   /* the call on the host */
 } item;
 
 /* A span charged to a call or a group: widened by [a, b) on device. */
@@ -336,7 +337,7 @@ cuprof_collectives *cuprof_collectives_build(const cuprof_run *run, const cuprof
             it[n] = (item){id, op, dt, ev->a.coll.nranks,
                            whole && ev->a.coll.nranks ? per * ev->a.coll.nranks : per, 0,
                            open ? group : 0, ev->name ? cuprof_run_string(run, ev->name) : "",
-                           0, 0, 0, ev->a.coll.comm, n, ev->a.coll.rank};
+                           0, 0, 0, ev->a.coll.comm, n, ev->a.coll.rank, ev->t0, ev->t1};
             n++;
         }
         /* a group never ended (the program died in it): its calls stand alone */
@@ -412,7 +413,8 @@ cuprof_collectives *cuprof_collectives_build(const cuprof_run *run, const cuprof
     for (size_t i = 0; i < n; i++)
         c->by_call[it[i].order] = (cuprof_coll_call){it[i].id, it[i].op, cuprof_nccl_dtype_name(it[i].dtype),
                                                    it[i].algo, it[i].comm, it[i].rank, it[i].nranks, 0, it[i].size,
-                                                   it[i].start, it[i].end, it[i].device};
+                                                   it[i].start, it[i].end, it[i].device, it[i].host_start,
+                                                   it[i].host_end};
     for (size_t i = 0; i < n; i++) {
         uint64_t seq = 0;   /* calls on the same communicator (and rank: one process may
                                hold several, ncclCommInitAll) before it */

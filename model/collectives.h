@@ -54,6 +54,7 @@ typedef struct cuprof_coll_call {
     uint64_t gpu_start_ns, gpu_end_ns;   /* the device work charged to it (its group's in one);
                                             0, 0: none */
     uint32_t device;
+    uint64_t host_start_ns, host_end_ns;   /* the call itself, on the host clock */
 } cuprof_coll_call;
 
 typedef struct cuprof_collectives {

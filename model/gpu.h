@@ -18,30 +18,10 @@
 #ifndef CUPROF_GPU_H
 #define CUPROF_GPU_H
 
+#include "collector/runfile_types.h"   /* copy and memory kinds */
+
 #include <stddef.h>
 #include <stdint.h>
-
-/* Copy kinds. The first six have the values of enum cuprof_dir
- * (collector.h) so tables can merge CPU-side and GPU-side copies. */
-enum cuprof_gpu_copy_kind {
-    CUPROF_GPU_COPY_HTOH = 0,
-    CUPROF_GPU_COPY_HTOD = 1,
-    CUPROF_GPU_COPY_DTOH = 2,
-    CUPROF_GPU_COPY_DTOD = 3,
-    CUPROF_GPU_COPY_PTOP = 4,    /* peer to peer, between two devices */
-    CUPROF_GPU_COPY_OTHER = 5,   /* array copies (AtoD, ...) and unknown */
-    CUPROF_GPU_COPY_MEMSET = 6,  /* a memset: value and dst_mem are set */
-};
-
-/* Memory kinds of a copy's ends (values of CUpti_ActivityMemoryKind). */
-enum cuprof_gpu_mem {
-    CUPROF_GPU_MEM_UNKNOWN = 0,
-    CUPROF_GPU_MEM_PAGEABLE = 1,
-    CUPROF_GPU_MEM_PINNED = 2,
-    CUPROF_GPU_MEM_DEVICE = 3,
-    CUPROF_GPU_MEM_ARRAY = 4,
-    CUPROF_GPU_MEM_MANAGED = 5,
-};
 
 /* Synchronization types (values of CUpti_ActivitySynchronizationType). */
 enum cuprof_gpu_sync_type {

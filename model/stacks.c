@@ -3,6 +3,7 @@
  * (see stacks.h).
  */
 #include "model/stacks.h"
+#include "model/stacks_int.h"
 #include "model/gpu.h"
 
 #include <stdio.h>
@@ -41,12 +42,31 @@ static int cuda_library(const char *module)
     return 0;
 }
 
-/* Code nvcc generates around a <<<>>> launch. */
-static int launch_glue(const char *raw, const char *shown)
+/* Code nvcc and CUDA's headers put around a <<<>>> launch: the stub, the
+ * header inlines DWARF shows as frames of their own (srcline.c), the
+ * cudaLaunchKernel<> template. */
+static int launch_glue(const char *raw, const char *shown, const char *file)
 {
-    if (raw && (strstr(raw, "__device_stub__") || strstr(raw, "__wrapper__device_stub")))
+    if (raw && (strstr(raw, "__device_stub__") || strstr(raw, "__wrapper__device_stub") ||
+                strstr(raw, "__cudaLaunchKernel_helper")))
         return 1;
+    if (file && (!strcmp(base_name(file), "cuda_runtime.h") ||
+                 !strcmp(base_name(file), "cuda_runtime_api.h") || strstr(file, "/include/crt/")))
+        return 1;   /* an inline of CUDA's headers (the template, the helper) */
     return shown && strstr(shown, "cudaLaunch") && strchr(shown, '<');
+}
+
+/* Objects that are never the program's own code: the Python interpreter
+ * (under Python frames it is how they run), the C library and the loader
+ * (the frames below main), libffi (ctypes' calls). */
+static int not_program(const char *module)
+{
+    static const char *const libs[] = {"libpython", "python", "libc.so", "ld-linux",
+                                       "libffi", "libgcc_s", "libstdc++"};
+    for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++)
+        if (!strncmp(module, libs[i], strlen(libs[i])))
+            return 1;
+    return 0;
 }
 
 /* The stack of event i of th: its own, or its outermost enclosing call's
@@ -130,21 +150,105 @@ static int site_name_cmp(const void *a, const void *b)
     return strcmp(((const cuprof_stat_site *)a)->site, ((const cuprof_stat_site *)b)->site);
 }
 
+/* A user frame (stacks.h): Python, or the program's own code. */
+static int user_frame(const cuprof_run_frame *f, const char *module, const char *shown)
+{
+    if (f->python)
+        return 1;
+    if (f->symbol && !strcmp(f->symbol, "_start"))
+        return 0;
+    return !cuda_library(module) && !not_program(module) && !launch_glue(f->symbol, shown, f->file);
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* nvcc's host function named after a kernel (raw symbol _Z12probe_kernelPi,
+ * at the kernel's declaration line) calls the kernel's __device_stub__ (or,
+ * inlined, __wrapper__device_stub_bias_add<float>): it is launch glue as the
+ * stub is, not the program's launch site. Marks the frames whose symbol is
+ * the kernel of a stub among the run's frames. */
+static int kernel_wrappers(cuprof_stacks *s, const cuprof_run *run)
+{
+    static const char STUB[] = "__device_stub_", WRAP[] = "__wrapper__device_stub_";
+    char **k = malloc((run->nframes ? run->nframes : 1) * sizeof *k);
+    if (!k)
+        return -1;
+    size_t n = 0;
+    for (uint32_t i = 0; i < run->nframes; i++) {
+        const char *sym = run->frames[i].symbol, *id = sym;
+        size_t len = sym ? strlen(sym) : 0;
+        if (!sym || run->frames[i].python)
+            continue;
+        if (!strncmp(sym, "_Z", 2)) {   /* the stub mangled: _Z27__device_stub__Z12kPiPi */
+            char *end;
+            unsigned long l = strtoul(sym + 2, &end, 10);
+            if (end == sym + 2 || l > strlen(end))
+                continue;
+            id = end;
+            len = l;
+        }
+        if (!strncmp(sym, WRAP, sizeof WRAP - 1) && sym[sizeof WRAP - 1]) {
+            /* an inlined wrapper names the kernel as DWARF does: "bias_add<float>" */
+            k[n] = strdup(sym + sizeof WRAP - 1);
+            n += k[n] != NULL;
+            continue;
+        }
+        if (len <= sizeof STUB - 1 || strncmp(id, STUB, sizeof STUB - 1))
+            continue;
+        /* "_Z12probe_kernelPi", or "_k" for a C kernel k */
+        k[n] = strndup(id + sizeof STUB - 1, len - (sizeof STUB - 1));
+        if (k[n])
+            n++;
+    }
+    if (n)
+        qsort(k, n, sizeof *k, str_cmp);
+    for (uint32_t i = 0; n && i < run->nframes; i++) {
+        const char *sym = run->frames[i].symbol;
+        if (!sym || run->frames[i].python || !s->user[i])
+            continue;
+        char c[256];
+        const char *key = sym;
+        if (strncmp(sym, "_Z", 2)) {   /* extern "C" kernel k: stub __device_stub__k */
+            if (strlen(sym) + 2 > sizeof c)
+                continue;
+            c[0] = '_';
+            strcpy(c + 1, sym);
+            key = c;
+        }
+        if (bsearch(&key, k, n, sizeof *k, str_cmp) || bsearch(&sym, k, n, sizeof *k, str_cmp))
+            s->user[i] = 0;
+    }
+    for (size_t i = 0; i < n; i++)
+        free(k[i]);
+    free(k);
+    return 0;
+}
+
 static int frames_build(cuprof_stacks *s, const cuprof_run *run, cuprof_demangle_fn demangle)
 {
     uint32_t nf = run->nframes;
     s->frame = calloc(nf ? nf : 1, sizeof *s->frame);
     s->module = calloc(nf ? nf : 1, sizeof *s->module);
     s->demangled = calloc(nf ? nf : 1, sizeof *s->demangled);
-    if (!s->frame || !s->module || !s->demangled)
+    s->user = calloc(nf ? nf : 1, 1);
+    if (!s->frame || !s->module || !s->demangled || !s->user)
         return -1;
+    for (uint32_t i = 0; i < nf; i++) {
+        const cuprof_run_frame *f = &run->frames[i];
+        s->module[i] = base_name(f->module ? f->module : "");
+        if (f->symbol && demangle && !f->python && !strncmp(f->symbol, "_Z", 2))
+            s->demangled[i] = demangle(f->symbol);
+    }
     size_t bytes = 1;
     for (uint32_t i = 0; i < nf; i++) {
         const cuprof_run_frame *f = &run->frames[i];
-        if (f->python)   /* "qualname (file:line)" */
-            bytes += strlen(f->symbol ? f->symbol : "?") + strlen(f->file ? f->file : "?") + 16;
-        else if (!f->symbol)
-            bytes += strlen(base_name(f->module)) + 24;
+        bytes += (s->demangled[i] ? strlen(s->demangled[i])
+                  : f->symbol     ? strlen(f->symbol)
+                                  : strlen(s->module[i]) + 24) +
+                 (f->file ? strlen(base_name(f->file)) + 16 : 0) + 1;
     }
     s->owned = malloc(bytes);
     if (!s->owned)
@@ -152,46 +256,111 @@ static int frames_build(cuprof_stacks *s, const cuprof_run *run, cuprof_demangle
     char *w = s->owned;
     for (uint32_t i = 0; i < nf; i++) {
         const cuprof_run_frame *f = &run->frames[i];
-        s->module[i] = base_name(f->module ? f->module : "");
-        if (f->python) {
-            int len = sprintf(w, "%s (%s:%u)", f->symbol ? f->symbol : "?",
-                              f->file && *f->file ? f->file : "?", (unsigned)f->line);
-            s->frame[i] = w;
-            w += len + 1;
-        }
-        else if (f->symbol) {
-            if (demangle && !strncmp(f->symbol, "_Z", 2))
-                s->demangled[i] = demangle(f->symbol);
-            s->frame[i] = s->demangled[i] ? s->demangled[i] : f->symbol;
-        }
-        else {
-            int len = sprintf(w, "%s+0x%llx", *s->module[i] ? s->module[i] : "?",
-                              (unsigned long long)f->offset);
-            s->frame[i] = w;
-            w += len + 1;
-        }
+        s->frame[i] = w;
+        if (f->symbol)
+            w += sprintf(w, "%s", s->demangled[i] ? s->demangled[i] : f->symbol);
+        else
+            w += sprintf(w, "%s+0x%llx", *s->module[i] ? s->module[i] : "?",
+                         (unsigned long long)f->offset);
+        if (f->file && f->line)
+            w += sprintf(w, " (%s:%u)", base_name(f->file), (unsigned)f->line);
+        else if (f->file)
+            w += sprintf(w, " (%s)", base_name(f->file));
+        w++;
+        s->python |= f->python;
+        s->user[i] = user_frame(f, s->module[i], s->frame[i]);
     }
-    return 0;
+    return kernel_wrappers(s, run);
 }
 
-/* The launch site of stack id: "function (module)" of its innermost
- * program frame, or its innermost Python frame when it has one
- * ("qualname (file:line)", as torch.profiler's stacks name a Python
- * line); frame index, or -1. */
+size_t cuprof_stacks_user_frames(const cuprof_stacks *s, uint32_t stack, uint32_t *out,
+                                 size_t max)
+{
+    const cuprof_run *run = s->run;
+    if (!s->user || stack == 0 || stack > run->nstacks)
+        return 0;
+    const cuprof_run_stack *st = &run->stacks[stack];
+    size_t n = 0;
+    for (uint32_t k = 0; k < st->n && n < max; k++)
+        if (st->frames[k] < run->nframes && s->user[st->frames[k]])
+            out[n++] = st->frames[k];
+    return n;
+}
+
+/* The launch site of stack id: its innermost Python frame, else its
+ * innermost user frame, else its outermost frame (frame index, or -1). */
 static long site_frame(const cuprof_stacks *s, const cuprof_run *run, uint32_t id)
 {
     const cuprof_run_stack *st = &run->stacks[id];
     for (uint32_t k = 0; k < st->n; k++)
         if (st->frames[k] < run->nframes && run->frames[st->frames[k]].python)
             return st->frames[k];
-    for (uint32_t k = 0; k < st->n; k++) {
-        uint32_t f = st->frames[k];
-        if (f >= run->nframes || cuda_library(s->module[f]) ||
-            launch_glue(run->frames[f].symbol, s->frame[f]))
-            continue;
-        return f;
-    }
+    for (uint32_t k = 0; k < st->n; k++)
+        if (st->frames[k] < run->nframes && s->user[st->frames[k]])
+            return st->frames[k];
     return st->n ? (long)st->frames[st->n - 1] : -1;
+}
+
+/* Frame f as a site: its display name when it has a source line (the
+ * line says where), else "name (module)". Returns the length written. */
+static int site_name(const cuprof_stacks *s, uint32_t f, char *w)
+{
+    if (s->run->frames[f].file)
+        return sprintf(w, "%s", s->frame[f]);
+    return sprintf(w, "%s (%s)", s->frame[f], *s->module[f] ? s->module[f] : "?");
+}
+
+static size_t site_name_len(const cuprof_stacks *s, uint32_t f)
+{
+    return strlen(s->frame[f]) + strlen(s->module[f]) + 5;
+}
+
+/* CUDA total of each site (s->sites sorted by name): the GPU time of every
+ * stack that has the site among its user frames, once per stack. */
+static int sites_inclusive(cuprof_stacks *s, const cuprof_run *run)
+{
+    uint32_t ns = run->nstacks;
+    uint64_t *gpu = calloc((size_t)ns + 1, sizeof *gpu);
+    uint32_t *seen = calloc(s->nsites ? s->nsites : 1, sizeof *seen);   /* last stack id */
+    size_t maxlen = 0;
+    for (uint32_t f = 0; f < run->nframes; f++)
+        if (site_name_len(s, f) > maxlen)
+            maxlen = site_name_len(s, f);
+    char *buf = malloc(maxlen + 1);
+    if (!gpu || !seen || !buf) {
+        free(gpu);
+        free(seen);
+        free(buf);
+        return -1;
+    }
+    for (size_t i = 0; i < s->ngpu; i++)
+        gpu[s->gpu[i].stack <= ns ? s->gpu[i].stack : 0] += s->gpu[i].ns;
+    for (size_t i = 0; i < s->nsites; i++)   /* the no-stack site is its own total */
+        if (s->sites[i].site == NO_STACK_SITE)
+            s->sites[i].cuda_total_ns = s->sites[i].gpu_total_ns;
+    for (uint32_t id = 1; id <= ns; id++) {
+        const cuprof_run_stack *st = &run->stacks[id];
+        for (uint32_t k = 0; gpu[id] && k < st->n; k++) {
+            uint32_t f = st->frames[k];
+            if (f >= run->nframes || !s->user[f])
+                continue;
+            site_name(s, f, buf);
+            cuprof_stat_site key = {.site = buf};
+            cuprof_stat_site *t = bsearch(&key, s->sites, s->nsites, sizeof key, site_name_cmp);
+            if (!t || seen[t - s->sites] == id)
+                continue;
+            seen[t - s->sites] = id;
+            t->cuda_total_ns += gpu[id];
+        }
+    }
+    /* a site that is its stacks' outermost frame only (no user frame) */
+    for (size_t i = 0; i < s->nsites; i++)
+        if (s->sites[i].cuda_total_ns < s->sites[i].gpu_total_ns)
+            s->sites[i].cuda_total_ns = s->sites[i].gpu_total_ns;
+    free(gpu);
+    free(seen);
+    free(buf);
+    return 0;
 }
 
 static int sites_build(cuprof_stacks *s, const cuprof_run *run)
@@ -212,11 +381,8 @@ static int sites_build(cuprof_stacks *s, const cuprof_run *run)
     site_of[0] = -1;
     for (uint32_t id = 1; id <= ns; id++) {
         site_of[id] = site_frame(s, run, id);
-        if (site_of[id] >= 0) {   /* "frame (module)", "?" for no module; a Python
-                                     frame's name says its file and line */
-            const char *m = s->module[site_of[id]];
-            bytes += strlen(s->frame[site_of[id]]) + (*m ? strlen(m) : 1) + 4;
-        }
+        if (site_of[id] >= 0)
+            bytes += site_name_len(s, (uint32_t)site_of[id]);
     }
     names = malloc(bytes + 1);
     if (!names) {
@@ -241,10 +407,7 @@ static int sites_build(cuprof_stacks *s, const cuprof_run *run)
             continue;
         }
         v[id].site = w;
-        if (run->frames[f].python)
-            w += sprintf(w, "%s", s->frame[f]) + 1;
-        else
-            w += sprintf(w, "%s (%s)", s->frame[f], *s->module[f] ? s->module[f] : "?") + 1;
+        w += site_name(s, (uint32_t)f, w) + 1;
     }
     for (uint32_t id = 0; id <= ns; id++)
         s->stack_site[id] = v[id].site;
@@ -274,11 +437,49 @@ static int sites_build(cuprof_stacks *s, const cuprof_run *run)
         else
             v[k++] = v[i];
     }
-    qsort(v, k, sizeof *v, site_cmp);
-    free(site_of);
     s->sites = v;
     s->nsites = k;
     s->site_names = names;
+    int rc = sites_inclusive(s, run);
+    qsort(v, k, sizeof *v, site_cmp);
+    free(site_of);
+    return rc;
+}
+
+/* Time by stack and hooked call: the CPU rows' calls and time, the GPU
+ * rows' time summed over what ran (both sorted by stack, api). */
+static int by_stack_build(cuprof_stacks *s)
+{
+    s->by_stack = calloc(s->ncpu + s->ngpu + 1, sizeof *s->by_stack);
+    if (!s->by_stack)
+        return -1;
+    size_t i = 0, j = 0, n = 0;
+    while (i < s->ncpu || j < s->ngpu) {
+        const cuprof_stack_row *c = i < s->ncpu ? &s->cpu[i] : NULL;
+        const cuprof_stack_row *g = j < s->ngpu ? &s->gpu[j] : NULL;
+        const cuprof_stack_row *r = !g || (c && row_cmp(c, g) <= 0) ? c : g;
+        if (r->stack == 0 || r->api == UINT16_MAX) {   /* no stack, no call: not a row */
+            i += r == c;
+            j += r == g;
+            continue;
+        }
+        cuprof_stack_api *t = n && s->by_stack[n - 1].stack == r->stack &&
+                                      s->by_stack[n - 1].api == r->api
+                                  ? &s->by_stack[n - 1]
+                                  : &s->by_stack[n++];
+        t->stack = r->stack;
+        t->api = r->api;
+        if (r == c) {
+            t->calls += c->count;
+            t->cpu_total_ns += c->ns;
+            i++;
+        }
+        else {
+            t->cuda_total_ns += g->ns;
+            j++;
+        }
+    }
+    s->nby_stack = n;
     return 0;
 }
 
@@ -340,7 +541,7 @@ cuprof_stacks *cuprof_stacks_build(const cuprof_run *run, const cuprof_names *na
         s->gpu_total_ns += s->gpu[i].ns;
     for (size_t i = 0; i < s->ncpu; i++)
         s->cpu_total_ns += s->cpu[i].ns;
-    if (sites_build(s, run) < 0)
+    if (sites_build(s, run) < 0 || by_stack_build(s) < 0 || cuprof_stacks_slices_build(s, run) < 0)
         goto fail;
     return s;
 fail:
@@ -363,6 +564,9 @@ void cuprof_stacks_destroy(cuprof_stacks *s)
     free(s->sites);
     free(s->site_names);
     free(s->stack_site);
+    free(s->user);
+    free(s->by_stack);
+    free(s->slices);
     free(s);
 }
 

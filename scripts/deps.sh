@@ -5,7 +5,8 @@
 # libsqlite3-dev and sqlite3 (prof.sh export and its test),
 # libunwind-dev and pkg-config, zlib1g-dev and libzstd-dev (the headers of the
 # compression the library loads at exit with dlopen; the tests' Perfetto
-# reader links them). As root it installs what is missing with
+# reader links them), libdw-dev (elfutils: file:line of native frames, linked
+# by the tools that read run files, never by libcuprof.so). As root it installs what is missing with
 # apt-get; otherwise it prints the exact command to run and fails.
 #
 # For the multi-rank tests: Debian's openmpi-bin and libopenmpi-dev (mpirun,
@@ -30,7 +31,7 @@ apt_install() {
 }
 
 need=()
-for p in check libjansson-dev libunwind-dev libsqlite3-dev sqlite3 pkg-config zlib1g-dev libzstd-dev; do
+for p in check libjansson-dev libunwind-dev libsqlite3-dev sqlite3 pkg-config zlib1g-dev libzstd-dev libdw-dev; do
   have_pkg "$p" || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then

@@ -30,7 +30,7 @@ include tests/fixtures/fixtures.mk
 # memsets, zeroed allocations), and the math libraries' stand-ins
 # (test_sim_libs: their results, and a program's wrong sizes, indices and pivots).
 ASAN_B     := $(B)/asan
-ASAN_TESTS := test_formats test_timeline test_findings test_mathlib test_compare test_schema test_collector
+ASAN_TESTS := test_formats test_timeline test_findings test_mathlib test_pystacks test_compare test_schema test_collector
 ASAN_RUN    = CUPROF_TOP=$(CURDIR) CUPROF_BUILD=$(CURDIR)/$(ASAN_B) \
               UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 asan-test: deps-ok

@@ -10,6 +10,9 @@
  *   cuprof-report --trigger [-o DIR] [--duration T|--calls N|--steps N] PID|RUNFILE
  *                                           (prof.sh trigger: a window in a process
  *                                            started with --standby)
+ *   cuprof-report --trigger --job DIR [--steps N|--duration T]
+ *                                           (prof.sh trigger --job: the same steps on
+ *                                            every rank of a job, tools/job_trigger.c)
  *   cuprof-report --recover DIR ROOTPID [--ended-by SIG]
  *                                           (cuprof-run, after its program ended:
  *                                            the run files of killed processes)
@@ -29,6 +32,7 @@
 #include "model/model.h"
 #include "model/peak.h"
 #include "tools/recut.h"
+#include "tools/job_trigger.h"
 #include "collector/runfile.h"
 
 #include <dirent.h>
@@ -71,6 +75,9 @@ static const char usage[] =
     "                     [--step-range NAME]] PID|RUNFILE\n"
     "Opens a window in a process started with prof.sh --standby (default 10 s); the\n"
     "process writes its outputs when it closes, as NAME.wK.*.\n"
+    "       cuprof-report --trigger --job DIR [--steps N | --duration T] [--step-range NAME]\n"
+    "Opens a window in every process of a job that writes into DIR (started with --standby),\n"
+    "at the same step on every rank: NAME.rankR.wK.*; prof.sh merge DIR merges them.\n"
     "       cuprof-report --trigger --dump [-o DIR] PID|RUNFILE\n"
     "Has a process started with prof.sh --flight-recorder write its last seconds\n"
     "now, as NAME.wK.*; it runs on.\n";
@@ -589,7 +596,7 @@ static int takes_value(const char *a)
     static const char *const with_value[] = {"-o", "-n", "--format", "--compress", "--export",
                                              "--capture-range", "--recover", "--duration",
                                              "--calls", "--steps", "--step-range", "--window",
-                                             "--ended-by"};
+                                             "--ended-by", "--job"};
     for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
         if (strcmp(a, with_value[k]) == 0)
             return 1;
@@ -604,7 +611,7 @@ int main(int argc, char **argv)
     const char *file = NULL, *recover_dir = NULL;
     int snap = 0, trig = 0;
     char trig_req[320] = "";
-    const char *step_range = NULL;
+    const char *step_range = NULL, *job = NULL;
     long root = 0;
     const char *q = getenv("CUPROF_QUIET");
     for (int i = 1; i < argc; i++) {
@@ -683,6 +690,8 @@ int main(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--step-range") == 0) {
             step_range = argv[++i];
+        } else if (strcmp(a, "--job") == 0) {   /* trigger: every process writing into DIR */
+            job = argv[++i];
         } else if (strcmp(a, "--window") == 0) {
             o.window = strtoull(argv[++i], NULL, 10);
         } else if (strcmp(a, "--ended-by") == 0) {
@@ -701,6 +710,20 @@ int main(int argc, char **argv)
     quiet = (o.at_exit || recover_dir) && q && strcmp(q, "1") == 0;
     if (recover_dir)
         return recover(recover_dir, root, &o);
+    if (trig && job) {
+        if (file) {
+            fprintf(stderr, "cuprof: trigger: --job %s or a process (%s), not both\n", job, file);
+            return 2;
+        }
+        if (!trig_req[0])
+            snprintf(trig_req, sizeof trig_req, "duration_ns=10000000000");   /* 10 s */
+        if (strncmp(trig_req, "steps=", 6) && strncmp(trig_req, "duration_ns=", 12)) {
+            fprintf(stderr, "cuprof: trigger: --job takes --steps N or --duration T (the ranks' calls "
+                            "differ; --dump is per process)\n");
+            return 2;
+        }
+        return job_trigger(job, trig_req, step_range);
+    }
     if (!file) {
         fprintf(stderr, "cuprof: report: no run file given; usage: cuprof-report [options] "
                         "NAME.cuprof\n");

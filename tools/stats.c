@@ -13,6 +13,14 @@
  * first, text in order. --filter keeps the rows whose name (kind for
  * copies) matches the extended regular expression. The table prints times
  * in torch.profiler's units; CSV and JSON keep the numbers as they are.
+ *
+ * --group-by-stack N (a run with --stacks): torch's
+ * key_averages(group_by_stack_n=N): the api report's rows by entry point and
+ * the N innermost user frames of the calls' stacks (Python frames and the
+ * program's native ones, with file:line when known; not CUDA's libraries
+ * nor cuprof: model/stacks.h), from summary.json's by_stack; sorted by
+ * CUDA total unless --sort says otherwise. The stack column reads innermost
+ * frame first, " <- " before each caller.
  */
 #include "formats/units.h"
 
@@ -26,7 +34,8 @@ static int usage(const char *why)
 {
     fprintf(stderr, "cuprof: stats: %s\n", why);
     fprintf(stderr, "cuprof: usage: prof.sh stats [--report api|kernels|copies|blas|ranges] "
-                    "[--sort COLUMN] [--limit N] [--filter REGEX] [--csv|--json] NAME.summary.json\n");
+                    "[--group-by-stack N] [--sort COLUMN] [--limit N] [--filter REGEX] "
+                    "[--csv|--json] NAME.summary.json\n");
     return 2;
 }
 
@@ -75,6 +84,63 @@ static json_t *report_rows(json_t *sum, const char *report)
             if (!json_is_object(v) && !json_is_array(v))
                 json_object_set(row, k, v);
         json_array_append_new(rows, row);
+    }
+    return rows;
+}
+
+static const char *frame_at(json_t *frames, size_t j)
+{
+    const char *f = json_string_value(json_array_get(frames, j));
+    return f ? f : "";
+}
+
+/* The api report by entry point and the n innermost user frames, from
+ * by_stack[] (NULL: the summary has no stacks). Owned. */
+static json_t *stack_rows(json_t *sum, long n)
+{
+    json_t *arr = json_object_get(sum, "by_stack");
+    if (!json_is_array(arr))
+        return NULL;
+    json_t *rows = json_array(), *r;
+    size_t i, j;
+    json_array_foreach(arr, i, r) {
+        const char *api = json_string_value(json_object_get(r, "api"));
+        json_t *frames = json_object_get(r, "frames");
+        size_t len = 1;
+        for (j = 0; j < json_array_size(frames) && (long)j < n; j++)
+            len += strlen(frame_at(frames, j)) + 4;
+        char *key = malloc(len);
+        if (!key)
+            break;
+        key[0] = '\0';
+        for (j = 0; j < json_array_size(frames) && (long)j < n; j++) {
+            if (j)
+                strcat(key, " <- ");
+            strcat(key, frame_at(frames, j));
+        }
+        json_t *row = NULL, *x;
+        size_t k;
+        json_array_foreach(rows, k, x)
+            if (!strcmp(json_string_value(json_object_get(x, "name")), api ? api : "") &&
+                !strcmp(json_string_value(json_object_get(x, "stack")), key)) {
+                row = x;
+                break;
+            }
+        if (!row) {
+            row = json_object();
+            json_object_set_new(row, "name", json_string(api ? api : ""));
+            json_object_set_new(row, "calls", json_integer(0));
+            json_object_set_new(row, "cpu_total_ns", json_integer(0));
+            json_object_set_new(row, "cuda_total_ns", json_integer(0));
+            json_object_set_new(row, "stack", json_string(key));
+            json_array_append_new(rows, row);
+        }
+        static const char *const sums[] = {"calls", "cpu_total_ns", "cuda_total_ns"};
+        for (k = 0; k < 3; k++)
+            json_object_set_new(row, sums[k],
+                                json_integer(json_integer_value(json_object_get(row, sums[k])) +
+                                             json_integer_value(json_object_get(r, sums[k]))));
+        free(key);
     }
     return rows;
 }
@@ -131,7 +197,7 @@ static void cell_text(const char *col, json_t *v, char *buf, size_t len)
 int main(int argc, char **argv)
 {
     const char *report = "api", *sort = NULL, *filter = NULL, *path = NULL;
-    long limit = -1;
+    long limit = -1, by_stack = 0;
     int csv = 0, as_json = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -144,6 +210,11 @@ int main(int argc, char **argv)
             limit = strtol(argv[++i], &end, 10);
             if (*end || limit < 0)
                 return usage("--limit needs a count (0 or more)");
+        } else if (!strcmp(a, "--group-by-stack") && more) {
+            char *end;
+            by_stack = strtol(argv[++i], &end, 10);
+            if (*end || by_stack < 1)
+                return usage("--group-by-stack needs a frame count (1 or more)");
         } else if (!strcmp(a, "--csv")) csv = 1;
         else if (!strcmp(a, "--json")) as_json = 1;
         else if (a[0] == '-' && a[1]) return usage("unknown option or missing value");
@@ -160,6 +231,8 @@ int main(int argc, char **argv)
         known |= !strcmp(report, reports[i]);
     if (!known)
         return usage("--report is one of api, kernels, copies, blas, ranges");
+    if (by_stack && strcmp(report, "api"))
+        return usage("--group-by-stack groups the api report (torch's group_by_stack_n)");
     json_error_t jerr;
     json_t *sum = json_load_file(path, 0, &jerr);
     if (!sum || !json_is_string(json_object_get(sum, "schema"))) {
@@ -168,7 +241,15 @@ int main(int argc, char **argv)
         json_decref(sum);
         return 1;
     }
-    json_t *rows = report_rows(sum, report);
+    json_t *rows = by_stack ? stack_rows(sum, by_stack) : report_rows(sum, report);
+    if (!rows && by_stack) {
+        fprintf(stderr, "cuprof: stats: %s has no host stacks; profile with prof.sh --stacks "
+                        "to group by stack\n", path);
+        json_decref(sum);
+        return 1;
+    }
+    if (by_stack && !sort)
+        sort = "cuda_total_ns";
     if (!rows) {
         fprintf(stderr, "cuprof: stats: %s has no %s report\n", path, report);
         json_decref(sum);
@@ -253,7 +334,7 @@ int main(int argc, char **argv)
             w[c] = strlen(k);
             for (size_t i = 0; i < kept; i++) {
                 cell_text(k, json_object_get(r[i], k), buf, sizeof buf);
-                size_t l = strlen(buf) > 60 ? 60 : strlen(buf);
+                size_t l = strlen(buf) > 60 && strcmp(k, "stack") ? 60 : strlen(buf);
                 if (l > w[c])
                     w[c] = l;
             }
@@ -261,7 +342,10 @@ int main(int argc, char **argv)
         }
         c = 0;
         json_object_foreach(first, k, v) {
-            printf(c ? "  %*s" : "%-*s", (int)w[c], k);
+            if (!strcmp(k, "stack"))   /* the last column, left-aligned */
+                printf("  %s", k);
+            else
+                printf(c ? "  %*s" : "%-*s", (int)w[c], k);
             c++;
         }
         putchar('\n');
@@ -270,11 +354,14 @@ int main(int argc, char **argv)
             c = 0;
             json_object_foreach(first, k, v) {
                 cell_text(k, json_object_get(r[i], k), buf, sizeof buf);
-                if (strlen(buf) > 60) {   /* cut, and said so: "..." and the note below */
+                if (strlen(buf) > 60 && strcmp(k, "stack")) {   /* cut, and said so: "..." and the note below */
                     memcpy(buf + 57, "...", 4);
                     cut = 1;
                 }
-                printf(c ? "  %*.*s" : "%-*.*s", (int)w[c], 60, buf);
+                if (!strcmp(k, "stack"))
+                    printf("  %s", buf);
+                else
+                    printf(c ? "  %*.*s" : "%-*.*s", (int)w[c], 60, buf);
                 c++;
             }
             putchar('\n');

@@ -431,6 +431,8 @@ static int name_width(const compare *c)
         w = strlen(c->api[i].name) + 2 > w ? strlen(c->api[i].name) + 2 : w;
     for (size_t i = 0; i < c->n_runs; i++)
         w = strlen(c->names[i]) + 5 > w ? strlen(c->names[i]) + 5 : w;
+    for (size_t i = 0; i < c->n_sites; i++)   /* "function (file:line)": the line must show */
+        w = strlen(c->sites[i].site) + 2 > w ? strlen(c->sites[i].site) + 2 : w;
     return (int)(w > NAME_MAX ? NAME_MAX : w);
 }
 

@@ -8,7 +8,10 @@
 // shows the job: the headline numbers and findings (the straggler first),
 // each rank's step times, each rank's waits in the collectives, the ranks
 // side by side (wall, GPU busy, waited in collectives) and the spread of every
-// kernel and call across ranks.
+// kernel and call across ranks. Past 16 ranks (heat: {ranks_per_row,
+// steps_per_col, steps, rows, step_ns, wait_ns}, ranks: []) a rank x step
+// heatmap of step time and of the waits in the collectives takes the place
+// of a line per rank, and the header names the slowest ranks, not each one.
 (function () {
   'use strict';
   const C = window.cuprof;
@@ -29,12 +32,56 @@
       num('straggler', 'straggler', strag ? strag.numbers.rank : '', strag ? 'rank ' + strag.numbers.rank : 'none'),
       num('meetings', 'collectives matched', mg.meetings || 0, String(mg.meetings || 0)),
       num('clock-error', 'clock error', (mg.alignment || {}).error_ns || 0, fmtTime((mg.alignment || {}).error_ns || 0))]),
-    el('div', { class: 'nums' }, ranks.map(function (r) {
+    ranks.length <= 16 ? el('div', { class: 'nums' }, ranks.map(function (r) {
       return num('wall-rank' + r.rank, 'rank ' + r.rank + ' wall', r.wall_ns, fmtTime(r.wall_ns));
+    })) : el('div', { class: 'nums' }, (mg.slowest_ranks || []).slice(0, 5).map(function (r, i) {
+      return num('slow' + i, (i ? '' : 'slowest: ') + 'rank ' + r.rank + ' late by', r.late_ns, fmtTime(r.late_ns));
     }))]));
   app.appendChild(section('findings', 'Findings', [C.findingList(findings,
     { straggler: 'waits', load_imbalance: 'ranks', unmatched_collectives: 'waits', missing_ranks: 'ranks' })]));
 
+  // A heatmap on a canvas: a cell per (rank group, step group), darker =
+  // more; the title of the canvas says what a row and a column hold.
+  function heatmap(id, title, cells, fromMedian, legend) {
+    const h = C.data.heat;
+    const flat = [].concat.apply([], cells);
+    let lo = 0, hi = flat.reduce(function (a, v) { return Math.max(a, v); }, 0);
+    if (fromMedian) {
+      const sorted = flat.slice().sort(function (a, b) { return a - b; });
+      lo = sorted[(sorted.length - 1) >> 1] || 0;
+      hi = Math.max(hi, lo * 1.1);
+    }
+    const rows = cells.length, cols = rows ? cells[0].length : 0;
+    const cw = Math.max(2, Math.min(8, Math.floor(900 / Math.max(cols, 1)))), ch = Math.max(2, Math.min(8, Math.floor(512 / Math.max(rows, 1))));
+    const cv = el('canvas', { id: id + '-canvas', width: String(cols * cw), height: String(rows * ch),
+      title: 'a row: ' + h.ranks_per_row + ' rank(s), a column: ' + h.steps_per_col + ' step(s)' });
+    const g = cv.getContext && cv.getContext('2d');
+    for (let r = 0; g && r < rows; r++)
+      for (let c = 0; c < cols; c++) {
+        const v = cells[r][c], x = hi > lo && v > lo ? (v - lo) / (hi - lo) : 0;
+        g.fillStyle = 'rgb(' + Math.round(255 - 60 * x) + ',' + Math.round(250 - 190 * x) + ',' + Math.round(240 - 200 * x) + ')';
+        g.fillRect(c * cw, r * ch, cw, ch);
+      }
+    cv.addEventListener('mousemove', function (e) {
+      const c = Math.floor(e.offsetX / cw), r = Math.floor(e.offsetY / ch);
+      if (r >= 0 && r < rows && c >= 0 && c < cols)
+        cv.title = 'ranks from ' + h.rows[r] + ', steps from ' + (c * h.steps_per_col + 1) + ': ' + fmtTime(cells[r][c]);
+    });
+    app.appendChild(section(id, title, [el('div', { class: 'sub', text: legend + ' (scale ' + fmtTime(lo) + ' .. ' +
+      fmtTime(hi) + '; rows: ranks ' + h.rows[0] + '..' + (ranks.length ? ranks[ranks.length - 1].rank : '?') +
+      ', ' + h.ranks_per_row + ' a row; columns: steps 1..' + h.steps + ', ' + h.steps_per_col + ' a column)' }), cv]));
+  }
+  if (C.data.heat) {
+    heatmap('heat-steps', 'Step time, rank x step', C.data.heat.step_ns, true,
+      'a cell: the slowest of its ranks\' mean step time; white: the median or less');
+    if (mg.meetings)
+      heatmap('heat-waits', 'Waited in the collectives, rank x step', C.data.heat.wait_ns, false,
+        'a cell: the least one of its ranks waited a step (the straggler waits least: its row is the pale one)');
+    app.appendChild(section('slowest', 'Slowest ranks (latest at the collectives)', [C.table('slowest', [
+      { title: 'Rank', num: 1, get: function (r) { return r.rank; } },
+      { title: 'Late (sum over the collectives)', num: 1, get: function (r) { return r.late_ns; }, fmt: fmtTime },
+      { title: 'Last at', num: 1, get: function (r) { return r.last_arrivals; } }], mg.slowest_ranks || [])]));
+  }
   function rankSeries() {
     return rk.map(function (r, i) {
       return { label: 'rank ' + r.rank, stroke: C.colors[i % C.colors.length], width: 1.5, points: { show: true } };
@@ -64,7 +111,7 @@
     [xs].concat(rk.map(function (r) { return xs.map(function (_, i) { return i < r.waits.length ? r.waits[i] / 1e6 : null; }); })),
     host);
   }
-  if (ranks.length) {
+  if (ranks.length && rk.length) {
     const host = el('div', { class: 'chart', id: 'ranks-chart' });
     const xs = ranks.map(function (_, i) { return i; });
     app.appendChild(section('ranks', 'Ranks side by side (ms): wall time, and inside it GPU busy and the time ' +

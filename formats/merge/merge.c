@@ -59,23 +59,6 @@ static int64_t median_i64(int64_t *v, size_t n)
 
 /* ---- reading ------------------------------------------------------------- */
 
-/* "NAME.rankR.summary.json" -> name length and R; 0 when it is not one. */
-static int parse_file(const char *f, size_t *namelen, int *rank)
-{
-    static const char suffix[] = ".summary.json";
-    size_t n = strlen(f), s = sizeof suffix - 1;
-    if (n <= s || strcmp(f + n - s, suffix) != 0)
-        return 0;
-    size_t end = n - s, d = end;
-    while (d > 0 && f[d - 1] >= '0' && f[d - 1] <= '9')
-        d--;
-    if (d == end || end - d > 9 || d < 6 || strncmp(f + d - 5, ".rank", 5) != 0)
-        return 0;
-    *namelen = d - 5;
-    *rank = atoi(f + d);
-    return *namelen > 0;
-}
-
 static int cmp_rank(const void *a, const void *b)
 {
     const mg_rank *x = a, *y = b;
@@ -222,6 +205,8 @@ out:
 
 /* The rank's collective calls (MPI's and NCCL's) from its trace, in start
  * order. */
+static int index_collectives(mg_rank *r);
+
 static int read_collectives(mg_rank *r)
 {
     json_t *evs = json_object_get(r->trace, "traceEvents"), *ev;
@@ -247,8 +232,14 @@ static int read_collectives(mg_rank *r)
             r->mpi_ns += c->end - c->start;
     }
     nccl_kernel_ends(r, evs);
+    return index_collectives(r);
+}
+
+/* Indexes r->coll by name (the i-th call of a collective is one index
+ * away), after sorting it by start. */
+static int index_collectives(mg_rank *r)
+{
     qsort(r->coll, r->ncoll, sizeof *r->coll, cmp_coll);
-    /* by name: the i-th call of a collective is one index away */
     r->by_name = calloc(r->ncoll ? r->ncoll : 1, sizeof *r->by_name);
     if (!r->by_name)
         return -1;
@@ -269,6 +260,83 @@ static int read_collectives(mg_rank *r)
     return 0;
 }
 
+/* The NCCL calls from summary.json's collectives.call_list (rows of
+ * op, comm, seq, start_ns, end_ns, gpu_end_ns): what the merge needs of a
+ * rank without reading its trace. 1 when the summary has them, 0 when not
+ * (an older file: the trace is read), -1 out of memory. */
+static int summary_collectives(mg_rank *r)
+{
+    json_t *list = json_object_get(json_object_get(r->summary, "collectives"), "call_list"), *row;
+    if (!json_is_array(list))
+        return 0;
+    size_t i;
+    json_array_foreach(json_object_get(r->summary, "api"), i, row)   /* MPI's are in the trace only */
+        if (!strcmp(str_at(row, "category"), "mpi") && u64_at(row, "calls"))
+            return 0;
+    size_t n = json_array_size(list);
+    r->coll = calloc(n ? n : 1, sizeof *r->coll);
+    if (!r->coll)
+        return -1;
+    json_array_foreach(list, i, row) {
+        char key[256];
+        snprintf(key, sizeof key, "nccl%s on comm %s", json_string_value(json_array_get(row, 0)) ?
+                 json_string_value(json_array_get(row, 0)) : "?", json_string_value(json_array_get(row, 1)) ?
+                 json_string_value(json_array_get(row, 1)) : "?");
+        const char *name = NULL;
+        for (size_t k = 0; k < r->nkeys && !name; k++)
+            if (!strcmp(r->keys[k], key))
+                name = r->keys[k];
+        if (!name) {
+            char **nk = realloc(r->keys, (r->nkeys + 1) * sizeof *nk);
+            if (!nk || !(nk[r->nkeys] = strdup(key))) {
+                if (nk)
+                    r->keys = nk;
+                return -1;
+            }
+            r->keys = nk;
+            name = r->keys[r->nkeys++];
+        }
+        mg_coll *c = &r->coll[r->ncoll++];
+        c->name = name;
+        c->start = (uint64_t)json_integer_value(json_array_get(row, 3));
+        c->end = (uint64_t)json_integer_value(json_array_get(row, 4));
+        c->gpu_end = (uint64_t)json_integer_value(json_array_get(row, 5));
+        c->async = 1;
+    }
+    return index_collectives(r) < 0 ? -1 : 1;
+}
+
+/* What the merge does not read of a summary, dropped once it is read: at a
+ * thousand ranks the kept summaries are most of the merge's memory. */
+static void trim_summary(json_t *s)
+{
+    static const char *const drop[] = {"argv", "threads", "overhead", "gpu_timeline", "device", "memory",
+                                       "graphs", "launch_census", "copies", "blas", "math", "ranges",
+                                       "findings", "sites", "capture"};
+    for (size_t k = 0; k < sizeof drop / sizeof drop[0]; k++)
+        json_object_del(s, drop[k]);
+    json_object_del(json_object_get(s, "collectives"), "call_list");
+    json_object_del(json_object_get(s, "collectives"), "rows");
+}
+
+int mg_read_trace(mg_rank *r, int collectives, char *err, size_t errlen)
+{
+    if (r->trace || !r->trace_path)
+        return 0;
+    json_error_t je;
+    r->trace = json_load_file(r->trace_path, 0, &je);
+    if (!r->trace || !json_is_array(json_object_get(r->trace, "traceEvents"))) {
+        snprintf(err, errlen, "%s: not a trace (%s)", r->trace_path, r->trace ? "no traceEvents" : je.text);
+        return -1;
+    }
+    r->base_ns = u64_at(r->trace, "baseTimeNanoseconds");
+    if (collectives && read_collectives(r) < 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
 static int load_rank(mg_rank *r, const char *dir, const char *name, char *err, size_t errlen)
 {
     size_t len = strlen(dir) + strlen(name) + 64;
@@ -278,8 +346,11 @@ static int load_rank(mg_rank *r, const char *dir, const char *name, char *err, s
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    snprintf(r->summary_path, len, "%s/%s.rank%d.summary.json", dir, name, r->rank);
-    snprintf(r->trace_path, len, "%s/%s.rank%d.trace.json", dir, name, r->rank);
+    char w[32] = "";
+    if (r->window)
+        snprintf(w, sizeof w, ".w%lu", r->window);
+    snprintf(r->summary_path, len, "%s/%s.rank%d%s.summary.json", dir, name, r->rank, w);
+    snprintf(r->trace_path, len, "%s/%s.rank%d%s.trace.json", dir, name, r->rank, w);
     json_error_t je;
     r->summary = json_load_file(r->summary_path, 0, &je);
     if (!r->summary || strcmp(str_at(r->summary, "schema"), "cuprof.summary/1") != 0) {
@@ -314,65 +385,23 @@ static int load_rank(mg_rank *r, const char *dir, const char *name, char *err, s
     if (stat(r->trace_path, &st) != 0) {
         free(r->trace_path);
         r->trace_path = NULL;
-        return 0;
     }
-    r->trace = json_load_file(r->trace_path, 0, &je);
-    if (!r->trace || !json_is_array(json_object_get(r->trace, "traceEvents"))) {
-        snprintf(err, errlen, "%s: not a trace (%s)", r->trace_path, r->trace ? "no traceEvents" : je.text);
+    int from_summary = summary_collectives(r);
+    if (from_summary < 0) {
+        snprintf(err, errlen, "out of memory");
         return -1;
     }
-    r->base_ns = u64_at(r->trace, "baseTimeNanoseconds");
-    return read_collectives(r);
+    trim_summary(r->summary);
+    /* an older summary without its calls: the trace has them */
+    return from_summary ? 0 : mg_read_trace(r, 1, err, errlen);
 }
 
-int mg_load(mg_run *m, const char *dir, const char *name, char *err, size_t errlen)
+int mg_load(mg_run *m, const char *dir, const char *name, long window, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
     m->world_size = -1;
-    DIR *dp = opendir(dir);
-    if (!dp) {
-        snprintf(err, errlen, "cannot open %s: %s", dir, strerror(errno));
+    if (mg_pick_files(m, dir, name, window, err, errlen) < 0)
         return -1;
-    }
-    struct dirent *de;
-    size_t cap = 0;
-    int rc = 0;
-    while ((de = readdir(dp)) != NULL) {
-        size_t nl;
-        int rank;
-        if (!parse_file(de->d_name, &nl, &rank))
-            continue;
-        if (name && (strlen(name) != nl || strncmp(name, de->d_name, nl) != 0))
-            continue;
-        if (!m->name) {
-            m->name = strndup(de->d_name, nl);
-        } else if (strlen(m->name) != nl || strncmp(m->name, de->d_name, nl) != 0) {
-            snprintf(err, errlen, "%s holds the ranks of more than one job (%s, %.*s); name one with -n NAME",
-                     dir, m->name, (int)nl, de->d_name);
-            rc = -1;
-            break;
-        }
-        if (m->n == cap) {
-            cap = cap ? 2 * cap : 8;
-            mg_rank *g = realloc(m->r, cap * sizeof *g);
-            if (!g) {
-                snprintf(err, errlen, "out of memory");
-                rc = -1;
-                break;
-            }
-            m->r = g;
-        }
-        memset(&m->r[m->n], 0, sizeof m->r[m->n]);
-        m->r[m->n++].rank = rank;
-    }
-    closedir(dp);
-    if (rc)
-        return -1;
-    if (m->n == 0) {
-        snprintf(err, errlen, "no NAME.rankR.summary.json in %s%s%s: run each rank under prof.sh with -o %s",
-                 dir, name ? " for " : "", name ? name : "", dir);
-        return -1;
-    }
     qsort(m->r, m->n, sizeof *m->r, cmp_rank);
     for (size_t i = 0; i + 1 < m->n; i++)
         if (m->r[i].rank == m->r[i + 1].rank) {
@@ -613,6 +642,9 @@ void mg_free(mg_run *m)
         free(m->r[i].keys);
     }
     free(m->r);
+    for (size_t k = 0; k < m->nnotes; k++)
+        free(m->notes[k]);
+    free(m->notes);
     free(m->meets);
     free(m->arrivals);
     free(m->name);

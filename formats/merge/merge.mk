@@ -2,7 +2,8 @@
 # trace and one summary. Links jansson; never in the library. Tests:
 # tests/e2e/test_e2e_ranks.c (mpirun on the sim), tests/unit/test_merge.c.
 MERGE_SRCS := formats/merge/merge.c formats/merge/merge_trace.c formats/merge/merge_summary.c \
-              formats/merge/merge_html.c
+              formats/merge/merge_html.c formats/merge/merge_window.c \
+              formats/merge/merge_heat.c
 MERGE_OBJS := $(patsubst formats/merge/%.c,$(B)/merge/%.o,$(MERGE_SRCS))
 
 $(B)/merge/%.o: formats/merge/%.c formats/merge/merge.h

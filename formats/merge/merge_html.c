@@ -9,7 +9,9 @@
  * GPU busy ns], ...], "waits": [ns the rank waited in each group of
  * meetings]}], "meetings_per_point": k}: a rank's wait in a meeting is the
  * last arrival minus its own; the meetings are summed k at a time so that a
- * long job gives at most MAX_POINTS points per rank.
+ * long job gives at most MAX_POINTS points per rank. Past LINES_UPTO ranks
+ * "ranks" is [] and "heat" (merge.h's mg_heat as JSON, up to HEAT_ROWS x
+ * HEAT_COLS cells) carries the rank x step view instead.
  */
 #include "formats/html_page.h"
 #include "formats/merge/merge.h"
@@ -20,6 +22,11 @@
 #include <string.h>
 
 #define MAX_POINTS 1000
+/* Past this many ranks (and without --all-ranks) the page draws heatmaps,
+ * not a line a rank: at most HEAT_ROWS x HEAT_COLS cells. */
+#define LINES_UPTO 16
+#define HEAT_ROWS 256
+#define HEAT_COLS 200
 
 /* The first aligned step start of any rank (UINT64_MAX when none). */
 static uint64_t first_step(const mg_run *m)
@@ -43,8 +50,14 @@ static char *page_data(const mg_run *m, const char *summary_path, size_t *len)
         return NULL;
     size_t per = m->nmeets > MAX_POINTS ? (m->nmeets + MAX_POINTS - 1) / MAX_POINTS : 1;
     uint64_t t0 = first_step(m);
-    json_t *ranks = json_array();
-    for (size_t j = 0; ranks && j < m->n; j++) {
+    json_t *ranks = json_array(), *heat = NULL;
+    int lines = m->all_ranks || m->n <= LINES_UPTO;
+    mg_heat h;
+    if (!lines && mg_heat_build(m, HEAT_ROWS, HEAT_COLS, &h) == 0) {
+        heat = h.nrows ? mg_heat_json(m, &h) : NULL;
+        mg_heat_free(&h);
+    }
+    for (size_t j = 0; lines && ranks && j < m->n; j++) {
         json_t *steps = json_array(), *waits = json_array(), *st;
         size_t i;
         json_array_foreach(json_object_get(m->r[j].summary, "step_list"), i, st) {
@@ -64,8 +77,8 @@ static char *page_data(const mg_run *m, const char *summary_path, size_t *len)
         }
         json_array_append_new(ranks, json_pack("{s:i,s:o,s:o}", "rank", m->r[j].rank, "steps", steps, "waits", waits));
     }
-    json_t *root = json_pack("{s:o,s:o,s:I}", "merged", merged, "ranks", ranks, "meetings_per_point",
-                             (json_int_t)per);
+    json_t *root = json_pack("{s:o,s:o,s:I,s:o*}", "merged", merged, "ranks", ranks, "meetings_per_point",
+                             (json_int_t)per, "heat", heat);
     char *text = root ? json_dumps(root, JSON_COMPACT) : NULL;
     json_decref(root);
     *len = text ? strlen(text) : 0;

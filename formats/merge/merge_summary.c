@@ -18,6 +18,14 @@
 
 #include <errno.h>
 #include <stdio.h>
+
+/* summary.txt's Ranks table: every rank up to this many (or --all-ranks);
+ * past it the SLOWEST_SHOWN latest ranks, the median and the fastest. */
+#define RANK_TABLE_ALL 16
+#define SLOWEST_SHOWN 10
+/* The heatmap's cells at most (summary.txt and summary.json). */
+#define HEAT_ROWS 32
+#define HEAT_COLS 64
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,7 +115,8 @@ static int build(const mg_run *m, const char *key, const char *count_key, const 
         s->max = s->total[s->max_i];
         s->median = mg_median(v, m->n);
     }
-    qsort(t->s, t->n, sizeof *t->s, cmp_spread);
+    if (t->n)
+        qsort(t->s, t->n, sizeof *t->s, cmp_spread);
     free(v);
     return 0;
 }
@@ -159,47 +168,79 @@ typedef struct straggler {
 /* The worst straggler over the collectives: a rank whose median lateness at
  * one of them is at least STRAGGLER_MIN_LATE_NS and that came last at more
  * than half of its 2 or more calls; the one that caused most waiting. */
+typedef struct arrival {
+    uint64_t t;
+    size_t j;
+} arrival;
+
+static int cmp_arrival(const void *a, const void *b)
+{
+    const arrival *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return (x->j > y->j) - (x->j < y->j);
+}
+
 static int find_straggler(const mg_run *m, straggler *out)
 {
     int found = 0;
-    uint64_t *late = calloc(m->nmeets ? m->nmeets : 1, sizeof *late);
-    uint64_t *others = calloc(m->n, sizeof *others);
-    if (!late || !others) {
-        free(late);
-        free(others);
+    size_t n = m->n;
+    arrival *sorted = calloc(n ? n : 1, sizeof *sorted);
+    size_t *pos = calloc(n ? n : 1, sizeof *pos);
+    if (!sorted || !pos || n < 2) {
+        free(sorted);
+        free(pos);
         return 0;
     }
     for (size_t k = 0; k < m->nmeets; k++) {
         if (m->meets[k].index != 0)
             continue;   /* each collective once, from its first call */
         const char *name = m->meets[k].name;
-        for (size_t j = 0; j < m->n; j++) {
-            straggler s = {name, j, 0, 0, 0, 0};
-            for (size_t q = k; q < m->nmeets; q++) {
-                const mg_meet *mt = &m->meets[q];
-                if (strcmp(mt->name, name) != 0)
-                    continue;
-                size_t no = 0;
-                for (size_t i = 0; i < m->n; i++)
-                    if (i != j)
-                        others[no++] = mt->arrival[i];
-                uint64_t med = mg_median(others, no);
-                late[s.calls++] = mt->arrival[j] > med ? mt->arrival[j] - med : 0;
-                if ((size_t)mt->last_rank == j) {
-                    s.last++;
-                    s.wait += mt->wait_ns;
-                }
+        size_t nc = 0;
+        for (size_t q = k; q < m->nmeets; q++)
+            nc += strcmp(m->meets[q].name, name) == 0;
+        /* each rank's lateness at each call: its arrival minus the lower
+         * median of the others' (the sorted arrivals less its own) */
+        uint64_t *late = calloc(n * nc, sizeof *late), *wait = calloc(n, sizeof *wait);
+        size_t *last = calloc(n, sizeof *last);
+        if (!late || !wait || !last) {
+            free(late);
+            free(wait);
+            free(last);
+            break;
+        }
+        size_t c = 0, mid = (n - 2) / 2;
+        for (size_t q = k; q < m->nmeets; q++) {
+            const mg_meet *mt = &m->meets[q];
+            if (strcmp(mt->name, name) != 0)
+                continue;
+            for (size_t j = 0; j < n; j++)
+                sorted[j] = (arrival){mt->arrival[j], j};
+            qsort(sorted, n, sizeof *sorted, cmp_arrival);
+            for (size_t p = 0; p < n; p++)
+                pos[sorted[p].j] = p;
+            for (size_t j = 0; j < n; j++) {
+                uint64_t med = mid < pos[j] ? sorted[mid].t : sorted[mid + 1].t;
+                late[j * nc + c] = mt->arrival[j] > med ? mt->arrival[j] - med : 0;
             }
-            s.median_late = mg_median(late, s.calls);
+            last[mt->last_rank]++;
+            wait[mt->last_rank] += mt->wait_ns;
+            c++;
+        }
+        for (size_t j = 0; j < n; j++) {
+            straggler s = {name, j, c, last[j], mg_median(&late[j * nc], c), wait[j]};
             if (s.calls >= 2 && 2 * s.last > s.calls && s.median_late >= STRAGGLER_MIN_LATE_NS &&
                 (!found || s.wait > out->wait)) {
                 *out = s;
                 found = 1;
             }
         }
+        free(late);
+        free(wait);
+        free(last);
     }
-    free(late);
-    free(others);
+    free(sorted);
+    free(pos);
     return found;
 }
 
@@ -207,6 +248,20 @@ static size_t findings(const mg_run *m, finding *f, size_t cap)
 {
     size_t n = 0;
     char a[32], b[32], c[32];
+    if (m->nnotes && n < cap) {   /* ranks whose window is not there (merge_window.c) */
+        finding *x = &f[n++];
+        x->rule = "missed_window";
+        x->severity = "warning";
+        snprintf(x->message, sizeof x->message, "%zu rank%s not in this merge: %s%s", m->nnotes,
+                 m->nnotes == 1 ? " is" : "s are", m->notes[0], m->nnotes > 1 ? " (the others: numbers.notes)" : "");
+        snprintf(x->advice, sizeof x->advice,
+                 "a rank that ended before the step, or a step the rank had begun: trigger again "
+                 "(prof.sh trigger --job DIR --steps N) while every rank still has the steps ahead");
+        json_t *notes = json_array();
+        for (size_t k = 0; k < m->nnotes; k++)
+            json_array_append_new(notes, json_string(m->notes[k]));
+        x->numbers = json_pack("{s:I,s:o}", "ranks", (json_int_t)m->nnotes, "notes", notes);
+    }
     if (m->world_size > 0 && (size_t)m->world_size > m->n && n < cap) {
         finding *x = &f[n++];
         x->rule = "missing_ranks";
@@ -382,7 +437,8 @@ int mg_write_summary(const mg_run *m, const char *json_path, const char *txt_pat
     for (size_t j = 0; j < m->n; j++) {
         const mg_rank *r = &m->r[j];
         json_array_append_new(
-            ranks, json_pack("{s:i,s:s,s:I,s:s,s:s,s:s?,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "rank", r->rank, "host",
+            ranks, json_pack("{s:i,s:I,s:s,s:I,s:s,s:s,s:s?,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "rank", r->rank,
+                             "window", (json_int_t)r->window, "host",
                              r->host, "pid", (json_int_t)r->pid, "program", r->program, "summary",
                              r->summary_path, "trace", r->trace_path, "clock_offset_ns", (json_int_t)r->offset_ns,
                              "wall_ns", (json_int_t)r->wall_ns, "self_cpu_total_ns", (json_int_t)r->self_cpu_ns,
@@ -394,13 +450,25 @@ int mg_write_summary(const mg_run *m, const char *json_path, const char *txt_pat
         json_array_append_new(finds, json_pack("{s:s,s:s,s:s,s:s,s:o}", "rule", fs[i].rule, "severity",
                                                fs[i].severity, "message", fs[i].message, "advice", fs[i].advice,
                                                "numbers", fs[i].numbers ? fs[i].numbers : json_object()));
-    json_t *root = json_pack("{s:s,s:s,s:s,s:i,s:I,s:{s:s,s:I,s:I},s:I,s:o,s:o,s:o,s:o}", "schema",
-                             "cuprof.merged/1", "tool", "cuprof", "name", m->name, "world_size", m->world_size,
+    mg_heat heat;
+    if (mg_heat_build(m, HEAT_ROWS, HEAT_COLS, &heat) < 0)
+        memset(&heat, 0, sizeof heat);
+    size_t slow[SLOWEST_SHOWN];
+    int nslow = mg_slowest(m, slow, SLOWEST_SHOWN);
+    json_t *slowest = json_array();
+    for (int k = 0; k < nslow; k++)
+        json_array_append_new(slowest, json_pack("{s:i,s:I,s:I}", "rank", m->r[slow[k]].rank, "late_ns",
+                                                 (json_int_t)m->r[slow[k]].late_ns, "last_arrivals",
+                                                 (json_int_t)rs[slow[k]].last));
+    json_t *root = json_pack("{s:s,s:s,s:s,s:s,s:i,s:I,s:{s:s,s:I,s:I},s:I,s:o,s:o,s:o,s:o,s:o,s:o*}", "schema",
+                             "cuprof.merged/1", "tool", "cuprof", "name", m->name, "windows", m->window_desc,
+                             "world_size", m->world_size,
                              "ranks_found", (json_int_t)m->n, "alignment", "method", m->method, "error_ns",
                              (json_int_t)m->error_ns, "refined_by", (json_int_t)m->refined_by, "meetings",
                              (json_int_t)m->nmeets, "ranks", ranks, "api",
                              spread_rows(m, &api, "calls", "cpu_total_ns"), "kernels",
-                             spread_rows(m, &kern, "launches", "gpu_total_ns"), "findings", finds);
+                             spread_rows(m, &kern, "launches", "gpu_total_ns"), "findings", finds,
+                             "slowest_ranks", slowest, "heatmap", heat.nrows ? mg_heat_json(m, &heat) : NULL);
     char tmp[4200];
     int rc = -1;
     snprintf(tmp, sizeof tmp, "%s.tmp", json_path);
@@ -426,7 +494,10 @@ int mg_write_summary(const mg_run *m, const char *json_path, const char *txt_pat
         fprintf(f, "cuprof merged summary: %s, %zu rank%s", m->name, m->n, m->n == 1 ? "" : "s");
         if (m->world_size > 0)
             fprintf(f, " of %d", m->world_size);
-        fprintf(f, "\n  clocks:        %s\n", m->method);
+        fprintf(f, "\n");
+        if (m->window_desc[0])
+            fprintf(f, "  windows:       %s\n", m->window_desc);
+        fprintf(f, "  clocks:        %s\n", m->method);
         if (m->refined_by)
             fprintf(f, "  clock error:   about %s (half the interquartile range of %zu collectives' ends)\n",
                     cuprof_fmt_time(a, sizeof a, m->error_ns), m->refined_by);
@@ -434,15 +505,37 @@ int mg_write_summary(const mg_run *m, const char *json_path, const char *txt_pat
             fprintf(f, "  clock error:   %s%s\n", cuprof_fmt_time(a, sizeof a, m->error_ns),
                     m->error_ns ? " (the drift of CLOCK_REALTIME against CLOCK_MONOTONIC during the run)" : "");
         fprintf(f, "  collectives:   %zu calls matched across ranks\n", m->nmeets);
-        fprintf(f, "\nRanks\n  %4s  %-16s %8s %12s %12s %12s %12s %10s %12s\n", "Rank", "Host", "Pid", "Wall",
-                "Self CPU", "In MPI", "GPU busy", "Last at", "Late total");
-        for (size_t j = 0; j < m->n; j++) {
-            const mg_rank *r = &m->r[j];
-            fprintf(f, "  %4d  %-16.16s %8ld %12s %12s %12s %12s %10llu %12s\n", r->rank, r->host[0] ? r->host : "?",
-                    r->pid, cuprof_fmt_time(a, sizeof a, r->wall_ns), cuprof_fmt_time(b, sizeof b, r->self_cpu_ns),
-                    cuprof_fmt_time(c, sizeof c, r->mpi_ns), cuprof_fmt_time(d, sizeof d, r->gpu_busy_ns),
-                    (unsigned long long)rs[j].last, cuprof_fmt_time(e, sizeof e, rs[j].late_total));
+        int whole = m->all_ranks || m->n <= RANK_TABLE_ALL;
+        size_t *show = calloc(m->n ? m->n : 1, sizeof *show), nshow = 0;
+        if (show && whole)
+            for (size_t j = 0; j < m->n; j++)
+                show[nshow++] = j;
+        else if (show) {   /* the latest ranks, then the median and the fastest */
+            for (int k = 0; k < nslow; k++)
+                show[nshow++] = slow[k];
+            for (size_t j = 0; j < m->n; j++)
+                if (m->r[j].role && (!strcmp(m->r[j].role, "median") || !strcmp(m->r[j].role, "fastest")))
+                    show[nshow++] = j;
         }
+        if (whole)
+            fprintf(f, "\nRanks\n");
+        else
+            fprintf(f, "\nRanks: the %d latest at the collectives, then the median and the fastest (all %zu in "
+                       "summary.json; --all-ranks: the whole table)\n", nslow, m->n);
+        fprintf(f, "  %4s  %-16s %8s %12s %12s %12s %12s %10s %12s\n", "Rank", "Host", "Pid", "Wall",
+                "Self CPU", "In MPI", "GPU busy", "Last at", "Late total");
+        for (size_t q = 0; q < nshow; q++) {
+            size_t j = show[q];
+            const mg_rank *r = &m->r[j];
+            fprintf(f, "  %4d  %-16.16s %8ld %12s %12s %12s %12s %10llu %12s%s%s\n", r->rank,
+                    r->host[0] ? r->host : "?", r->pid, cuprof_fmt_time(a, sizeof a, r->wall_ns),
+                    cuprof_fmt_time(b, sizeof b, r->self_cpu_ns), cuprof_fmt_time(c, sizeof c, r->mpi_ns),
+                    cuprof_fmt_time(d, sizeof d, r->gpu_busy_ns), (unsigned long long)rs[j].last,
+                    cuprof_fmt_time(e, sizeof e, rs[j].late_total), !whole && r->role && r->role[0] ? "  " : "",
+                    !whole && r->role && r->role[0] ? r->role : "");
+        }
+        free(show);
+        mg_heat_txt(f, m, &heat);
         txt_spreads(f, m, &api, "Calls across ranks (CPU total per rank: min, median, max; the rank with the max)",
                     20);
         txt_spreads(f, m, &kern, "Kernels across ranks (GPU total per rank)", 20);
@@ -453,6 +546,7 @@ int mg_write_summary(const mg_run *m, const char *json_path, const char *txt_pat
             fprintf(f, "[%s] %s: %s\n  try: %s\n", fs[i].severity, fs[i].rule, fs[i].message, fs[i].advice);
         rc = commit(f, tmp, txt_path, err, errlen);
     }
+    mg_heat_free(&heat);
     free(rs);
     free_spreads(&api);
     free_spreads(&kern);

@@ -12,7 +12,9 @@
  * are gathered, then normalized as model/gpu.h describes.
  */
 #include "formats/runfile/runfile_read.h"
+#include "formats/runfile/srcline.h"
 #include "collector/compact.h"
+#include "collector/gpu_compact.h"
 #include "collector/runfile.h"
 #include "model/gpu.h"
 
@@ -103,6 +105,8 @@ typedef struct rrun {
     cuprof_run_frame *frames;
     cuprof_run_stack *stacks;
     vec stack_frames;        /* uint32_t, every stack's */
+    vec modules;             /* cuprof_run_module (STACK_MODULE, 5.x) */
+    cuprof_srclines *srclines; /* file:line of the native frames (srcline.c) */
     const uint8_t *meta, *gpu_info, *stacks_blk;
     size_t meta_len, gpu_info_len, stacks_len;
     const uint8_t *meta_start;   /* the first META (written when the file was opened) */
@@ -294,7 +298,10 @@ static int read_names(rrun *r, const uint8_t *p, size_t len, const char ***out, 
     memcpy(head, p, 8);
     const uint8_t *q = p + 8, *end = p + len;
     uint32_t first = head[0], n = head[1];
-    if (first == 0 || n > len || first > UINT32_MAX - n)
+    /* ids are interned densely from 1, each written with 4 bytes at least:
+     * an id past a quarter of the file's size is damage, not a table to
+     * grow to (4 billion entries) */
+    if (first == 0 || n > len || first > UINT32_MAX - n || first + n - 1 > r->map_len / 4)
         return -1;
     uint32_t top = first + n - 1;
     if (top > *count) {
@@ -328,6 +335,8 @@ static void read_gpu_names(rrun *r, const uint8_t *p, size_t len)
     uint32_t head[2];
     memcpy(head, p, 8);
     const uint8_t *q = p + 8, *end = p + len;
+    if (head[0] == 0 || (uint64_t)head[0] + head[1] > r->map_len / 4 + 1)
+        return;   /* ids from 1, no more than the file could name (read_names) */
     for (uint32_t i = 0; i < head[1]; i++) {
         uint32_t l;
         if (end - q < 4)
@@ -357,13 +366,63 @@ static void read_records(vec *v, size_t elem, const uint8_t *p, size_t len)
     uint32_t head[2];
     memcpy(head, p, 8);
     size_t fe = head[0], n = head[1];
-    if (fe < elem || (len - 8) / fe < n)
+    if (n == 0 || fe < elem || (len - 8) / fe < n)
         return;
     uint8_t *out = vec_push(v, elem, n);
     if (!out)
         return;
     for (size_t i = 0; i < n; i++)
         memcpy(out + i * elem, p + 8 + i * fe, elem);
+}
+
+static void add_sync(rrun *r, const cuprof_rf_sync *f)
+{
+    cuprof_gpu_sync *s = vec_push(&r->syncs, sizeof *s, 1);
+    if (s)
+        *s = (cuprof_gpu_sync){.start_ns = f->start, .end_ns = f->end, .corr = f->corr,
+                               .context = f->context, .stream = f->stream, .event = f->event,
+                               .type = f->type};
+}
+
+/* A GPU_RECORDS block (5.0): its compact records decoded into the file's
+ * structs, as the blocks of one kind each held them before 5.0. A record
+ * that does not decode ends the block (the ones before it are kept). */
+static void read_gpu_records(rrun *r, const uint8_t *p, size_t len)
+{
+    if (len < 8)
+        return;
+    uint32_t head[2];
+    memcpy(head, p, sizeof head);
+    const uint8_t *q = p + 8, *end = p + len;
+    cuprof_gr_codec c;
+    cuprof_gr_reset(&c);
+    cuprof_gr_rec rec;
+    for (uint32_t i = 0; i < head[0] && q < end; i++) {
+        if (cuprof_gr_get(&q, end, &c, &rec) != 0)
+            return;
+        void *slot = NULL;
+        switch (rec.kind) {
+        case CUPROF_GR_KERNEL:
+            if ((slot = vec_push(&r->rkernels, sizeof rec.u.k, 1)) != NULL)
+                memcpy(slot, &rec.u.k, sizeof rec.u.k);
+            break;
+        case CUPROF_GR_COPY:
+            if ((slot = vec_push(&r->rcopies, sizeof rec.u.c, 1)) != NULL)
+                memcpy(slot, &rec.u.c, sizeof rec.u.c);
+            break;
+        case CUPROF_GR_API:
+            if ((slot = vec_push(&r->rapis, sizeof rec.u.a, 1)) != NULL)
+                memcpy(slot, &rec.u.a, sizeof rec.u.a);
+            break;
+        case CUPROF_GR_SYNC:
+            add_sync(r, &rec.u.s);
+            break;
+        default:
+            if ((slot = vec_push(&r->extmap, sizeof rec.u.x, 1)) != NULL)
+                memcpy(slot, &rec.u.x, sizeof rec.u.x);
+            break;
+        }
+    }
 }
 
 static void block(rrun *r, const cuprof_rf_block *b, const uint8_t *p, cuprof_rfread_info *info)
@@ -399,7 +458,8 @@ static void block(rrun *r, const cuprof_rf_block *b, const uint8_t *p, cuprof_rf
                     t->tailbuf = nb;
                     t->tail_cap = need;
                 }
-                memcpy(t->tailbuf + at, c.data, c.len);
+                if (c.len)   /* (an empty part: no buffer yet) */
+                    memcpy(t->tailbuf + at, c.data, c.len);
                 t->tail = (chunk_ref){t->tailbuf, need, h.anchor_stamp, h.anchor_ns};
                 t->tail_no = h.chunk_no;
                 t->have_tail = 1;
@@ -450,16 +510,14 @@ static void block(rrun *r, const cuprof_rf_block *b, const uint8_t *p, cuprof_rf
     case CUPROF_RF_GPU_SYNCS: {
         vec tmp = {0};
         read_records(&tmp, sizeof(cuprof_rf_sync), p, len);
-        cuprof_gpu_sync *s = tmp.n ? vec_push(&r->syncs, sizeof *s, tmp.n) : NULL;
-        for (size_t i = 0; s && i < tmp.n; i++) {
-            const cuprof_rf_sync *f = (const cuprof_rf_sync *)tmp.p + i;
-            s[i] = (cuprof_gpu_sync){.start_ns = f->start, .end_ns = f->end, .corr = f->corr,
-                                     .context = f->context, .stream = f->stream,
-                                     .event = f->event, .type = f->type};
-        }
+        for (size_t i = 0; i < tmp.n; i++)
+            add_sync(r, (const cuprof_rf_sync *)tmp.p + i);
         free(tmp.p);
         break;
     }
+    case CUPROF_RF_GPU_RECORDS:
+        read_gpu_records(r, p, len);
+        break;
     case CUPROF_RF_GPU_EXTMAP:
         read_records(&r->extmap, sizeof(cuprof_rf_extmap), p, len);
         break;
@@ -686,7 +744,7 @@ static void read_meta(rrun *r, const uint8_t *p, size_t len, int start_only)
 /* The name/dir/keep fields for the caller (from the last META). */
 static void read_meta_info(rrun *r, cuprof_rfread_info *info)
 {
-    tag_it it = {r->meta, r->meta + r->meta_len};
+    tag_it it = {r->meta, r->meta ? r->meta + r->meta_len : NULL};
     uint16_t tag;
     const uint8_t *v;
     uint32_t n;
@@ -738,7 +796,7 @@ static void read_stacks(rrun *r)
             memcpy(&sl, v + 20 + ml, 4);
             f->symbol = sl && sl - 1 <= n - 24 - ml ? own(r, v + 24 + ml, sl - 1) : NULL;
         } else if (tag == CUPROF_RT_STACK_PYFRAME && n >= 20) {
-            /* 4.1: u64 pc, u32 line, u32 name length, name, u32 file length, file */
+            /* 5.1: u64 pc, u32 line, u32 name length, name, u32 file length, file */
             cuprof_run_frame *f = vec_push(&frames, sizeof *f, 1);
             if (!f)
                 continue;
@@ -761,6 +819,17 @@ static void read_stacks(rrun *r)
             f->file = own(r, v + 20 + ql, fl);
             const char *base = f->file ? strrchr(f->file, '/') : NULL;
             f->module = base ? base + 1 : f->file ? f->file : "";
+        } else if (tag == CUPROF_RT_STACK_MODULE && n >= 12) {
+            uint32_t pl;
+            memcpy(&pl, v + 8, 4);
+            cuprof_run_module *m = pl <= n - 12 ? vec_push(&r->modules, sizeof *m, 1) : NULL;
+            if (!m)
+                continue;
+            memcpy(&m->base, v, 8);
+            m->path = own(r, v + 12, pl);
+            m->build_id_len = n - 12 - pl;
+            m->build_id = m->build_id_len
+                              ? (const uint8_t *)own(r, v + 12 + pl, m->build_id_len) : NULL;
         } else if (tag == CUPROF_RT_STACK) {
             cuprof_run_stack *s = vec_push(&stacks, sizeof *s, 1);
             uint32_t *fr = vec_push(&r->stack_frames, sizeof(uint32_t), n / 4);
@@ -785,6 +854,9 @@ static void read_stacks(rrun *r)
     run->frames = r->frames;
     run->nstacks = stacks.n ? (uint32_t)stacks.n - 1 : 0;
     run->stacks = r->stacks;
+    run->nmodules = (uint32_t)r->modules.n;
+    run->modules = r->modules.p;
+    r->srclines = cuprof_srclines_resolve(run);
 }
 
 /* ---- calls ------------------------------------------------------------------------ */
@@ -1180,7 +1252,7 @@ static int read_gpu(rrun *r)
 {
     cuprof_gpu_run *g = &r->gpu;
     g->status = "CUPTI not started";
-    tag_it it = {r->gpu_info, r->gpu_info + r->gpu_info_len};
+    tag_it it = {r->gpu_info, r->gpu_info ? r->gpu_info + r->gpu_info_len : NULL};
     uint16_t tag;
     const uint8_t *v;
     uint32_t n;
@@ -1263,6 +1335,10 @@ static int read_gpu(rrun *r)
                                 .result = f->result, .is_launch = f->is_launch,
                                 .driver = f->driver};
     }
+    /* the file's records are copied: their memory goes back now, before
+     * the model is built (146 bytes a launch with the sim's CUPTI) */
+    free(r->rkernels.p), free(r->rcopies.p), free(r->rapis.p);
+    r->rkernels = r->rcopies = r->rapis = (vec){0};
     g->n_kernels = normalize_cuprof_gpu_kernel(r, k, nk, m, nm);
     g->n_copies = normalize_cuprof_gpu_copy(r, c, nc, m, nm);
     g->n_apis = normalize_cuprof_gpu_api(r, a, na, m, nm);
@@ -1472,6 +1548,8 @@ void cuprof_rfread_free(cuprof_run *run)
     free(r->frames);
     free(r->stacks);
     free(r->stack_frames.p);
+    free(r->modules.p);
+    cuprof_srclines_free(r->srclines);
     if (r->map && r->map != MAP_FAILED)
         munmap(r->map, r->map_len);
     free(r);

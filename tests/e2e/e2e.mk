@@ -101,13 +101,18 @@ $(B)/tests/stacks_prog_nofp: tests/e2e/stacks_prog.c
 $(B)/tests/libthrow.so: tests/e2e/throw_lib.cc
 	$(call P,CXX,$@)mkdir -p $(@D) && $(CXX) -O2 -Wall -Wextra -Werror -fPIC -shared -o $@ $< -ldl
 
+# matmul_add_g: bench/matmul_add.cu built with -g, so its <<<>>> launches
+# come through CUDA's header inlines and nvcc's stubs as DWARF sees them.
+$(B)/tests/matmul_add_g: bench/matmul_add.cu
+	$(call P,NVCC,$@)mkdir -p $(@D) && $(NVCC) $(BENCH_NVFLAGS) -g -o $@ $< $(BENCH_LIBS)
+
 $(B)/tests/test_e2e_stacks: tests/e2e/test_e2e_stacks.c tests/e2e/viewers.c tests/e2e/viewers.h $(HARNESS_OBJ) $(B)/tests/stacks_prog_fp \
-                           $(B)/tests/stacks_prog_nofp $(B)/tests/libthrow.so
+                           $(B)/tests/stacks_prog_nofp $(B)/tests/libthrow.so $(B)/tests/matmul_add_g
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< tests/e2e/viewers.c $(HARNESS_OBJ) \
 	    $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS) -lm
 
 ALL_TARGETS += $(B)/tests/test_e2e_stacks $(B)/tests/stacks_prog_fp $(B)/tests/stacks_prog_nofp \
-               $(B)/tests/libthrow.so
+               $(B)/tests/libthrow.so $(B)/tests/matmul_add_g
 E2E_TESTS   += $(B)/tests/test_e2e_stacks
 
 # The Perfetto protobuf trace end to end, read back by a decoder of the
@@ -231,3 +236,14 @@ $(B)/tests/test_e2e_nccl: tests/e2e/test_e2e_nccl.c $(HARNESS_OBJ) tests/e2e/har
 
 ALL_TARGETS += $(B)/tests/test_e2e_nccl $(B)/tests/nccl_job
 E2E_TESTS   += $(B)/tests/test_e2e_nccl
+
+# prof.sh trigger --job: 4 ranks of bench/ddp_step and of nvtx_prog under
+# scripts/launch.sh with --standby, one trigger for all, then prof.sh merge;
+# bench/merge_scale.sh 64.
+$(B)/tests/test_e2e_job: tests/e2e/test_e2e_job.c $(HARNESS_OBJ) tests/e2e/harness.h \
+		bench/ddp_step $(B)/tests/nvtx_prog $(B)/cuprof-merge $(B)/bench/merge_scale $(LIBNCCL_SIM)
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< \
+	    $(HARNESS_OBJ) $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS)
+
+ALL_TARGETS += $(B)/tests/test_e2e_job
+E2E_TESTS   += $(B)/tests/test_e2e_job

@@ -10,8 +10,11 @@
  *     with one line saying what was lost; a file that is not a run file,
  *     or of a newer version, gets one line and nothing is written;
  *   - --no-run-file removes it after the report;
+ *   - CUPTI's records are in GPU_RECORDS blocks, compact (run file 5.0):
+ *     every launch's kernel and API record decodes, in a few bytes each;
  *   - CRC-32C: the hardware path equals the table-free one.
  */
+#include "collector/gpu_compact.h"
 #include "collector/runfile.h"
 #include "harness.h"
 #include "trace_check.h"
@@ -972,6 +975,70 @@ START_TEST(sigkill_at_random_moments_keeps_all_but_the_last_tenth_second)
 }
 END_TEST
 
+/* 5.0: a run with the sim's CUPTI holds its GPU records in GPU_RECORDS
+ * blocks only (none of the per-kind blocks of 4.x); they decode to a
+ * kernel and a runtime-API record per launch, in at most 16 bytes a launch
+ * (146 as CUPTI laid them out), and the report counts every kernel. */
+START_TEST(gpu_records_are_compact)
+{
+    enum { N = 20000 };
+    char n[16];
+    snprintf(n, sizeof n, "%d", N);
+    const char *rest[] = {"--format", "none", "--no-report-html", e2e_path("bench/launch_overhead"),
+                          "--n", n, "--path", "api", NULL};
+    const char *env[] = {"CUPROF_GPU=1", NULL};
+    e2e_result r = profile("g", "x", rest, env);
+    ck_assert_msg(r.status == 0, "status %d\n%s", r.status, r.err);
+    e2e_result_free(&r);
+    char *rf = path_of("g", "x.cuprof");
+    size_t size = 0;
+    uint8_t *m = (uint8_t *)e2e_read_file(rf, &size);
+    ck_assert_ptr_nonnull(m);
+    cuprof_rf_header h;
+    memcpy(&h, m, sizeof h);
+    ck_assert_uint_eq(h.major, 5);
+    uint64_t gr_bytes = 0, kernels = 0, apis = 0, others = 0;
+    for (size_t off = sizeof h; off + sizeof(cuprof_rf_block) <= size;) {
+        cuprof_rf_block b;
+        memcpy(&b, m + off, sizeof b);
+        const uint8_t *p = m + off + sizeof b;
+        ck_assert(b.type < CUPROF_RF_GPU_KERNELS || b.type > CUPROF_RF_GPU_EXTMAP);
+        if (b.type == CUPROF_RF_GPU_RECORDS) {
+            uint32_t head[2];
+            memcpy(head, p, sizeof head);
+            cuprof_gr_codec c;
+            cuprof_gr_reset(&c);
+            const uint8_t *q = p + 8, *end = p + b.len;
+            for (uint32_t i = 0; i < head[0]; i++) {
+                cuprof_gr_rec rec;
+                ck_assert_int_eq(cuprof_gr_get(&q, end, &c, &rec), 0);
+                kernels += rec.kind == CUPROF_GR_KERNEL;
+                apis += rec.kind == CUPROF_GR_API;
+                others += rec.kind != CUPROF_GR_KERNEL && rec.kind != CUPROF_GR_API;
+            }
+            ck_assert_ptr_eq(q, end);
+            gr_bytes += cuprof_rf_block_bytes(b.len);
+        }
+        off += cuprof_rf_block_bytes(b.len);
+    }
+    ck_assert_uint_ge(kernels, N);
+    ck_assert_uint_ge(apis, N);
+    ck_assert_msg((double)gr_bytes / (double)kernels <= 16.0, "%.2f bytes of GPU records a launch",
+                  (double)gr_bytes / (double)kernels);
+    free(m);
+    char *sp = path_of("g", "x.summary.json");
+    char *txt = e2e_read_file(sp, NULL);
+    ck_assert_ptr_nonnull(txt);
+    char want[64];
+    snprintf(want, sizeof want, "\"launches\":%llu", (unsigned long long)kernels);
+    ck_assert_msg(strstr(txt, want), "summary.json has no kernel row with %s", want);
+    free(txt);
+    free(sp);
+    free(rf);
+    (void)others;
+}
+END_TEST
+
 START_TEST(crc32c_paths_agree)
 {
     /* RFC 3720's check value, and the two paths on odd lengths */
@@ -1010,6 +1077,7 @@ int main(void)
     tcase_add_test(t, flight_recorder_writes_the_last_second_on_oom);
     tcase_add_test(t, flight_recorder_dumps_on_trigger);
     tcase_add_test(t, sigkill_at_random_moments_keeps_all_but_the_last_tenth_second);
+    tcase_add_test(t, gpu_records_are_compact);
     tcase_add_test(t, crc32c_paths_agree);
     suite_add_tcase(s, t);
     SRunner *sr = srunner_create(s);

@@ -253,23 +253,106 @@ START_TEST(speedscope_draws_it_in_chromium)
 }
 END_TEST
 
+/* The line of file (under the checkout) that holds text (the first one). */
+static int src_line(const char *file, const char *text)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", e2e_top(), file);
+    char *src = e2e_read_file(path, NULL);
+    ck_assert_ptr_nonnull(src);
+    const char *at = strstr(src, text);
+    ck_assert_msg(at != NULL, "%s not in %s", text, file);
+    int line = 1;
+    for (const char *q = src; q < at; q++)
+        line += *q == '\n';
+    free(src);
+    return line;
+}
+
+static int prog_line(const char *text)
+{
+    return src_line("tests/e2e/stacks_prog.c", text);
+}
+
+/* A CUDA program built with -g: each <<<>>> launch's site is the line of
+ * the launch, past CUDA's header inlines (__cudaLaunchKernel_helper), nvcc's
+ * stub and its host function named after the kernel; cuBLAS's at the line of
+ * the cuBLAS call. */
+START_TEST(cuda_launch_sites_by_line)
+{
+    const char *args[] = {e2e_bpath("tests/matmul_add_g"), "--mode", "eager", NULL};
+    e2e_prof p = profile(args, "auto");
+    char bias[128], gemm[128];
+    snprintf(bias, sizeof bias, "launch_bias_add(work*) (matmul_add.cu:%d)",
+             src_line("bench/matmul_add.cu", "bias_add<<<grid, block, 0, wk->stream>>>((__nv_bfloat16 *)"));
+    snprintf(gemm, sizeof gemm, "gemm(work*, float) (matmul_add.cu:");
+    json_t *sites = json_object_get(p.sum, "sites"), *x;
+    size_t i;
+    int seen_bias = 0, seen_gemm = 0;
+    json_array_foreach(sites, i, x) {
+        const char *s = json_string_value(json_object_get(x, "site"));
+        ck_assert_msg(!strstr(s, "__cudaLaunchKernel_helper") && !strstr(s, "__device_stub") &&
+                          !strstr(s, "bias_add<") && !strstr(s, "cudafe1"), "glue as a site: %s", s);
+        seen_bias |= !strcmp(s, bias) && num(x, "kernels") > 0;
+        seen_gemm |= !strncmp(s, gemm, strlen(gemm)) && num(x, "kernels") > 0;
+    }
+    ck_assert_msg(seen_bias && seen_gemm, "no site %s (or gemm's) in\n%s", bias, p.txt);
+    ck_assert_msg(strstr(p.txt, bias), "%s", p.txt);
+    e2e_prof_free(&p);
+}
+END_TEST
+
 /* The same known chain of functions, with and without frame pointers, by
- * each way of taking stacks that must find it. */
+ * each way of taking stacks that must find it; built with -g, each frame
+ * with the file:line of its call (DWARF, through libdw). */
 static void expect_chain(const char *prog, const char *mode)
 {
     const char *args[] = {e2e_bpath(prog), "--depth", "60", NULL};
     e2e_prof p = profile(args, mode);
     char *cpu = out_file(&p, "cpu.folded");
-    ck_assert_msg(strstr(cpu, ";main;outer_fn;middle_fn;inner_fn;cudaMemsetAsync "),
-                  "%s --stacks=%s:\n%s", prog, mode, cpu);
-    ck_assert_msg(strstr(cpu, ";main;outer_fn;cudaStreamSynchronize "), "%s", cpu);
+    char want[512];
+    snprintf(want, sizeof want,
+             ";main (stacks_prog.c:%d);outer_fn (stacks_prog.c:%d);middle_fn (stacks_prog.c:%d);"
+             "inner_fn (stacks_prog.c:%d);cudaMemsetAsync ",
+             prog_line("rc |= outer_fn(d, s)"), prog_line("int rc = middle_fn(d, s)"),
+             prog_line("int rc = inner_fn(d, s)"), prog_line("cudaMemsetAsync(d, 1, 256, s)"));
+    ck_assert_msg(strstr(cpu, want), "%s --stacks=%s: no %s in\n%s", prog, mode, want, cpu);
+    snprintf(want, sizeof want, ";outer_fn (stacks_prog.c:%d);cudaStreamSynchronize ",
+             prog_line("rc += cudaStreamSynchronize(s)"));
+    ck_assert_msg(strstr(cpu, want), "no %s in\n%s", want, cpu);
+    /* the launch site is the line of the call, in summary.txt and summary.json */
+    snprintf(want, sizeof want, "inner_fn (stacks_prog.c:%d)", prog_line("cudaMemsetAsync(d, 1, 256, s)"));
+    ck_assert_msg(strstr(p.txt, want), "no site %s in\n%s", want, p.txt);
+    /* the memsets' GPU time under that line in the GPU flame graph */
+    char *gpu = out_file(&p, "gpu.folded");
+    snprintf(want, sizeof want, ";inner_fn (stacks_prog.c:%d);cudaMemsetAsync;[memset] ",
+             prog_line("cudaMemsetAsync(d, 1, 256, s)"));
+    ck_assert_msg(strstr(gpu, want), "no %s in\n%s", want, gpu);
+    free(gpu);
+    /* prof.sh stats --group-by-stack 2: the call keyed by its two innermost lines */
+    char sum[4200];
+    snprintf(sum, sizeof sum, "%s/x.summary.json", p.dir);
+    const char *st[] = {e2e_path("prof.sh"), "stats", "--group-by-stack", "2", "--csv", sum, NULL};
+    e2e_result r = e2e_run(st, NULL, NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    const char *row = strstr(r.out, "\ncudaMemsetAsync,3,");
+    ck_assert_msg(row != NULL, "%s", r.out);
+    long long cpu_ns = 0, cuda_ns = 0;
+    char stack[256] = "";
+    ck_assert_int_eq(sscanf(row, "\ncudaMemsetAsync,3,%lld,%lld,%255[^\n]", &cpu_ns, &cuda_ns, stack), 3);
+    snprintf(want, sizeof want, "inner_fn (stacks_prog.c:%d) <- middle_fn (stacks_prog.c:%d)",
+             prog_line("cudaMemsetAsync(d, 1, 256, s)"), prog_line("int rc = inner_fn(d, s)"));
+    ck_assert_str_eq(stack, want);
+    ck_assert_int_gt(cuda_ns, 0);
+    e2e_result_free(&r);
     /* 60 nested calls: at least 55 frames of them (the compiler may fold the
      * last ones together) */
-    const char *deep = strstr(cpu, ";main;recurse_fn;");
-    ck_assert_msg(deep != NULL, "%s", cpu);
+    snprintf(want, sizeof want, ";main (stacks_prog.c:%d);recurse_fn (", prog_line("rc |= recurse_fn(d, depth)"));
+    const char *deep = strstr(cpu, want);
+    ck_assert_msg(deep != NULL, "no %s in\n%s", want, cpu);
     const char *eol = strchr(deep, '\n');
     int n = 0;
-    for (const char *q = deep; q && q < eol && (q = strstr(q, "recurse_fn")) && q < eol; q++)
+    for (const char *q = deep; q && q < eol && (q = strstr(q, "recurse_fn (stacks_prog.c:")) && q < eol; q++)
         n++;
     ck_assert_msg(n >= 55 && n <= 60, "%d recurse_fn frames", n);
     free(cpu);
@@ -357,6 +440,87 @@ START_TEST(compare_shows_sites_side_by_side)
 END_TEST
 
 /* prof.sh checks the option before anything runs. */
+/* Runs a shell command; its exit status. */
+static int sh(const char *cmd)
+{
+    const char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+    e2e_result r = e2e_run(argv, NULL, NULL, 60);
+    int st = r.status;
+    if (st)
+        fprintf(stderr, "%s: %s\n", cmd, r.err);
+    e2e_result_free(&r);
+    return st;
+}
+
+/* The debug information may live apart (objcopy --only-keep-debug and a
+ * .gnu_debuglink, as Debian's -dbgsym packages do by build id); and the
+ * report checks the build id: an object rebuilt since the run gets no
+ * file:line (its lines would be another build's), only its functions. */
+START_TEST(debug_info_apart_and_build_id_checked)
+{
+    char *tmp = e2e_tmpdir(), cmd[16384];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && cp %s prog && objcopy --only-keep-debug prog prog.debug && strip -g prog && "
+             "objcopy --add-gnu-debuglink=prog.debug prog && ! readelf -S prog | grep -q debug_line",
+             tmp, e2e_bpath("tests/stacks_prog_fp"));
+    if (sh(cmd) != 0) {
+        fprintf(stderr, "SKIPPED debug info apart: objcopy/strip/readelf (binutils) did not do it\n");
+        e2e_rmtree(tmp);
+        free(tmp);
+        return;
+    }
+    char prog[4200], want[256];
+    snprintf(prog, sizeof prog, "%s/prog", tmp);
+    const char *args[] = {prog, NULL};
+    e2e_prof p = profile(args, "fp");
+    char *cpu = out_file(&p, "cpu.folded");
+    snprintf(want, sizeof want, ";inner_fn (stacks_prog.c:%d);cudaMemsetAsync ",
+             prog_line("cudaMemsetAsync(d, 1, 256, s)"));
+    ck_assert_msg(strstr(cpu, want), "no %s in\n%s", want, cpu);
+    free(cpu);
+    /* the same path, another build: the run file's build id is not its */
+    snprintf(cmd, sizeof cmd, "cp %s %s/prog && %s report -o %s/again -n y %s/x.cuprof",
+             e2e_bpath("tests/stacks_prog_nofp"), tmp, e2e_path("prof.sh"), p.dir, p.dir);
+    ck_assert_int_eq(sh(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s/again/y.cpu.folded", p.dir);
+    cpu = e2e_read_file(cmd, NULL);
+    ck_assert_ptr_nonnull(cpu);
+    ck_assert_msg(strstr(cpu, ";outer_fn;middle_fn;inner_fn;cudaMemsetAsync ") &&
+                      !strstr(cpu, "stacks_prog.c:"), "%s", cpu);
+    free(cpu);
+    e2e_prof_free(&p);
+    e2e_rmtree(tmp);
+    free(tmp);
+}
+END_TEST
+
+/* prof.sh compare names the sites by source line when the runs have one */
+START_TEST(compare_shows_sites_by_line)
+{
+    const char *one[] = {e2e_bpath("tests/stacks_prog_fp"), "--depth", "3", NULL};
+    const char *two[] = {e2e_bpath("tests/stacks_prog_fp"), "--depth", "5", NULL};
+    e2e_prof a = profile(one, "auto"), b = profile(two, "auto");
+    char pa[4096], pb[4096], want[256];
+    snprintf(pa, sizeof pa, "%s/x.summary.json", a.dir);
+    snprintf(pb, sizeof pb, "%s/x.summary.json", b.dir);
+    const char *args[] = {e2e_path("prof.sh"), "compare", pa, pb, NULL};
+    e2e_result r = e2e_run(args, NULL, NULL, 60);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    snprintf(want, sizeof want, "inner_fn (stacks_prog.c:%d)", prog_line("cudaMemsetAsync(d, 1, 256, s)"));
+    const char *sites = strstr(r.out, "Launch sites (--stacks)");
+    ck_assert_msg(sites && strstr(sites, want), "no %s in\n%s", want, r.out);
+    /* -O2 makes the innermost cudaMemset a tail call: its return address,
+     * and so the site, is the recursive call's line (else the memset's) */
+    char alt[256];
+    snprintf(want, sizeof want, "recurse_fn (stacks_prog.c:%d)", prog_line("int rc = recurse_fn(d, n - 1)"));
+    snprintf(alt, sizeof alt, "recurse_fn (stacks_prog.c:%d)", prog_line("return cudaMemset(d, 2, 64)"));
+    ck_assert_msg(strstr(sites, want) || strstr(sites, alt), "no %s in\n%s", want, r.out);
+    e2e_result_free(&r);
+    e2e_prof_free(&a);
+    e2e_prof_free(&b);
+}
+END_TEST
+
 START_TEST(profsh_refuses_a_bad_mode)
 {
     const char *args[] = {e2e_path("prof.sh"), "--stacks=frames", "true", NULL};
@@ -382,6 +546,9 @@ static Suite *suite(void)
     tcase_add_test(tc, no_frame_pointers_unwind);
     tcase_add_test(tc, cxx_exceptions_keep_their_unwinder);
     tcase_add_test(tc, compare_shows_sites_side_by_side);
+    tcase_add_test(tc, compare_shows_sites_by_line);
+    tcase_add_test(tc, cuda_launch_sites_by_line);
+    tcase_add_test(tc, debug_info_apart_and_build_id_checked);
     tcase_add_test(tc, profsh_refuses_a_bad_mode);
     suite_add_tcase(s, tc);
     return s;

@@ -2,7 +2,9 @@
  * test_e2e_stats.c - prof.sh stats on the summaries the demo writes
  * (matmul_add eager, addmm, fused): --sort cuda_total --limit 5 --csv gives
  * summary.json's five rows with the most CUDA time, largest first, with its
- * numbers; --filter, --report, --json; a bad column is one cuprof: line.
+ * numbers; --filter, --report, --json; a bad column is one cuprof: line, and
+ * so is --group-by-stack on a run without stacks (its rows are checked in
+ * test_e2e_stacks.c).
  */
 #include "harness.h"
 
@@ -116,6 +118,24 @@ START_TEST(report_filter_and_errors)
     ck_assert_int_eq(r.status, 2);
     ck_assert_ptr_nonnull(strstr(r.err, "cuprof: stats: --sort nope: the api report has no such column"));
     ck_assert_str_eq(r.out, "");
+    e2e_result_free(&r);
+    /* --group-by-stack needs a run with --stacks, a count, and the api report */
+    const char *gbs[] = {"--group-by-stack", "3", NULL};
+    r = stats(gbs, sum);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_ptr_nonnull(strstr(r.err, "has no host stacks; profile with prof.sh --stacks"));
+    ck_assert_int_eq(e2e_count(r.err, "\n"), 1);
+    ck_assert_str_eq(r.out, "");
+    e2e_result_free(&r);
+    const char *gbs0[] = {"--group-by-stack", "0", NULL};
+    r = stats(gbs0, sum);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "cuprof: stats: --group-by-stack needs a frame count"));
+    e2e_result_free(&r);
+    const char *gbsk[] = {"--group-by-stack", "2", "--report", "kernels", NULL};
+    r = stats(gbsk, sum);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "--group-by-stack groups the api report"));
     e2e_result_free(&r);
     const char *none[] = {NULL};
     r = stats(none, e2e_path("README.md"));

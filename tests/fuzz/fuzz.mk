@@ -23,12 +23,24 @@ $(B)/tests/test_fuzz_reader: tests/fuzz/test_fuzz.c $(HARNESS_OBJ)
 $(B)/fuzz/summary_reader: $(CMP_DIR)/fuzz_summary_reader.c $(COMPARE_SRCS) tests/fuzz/fuzz_reader.sh
 	$(call P,FUZZCC,$@)bash tests/fuzz/fuzz_reader.sh build
 
+# The run file reader's GPU side (formats/runfile/fuzz_gpu_records.c: the
+# compact GPU records, their names, the GPU state); `make fuzz-runfile`.
+FUZZ_RUNFILE_SECONDS ?= 20
+$(B)/tests/test_fuzz_runfile: tests/fuzz/test_fuzz.c $(HARNESS_OBJ)
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -Itests/e2e \
+	  -DFUZZ_NAME='"runfile_gpu"' -DFUZZ_SCRIPT='"tests/fuzz/fuzz_runfile.sh"' \
+	  -DFUZZ_SECS_ENV='"FUZZ_RUNFILE_SECONDS"' -DFUZZ_SECS_DEFAULT='"20"' \
+	  -o $@ $< $(HARNESS_OBJ) $(LDFLAGS) $(JSON_LIBS) $(CHECK_LIBS)
+
+fuzz-runfile:
+	$(Q)bash tests/fuzz/fuzz_runfile.sh run $(FUZZ_RUNFILE_SECONDS)
+
 fuzz-config:
 	$(Q)bash tests/fuzz/fuzz_config.sh run $(FUZZ_CONFIG_SECONDS)
 
 fuzz-reader:
 	$(Q)bash tests/fuzz/fuzz_reader.sh run $(FUZZ_SECONDS)
 
-UNIT_TESTS  += $(B)/tests/test_fuzz_config $(B)/tests/test_fuzz_reader
-ALL_TARGETS += $(B)/tests/test_fuzz_config $(B)/tests/test_fuzz_reader
-.PHONY: fuzz-config fuzz-reader
+UNIT_TESTS  += $(B)/tests/test_fuzz_config $(B)/tests/test_fuzz_reader $(B)/tests/test_fuzz_runfile
+ALL_TARGETS += $(B)/tests/test_fuzz_config $(B)/tests/test_fuzz_reader $(B)/tests/test_fuzz_runfile
+.PHONY: fuzz-config fuzz-reader fuzz-runfile

@@ -14,13 +14,20 @@
 #      symbol, static or not).
 #   3. preload/ includes no collector header but collector/collector.h.
 #   4. model/ includes no collector header but collector/event.h (the event
-#      ABI), and nothing from formats/ or preload/.
+#      ABI) and collector/runfile_types.h (the plain types the recorder
+#      fills), and nothing from formats/ or preload/.
 #   5. formats/ and tools/ include nothing from collector/ or preload/ but
-#      the run file's ABI (collector/event.h, compact.h, runfile.h).
-#   6. collector/ includes nothing from formats/, and of model/ only the
-#      plain types (model/run.h, model/gpu.h).
+#      the run file's ABI (collector/event.h, compact.h, gpu_compact.h,
+#      runfile.h).
+#   6. collector/ includes nothing from model/, formats/, tools/ or
+#      preload/ (the types it shares with the reader and the model live in
+#      collector/runfile.h and collector/runfile_types.h).
 #   7. libcuprof.so defines no symbol a model/ or formats/ object defines:
 #      the library records, cuprof-report analyses.
+#   8. No undefined symbol of a collector/ object is defined in a preload/
+#      object (nm): the collector never calls up into the hooks, not even
+#      through a libc name they interpose (close, sigaction, posix_spawn:
+#      collector/libc.h gives it libc's own).
 #
 #   check_layers.sh [TOP [BUILD]]   (default: the checkout and its build/)
 # Prints one line per violation; exit 1 if there is any, 2 on bad use.
@@ -75,20 +82,19 @@ while IFS= read -r line; do
 done < <(includes "$top"/preload/*.[ch])
 while IFS= read -r line; do
   case $line in
-    *'"collector/event.h"'*) ;;
-    *'"collector/'*|*'"../'*|*'"formats/'*|*'"preload/'*) say "$line: model/ includes no collector header but collector/event.h, nothing of formats/ or preload/" ;;
+    *'"collector/event.h"'*|*'"collector/runfile_types.h"'*) ;;
+    *'"collector/'*|*'"../'*|*'"formats/'*|*'"preload/'*) say "$line: model/ includes no collector header but collector/event.h and runfile_types.h, nothing of formats/ or preload/" ;;
   esac
 done < <(includes "$top"/model/*.[ch])
 while IFS= read -r line; do
   case $line in
-    *'"collector/event.h"'*|*'"collector/compact.h"'*|*'"collector/runfile.h"'*) ;;
+    *'"collector/event.h"'*|*'"collector/compact.h"'*|*'"collector/gpu_compact.h"'*|*'"collector/runfile.h"'*) ;;
     *'"collector/'*|*'"preload/'*|*'"../'*) say "$line: formats/ and tools/ read the model and the run file's ABI only" ;;
   esac
 done < <(includes $(find "$top/formats" "$top/tools" -name '*.[ch]' 2>/dev/null))
 while IFS= read -r line; do
   case $line in
-    *'"model/run.h"'*|*'"model/gpu.h"'*) ;;
-    *'"formats/'*|*'"model/'*|*'"tools/'*) say "$line: collector/ includes no formats/ or tools/ header, of model/ only the plain types" ;;
+    *'"formats/'*|*'"model/'*|*'"tools/'*|*'"preload/'*) say "$line: collector/ includes no formats/, model/, tools/ or preload/ header (shared types: collector/runfile.h, runfile_types.h)" ;;
   esac
 done < <(includes "$top"/collector/*.[ch])
 
@@ -100,6 +106,19 @@ if [ -e "$build/libcuprof.so" ]; then
     if grep -qxF "$s" <<<"$analysis_defs"; then
       say "libcuprof.so defines $s, which model/ or formats/ defines: the library records only (cuprof-report analyses)"
     fi
+  done
+fi
+
+# 8. the collector never calls up into preload/
+if ls "$build/preload"/*.o >/dev/null 2>&1; then
+  preload_defs=$(nm --defined-only $(objects preload preload) 2>/dev/null |
+                 awk 'NF == 3 && $2 ~ /[TDBRW]/ {print $3}' | sort -u)
+  for o in $(objects collector collector); do
+    for s in $(nm -u "$o" | awk '{print $2}' | sort -u); do
+      if grep -qxF "$s" <<<"$preload_defs"; then
+        say "${o#"$build"/} uses $s, defined in preload/: the collector calls nothing of the hooks (libc's own: collector/libc.h)"
+      fi
+    done
   done
 fi
 

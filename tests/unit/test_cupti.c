@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "collector/cupti_int.h"
+#include "collector/gpu_compact.h"
 #include "tests/unit/runfile_back.h"
 #include "tests/sim/core/cusim.h"
 
@@ -976,6 +977,242 @@ START_TEST(exit_path_runs_before_cuda_teardown)
 }
 END_TEST
 
+/* ---- the compact GPU records (gpu_compact.h, run file 5.0) ------------------------- */
+
+static uint64_t gr_rand_state;
+
+static uint64_t gr_rand(void)
+{
+    gr_rand_state = gr_rand_state * 6364136223846793005ull + 1442695040888963407ull;
+    return gr_rand_state >> 17;
+}
+
+/* A value that is usually near the previous one, sometimes anything. */
+static uint64_t gr_pick(uint64_t near)
+{
+    switch (gr_rand() % 8) {
+    case 0: return 0;
+    case 1: return UINT64_MAX - gr_rand() % 3;
+    case 2: return gr_rand() << 20 ^ gr_rand();
+    case 3: return near - gr_rand() % 1000;
+    default: return near + gr_rand() % 5000;
+    }
+}
+
+/* One record of any kind, fields drawn so that every table (12 lanes and
+ * 10 threads against 8 slots, 11 configurations against 8) overflows and
+ * every field takes extreme values now and then. */
+static void gr_make(cuprof_gr_rec *r, uint64_t *t)
+{
+    memset(r, 0, sizeof *r);
+    *t += gr_rand() % 3000;
+    uint64_t start = gr_rand() % 16 ? *t : gr_pick(*t);
+    uint64_t end = gr_rand() % 16 ? start + 100 * (gr_rand() % 4) : gr_pick(start);
+    uint32_t corr = (uint32_t)(*t / 100 + gr_rand() % 3);
+    r->kind = 1 + (int)(gr_rand() % 5);
+    switch (r->kind) {
+    case CUPROF_GR_KERNEL: {
+        cuprof_rf_kernel *k = &r->u.k;
+        k->start = start, k->end = end, k->corr = corr;
+        k->device = (uint32_t)(gr_rand() % 2), k->context = 1;
+        k->stream = (uint32_t)(gr_rand() % 6 ? 7 : 7 + gr_rand() % 12);
+        unsigned cfg = (unsigned)(gr_rand() % 11);
+        k->name = cfg + 1;
+        k->grid[0] = cfg * 1000 + 1, k->grid[1] = cfg % 3 + 1, k->grid[2] = 1;
+        k->block[0] = cfg == 5 ? UINT32_MAX : 256, k->block[1] = 1, k->block[2] = 1;
+        k->registers = 32 + cfg, k->static_smem = cfg * 7, k->dynamic_smem = cfg * 4096;
+        k->device_launched = gr_rand() % 20 == 0;
+        k->graph = gr_rand() % 4 == 0;
+        k->graph_id = k->graph ? (uint32_t)(gr_rand() % 4 + 1) : 0;
+        k->graph_node_id = k->graph ? gr_pick(1u << 20) : 0;
+        break;
+    }
+    case CUPROF_GR_COPY: {
+        cuprof_rf_copy *c = &r->u.c;
+        c->start = start, c->end = end, c->corr = corr;
+        c->device = 0, c->context = 1, c->stream = (uint32_t)(7 + gr_rand() % 12);
+        c->bytes = gr_rand() % 3 ? 4096 : gr_pick(1u << 30);
+        c->kind = (uint8_t)(gr_rand() % 9), c->src_mem = (uint8_t)(gr_rand() % 6);
+        c->dst_mem = (uint8_t)(gr_rand() % 6), c->async = gr_rand() % 2;
+        c->value = c->kind == 8 ? (uint32_t)gr_rand() : 0;
+        c->graph_id = gr_rand() % 5 == 0 ? 3 : 0;
+        c->graph_node_id = c->graph_id ? gr_pick(77) : 0;
+        break;
+    }
+    case CUPROF_GR_API: {
+        cuprof_rf_api *a = &r->u.a;
+        a->start = start, a->end = end, a->corr = corr;
+        a->thread_id = (uint32_t)(1000 + gr_rand() % 10), a->process_id = 999;
+        a->cbid = (uint32_t)(gr_rand() % 3 ? 211 : gr_rand() % 500);
+        a->name = a->cbid % 50 + 1;
+        a->driver = gr_rand() % 4 == 0, a->is_launch = a->cbid == 211;
+        a->result = gr_rand() % 10 ? 0 : (int32_t)(gr_rand() % 3) - 1 + INT32_MIN * (gr_rand() % 2);
+        break;
+    }
+    case CUPROF_GR_SYNC: {
+        cuprof_rf_sync *y = &r->u.s;
+        y->start = start, y->end = end, y->corr = corr;
+        y->context = 1, y->stream = (uint32_t)gr_rand() % 9, y->event = (uint32_t)gr_rand();
+        y->type = (uint8_t)(gr_rand() % 5);
+        break;
+    }
+    default: {
+        cuprof_rf_extmap *x = &r->u.x;
+        x->corr = corr;
+        x->ext = gr_rand() % 6 == 0 ? CUPROF_RF_EXT_OWN : gr_pick(((uint64_t)1 << 40) + *t);
+        break;
+    }
+    }
+}
+
+static uint8_t *gr_put(uint8_t *p, cuprof_gr_codec *c, const cuprof_gr_rec *r)
+{
+    switch (r->kind) {
+    case CUPROF_GR_KERNEL: return cuprof_gr_put_kernel(p, c, &r->u.k);
+    case CUPROF_GR_COPY: return cuprof_gr_put_copy(p, c, &r->u.c);
+    case CUPROF_GR_API: return cuprof_gr_put_api(p, c, &r->u.a);
+    case CUPROF_GR_SYNC: return cuprof_gr_put_sync(p, c, &r->u.s);
+    default: return cuprof_gr_put_ext(p, c, &r->u.x);
+    }
+}
+
+static size_t gr_size(int kind)
+{
+    switch (kind) {
+    case CUPROF_GR_KERNEL: return sizeof(cuprof_rf_kernel);
+    case CUPROF_GR_COPY: return sizeof(cuprof_rf_copy);
+    case CUPROF_GR_API: return sizeof(cuprof_rf_api);
+    case CUPROF_GR_SYNC: return sizeof(cuprof_rf_sync);
+    default: return sizeof(cuprof_rf_extmap);
+    }
+}
+
+/* Every record decodes to the struct it was written from, byte for byte,
+ * in one block of 20000 records of every kind, and the block ends where
+ * its last record does; no record is longer than CUPROF_GR_MAX. */
+START_TEST(gpu_compact_round_trip)
+{
+    enum { N = 20000 };
+    gr_rand_state = 40;
+    cuprof_gr_rec *in = calloc(N, sizeof *in);
+    uint8_t *buf = malloc((size_t)N * CUPROF_GR_MAX);
+    cuprof_gr_codec enc, dec;
+    cuprof_gr_reset(&enc);
+    uint8_t *p = buf;
+    uint64_t t = 1000000;
+    int kinds[6] = {0};
+    for (int i = 0; i < N; i++) {
+        gr_make(&in[i], &t);
+        kinds[in[i].kind]++;
+        uint8_t *q = gr_put(p, &enc, &in[i]);
+        ck_assert_uint_le((size_t)(q - p), CUPROF_GR_MAX);
+        p = q;
+    }
+    for (int k = 1; k <= 5; k++)
+        ck_assert_int_gt(kinds[k], N / 10);
+    cuprof_gr_reset(&dec);
+    const uint8_t *r = buf;
+    for (int i = 0; i < N; i++) {
+        cuprof_gr_rec out;
+        ck_assert_int_eq(cuprof_gr_get(&r, p, &dec, &out), 0);
+        ck_assert_int_eq(out.kind, in[i].kind);
+        ck_assert_msg(memcmp(&out.u, &in[i].u, gr_size(out.kind)) == 0,
+                      "record %d (kind %d) decodes to another", i, out.kind);
+    }
+    ck_assert_ptr_eq(r, p);
+    free(in);
+    free(buf);
+}
+END_TEST
+
+/* A launch as CUPTI reports it (its runtime-API record, then its kernel,
+ * on one thread and one stream, times varying by tens of ns) takes at most
+ * 12 bytes: the run file's GPU timeline was 146 bytes a launch as CUPTI
+ * laid the records out. Two kernels taking turns on the stream (a GEMM and
+ * a bias add) cost a byte more each, not a configuration each. */
+START_TEST(gpu_compact_repeated_launch_is_small)
+{
+    enum { N = 10000 };
+    gr_rand_state = 7;
+    uint8_t *buf = malloc((size_t)N * 2 * CUPROF_GR_MAX);
+    for (int alternate = 0; alternate < 2; alternate++) {
+        cuprof_gr_codec c;
+        cuprof_gr_reset(&c);
+        uint8_t *p = buf;
+        uint64_t t = 5000000000ull, gpu = t;
+        for (uint32_t i = 0; i < N; i++) {
+            uint64_t start = t + gr_rand() % 40;
+            cuprof_rf_api a = {.start = start, .end = start + 300 + gr_rand() % 60,
+                               .corr = 100 + i, .cbid = 211, .name = 1, .thread_id = 4242,
+                               .process_id = 4240, .is_launch = 1};
+            p = cuprof_gr_put_api(p, &c, &a);
+            gpu = gpu > a.end ? gpu : a.end + 900;
+            uint32_t which = alternate ? i % 2 : 0;
+            cuprof_rf_kernel k = {.start = gpu, .end = gpu + 2000 + which * 1500, .corr = a.corr,
+                                  .device = 0, .context = 1, .stream = 7, .name = 2 + which,
+                                  .grid = {64 + which, 1, 1}, .block = {256, 1, 1},
+                                  .registers = 32};
+            p = cuprof_gr_put_kernel(p, &c, &k);
+            gpu = k.end;
+            t += 400;
+        }
+        double per = (double)(p - buf) / N;
+        ck_assert_msg(per <= 12.0, "%s: %.2f bytes a launch", alternate ? "two kernels" : "one kernel",
+                      per);
+    }
+    free(buf);
+}
+END_TEST
+
+/* Bytes that are not records never make the decoder read past the block's
+ * end or loop: a damaged block ends at its first bad record. */
+START_TEST(gpu_compact_damaged_block_stops)
+{
+    enum { N = 3000 };
+    gr_rand_state = 99;
+    uint8_t *buf = malloc((size_t)N * CUPROF_GR_MAX);
+    cuprof_gr_codec c;
+    cuprof_gr_reset(&c);
+    uint8_t *p = buf;
+    uint64_t t = 1;
+    for (int i = 0; i < N; i++) {
+        cuprof_gr_rec r;
+        gr_make(&r, &t);
+        p = gr_put(p, &c, &r);
+    }
+    size_t len = (size_t)(p - buf);
+    for (int trial = 0; trial < 200; trial++) {
+        uint8_t *copy = malloc(len);
+        memcpy(copy, buf, len);
+        size_t cut = trial < 100 ? gr_rand() % len : len;   /* torn, or damaged */
+        for (int k = 0; trial >= 100 && k < 4; k++)
+            copy[gr_rand() % len] = (uint8_t)gr_rand();
+        cuprof_gr_reset(&c);
+        const uint8_t *q = copy, *end = copy + cut;
+        cuprof_gr_rec out;
+        int n = 0;
+        while (q < end && cuprof_gr_get(&q, end, &c, &out) == 0)
+            n++;
+        ck_assert(q <= end);
+        ck_assert_int_le(n, trial < 100 ? N : 2 * N);
+        free(copy);
+    }
+    /* random bytes */
+    for (int trial = 0; trial < 100; trial++) {
+        uint8_t junk[512];
+        for (size_t i = 0; i < sizeof junk; i++)
+            junk[i] = (uint8_t)gr_rand();
+        cuprof_gr_reset(&c);
+        const uint8_t *q = junk, *end = junk + sizeof junk;
+        cuprof_gr_rec out;
+        while (q < end && cuprof_gr_get(&q, end, &c, &out) == 0)
+            ;
+        ck_assert(q <= end);
+    }
+    free(buf);
+}
+END_TEST
+
 /* ---- main ------------------------------------------------------------------------ */
 
 static Suite *cupti_suite(void)
@@ -985,6 +1222,11 @@ static Suite *cupti_suite(void)
     tcase_add_test(t, cbid_names_come_from_the_header);
     tcase_add_test(t, unknown_cbid_names_stay);
     tcase_add_test(t, launch_cbids_include_cuda13);
+    suite_add_tcase(s, t);
+    t = tcase_create("gpu_compact");
+    tcase_add_test(t, gpu_compact_round_trip);
+    tcase_add_test(t, gpu_compact_repeated_launch_is_small);
+    tcase_add_test(t, gpu_compact_damaged_block_stops);
     suite_add_tcase(s, t);
     t = tcase_create("no_cupti");
     tcase_add_test(t, real_cupti_without_driver_fails_with_reason);

@@ -64,6 +64,9 @@ static const listed fields[] = {
 #define SECTION "sites[]"
     CUPROF_SCHEMA_SITE(ROW)
 #undef SECTION
+#define SECTION "by_stack[]"
+    CUPROF_SCHEMA_BY_STACK(ROW)
+#undef SECTION
 #define SECTION "findings[]"
     CUPROF_SCHEMA_FINDING(ROW)
 #undef SECTION
@@ -71,7 +74,8 @@ static const listed fields[] = {
 #define NFIELDS (sizeof fields / sizeof fields[0])
 
 /* Row fields written by hand (nested parts), documented but not listed. */
-static const char *const nested[][2] = {{"blas[]", "shapes"}, {"findings[]", "numbers"}};
+static const char *const nested[][2] = {{"blas[]", "shapes"}, {"findings[]", "numbers"},
+                                        {"by_stack[]", "frames"}};
 
 /* ---- SCHEMA.md, parsed ---------------------------------------------------- */
 

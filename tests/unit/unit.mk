@@ -10,7 +10,7 @@ RUNFILE_BACK := tests/unit/runfile_back.c
 $(B)/tests/test_collector: tests/unit/test_collector.c $(RUNFILE_BACK) $(COLLECTOR_OBJS) $(RUNFILE_OBJS) \
                           $(MODEL_OBJS) $(FORMATS_OBJS)
 	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -o $@ $< $(RUNFILE_BACK) \
-	    $(COLLECTOR_OBJS) $(RUNFILE_OBJS) $(MODEL_OBJS) $(FORMATS_OBJS) $(LDFLAGS) $(CHECK_LIBS) $(JSON_LIBS) -lstdc++ -ldl -lpthread
+	    $(COLLECTOR_OBJS) $(RUNFILE_OBJS) $(MODEL_OBJS) $(FORMATS_OBJS) $(LDFLAGS) $(CHECK_LIBS) $(JSON_LIBS) $(RUNFILE_LIBS) -lstdc++ -ldl -lpthread
 
 # The CUPTI objects (with the collector, whose run file they write to),
 # against the real libcupti of $(CUDA_HOME) and the simulated one in
@@ -19,13 +19,13 @@ $(B)/tests/test_collector: tests/unit/test_collector.c $(RUNFILE_BACK) $(COLLECT
 TEST_CUPTI_OBJS := $(COLLECTOR_OBJS) $(RUNFILE_OBJS) $(B)/model/gpu.o $(B)/model/run.o
 $(B)/tests/test_cupti: tests/unit/test_cupti.c $(RUNFILE_BACK) $(TEST_CUPTI_OBJS) $(B)/tests/libtest_cupti_inject.so
 	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -o $@ $< $(RUNFILE_BACK) \
-	    $(TEST_CUPTI_OBJS) $(LDFLAGS) $(CHECK_LIBS) -ldl -lpthread
+	    $(TEST_CUPTI_OBJS) $(LDFLAGS) $(CHECK_LIBS) $(RUNFILE_LIBS) -ldl -lpthread
 
 # The same test file as an injection library (CUDA_INJECTION64_PATH), so a
 # test can start CUPTI from inside the simulated driver's initialization.
 $(B)/tests/libtest_cupti_inject.so: tests/unit/test_cupti.c $(RUNFILE_BACK) $(TEST_CUPTI_OBJS)
 	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -DTEST_CUPTI_INJECTION -fvisibility=hidden \
-	    -shared -I. -o $@ $< $(RUNFILE_BACK) $(TEST_CUPTI_OBJS) $(LDFLAGS) -ldl -lpthread
+	    -shared -I. -o $@ $< $(RUNFILE_BACK) $(TEST_CUPTI_OBJS) $(LDFLAGS) $(RUNFILE_LIBS) -ldl -lpthread
 
 # The Python frames' reader (collector/pyframes.c) against the installed
 # CPythons' headers and line tables (issue 39).
@@ -48,6 +48,17 @@ $(addprefix $(B)/tests/,$(MODEL_TESTS)): $(B)/tests/%: tests/unit/%.c $(FORMATS_
 
 UNIT_TESTS  += $(addprefix $(B)/tests/,$(MODEL_TESTS))
 ALL_TARGETS += $(addprefix $(B)/tests/,$(MODEL_TESTS))
+
+# test_pystacks: stacks with Python frames and file:line through the model
+# and every output that shows stacks; the Perfetto trace read back by the
+# tests' own reader (tests/e2e/pftrace.c).
+$(B)/tests/test_pystacks: tests/unit/test_pystacks.c tests/e2e/pftrace.c tests/e2e/pftrace.h \
+                          $(FORMATS_OBJS) $(MODEL_OBJS)
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -o $@ $< tests/e2e/pftrace.c \
+	    $(FORMATS_OBJS) $(MODEL_OBJS) $(LDFLAGS) $(CHECK_LIBS) $(JSON_LIBS) -lzstd -lz -lstdc++ -lpthread
+
+UNIT_TESTS  += $(B)/tests/test_pystacks
+ALL_TARGETS += $(B)/tests/test_pystacks
 
 # ---- compare -----------------------------------------------------------------------
 # The reader and the compare tool, on fixtures the test writes.
