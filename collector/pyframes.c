@@ -4,6 +4,7 @@
  */
 #include "collector/pyframes.h"
 #include "collector/config.h"
+#include "collector/libc.h"
 #include "collector/log.h"
 #include "collector/stacks.h"
 
@@ -971,7 +972,7 @@ static void on_function(const char *name, uint64_t value, uint64_t size, void *c
 /* One symbol of the interpreter, from handle h (RTLD_DEFAULT or libpython's). */
 static uintptr_t sym(void *h, const char *name)
 {
-    return (uintptr_t)dlsym(h, name);
+    return (uintptr_t)cuprof_libc_dlsym(h, name);
 }
 
 /* The version as 0xMMmm (3.10 -> 0x030a), or 0. */
@@ -1069,7 +1070,7 @@ static int setup(void)
     frame_type = sym(h, "PyFrame_Type");
     str_type = sym(h, "PyUnicode_Type");
     bytes_type = sym(h, "PyBytes_Type");
-    *(void **)&get_tstate = dlsym(h, "PyGILState_GetThisThreadState");
+    *(void **)&get_tstate = cuprof_libc_dlsym(h, "PyGILState_GetThisThreadState");
     uintptr_t eval = sym(h, "_PyEval_EvalFrameDefault");
     if (!t)
         why = "this cuprof reads CPython 3.10 to 3.13";

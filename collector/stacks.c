@@ -13,6 +13,7 @@
 #include "collector/pyframes.h"
 #include "collector/config.h"
 #include "collector/internal.h"
+#include "collector/libc.h"
 #include "collector/log.h"
 
 #include <dlfcn.h>
@@ -91,7 +92,7 @@ void cuprof_stacks_init(int mode, int python)
         int saved = errno;
         void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
         if (h)
-            *(void **)&unw_backtrace_fn = dlsym(h, "unw_backtrace");
+            *(void **)&unw_backtrace_fn = cuprof_libc_dlsym(h, "unw_backtrace");
         errno = saved;
         if (!unw_backtrace_fn) {
             cuprof_log("stacks: libunwind.so.8 not found (apt-get install libunwind8); "

@@ -36,7 +36,8 @@ rm -f "$probe" "$probe.c"
 bin="$out/runfile_gpu"
 if ! "$cc" "${flags[@]}" -I"$top" -I"${CUDA_HOME:-/usr/local/cuda}/include" -o "$bin" \
      "$top/formats/runfile/fuzz_gpu_records.c" "$top/formats/runfile/runfile_read.c" \
-     "$top/model/gpu.c" "$top/model/run.c" "$top/model/vocab.c" -ldl; then
+     "$top/formats/runfile/srcline.c" \
+     "$top/model/gpu.c" "$top/model/run.c" "$top/model/vocab.c" -ldw -ldl; then
   echo "cuprof: fuzz: building $bin failed; see the compiler output above" >&2
   exit 1
 fi
