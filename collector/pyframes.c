@@ -490,7 +490,8 @@ static inline __attribute__((always_inline)) uint32_t stamp_at(const layout *t, 
             return v;
     }
     uintptr_t n = AT(code, t->co_qualname, uintptr_t), f = AT(code, t->co_filename, uintptr_t);
-    uint64_t h = mix(n ^ (f << 17 | f >> 47) ^ (uint32_t)AT(code, t->co_firstlineno, int32_t));
+    uint64_t h = (n ^ (f << 17 | f >> 47)) * 0x9e3779b97f4a7c15ull ^
+                 (uint32_t)AT(code, t->co_firstlineno, int32_t);
     return (uint32_t)(h ^ h >> 32) | 1u << 31;
 }
 
@@ -669,7 +670,7 @@ static inline __attribute__((always_inline)) int stamp_same(const layout *t, uin
         if (__builtin_expect(v != 0 && !(v >> 31), 1))
             return v == stamp;
     }
-    return stamp_of(code) == stamp;
+    return stamp_at(t, code) == stamp;
 }
 
 /* 1: w holds the chain; 0: a check failed (no Python frames then). One
