@@ -1,6 +1,7 @@
 """CUDA through ctypes (libffi), as a Python program without an extension
 reaches it: cudaMalloc, cudaMemset and cudaFree from known lines (mark.py).
-Run: python3 ct.py DIR (DIR holds mark.py).
+Run: python3 ct.py DIR (DIR holds mark.py); CUPROF_CT_CUDART names the runtime's
+file where libcudart.so is not on the library path.
 """
 import ctypes
 import os
@@ -9,7 +10,8 @@ import sys
 sys.path.insert(0, sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(__file__))
 from mark import mark  # noqa: E402
 
-rt = ctypes.CDLL("libcudart.so")
+# CUPROF_CT_CUDART: the runtime's path where libcudart.so is not on the library path
+rt = ctypes.CDLL(os.environ.get("CUPROF_CT_CUDART", "libcudart.so"))
 
 
 def alloc(size):
