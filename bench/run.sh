@@ -28,6 +28,8 @@
 #   4. (not --quick) the HTML report of BENCH_HTML_N (10000000; 0: skip)
 #      calls: its cost, its size and its load time in Chromium
 #      (bench/report_html.sh).
+#   5. (not --quick) Python frames under --stacks (bench/py_stacks.sh; BENCH_PY=0
+#      skips it).
 # Prints a table and writes the results (RESULTS.md by default, with a
 # fenced json block that bench/check.sh compares against).
 #
@@ -328,6 +330,16 @@ if [ $quick = 0 ] && [ -x "$EXC_PROG" ] && [ -f "$EXC_LIB" ]; then
   done
 fi
 
+# ---- Python frames under --stacks (issue 39) -------------------------------------------
+# bench/py_stacks.sh: a C extension launching from a recursive Python function 10 and 30
+# deep (its frames read at every launch), beside C frame-pointer stacks at the same depth,
+# in the same repeats. BENCH_PY=0 skips it.
+py_md=
+if [ $quick = 0 ] && [ "${BENCH_PY:-1}" != 0 ]; then
+  py_md=$(BENCH_REPEATS=$REPEATS "$top/bench/py_stacks.sh" 2>/dev/null) ||
+    notes+=("bench/py_stacks.sh failed (no CPython 3.10-3.13 with headers?): no Python rows")
+fi
+
 # ---- report -------------------------------------------------------------------------
 cpu=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)
 ncpu=$(nproc)
@@ -401,6 +413,10 @@ label() {
     printf '| %-29s | %7s | %7s | %7s |\n' "without cuprof" $(printf '%s' "$exc_plain" | grep -v '^$' | stats)
     printf '| %-29s | %7s | %7s | %7s |\n' "cuprof --stacks (auto)" $(printf '%s' "$exc_stk" | grep -v '^$' | stats)
     printf '| %-29s | %7s | %7s | %7s |\n' "ratio (per repeat)" $(printf '%s' "$exc_ratio" | grep -v '^$' | stats)
+    echo
+  fi
+  if [ -n "$py_md" ]; then
+    echo "$py_md"
     echo
   fi
   echo "## Memory and trace size per event (cuprof, CUPTI off)"

@@ -8,7 +8,7 @@ CUPTI_OBJS := $(patsubst collector/%.c,$(B)/collector/%.o,$(CUPTI_SRCS))
 COLLECTOR_SRCS := collector/config.c collector/log.c collector/clock.c collector/buffers.c \
                   collector/kernels.c collector/strings.c collector/lifecycle.c collector/snapshot.c \
                   collector/process_signals.c collector/process_exec.c collector/capture.c collector/memheld.c \
-                  collector/stacks.c collector/stacks_sym.c collector/spawn.c collector/place.c \
+                  collector/stacks.c collector/stacks_sym.c collector/pyframes.c collector/spawn.c collector/place.c \
                   collector/runfile.c collector/flight.c collector/job.c collector/shm.c $(CUPTI_SRCS)
 COLLECTOR_OBJS := $(patsubst collector/%.c,$(B)/collector/%.o,$(COLLECTOR_SRCS))
 # Newer CUPTI headers let a second subscriber share the callback API.

@@ -274,6 +274,7 @@ void cuprof_config_load(cuprof_config *c, char *warn, size_t warn_len)
     c->keep_run_file = 1;
     c->report_html = 1;   /* bench/report_html.sh: a few ms at any size */
     c->driver_hooks = 1;
+    c->stacks_python = 1;
     c->capture_repeat = 1;
 
     if ((v = getenv("CUPROF_OUT_DIR")) && *v) {
@@ -372,6 +373,13 @@ void cuprof_config_load(cuprof_config *c, char *warn, size_t warn_len)
             c->stacks = CUPROF_STACKS_UNWIND;
         else
             warn_add(warn, warn_len, "CUPROF_STACKS", v, "0, 1, auto, fp or unwind");
+    }
+    if ((v = getenv("CUPROF_STACKS_PYTHON")) && *v) {
+        int b = parse_bool(v);
+        if (b < 0)
+            warn_add(warn, warn_len, "CUPROF_STACKS_PYTHON", v, "0 or 1");
+        else
+            c->stacks_python = b;
     }
     if ((v = getenv("CUPROF_STACKS_COUNTS")) && *v) {
         int b = parse_bool(v);

@@ -73,6 +73,10 @@
  *                     always.
  *   CUPROF_STACKS_COUNTS  1: with stacks, also NAME.calls.folded (calls per
  *                     stack, the launch-count flame graph).
+ *   CUPROF_STACKS_PYTHON  with stacks: 1 (default) the Python frames of a
+ *                     thread running CPython 3.10-3.13 take the place of the
+ *                     interpreter's frames (collector/pyframes.h); 0 native
+ *                     frames only.
  *
  * The capture window (collector/capture.c; prof.sh's options of the same
  * names). Unset: the whole run is recorded.
@@ -191,6 +195,7 @@ typedef struct cuprof_config {
     char step_domain[128];   /* ... and DOMAIN ("" default, "*" any) */
     int stacks;              /* CUPROF_STACKS: enum cuprof_stacks_mode */
     int stacks_counts;       /* CUPROF_STACKS_COUNTS */
+    int stacks_python;       /* CUPROF_STACKS_PYTHON (default 1) */
     int trace_format;        /* CUPROF_FORMAT: CUPROF_TRACE_FORMAT_* (model/run.h) */
     int trace_compress;      /* CUPROF_COMPRESS: CUPROF_COMPRESS_* (model/run.h) */
     int trace_gzip;          /* CUPROF_GZIP: trace.json.gz */

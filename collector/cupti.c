@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "cupti_int.h"
 #include "collector/internal.h"
+#include "collector/libc.h"
 #include "collector/runfile.h"
 
 int cuprof_cupti_active;
@@ -538,15 +539,15 @@ static void sync_device(void)
     f->cuptiActivityPushExternalCorrelationId(CUPROF_CUPTI_EXT_KIND, CUPROF_CUPTI_EXT_OWN);
     if (h != NULL) {
         int (*dev_sync)(void);
-        *(void **)&dev_sync = dlsym(h, "cudaDeviceSynchronize");
+        *(void **)&dev_sync = cuprof_libc_dlsym(h, "cudaDeviceSynchronize");
         if (dev_sync != NULL)
             dev_sync();
         dlclose(h);
     } else if ((h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD)) != NULL) {
         int (*get_cur)(void **);
         int (*ctx_sync)(void);
-        *(void **)&get_cur = dlsym(h, "cuCtxGetCurrent");
-        *(void **)&ctx_sync = dlsym(h, "cuCtxSynchronize");
+        *(void **)&get_cur = cuprof_libc_dlsym(h, "cuCtxGetCurrent");
+        *(void **)&ctx_sync = cuprof_libc_dlsym(h, "cuCtxSynchronize");
         void *ctx = NULL;
         if (get_cur != NULL && ctx_sync != NULL && get_cur(&ctx) == 0 && ctx != NULL)
             ctx_sync();

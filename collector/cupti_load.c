@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cupti_int.h"
+#include "collector/libc.h"
 
 cuprof_cupti_api cuprof_cupti_fn;
 
@@ -63,7 +64,7 @@ static int resolve(void *lib, cuprof_cupti_api *f, const char **missing)
 {
     memset(f, 0, sizeof *f);
 #define CUPROF_CUPTI_RESOLVE(req, name)                  \
-    *(void **)&f->name = dlsym(lib, #name);              \
+    *(void **)&f->name = cuprof_libc_dlsym(lib, #name);              \
     if ((req) && f->name == NULL) {                      \
         *missing = #name;                                \
         return -1;                                       \
@@ -114,7 +115,7 @@ static void cudart_dir(char *dir, size_t len)
     void *h = dlopen("libcudart.so.13", RTLD_LAZY | RTLD_NOLOAD);
     if (h == NULL)
         return;
-    void *sym = dlsym(h, "cudaRuntimeGetVersion");
+    void *sym = cuprof_libc_dlsym(h, "cudaRuntimeGetVersion");
     Dl_info info;
     if (sym != NULL && dladdr(sym, &info) != 0 && info.dli_fname != NULL) {
         snprintf(dir, len, "%s", info.dli_fname);

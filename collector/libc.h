@@ -14,6 +14,7 @@
 #define CUPROF_COLLECTOR_LIBC_H
 
 #include <dlfcn.h>
+#include <stddef.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -23,15 +24,34 @@ static inline int cuprof_libc_close(int fd)
     return (int)syscall(SYS_close, fd);
 }
 
+/* dlsym itself, libc's: preload/hooks_dlsym.c interposes dlsym for the
+ * program (a CUDA library's handle gives the hook); the collector's lookups
+ * are its own. Called through a pointer from the collector's code, so an
+ * RTLD_NEXT lookup is still relative to libcuprof.so. */
+static inline void *cuprof_libc_dlsym(void *h, const char *name)
+{
+    static void *(*real)(void *, const char *);
+    void *(*f)(void *, const char *) = __atomic_load_n(&real, __ATOMIC_ACQUIRE);
+    if (f == NULL) {
+        static const char *const versions[] = {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17"};
+        for (size_t i = 0; f == NULL && i < sizeof versions / sizeof versions[0]; i++)
+            *(void **)&f = dlvsym(RTLD_NEXT, "dlsym", versions[i]);
+        if (f == NULL)
+            return NULL;
+        __atomic_store_n(&real, f, __ATOMIC_RELEASE);
+    }
+    return f(h, name);
+}
+
 /* libc's own definition of name (the next one after libcuprof.so, or libc's
  * when nothing follows us), NULL when there is none. */
 static inline void *cuprof_libc_sym(const char *name)
 {
-    void *p = dlsym(RTLD_NEXT, name);
+    void *p = cuprof_libc_dlsym(RTLD_NEXT, name);
     if (p == NULL) {
         void *h = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
         if (h != NULL) {
-            p = dlsym(h, name);
+            p = cuprof_libc_dlsym(h, name);
             dlclose(h);
         }
     }

@@ -140,7 +140,7 @@ void cuprof_collector_init(void)
         cuprof_cupti_set_kernels_only(cuprof_g_config.gpu == CUPROF_GPU_KERNELS);
         pthread_atfork(fork_prepare, fork_parent, fork_child);
         cuprof_process_init();   /* signals, _exit & co: process.h */
-        cuprof_stacks_init(cuprof_g_config.stacks);
+        cuprof_stacks_init(cuprof_g_config.stacks, cuprof_g_config.stacks_python);
         atomic_store(&cuprof_g.recording, cuprof_capture_init());
     }
     cuprof_debug(CUPROF_DBG_COLLECTOR, "started in pid %ld, output %s, recording %s",

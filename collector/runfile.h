@@ -27,8 +27,9 @@
                                 3: an NCCL call's record (class 16, CUPROF_HEAD_CLS_HI);
                                 4: a math-library call's record (class 17);
                                 5: CUPTI's records compact, in GPU_RECORDS blocks */
-#define CUPROF_RF_MINOR 0u   /* 1.1: CUPROF_RF_CLOCK, CUPROF_RF_MEM_HELD; 2.1: the flight recorder's tags;
-                                4.1: CUPROF_RT_STACK_MODULE, CUPROF_RF_RECOVERED (5.0 has both) */
+#define CUPROF_RF_MINOR 1u   /* 1.1: CUPROF_RF_CLOCK, CUPROF_RF_MEM_HELD; 2.1: the flight recorder's tags;
+                                4.1: CUPROF_RT_STACK_MODULE, CUPROF_RF_RECOVERED (5.0 has both);
+                                5.1: CUPROF_RT_STACK_PYFRAME (Python frames) */
 
 /* Not the file's, but the other contract between the library and the tools:
  * cuprof-run (tools/run.c) relays a SIGINT, SIGTERM, SIGHUP or SIGQUIT that
@@ -310,7 +311,12 @@ enum cuprof_rf_tag {
                                      u32 symbol length + 1 (0: unknown), symbol */
     CUPROF_RT_STACK,              /* u32 frame indexes, innermost first (one stack,
                                      ids 1.. in order) */
-    /* 203: Python frames (issue 39, item 1). */
+    /* 5.1: a Python frame (collector/pyframes.h, issue 39 item 1), one entry
+     * of the frames as a STACK_FRAME is, written after all of them: u64 pc
+     * (its id | CUPROF_PY_PC), u32 line (0 unknown), u32 qualified-name
+     * length, the name, u32 file length, the file (co_filename). Its module
+     * is the file's base name. */
+    CUPROF_RT_STACK_PYFRAME = 203,
     CUPROF_RT_STACK_MODULE = 210, /* an object of the native frames: u64 load bias,
                                      u32 path length, path, then its GNU build id
                                      (the rest; none: empty) */

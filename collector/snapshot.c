@@ -289,6 +289,29 @@ static int write_stacks(void)
     cuprof_tags_u64(&b, CUPROF_RT_STACK_LOST, tmp.stacks_lost);
     for (uint32_t f = 0; f < tmp.nframes; f++) {
         const cuprof_run_frame *fr = &tmp.frames[f];
+        if (fr->python) {
+            /* after every native one (stacks_sym.c sorts them last): a
+             * reader that skips this tag cuts a stack at its first Python
+             * frame, as a damaged index */
+            uint32_t line = fr->line;
+            uint32_t ql = fr->symbol ? (uint32_t)strlen(fr->symbol) : 0;
+            uint32_t fl = fr->file ? (uint32_t)strlen(fr->file) : 0;
+            size_t n = 8 + 4 + 4 + ql + 4 + fl;
+            uint8_t *p = malloc(n);
+            if (!p) {
+                b.failed = 1;
+                break;
+            }
+            memcpy(p, &fr->pc, 8);
+            memcpy(p + 8, &line, 4);
+            memcpy(p + 12, &ql, 4);
+            memcpy(p + 16, fr->symbol ? fr->symbol : "", ql);
+            memcpy(p + 16 + ql, &fl, 4);
+            memcpy(p + 20 + ql, fr->file ? fr->file : "", fl);
+            cuprof_tags_raw(&b, CUPROF_RT_STACK_PYFRAME, p, n);
+            free(p);
+            continue;
+        }
         uint32_t ml = fr->module ? (uint32_t)strlen(fr->module) : 0;
         uint32_t sl = fr->symbol ? (uint32_t)strlen(fr->symbol) + 1 : 0;
         size_t n = 16 + 4 + ml + 4 + (sl ? sl - 1 : 0);

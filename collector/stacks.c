@@ -10,8 +10,10 @@
  * Memory per distinct stack: 24 bytes of table + 8 bytes per frame.
  */
 #include "collector/stacks.h"
+#include "collector/pyframes.h"
 #include "collector/config.h"
 #include "collector/internal.h"
+#include "collector/libc.h"
 #include "collector/log.h"
 
 #include <dlfcn.h>
@@ -57,8 +59,11 @@ static char *arena, *arena_end;      /* under lock */
 static uintptr_t self_lo, self_hi;   /* the profiler's own code */
 static int (*unw_backtrace_fn)(void **, int);
 
-static __thread uintptr_t tls_lo, tls_hi;  /* this thread's stack */
-static __thread int tls_bounds;            /* 0 unknown yet, 1 known, -1 none */
+/* initial-exec: the library is preloaded (a general-dynamic access called
+ * __tls_get_addr on every walk) */
+#define TLS_IE __attribute__((tls_model("initial-exec")))
+static __thread uintptr_t tls_lo TLS_IE, tls_hi TLS_IE;  /* this thread's stack */
+static __thread int tls_bounds TLS_IE;   /* 0 unknown yet, 1 known, -1 none */
 
 /* ---- set-up ------------------------------------------------------------ */
 
@@ -69,7 +74,7 @@ static void *reserve(size_t bytes)
     return p == MAP_FAILED ? NULL : p;
 }
 
-void cuprof_stacks_init(int mode)
+void cuprof_stacks_init(int mode, int python)
 {
     if (mode == CUPROF_STACKS_OFF)
         return;
@@ -87,7 +92,7 @@ void cuprof_stacks_init(int mode)
         int saved = errno;
         void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
         if (h)
-            *(void **)&unw_backtrace_fn = dlsym(h, "unw_backtrace");
+            *(void **)&unw_backtrace_fn = cuprof_libc_dlsym(h, "unw_backtrace");
         errno = saved;
         if (!unw_backtrace_fn) {
             cuprof_log("stacks: libunwind.so.8 not found (apt-get install libunwind8); "
@@ -95,6 +100,7 @@ void cuprof_stacks_init(int mode)
             mode = CUPROF_STACKS_FP;
         }
     }
+    cuprof_py_init(python);
     cuprof_stacks_mode = mode;
 }
 
@@ -222,8 +228,8 @@ static __attribute__((noinline)) int unwind(uintptr_t *pcs, int max)
  * libunwind's stack. */
 static __attribute__((noinline)) int learn(uintptr_t *pcs, int max)
 {
-    uintptr_t f[CUPROF_STACK_MAX_FRAMES];
-    int nf = fp_walk(f, CUPROF_STACK_MAX_FRAMES, 0);
+    uintptr_t f[CUPROF_STACK_NATIVE_MAX];
+    int nf = fp_walk(f, max, 0);
     int nu = unwind(pcs, max);
     if (nf <= 0 || nu <= 0 || nu >= max)
         return nu;   /* nothing to compare, or libunwind's stack cut short */
@@ -257,11 +263,24 @@ static __attribute__((noinline)) int learn(uintptr_t *pcs, int max)
 
 /* ---- interning ---------------------------------------------------------- */
 
+/* Four lanes of one multiply each, mixed at the end: a deep stack's hash
+ * is not one long chain of dependent multiplies (it was a quarter of a
+ * 30-frame capture). Every address counts, in its place. */
 static uint64_t chain_hash(const uintptr_t *pcs, int n)
 {
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)n;
-    for (int i = 0; i < n; i++)
-        h = mix(h ^ pcs[i]) + 0x9e3779b97f4a7c15ull;
+    const uint64_t k = 0x9e3779b97f4a7c15ull;
+    uint64_t a = k ^ (uint64_t)n, b = 0x632be59bd9b4e019ull, c = 0xbf58476d1ce4e5b9ull,
+             d = 0x94d049bb133111ebull;
+    int i = 0;
+    for (; i + 4 <= n; i += 4) {
+        a = (a ^ pcs[i]) * k;
+        b = (b ^ pcs[i + 1]) * k;
+        c = (c ^ pcs[i + 2]) * k;
+        d = (d ^ pcs[i + 3]) * k;
+    }
+    for (; i < n; i++)
+        a = (a ^ pcs[i]) * k + 1;
+    uint64_t h = mix(a ^ (b << 16 | b >> 48) ^ (c << 32 | c >> 32) ^ (d << 48 | d >> 16));
     return h ? h : 1;
 }
 
@@ -287,10 +306,13 @@ static uintptr_t *arena_take(int n)
     return p;
 }
 
-static uint32_t intern(const uintptr_t *pcs, int n)
+/* The id of the stack pcs[0..n) (1..), 0 when the table is full; *added: 1
+ * when it is new. */
+static uint32_t intern(const uintptr_t *pcs, int n, int *added)
 {
     uint64_t h = chain_hash(pcs, n);
     uint32_t i = (uint32_t)h & (STACK_CAP - 1);
+    *added = 0;
     for (;; i = (i + 1) & (STACK_CAP - 1)) {
         uint64_t k = atomic_load_explicit(&stab[i].hash, memory_order_acquire);
         if (k == 0)
@@ -323,6 +345,7 @@ static uint32_t intern(const uintptr_t *pcs, int n)
     atomic_store_explicit(&stab[i].hash, h, memory_order_release);
     atomic_store_explicit(&nstacks, id, memory_order_release);
     atomic_fetch_add_explicit(&nframes, (uint64_t)n, memory_order_relaxed);
+    *added = 1;
 out:
     pthread_mutex_unlock(&lock);
     errno = saved;
@@ -333,19 +356,21 @@ out:
 
 uint32_t cuprof_stack_capture(void)
 {
-    uintptr_t pcs[CUPROF_STACK_MAX_FRAMES];
+    uintptr_t pcs[CUPROF_STACK_NATIVE_MAX];
     int mode = cuprof_stacks_mode, n;
+    /* one check: a process with no readable Python walks as before */
+    int py = __atomic_load_n(&cuprof_py_ready, __ATOMIC_ACQUIRE);
+    int max = py ? CUPROF_STACK_NATIVE_MAX : CUPROF_STACK_MAX_FRAMES;
     if (mode == CUPROF_STACKS_UNWIND) {
-        n = unwind(pcs, CUPROF_STACK_MAX_FRAMES);
+        n = unwind(pcs, max);
         atomic_fetch_add_explicit(&by_unwind, 1, memory_order_relaxed);
     }
     else {
-        n = fp_walk(pcs, CUPROF_STACK_MAX_FRAMES, mode == CUPROF_STACKS_AUTO);
+        n = fp_walk(pcs, max, mode == CUPROF_STACKS_AUTO);
         if (n >= 0)
             atomic_fetch_add_explicit(&by_fp, 1, memory_order_relaxed);
         else {
-            n = n == WALK_UNKNOWN ? learn(pcs, CUPROF_STACK_MAX_FRAMES)
-                                  : unwind(pcs, CUPROF_STACK_MAX_FRAMES);
+            n = n == WALK_UNKNOWN ? learn(pcs, max) : unwind(pcs, max);
             atomic_fetch_add_explicit(&by_unwind, 1, memory_order_relaxed);
         }
     }
@@ -356,9 +381,29 @@ uint32_t cuprof_stack_capture(void)
         atomic_fetch_add_explicit(&lost, 1, memory_order_relaxed);
         return 0;
     }
-    uint32_t id = intern(pcs + k, n - k);
+    const uintptr_t *take = pcs + k;
+    int nt = n - k, m = -1;
+    uintptr_t spliced[CUPROF_STACK_MAX_FRAMES];
+    if (py) {
+        uint32_t same = 0;
+        m = cuprof_py_splice(pcs + k, n - k, spliced, CUPROF_STACK_MAX_FRAMES, &same);
+        if (m == 0)
+            return same;   /* this thread's last stack again */
+        if (m > 0) {
+            take = spliced;
+            nt = m;
+        }
+    }
+    if (nt > CUPROF_STACK_MAX_FRAMES)
+        nt = CUPROF_STACK_MAX_FRAMES;   /* the innermost frames */
+    int added;
+    uint32_t id = intern(take, nt, &added);
     if (!id)
         atomic_fetch_add_explicit(&lost, 1, memory_order_relaxed);
+    else if (m > 0)
+        cuprof_py_remember(id);
+    else if (added && !py)
+        cuprof_py_retry();
     return id;
 }
 
@@ -384,6 +429,7 @@ void cuprof_stacks_stats_get(cuprof_stacks_stats *out)
 
 void cuprof_stacks_fork_prepare(void)
 {
+    cuprof_py_fork_prepare();
     pthread_mutex_lock(&lock);
 }
 
@@ -393,4 +439,5 @@ void cuprof_stacks_fork_done(int child)
         pthread_mutex_init(&lock, NULL);
     else
         pthread_mutex_unlock(&lock);
+    cuprof_py_fork_done(child);
 }

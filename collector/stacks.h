@@ -19,7 +19,12 @@
  *    stack ends within 3 frames after it, the same every time, e.g.
  *    __libc_start_call_main: those frames are kept with the mark).
  * The frames of the profiler itself are cut off: a stack starts at the
- * caller of the hooked function.
+ * caller of the hooked function. In a thread running Python, its Python
+ * frames take the place of the interpreter's evaluation frames
+ * (pyframes.h; CUPROF_STACKS_PYTHON=0: native frames only): the native walk
+ * then goes up to CUPROF_STACK_NATIVE_MAX frames deep (3.10 spends a few
+ * native frames per Python call), and the stack kept is at most
+ * CUPROF_STACK_MAX_FRAMES.
  */
 #ifndef CUPROF_COLLECTOR_STACKS_H
 #define CUPROF_COLLECTOR_STACKS_H
@@ -29,15 +34,17 @@
 #include <stdint.h>
 
 #define CUPROF_STACK_MAX_FRAMES 128
+#define CUPROF_STACK_NATIVE_MAX 256
 
 /* enum cuprof_stacks_mode (config.h) in force; 0 = no stacks. Read by
  * cuprof_begin on every call (relaxed). */
 extern int cuprof_stacks_mode;
 
-/* From collector init: sets the mode up (tables, libunwind). A mode whose
+/* From collector init: sets the mode up (tables, libunwind) and, with
+ * python (CUPROF_STACKS_PYTHON, default 1), the Python frames. A mode whose
  * parts are missing degrades with one log line ("unwind" without libunwind:
  * "fp"). */
-void cuprof_stacks_init(int mode);
+void cuprof_stacks_init(int mode, int python);
 
 /* The calling thread's stack now, as an id (1..); 0 when it could not be
  * taken or the table is full (counted: cuprof_stacks_lost). Hot path:
@@ -77,6 +84,17 @@ typedef struct cuprof_stacks_resolved {
  * are no stacks or memory ran out (the run then has none). */
 void *cuprof_stacks_run_fill(cuprof_stacks_resolved *run);
 void cuprof_stacks_run_free(void *owned);
+
+/* stacks_sym.c: calls fn for each function symbol of the ELF file at path
+ * (its .symtab, else .dynsym): name, value (file address) and size. -1 when
+ * the file or its table cannot be read. */
+int cuprof_elf_functions(const char *path,
+                         void (*fn)(const char *name, uint64_t value, uint64_t size, void *ctx),
+                         void *ctx);
+
+/* stacks_sym.c: the value (file address) of the data object name in the
+ * ELF file at path (its .symtab, else .dynsym); -1 when it is not there. */
+int cuprof_elf_object(const char *path, const char *name, uint64_t *value);
 
 /* Fork handlers: the table's lock is never inherited held. */
 void cuprof_stacks_fork_prepare(void);

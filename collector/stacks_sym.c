@@ -8,8 +8,13 @@
  * each object holding a frame is recorded with its load bias and GNU build
  * id (run->modules), and cuprof-report finds file:line from them
  * (formats/runfile/srcline.c), as perf report does from perf.data's build ids.
+ * Python frames (CUPROF_PY_PC | id, pyframes.h) take their qualified name,
+ * file and line from the Python frames' table; they sort after every native
+ * return address (the tag is the top bit), so the run's frames list them
+ * last.
  */
 #include "collector/stacks.h"
+#include "collector/pyframes.h"
 #include "collector/libc.h"
 #include "collector/config.h"
 #include "collector/log.h"
@@ -149,32 +154,24 @@ static int sym_cmp(const void *a, const void *b)
     return x->lo < y->lo ? -1 : x->lo > y->lo ? 1 : (x->hi > y->hi) - (x->hi < y->hi);
 }
 
-/* Reads m's function symbols (once; a file that cannot be read has none). */
-static void load_symbols(module *m)
+/* The symbol table of the ELF image f (len bytes): .symtab when it has one
+ * (static functions too), else .dynsym. 0 when there is none. */
+typedef struct symtab {
+    const Elf64_Sym *s;
+    size_t n;
+    const char *strs;
+    size_t strs_len;
+} symtab;
+
+static int find_symtab(const unsigned char *f, size_t len, symtab *out)
 {
-    m->loaded = 1;
-    if (m->path[0] != '/')
-        return;   /* the vDSO and the like: no file */
-    int fd = open(m->path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    struct stat st;
-    void *map = MAP_FAILED;
-    if (fstat(fd, &st) == 0 && (size_t)st.st_size >= sizeof(Elf64_Ehdr))
-        map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    cuprof_libc_close(fd);
-    if (map == MAP_FAILED)
-        return;
-    m->map = map;
-    m->map_len = (size_t)st.st_size;
-    const unsigned char *f = map;
-    const Elf64_Ehdr *eh = map;
-    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-        eh->e_shoff == 0 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
-        eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > m->map_len)
-        return;
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)f;
+    if (len < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+        eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shoff == 0 ||
+        eh->e_shentsize != sizeof(Elf64_Shdr) ||
+        eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > len)
+        return 0;
     const Elf64_Shdr *sh = (const Elf64_Shdr *)(f + eh->e_shoff);
-    /* .symtab when the object has one (static functions too), else .dynsym */
     const Elf64_Shdr *tab = NULL;
     for (int pass = 0; pass < 2 && !tab; pass++)
         for (unsigned i = 0; i < eh->e_shnum; i++)
@@ -183,27 +180,111 @@ static void load_symbols(module *m)
                 break;
             }
     if (!tab || tab->sh_link >= eh->e_shnum || tab->sh_entsize != sizeof(Elf64_Sym) ||
-        tab->sh_offset + tab->sh_size > m->map_len)
-        return;
+        tab->sh_offset + tab->sh_size > len)
+        return 0;
     const Elf64_Shdr *strsh = &sh[tab->sh_link];
-    if (strsh->sh_offset + strsh->sh_size > m->map_len || strsh->sh_size == 0)
+    if (strsh->sh_offset + strsh->sh_size > len || strsh->sh_size == 0)
+        return 0;
+    out->strs = (const char *)(f + strsh->sh_offset);
+    out->strs_len = strsh->sh_size;
+    out->s = (const Elf64_Sym *)(f + tab->sh_offset);
+    out->n = tab->sh_size / sizeof(Elf64_Sym);
+    return 1;
+}
+
+/* Symbol i's name when it is a defined function, else NULL. */
+static const char *function_name(const symtab *t, size_t i)
+{
+    const Elf64_Sym *s = &t->s[i];
+    int type = ELF64_ST_TYPE(s->st_info);
+    if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s->st_shndx == SHN_UNDEF ||
+        s->st_value == 0 || s->st_name >= t->strs_len)
+        return NULL;
+    const char *name = t->strs + s->st_name;
+    return memchr(name, '\0', t->strs_len - s->st_name) ? name : NULL;
+}
+
+/* The file at path mapped read-only; NULL when it cannot be. */
+static void *map_file(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    void *map = MAP_FAILED;
+    if (fstat(fd, &st) == 0 && (size_t)st.st_size >= sizeof(Elf64_Ehdr))
+        map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    cuprof_libc_close(fd);
+    if (map == MAP_FAILED)
+        return NULL;
+    *len = (size_t)st.st_size;
+    return map;
+}
+
+int cuprof_elf_functions(const char *path,
+                         void (*fn)(const char *name, uint64_t value, uint64_t size, void *ctx),
+                         void *ctx)
+{
+    size_t len = 0;
+    void *map = map_file(path, &len);
+    if (!map)
+        return -1;
+    symtab t;
+    int found = find_symtab(map, len, &t);
+    for (size_t i = 0; found && i < t.n; i++) {
+        const char *name = function_name(&t, i);
+        if (name)
+            fn(name, t.s[i].st_value, t.s[i].st_size, ctx);
+    }
+    munmap(map, len);
+    return found ? 0 : -1;
+}
+
+int cuprof_elf_object(const char *path, const char *name, uint64_t *value)
+{
+    size_t len = 0;
+    void *map = map_file(path, &len);
+    if (!map)
+        return -1;
+    symtab t;
+    int found = 0;
+    if (find_symtab(map, len, &t))
+        for (size_t i = 0; i < t.n && !found; i++) {
+            const Elf64_Sym *sy = &t.s[i];
+            if (ELF64_ST_TYPE(sy->st_info) == STT_OBJECT && sy->st_shndx != SHN_UNDEF &&
+                sy->st_value && sy->st_name < t.strs_len &&
+                !strncmp(t.strs + sy->st_name, name, t.strs_len - sy->st_name)) {
+                *value = sy->st_value;
+                found = 1;
+            }
+        }
+    munmap(map, len);
+    return found ? 0 : -1;
+}
+
+/* Reads m's function symbols (once; a file that cannot be read has none). */
+static void load_symbols(module *m)
+{
+    m->loaded = 1;
+    if (m->path[0] != '/')
+        return;   /* the vDSO and the like: no file */
+    void *map = map_file(m->path, &m->map_len);
+    if (!map)
         return;
-    const char *strs = (const char *)(f + strsh->sh_offset);
-    const Elf64_Sym *s = (const Elf64_Sym *)(f + tab->sh_offset);
-    size_t ns = tab->sh_size / sizeof *s, k = 0;
-    m->syms = malloc((ns ? ns : 1) * sizeof *m->syms);
+    m->map = map;
+    symtab t;
+    if (!find_symtab(map, m->map_len, &t))
+        return;
+    size_t k = 0;
+    m->syms = malloc((t.n ? t.n : 1) * sizeof *m->syms);
     if (!m->syms)
         return;
-    for (size_t i = 0; i < ns; i++) {
-        int type = ELF64_ST_TYPE(s[i].st_info);
-        if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s[i].st_shndx == SHN_UNDEF ||
-            s[i].st_value == 0 || s[i].st_name >= strsh->sh_size)
+    for (size_t i = 0; i < t.n; i++) {
+        const char *name = function_name(&t, i);
+        if (!name)
             continue;
-        const char *name = strs + s[i].st_name;
-        if (!memchr(name, '\0', strsh->sh_size - s[i].st_name))
-            continue;
-        m->syms[k].lo = s[i].st_value;
-        m->syms[k].hi = s[i].st_value + s[i].st_size;
+        m->syms[k].lo = t.s[i].st_value;
+        m->syms[k].hi = t.s[i].st_value + t.s[i].st_size;
         m->syms[k].name = name;
         k++;
     }
@@ -307,6 +388,15 @@ void *cuprof_stacks_run_fill(cuprof_stacks_resolved *run)
                  "%u return addresses marked, %llu lost",
                  st.stacks, (unsigned long long)st.by_fp, (unsigned long long)st.by_unwind,
                  st.addresses, (unsigned long long)st.lost);
+    if (cuprof_py_ready) {
+        cuprof_py_stats ps;
+        cuprof_py_stats_get(&ps);
+        cuprof_debug(CUPROF_DBG_COLLECTOR,
+                     "stacks: Python: %u distinct frames (%u code positions), %llu chains "
+                     "dropped, %llu captures not matched to evaluation frames",
+                     ps.frames, ps.codes, (unsigned long long)ps.dropped,
+                     (unsigned long long)ps.unmatched);
+    }
     if (st.stacks == 0)
         return NULL;
     owned *o = calloc(1, sizeof *o);
@@ -347,6 +437,8 @@ void *cuprof_stacks_run_fill(cuprof_stacks_resolved *run)
     for (size_t i = 0; i < nd; i++) {
         cuprof_run_frame *fr = &o->frames[i];
         fr->pc = pcs[i];
+        if (pcs[i] & CUPROF_PY_PC)
+            continue;   /* a Python frame: below */
         module *m = find_module(&ms, pcs[i]);
         if (!m)
             continue;
@@ -375,6 +467,24 @@ void *cuprof_stacks_run_fill(cuprof_stacks_resolved *run)
     for (size_t i = 0; i < nd; i++) {
         cuprof_run_frame *fr = &o->frames[i];
         fr->module = o->strings;   /* "" */
+        if (pcs[i] & CUPROF_PY_PC) {
+            /* qualified name, co_filename and line; module: the file's base
+             * name. The strings are the Python frames' table's (kept to the
+             * end of the process). */
+            const char *q = NULL, *file = NULL;
+            uint32_t line = 0;
+            fr->python = 1;
+            if (cuprof_py_frame((uint32_t)(pcs[i] & ~CUPROF_PY_PC), &q, &file, &line)) {
+                const char *b = strrchr(file, '/');
+                fr->symbol = q;
+                fr->file = file;
+                fr->line = line;
+                fr->module = b ? b + 1 : file;
+            }
+            else
+                fr->symbol = "?";
+            continue;
+        }
         if (mod_of[i]) {
             if (mod_of[i] != last_mod) {   /* sorted pcs: a module's come together */
                 for (size_t j = 0; j < ms.n; j++)

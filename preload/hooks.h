@@ -492,6 +492,10 @@ typedef uintptr_t preload_mpi_handle;
     X(dup2, int, (int from, int to)) \
     X(dup3, int, (int from, int to, int flags))
 #define PRELOAD_LIBC_VARIADIC(X) X(execl) X(execlp) X(execle)
+/* dlsym (preload/hooks_dlsym.c, libcuprof.so only): a lookup on a CUDA
+ * library's own handle gives the hook, as linking does. An assembly entry,
+ * no entry here either. */
+#define PRELOAD_LIBC_LOOKUP(X) X(dlsym)
 
 /*
  * Symbols the library exports besides the hooks, defined elsewhere in it:
@@ -589,6 +593,9 @@ extern _Atomic(void *) cuprof_preload_real_fns[PRELOAD_N_FNS];
 void *cuprof_preload_resolve(unsigned fn);
 /* Resolves every real function once; idempotent, thread-safe. */
 void cuprof_preload_resolve_all(void);
+/* The hook named name (its enum preload_fn, below PRELOAD_N_HOOKS), or -1:
+ * for the dlsym hook (hooks_dlsym.c). */
+int cuprof_preload_hook_of(const char *name);
 
 /* The real function for fn: one load and a predictable branch once resolved. */
 static inline __attribute__((always_inline)) void *preload_real(unsigned fn)

@@ -7,7 +7,7 @@ PRELOAD_SRCS := preload/resolve.c preload/hooks_launch.c preload/hooks_memory.c 
 PRELOAD_OBJS := $(patsubst preload/%.c,$(B)/preload/%.o,$(PRELOAD_SRCS))
 # hooks_libc.o (exit paths, signals, exec: collector/process.h) goes into the
 # product library only: the hooks-only test library has no collector for it.
-PRELOAD_LIBC_OBJ := $(B)/preload/hooks_libc.o
+PRELOAD_LIBC_OBJ := $(B)/preload/hooks_libc.o $(B)/preload/hooks_dlsym.o
 PRELOAD_CFLAGS = $(CFLAGS) -fvisibility=hidden -fno-omit-frame-pointer -I. -I$(B)/preload
 # Exports only the hooks: preload/exports.map, with the generated hooks'
 # names after the hand-written ones (build/preload/exports.map).

@@ -12,6 +12,8 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "preload/hooks.h"
 
@@ -126,6 +128,42 @@ static void *resolve_one(unsigned fn, unsigned char *absent)
     if (p != NULL)
         atomic_store_explicit(&cuprof_preload_real_fns[fn], p, memory_order_release);
     return p;
+}
+
+/* Hook names -> ids (enum preload_fn below PRELOAD_N_HOOKS), for the dlsym
+ * hook (hooks_dlsym.c): open addressing, built once. */
+#define NAME_SLOTS 8192u
+static uint16_t name_slots[NAME_SLOTS];   /* id + 1, 0 empty */
+static pthread_once_t names_once = PTHREAD_ONCE_INIT;
+
+static uint32_t name_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static void names_build(void)
+{
+    for (unsigned fn = 0; fn < PRELOAD_N_HOOKS; fn++) {
+        uint32_t i = name_hash(fn_table[fn].name) & (NAME_SLOTS - 1);
+        while (name_slots[i])
+            i = (i + 1) & (NAME_SLOTS - 1);
+        name_slots[i] = (uint16_t)(fn + 1);
+    }
+}
+
+int cuprof_preload_hook_of(const char *name)
+{
+    pthread_once(&names_once, names_build);
+    for (uint32_t i = name_hash(name) & (NAME_SLOTS - 1);; i = (i + 1) & (NAME_SLOTS - 1)) {
+        unsigned v = name_slots[i];
+        if (v == 0)
+            return -1;
+        if (!strcmp(fn_table[v - 1].name, name))
+            return (int)v - 1;
+    }
 }
 
 static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;

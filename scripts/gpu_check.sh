@@ -294,6 +294,19 @@ if [ $rc = 0 ] && sum driver | grep -q 'cuLaunchKernel'; then pass driver-entry-
 prof driver_dlsym bench/driver_launch --launches 20 --dlsym
 if [ $rc = 0 ] && sum driver_dlsym | grep -q 'cuLaunchKernel'; then pass driver-dlsym; else
   fail driver-dlsym "status $rc"; fi
+# ---- Python (issue 39): ctypes's calls hooked (dlsym on libcudart's own handle), the
+# Python lines they were made on as their launch sites (--stacks) ------------------------------
+pyx=$(command -v python3 || true)
+if [ -n "$pyx" ] && "$pyx" -c 'import sys; sys.exit(not (3, 10) <= sys.version_info[:2] <= (3, 13))'; then
+  cudart=${CUDA_HOME:-/usr/local/cuda}/lib64/libcudart.so
+  [ $dry = 1 ] || [ ! -e "$cudart" ] || export CUPROF_CT_CUDART=$cudart
+  PYTHONDONTWRITEBYTECODE=1 prof py_ctypes --stacks "$pyx" tests/e2e/py/ct.py tests/e2e/py
+  unset CUPROF_CT_CUDART
+  ln=$(grep -n 'mark("ct_malloc"' tests/e2e/py/ct.py | cut -d: -f1)
+  if [ $rc = 0 ] && sum py_ctypes | grep -Eq '^ +cudaMalloc .* 3 ' &&
+     sum py_ctypes | grep -q "alloc (ct.py:$ln)"; then pass python-ctypes; else
+    fail python-ctypes "status $rc; $(sum py_ctypes | grep -E ' cudaMalloc |alloc \(' | tr -s ' ' | tr '\n' ' ')"; fi
+else skip python-ctypes "no python3 of 3.10-3.13 here"; fi
 CUPROF_DRIVER_HOOKS=0 prof driver_cupti bench/driver_launch --launches 20
 if [ $rc = 0 ] && sum driver_cupti | grep -Eq 'GPU records: +2[0-9] kernels'; then pass driver-cupti-only; else
   fail driver-cupti-only "status $rc; $(sum driver_cupti | grep 'GPU records' | tr -s ' ')"; fi

@@ -901,6 +901,30 @@ static void read_stacks(rrun *r)
             f->module = own(r, v + 20, ml);
             memcpy(&sl, v + 20 + ml, 4);
             f->symbol = sl && sl - 1 <= n - 24 - ml ? own(r, v + 24 + ml, sl - 1) : NULL;
+        } else if (tag == CUPROF_RT_STACK_PYFRAME && n >= 20) {
+            /* 5.1: u64 pc, u32 line, u32 name length, name, u32 file length, file */
+            cuprof_run_frame *f = vec_push(&frames, sizeof *f, 1);
+            if (!f)
+                continue;
+            memset(f, 0, sizeof *f);
+            uint32_t ql, fl;
+            memcpy(&f->pc, v, 8);
+            memcpy(&f->line, v + 8, 4);
+            memcpy(&ql, v + 12, 4);
+            if (ql > n - 20) {
+                frames.n--;
+                continue;
+            }
+            memcpy(&fl, v + 16 + ql, 4);
+            if (fl > n - 20 - ql) {
+                frames.n--;
+                continue;
+            }
+            f->python = 1;
+            f->symbol = own(r, v + 16, ql);
+            f->file = own(r, v + 20 + ql, fl);
+            const char *base = f->file ? strrchr(f->file, '/') : NULL;
+            f->module = base ? base + 1 : f->file ? f->file : "";
         } else if (tag == CUPROF_RT_STACK_MODULE && n >= 12) {
             uint32_t pl;
             memcpy(&pl, v + 8, 4);

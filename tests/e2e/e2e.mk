@@ -72,6 +72,21 @@ $(B)/tests/test_e2e_nvtx: tests/e2e/test_e2e_nvtx.c $(HARNESS_OBJ) $(B)/tests/nv
 ALL_TARGETS += $(B)/tests/test_e2e_nvtx $(B)/tests/nvtx_prog
 E2E_TESTS   += $(B)/tests/test_e2e_nvtx
 
+# Python frames in the stacks (issue 39): libpyk.so, the CUDA side of the
+# C extension the test builds against each installed CPython's headers
+# (tests/e2e/py/gpuops.c), with a kernel and a cuBLAS call.
+$(B)/tests/libpyk.so: tests/e2e/py/pyk.cu
+	$(call P,NVCC,$@)mkdir -p $(@D) && $(NVCC) $(BENCH_NVFLAGS) -Xcompiler -fPIC,-fno-omit-frame-pointer \
+	    -shared -o $@ $< -lcublas
+
+$(B)/tests/test_e2e_python: tests/e2e/test_e2e_python.c $(HARNESS_OBJ) tests/e2e/harness.h \
+                            $(B)/tests/libpyk.so
+	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(HARNESS_OBJ) \
+	    $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS)
+
+ALL_TARGETS += $(B)/tests/test_e2e_python $(B)/tests/libpyk.so
+E2E_TESTS   += $(B)/tests/test_e2e_python
+
 # Host stacks end to end (--stacks): stacks_prog, a C program with a known
 # chain of calls, built with frame pointers and without them (only libunwind
 # finds its callers then); libthrow.so, C++ that throws, loaded by it.
@@ -184,14 +199,18 @@ $(B)/tests/drv_prog: tests/e2e/drv_prog.c
 $(B)/tests/drv_ep_prog: tests/e2e/drv_ep_prog.c
 	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(filter-out -fsanitize=%,$(CFLAGS)) -I$(CUDA_HOME)/include -o $@ $< \
 	    -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib64/stubs -lcudart -lcuda
+$(B)/tests/dlsym_prog: tests/e2e/dlsym_prog.c
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(filter-out -fsanitize=%,$(CFLAGS)) -o $@ $< -ldl
 $(B)/tests/coop_prog: tests/e2e/coop_prog.cu
 	$(call P,NVCC,$@)mkdir -p $(@D) && $(NVCC) $(BENCH_NVFLAGS) -o $@ $< $(BENCH_LIBS)
 $(B)/tests/test_e2e_driver: tests/e2e/test_e2e_driver.c $(HARNESS_OBJ) tests/e2e/harness.h bench/driver_launch \
-                            $(B)/tests/coop_prog $(B)/tests/drv_prog $(B)/tests/drv_ep_prog $(B)/tests/corpus/driver_vmm
+                            $(B)/tests/coop_prog $(B)/tests/drv_prog $(B)/tests/drv_ep_prog $(B)/tests/corpus/driver_vmm \
+                            $(B)/tests/dlsym_prog
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(HARNESS_OBJ) \
 	    $(CHECK_LIBS) $(JSON_LIBS) $(LDFLAGS)
 
-ALL_TARGETS += $(B)/tests/test_e2e_driver $(B)/tests/coop_prog $(B)/tests/drv_prog $(B)/tests/drv_ep_prog
+ALL_TARGETS += $(B)/tests/test_e2e_driver $(B)/tests/coop_prog $(B)/tests/drv_prog $(B)/tests/drv_ep_prog \
+               $(B)/tests/dlsym_prog
 E2E_TESTS   += $(B)/tests/test_e2e_driver
 
 # The run file end to end (prof.sh report: the same files again, another

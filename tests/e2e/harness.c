@@ -370,3 +370,78 @@ pid_t e2e_start_profsh(const char *const args[], const char *const env[], const 
     }
     return pid;
 }
+
+/* "3.MINOR" as python says it: 1 when it does. */
+static int python_is(const char *python, int minor)
+{
+    const char *argv[] = {python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])", NULL};
+    e2e_result r = e2e_run(argv, NULL, NULL, 60);
+    char want[16];
+    snprintf(want, sizeof want, "3.%d\n", minor);
+    int ok = r.status == 0 && r.out && !strcmp(r.out, want);
+    e2e_result_free(&r);
+    return ok;
+}
+
+const char *e2e_python(int minor, char *why, size_t cap)
+{
+    static char slots[4][4096];
+    static int next;
+    char *out = slots[next++ & 3];
+    char env[64];
+    snprintf(env, sizeof env, "CUPROF_TEST_PYTHON3_%d", minor);
+    const char *v = getenv(env);
+    if (v && *v) {
+        snprintf(out, sizeof slots[0], "%s", v);
+        if (python_is(out, minor))
+            return out;
+        snprintf(why, cap, "%s=%s does not run as Python 3.%d", env, v, minor);
+        return NULL;
+    }
+    const char *root = getenv("PYENV_ROOT");
+    char rootbuf[4096];
+    if (!root || !*root) {
+        const char *home = getenv("HOME");
+        snprintf(rootbuf, sizeof rootbuf, "%s/.pyenv", home ? home : "");
+        root = rootbuf;
+    }
+    /* the newest 3.minor.* under root/versions (pyenv's own names) */
+    char cmd[4400];
+    snprintf(cmd, sizeof cmd,
+             "ls -d '%s'/versions/3.%d.*/bin/python3 2>/dev/null | grep -E '/3\\.%d\\.[0-9]+/' | "
+             "sort -V | tail -1",
+             root, minor, minor);
+    FILE *p = popen(cmd, "r");
+    out[0] = '\0';
+    if (p) {
+        if (fgets(out, sizeof slots[0], p))
+            out[strcspn(out, "\n")] = '\0';
+        pclose(p);
+    }
+    if (out[0] && python_is(out, minor))
+        return out;
+    snprintf(cmd, sizeof cmd, "command -v python3.%d 2>/dev/null", minor);
+    out[0] = '\0';
+    if ((p = popen(cmd, "r"))) {
+        if (fgets(out, sizeof slots[0], p))
+            out[strcspn(out, "\n")] = '\0';
+        pclose(p);
+    }
+    if (out[0] && python_is(out, minor))
+        return out;
+    snprintf(why, cap, "no CPython 3.%d: none in %s/versions (pyenv), no python3.%d on PATH, %s unset",
+             minor, root, minor, env);
+    return NULL;
+}
+
+int e2e_python_include(const char *python, char *out, size_t cap)
+{
+    const char *argv[] = {python, "-c", "import sysconfig; print(sysconfig.get_paths()['include'])",
+                          NULL};
+    e2e_result r = e2e_run(argv, NULL, NULL, 60);
+    int ok = r.status == 0 && r.out && r.out[0] == '/';
+    if (ok)
+        snprintf(out, cap, "%.*s", (int)strcspn(r.out, "\n"), r.out);
+    e2e_result_free(&r);
+    return ok ? 0 : -1;
+}

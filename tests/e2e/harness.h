@@ -45,6 +45,15 @@ void e2e_result_free(e2e_result *r);
  * path: "LD_LIBRARY_PATH=<build>/sim". Static storage. */
 const char *e2e_sim_env(void);
 
+/* A CPython 3.minor to test with: $CUPROF_TEST_PYTHON3_<minor> when set,
+ * else the newest python3 of $PYENV_ROOT/versions/3.<minor>.N (PYENV_ROOT:
+ * ~/.pyenv by default), else python3.<minor> on PATH; it must say it is
+ * 3.minor. Its path (static rotating storage, 4 slots), or NULL with why
+ * it is absent in why[0..cap). */
+const char *e2e_python(int minor, char *why, size_t cap);
+/* Its include directory (sysconfig's "include") in out, 0; -1 on failure. */
+int e2e_python_include(const char *python, char *out, size_t cap);
+
 /* A fresh empty temporary directory (mkdtemp under $TMPDIR or /tmp); owned. */
 char *e2e_tmpdir(void);
 /* Removes a directory tree made by e2e_tmpdir. */

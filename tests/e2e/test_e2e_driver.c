@@ -4,9 +4,10 @@
  * with cuLaunchKernelEx, every driver function obtained through
  * cudaGetDriverEntryPointByVersion (as Triton and PyTorch reach the
  * driver). Through the entry-point hook the launches are hooked calls with
- * the kernel's name; with that hook off (CUPROF_DRIVER_HOOKS=0), or with the
- * functions found by a dlsym on the sim's libcuda.so.1, CUPTI alone still
- * counts, names and times them; the launch census says which.
+ * the kernel's name, and so are the functions found by a dlsym on the sim's
+ * libcuda.so.1 (the dlsym hook, preload/hooks_dlsym.c, issue 39: before it
+ * CUPTI alone saw them); with that hook off (CUPROF_DRIVER_HOOKS=0), CUPTI
+ * alone still counts, names and times them; the launch census says which.
  */
 #include "harness.h"
 
@@ -41,8 +42,8 @@ static json_t *named(json_t *rows, const char *name)
     return NULL;
 }
 
-/* hooked: 1 with the entry-point hook, 0 with CUPTI alone (the hook off, or
- * the functions found with dlsym on libcuda: dlsym) */
+/* hooked: 1 with the entry-point hook or the functions found with dlsym on
+ * libcuda (dlsym: 1), 0 with CUPTI alone (the entry-point hook off) */
 static void check_run(int hooked, int dlsym)
 {
     char n[16];
@@ -130,10 +131,11 @@ START_TEST(through_cupti_alone)
 }
 END_TEST
 
-/* dlsym on the driver library: no hook is on that path, CUPTI's records are */
+/* dlsym on the driver library's handle: the dlsym hook hands out the
+ * driver hooks, as linking with -lcuda gives them */
 START_TEST(dlsym_on_libcuda)
 {
-    check_run(0, 1);
+    check_run(1, 1);
 }
 END_TEST
 
@@ -304,6 +306,42 @@ START_TEST(driver_virtual_memory_counted)
 }
 END_TEST
 
+/* The dlsym hook's answers (dlsym_prog.c): a hooked name on a CUDA
+ * library's own handle gives the hook (a call through it is recorded), the
+ * entry-point query and a name not hooked the library's own, RTLD_NEXT and
+ * RTLD_DEFAULT answer as for the program, a missing name still sets
+ * dlerror; without the profiler every handle lookup is the library's. */
+START_TEST(dlsym_lookups)
+{
+    const char *argv[] = {e2e_bpath("tests/dlsym_prog"), NULL};
+    const char *env[] = {e2e_sim_env(), NULL};
+    e2e_result plain = e2e_run(argv, env, NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(plain.status == 0, "%s", plain.err);
+    ck_assert_msg(strstr(plain.out, "handle:cuLaunchKernel -> libcuda.so.1\n") &&
+                      strstr(plain.out, "handle:cudaMalloc -> libcudart.so") &&
+                      strstr(plain.out, "default:cudaMalloc -> NULL\n"),
+                  "%s", plain.out);
+    e2e_result_free(&plain);
+    const char *pargv[] = {e2e_bpath("tests/dlsym_prog"), NULL};
+    e2e_prof p = e2e_profile(1, pargv, NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(p.r.status == 0, "%s", p.r.err);
+    const char *want[] = {"handle:cuLaunchKernel -> libcuprof.so\n",
+                          "handle:cuGetProcAddress_v2 -> libcuda.so.1\n",
+                          "handle:cudaMalloc -> libcuprof.so\n",
+                          "handle:cudaGetErrorString -> libcudart.so",
+                          "default:cudaMalloc -> libcuprof.so\n",
+                          "next:dlsym -> libcuprof.so\n",
+                          "handle:nosuch -> NULL, dlerror set\n"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        ck_assert_msg(strstr(p.r.out, want[i]), "'%s' not in:\n%s", want[i], p.r.out);
+    /* the call through it is recorded */
+    json_t *row = named(json_object_get(p.sum, "api"), "cudaMalloc");
+    ck_assert_ptr_nonnull(row);
+    ck_assert_int_eq(e2e_int(row, "calls"), 1);
+    e2e_prof_free(&p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("e2e_driver");
@@ -312,6 +350,7 @@ int main(void)
     tcase_add_test(tc, through_the_entry_point_hook);
     tcase_add_test(tc, through_cupti_alone);
     tcase_add_test(tc, dlsym_on_libcuda);
+    tcase_add_test(tc, dlsym_lookups);
     tcase_add_loop_test(tc, cooperative_runtime_launch, 0, 2);
     tcase_add_loop_test(tc, cooperative_driver_launch, 0, 2);
     tcase_add_test(tc, driver_api_program_runs_on_the_sim);

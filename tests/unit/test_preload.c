@@ -39,7 +39,7 @@ static const char *const export_names[] = {
     PRELOAD_LIBC_HOOKS(X)
 #undef X
 #define X(name) #name,
-    PRELOAD_LIBC_VARIADIC(X)
+    PRELOAD_LIBC_VARIADIC(X) PRELOAD_LIBC_LOOKUP(X)
 #undef X
 };
 #define N_EXPORTS ((int)(sizeof export_names / sizeof export_names[0]))
@@ -49,7 +49,7 @@ static const char *const libc_names[] = {
     PRELOAD_LIBC_HOOKS(X)
 #undef X
 #define X(name) #name,
-    PRELOAD_LIBC_VARIADIC(X)
+    PRELOAD_LIBC_VARIADIC(X) PRELOAD_LIBC_LOOKUP(X)
 #undef X
 };
 #define N_HOOKS_LIB_EXPORTS (N_EXPORTS - (int)(sizeof libc_names / sizeof libc_names[0]))

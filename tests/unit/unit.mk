@@ -30,8 +30,15 @@ $(B)/tests/libtest_cupti_inject.so: tests/unit/test_cupti.c $(RUNFILE_BACK) $(TE
 	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -DTEST_CUPTI_INJECTION -fvisibility=hidden \
 	    -shared -I. -o $@ $< $(RUNFILE_BACK) $(TEST_CUPTI_OBJS) $(LDFLAGS) $(RUNFILE_LIBS) -ldl -lpthread
 
-UNIT_TESTS  += $(B)/tests/test_collector $(B)/tests/test_cupti
-ALL_TARGETS += $(B)/tests/test_collector $(B)/tests/test_cupti $(B)/tests/libtest_cupti_inject.so
+# The Python frames' reader (collector/pyframes.c) against the installed
+# CPythons' headers and line tables (issue 39).
+$(B)/tests/test_pyframes: tests/unit/test_pyframes.c $(COLLECTOR_OBJS) $(HARNESS_OBJ)
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -Itests/e2e -o $@ $< \
+	    $(COLLECTOR_OBJS) $(HARNESS_OBJ) $(LDFLAGS) $(CHECK_LIBS) $(JSON_LIBS) -ldl -lpthread
+
+UNIT_TESTS  += $(B)/tests/test_collector $(B)/tests/test_cupti $(B)/tests/test_pyframes
+ALL_TARGETS += $(B)/tests/test_collector $(B)/tests/test_cupti $(B)/tests/libtest_cupti_inject.so \
+               $(B)/tests/test_pyframes
 
 # ---- model and formats: model/ + formats/ objects only ---------------------------
 # test_formats: the writers on hand-built runs; test_timeline: the GPU
