@@ -584,6 +584,7 @@ static void *flusher_main(void *arg)
     (void)arg;
     prctl(PR_SET_NAME, "cuprof-flush", 0, 0, 0);
     (void)cuprof_runfile_ensure();
+    atomic_fetch_sub(&rf.inflight, 1);   /* taken by cuprof_runfile_flusher_start */
     char ctl[PATH_MAX + 64];
     for (unsigned tick = 1;; tick++) {
         struct timespec nap = {0, 100 * 1000000L};   /* calls, and a snapshot's request: 0.1 s */
@@ -650,8 +651,14 @@ void cuprof_runfile_flusher_start(void)
      * real libcuda's left 128 KiB too little: SIGSEGV on an H200). */
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    if (pthread_create(&th, &attr, flusher_main, NULL) != 0)
+    /* The flusher's first act (the file opened, its first META) counts in
+     * the exit path's quiesce from now: an exit right after the first call
+     * waits for it, so no META follows END. */
+    atomic_fetch_add(&rf.inflight, 1);
+    if (pthread_create(&th, &attr, flusher_main, NULL) != 0) {
+        atomic_fetch_sub(&rf.inflight, 1);
         cuprof_debug(CUPROF_DBG_COLLECTOR, "no flusher thread: the run file grows by chunks only");
+    }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
 }

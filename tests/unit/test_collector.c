@@ -99,6 +99,7 @@ static void rm_tmpdir(void)
 static void teardown(void)
 {
     atomic_store(&cuprof_g.finished, 1);   /* no files from the test process itself */
+    cuprof_runfile_quiesce();   /* the flusher's first META written (its descriptors closed) */
     rm_tmpdir();
 }
 
