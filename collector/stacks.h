@@ -31,7 +31,27 @@
 
 #include "collector/runfile_types.h"
 
+#include <link.h>
 #include <stdint.h>
+
+/* The addresses an object's PT_LOAD segments cover, [*lo, *hi) (a
+ * dl_iterate_phdr entry); *hi 0 when it has none. */
+static inline void cuprof_object_range(const struct dl_phdr_info *info, uintptr_t *lo,
+                                       uintptr_t *hi)
+{
+    *lo = UINTPTR_MAX;
+    *hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (a < *lo)
+            *lo = a;
+        if (a + ph->p_memsz > *hi)
+            *hi = a + ph->p_memsz;
+    }
+}
 
 #define CUPROF_STACK_MAX_FRAMES 128
 #define CUPROF_STACK_NATIVE_MAX 256

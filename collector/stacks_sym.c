@@ -96,17 +96,8 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
     modules *ms = data;
-    uintptr_t lo = UINTPTR_MAX, hi = 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD)
-            continue;
-        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-        if (a < lo)
-            lo = a;
-        if (a + ph->p_memsz > hi)
-            hi = a + ph->p_memsz;
-    }
+    uintptr_t lo, hi;
+    cuprof_object_range(info, &lo, &hi);
     if (hi == 0)
         return 0;
     if (ms->n == ms->cap) {

@@ -20,7 +20,7 @@ $(B)/tests/test_fuzz_reader: tests/fuzz/test_fuzz.c $(HARNESS_OBJ)
 	  -DFUZZ_SECS_ENV='"FUZZ_SECONDS"' -DFUZZ_SECS_DEFAULT='"20"' \
 	  -o $@ $< $(HARNESS_OBJ) $(LDFLAGS) $(JSON_LIBS) $(CHECK_LIBS)
 
-$(B)/fuzz/summary_reader: $(CMP_DIR)/fuzz_summary_reader.c $(COMPARE_SRCS) tests/fuzz/fuzz_reader.sh
+$(B)/fuzz/summary_reader: $(CMP_DIR)/fuzz_summary_reader.c $(COMPARE_SRCS) tests/fuzz/fuzz_reader.sh tests/fuzz/fuzz_lib.sh
 	$(call P,FUZZCC,$@)bash tests/fuzz/fuzz_reader.sh build
 
 # The run file reader's GPU side (formats/runfile/fuzz_gpu_records.c: the
