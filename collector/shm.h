@@ -34,6 +34,7 @@
 #define CUPROF_SHM_H
 
 #include <stdint.h>
+#include <string.h>
 
 #define CUPROF_SHM_MAGIC "CUPROF-SHM\n"   /* its 12 bytes, NUL included, then zeros: 16 */
 #define CUPROF_SHM_VERSION 1u
@@ -128,5 +129,23 @@ typedef struct cuprof_shm_name {
     uint32_t len;
 } cuprof_shm_name;
 enum { CUPROF_SHM_NAME_KERNEL = 1, CUPROF_SHM_NAME_STRING = 2, CUPROF_SHM_NAME_API = 3 };
+
+/* The rest of a header whose token, nslots, nprocs, names_bytes,
+ * ring_bytes and area_bytes are set: its magic, version and layout, page
+ * aligned (cuprof-run makes the memory so; the tests too). */
+static inline void cuprof_shm_header_layout(cuprof_shm_header *h)
+{
+#define CUPROF_SHM_PAGE_UP(x) (((x) + 4095u) & ~(uint64_t)4095u)
+    memcpy(h->magic, CUPROF_SHM_MAGIC, sizeof CUPROF_SHM_MAGIC);
+    h->version = CUPROF_SHM_VERSION;
+    h->header_bytes = sizeof *h;
+    h->proc_bytes = sizeof(cuprof_shm_proc);
+    h->procs_off = 4096;
+    h->slot_states_off = CUPROF_SHM_PAGE_UP(h->procs_off + (uint64_t)h->nprocs * h->proc_bytes);
+    h->slots_off = CUPROF_SHM_PAGE_UP(h->slot_states_off + (uint64_t)h->nslots * 4u);
+    h->area_off = h->slots_off + (uint64_t)h->nslots * CUPROF_SHM_SLOT_BYTES;
+    h->total_bytes = h->area_off + (uint64_t)h->nprocs * h->area_bytes;
+#undef CUPROF_SHM_PAGE_UP
+}
 
 #endif /* CUPROF_SHM_H */

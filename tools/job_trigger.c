@@ -29,7 +29,7 @@
 
 #define JOB_WAIT_MS 3000      /* the longest a round waits for answers */
 #define JOB_QUIET_MS 300      /* a round ends this long after the last new answer */
-#define JOB_ASK_MAX_MS 10000  /* asking again while no rank has begun a step */
+#define JOB_ASK_MAX_MS 10000  /* asking again while no rank knows a step's time */
 #define JOB_LEAD_MS 1000      /* beyond the ask's own time: a flusher's 0.1 s poll, the file
                                  system, a loaded host (the steps it covers are not recorded) */
 

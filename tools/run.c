@@ -153,9 +153,6 @@ static void shm_make(void)
 {
     cuprof_shm_header h;
     memset(&h, 0, sizeof h);
-    memcpy(h.magic, CUPROF_SHM_MAGIC, sizeof CUPROF_SHM_MAGIC);
-    h.version = CUPROF_SHM_VERSION;
-    h.header_bytes = sizeof h;
     if (getrandom(&h.token, sizeof h.token, 0) != (ssize_t)sizeof h.token)
         h.token = ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)&h;
     h.nslots = 4096;   /* threads recording at once (more: private memory, as before) */
@@ -168,12 +165,7 @@ static void shm_make(void)
      * a process touches take memory; the rest is address space) */
     uint64_t np = (16ull << 30) / h.area_bytes;
     h.nprocs = (uint32_t)(np > 256 ? 256 : np < 8 ? 8 : np);
-    h.proc_bytes = sizeof(cuprof_shm_proc);
-    h.procs_off = 4096;
-    h.slot_states_off = PAGE_UP(h.procs_off + (uint64_t)h.nprocs * h.proc_bytes);
-    h.slots_off = PAGE_UP(h.slot_states_off + (uint64_t)h.nslots * 4u);
-    h.area_off = h.slots_off + (uint64_t)h.nslots * CUPROF_SHM_SLOT_BYTES;
-    h.total_bytes = h.area_off + (uint64_t)h.nprocs * h.area_bytes;
+    cuprof_shm_header_layout(&h);
     /* its size counts against a file-size limit (ulimit -f: a test's "full
      * disk"): under one too small, none (the program records as without a
      * supervisor; a SIGXFSZ here would end this process) */

@@ -341,7 +341,6 @@ START_TEST(other_versions_native_only)
         printf("SKIPPED 3.9 (a version not read): %s\n", why);
         return;
     }
-    char *ext = e2e_tmpdir();
     const char *argv[] = {py, e2e_path("tests/e2e/py/ct.py"), e2e_path("tests/e2e/py"), NULL};
     const char *env[] = {"CUPROF_STACKS=auto", "PYTHONDONTWRITEBYTECODE=1", NULL};
     e2e_prof p = e2e_profile(1, argv, env, RUN_TIMEOUT_S);
@@ -355,8 +354,6 @@ START_TEST(other_versions_native_only)
     ck_assert_msg(strstr(cpu, "_PyEval_EvalFrameDefault") && !strstr(cpu, ".py:"), "%.3000s", cpu);
     free(cpu);
     e2e_prof_free(&p);
-    e2e_rmtree(ext);
-    free(ext);
 }
 END_TEST
 

@@ -229,29 +229,18 @@ START_TEST(many_threads_run_file_nothing_lost)
 }
 END_TEST
 
-/* The run file's API table names the APIs the run used, by their ids, and
- * leaves the others empty (run file 4.0's API_TABLE: some 2400 hooks'
- * names, most never called, in every META): here APIs 2 and 6 are used, the rest only registered. */
 /* The supervisor's part of the recording memory (tools/run.c makes it so):
  * a memfd, its header, CUPROF_SHM naming it; the descriptor. */
 static int make_recording_memory(void)
 {
     cuprof_shm_header h;
     memset(&h, 0, sizeof h);
-    memcpy(h.magic, CUPROF_SHM_MAGIC, sizeof CUPROF_SHM_MAGIC);
-    h.version = CUPROF_SHM_VERSION;
-    h.header_bytes = sizeof h;
     h.token = 0x1234abcd5678ef09ull;
     h.nslots = 8;
     h.nprocs = 4;
-    h.proc_bytes = sizeof(cuprof_shm_proc);
     h.names_bytes = 1u << 20;
     h.area_bytes = h.names_bytes;
-    h.procs_off = 4096;
-    h.slot_states_off = 8192;
-    h.slots_off = 12288;
-    h.area_off = h.slots_off + (uint64_t)h.nslots * CUPROF_SHM_SLOT_BYTES;
-    h.total_bytes = h.area_off + (uint64_t)h.nprocs * h.area_bytes;
+    cuprof_shm_header_layout(&h);
     int fd = memfd_create("test-recording", 0);
     ck_assert(fd >= 0 && ftruncate(fd, (off_t)h.total_bytes) == 0 &&
               pwrite(fd, &h, sizeof h, 0) == (ssize_t)sizeof h);
@@ -330,6 +319,9 @@ START_TEST(killed_recovered_from_the_recording_memory)
 }
 END_TEST
 
+/* The run file's API table names the APIs the run used, by their ids, and
+ * leaves the others empty (run file 4.0's API_TABLE: some 2400 hooks'
+ * names, most never called, in every META): here APIs 2 and 6 are used, the rest only registered. */
 START_TEST(api_table_names_the_apis_used)
 {
     cuprof_api_register(APIS, NAPIS);
