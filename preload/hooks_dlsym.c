@@ -49,7 +49,7 @@ static int object_kind(const char *path)
 {
     static const char *const libs[] = {"libcudart", "libcublas", "libcuda.", "libcudnn", "libnccl",
                                        "libcupti", "libnvrtc", "libcufft", "libcurand", "libcusparse",
-                                       "libcusolver", "libnvJit", "libnvblas", "libcusim"};
+                                       "libcusolver", "libnvJit", "libnvblas"};
     const char *b = strrchr(path, '/');
     b = b ? b + 1 : path;
     if (!strncmp(b, "libcuprof", 9))
