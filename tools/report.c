@@ -38,6 +38,7 @@
 #include "model/peak.h"
 #include "tools/recut.h"
 #include "tools/job_trigger.h"
+#include "tools/bigmem.h"
 #include "tools/recover.h"
 #include "collector/runfile.h"
 
@@ -202,6 +203,14 @@ static int report_file(const char *file, const opts *o, const char *recover,
 {
     cuprof_rfread_info info;
     char err[1024];
+    {   /* the model's large arrays spill beside the run file (tools/bigmem.h) */
+        char fdir[PATH_MAX];
+        snprintf(fdir, sizeof fdir, "%s", file);
+        char *slash = strrchr(fdir, '/');
+        if (slash)
+            *(slash == fdir ? slash + 1 : slash) = '\0';
+        cuprof_bigmem_dir(slash ? fdir : ".");
+    }
     cuprof_run *run = cuprof_rfread(file, &info, err, sizeof err);
     if (!run) {
         say("%s; nothing was written", err);
@@ -364,6 +373,14 @@ static int report_file(const char *file, const opts *o, const char *recover,
     }
     char written[256];
     int rc = cuprof_formats_write_all(model, dir, name, written, sizeof written, err, sizeof err);
+    if (getenv("CUPROF_REPORT_BIGMEM_STATS")) {   /* bench/long_run.sh */
+        cuprof_bigmem_stats bs;
+        cuprof_bigmem_get_stats(&bs);
+        fprintf(stderr, "cuprof: spill: allocs=%llu fallbacks=%llu peak_mb=%.1f trims=%llu "
+                "budget_mb=%llu\n", (unsigned long long)bs.allocs,
+                (unsigned long long)bs.fallbacks, (double)bs.bytes_peak / 1048576.0,
+                (unsigned long long)bs.trims, (unsigned long long)(bs.budget >> 20));
+    }
     if (rc > 0)
         say("wrote %s/%s.%s (%llu calls, %zu thread%s)%s", dir, name, written,
             (unsigned long long)in->nevents, in->nthreads, in->nthreads == 1 ? "" : "s",

@@ -2,14 +2,18 @@
 # main over model/, formats/ and formats/runfile/ (never in libcuprof.so).
 # cuprof-report: a run file to every output (the exit path runs it, and
 # prof.sh report).
-TOOLS_REPORT_SRCS := tools/report.c tools/recut.c tools/job_trigger.c tools/recover.c
+TOOLS_REPORT_SRCS := tools/report.c tools/recut.c tools/job_trigger.c tools/recover.c tools/bigmem.c
 TOOLS_REPORT_OBJS := $(patsubst tools/%.c,$(B)/tools/%.o,$(TOOLS_REPORT_SRCS))
+# tools/bigmem.h: the large allocations, sorts and read-only file mappings of
+# the code linked into a tool go to bigmem.c, which keeps them on a file.
+BIGMEM_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free \
+	-Wl,--wrap=qsort,--wrap=qsort_r,--wrap=mmap,--wrap=munmap
 
 $(B)/tools/%.o: tools/%.c
 	$(call P,CC,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -I. -c -o $@ $<
 
 $(B)/cuprof-report: $(TOOLS_REPORT_OBJS) $(RUNFILE_OBJS) $(MODEL_OBJS) $(FORMATS_OBJS)
-	$(call P,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(RUNFILE_LIBS) -ldl -lpthread
+	$(call P,LD,$@)$(CC) $(LDFLAGS) $(BIGMEM_WRAP) -o $@ $^ $(RUNFILE_LIBS) -ldl -lpthread
 
 ALL_TARGETS += $(TOOLS_REPORT_OBJS) $(B)/cuprof-report
 

@@ -1152,10 +1152,10 @@ static int read_threads(rrun *r)
     cuprof_event *out = NULL;
     if (total) {
         r->arena_len = (size_t)total * sizeof(cuprof_event);
-        r->arena = mmap(NULL, r->arena_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                        -1, 0);
-        if (r->arena == MAP_FAILED) {
-            r->arena = NULL;
+        /* calloc: in cuprof-report a block this size lives on a file whose
+         * pages the report drops past its memory budget (tools/bigmem.h) */
+        r->arena = calloc(total, sizeof(cuprof_event));
+        if (!r->arena) {
             free(want);
             return -1;
         }
@@ -1660,8 +1660,7 @@ void cuprof_rfread_free(cuprof_run *run)
     free(r->rapis.p);
     free(r->run_threads);
     free(r->chunk_ptrs);
-    if (r->arena)
-        munmap(r->arena, r->arena_len);
+    free(r->arena);
     free(r->dropped_by_api);
     free(r->frames);
     free(r->stacks);

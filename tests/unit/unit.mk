@@ -124,3 +124,12 @@ $(B)/tests/test_preload: tests/unit/test_preload.c tests/unit/test_preload_run.c
 
 UNIT_TESTS  += $(B)/tests/test_preload
 ALL_TARGETS += $(B)/tests/test_preload
+
+# test_bigmem: the report tools' large allocations on a file (tools/bigmem.c),
+# linked with cuprof-report's --wrap flags.
+$(B)/tests/test_bigmem: tests/unit/test_bigmem.c $(B)/tools/bigmem.o
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. $(BIGMEM_WRAP) -o $@ $< \
+	    $(B)/tools/bigmem.o $(LDFLAGS) $(CHECK_LIBS) -lpthread
+
+UNIT_TESTS  += $(B)/tests/test_bigmem
+ALL_TARGETS += $(B)/tests/test_bigmem

@@ -1,0 +1,206 @@
+/*
+ * test_bigmem.c - the report tools' large allocations on a file
+ * (tools/bigmem.h), linked with the same --wrap flags as cuprof-report: a
+ * large block lands on the file, reads zero, keeps its bytes through a
+ * realloc and through the trimmer dropping its pages, goes back on free;
+ * the resident set stays near the budget while far more is written and
+ * read; a large qsort gives glibc's (stable) order; no spill directory
+ * means malloc, with one cuprof: line. Each test runs in a forked child
+ * (Check's default), so each starts with a fresh store.
+ */
+#include "tools/bigmem.h"
+
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void __real_qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+
+static long status_kb(const char *field)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long v = -1;
+    size_t n = strlen(field);
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, field, n) && line[n] == ':')
+            v = atol(line + n + 1);
+    if (f)
+        fclose(f);
+    return v;
+}
+
+START_TEST(large_blocks_on_the_file)
+{
+    cuprof_bigmem_stats s0, s;
+    cuprof_bigmem_get_stats(&s0);
+    size_t n = 8u << 20;
+    unsigned char *p = calloc(n, 1);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_uint_eq((uintptr_t)p % 64, 0);
+    size_t bad = 0;   /* (one assertion per loop: Check writes one message per assertion) */
+    for (size_t i = 0; i < n; i += 4096)
+        bad += p[i] != 0;
+    ck_assert_uint_eq(bad, 0);
+    for (size_t i = 0; i < n; i++)
+        p[i] = (unsigned char)(i * 7);
+    cuprof_bigmem_get_stats(&s);
+    ck_assert_uint_eq(s.allocs, s0.allocs + 1);
+    ck_assert_uint_ge(s.bytes_now, n);
+    /* grows: the bytes stay */
+    p = realloc(p, 3 * n);
+    ck_assert_ptr_nonnull(p);
+    for (size_t i = 0; i < n; i++)
+        bad += p[i] != (unsigned char)(i * 7);
+    for (size_t i = n; i < 3 * n; i += 4096)
+        bad += p[i] != 0;
+    ck_assert_uint_eq(bad, 0);
+    /* a second block, then the first grows again (now by a copy) */
+    void *q = malloc(2u << 20);
+    ck_assert_ptr_nonnull(q);
+    memset(q, 0x5a, 2u << 20);
+    p = realloc(p, 5 * n);
+    ck_assert_ptr_nonnull(p);
+    for (size_t i = 0; i < n; i++)
+        bad += p[i] != (unsigned char)(i * 7);
+    ck_assert_uint_eq(bad, 0);
+    free(q);
+    free(p);
+    cuprof_bigmem_get_stats(&s);
+    ck_assert_uint_eq(s.bytes_now, s0.bytes_now);
+    /* small ones stay with malloc */
+    void *small = malloc(1000);
+    cuprof_bigmem_get_stats(&s0);
+    free(small);
+    cuprof_bigmem_get_stats(&s);
+    ck_assert_uint_eq(s.allocs, s0.allocs);
+}
+END_TEST
+
+/* 256 MiB written and read back twice under a 16 MiB budget: every byte
+ * survives the trimmer, and the peak resident set stays far under what
+ * was touched (the margin is the trimmer's lag on a loaded machine). */
+START_TEST(resident_set_stays_near_the_budget)
+{
+    setenv("CUPROF_REPORT_RSS_MB", "16", 1);
+    size_t n = (size_t)32 << 20;   /* uint64s */
+    uint64_t *v = malloc(n * sizeof *v);
+    ck_assert_ptr_nonnull(v);
+    for (size_t i = 0; i < n; i++)
+        v[i] = i * 0x9e3779b97f4a7c15ull;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < n; i++)
+            if (v[i] != i * 0x9e3779b97f4a7c15ull)
+                ck_abort_msg("v[%zu] lost on pass %d", i, pass);
+    cuprof_bigmem_stats s;
+    cuprof_bigmem_get_stats(&s);
+    ck_assert_uint_gt(s.trims, 0);
+    ck_assert_uint_eq(s.budget, 16u << 20);
+    long hwm = status_kb("VmHWM");
+    ck_assert_msg(hwm > 0 && hwm < 160 * 1024, "peak resident %ld kB for 256 MiB touched", hwm);
+    free(v);
+}
+END_TEST
+
+typedef struct item {
+    uint32_t key;
+    uint32_t order;
+} item;
+
+static int cmp_key(const void *a, const void *b)
+{
+    const item *x = a, *y = b;
+    return (x->key > y->key) - (x->key < y->key);
+}
+
+static int cmp_key_r(const void *a, const void *b, void *arg)
+{
+    (void)arg;
+    return cmp_key(a, b);
+}
+
+/* The merge sort of a large array: glibc's order (stable: equal keys keep
+ * theirs), with qsort and qsort_r. */
+START_TEST(large_sort_is_stable_like_glibc)
+{
+    size_t n = 600000;   /* 4.8 MB */
+    item *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
+    ck_assert(a && b && c);
+    uint64_t x = 88172645463325252ull;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        a[i] = (item){(uint32_t)(x % 5000), (uint32_t)i};
+    }
+    memcpy(b, a, n * sizeof *a);
+    memcpy(c, a, n * sizeof *a);
+    qsort(a, n, sizeof *a, cmp_key);
+    qsort_r(c, n, sizeof *c, cmp_key_r, NULL);
+    __real_qsort(b, n, sizeof *b, cmp_key);   /* glibc's */
+    size_t bad = 0;   /* (one assertion: Check writes one message per assertion) */
+    for (size_t i = 0; i < n; i++) {
+        bad += a[i].key != b[i].key || a[i].order != b[i].order || c[i].order != b[i].order;
+        if (i)
+            bad += !(a[i - 1].key < a[i].key ||
+                     (a[i - 1].key == a[i].key && a[i - 1].order < a[i].order));
+    }
+    ck_assert_uint_eq(bad, 0);
+    free(a), free(b), free(c);
+}
+END_TEST
+
+/* No spill directory: malloc's memory, one cuprof: line on stderr. */
+START_TEST(no_spill_dir_falls_back_to_malloc)
+{
+    setenv("CUPROF_REPORT_SPILL_DIR", "/nonexistent/cuprof-spill", 1);
+    char path[] = "/tmp/cuprof-bigmem-err.XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    fflush(stderr);
+    int saved = dup(2);
+    dup2(fd, 2);
+    unsigned char *p = calloc(4u << 20, 1);
+    unsigned char *q = malloc(4u << 20);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    ck_assert(p && q);
+    p[12345] = 1;
+    q[0] = 2;
+    cuprof_bigmem_stats s;
+    cuprof_bigmem_get_stats(&s);
+    ck_assert_uint_eq(s.allocs, 0);
+    free(p);
+    free(q);
+    char buf[1024] = "";
+    ssize_t k = pread(fd, buf, sizeof buf - 1, 0);
+    buf[k > 0 ? k : 0] = '\0';
+    close(fd);
+    unlink(path);
+    ck_assert_msg(!strncmp(buf, "cuprof: cannot make a spill file in /nonexistent/cuprof-spill",
+                           strlen("cuprof: cannot make a spill file in /nonexistent/cuprof-spill")),
+                  "stderr: %s", buf);
+    ck_assert_msg(strchr(buf, '\n') == buf + strlen(buf) - 1, "one line: %s", buf);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("bigmem");
+    const TTest *tests[] = {large_blocks_on_the_file, resident_set_stays_near_the_budget,
+                            large_sort_is_stable_like_glibc, no_spill_dir_falls_back_to_malloc};
+    static const char *const names[] = {"blocks", "resident", "sort", "fallback"};
+    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
+        TCase *t = tcase_create(names[i]);
+        tcase_set_timeout(t, 120);
+        tcase_add_test(t, tests[i]);
+        suite_add_tcase(s, t);
+    }
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

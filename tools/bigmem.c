@@ -1,0 +1,496 @@
+/*
+ * bigmem.c - the report tools' large allocations on a file, their resident
+ * set kept under a budget (bigmem.h says what and why).
+ *
+ * Every large block is a shared mapping of its own range of one unlinked
+ * file, with a 64-byte header in front (its size and where it lies). The
+ * table of blocks and of watched read-only mappings is guarded by one
+ * mutex, which the trimmer holds while it drops pages: a range is taken
+ * out of the table before it is unmapped, so the trimmer never drops the
+ * pages of memory that is no longer ours (a private mapping made later at
+ * the same address would lose its data).
+ */
+
+#include "tools/bigmem.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t m);
+void *__real_realloc(void *p, size_t n);
+void __real_free(void *p);
+void __real_qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+void __real_qsort_r(void *base, size_t n, size_t size,
+                    int (*cmp)(const void *, const void *, void *), void *arg);
+void *__real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+int __real_munmap(void *addr, size_t len);
+
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t m);
+void *__wrap_realloc(void *p, size_t n);
+void __wrap_free(void *p);
+void __wrap_qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+void __wrap_qsort_r(void *base, size_t n, size_t size,
+                    int (*cmp)(const void *, const void *, void *), void *arg);
+void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+int __wrap_munmap(void *addr, size_t len);
+
+#define HDR 64                          /* keeps the block 64-byte aligned */
+#define TRIM_EVERY_NS 1000000L          /* 1 ms: at the decoder's ~2.5 GB/s of fresh
+                                           events, ~5 MB over the budget at most */
+#define DEFAULT_BUDGET_MB 128           /* under the issue's 256 MB with room for what
+                                           stays in libc's malloc (names, rows) */
+
+typedef struct range {
+    char *base;                         /* the mapping */
+    size_t len;
+    off_t off;                          /* its place in the file; -1: a watched mapping */
+} range;
+
+static struct {
+    pthread_once_t once;
+    pthread_mutex_t lock;
+    int fd;                             /* the spill file, -1 none */
+    off_t next_off;                     /* bump: a file range is never reused */
+    range *r;
+    size_t n, cap;
+    _Atomic uintptr_t lo, hi;           /* span of every block: free()'s quick test */
+    uint64_t budget;
+    long page;
+    int said;                           /* the fallback's line is said once */
+    char dir[PATH_MAX];
+    cuprof_bigmem_stats st;
+} bm = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+
+void cuprof_bigmem_dir(const char *dir)
+{
+    if (dir && !bm.dir[0])
+        snprintf(bm.dir, sizeof bm.dir, "%s", dir);
+}
+
+static uint64_t resident_bytes(int statm)
+{
+    char buf[128];
+    ssize_t k = pread(statm, buf, sizeof buf - 1, 0);
+    if (k <= 0)
+        return 0;
+    buf[k] = '\0';
+    unsigned long long size = 0, res = 0;
+    if (sscanf(buf, "%llu %llu", &size, &res) != 2)
+        return 0;
+    return (uint64_t)res * (uint64_t)bm.page;
+}
+
+static void *trimmer(void *arg)
+{
+    (void)arg;
+    int statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    if (statm < 0)
+        return NULL;
+    struct timespec every = {0, TRIM_EVERY_NS};
+    for (;;) {
+        nanosleep(&every, NULL);
+        if (resident_bytes(statm) <= bm.budget)
+            continue;
+        pthread_mutex_lock(&bm.lock);
+        for (size_t i = 0; i < bm.n; i++)
+            madvise(bm.r[i].base, bm.r[i].len, MADV_DONTNEED);
+        bm.st.trims++;
+        pthread_mutex_unlock(&bm.lock);
+    }
+    return NULL;
+}
+
+static int open_spill(const char *dir)
+{
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+        return fd;
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/.cuprof-spill.XXXXXX", dir);
+    fd = mkostemp(path, O_CLOEXEC);
+    if (fd >= 0)
+        unlink(path);
+    return fd;
+}
+
+static void init(void)
+{
+    bm.page = sysconf(_SC_PAGESIZE);
+    if (bm.page <= 0)
+        bm.page = 4096;
+    const char *mb = getenv("CUPROF_REPORT_RSS_MB");
+    char *end = NULL;
+    long long v = mb && *mb ? strtoll(mb, &end, 10) : DEFAULT_BUDGET_MB;
+    if (mb && *mb && (*end || v < 0)) {
+        fprintf(stderr, "cuprof: CUPROF_REPORT_RSS_MB=%s is not a number of MiB: using %d\n",
+                mb, DEFAULT_BUDGET_MB);
+        v = DEFAULT_BUDGET_MB;
+    }
+    bm.budget = (uint64_t)v << 20;
+    bm.st.budget = bm.budget;
+    const char *dir = getenv("CUPROF_REPORT_SPILL_DIR");
+    if (!dir || !*dir)
+        dir = bm.dir[0] ? bm.dir : getenv("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+    bm.fd = open_spill(dir);
+    if (bm.fd < 0) {
+        fprintf(stderr, "cuprof: cannot make a spill file in %s (%s): the report keeps the run "
+                "in memory (set CUPROF_REPORT_SPILL_DIR to a writable directory)\n",
+                dir, strerror(errno));
+        bm.said = 1;
+        return;
+    }
+    if (bm.budget) {
+        pthread_t t;
+        pthread_attr_t a;
+        pthread_attr_init(&a);
+        pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+        pthread_attr_setstacksize(&a, 64 << 10);
+        if (pthread_create(&t, &a, trimmer, NULL) != 0)
+            bm.budget = 0;
+        pthread_attr_destroy(&a);
+    }
+}
+
+/* Adds a range to the table (the lock held); -1 when the table cannot grow. */
+static int add_range(char *base, size_t len, off_t off)
+{
+    if (bm.n == bm.cap) {
+        size_t cap = bm.cap ? bm.cap * 2 : 64;
+        range *r = __real_realloc(bm.r, cap * sizeof *r);
+        if (!r)
+            return -1;
+        bm.r = r, bm.cap = cap;
+    }
+    bm.r[bm.n++] = (range){base, len, off};
+    if (off >= 0) {
+        uintptr_t lo = atomic_load(&bm.lo), hi = atomic_load(&bm.hi);
+        if (!lo || (uintptr_t)base < lo)
+            atomic_store(&bm.lo, (uintptr_t)base);
+        if ((uintptr_t)base + len > hi)
+            atomic_store(&bm.hi, (uintptr_t)base + len);
+    }
+    return 0;
+}
+
+/* The block holding user pointer p (the lock held), or -1. */
+static long find_block(const void *p)
+{
+    for (size_t i = 0; i < bm.n; i++)
+        if (bm.r[i].off >= 0 && bm.r[i].base + HDR == (const char *)p)
+            return (long)i;
+    return -1;
+}
+
+static void say_fallback(int e)
+{
+    if (bm.said)
+        return;
+    bm.said = 1;
+    fprintf(stderr, "cuprof: the spill file cannot grow (%s): the report keeps the rest in "
+            "memory (free disk space where CUPROF_REPORT_SPILL_DIR points)\n", strerror(e));
+}
+
+static size_t block_len(size_t n)
+{
+    size_t pg = (size_t)bm.page;
+    return (n + HDR + pg - 1) / pg * pg;
+}
+
+/* A zeroed block of n bytes on the file, or NULL (the caller falls back). */
+static void *big_alloc(size_t n)
+{
+    pthread_once(&bm.once, init);
+    if (bm.fd < 0 || n > SIZE_MAX / 2)
+        return NULL;
+    size_t len = block_len(n);
+    pthread_mutex_lock(&bm.lock);
+    off_t off = bm.next_off;
+    int e = posix_fallocate(bm.fd, off, (off_t)len);
+    char *base = MAP_FAILED;
+    if (e == 0) {
+        base = __real_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, bm.fd, off);
+        if (base == MAP_FAILED)
+            e = errno;
+    }
+    if (base != MAP_FAILED && add_range(base, len, off) < 0) {
+        __real_munmap(base, len);
+        base = MAP_FAILED, e = ENOMEM;
+    }
+    if (base == MAP_FAILED) {
+        if (e == 0 || e == ENOSPC || e == EFBIG || e == EDQUOT)
+            fallocate(bm.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, (off_t)len);
+        bm.st.fallbacks++;
+        say_fallback(e);
+        pthread_mutex_unlock(&bm.lock);
+        return NULL;
+    }
+    bm.next_off = off + (off_t)len;
+    bm.st.allocs++;
+    bm.st.bytes_now += len;
+    if (bm.st.bytes_now > bm.st.bytes_peak)
+        bm.st.bytes_peak = bm.st.bytes_now;
+    pthread_mutex_unlock(&bm.lock);
+    memcpy(base, &n, sizeof n);
+    return base + HDR;
+}
+
+/* Takes block i out of the table and gives its pages and disk back (the
+ * lock held). */
+static void drop_block(size_t i)
+{
+    range b = bm.r[i];
+    bm.r[i] = bm.r[--bm.n];
+    __real_munmap(b.base, b.len);
+    fallocate(bm.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, b.off, (off_t)b.len);
+    bm.st.bytes_now -= b.len;
+}
+
+/* 1 when p may be a block (within the blocks' span): the lock is needed
+ * to know. */
+static int maybe_ours(const void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    return a >= atomic_load(&bm.lo) && a < atomic_load(&bm.hi);
+}
+
+void *__wrap_malloc(size_t n)
+{
+    if (n >= BIGMEM_MIN) {
+        void *p = big_alloc(n);
+        if (p)
+            return p;
+    }
+    return __real_malloc(n);
+}
+
+void *__wrap_calloc(size_t n, size_t m)
+{
+    if (m && n > SIZE_MAX / m) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (n * m >= BIGMEM_MIN) {
+        void *p = big_alloc(n * m);
+        if (p)
+            return p;
+    }
+    return __real_calloc(n, m);
+}
+
+void __wrap_free(void *p)
+{
+    if (!p)
+        return;
+    if (maybe_ours(p)) {
+        pthread_mutex_lock(&bm.lock);
+        long i = find_block(p);
+        if (i >= 0) {
+            drop_block((size_t)i);
+            pthread_mutex_unlock(&bm.lock);
+            return;
+        }
+        pthread_mutex_unlock(&bm.lock);
+    }
+    __real_free(p);
+}
+
+void *__wrap_realloc(void *p, size_t n)
+{
+    if (!p)
+        return __wrap_malloc(n);
+    if (maybe_ours(p)) {
+        pthread_mutex_lock(&bm.lock);
+        long i = find_block(p);
+        if (i >= 0) {
+            range *b = &bm.r[i];
+            size_t old;
+            memcpy(&old, b->base, sizeof old);
+            if (n + HDR <= b->len) {          /* fits (or shrinks): in place */
+                memcpy(b->base, &n, sizeof n);
+                pthread_mutex_unlock(&bm.lock);
+                return p;
+            }
+            size_t len = n <= SIZE_MAX / 2 ? block_len(n) : 0;
+            if (len && b->off + (off_t)b->len == bm.next_off &&
+                posix_fallocate(bm.fd, b->off + (off_t)b->len, (off_t)(len - b->len)) == 0) {
+                /* the file's last block: it grows where it is in the file, and
+                 * the mapping moves without a copy */
+                char *nb = mremap(b->base, b->len, len, MREMAP_MAYMOVE);
+                if (nb != MAP_FAILED) {
+                    bm.st.bytes_now += len - b->len;
+                    if (bm.st.bytes_now > bm.st.bytes_peak)
+                        bm.st.bytes_peak = bm.st.bytes_now;
+                    b->base = nb, b->len = len;
+                    bm.next_off = b->off + (off_t)len;
+                    if ((uintptr_t)nb < atomic_load(&bm.lo))
+                        atomic_store(&bm.lo, (uintptr_t)nb);
+                    if ((uintptr_t)nb + len > atomic_load(&bm.hi))
+                        atomic_store(&bm.hi, (uintptr_t)nb + len);
+                    memcpy(nb, &n, sizeof n);
+                    pthread_mutex_unlock(&bm.lock);
+                    return nb + HDR;
+                }
+            }
+            pthread_mutex_unlock(&bm.lock);
+            void *q = __wrap_malloc(n);   /* the lock is not held across the copy */
+            if (!q)
+                return NULL;
+            memcpy(q, p, old < n ? old : n);
+            __wrap_free(p);
+            return q;
+        }
+        pthread_mutex_unlock(&bm.lock);
+    }
+    if (n >= BIGMEM_MIN) {
+        size_t old = malloc_usable_size(p);
+        void *q = big_alloc(n);
+        if (q) {
+            memcpy(q, p, old < n ? old : n);
+            __real_free(p);
+            return q;
+        }
+    }
+    return __real_realloc(p, n);
+}
+
+void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+    void *p = __real_mmap(addr, len, prot, flags, fd, off);
+    /* a file read through a private read-only mapping (the run file): its
+     * pages can be dropped and read again */
+    if (p != MAP_FAILED && fd >= 0 && !(flags & MAP_ANONYMOUS) && !(prot & PROT_WRITE) &&
+        (flags & MAP_PRIVATE) && len >= BIGMEM_MIN) {
+        pthread_once(&bm.once, init);
+        pthread_mutex_lock(&bm.lock);
+        add_range(p, len, -1);
+        pthread_mutex_unlock(&bm.lock);
+    }
+    return p;
+}
+
+int __wrap_munmap(void *addr, size_t len)
+{
+    char *a = addr;
+    pthread_mutex_lock(&bm.lock);
+    for (size_t i = 0; i < bm.n;)   /* out of the table before it is unmapped */
+        if (bm.r[i].off < 0 && bm.r[i].base < a + len && a < bm.r[i].base + bm.r[i].len)
+            bm.r[i] = bm.r[--bm.n];
+        else
+            i++;
+    int rc = __real_munmap(addr, len);
+    pthread_mutex_unlock(&bm.lock);
+    return rc;
+}
+
+/* ---- qsort: a stable merge sort, its scratch on the file -------------------------- */
+
+typedef struct sorter {
+    size_t size;
+    int (*cmp)(const void *, const void *, void *);
+    int (*cmp2)(const void *, const void *);
+    void *arg;
+    char *tmp;
+} sorter;
+
+static inline int cmp_of(const sorter *s, const void *a, const void *b)
+{
+    return s->cmp ? s->cmp(a, b, s->arg) : s->cmp2(a, b);
+}
+
+/* Sorts b[0..n) stably (glibc's msort does the same: equal elements keep
+ * their order, so the result is the one glibc's qsort gives). */
+static void msort(const sorter *s, char *b, size_t n)
+{
+    size_t sz = s->size;
+    if (n <= 16) {   /* insertion sort, stable */
+        char t[256];
+        for (size_t i = 1; i < n; i++) {
+            size_t j = i;
+            if (sz <= sizeof t) {
+                memcpy(t, b + i * sz, sz);
+                while (j > 0 && cmp_of(s, b + (j - 1) * sz, t) > 0) {
+                    memcpy(b + j * sz, b + (j - 1) * sz, sz);
+                    j--;
+                }
+                memcpy(b + j * sz, t, sz);
+            } else {
+                for (; j > 0 && cmp_of(s, b + (j - 1) * sz, b + j * sz) > 0; j--) {
+                    memcpy(s->tmp, b + j * sz, sz);
+                    memcpy(b + j * sz, b + (j - 1) * sz, sz);
+                    memcpy(b + (j - 1) * sz, s->tmp, sz);
+                }
+            }
+        }
+        return;
+    }
+    size_t n1 = n / 2, n2 = n - n1;
+    char *b1 = b, *b2 = b + n1 * sz;
+    msort(s, b1, n1);
+    msort(s, b2, n2);
+    if (cmp_of(s, b2 - sz, b2) <= 0)   /* already in order */
+        return;
+    char *t = s->tmp;
+    while (n1 > 0 && n2 > 0) {
+        if (cmp_of(s, b1, b2) <= 0) {
+            memcpy(t, b1, sz);
+            b1 += sz, n1--;
+        } else {
+            memcpy(t, b2, sz);
+            b2 += sz, n2--;
+        }
+        t += sz;
+    }
+    if (n1 > 0)
+        memcpy(t, b1, n1 * sz);
+    memcpy(b, s->tmp, (n - n2) * sz);
+}
+
+static int sort_big(void *base, size_t n, size_t size, sorter *s)
+{
+    if (n < 2 || size == 0 || n > SIZE_MAX / size || n * size < BIGMEM_MIN)
+        return -1;
+    s->size = size;
+    s->tmp = __wrap_malloc(n * size + (size > 256 ? size : 0));
+    if (!s->tmp)
+        return -1;
+    msort(s, base, n);
+    __wrap_free(s->tmp);
+    return 0;
+}
+
+void __wrap_qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    sorter s = {.cmp2 = cmp};
+    if (sort_big(base, n, size, &s) < 0)
+        __real_qsort(base, n, size, cmp);
+}
+
+void __wrap_qsort_r(void *base, size_t n, size_t size,
+                    int (*cmp)(const void *, const void *, void *), void *arg)
+{
+    sorter s = {.cmp = cmp, .arg = arg};
+    if (sort_big(base, n, size, &s) < 0)
+        __real_qsort_r(base, n, size, cmp, arg);
+}
+
+void cuprof_bigmem_get_stats(cuprof_bigmem_stats *s)
+{
+    pthread_mutex_lock(&bm.lock);
+    *s = bm.st;
+    s->budget = bm.budget;
+    pthread_mutex_unlock(&bm.lock);
+}

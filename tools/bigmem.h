@@ -1,0 +1,59 @@
+/*
+ * bigmem.h - the report tools' large allocations on a file, so that their
+ * resident memory stays under a budget whatever the run's size (issue 40).
+ *
+ * Linked into the tools that build a model (cuprof-report) with
+ * -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free (and
+ * qsort, qsort_r, mmap, munmap): the calls that model/, formats/ and
+ * tools/ make land here, libc's own (strdup, stdio, libdw, zlib) do not.
+ *
+ *   - malloc/calloc/realloc of at least BIGMEM_MIN bytes get pages of one
+ *     unlinked file (O_TMPFILE in the spill directory), mapped shared:
+ *     what the model holds for every call (the 64-byte events, the GPU
+ *     records, the joins) lives in the page cache and on disk, not in the
+ *     process's anonymous memory. Smaller ones go to libc's malloc.
+ *   - A read-only file mapping of at least BIGMEM_MIN bytes (the run file
+ *     the reader maps) is watched too.
+ *   - A thread reads the resident set (/proc/self/statm) every few
+ *     milliseconds; above the budget it drops every watched page from the
+ *     process (madvise MADV_DONTNEED: a shared file page comes back from
+ *     the page cache, or the disk, on its next touch; nothing is lost).
+ *   - qsort/qsort_r of a large array: a stable merge sort whose scratch
+ *     buffer is one of these allocations (glibc's qsort takes an anonymous
+ *     scratch as large as the array).
+ *
+ * The disk takes what the model holds: about 64 bytes per call and 300
+ * per GPU record, given back when the report exits (the file has no name).
+ * When no file can be made, or the disk is full (the space is reserved with
+ * fallocate before a page is touched, so a full disk is never a SIGBUS),
+ * the allocation falls back to malloc, with one cuprof: line.
+ *
+ * Environment: CUPROF_REPORT_RSS_MB (the budget, MiB; default 192; 0: no
+ * trimming), CUPROF_REPORT_SPILL_DIR (default: TMPDIR, else /tmp; the
+ * report sets the output directory with cuprof_bigmem_dir first).
+ */
+#ifndef CUPROF_TOOLS_BIGMEM_H
+#define CUPROF_TOOLS_BIGMEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define BIGMEM_MIN ((size_t)1 << 20)     /* smaller: libc's malloc */
+
+/* Where the spill file goes when CUPROF_REPORT_SPILL_DIR is not set (the
+ * outputs' directory: the user chose it for big files). Before the first
+ * large allocation; copied. */
+void cuprof_bigmem_dir(const char *dir);
+
+/* What the store did, for the bench and the tests. */
+typedef struct cuprof_bigmem_stats {
+    uint64_t allocs;        /* allocations placed on the file */
+    uint64_t fallbacks;     /* large ones that went to malloc instead */
+    uint64_t bytes_now;     /* file bytes held now */
+    uint64_t bytes_peak;    /* the most held at once */
+    uint64_t trims;         /* times the resident pages were dropped */
+    uint64_t budget;        /* bytes (0: no trimming) */
+} cuprof_bigmem_stats;
+void cuprof_bigmem_get_stats(cuprof_bigmem_stats *s);
+
+#endif /* CUPROF_TOOLS_BIGMEM_H */
