@@ -6,6 +6,7 @@
 #include "formats/place.h"
 #include "formats/summary_schema.h"
 #include "formats/writer.h"
+#include "model/quantile.h"
 #include "model/timeline.h"
 
 #include <stdlib.h>
@@ -110,6 +111,8 @@ static void put_gpu(cuprof_out *o, const cuprof_run *run, const cuprof_timeline 
         num(o, "launch_latency_median_ns", st->latency_median_ns);
         num(o, "launch_latency_max_ns", st->latency_max_ns);
         num(o, "launch_latency_count", st->latency_count);
+        if (st->latency_median_sketched)
+            cuprof_out_puts(o, ",\"launch_latency_median_sketched\":true");
         num(o, "kernels", g->n_kernels);
         num(o, "copies", g->n_copies);
         num(o, "syncs", g->n_syncs);
@@ -118,6 +121,28 @@ static void put_gpu(cuprof_out *o, const cuprof_run *run, const cuprof_timeline 
         str(o, "mode", g->kernels_only ? "kernels" : "all");
         num(o, "records", g->n_kernels + g->n_copies + g->n_syncs + g->n_apis + g->n_extmap);
     }
+    cuprof_out_putc(o, '}');
+}
+
+/* "quantiles": the medians' exact bound and the sketch's error, written
+ * only when some median is approximate (model/quantile.h), so that a run
+ * under the bound reads as before. */
+static void put_quantiles(cuprof_out *o, const cuprof_run *run, const cuprof_summary *s,
+                          const cuprof_timeline *tl)
+{
+    int any = tl && run->gpu.captured && tl->stats.latency_median_sketched;
+    for (size_t i = 0; !any && i < s->napi; i++)
+        any = s->api[i].median_sketched;
+    for (size_t i = 0; !any && i < s->nkernels; i++)
+        any = s->kernels[i].median_sketched;
+    for (size_t i = 0; !any && i < s->nranges; i++)
+        any = s->ranges[i].median_sketched;
+    if (!any)
+        return;
+    cuprof_out_puts(o, ",\n\"quantiles\":{");
+    key(o, "exact_max", 1);
+    cuprof_out_u64(o, run->quantile_exact_max ? run->quantile_exact_max : CUPROF_QUANTILE_EXACT_MAX);
+    fixed6(o, "relative_error", CUPROF_QUANTILE_REL_ERR);
     cuprof_out_putc(o, '}');
 }
 
@@ -171,6 +196,15 @@ static void field_FIX6(cuprof_out *o, const char *k, double v, int when, int *fi
     key(o, k, *first);
     *first = 0;
     fixed6_value(o, v);
+}
+
+static void field_BOOL(cuprof_out *o, const char *k, int v, int when, int *first)
+{
+    if (when == CUPROF_SCHEMA_NONZERO && !v)
+        return;
+    key(o, k, *first);
+    *first = 0;
+    cuprof_out_puts(o, v ? "true" : "false");
 }
 
 #define PUT_FIELD(KIND, m, WHEN) field_##KIND(o, #m, row->m, CUPROF_SCHEMA_##WHEN, &first);
@@ -589,6 +623,7 @@ static int json_write(cuprof_writer *w)
     str(o, "reason", run->gpu.reason);
     cuprof_out_putc(o, '}');
     put_gpu(o, run, w->model->timeline);
+    put_quantiles(o, run, s, w->model->timeline);
     put_device(o, &w->sum->device);
     put_memory(o, w->model->memory);
     put_graphs(o, w->model->graphs);

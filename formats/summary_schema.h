@@ -14,6 +14,7 @@
  *         U32   uint32_t        an integer >= 0
  *         U64   uint64_t        an integer >= 0 (the reader refuses > INT64_MAX)
  *         FIX6  double          a number written with 6 decimals
+ *         BOOL  int             true (1) or false (0)
  *   WHEN  ALWAYS   always written; a file without it is refused
  *         ADDED    always written, added after cuprof.summary/1 first shipped:
  *                  read when present, "" or 0 when absent
@@ -48,6 +49,7 @@ enum cuprof_schema_when {
     X(U64, min_ns, ALWAYS)              \
     X(U64, median_ns, ALWAYS)           \
     X(U64, max_ns, ALWAYS)              \
+    X(BOOL, median_sketched, NONZERO)   \
     X(U64, cuda_self_ns, ALWAYS)        \
     X(U64, cuda_total_ns, ALWAYS)
 
@@ -58,7 +60,8 @@ enum cuprof_schema_when {
     X(U64, gpu_total_ns, ALWAYS)        \
     X(U64, min_ns, ALWAYS)              \
     X(U64, median_ns, ALWAYS)           \
-    X(U64, max_ns, ALWAYS)
+    X(U64, max_ns, ALWAYS)              \
+    X(BOOL, median_sketched, NONZERO)
 
 /* copies[]: cuprof_stat_copy */
 #define CUPROF_SCHEMA_COPY(X)           \
@@ -127,7 +130,8 @@ enum cuprof_schema_when {
     X(U64, kernels, ALWAYS)             \
     X(U64, min_ns, ALWAYS)              \
     X(U64, median_ns, ALWAYS)           \
-    X(U64, max_ns, ALWAYS)
+    X(U64, max_ns, ALWAYS)              \
+    X(BOOL, median_sketched, NONZERO)
 
 /* steps[]: cuprof_stat_step (model/steps.h; one row, or none; the section
  * is new: a reader takes a file without it as one with no steps) */

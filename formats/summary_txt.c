@@ -8,6 +8,7 @@
 #include "formats/place.h"
 #include "formats/writer.h"
 #include "formats/units.h"
+#include "model/quantile.h"
 #include "model/timeline.h"
 
 #include <stdio.h>
@@ -37,6 +38,30 @@ static void put_clean(cuprof_out *o, const char *s)
 }
 
 /* An argument as a shell would need it quoted. */
+/* A median, "~" before it when approximate (model/quantile.h: the row had
+ * more samples than the exact bound). */
+static char *fmt_median(char *dst, size_t len, uint64_t ns, int sketched)
+{
+    char t[32];
+    snprintf(dst, len, "%s%s", sketched ? "~" : "", cuprof_fmt_time(t, sizeof t, ns));
+    return dst;
+}
+
+/* 1 when some median the summary shows is approximate. */
+static int any_sketched(const cuprof_writer *w)
+{
+    const cuprof_summary *s = w->sum;
+    const cuprof_timeline *tl = w->model->timeline;
+    int any = w->run->gpu.captured && tl && tl->stats.latency_median_sketched;
+    for (size_t i = 0; !any && i < s->napi; i++)
+        any = s->api[i].median_sketched;
+    for (size_t i = 0; !any && i < s->nkernels; i++)
+        any = s->kernels[i].median_sketched;
+    for (size_t i = 0; !any && i < s->nranges; i++)
+        any = s->ranges[i].median_sketched;
+    return any;
+}
+
 static void put_arg(cuprof_out *o, const char *a)
 {
     int plain = *a != '\0';
@@ -105,7 +130,7 @@ static void put_gpu_block(cuprof_writer *w)
     if (st->latency_count)
         cuprof_out_printf(o, "  launch lat.:   median %s, max %s (kernel start - launching call "
                              "start, %llu kernels)\n",
-                          cuprof_fmt_time(a, sizeof a, st->latency_median_ns),
+                          fmt_median(a, sizeof a, st->latency_median_ns, st->latency_median_sketched),
                           cuprof_fmt_time(c, sizeof c, st->latency_max_ns),
                           (unsigned long long)st->latency_count);
     cuprof_out_printf(o, "  GPU records:   %zu kernels, %zu copies/memsets, %zu syncs, %zu runtime "
@@ -335,7 +360,7 @@ static void put_api_table(txt_writer *tw)
         }
         snprintf(cell[10], 64, "%llu", (unsigned long long)a->calls);
         cuprof_fmt_time(cell[11], 64, a->min_ns);
-        cuprof_fmt_time(cell[12], 64, a->median_ns);
+        fmt_median(cell[12], 64, a->median_ns, a->median_sketched);
         cuprof_fmt_time(cell[13], 64, a->max_ns);
         for (int c = 0; c < NCOLS; c++)
             cells[c] = cell[c];
@@ -346,6 +371,12 @@ static void put_api_table(txt_writer *tw)
     cuprof_out_printf(o, "Self CPU time total: %s\n", cuprof_fmt_time(t, sizeof t, s->self_cpu_total_ns));
     cuprof_out_printf(o, "Self CUDA time total: %s%s\n", cuprof_fmt_time(t, sizeof t, s->self_cuda_total_ns),
                       gpu ? "" : " (no GPU timeline)");
+    if (any_sketched(&tw->base))
+        cuprof_out_printf(o, "~ median: approximate, within %.2f%% (a row of more than %llu samples keeps a "
+                             "log-bucket sketch, not every duration; min and max are exact)\n",
+                          100.0 * CUPROF_QUANTILE_REL_ERR,
+                          (unsigned long long)(tw->base.run->quantile_exact_max ? tw->base.run->quantile_exact_max
+                                                                                : CUPROF_QUANTILE_EXACT_MAX));
 }
 
 static void put_kernels(cuprof_writer *w)
@@ -368,7 +399,7 @@ static void put_kernels(cuprof_writer *w)
         if (gpu) {
             char a[32], b[32], c[32], d[32];
             cuprof_out_printf(o, "  %12s  %12s  %12s  %12s", cuprof_fmt_time(a, 32, k->gpu_total_ns),
-                              cuprof_fmt_time(b, 32, k->min_ns), cuprof_fmt_time(c, 32, k->median_ns),
+                              cuprof_fmt_time(b, 32, k->min_ns), fmt_median(c, 32, k->median_ns, k->median_sketched),
                               cuprof_fmt_time(d, 32, k->max_ns));
         }
         cuprof_out_puts(o, "  ");
@@ -454,7 +485,7 @@ static void put_ranges(cuprof_writer *w)
         char a[32], b[32], c[32], d[32];
         cuprof_out_printf(o, "  %8llu  %12s  %12s  %12s  %12s", (unsigned long long)r->calls,
                           cuprof_fmt_time(a, 32, r->cpu_total_ns), cuprof_fmt_time(b, 32, r->min_ns),
-                          cuprof_fmt_time(c, 32, r->median_ns), cuprof_fmt_time(d, 32, r->max_ns));
+                          fmt_median(c, 32, r->median_ns, r->median_sketched), cuprof_fmt_time(d, 32, r->max_ns));
         if (gpu)
             cuprof_out_printf(o, "  %12s  %8llu", cuprof_fmt_time(a, 32, r->gpu_total_ns),
                               (unsigned long long)r->kernels);

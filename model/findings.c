@@ -14,6 +14,7 @@
 #include "model/findings_int.h"
 #include "model/graphs.h"
 #include "model/memory.h"
+#include "model/quantile.h"
 #include "model/steps.h"
 
 #include <stdarg.h>
@@ -276,12 +277,6 @@ static void rule_kernel_spread(fctx *c)
 
 /* ---- launch-latency and launch-gaps -------------------------------------- */
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void rule_launch(fctx *c)
 {
     if (!c->g || !c->tl)
@@ -302,30 +297,29 @@ static void rule_launch(fctx *c)
     size_t n = c->g->n_kernels;
     if (n < GAP_MIN_KERNELS)
         return;
-    uint64_t *gaps = malloc(n * sizeof *gaps), *durs = malloc(n * sizeof *durs);
-    if (!gaps || !durs) {
-        free(gaps);
-        free(durs);
-        return;
-    }
+    /* the upper middles of the gaps and of the kernels' durations: exact up to
+     * the bound, within CUPROF_QUANTILE_REL_ERR past it (model/quantile.h) */
+    cuprof_quantile gaps, durs;
+    cuprof_quantile_init(&gaps, c->run->quantile_exact_max);
+    cuprof_quantile_init(&durs, c->run->quantile_exact_max);
     uint64_t end = c->g->kernels[0].end_ns, total = 0;
-    size_t ng = 0;
+    int oom = 0;
     for (size_t i = 0; i < n; i++) {   /* kernels are sorted by start */
         const cuprof_gpu_kernel *k = &c->g->kernels[i];
-        durs[i] = findings_dur(k->start_ns, k->end_ns);
+        oom |= cuprof_quantile_add(&durs, findings_dur(k->start_ns, k->end_ns));
         if (i) {
-            gaps[ng] = k->start_ns > end ? k->start_ns - end : 0;
-            total += gaps[ng++];
+            uint64_t gap = k->start_ns > end ? k->start_ns - end : 0;
+            oom |= cuprof_quantile_add(&gaps, gap);
+            total += gap;
         }
         if (k->end_ns > end)
             end = k->end_ns;
     }
-    qsort(gaps, ng, sizeof *gaps, cmp_u64);
-    qsort(durs, n, sizeof *durs, cmp_u64);
-    uint64_t mg = gaps[ng / 2], mk = durs[n / 2];
-    free(gaps);
-    free(durs);
-    if (mg < GAP_MIN_NS || mg < mk)
+    uint64_t mg = cuprof_quantile_rank(&gaps, cuprof_quantile_count(&gaps) / 2);
+    uint64_t mk = cuprof_quantile_rank(&durs, n / 2);
+    cuprof_quantile_free(&gaps);
+    cuprof_quantile_free(&durs);
+    if (oom || mg < GAP_MIN_NS || mg < mk)
         return;
     cuprof_finding *f = cuprof_findings_add(c, "launch-gaps", "info",
                             "the launches do not keep up: fewer, larger kernels, less CPU work "

@@ -3,6 +3,7 @@
  */
 #include "model/graphs.h"
 #include "model/gpu.h"
+#include "model/quantile.h"
 #include "model/vocab.h"
 
 #include <stdio.h>
@@ -17,8 +18,6 @@ typedef struct rec {
     uint64_t start, end;
 } rec;
 
-static int cmp_u64(const void *a, const void *b);
-
 static int cmp_replay(const void *a, const void *b)
 {
     const rec *x = a, *y = b;
@@ -27,21 +26,18 @@ static int cmp_replay(const void *a, const void *b)
     return (x->start > y->start) - (x->start < y->start);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The replays of one graph (r[0..n), sorted here by launch and start): the
- * median span and the median share of it no record ran. */
-static void replay_gaps(rec *r, size_t n, cuprof_graph *gr)
+ * median span and the median share of it no record ran (the lower middles;
+ * exact up to exact_max replays, within CUPROF_QUANTILE_REL_ERR past it:
+ * model/quantile.h; the shares as fixed-point integers). */
+static void replay_gaps(rec *r, size_t n, uint64_t exact_max, cuprof_graph *gr)
 {
     qsort(r, n, sizeof *r, cmp_replay);
-    uint64_t *span = malloc(n * sizeof *span);
-    double *idle = malloc(n * sizeof *idle);
-    size_t m = 0;
-    for (size_t i = 0; span && idle && i < n;) {
+    cuprof_quantile span, idle;
+    cuprof_quantile_init(&span, exact_max);
+    cuprof_quantile_init(&idle, exact_max);
+    int oom = 0;
+    for (size_t i = 0; !oom && i < n;) {
         size_t j = i;
         uint64_t busy = 0, cur_s = r[i].start, cur_e = r[i].end, last = r[i].end;
         for (; j < n && r[j].corr == r[i].corr; j++) {
@@ -56,18 +52,18 @@ static void replay_gaps(rec *r, size_t n, cuprof_graph *gr)
         }
         busy += cur_e - cur_s;
         uint64_t sp = last > r[i].start ? last - r[i].start : 0;
-        span[m] = sp;
-        idle[m++] = sp ? 1.0 - (double)busy / (double)sp : 0.0;
+        oom |= cuprof_quantile_add(&span, sp);
+        oom |= cuprof_quantile_add(&idle, cuprof_quantile_of_share(sp ? 1.0 - (double)busy / (double)sp : 0.0));
         i = j;
     }
-    if (m) {
-        qsort(span, m, sizeof *span, cmp_u64);
-        qsort(idle, m, sizeof *idle, cmp_double);
-        gr->replay_span_ns = span[(m - 1) / 2];
-        gr->replay_idle_share = idle[(m - 1) / 2];
+    uint64_t m = cuprof_quantile_count(&span);
+    if (m && !oom) {   /* out of memory: none, as before */
+        gr->replay_span_ns = cuprof_quantile_rank(&span, (m - 1) / 2);
+        gr->replay_idle_share = cuprof_quantile_share(cuprof_quantile_rank(&idle, (m - 1) / 2));
+        gr->replay_sketched = cuprof_quantile_sketched(&span);
     }
-    free(span);
-    free(idle);
+    cuprof_quantile_free(&span);
+    cuprof_quantile_free(&idle);
 }
 
 static int cmp_rec(const void *a, const void *b)
@@ -319,7 +315,7 @@ cuprof_graphs *cuprof_graphs_build(const cuprof_run *run, const cuprof_names *na
                                                                      r[q].origin};
         }
         qsort(gr->origins, gr->norigins, sizeof *gr->origins, cmp_origin);
-        replay_gaps(r + i, j - i, gr);   /* re-sorts this graph's records: last */
+        replay_gaps(r + i, j - i, run->quantile_exact_max, gr);   /* re-sorts this graph's records: last */
         i = j;
     }
     qsort(gs->by_node, gs->nby_node, sizeof *gs->by_node, cmp_node_origin);

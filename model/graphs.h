@@ -46,6 +46,7 @@ typedef struct cuprof_graph {
     uint64_t records, gpu_total_ns;
     uint64_t replay_span_ns;     /* median over replays: first record's start to last's end */
     double replay_idle_share;    /* median over replays: share of that span no record ran */
+    int replay_sketched;         /* 1: those medians are approximate (model/quantile.h) */
     cuprof_graph_origin *origins; /* most GPU time first */
     size_t norigins;
 } cuprof_graph;

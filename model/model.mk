@@ -5,7 +5,7 @@
 # and the writers, which need nothing else (no collector object). Tests: tests/unit/unit.mk.
 MODEL_SRCS := model/run.c model/gpu.c model/names.c model/vocab.c model/timeline.c model/memory.c model/graphs.c model/census.c model/collectives.c \
               model/summary.c model/findings.c model/findings_order.c model/findings_steps.c model/findings_errors.c model/findings_nccl.c model/findings_peak.c model/model.c \
-              model/ranges.c model/capture.c model/steps.c model/stacks.c model/stacks_slices.c model/kmatch.c model/peak.c model/mathlib.c
+              model/ranges.c model/quantile.c model/capture.c model/steps.c model/stacks.c model/stacks_slices.c model/kmatch.c model/peak.c model/mathlib.c
 MODEL_OBJS := $(patsubst model/%.c,$(B)/model/%.o,$(MODEL_SRCS))
 MODEL_CFLAGS = $(CFLAGS) -fvisibility=hidden -I.
 

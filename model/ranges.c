@@ -1,5 +1,6 @@
 /* ranges.c - see ranges.h. */
 #include "model/ranges.h"
+#include "model/quantile.h"
 #include "model/summary.h"
 
 #include <stdlib.h>
@@ -363,11 +364,12 @@ int cuprof_ranges_summarize(const cuprof_ranges *rg, const cuprof_run *run, cupr
     if (!rg || rg->n == 0)
         return 0;
     size_t *order = malloc(rg->n * sizeof *order);
-    uint64_t *durs = malloc(rg->n * sizeof *durs);
     s->ranges = calloc(rg->n, sizeof *s->ranges);
-    if (!order || !durs || !s->ranges) {
+    cuprof_quantile acc;   /* one row's durations at a time */
+    cuprof_quantile_init(&acc, run->quantile_exact_max);
+    int oom = 0;
+    if (!order || !s->ranges) {
         free(order);
-        free(durs);
         free(s->ranges);
         s->ranges = NULL;
         return -1;
@@ -383,23 +385,29 @@ int cuprof_ranges_summarize(const cuprof_ranges *rg, const cuprof_run *run, cupr
         const cuprof_range *first = &rg->r[order[i]];
         row->name = cuprof_run_string(run, first->name);
         row->domain = cuprof_run_string(run, first->domain);
-        row->min_ns = UINT64_MAX;
         for (; j < n && cmp_range_key(&order[i], &order[j], rg->r) == 0; j++) {
             const cuprof_range *r = &rg->r[order[j]];
             uint64_t d = r->t1 > r->t0 ? r->t1 - r->t0 : 0;
-            durs[j - i] = d;
+            oom |= cuprof_quantile_add(&acc, d);
             row->calls++;
             row->cpu_total_ns += d;
             row->gpu_total_ns += r->gpu_ns;
             row->kernels += r->kernels;
-            if (d < row->min_ns) row->min_ns = d;
-            if (d > row->max_ns) row->max_ns = d;
         }
-        row->median_ns = cuprof_median_u64(durs, j - i);
+        row->min_ns = cuprof_quantile_min(&acc);
+        row->max_ns = cuprof_quantile_max(&acc);
+        row->median_ns = cuprof_quantile_median(&acc);
+        row->median_sketched = cuprof_quantile_sketched(&acc);
+        cuprof_quantile_free(&acc);
         i = j;
     }
     free(order);
-    free(durs);
+    if (oom) {
+        free(s->ranges);
+        s->ranges = NULL;
+        s->nranges = 0;
+        return -1;
+    }
     qsort(s->ranges, s->nranges, sizeof *s->ranges, cmp_range_row);
     return 0;
 }

@@ -153,6 +153,9 @@ typedef struct cuprof_run {
     cuprof_place place;              /* rank, host, clocks (prof.sh merge) */
     uint64_t hook_ns;                /* the recording's own cost per call, measured at the
                                         process's first call (collector/buffers.c); 0 = not measured */
+    uint64_t quantile_exact_max;     /* samples a row's median keeps exactly, at most
+                                        (model/quantile.h); 0 = CUPROF_QUANTILE_EXACT_MAX
+                                        (tests lower it) */
     cuprof_gpu_timeline gpu;
     const char *run_file;            /* the run file the outputs were built from (NULL:
                                         none, a run built in memory) */

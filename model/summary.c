@@ -17,6 +17,7 @@
 #include "model/findings.h"
 #include "model/timeline.h"
 #include "model/peak.h"
+#include "model/quantile.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -37,63 +38,6 @@ uint64_t cuprof_median_u64(uint64_t *v, size_t n)
     if (n % 2)
         return v[n / 2];
     uint64_t a = v[n / 2 - 1], b = v[n / 2];
-    return a + (b - a) / 2;
-}
-
-static void swap_u64(uint64_t *a, uint64_t *b)
-{
-    uint64_t t = *a;
-    *a = *b;
-    *b = t;
-}
-
-/* The exact median of v[0..n), as cuprof_median_u64 gives it, in linear
- * time: v is reordered, not sorted (qsort of the durations was ~15% of the
- * exit path at 10 M calls; bench/RESULTS.md). Quickselect with a
- * median-of-three pivot and a three-way partition (many calls have the same
- * duration); a range still large after 64 rounds is sorted instead, so the
- * worst case stays O(n log n). */
-static uint64_t median_select(uint64_t *v, size_t n)
-{
-    if (n == 0)
-        return 0;
-    size_t k = n / 2, lo = 0, hi = n;   /* the k-th smallest is in v[lo..hi) */
-    for (int round = 0; hi - lo > 16; round++) {
-        if (round == 64) {
-            cuprof_median_u64(v + lo, hi - lo);   /* sorts the range */
-            lo = hi = k;
-            break;
-        }
-        uint64_t a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi - 1];
-        uint64_t p = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
-        size_t lt = lo, i = lo, gt = hi;   /* [lo,lt) < p, [lt,i) == p, [gt,hi) > p */
-        while (i < gt) {
-            if (v[i] < p)
-                swap_u64(&v[lt++], &v[i++]);
-            else if (v[i] > p)
-                swap_u64(&v[i], &v[--gt]);
-            else
-                i++;
-        }
-        if (k < lt) {
-            hi = lt;
-        } else if (k >= gt) {
-            lo = gt;
-        } else {
-            lo = hi = k;   /* v[k] == p */
-            break;
-        }
-    }
-    for (size_t i = lo + 1; i < hi; i++)   /* a few left: insertion sort */
-        for (size_t j = i; j > lo && v[j - 1] > v[j]; j--)
-            swap_u64(&v[j - 1], &v[j]);
-    uint64_t b = v[k];
-    if (n % 2)
-        return b;
-    uint64_t a = 0;   /* the (k-1)-th smallest: the largest of v[0..k), all <= v[k] */
-    for (size_t i = 0; i < k; i++)
-        if (v[i] > a)
-            a = v[i];
     return a + (b - a) / 2;
 }
 
@@ -127,12 +71,13 @@ static int cmp_api(const void *a, const void *b)
 }
 
 /* One thread's calls into the rows: counts, totals, errors, durations
- * (appended at off[api]), and self time (self[api] gets each call's
- * duration and loses its direct children's); parent[i] (when not NULL)
- * gets the index of call i's direct parent, -1 for none. */
-static void accumulate_thread(const cuprof_run_thread *th, cuprof_stat_api *rows, int64_t *self,
-                              uint64_t *off, uint64_t *durs, int64_t *parent)
+ * (into acc[api]), and self time (self[api] gets each call's duration and
+ * loses its direct children's); parent[i] (when not NULL) gets the index
+ * of call i's direct parent, -1 for none. -1 when out of memory. */
+static int accumulate_thread(const cuprof_run_thread *th, cuprof_stat_api *rows, int64_t *self,
+                             cuprof_quantile *acc, int64_t *parent)
 {
+    int rc = 0;
     const cuprof_event *stack[257];   /* open calls; depth is at most 255 */
     uint64_t at[257];                 /* their indexes */
     int sp = 0;
@@ -154,19 +99,19 @@ static void accumulate_thread(const cuprof_run_thread *th, cuprof_stat_api *rows
         r->errors += ev->result != 0;
         r->cpu_total_ns += d;
         self[ev->api] += (int64_t)d;
-        durs[off[ev->api]++] = d;
+        rc |= cuprof_quantile_add(&acc[ev->api], d);
     }
+    return rc;
 }
 
-/* Min, median, max of a row's durations v[0..calls), and its self time. */
-static void finish_row(cuprof_stat_api *r, uint64_t *v, int64_t self)
+/* Min, median, max of a row's durations (acc, freed here), and its self time. */
+static void finish_row(cuprof_stat_api *r, cuprof_quantile *acc, int64_t self)
 {
-    r->min_ns = UINT64_MAX;
-    for (uint64_t j = 0; j < r->calls; j++) {
-        if (v[j] < r->min_ns) r->min_ns = v[j];
-        if (v[j] > r->max_ns) r->max_ns = v[j];
-    }
-    r->median_ns = median_select(v, r->calls);
+    r->min_ns = cuprof_quantile_min(acc);
+    r->max_ns = cuprof_quantile_max(acc);
+    r->median_ns = cuprof_quantile_median(acc);
+    r->median_sketched = cuprof_quantile_sketched(acc);
+    cuprof_quantile_free(acc);
     r->cpu_self_ns = self > 0 ? (uint64_t)self : 0;
 }
 
@@ -229,10 +174,12 @@ static int derived_rows(const cuprof_run *run, const cuprof_timeline *tl, size_t
 }
 
 /* Derived calls into the rows, like hooked ones; each is a direct child of
- * its parent (the innermost hooked call open around it). */
-static void accumulate_derived(const cuprof_run *run, const cuprof_timeline *tl, const size_t *drow,
-                               cuprof_stat_api *rows, int64_t *self, uint64_t *off, uint64_t *durs)
+ * its parent (the innermost hooked call open around it). -1 when out of
+ * memory. */
+static int accumulate_derived(const cuprof_run *run, const cuprof_timeline *tl, const size_t *drow,
+                              cuprof_stat_api *rows, int64_t *self, cuprof_quantile *acc)
 {
+    int rc = 0;
     for (size_t k = 0; k < tl->nderived; k++) {
         const cuprof_derived_call *dc = &tl->derived[k];
         uint64_t d = dc->t1 - dc->t0;
@@ -241,11 +188,12 @@ static void accumulate_derived(const cuprof_run *run, const cuprof_timeline *tl,
         r->errors += dc->rec->result != 0;
         r->cpu_total_ns += d;
         self[drow[k]] += (int64_t)d;
-        durs[off[drow[k]]++] = d;
+        rc |= cuprof_quantile_add(&acc[drow[k]], d);
         const cuprof_event *p = dc->parent ? cuprof_run_find_event(run, dc->parent, NULL) : NULL;
         if (p)
             self[p->api] -= (int64_t)d;
     }
+    return rc;
 }
 
 /* Charges d ns of device time caused by c (the timeline's join): Self CUDA to the
@@ -295,11 +243,10 @@ static int build_api(const cuprof_run *run, const cuprof_timeline *tl, cuprof_su
 {
     size_t span = api_span(run);
     size_t nd = tl->nderived, nx = 0, nrows = span + nd;
-    uint64_t ncalls = run->nevents + nd;
-    uint64_t *calls = calloc(nrows + 1, sizeof *calls);
-    uint64_t *off = calloc(nrows + 1, sizeof *off);
     int64_t *self = calloc(nrows + 1, sizeof *self);
-    uint64_t *durs = malloc((ncalls ? ncalls : 1) * sizeof *durs);
+    /* each row's durations: exact up to the bound, a sketch past it */
+    size_t nacc = nrows + 1;
+    cuprof_quantile *acc = malloc(nacc * sizeof *acc);
     cuprof_stat_api *rows = calloc(nrows + 1, sizeof *rows);
     size_t *drow = malloc((nd ? nd : 1) * sizeof *drow);
     const char **xname = malloc((nd ? nd : 1) * sizeof *xname);
@@ -311,20 +258,14 @@ static int build_api(const cuprof_run *run, const cuprof_timeline *tl, cuprof_su
                      gpu_work ? malloc((run->nevents ? run->nevents : 1) * sizeof *ci.parent)
                               : NULL};
     int rc = -1;
-    if (!calls || !off || !self || !durs || !rows || !drow || !xname || !xcat || !ci.base ||
+    if (acc)
+        for (size_t a = 0; a < nacc; a++)
+            cuprof_quantile_init(&acc[a], run->quantile_exact_max);
+    if (!self || !acc || !rows || !drow || !xname || !xcat || !ci.base ||
         (gpu_work && !ci.parent) ||
         derived_rows(run, tl, span, drow, xname, xcat, &nx) < 0)
         goto out;
     nrows = span + nx;
-
-    /* durations grouped by row: row a owns durs[off[a] .. off[a] + calls[a]) */
-    for (size_t t = 0; t < run->nthreads; t++)
-        for (uint64_t i = 0; i < run->threads[t].n; i++)
-            calls[cuprof_run_event(&run->threads[t], i)->api]++;
-    for (size_t k = 0; k < nd; k++)
-        calls[drow[k]]++;
-    for (size_t a = 1; a <= nrows; a++)
-        off[a] = off[a - 1] + calls[a - 1];
     for (size_t a = 0; a < nrows; a++) {
         rows[a].api = (uint16_t)(a < span ? a : UINT16_MAX);   /* extra rows: no table entry */
         rows[a].name = a < span ? cuprof_run_api_name(run, (uint16_t)a) : xname[a - span];
@@ -332,10 +273,12 @@ static int build_api(const cuprof_run *run, const cuprof_timeline *tl, cuprof_su
     }
     for (size_t t = 0; t < run->nthreads; t++) {
         ci.base[t + 1] = ci.base[t] + run->threads[t].n;
-        accumulate_thread(&run->threads[t], rows, self, off, durs,
-                          ci.parent ? ci.parent + ci.base[t] : NULL);
+        if (accumulate_thread(&run->threads[t], rows, self, acc,
+                              ci.parent ? ci.parent + ci.base[t] : NULL) < 0)
+            goto out;
     }
-    accumulate_derived(run, tl, drow, rows, self, off, durs);
+    if (accumulate_derived(run, tl, drow, rows, self, acc) < 0)
+        goto out;
     if (gpu_work)
         attribute_gpu(run, tl, drow, &ci, rows);
 
@@ -351,7 +294,7 @@ static int build_api(const cuprof_run *run, const cuprof_timeline *tl, cuprof_su
         if (!strcmp(rows[a].category, "nvtx"))   /* ranges have rows of their own (ranges.c) */
             continue;
         if (rows[a].calls)
-            finish_row(&rows[a], durs + off[a] - rows[a].calls, self[a]);   /* off[a] is now its end */
+            finish_row(&rows[a], &acc[a], self[a]);
         rows[a].calls += dropped;   /* the count stays exact; the times are of the recorded */
         rows[a].dropped = dropped;
         s->self_cpu_total_ns += rows[a].cpu_self_ns;
@@ -368,10 +311,10 @@ static int build_api(const cuprof_run *run, const cuprof_timeline *tl, cuprof_su
     rows = NULL;
     rc = 0;
 out:
-    free(calls);
-    free(off);
+    for (size_t a = 0; acc && a < nacc; a++)
+        cuprof_quantile_free(&acc[a]);
+    free(acc);
     free(self);
-    free(durs);
     free(rows);
     free(drow);
     free(xname);
@@ -434,14 +377,15 @@ static int cmp_kernel_name(const void *a, const void *b, void *kernels)
 /* One row per kernel the device ran (kernels cuBLAS launched included):
  * executions, device time, min/median/max of one execution. */
 static int build_kernels_gpu(const cuprof_gpu_run *g, const cuprof_names *names,
-                             cuprof_summary *s)
+                             uint64_t exact_max, cuprof_summary *s)
 {
     size_t n = g->n_kernels;
     size_t *ix = malloc(n * sizeof *ix);
-    uint64_t *durs = malloc(n * sizeof *durs);
     cuprof_stat_kernel *rows = calloc(n, sizeof *rows);
-    if (!ix || !durs || !rows) {
-        free(ix); free(durs); free(rows);
+    cuprof_quantile acc;   /* one row's durations at a time */
+    cuprof_quantile_init(&acc, exact_max);
+    if (!ix || !rows) {
+        free(ix); free(rows);
         return -1;
     }
     for (size_t i = 0; i < n; i++)
@@ -451,22 +395,27 @@ static int build_kernels_gpu(const cuprof_gpu_run *g, const cuprof_names *names,
     for (size_t i = 0, j; i < n; i = j) {
         const char *name = g->kernels[ix[i]].name;
         cuprof_stat_kernel *r = &rows[nr];
-        r->min_ns = UINT64_MAX;
+        int oom = 0;
         for (j = i; j < n && !strcmp(g->kernels[ix[j]].name, name); j++) {
             const cuprof_gpu_kernel *k = &g->kernels[ix[j]];
             uint64_t d = k->end_ns > k->start_ns ? k->end_ns - k->start_ns : 0;
-            durs[j - i] = d;
+            oom |= cuprof_quantile_add(&acc, d);
             r->launches++;
             r->gpu_total_ns += d;
-            if (d < r->min_ns) r->min_ns = d;
-            if (d > r->max_ns) r->max_ns = d;
         }
-        r->median_ns = median_select(durs, j - i);
+        r->min_ns = cuprof_quantile_min(&acc);
+        r->max_ns = cuprof_quantile_max(&acc);
+        r->median_ns = cuprof_quantile_median(&acc);
+        r->median_sketched = cuprof_quantile_sketched(&acc);
+        cuprof_quantile_free(&acc);
+        if (oom) {
+            free(ix); free(rows);
+            return -1;
+        }
         r->name = names->gpu_kernel[ix[i]];
         nr++;
     }
     free(ix);
-    free(durs);
     qsort(rows, nr, sizeof *rows, cmp_kernel);
     s->kernels = rows;
     s->nkernels = nr;
@@ -477,7 +426,7 @@ static int build_kernels(const cuprof_run *run, const cuprof_names *names,
                          const cuprof_timeline *tl, cuprof_summary *s)
 {
     if (run->gpu.captured && tl->gpu->n_kernels > 0 && names->ngpu_kernels == tl->gpu->n_kernels)
-        return build_kernels_gpu(tl->gpu, names, s);
+        return build_kernels_gpu(tl->gpu, names, run->quantile_exact_max, s);
     return build_kernels_cpu(run, names, s);
 }
 

@@ -33,7 +33,10 @@ typedef struct cuprof_stat_api {
     uint64_t errors;           /* calls whose result was not 0 */
     uint64_t cpu_total_ns;     /* sum of call durations (t1 - t0) */
     uint64_t cpu_self_ns;      /* cpu_total minus the durations of direct children */
-    uint64_t min_ns, median_ns, max_ns; /* of one call's duration; median exact */
+    uint64_t min_ns, median_ns, max_ns; /* of one call's duration; median exact up to
+                                         * CUPROF_QUANTILE_EXACT_MAX calls (model/quantile.h) */
+    int median_sketched;       /* 1: more calls than that: the median is within
+                                * CUPROF_QUANTILE_REL_ERR (min and max stay exact) */
     uint64_t cuda_self_ns;     /* device time of the work these calls caused directly */
     uint64_t cuda_total_ns;    /* ... plus what the calls inside them caused */
 } cuprof_stat_api;
@@ -46,6 +49,7 @@ typedef struct cuprof_stat_kernel {
                                 * calls seen on the CPU side without a timeline */
     uint64_t gpu_total_ns;     /* device time */
     uint64_t min_ns, median_ns, max_ns; /* of one execution on the device */
+    int median_sketched;       /* 1: the median is approximate (model/quantile.h) */
 } cuprof_stat_kernel;
 
 /* Copies (and memsets) of one kind. */
@@ -139,6 +143,7 @@ typedef struct cuprof_stat_range {
     uint64_t gpu_total_ns;     /* device time of the work launched inside them */
     uint64_t kernels;          /* kernels launched inside them */
     uint64_t min_ns, median_ns, max_ns; /* of one range's duration */
+    int median_sketched;       /* 1: the median is approximate (model/quantile.h) */
 } cuprof_stat_range;
 
 /* The steps (model/steps.h): one row for the step range, when there is one. */

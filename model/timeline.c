@@ -4,6 +4,7 @@
  */
 #include "model/timeline.h"
 #include "model/kmatch.h"
+#include "model/quantile.h"
 #include "model/summary.h"
 
 #include <stdlib.h>
@@ -312,20 +313,19 @@ static int compute_stats(cuprof_timeline *tl)
     cuprof_gpu_stats *st = &tl->stats;
     size_t nrec = g->n_kernels + g->n_copies;
     uint64_t (*iv)[2] = malloc((nrec ? nrec : 1) * sizeof *iv);
-    uint64_t *lat = malloc((g->n_kernels ? g->n_kernels : 1) * sizeof *lat);
-    if (!iv || !lat) {
-        free(iv);
-        free(lat);
+    if (!iv)
         return -1;
-    }
-    size_t k = 0, nl = 0;
+    cuprof_quantile lat;   /* launch latencies: exact up to the bound */
+    cuprof_quantile_init(&lat, tl->run->quantile_exact_max);
+    int oom = 0;
+    size_t k = 0;
     for (size_t i = 0; i < g->n_kernels; i++) {
         const cuprof_gpu_kernel *kr = &g->kernels[i];
         iv[k][0] = kr->start_ns;
         iv[k++][1] = kr->end_ns;
         uint64_t call = cause_start(tl, tl->kernel_cause[i]);
         if (call)
-            lat[nl++] = kr->start_ns > call ? kr->start_ns - call : 0;
+            oom |= cuprof_quantile_add(&lat, kr->start_ns > call ? kr->start_ns - call : 0);
     }
     for (size_t i = 0; i < g->n_copies; i++) {
         iv[k][0] = g->copies[i].start_ns;
@@ -345,14 +345,13 @@ static int compute_stats(cuprof_timeline *tl)
         uint64_t w = hi - lo;
         st->idle_share = st->busy_window_ns >= w ? 0.0 : 1.0 - (double)st->busy_window_ns / (double)w;
     }
-    st->latency_count = nl;
-    for (size_t i = 0; i < nl; i++)
-        if (lat[i] > st->latency_max_ns)
-            st->latency_max_ns = lat[i];
-    st->latency_median_ns = cuprof_median_u64(lat, nl);
+    st->latency_count = cuprof_quantile_count(&lat);
+    st->latency_max_ns = cuprof_quantile_max(&lat);
+    st->latency_median_ns = cuprof_quantile_median(&lat);
+    st->latency_median_sketched = cuprof_quantile_sketched(&lat);
+    cuprof_quantile_free(&lat);
     free(iv);
-    free(lat);
-    return 0;
+    return oom ? -1 : 0;
 }
 
 /* The cause of every kernel, copy and memset, once. */

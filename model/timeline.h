@@ -59,6 +59,8 @@ typedef struct cuprof_gpu_stats {
     uint64_t latency_median_ns;  /* kernel start - launching call start */
     uint64_t latency_max_ns;
     uint64_t latency_count;      /* kernels with a known launching call */
+    int latency_median_sketched; /* 1: the median is approximate (model/quantile.h:
+                                    more kernels than the exact bound) */
 } cuprof_gpu_stats;
 
 typedef struct cuprof_timeline {

@@ -123,6 +123,18 @@ static int get_FIX6(const reader *r, json_t *obj, const char *where, const char 
     return 0;
 }
 
+static int get_BOOL(const reader *r, json_t *obj, const char *where, const char *key,
+                    int *out, int when)
+{
+    json_t *v = field(r, obj, where, key, when);
+    if (!v)
+        return when == CUPROF_SCHEMA_ALWAYS ? -1 : 0;
+    if (!json_is_boolean(v))
+        return fail(r, TODO_REGEN, "%s.%s is %s, expected true or false", where, key, type_name(v));
+    *out = json_is_true(v);
+    return 0;
+}
+
 static int get_STR(const reader *r, json_t *obj, const char *where, const char *key,
                    const char **out, int when)
 {
@@ -483,6 +495,7 @@ static void free_STR(const char **p) { free((char *)*p); }
 static void free_U64(const uint64_t *p) { (void)p; }
 static void free_U32(const uint32_t *p) { (void)p; }
 static void free_FIX6(const double *p) { (void)p; }
+static void free_BOOL(const int *p) { (void)p; }
 
 #define FREE_FIELD(KIND, m, WHEN) free_##KIND(&row_->m);
 #define FREE_ROWS(type, rows, n, LIST, extra)                  \

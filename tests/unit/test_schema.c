@@ -28,7 +28,7 @@
 typedef struct listed {
     const char *section;    /* SCHEMA.md section, e.g. "api[]" */
     const char *field;
-    const char *kind;       /* "STR", "U32", "U64", "FIX6" */
+    const char *kind;       /* "STR", "U32", "U64", "FIX6", "BOOL" */
     int when;
 } listed;
 
@@ -152,7 +152,7 @@ static const documented *doc_of(const char *section, const char *field)
 
 static const char *doc_type(const char *kind)
 {
-    return !strcmp(kind, "STR") ? "string" : !strcmp(kind, "FIX6") ? "number" : "int";
+    return !strcmp(kind, "STR") ? "string" : !strcmp(kind, "FIX6") ? "number" : !strcmp(kind, "BOOL") ? "bool" : "int";
 }
 
 START_TEST(every_listed_field_is_documented)
@@ -204,6 +204,7 @@ static void fill_STR(const char **p, const char *m)
 static void fill_U64(uint64_t *p, const char *m) { (void)m; *p = 1000003ull * ++counter; }
 static void fill_U32(uint32_t *p, const char *m) { (void)m; *p = 7u * ++counter; }
 static void fill_FIX6(double *p, const char *m) { (void)m; *p = 0.125 * ++counter; }
+static void fill_BOOL(int *p, const char *m) { (void)m; *p = (int)(++counter % 2); }
 
 #define FILL(KIND, m, WHEN) fill_##KIND(&row->m, #m);
 
@@ -220,6 +221,11 @@ static void same_U32(uint32_t a, uint32_t b, const char *m) { same_U64(a, b, m);
 static void same_FIX6(double a, double b, const char *m)
 {
     ck_assert_msg(a - b < 1e-6 && b - a < 1e-6, "%s: wrote %f, read %f", m, a, b);
+}
+
+static void same_BOOL(int a, int b, const char *m)
+{
+    ck_assert_msg(a == b, "%s: wrote %d, read %d", m, a, b);
 }
 
 #define SAME(KIND, m, WHEN) same_##KIND(w->m, r->m, #m);

@@ -664,6 +664,116 @@ START_TEST(capture_clip_keeps_the_windows_calls)
 }
 END_TEST
 
+/* A run past a lowered exact bound (model/quantile.h): NQ launches whose
+ * durations, kernels and launch latencies all vary; the rows are flagged
+ * sketched, their medians within the sketch's error of the exact ones (the
+ * same run under the default bound), min and max exact; the writers say so. */
+enum { NQ = 20001, QBOUND = 1000 };
+
+static uint64_t q_median_of(uint64_t *v, size_t n)
+{
+    return cuprof_median_u64(v, n);
+}
+
+static void assert_within(uint64_t got, uint64_t want)
+{
+    double d = got > want ? (double)(got - want) : (double)(want - got);
+    ck_assert_msg(d <= (double)want * 0.01, "got %llu, want %llu", (unsigned long long)got,
+                  (unsigned long long)want);
+}
+
+START_TEST(medians_past_the_bound_are_sketched)
+{
+    cuprof_event *qev = calloc(NQ, sizeof *qev);
+    const cuprof_event *qchunks[1] = {qev};
+    cuprof_gpu_kernel *qk = calloc(NQ, sizeof *qk);
+    uint64_t *cpu = malloc(NQ * sizeof *cpu), *dev = malloc(NQ * sizeof *dev), *lat = malloc(NQ * sizeof *lat);
+    ck_assert(qev && qk && cpu && dev && lat);
+    for (uint64_t i = 0; i < NQ; i++) {
+        uint64_t t0 = 1000 + i * 100000;   /* 0 would be "no call start" */
+        cpu[i] = 2000 + (i * 7919) % 40000;
+        lat[i] = 500 + (i * 104729) % 9000;
+        dev[i] = 1000 + (i * 15485863) % 30000;
+        qev[i] = (cuprof_event){.t0 = t0, .t1 = t0 + cpu[i], .api = 1, .cls = CUPROF_EV_LAUNCH};
+        qk[i] = kern((uint32_t)(1000 + i), id_of((int)i), "gemm_q", t0 + lat[i], t0 + lat[i] + dev[i]);
+    }
+    make_run();
+    threads[0] = (cuprof_run_thread){.index = 1, .tid = TID, .n = NQ, .per_chunk = NQ, .chunks = qchunks};
+    run.nevents = NQ;
+    gpu = (cuprof_gpu_run){.captured = 1, .status = "CUPTI test", .kernels = qk, .n_kernels = NQ};
+    uint64_t want_cpu = q_median_of(cpu, NQ), want_dev = q_median_of(dev, NQ), want_lat = q_median_of(lat, NQ);
+
+    /* under the default bound: exact, not flagged, nothing said */
+    cuprof_summary *s = test_summary_build(&run);
+    ck_assert_ptr_nonnull(s);
+    const cuprof_stat_api *a = row(s, "__cudaLaunchKernel");
+    ck_assert_uint_eq(a->calls, NQ);
+    ck_assert_uint_eq(a->median_ns, want_cpu);
+    ck_assert_int_eq(a->median_sketched, 0);
+    ck_assert_uint_eq(s->nkernels, 1);
+    ck_assert_uint_eq(s->kernels[0].median_ns, want_dev);
+    ck_assert_int_eq(s->kernels[0].median_sketched, 0);
+    const cuprof_gpu_stats *st = &test_model_of(s)->timeline->stats;
+    ck_assert_uint_eq(st->latency_count, NQ);
+    ck_assert_uint_eq(st->latency_median_ns, want_lat);
+    ck_assert_int_eq(st->latency_median_sketched, 0);
+    json_t *j = write_json(&cuprof_summary_json_ops, s);
+    ck_assert_ptr_null(json_object_get(j, "quantiles"));
+    ck_assert_ptr_null(json_object_get(json_array_get(json_object_get(j, "api"), 0), "median_sketched"));
+    json_decref(j);
+    test_summary_destroy(s);
+
+    /* past a lowered one: flagged, within 1%, min and max exact */
+    run.quantile_exact_max = QBOUND;
+    s = test_summary_build(&run);
+    ck_assert_ptr_nonnull(s);
+    a = row(s, "__cudaLaunchKernel");
+    ck_assert_uint_eq(a->calls, NQ);
+    ck_assert_int_eq(a->median_sketched, 1);
+    assert_within(a->median_ns, want_cpu);
+    ck_assert_uint_eq(a->min_ns, cpu[0]);   /* sorted by the reference median */
+    ck_assert_uint_eq(a->max_ns, cpu[NQ - 1]);
+    const cuprof_stat_kernel *k = &s->kernels[0];
+    ck_assert_uint_eq(k->launches, NQ);
+    ck_assert_int_eq(k->median_sketched, 1);
+    assert_within(k->median_ns, want_dev);
+    ck_assert_uint_eq(k->min_ns, dev[0]);
+    ck_assert_uint_eq(k->max_ns, dev[NQ - 1]);
+    st = &test_model_of(s)->timeline->stats;
+    ck_assert_int_eq(st->latency_median_sketched, 1);
+    assert_within(st->latency_median_ns, want_lat);
+    ck_assert_uint_eq(st->latency_max_ns, lat[NQ - 1]);
+    j = write_json(&cuprof_summary_json_ops, s);
+    json_t *qj = json_object_get(j, "quantiles");
+    ck_assert_ptr_nonnull(qj);
+    ck_assert_int_eq(json_integer_value(json_object_get(qj, "exact_max")), QBOUND);
+    ck_assert_double_eq_tol(json_real_value(json_object_get(qj, "relative_error")), 0.007813, 1e-9);
+    json_t *ja = NULL, *e;
+    size_t i;
+    json_array_foreach(json_object_get(j, "api"), i, e)
+        if (!strcmp(json_string_value(json_object_get(e, "name")), "__cudaLaunchKernel"))
+            ja = e;
+    ck_assert_ptr_nonnull(ja);
+    ck_assert(json_is_true(json_object_get(ja, "median_sketched")));
+    ck_assert(json_is_true(json_object_get(json_array_get(json_object_get(j, "kernels"), 0), "median_sketched")));
+    ck_assert(json_is_true(json_object_get(json_object_get(j, "gpu"), "launch_latency_median_sketched")));
+    json_decref(j);
+    cuprof_out o;
+    ck_assert_int_eq(cuprof_out_open_mem(&o), 0);
+    ck_assert_int_eq(cuprof_writer_run(&cuprof_summary_txt_ops, &o, test_model_of(s)), 0);
+    ck_assert_int_eq(cuprof_out_commit(&o), 0);
+    ck_assert_msg(strstr(o.buf, "~ median: approximate") != NULL, "%s", o.buf);
+    ck_assert_msg(strstr(o.buf, "  ~") != NULL, "no ~ median in\n%s", o.buf);
+    cuprof_out_discard(&o);
+    test_summary_destroy(s);
+    free(qev);
+    free(qk);
+    free(cpu);
+    free(dev);
+    free(lat);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("timeline");
@@ -681,6 +791,7 @@ int main(void)
     tcase_add_test(tc, no_gpu_run);
     tcase_add_test(tc, failed_launch_is_no_kernel);
     tcase_add_test(tc, capture_clip_keeps_the_windows_calls);
+    tcase_add_test(tc, medians_past_the_bound_are_sketched);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

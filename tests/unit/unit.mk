@@ -52,6 +52,15 @@ $(addprefix $(B)/tests/,$(MODEL_TESTS)): $(B)/tests/%: tests/unit/%.c $(FORMATS_
 UNIT_TESTS  += $(addprefix $(B)/tests/,$(MODEL_TESTS))
 ALL_TARGETS += $(addprefix $(B)/tests/,$(MODEL_TESTS))
 
+# test_quantile: model/quantile.h's order statistics against a sort, exact
+# under the bound and within its error past it (issue 40).
+$(B)/tests/test_quantile: tests/unit/test_quantile.c $(MODEL_OBJS)
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -o $@ $< \
+	    $(MODEL_OBJS) $(LDFLAGS) $(CHECK_LIBS) -lm
+
+UNIT_TESTS  += $(B)/tests/test_quantile
+ALL_TARGETS += $(B)/tests/test_quantile
+
 # test_pystacks: stacks with Python frames and file:line through the model
 # and every output that shows stacks; the Perfetto trace read back by the
 # tests' own reader (tests/e2e/pftrace.c).
