@@ -13,7 +13,9 @@
 # summary counts exactly that many calls with none dropped, and the trace
 # has one event per call. Prints the numbers, with the report's own time
 # and peak RSS (cuprof-report run again on the run file under
-# /usr/bin/time); exit 1 on a failed check. make test runs the same path
+# /usr/bin/time, with what its spill file held: tools/bigmem.h), which must
+# stay at most 256 MB whatever the run's size (issue 40); exit 1 on a
+# failed check. make test runs the same path
 # with 600 000 calls (tests/e2e/test_e2e_robust.c,
 # long_run_to_run_file_nothing_lost).
 set -eu
@@ -52,10 +54,14 @@ tbytes=$(stat -c %s "$trace")
 echo "  trace $(basename "$trace"): $tbytes bytes, $(awk -v b="$tbytes" -v n="$calls" 'BEGIN{printf "%.1f", b / n}') bytes per call"
 echo "  wall $((end - start)) s; peak memory while recording ${hwm} kB (limit ${limit_kb} kB)"
 echo "  run file: $(stat -c %s "$dir/long.cuprof") bytes"
+report_limit_kb=262144   # issue 40: the report's peak RSS at most 256 MB, any run size
+rep_rss=
 if [ -x /usr/bin/time ]; then
-  rep=$( { /usr/bin/time -f 'report_s=%e report_rss_kb=%M' "$top/build/cuprof-report" -o "$dir/again" \
-           "$dir/long.cuprof" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+  rep=$( { CUPROF_REPORT_BIGMEM_STATS=1 /usr/bin/time -f 'report_s=%e report_rss_kb=%M' \
+           "$top/build/cuprof-report" -o "$dir/again" "$dir/long.cuprof" >/dev/null; } 2>&1 |
+         grep -E 'report_s=|spill:' | tr '\n' ' ')
   echo "  cuprof-report on it again: $rep"
+  rep_rss=$(sed -n 's/.*report_rss_kb=\([0-9]*\).*/\1/p' <<<"$rep")
 fi
 echo "  events $events, dropped $dropped, spilled $spilled, trace events $xs"
 ok=1
@@ -63,5 +69,7 @@ ok=1
 [ "$dropped" = 0 ] || { echo "FAIL: $dropped dropped"; ok=0; }
 [ "$xs" = "$calls" ] || { echo "FAIL: $xs trace events, want $calls"; ok=0; }
 [ -n "$hwm" ] && [ "$hwm" -lt "$limit_kb" ] || { echo "FAIL: peak memory ${hwm} kB over ${limit_kb} kB"; ok=0; }
+[ -z "$rep_rss" ] || [ "$rep_rss" -le "$report_limit_kb" ] ||
+  { echo "FAIL: the report's peak memory ${rep_rss} kB over ${report_limit_kb} kB"; ok=0; }
 [ $ok = 1 ] && echo "long run: OK"
 [ $ok = 1 ]

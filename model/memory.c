@@ -175,17 +175,26 @@ typedef struct live_map {
     uint64_t *key;   /* 0: empty */
     size_t *val;
     size_t mask;
+    size_t n;        /* keys held: the table doubles past half full (sized by the
+                        allocations live at once, not by the calls: a program that
+                        allocates and frees 100 M times holds a few) */
+    int failed;      /* it could not grow: out of memory */
 } live_map;
 
-static int lm_init(live_map *m, size_t n)
+static int lm_alloc(live_map *m, size_t cap)
 {
-    size_t cap = 16;
-    while (cap < 2 * n + 16)
-        cap *= 2;
     m->key = calloc(cap, sizeof *m->key);
     m->val = calloc(cap, sizeof *m->val);
     m->mask = cap - 1;
+    m->n = 0;
     return m->key && m->val ? 0 : -1;
+}
+
+static int lm_init(live_map *m, size_t n)
+{
+    (void)n;
+    m->failed = 0;
+    return lm_alloc(m, 1024);
 }
 
 static void lm_free(live_map *m)
@@ -199,11 +208,34 @@ static size_t lm_slot(const live_map *m, uint64_t key)
     return (size_t)((key >> 4) * 0x9e3779b97f4a7c15ull) & m->mask;
 }
 
+static void lm_put(live_map *m, uint64_t key, size_t val);
+
+/* Twice the slots, every key placed again. */
+static void lm_grow(live_map *m)
+{
+    live_map old = *m;
+    if (lm_alloc(m, (old.mask + 1) * 2) < 0) {
+        lm_free(m);
+        *m = old;
+        m->failed = 1;
+        return;
+    }
+    for (size_t i = 0; i <= old.mask; i++)
+        if (old.key[i])
+            lm_put(m, old.key[i], old.val[i]);
+    lm_free(&old);
+}
+
 static void lm_put(live_map *m, uint64_t key, size_t val)
 {
+    if ((m->n + 1) * 2 > m->mask + 1)
+        lm_grow(m);
+    if (m->n >= m->mask)   /* full, and it could not grow (m->failed) */
+        return;
     size_t i = lm_slot(m, key);
     while (m->key[i] && m->key[i] != key)
         i = (i + 1) & m->mask;
+    m->n += !m->key[i];
     m->key[i] = key;
     m->val[i] = val;
 }
@@ -218,6 +250,7 @@ static long lm_take(live_map *m, uint64_t key)
         return -1;
     long val = (long)m->val[i];
     m->key[i] = 0;
+    m->n--;
     /* shift back the entries after it that probed past the hole: one whose
      * home slot lies cyclically in (i, j] stays */
     for (size_t j = (i + 1) & m->mask; m->key[j]; j = (j + 1) & m->mask) {
@@ -240,6 +273,7 @@ static uint64_t replay(mem_ev *ev, size_t upto, uint64_t *nlive, live_map *m)
 {
     uint64_t held = 0, live = 0;
     memset(m->key, 0, (m->mask + 1) * sizeof *m->key);
+    m->n = 0;
     for (size_t i = 0; i < upto; i++) {
         if (ev[i].failed)
             continue;
@@ -393,6 +427,8 @@ cuprof_memory *cuprof_memory_build(const cuprof_run *run, const cuprof_stacks *s
     count_ranges(run, m);
     if (m->noom > CUPROF_MEM_MAX_OOM)
         m->noom = CUPROF_MEM_MAX_OOM;
+    if (lm.failed)   /* the live table could not grow: who held what is unknown */
+        rc = -1;
     lm_free(&lm);
     free(ev);
     if (rc < 0) {
