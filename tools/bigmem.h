@@ -53,6 +53,7 @@ typedef struct cuprof_bigmem_stats {
     uint64_t bytes_peak;    /* the most held at once */
     uint64_t trims;         /* times the resident pages were dropped */
     uint64_t budget;        /* bytes (0: no trimming) */
+    uint64_t rss_seen_max;  /* the largest resident set the trimmer read */
 } cuprof_bigmem_stats;
 void cuprof_bigmem_get_stats(cuprof_bigmem_stats *s);
 
