@@ -179,8 +179,13 @@ static void exposed(const cuprof_gpu_run *g, const cuprof_steps *steps, cuprof_c
     size_t nk = g ? g->n_kernels : 0, nn = 0, no = 0;
     uint64_t *nccl_ns = &c->nccl_kernel_ns, *exposed_ns = &c->exposed_ns;
     *nccl_ns = *exposed_ns = 0;
-    span *n = malloc((nk ? nk : 1) * sizeof *n), *o = malloc((nk ? nk : 1) * sizeof *o);
-    span *ex = malloc((2 * nk + 1) * sizeof *ex);
+    size_t nccl = 0;   /* none (most runs): no span arrays, 48 bytes a kernel */
+    for (size_t i = 0; i < nk; i++)
+        nccl += g->kernels[i].end_ns > g->kernels[i].start_ns &&
+                cuprof_coll_is_nccl_kernel(g->kernels[i].name);
+    size_t cap = nccl ? nk : 0;
+    span *n = malloc((nccl ? nccl : 1) * sizeof *n), *o = malloc((cap ? cap : 1) * sizeof *o);
+    span *ex = malloc((nccl ? 2 * nk + 1 : 1) * sizeof *ex);
     size_t nex = 0;
     uint64_t longest = 0;
     if (!n || !o || !ex) {
@@ -189,7 +194,7 @@ static void exposed(const cuprof_gpu_run *g, const cuprof_steps *steps, cuprof_c
         free(ex);
         return;
     }
-    for (size_t i = 0; i < nk; i++) {
+    for (size_t i = 0; nccl && i < nk; i++) {
         const cuprof_gpu_kernel *k = &g->kernels[i];
         if (k->end_ns <= k->start_ns)
             continue;
