@@ -19,15 +19,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: pfcount FILE.perfetto-trace\n");
         return 2;
     }
-    pft t;
-    int rc = pft_load(argv[1], &t);
-    size_t calls = 0;
-    for (size_t i = 0; i < t.nslices; i++)
-        calls += !strcmp(t.slices[i].cat, "cuda_runtime") || !strcmp(t.slices[i].cat, "cublas") ||
-                 !strcmp(t.slices[i].cat, "cublaslt");
-    printf("packets=%llu track_events=%llu slices=%zu calls=%zu tracks=%zu\n",
-           (unsigned long long)t.packets, (unsigned long long)t.track_events, t.nslices, calls,
-           t.ntracks);
+    pft t;   /* counted, not kept: a long run's trace in the memory of its open slices */
+    int rc = pft_count(argv[1], &t);
+    printf("packets=%llu track_events=%llu slices=%llu calls=%llu tracks=%zu\n",
+           (unsigned long long)t.packets, (unsigned long long)t.track_events,
+           (unsigned long long)t.ended, (unsigned long long)t.ended_calls, t.ntracks);
     if (rc != 0)
         fprintf(stderr, "pfcount: %s: %s\n", argv[1], t.error);
     pft_free(&t);

@@ -113,6 +113,7 @@ typedef struct ctx {
     open_slice *open;
     size_t nopen, capopen;
     size_t capslices, captracks, capcounters;
+    int counting;               /* pft_count */
 } ctx;
 
 static int fail(ctx *c, const char *fmt, ...)
@@ -255,6 +256,24 @@ static int clock_snapshot(ctx *c, seqst *s, rd r)
     return 0;
 }
 
+/* pft_count: slice k has ended; counted, and dropped when it is the newest. */
+static void ended(ctx *c, size_t k)
+{
+    pft *t = c->t;
+    if (!c->counting)
+        return;
+    pft_slice *sl = &t->slices[k];
+    t->ended++;
+    t->ended_calls += !strcmp(sl->cat, "cuda_runtime") || !strcmp(sl->cat, "cublas") ||
+                      !strcmp(sl->cat, "cublaslt");
+    if (k + 1 != t->nslices)
+        return;
+    free(sl->name);
+    free(sl->cat);
+    free(sl->args);
+    t->nslices--;
+}
+
 static pft_slice *new_slice(ctx *c)
 {
     pft *t = c->t;
@@ -347,11 +366,17 @@ static int track_event(ctx *c, seqst *s, uint64_t ts, rd r)
             if (ts < sl->t0)
                 return fail(c, "slice %s ends before it begins", sl->name);
             sl->t1 = ts;
+            size_t k = c->open[i].slice;
             memmove(&c->open[i], &c->open[i + 1], (c->nopen - i - 1) * sizeof *c->open);
             c->nopen--;
+            ended(c, k);
             return 0;
         }
         return fail(c, "END with no open slice on track %llu", (unsigned long long)track);
+    }
+    if (type == 4 && c->counting) {   /* COUNTER, counted */
+        t->ncounters++;
+        return 0;
     }
     if (type == 4) {   /* COUNTER */
         if (t->ncounters == c->capcounters) {
@@ -387,6 +412,8 @@ static int track_event(ctx *c, seqst *s, uint64_t ts, rd r)
             c->open = n;
         }
         c->open[c->nopen++] = (open_slice){track, t->nslices - 1};
+    } else {
+        ended(c, t->nslices - 1);
     }
     return 0;
 }
@@ -542,10 +569,10 @@ static int trace_packets(ctx *c, rd r, int nested)
     return rc;
 }
 
-int pft_load(const char *path, pft *t)
+static int load(const char *path, pft *t, int counting)
 {
     memset(t, 0, sizeof *t);
-    ctx c = {.t = t};
+    ctx c = {.t = t, .counting = counting};
     FILE *fp = fopen(path, "rb");
     if (!fp)
         return fail(&c, "cannot open %s", path);
@@ -569,6 +596,16 @@ int pft_load(const char *path, pft *t)
     free(c.open);
     free(buf);
     return rc;
+}
+
+int pft_load(const char *path, pft *t)
+{
+    return load(path, t, 0);
+}
+
+int pft_count(const char *path, pft *t)
+{
+    return load(path, t, 1);
 }
 
 void pft_free(pft *t)

@@ -52,12 +52,19 @@ typedef struct pft {
     uint64_t zstd_blocks;         /* TracePacket.zstd_compressed_packets (133) */
     uint64_t uncompressed_bytes;  /* what those blocks held */
     int primary_clock;          /* ClockSnapshot.primary_trace_clock, 0 = unset */
+    uint64_t ended, ended_calls;/* pft_count: slices and instants read (calls: of the CUDA
+                                   runtime, cuBLAS, cuBLASLt), dropped once ended */
     char error[256];            /* "" when the file follows the rules above */
 } pft;
 
 /* Reads path into t. Returns 0, or -1 with t->error set (also for a file
  * that breaks a rule: what was read up to there is kept). */
 int pft_load(const char *path, pft *t);
+/* pft_load checking the same rules, but a slice ended (or an instant) is
+ * counted in t->ended and dropped when it is the newest one kept: a
+ * trace of hundreds of millions of calls read in the memory of its open
+ * slices (bench/long_run.sh). t->slices holds what was not dropped. */
+int pft_count(const char *path, pft *t);
 void pft_free(pft *t);
 /* The track with this uuid, or NULL. */
 const pft_track *pft_track_of(const pft *t, uint64_t uuid);
