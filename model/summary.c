@@ -364,62 +364,106 @@ static int build_kernels_cpu(const cuprof_run *run, const cuprof_names *names, c
     return 0;
 }
 
-/* Kernel records sorted by device name (glibc's qsort_r: the records are
- * the context). */
-static int cmp_kernel_name(const void *a, const void *b, void *kernels)
+/* One kernel row being built: its name (as recorded), its durations. */
+typedef struct kernel_acc {
+    const char *raw;
+    uint64_t hash;
+    size_t ix;                 /* its first record (the name shown is that record's) */
+    uint64_t launches, gpu_total_ns;
+    cuprof_quantile q;
+} kernel_acc;
+
+static uint64_t hash_str(const char *s)
 {
-    const cuprof_gpu_kernel *x = &((const cuprof_gpu_kernel *)kernels)[*(const size_t *)a];
-    const cuprof_gpu_kernel *y = &((const cuprof_gpu_kernel *)kernels)[*(const size_t *)b];
-    int c = strcmp(x->name, y->name);
-    return c ? c : (x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns);
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
 }
 
-/* One row per kernel the device ran (kernels cuBLAS launched included):
- * executions, device time, min/median/max of one execution. */
+/* Per kernel name (as recorded): executions, device time, min/median/max
+ * of one execution. One pass over the records, rows found by the name's
+ * hash (a repeated name pointer skips it): memory by names, not records. */
 static int build_kernels_gpu(const cuprof_gpu_run *g, const cuprof_names *names,
                              uint64_t exact_max, cuprof_summary *s)
 {
-    size_t n = g->n_kernels;
-    size_t *ix = malloc(n * sizeof *ix);
-    cuprof_stat_kernel *rows = calloc(n, sizeof *rows);
-    cuprof_quantile acc;   /* one row's durations at a time */
-    cuprof_quantile_init(&acc, exact_max);
-    if (!ix || !rows) {
-        free(ix); free(rows);
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++)
-        ix[i] = i;
-    qsort_r(ix, n, sizeof *ix, cmp_kernel_name, (void *)g->kernels);
-    size_t nr = 0;
-    for (size_t i = 0, j; i < n; i = j) {
-        const char *name = g->kernels[ix[i]].name;
-        cuprof_stat_kernel *r = &rows[nr];
-        int oom = 0;
-        for (j = i; j < n && !strcmp(g->kernels[ix[j]].name, name); j++) {
-            const cuprof_gpu_kernel *k = &g->kernels[ix[j]];
-            uint64_t d = k->end_ns > k->start_ns ? k->end_ns - k->start_ns : 0;
-            oom |= cuprof_quantile_add(&acc, d);
-            r->launches++;
-            r->gpu_total_ns += d;
+    size_t n = g->n_kernels, nr = 0, cap = 16, slots = 64;
+    kernel_acc *acc = malloc(cap * sizeof *acc);
+    uint32_t *map = calloc(slots, sizeof *map);   /* row + 1, 0 empty */
+    int rc = -1;
+    if (!acc || !map)
+        goto out;
+    const char *last = NULL;
+    size_t last_row = 0;
+    for (size_t i = 0; i < n; i++) {
+        const cuprof_gpu_kernel *k = &g->kernels[i];
+        size_t r;
+        if (k->name == last) {
+            r = last_row;
+        } else {
+            uint64_t h = hash_str(k->name);
+            size_t at = (size_t)h & (slots - 1);
+            while (map[at] && (acc[map[at] - 1].hash != h || strcmp(acc[map[at] - 1].raw, k->name)))
+                at = (at + 1) & (slots - 1);
+            if (map[at]) {
+                r = map[at] - 1;
+            } else {
+                if (nr == cap) {
+                    kernel_acc *a = realloc(acc, 2 * cap * sizeof *acc);
+                    if (!a)
+                        goto out;
+                    acc = a, cap *= 2;
+                }
+                r = nr++;
+                acc[r] = (kernel_acc){.raw = k->name, .hash = h, .ix = i};
+                cuprof_quantile_init(&acc[r].q, exact_max);
+                map[at] = (uint32_t)r + 1;
+                if (2 * nr > slots) {   /* rehash at half full */
+                    uint32_t *m2 = calloc(2 * slots, sizeof *m2);
+                    if (!m2)
+                        goto out;
+                    slots *= 2;
+                    for (size_t q = 0; q < nr; q++) {
+                        size_t b = (size_t)acc[q].hash & (slots - 1);
+                        while (m2[b])
+                            b = (b + 1) & (slots - 1);
+                        m2[b] = (uint32_t)q + 1;
+                    }
+                    free(map);
+                    map = m2;
+                }
+            }
+            last = k->name, last_row = r;
         }
-        r->min_ns = cuprof_quantile_min(&acc);
-        r->max_ns = cuprof_quantile_max(&acc);
-        r->median_ns = cuprof_quantile_median(&acc);
-        r->median_sketched = cuprof_quantile_sketched(&acc);
-        cuprof_quantile_free(&acc);
-        if (oom) {
-            free(ix); free(rows);
-            return -1;
-        }
-        r->name = names->gpu_kernel[ix[i]];
-        nr++;
+        uint64_t d = k->end_ns > k->start_ns ? k->end_ns - k->start_ns : 0;
+        if (cuprof_quantile_add(&acc[r].q, d))
+            goto out;
+        acc[r].launches++;
+        acc[r].gpu_total_ns += d;
     }
-    free(ix);
+    cuprof_stat_kernel *rows = calloc(nr ? nr : 1, sizeof *rows);
+    if (!rows)
+        goto out;
+    for (size_t r = 0; r < nr; r++) {
+        cuprof_quantile *q = &acc[r].q;
+        rows[r] = (cuprof_stat_kernel){.name = names->gpu_kernel[acc[r].ix],
+                                       .launches = acc[r].launches,
+                                       .gpu_total_ns = acc[r].gpu_total_ns,
+                                       .min_ns = cuprof_quantile_min(q),
+                                       .max_ns = cuprof_quantile_max(q),
+                                       .median_ns = cuprof_quantile_median(q),
+                                       .median_sketched = cuprof_quantile_sketched(q)};
+    }
     qsort(rows, nr, sizeof *rows, cmp_kernel);
     s->kernels = rows;
     s->nkernels = nr;
-    return 0;
+    rc = 0;
+out:
+    for (size_t r = 0; acc && r < nr; r++)
+        cuprof_quantile_free(&acc[r].q);
+    free(acc);
+    free(map);
+    return rc;
 }
 
 static int build_kernels(const cuprof_run *run, const cuprof_names *names,
