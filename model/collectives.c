@@ -286,7 +286,9 @@ cuprof_collectives *cuprof_collectives_build(const cuprof_run *run, const cuprof
         const cuprof_run_thread *th = &run->threads[t];
         int open = 0;
         size_t group = 0;
-        for (uint64_t i = 0; i < th->n; i++) {
+        for (uint64_t i = 0; cuprof_run_thread_has(th, cuprof_run_class_bit(CUPROF_EV_COLL) |
+                                                         cuprof_run_class_bit(CUPROF_EV_CALL)) &&
+                             i < th->n; i++) {
             const cuprof_event *ev = cuprof_run_event(th, i);
             if (ev->cls != CUPROF_EV_COLL && ev->cls != CUPROF_EV_CALL)
                 continue;

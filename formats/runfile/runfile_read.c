@@ -1006,6 +1006,7 @@ typedef struct dec_part {
     uint64_t got;            /* records decoded (the limit counts them all) */
     uint64_t in_chunks;      /* calls written from CHUNK blocks */
     uint64_t bytes;          /* record bytes read */
+    uint32_t classes;        /* bit 1 << cls of each call's class kept */
     int oom;
 } dec_part;
 
@@ -1058,6 +1059,7 @@ static void decode_range(dec_part *d)
             ev.t0 = line_ns(r->tsc, ev.t0 <= bs ? &seg : &whole, ev.t0);
             ev.t1 = line_ns(r->tsc, ev.t1 <= bs ? &seg : &whole, ev.t1);
             d->in_chunks += j < t->chunks.n;
+            d->classes |= cuprof_run_class_bit(ev.cls);
             if ((seq < d->split) == d->low) {
                 d->out[seq] = ev;
                 d->seen[seq] = 1;
@@ -1094,7 +1096,7 @@ static const uint64_t decode_split_bytes = DECODE_SPLIT_BYTES;
  * thread, out of memory, or a limit the parts together went past: then
  * nothing of it counts and the caller decodes alone). */
 static int decode_two(rrun *r, rthread *t, size_t nc, uint64_t want, uint64_t limit,
-                      cuprof_event *out, uint8_t *seen, uint64_t *in_chunks)
+                      cuprof_event *out, uint8_t *seen, uint64_t *in_chunks, uint32_t *classes)
 {
     if (r->major < 2 || nc < 2)
         return -1;
@@ -1151,6 +1153,7 @@ static int decode_two(rrun *r, rthread *t, size_t nc, uint64_t want, uint64_t li
         }
         *in_chunks += a.in_chunks + b.in_chunks;
         r->pub.event_bytes += a.bytes + b.bytes;
+        *classes = a.classes | b.classes;
     }
     free(a.side.p);
     free(b.side.p);
@@ -1162,16 +1165,17 @@ static int decode_two(rrun *r, rthread *t, size_t nc, uint64_t want, uint64_t li
  * prefix of calls all found (a call whose record was lost, in a block the
  * disk could not take, ends the thread's calls there: event ids are
  * positions). *in_chunks gets the records read from CHUNK blocks (written
- * while the program ran). */
+ * while the program ran), *classes the bits of the classes decoded (a
+ * superset of the prefix's: cuprof_run_thread.classes). */
 static uint64_t decode_thread(rrun *r, rthread *t, uint64_t want, cuprof_event *out,
-                              uint64_t *in_chunks)
+                              uint64_t *in_chunks, uint32_t *classes)
 {
     uint8_t *seen = calloc(want ? want : 1, 1);
     if (!seen)
         return 0;
     size_t nc = t->chunks.n + (t->have_tail ? 1 : 0);
     uint64_t limit = r->flight ? UINT64_MAX : want;
-    if (decode_two(r, t, nc, want, limit, out, seen, in_chunks) != 0) {
+    if (decode_two(r, t, nc, want, limit, out, seen, in_chunks, classes) != 0) {
         /* alone (what the parts wrote is written again) */
         memset(seen, 0, want);
         dec_part d = {.r = r, .t = t, .from = 0, .to = nc, .want = want, .limit = limit,
@@ -1179,6 +1183,7 @@ static uint64_t decode_thread(rrun *r, rthread *t, uint64_t want, cuprof_event *
         decode_range(&d);
         *in_chunks += d.in_chunks;
         r->pub.event_bytes += d.bytes;
+        *classes = d.classes;
     }
     uint64_t k = 0;
     while (k < want && seen[k])
@@ -1322,7 +1327,7 @@ static int read_threads(rrun *r)
         if (!out || want[i] == 0)
             continue;
         uint64_t in_chunks = 0;
-        th->n = decode_thread(r, t, want[i], out, &in_chunks);
+        th->n = decode_thread(r, t, want[i], out, &in_chunks, &th->classes);
         th->per_chunk = th->n ? th->n : 1;
         out += want[i];
         run->nevents += th->n;
