@@ -60,7 +60,8 @@ int cuprof_model_finish(cuprof_model *m)
         cuprof_math_summarize(m->math, run, m->timeline, m->summary) < 0)
         return -1;
     /* last: some rules read the steps (none on out of memory, the rest stands) */
-    cuprof_findings_build(run, &m->names, m->timeline, m->steps, m->memory, m->graphs, m->summary);
+    cuprof_findings_build(run, &m->names, m->timeline, m->steps, m->memory, m->graphs, m->colls,
+                          m->summary);
     return 0;
 }
 
