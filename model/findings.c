@@ -276,12 +276,6 @@ static void rule_kernel_spread(fctx *c)
 
 /* ---- launch-latency and launch-gaps -------------------------------------- */
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void rule_launch(fctx *c)
 {
     if (!c->g || !c->tl)
@@ -320,9 +314,7 @@ static void rule_launch(fctx *c)
         if (k->end_ns > end)
             end = k->end_ns;
     }
-    qsort(gaps, ng, sizeof *gaps, cmp_u64);
-    qsort(durs, n, sizeof *durs, cmp_u64);
-    uint64_t mg = gaps[ng / 2], mk = durs[n / 2];
+    uint64_t mg = cuprof_kth_u64(gaps, ng, ng / 2), mk = cuprof_kth_u64(durs, n, n / 2);
     free(gaps);
     free(durs);
     if (mg < GAP_MIN_NS || mg < mk)

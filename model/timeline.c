@@ -17,9 +17,106 @@ static int cmp_iv(const void *a, const void *b)
     return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
+/* iv sorted by start: as it is when already sorted (the records are, by
+ * start: most callers pass kernels then copies), by merging two sorted runs
+ * when it is two, else by qsort. The union does not depend on how equal
+ * starts are ordered. */
+static void sort_by_start(uint64_t (*iv)[2], size_t n)
+{
+    size_t p = 1;
+    while (p < n && iv[p - 1][0] <= iv[p][0])
+        p++;
+    if (p >= n)
+        return;
+    size_t q = p + 1;
+    while (q < n && iv[q - 1][0] <= iv[q][0])
+        q++;
+    uint64_t (*a)[2] = q == n ? malloc(p * sizeof *a) : NULL;
+    if (!a) {
+        qsort(iv, n, sizeof *iv, cmp_iv);
+        return;
+    }
+    memcpy(a, iv, p * sizeof *a);   /* merge a (the first run) and iv[p..n) into iv */
+    size_t i = 0, j = p, k = 0;
+    while (i < p && j < n) {
+        if (iv[j][0] < a[i][0]) {
+            iv[k][0] = iv[j][0];
+            iv[k++][1] = iv[j++][1];
+        } else {
+            iv[k][0] = a[i][0];
+            iv[k++][1] = a[i++][1];
+        }
+    }
+    while (i < p) {
+        iv[k][0] = a[i][0];
+        iv[k++][1] = a[i++][1];
+    }
+    free(a);
+}
+
+static void swap_u64(uint64_t *a, uint64_t *b)
+{
+    uint64_t t = *a;
+    *a = *b;
+    *b = t;
+}
+
+uint64_t cuprof_kth_u64(uint64_t *v, size_t n, size_t k)
+{
+    if (k >= n)
+        return 0;
+    size_t lo = 0, hi = n;   /* the k-th smallest is in v[lo..hi) */
+    for (int round = 0; hi - lo > 16; round++) {
+        if (round == 64) {
+            cuprof_median_u64(v + lo, hi - lo);   /* sorts the range */
+            lo = hi = k;
+            break;
+        }
+        uint64_t a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi - 1];
+        uint64_t p = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+        size_t lt = lo, i = lo, gt = hi;   /* [lo,lt) < p, [lt,i) == p, [gt,hi) > p */
+        while (i < gt) {
+            if (v[i] < p)
+                swap_u64(&v[lt++], &v[i++]);
+            else if (v[i] > p)
+                swap_u64(&v[i], &v[--gt]);
+            else
+                i++;
+        }
+        if (k < lt) {
+            hi = lt;
+        } else if (k >= gt) {
+            lo = gt;
+        } else {
+            lo = hi = k;   /* v[k] == p */
+            break;
+        }
+    }
+    for (size_t i = lo + 1; i < hi; i++)   /* a few left: insertion sort */
+        for (size_t j = i; j > lo && v[j - 1] > v[j]; j--)
+            swap_u64(&v[j - 1], &v[j]);
+    return v[k];
+}
+
+/* cuprof_median_u64's value (the mean of the middle two for even n), in
+ * linear time; v reordered. */
+static uint64_t median_of(uint64_t *v, size_t n)
+{
+    if (n == 0)
+        return 0;
+    uint64_t b = cuprof_kth_u64(v, n, n / 2);
+    if (n % 2)
+        return b;
+    uint64_t a = 0;   /* the (n/2 - 1)-th smallest: the largest of v[0..n/2), all <= b */
+    for (size_t i = 0; i < n / 2; i++)
+        if (v[i] > a)
+            a = v[i];
+    return a + (b - a) / 2;
+}
+
 uint64_t cuprof_interval_union(uint64_t (*iv)[2], size_t n)
 {
-    qsort(iv, n, sizeof *iv, cmp_iv);
+    sort_by_start(iv, n);
     uint64_t busy = 0, cur_s = 0, cur_e = 0;
     int open = 0;
     for (size_t i = 0; i < n; i++) {
@@ -349,7 +446,7 @@ static int compute_stats(cuprof_timeline *tl)
     for (size_t i = 0; i < nl; i++)
         if (lat[i] > st->latency_max_ns)
             st->latency_max_ns = lat[i];
-    st->latency_median_ns = cuprof_median_u64(lat, nl);
+    st->latency_median_ns = median_of(lat, nl);
     free(iv);
     free(lat);
     return 0;
