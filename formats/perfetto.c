@@ -798,7 +798,7 @@ static int flows_build(const cuprof_model *m, pf_flows *fl)
         (copy ? fl->copy_in : fl->kernel_in)[i] = corr;
     }
     free(seen);
-    qsort(fl->f, fl->n, sizeof *fl->f, cmp_flow);
+    cuprof_sort_unless_sorted(fl->f, fl->n, sizeof *fl->f, cmp_flow);
     return 0;
 }
 
@@ -1658,7 +1658,7 @@ static int pf_write(cuprof_writer *base)
         free(mem);
         return -1;
     }
-    qsort(it, n, sizeof *it, cmp_row);
+    cuprof_sort_unless_sorted(it, n, sizeof *it, cmp_row);
     descriptors(w, it, n, ctids, ncupti, nlanes, has_memory);
     for (size_t t = 0; t < base->run->nthreads && rc == 0; t++)
         rc = thread_track(w, &fl, (long)t, base->run->threads[t].tid, UUID_THREAD(t));

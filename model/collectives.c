@@ -200,9 +200,11 @@ static void exposed(const cuprof_gpu_run *g, const cuprof_steps *steps, cuprof_c
             o[no++] = s;
     }
     qsort(n, nn, sizeof *n, cmp_span);
-    qsort(o, no, sizeof *o, cmp_span);
     nn = merge(n, nn);
-    no = merge(o, no);
+    if (nn) {   /* (the other kernels matter only beside NCCL's) */
+        qsort(o, no, sizeof *o, cmp_span);
+        no = merge(o, no);
+    }
     uint64_t total = 0, covered = 0;
     size_t j = 0;
     for (size_t i = 0; i < nn; i++) {
