@@ -73,6 +73,11 @@ typedef struct cuprof_timeline {
                                   * without one, the hooked call of the same name
                                   * around it (a top-level runtime call pushes none); 0 */
     uint32_t *by_corr;           /* indexes of gpu->apis sorted by corr */
+    uint32_t *corr_first;        /* [corr - corr_lo]: by_corr's first record with that
+                                  * corr (UINT32_MAX none), when the ids are dense
+                                  * (CUPTI's count up); NULL: by_corr is searched */
+    uint32_t corr_lo;
+    uint64_t corr_span;          /* corr_first's entries */
     cuprof_cause *kernel_cause;  /* [i]: who caused gpu->kernels[i] */
     cuprof_cause *copy_cause;    /* [i]: who caused gpu->copies[i] */
     cuprof_gpu_stats stats;
