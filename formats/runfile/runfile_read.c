@@ -1375,12 +1375,15 @@ CMP_START(cuprof_gpu_api)
 CMP_START(cuprof_gpu_sync)
 
 /* External ids, host times, the profiler's own records dropped, sorted:
- * for any record type with start_ns, end_ns, ext and corr. */
+ * for any record type with start_ns, end_ns, ext and corr. (Sorted only
+ * when not in order already: CUPTI's buffers mostly are, and glibc's merge
+ * sort would leave such records as they are.) */
 #define NORMALIZE(type)                                                          \
     static size_t normalize_##type(const rrun *r, type *v, size_t n,            \
                                    const cuprof_gpu_extmap *m, size_t nm)        \
     {                                                                            \
         size_t out = 0;                                                          \
+        int sorted = 1;                                                          \
         for (size_t i = 0; i < n; i++) {                                         \
             type e = v[i];                                                       \
             e.ext = cuprof_gpu_extmap_find(m, nm, e.corr);                       \
@@ -1388,9 +1391,11 @@ CMP_START(cuprof_gpu_sync)
                 continue;                                                        \
             e.start_ns = convert(r, e.start_ns);                                 \
             e.end_ns = convert(r, e.end_ns);                                     \
+            if (out && sorted && cmp_##type(&v[out - 1], &e) > 0)                \
+                sorted = 0;                                                      \
             v[out++] = e;                                                        \
         }                                                                        \
-        if (out > 1)                                                             \
+        if (out > 1 && !sorted)                                                  \
             qsort(v, out, sizeof *v, cmp_##type);                                \
         return out;                                                              \
     }
