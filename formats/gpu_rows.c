@@ -6,6 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+void cuprof_sort_unless_sorted(void *base, size_t n, size_t size,
+                               int (*cmp)(const void *, const void *))
+{
+    const char *p = base;
+    size_t i = 1;
+    while (i < n && cmp(p + (i - 1) * size, p + i * size) <= 0)
+        i++;
+    if (i < n)
+        qsort(base, n, size, cmp);
+}
+
 static int cmp_item(const void *a, const void *b)
 {
     const cuprof_gpu_row_item *x = a, *y = b;
@@ -76,7 +87,7 @@ cuprof_gpu_row_item *cuprof_gpu_rows(const cuprof_gpu_run *g, size_t *n)
     for (size_t i = 0; i < g->n_copies; i++, k++)
         it[k] = (cuprof_gpu_row_item){g->copies[i].start_ns, g->copies[i].end_ns,
                                       g->copies[i].device, g->copies[i].stream, 0, 1, i};
-    qsort(it, *n, sizeof *it, cmp_item);
+    cuprof_sort_unless_sorted(it, *n, sizeof *it, cmp_item);
     assign_rows(it, *n);
     part_touching(it, *n);
     return it;

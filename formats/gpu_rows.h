@@ -34,4 +34,11 @@ typedef struct cuprof_gpu_row_item {
  * (free); NULL when out of memory. */
 cuprof_gpu_row_item *cuprof_gpu_rows(const cuprof_gpu_run *g, size_t *n);
 
+/* qsort(base, n, size, cmp), skipped when base is in cmp's order already
+ * (the records come sorted by start: one pass instead of a sort of a
+ * million). The same order either way: glibc's qsort is a merge sort, which
+ * leaves such an array as it is. */
+void cuprof_sort_unless_sorted(void *base, size_t n, size_t size,
+                               int (*cmp)(const void *, const void *));
+
 #endif /* CUPROF_GPU_ROWS_H */

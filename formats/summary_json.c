@@ -249,12 +249,49 @@ typedef struct census_group {
     uint64_t launches;
 } census_group;
 
-static int cmp_group_key(const void *a, const void *b)
+/* The kernels' (name, path) groups, counted in an open-addressing table
+ * (a sort of every kernel was most of this file's time with 1 M kernels);
+ * *ng gets their number. NULL on out of memory. */
+static census_group *census_groups(const cuprof_census *cs, const cuprof_timeline *tl,
+                                   const cuprof_names *names, size_t n, size_t *ng)
 {
-    const census_group *x = a, *y = b;
-    if (x->name != y->name)
-        return (uintptr_t)x->name < (uintptr_t)y->name ? -1 : 1;
-    return x->path - y->path;
+    size_t cap = 64, used = 0;
+    census_group *t = calloc(cap, sizeof *t);
+    for (size_t i = 0; t && i < n; i++) {
+        const char *name = names && i < names->ngpu_kernels ? names->gpu_kernel[i]
+                                                             : tl->gpu->kernels[i].name;
+        int path = cs->path[i];
+        uint64_t h = ((uint64_t)(uintptr_t)name ^ (uint64_t)path << 56) * 0x9E3779B97F4A7C15ull;
+        size_t k = (size_t)(h >> 32) & (cap - 1);
+        while (t[k].launches && (t[k].name != name || t[k].path != path))
+            k = (k + 1) & (cap - 1);
+        if (t[k].launches) {
+            t[k].launches++;
+            continue;
+        }
+        t[k] = (census_group){name, path, 1};
+        if (++used * 2 <= cap)
+            continue;
+        census_group *g = calloc(cap * 2, sizeof *g);   /* grow: rehash */
+        for (size_t j = 0; g && j < cap; j++) {
+            if (!t[j].launches)
+                continue;
+            uint64_t hj = ((uint64_t)(uintptr_t)t[j].name ^ (uint64_t)t[j].path << 56) *
+                          0x9E3779B97F4A7C15ull;
+            size_t q = (size_t)(hj >> 32) & (cap * 2 - 1);
+            while (g[q].launches)
+                q = (q + 1) & (cap * 2 - 1);
+            g[q] = t[j];
+        }
+        free(t);
+        t = g;
+        cap *= 2;
+    }
+    *ng = 0;
+    for (size_t k = 0; t && k < cap; k++)   /* packed to the front */
+        if (t[k].launches)
+            t[(*ng)++] = t[k];
+    return t;
 }
 
 static int cmp_group_count(const void *a, const void *b)
@@ -354,20 +391,9 @@ static void put_census(cuprof_out *o, const cuprof_census *cs, const cuprof_time
     key(o, "by_kernel", 0);
     cuprof_out_putc(o, '[');
     size_t n = tl && tl->gpu ? tl->gpu->n_kernels : 0, ng = 0;
-    census_group *gr = cs && n ? malloc(n * sizeof *gr) : NULL;
-    for (size_t i = 0; gr && i < n; i++)
-        gr[i] = (census_group){names && i < names->ngpu_kernels ? names->gpu_kernel[i] : tl->gpu->kernels[i].name,
-                               cs->path[i], 1};
-    if (gr) {
-        qsort(gr, n, sizeof *gr, cmp_group_key);
-        for (size_t i = 0; i < n; i++) {
-            if (ng && gr[ng - 1].name == gr[i].name && gr[ng - 1].path == gr[i].path)
-                gr[ng - 1].launches++;
-            else
-                gr[ng++] = gr[i];
-        }
+    census_group *gr = cs && n ? census_groups(cs, tl, names, n, &ng) : NULL;
+    if (gr)   /* (a total order: the groups' first order does not matter) */
         qsort(gr, ng, sizeof *gr, cmp_group_count);
-    }
     for (size_t i = 0; i < ng && i < 256; i++) {
         cuprof_out_puts(o, i ? ",{" : "{");
         key(o, "name", 1);

@@ -205,9 +205,11 @@ static void exposed(const cuprof_gpu_run *g, const cuprof_steps *steps, cuprof_c
             o[no++] = s;
     }
     qsort(n, nn, sizeof *n, cmp_span);
-    qsort(o, no, sizeof *o, cmp_span);
     nn = merge(n, nn);
-    no = merge(o, no);
+    if (nn) {   /* (the other kernels matter only beside NCCL's) */
+        qsort(o, no, sizeof *o, cmp_span);
+        no = merge(o, no);
+    }
     uint64_t total = 0, covered = 0;
     size_t j = 0;
     for (size_t i = 0; i < nn; i++) {
@@ -291,7 +293,9 @@ cuprof_collectives *cuprof_collectives_build(const cuprof_run *run, const cuprof
         const cuprof_run_thread *th = &run->threads[t];
         int open = 0;
         size_t group = 0;
-        for (uint64_t i = 0; i < th->n; i++) {
+        for (uint64_t i = 0; cuprof_run_thread_has(th, cuprof_run_class_bit(CUPROF_EV_COLL) |
+                                                         cuprof_run_class_bit(CUPROF_EV_CALL)) &&
+                             i < th->n; i++) {
             const cuprof_event *ev = cuprof_run_event(th, i);
             if (ev->cls != CUPROF_EV_COLL && ev->cls != CUPROF_EV_CALL)
                 continue;

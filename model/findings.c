@@ -506,7 +506,8 @@ static void rule_graph_gaps(fctx *c)
 
 int cuprof_findings_build(const cuprof_run *run, const cuprof_names *names,
                           const cuprof_timeline *tl, const cuprof_steps *steps, const cuprof_memory *mem,
-                          const cuprof_graphs *graphs, cuprof_summary *s)
+                          const cuprof_graphs *graphs, const struct cuprof_collectives *colls,
+                          cuprof_summary *s)
 {
     free(s->findings);
     s->findings = NULL;
@@ -514,7 +515,7 @@ int cuprof_findings_build(const cuprof_run *run, const cuprof_names *names,
     void *block = malloc(MAX_FINDINGS * (sizeof(cuprof_finding) + sizeof(finding_text)));
     if (!block)
         return -1;
-    fctx c = {run, names, s, tl, NULL, steps && steps->n ? steps : NULL, mem, graphs, block,
+    fctx c = {run, names, s, tl, NULL, steps && steps->n ? steps : NULL, mem, graphs, colls, block,
               (finding_text *)((char *)block + MAX_FINDINGS * sizeof(cuprof_finding)), 0};
     if (run->gpu.captured && run->gpu_run && tl)
         c.g = tl->gpu;

@@ -39,7 +39,9 @@
 /* Runs every rule on run, its kernel names, its GPU records joined to the
  * calls (tl, may be NULL), its steps (model/steps.h; may be NULL), its
  * device memory (model/memory.h; may be NULL), its graphs (model/graphs.h;
- * may be NULL) and its summary s (built from them), and stores
+ * may be NULL), its collectives (model/collectives.h, built from run, tl
+ * and steps; NULL: the rules build them) and its summary s (built from
+ * them), and stores
  * the findings in s->findings / s->nfindings (one malloc block, freed by
  * cuprof_summary_destroy), most important first. Rules that need the GPU
  * timeline stay silent without one. Returns 0, or -1 on out of memory (then
@@ -47,9 +49,10 @@
 struct cuprof_steps;
 struct cuprof_memory;
 struct cuprof_graphs;
+struct cuprof_collectives;
 int cuprof_findings_build(const cuprof_run *run, const cuprof_names *names,
                           const struct cuprof_timeline *tl, const struct cuprof_steps *steps,
                           const struct cuprof_memory *mem, const struct cuprof_graphs *graphs,
-                          cuprof_summary *s);
+                          const struct cuprof_collectives *colls, cuprof_summary *s);
 
 #endif /* CUPROF_FINDINGS_H */

@@ -115,6 +115,8 @@ typedef struct fctx {
     const struct cuprof_steps *steps; /* the steps (model/steps.h), NULL when none */
     const struct cuprof_memory *mem;  /* device memory (model/memory.h), NULL in some tests */
     const struct cuprof_graphs *graphs; /* CUDA graphs replayed (model/graphs.h), may be NULL */
+    const struct cuprof_collectives *colls; /* NCCL's collectives (model/collectives.h),
+                                               NULL: built by their rule */
     cuprof_finding *out;           /* [MAX_FINDINGS] */
     finding_text *text;            /* [MAX_FINDINGS], after out in the same block */
     size_t n;                      /* findings so far */

@@ -124,7 +124,9 @@ void cuprof_findings_rule_collectives(fctx *c)
 {
     if (!c->g || !c->tl)
         return;
-    cuprof_collectives *k = cuprof_collectives_build(c->run, c->tl, c->steps);
+    /* the model's (the same inputs: steps NULL or none counts alike), else built */
+    cuprof_collectives *own = c->colls ? NULL : cuprof_collectives_build(c->run, c->tl, c->steps);
+    const cuprof_collectives *k = c->colls ? c->colls : own;
     if (!k)
         return;
     if (k->nrows) {
@@ -132,5 +134,5 @@ void cuprof_findings_rule_collectives(fctx *c)
         small(c, k);
         spread(c, k);
     }
-    cuprof_collectives_destroy(k);
+    cuprof_collectives_destroy(own);
 }

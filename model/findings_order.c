@@ -370,6 +370,9 @@ void cuprof_findings_rule_sequences(fctx *c)
     uint32_t fuse_kernel = 0;
     for (size_t t = 0; t < run->nthreads; t++) {
         const cuprof_run_thread *th = &run->threads[t];
+        if (!cuprof_run_thread_has(th, cuprof_run_class_bit(CUPROF_EV_COPY) |
+                                           cuprof_run_class_bit(CUPROF_EV_BLAS)))
+            continue;   /* both patterns start at a copy or a GEMM */
         for (uint64_t i = 0; i < th->n; i++) {
             const cuprof_event *e = cuprof_run_event(th, i);
             if (e->cls == CUPROF_EV_COPY && e->a.copy.dir == CUPROF_DIR_DTOD) {

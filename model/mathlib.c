@@ -48,16 +48,17 @@ cuprof_math_index *cuprof_math_index_build(const cuprof_run *run)
     if (!ix)
         return NULL;
     size_t want = 0;
+    const uint32_t math = cuprof_run_class_bit(CUPROF_EV_MATH);
     for (size_t t = 0; t < run->nthreads; t++)
-        for (uint64_t i = 0; i < run->threads[t].n; i++)
+        for (uint64_t i = 0; cuprof_run_thread_has(&run->threads[t], math) && i < run->threads[t].n; i++)
             want += (size_t)is_maker(cuprof_run_event(&run->threads[t], i));
     ix->v = malloc((want ? want : 1) * sizeof *ix->v);
     if (!ix->v) {
         free(ix);
         return NULL;
     }
-    for (size_t t = 0; t < run->nthreads; t++)
-        for (uint64_t i = 0; i < run->threads[t].n; i++) {
+    for (size_t t = 0; want && t < run->nthreads; t++)
+        for (uint64_t i = 0; cuprof_run_thread_has(&run->threads[t], math) && i < run->threads[t].n; i++) {
             const cuprof_event *ev = cuprof_run_event(&run->threads[t], i);
             if (is_maker(ev))
                 ix->v[ix->n++] = (maker){.lib = ev->a.math.lib & CUPROF_MATH_LIB_MASK,
@@ -562,7 +563,8 @@ int cuprof_math_summarize(const cuprof_math_index *ix, const cuprof_run *run, co
     s->math = NULL;
     s->nmath = 0;
     for (size_t t = 0; t < run->nthreads; t++)
-        for (uint64_t i = 0; i < run->threads[t].n; i++)
+        for (uint64_t i = 0; cuprof_run_thread_has(&run->threads[t], cuprof_run_class_bit(CUPROF_EV_MATH)) &&
+                             i < run->threads[t].n; i++)
             want += cuprof_run_event(&run->threads[t], i)->cls == CUPROF_EV_MATH;
     if (want == 0)
         return 0;

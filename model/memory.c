@@ -63,6 +63,14 @@ static int cmp_range_step(const void *a, const void *b)
     return x->t < y->t ? -1 : x->t > y->t;
 }
 
+/* Whether th may hold allocations or frees (a thread of launches only: no
+ * pass over its calls). */
+static int has_mem(const cuprof_run_thread *th)
+{
+    return cuprof_run_thread_has(th, cuprof_run_class_bit(CUPROF_EV_ALLOC) |
+                                         cuprof_run_class_bit(CUPROF_EV_FREE));
+}
+
 /* The address ranges, by the sizes the calls name (the driver frees and
  * unmaps whole ranges). */
 static void count_ranges(const cuprof_run *run, cuprof_memory *m)
@@ -72,7 +80,7 @@ static void count_ranges(const cuprof_run *run, cuprof_memory *m)
     size_t n = 0, cap = 0;
     for (size_t t = 0; t < run->nthreads; t++) {
         const cuprof_run_thread *th = &run->threads[t];
-        for (uint64_t i = 0; i < th->n; i++) {
+        for (uint64_t i = 0; has_mem(th) && i < th->n; i++) {
             const cuprof_event *ev = cuprof_run_event(th, i);
             if ((ev->cls != CUPROF_EV_ALLOC && ev->cls != CUPROF_EV_FREE) || ev->result != 0)
                 continue;
@@ -133,7 +141,7 @@ static int gather(const cuprof_run *run, mem_ev **out, size_t *n)
     *n = 0;
     for (size_t t = 0; t < run->nthreads; t++) {
         const cuprof_run_thread *th = &run->threads[t];
-        for (uint64_t i = 0; i < th->n; i++) {
+        for (uint64_t i = 0; has_mem(th) && i < th->n; i++) {
             const cuprof_event *ev = cuprof_run_event(th, i);
             if (ev->cls != CUPROF_EV_ALLOC && ev->cls != CUPROF_EV_FREE)
                 continue;

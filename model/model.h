@@ -60,4 +60,26 @@ typedef struct cuprof_model {
 cuprof_model *cuprof_model_build(const cuprof_run *run, cuprof_demangle_fn demangle);
 void cuprof_model_destroy(cuprof_model *m);
 
+/* cuprof_model_build in its stages, for a caller that runs the two middle
+ * ones on two threads at once (tools/report.c; the model itself starts no
+ * thread). Each stage reads only what the stages before it built:
+ *   cuprof_model_start          the capture window's clip, names, timeline
+ *                               (and gpu); NULL on out of memory
+ *   cuprof_model_build_traced   ranges, steps, stacks, memory, graphs,
+ *                               census, collectives, the math index: all
+ *                               that the trace writers read
+ *   cuprof_summary_build(m->run, &m->names, m->timeline)
+ *                               the summary's rows (by API, kernel, copy,
+ *                               shape), stored by the caller in m->summary:
+ *                               it reads only start's fields, and
+ *                               build_traced writes only its own
+ *   cuprof_model_finish         after both: the summary's ranges, steps and
+ *                               math rows, then the findings (writes only
+ *                               into m->summary)
+ * build_traced and finish return 0, or -1 on out of memory (then only
+ * cuprof_model_destroy). */
+cuprof_model *cuprof_model_start(const cuprof_run *run, cuprof_demangle_fn demangle);
+int cuprof_model_build_traced(cuprof_model *m, cuprof_demangle_fn demangle);
+int cuprof_model_finish(cuprof_model *m);
+
 #endif /* CUPROF_MODEL_H */

@@ -134,7 +134,8 @@ static int pair_starts(const cuprof_run *run, uint64_t end, cuprof_ranges *rg, s
     rg->first_start = rg->n;
     for (size_t t = 0; t < run->nthreads; t++) {
         const cuprof_run_thread *th = &run->threads[t];
-        for (uint64_t i = 0; i < th->n; i++) {
+        for (uint64_t i = 0; cuprof_run_thread_has(th, cuprof_run_class_bit(CUPROF_EV_RANGE_START)) &&
+                             i < th->n; i++) {
             const cuprof_event *ev = cuprof_run_event(th, i);
             if (ev->cls != CUPROF_EV_RANGE_START)
                 continue;
@@ -154,7 +155,8 @@ static int pair_starts(const cuprof_run *run, uint64_t end, cuprof_ranges *rg, s
     qsort(starts, nstarts, sizeof *starts, cmp_range_id);
     for (size_t t = 0; t < run->nthreads; t++) {
         const cuprof_run_thread *th = &run->threads[t];
-        for (uint64_t i = 0; i < th->n; i++) {
+        for (uint64_t i = 0; cuprof_run_thread_has(th, cuprof_run_class_bit(CUPROF_EV_RANGE_END)) &&
+                             i < th->n; i++) {
             const cuprof_event *ev = cuprof_run_event(th, i);
             if (ev->cls != CUPROF_EV_RANGE_END)
                 continue;
@@ -186,7 +188,7 @@ static int32_t charge(const cuprof_run *run, const cuprof_timeline *tl, cuprof_r
     if (c.hooked && cuprof_run_find_event(run, c.hooked, &th)) {
         t = (size_t)(th - run->threads);
         uint64_t i = cuprof_event_id_seq(c.hooked);
-        innermost = inner[t][i];
+        innermost = inner[t] ? inner[t][i] : -1;
         at = cuprof_run_event(th, i)->t0;
     } else if (c.derived >= 0 && tl) {
         /* a call only CUPTI saw, at the top of its thread (issue 33): the
@@ -294,6 +296,8 @@ cuprof_ranges *cuprof_ranges_build(const cuprof_run *run, const cuprof_timeline 
     uint64_t end = run_end(run);
     for (size_t t = 0; ok && t < run->nthreads; t++) {
         uint64_t n = run->threads[t].n;
+        if (!cuprof_run_thread_has(&run->threads[t], cuprof_run_class_bit(CUPROF_EV_RANGE_PUSH)))
+            continue;   /* no push: no range open at any of its calls (inner[t] NULL) */
         ok = (inner[t] = malloc((n ? n : 1) * sizeof **inner)) != NULL &&
              pair_pushes(run, t, end, rg, &cap, inner[t]) == 0;
     }

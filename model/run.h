@@ -33,6 +33,9 @@ typedef struct cuprof_run_thread {
     uint64_t per_chunk;              /* events per chunk (> 0) */
     const cuprof_event *const *chunks; /* ceil(n / per_chunk) event arrays */
     uint64_t dropped;                /* calls not recorded for lack of memory */
+    uint32_t classes;                /* bit 1 << cls for each class of its events
+                                        (CUPROF_EV_*: the reader's; a superset is
+                                        fine), 0: not known (a run filled by hand) */
 } cuprof_run_thread;
 
 struct cuprof_gpu_run;   /* model/gpu.h */
@@ -172,6 +175,20 @@ typedef struct cuprof_run {
 static inline const cuprof_event *cuprof_run_event(const cuprof_run_thread *th, uint64_t i)
 {
     return &th->chunks[i / th->per_chunk][i % th->per_chunk];
+}
+
+/* Whether thread th may hold events of the classes in mask (bits 1 << cls):
+ * 0 only when its classes are known and none is among them, so that a pass
+ * looking for those classes can skip the thread. */
+static inline int cuprof_run_thread_has(const cuprof_run_thread *th, uint32_t mask)
+{
+    return th->classes == 0 || (th->classes & mask) != 0;
+}
+
+/* The bit of class cls in cuprof_run_thread.classes (every bit past 31). */
+static inline uint32_t cuprof_run_class_bit(unsigned cls)
+{
+    return cls < 32 ? 1u << cls : ~0u;
 }
 
 /* Thread and event behind an event id (cuprof_event_id), or NULL. */

@@ -484,8 +484,9 @@ static int build_copies(const cuprof_run *run, const cuprof_timeline *tl, cuprof
                                     CUPROF_DIR_UNKNOWN};
     cuprof_stat_copy by_dir[CUPROF_DIR_MEMSET + 1];
     memset(by_dir, 0, sizeof by_dir);
+    const uint32_t copies = cuprof_run_class_bit(CUPROF_EV_COPY) | cuprof_run_class_bit(CUPROF_EV_MEMSET);
     for (size_t t = 0; t < run->nthreads; t++)
-        for (uint64_t i = 0; i < run->threads[t].n; i++) {
+        for (uint64_t i = 0; cuprof_run_thread_has(&run->threads[t], copies) && i < run->threads[t].n; i++) {
             const cuprof_event *ev = cuprof_run_event(&run->threads[t], i);
             if (ev->cls != CUPROF_EV_COPY && ev->cls != CUPROF_EV_MEMSET)
                 continue;

@@ -18,9 +18,91 @@ static int cmp_iv(const void *a, const void *b)
     return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
+/* iv sorted by start: as it is when already sorted (the records are, by
+ * start: most callers pass kernels then copies), by merging two sorted runs
+ * when it is two, else by qsort. The union does not depend on how equal
+ * starts are ordered. */
+static void sort_by_start(uint64_t (*iv)[2], size_t n)
+{
+    size_t p = 1;
+    while (p < n && iv[p - 1][0] <= iv[p][0])
+        p++;
+    if (p >= n)
+        return;
+    size_t q = p + 1;
+    while (q < n && iv[q - 1][0] <= iv[q][0])
+        q++;
+    uint64_t (*a)[2] = q == n ? malloc(p * sizeof *a) : NULL;
+    if (!a) {
+        qsort(iv, n, sizeof *iv, cmp_iv);
+        return;
+    }
+    memcpy(a, iv, p * sizeof *a);   /* merge a (the first run) and iv[p..n) into iv */
+    size_t i = 0, j = p, k = 0;
+    while (i < p && j < n) {
+        if (iv[j][0] < a[i][0]) {
+            iv[k][0] = iv[j][0];
+            iv[k++][1] = iv[j++][1];
+        } else {
+            iv[k][0] = a[i][0];
+            iv[k++][1] = a[i++][1];
+        }
+    }
+    while (i < p) {
+        iv[k][0] = a[i][0];
+        iv[k++][1] = a[i++][1];
+    }
+    free(a);
+}
+
+static void swap_u64(uint64_t *a, uint64_t *b)
+{
+    uint64_t t = *a;
+    *a = *b;
+    *b = t;
+}
+
+uint64_t cuprof_kth_u64(uint64_t *v, size_t n, size_t k)
+{
+    if (k >= n)
+        return 0;
+    size_t lo = 0, hi = n;   /* the k-th smallest is in v[lo..hi) */
+    for (int round = 0; hi - lo > 16; round++) {
+        if (round == 64) {
+            cuprof_median_u64(v + lo, hi - lo);   /* sorts the range */
+            lo = hi = k;
+            break;
+        }
+        uint64_t a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi - 1];
+        uint64_t p = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+        size_t lt = lo, i = lo, gt = hi;   /* [lo,lt) < p, [lt,i) == p, [gt,hi) > p */
+        while (i < gt) {
+            if (v[i] < p)
+                swap_u64(&v[lt++], &v[i++]);
+            else if (v[i] > p)
+                swap_u64(&v[i], &v[--gt]);
+            else
+                i++;
+        }
+        if (k < lt) {
+            hi = lt;
+        } else if (k >= gt) {
+            lo = gt;
+        } else {
+            lo = hi = k;   /* v[k] == p */
+            break;
+        }
+    }
+    for (size_t i = lo + 1; i < hi; i++)   /* a few left: insertion sort */
+        for (size_t j = i; j > lo && v[j - 1] > v[j]; j--)
+            swap_u64(&v[j - 1], &v[j]);
+    return v[k];
+}
+
+
 uint64_t cuprof_interval_union(uint64_t (*iv)[2], size_t n)
 {
-    qsort(iv, n, sizeof *iv, cmp_iv);
+    sort_by_start(iv, n);
     uint64_t busy = 0, cur_s = 0, cur_e = 0;
     int open = 0;
     for (size_t i = 0; i < n; i++) {
@@ -51,8 +133,34 @@ static int cmp_corr(const void *a, const void *b, void *apis)
     return x < y ? -1 : x > y;
 }
 
+/* corr_first: a direct index of by_corr when the ids span at most 4 per
+ * record (a lookup per kernel, copy, flow and sync: a binary search through
+ * two arrays of a million was a tenth of a CUPTI run's report). */
+static void index_corr(cuprof_timeline *tl)
+{
+    const cuprof_gpu_api *apis = tl->gpu->apis;
+    size_t n = tl->gpu->n_apis;
+    if (!n)
+        return;
+    uint32_t lo = apis[tl->by_corr[0]].corr, hi = apis[tl->by_corr[n - 1]].corr;
+    uint64_t span = (uint64_t)hi - lo + 1;
+    if (span > 4 * (uint64_t)n + 1024 || !(tl->corr_first = malloc(span * sizeof *tl->corr_first)))
+        return;
+    memset(tl->corr_first, 0xff, span * sizeof *tl->corr_first);
+    for (size_t i = n; i-- > 0;)   /* backwards: the first of equal ids stays */
+        tl->corr_first[apis[tl->by_corr[i]].corr - lo] = tl->by_corr[i];
+    tl->corr_lo = lo;
+    tl->corr_span = span;
+}
+
 const cuprof_gpu_api *cuprof_timeline_api(const cuprof_timeline *tl, uint32_t corr)
 {
+    if (tl->corr_first) {
+        if (corr < tl->corr_lo || (uint64_t)(corr - tl->corr_lo) >= tl->corr_span)
+            return NULL;
+        uint32_t k = tl->corr_first[corr - tl->corr_lo];
+        return k == UINT32_MAX ? NULL : &tl->gpu->apis[k];
+    }
     size_t lo = 0, hi = tl->gpu->n_apis;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -224,6 +332,7 @@ static int join_apis(cuprof_timeline *tl)
     for (size_t i = 0; i < n; i++)
         tl->by_corr[i] = (uint32_t)i;
     qsort_r(tl->by_corr, n, sizeof *tl->by_corr, cmp_corr, (void *)g->apis);
+    index_corr(tl);
 
     for (size_t i = 0; i < n; i++) {
         const cuprof_gpu_api *a = &g->apis[i];
@@ -405,6 +514,7 @@ void cuprof_timeline_destroy(cuprof_timeline *tl)
     free(tl->api_derived);
     free(tl->api_hooked);
     free(tl->by_corr);
+    free(tl->corr_first);
     free(tl->derived);
     free(tl->kernel_cause);
     free(tl->copy_cause);

@@ -75,6 +75,11 @@ typedef struct cuprof_timeline {
                                   * without one, the hooked call of the same name
                                   * around it (a top-level runtime call pushes none); 0 */
     uint32_t *by_corr;           /* indexes of gpu->apis sorted by corr */
+    uint32_t *corr_first;        /* [corr - corr_lo]: by_corr's first record with that
+                                  * corr (UINT32_MAX none), when the ids are dense
+                                  * (CUPTI's count up); NULL: by_corr is searched */
+    uint32_t corr_lo;
+    uint64_t corr_span;          /* corr_first's entries */
     cuprof_cause *kernel_cause;  /* [i]: who caused gpu->kernels[i] */
     cuprof_cause *copy_cause;    /* [i]: who caused gpu->copies[i] */
     cuprof_gpu_stats stats;
@@ -102,5 +107,10 @@ cuprof_cause cuprof_timeline_cause(const cuprof_timeline *tl, uint32_t corr, uin
 /* Busy time: length of the union of [start[i], end[i]) (n intervals, sorted
  * here in place by start; end <= start counts as empty). */
 uint64_t cuprof_interval_union(uint64_t (*iv)[2], size_t n);
+
+/* The k-th smallest of v[0..n) (0 when k >= n), in linear time: v is
+ * reordered (every value before v[k] is <= it, every one after >= it), not
+ * sorted (quickselect; a range still large after 64 rounds is sorted). */
+uint64_t cuprof_kth_u64(uint64_t *v, size_t n, size_t k);
 
 #endif /* CUPROF_TIMELINE_H */

@@ -48,6 +48,7 @@
 #include <time.h>
 #include <signal.h>
 #include <limits.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -191,6 +192,99 @@ static void recovered_words(const cuprof_run *run, const char *prefix, const cha
     snprintf(lost, n, "%s: calls up to %s, GPU records up to %s%s", prefix,
              calls ? since(run, calls, a, sizeof a) : "none",
              gpu ? since(run, gpu, b, sizeof b) : "none", cut);
+}
+
+/* The traces' side of build_and_write: the model's traced part, then the
+ * trace files, on a thread of their own. */
+typedef struct traced_job {
+    cuprof_model *model;
+    cuprof_formats_job *files;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int ready;               /* the traced part is built and the traces' files opened */
+    int ok;                  /* ... and it was built (not out of memory) */
+    cuprof_model view;       /* what the trace writers read: the model as the traced
+                                part left it (no summary: the caller stores it after
+                                ready, while the traces are written) */
+} traced_job;
+
+static void *traced_main(void *arg)
+{
+    traced_job *t = arg;
+    int ok = cuprof_model_build_traced(t->model, cuprof_rfread_demangle) == 0;
+    if (ok) {
+        t->view = *t->model;
+        cuprof_formats_open_group(t->files, &t->view, CUPROF_FORMATS_TRACES);
+    }
+    pthread_mutex_lock(&t->mu);
+    t->ready = 1;
+    t->ok = ok;
+    pthread_cond_broadcast(&t->cv);
+    pthread_mutex_unlock(&t->mu);
+    if (ok)
+        cuprof_formats_write_group(t->files, &t->view, CUPROF_FORMATS_TRACES);
+    return NULL;
+}
+
+/* Builds the model of in and writes its files into DIR/NAME.*, as
+ * cuprof_model_build and cuprof_formats_write_all would, on two cores: a
+ * thread builds what the traces read and writes them (the largest files)
+ * while this one builds the summary and the findings and writes the
+ * tables (formats.h's groups). *nwritten, written and err as
+ * cuprof_formats_write_all's. Returns the model (the caller destroys it),
+ * NULL on out of memory (then nothing was written). */
+static cuprof_model *build_and_write(const cuprof_run *in, const char *dir, const char *name,
+                                     char *written, size_t written_len, char *err,
+                                     size_t err_len, int *nwritten)
+{
+    cuprof_model *m = cuprof_model_start(in, cuprof_rfread_demangle);
+    traced_job *t = m ? calloc(1, sizeof *t) : NULL;
+    if (t && !(t->files = cuprof_formats_job_new(dir, name))) {
+        free(t);
+        t = NULL;
+    }
+    if (!t) {   /* (out of memory already: as one thread) */
+        cuprof_model_destroy(m);
+        m = cuprof_model_build(in, cuprof_rfread_demangle);
+        if (m)
+            *nwritten = cuprof_formats_write_all(m, dir, name, written, written_len, err, err_len);
+        return m;
+    }
+    t->model = m;
+    pthread_mutex_init(&t->mu, NULL);
+    pthread_cond_init(&t->cv, NULL);
+    pthread_t th;
+    sigset_t all, old;   /* no signals for it: they stay on the main thread */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int threaded = pthread_create(&th, NULL, traced_main, t) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!threaded)
+        traced_main(t);   /* (no thread: the traces first, as one loop would) */
+    cuprof_summary *sum = cuprof_summary_build(m->run, &m->names, m->timeline);
+    pthread_mutex_lock(&t->mu);
+    while (!t->ready)
+        pthread_cond_wait(&t->cv, &t->mu);
+    pthread_mutex_unlock(&t->mu);
+    m->summary = sum;
+    int ok = t->ok && sum && cuprof_model_finish(m) == 0;
+    if (ok) {   /* (none when a trace's file was refused; those before a refused one) */
+        cuprof_formats_open_group(t->files, m, CUPROF_FORMATS_TABLES);
+        cuprof_formats_write_group(t->files, m, CUPROF_FORMATS_TABLES);
+    }
+    if (threaded)
+        pthread_join(th, NULL);
+    if (ok) {
+        *nwritten = cuprof_formats_job_end(t->files, written, written_len, err, err_len);
+    } else {
+        cuprof_formats_job_cancel(t->files);
+        cuprof_model_destroy(m);
+        m = NULL;
+    }
+    pthread_cond_destroy(&t->cv);
+    pthread_mutex_destroy(&t->mu);
+    free(t);
+    return m;
 }
 
 /* Builds and writes the outputs of one run file; 0 written, 1 not.
@@ -364,15 +458,16 @@ static int report_file(const char *file, const opts *o, const char *recover,
     }
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         (void)0;   /* the writers say why */
-    cuprof_model *model = cuprof_model_build(in, cuprof_rfread_demangle);
+    char written[256];
+    int rc = 0;
+    cuprof_model *model = build_and_write(in, dir, name, written, sizeof written, err, sizeof err,
+                                          &rc);
     if (!model) {
         say("out of memory building the model of %s; nothing was written", file);
         cuprof_recut_free(cut);
         cuprof_rfread_free(run);
         return 1;
     }
-    char written[256];
-    int rc = cuprof_formats_write_all(model, dir, name, written, sizeof written, err, sizeof err);
     if (getenv("CUPROF_REPORT_BIGMEM_STATS")) {   /* bench/long_run.sh */
         cuprof_bigmem_stats bs;
         cuprof_bigmem_get_stats(&bs);

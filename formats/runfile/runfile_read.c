@@ -21,6 +21,8 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -988,33 +990,57 @@ static uint64_t line_ns(int tsc, const line *l, uint64_t s)
     return l->a_ns + (uint64_t)(int64_t)((double)(int64_t)(s - l->a_stamp) * l->slope);
 }
 
-/* Decodes thread t's chunks (CHUNKs, then its TAIL) into out[seq - base]
- * for base <= seq < base + want (base: t->base); returns the length of the
- * prefix of calls all found (a call whose record was lost, in a block the
- * disk could not take, ends the thread's calls there: event ids are
- * positions). *in_chunks gets the records read from CHUNK blocks (written
- * while the program ran). */
-static uint64_t decode_thread(rrun *r, rthread *t, uint64_t want, cuprof_event *out,
-                              uint64_t *in_chunks)
+/* One decoder's share of a thread's chunks, [from, to) in the thread's
+ * order (CHUNKs, then its TAIL). It writes out[seq - base] and seen[] for
+ * the calls it owns (seq - base below split when low, else from split on)
+ * and keeps the others, in order, in side[] (decode_range). */
+typedef struct dec_part {
+    rrun *r;
+    rthread *t;
+    size_t from, to;
+    uint64_t want, limit, split;
+    int low;
+    cuprof_event *out;
+    uint8_t *seen;
+    vec side;                /* dec_side: calls another part owns */
+    uint64_t got;            /* records decoded (the limit counts them all) */
+    uint64_t in_chunks;      /* calls written from CHUNK blocks */
+    uint64_t bytes;          /* record bytes read */
+    uint32_t classes;        /* bit 1 << cls of each call's class kept */
+    int oom;
+} dec_part;
+
+typedef struct dec_side {
+    uint64_t seq;            /* seq - base */
+    cuprof_event ev;
+} dec_side;
+
+/* The chunk at position j of thread t's order, and the one after it. */
+static const chunk_ref *chunk_at(const rthread *t, size_t j)
 {
-    uint64_t base = t->base;
-    uint8_t *seen = calloc(want ? want : 1, 1);
-    if (!seen)
-        return 0;
-    size_t nc = t->chunks.n + (t->have_tail ? 1 : 0);
-    chunk_ref *cs = t->chunks.p;
+    return j < t->chunks.n ? &((const chunk_ref *)t->chunks.p)[j] : &t->tail;
+}
+
+static const chunk_ref *chunk_next(const rthread *t, size_t j)
+{
+    return j + 1 < t->chunks.n ? &((const chunk_ref *)t->chunks.p)[j + 1]
+           : j + 1 == t->chunks.n && t->have_tail ? &t->tail : NULL;
+}
+
+static void decode_range(dec_part *d)
+{
+    rrun *r = d->r;
+    const rthread *t = d->t;
+    uint64_t base = t->base, want = d->want;
     cuprof_codec codec;
     memset(&codec, 0, sizeof codec);
     /* the thread's first anchor: its THREAD block's, else its first chunk's */
-    const chunk_ref *c0 = t->chunks.n ? &cs[0] : t->have_tail ? &t->tail : NULL;
+    const chunk_ref *c0 = t->chunks.n || t->have_tail ? chunk_at(t, 0) : NULL;
     uint64_t first_stamp = t->have_info ? t->info.first_stamp : c0 ? c0->stamp : 0;
     uint64_t first_ns = t->have_info ? t->info.first_ns : c0 ? c0->ns : 0;
     line whole = line_make(r->tsc, first_stamp, first_ns, r->end_stamp, r->end_ns);
-    uint64_t got = 0, limit = r->flight ? UINT64_MAX : want;
-    for (size_t j = 0; j < nc && got < limit; j++) {
-        const chunk_ref *c = j < t->chunks.n ? &cs[j] : &t->tail;
-        const chunk_ref *next = j + 1 < t->chunks.n ? &cs[j + 1]
-                                : j + 1 == t->chunks.n && t->have_tail ? &t->tail : NULL;
+    for (size_t j = d->from; j < d->to && d->got < d->limit; j++) {
+        const chunk_ref *c = chunk_at(t, j), *next = chunk_next(t, j);
         uint64_t bs = next ? next->stamp : r->end_stamp, bn = next ? next->ns : r->end_ns;
         line seg = line_make(r->tsc, c->stamp, c->ns, bs, bn);
         if (r->major >= 2)   /* each chunk decodes alone (1.x: state ran on across chunks) */
@@ -1022,8 +1048,8 @@ static uint64_t decode_thread(rrun *r, rthread *t, uint64_t want, cuprof_event *
         const uint8_t *p = c->data, *e = c->data + c->len;
         cuprof_event ev;
         uint64_t seq;
-        while (got < limit && cuprof_decode(&p, e, &codec, &ev, &seq) == 0) {
-            got++;
+        while (d->got < d->limit && cuprof_decode(&p, e, &codec, &ev, &seq) == 0) {
+            d->got++;
             if (seq < base || seq - base >= want)
                 continue;   /* a damaged chunk, a call past the published ones, or
                                (flight) one before the calls kept */
@@ -1032,12 +1058,132 @@ static uint64_t decode_thread(rrun *r, rthread *t, uint64_t want, cuprof_event *
              * outlived the chunk): the line over the thread's life */
             ev.t0 = line_ns(r->tsc, ev.t0 <= bs ? &seg : &whole, ev.t0);
             ev.t1 = line_ns(r->tsc, ev.t1 <= bs ? &seg : &whole, ev.t1);
-            out[seq] = ev;
-            seen[seq] = 1;
-            if (j < t->chunks.n)
-                (*in_chunks)++;
+            d->in_chunks += j < t->chunks.n;
+            d->classes |= cuprof_run_class_bit(ev.cls);
+            if ((seq < d->split) == d->low) {
+                d->out[seq] = ev;
+                d->seen[seq] = 1;
+            } else {
+                dec_side *x = vec_push(&d->side, sizeof *x, 1);
+                if (!x) {
+                    d->oom = 1;
+                    return;
+                }
+                *x = (dec_side){seq, ev};
+            }
         }
-        r->pub.event_bytes += (uint64_t)(p - c->data);
+        d->bytes += (uint64_t)(p - c->data);
+    }
+}
+
+static void *decode_main(void *arg)
+{
+    decode_range(arg);
+    return NULL;
+}
+
+/* A thread's records are decoded by two threads past this many bytes (a
+ * run file 2.0's chunks decode alone); -DDECODE_SPLIT_BYTES=0 splits every
+ * thread of two chunks or more (to test the parts' joins). */
+#ifndef DECODE_SPLIT_BYTES
+#define DECODE_SPLIT_BYTES (4u << 20)
+#endif
+static const uint64_t decode_split_bytes = DECODE_SPLIT_BYTES;
+
+/* Decodes t's chunks [0, nc) in two parts at once, the second on a thread
+ * of its own, as decode_one would: a call in both parts (a damaged file)
+ * takes the later chunk's record. 0, or -1 when it did not (too small, no
+ * thread, out of memory, or a limit the parts together went past: then
+ * nothing of it counts and the caller decodes alone). */
+static int decode_two(rrun *r, rthread *t, size_t nc, uint64_t want, uint64_t limit,
+                      cuprof_event *out, uint8_t *seen, uint64_t *in_chunks, uint32_t *classes)
+{
+    if (r->major < 2 || nc < 2)
+        return -1;
+    uint64_t total = 0, half = 0;
+    for (size_t j = 0; j < nc; j++)
+        total += chunk_at(t, j)->len;
+    if (total < decode_split_bytes)
+        return -1;
+    size_t h = 0;
+    while (h + 1 < nc && half < total / 2)
+        half += chunk_at(t, h++)->len;
+    if (h == 0)
+        h = 1;
+    /* the calls from the second part's first record on are its own */
+    const chunk_ref *ch = chunk_at(t, h);
+    const uint8_t *p = ch->data;
+    cuprof_codec codec;
+    memset(&codec, 0, sizeof codec);
+    cuprof_event ev;
+    uint64_t seq;
+    if (cuprof_decode(&p, ch->data + ch->len, &codec, &ev, &seq) != 0 || seq < t->base ||
+        seq - t->base >= want)
+        return -1;
+    uint64_t split = seq - t->base;
+    dec_part a = {.r = r, .t = t, .from = 0, .to = h, .want = want, .limit = limit,
+                  .split = split, .low = 1, .out = out, .seen = seen};
+    dec_part b = a;
+    b.from = h;
+    b.to = nc;
+    b.low = 0;
+    pthread_t th;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&th, NULL, decode_main, &b);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0)
+        return -1;
+    decode_range(&a);
+    pthread_join(th, NULL);
+    int ok = !a.oom && !b.oom && (r->flight || a.got + b.got <= limit);
+    if (ok) {
+        /* the first part's calls the second owns: unless a later chunk had them */
+        const dec_side *sa = a.side.p, *sb = b.side.p;
+        for (size_t k = 0; k < a.side.n; k++)
+            if (seen[sa[k].seq] != 1) {
+                out[sa[k].seq] = sa[k].ev;
+                seen[sa[k].seq] = 2;
+            }
+        /* the second part's calls the first owns: a later chunk's */
+        for (size_t k = 0; k < b.side.n; k++) {
+            out[sb[k].seq] = sb[k].ev;
+            seen[sb[k].seq] = 1;
+        }
+        *in_chunks += a.in_chunks + b.in_chunks;
+        r->pub.event_bytes += a.bytes + b.bytes;
+        *classes = a.classes | b.classes;
+    }
+    free(a.side.p);
+    free(b.side.p);
+    return ok ? 0 : -1;
+}
+
+/* Decodes thread t's chunks (CHUNKs, then its TAIL) into out[seq - base]
+ * for base <= seq < base + want (base: t->base); returns the length of the
+ * prefix of calls all found (a call whose record was lost, in a block the
+ * disk could not take, ends the thread's calls there: event ids are
+ * positions). *in_chunks gets the records read from CHUNK blocks (written
+ * while the program ran), *classes the bits of the classes decoded (a
+ * superset of the prefix's: cuprof_run_thread.classes). */
+static uint64_t decode_thread(rrun *r, rthread *t, uint64_t want, cuprof_event *out,
+                              uint64_t *in_chunks, uint32_t *classes)
+{
+    uint8_t *seen = calloc(want ? want : 1, 1);
+    if (!seen)
+        return 0;
+    size_t nc = t->chunks.n + (t->have_tail ? 1 : 0);
+    uint64_t limit = r->flight ? UINT64_MAX : want;
+    if (decode_two(r, t, nc, want, limit, out, seen, in_chunks, classes) != 0) {
+        /* alone (what the parts wrote is written again) */
+        memset(seen, 0, want);
+        dec_part d = {.r = r, .t = t, .from = 0, .to = nc, .want = want, .limit = limit,
+                      .split = UINT64_MAX, .low = 1, .out = out, .seen = seen};
+        decode_range(&d);
+        *in_chunks += d.in_chunks;
+        r->pub.event_bytes += d.bytes;
+        *classes = d.classes;
     }
     uint64_t k = 0;
     while (k < want && seen[k])
@@ -1181,7 +1327,7 @@ static int read_threads(rrun *r)
         if (!out || want[i] == 0)
             continue;
         uint64_t in_chunks = 0;
-        th->n = decode_thread(r, t, want[i], out, &in_chunks);
+        th->n = decode_thread(r, t, want[i], out, &in_chunks, &th->classes);
         th->per_chunk = th->n ? th->n : 1;
         out += want[i];
         run->nevents += th->n;
@@ -1229,12 +1375,15 @@ CMP_START(cuprof_gpu_api)
 CMP_START(cuprof_gpu_sync)
 
 /* External ids, host times, the profiler's own records dropped, sorted:
- * for any record type with start_ns, end_ns, ext and corr. */
+ * for any record type with start_ns, end_ns, ext and corr. (Sorted only
+ * when not in order already: CUPTI's buffers mostly are, and glibc's merge
+ * sort would leave such records as they are.) */
 #define NORMALIZE(type)                                                          \
     static size_t normalize_##type(const rrun *r, type *v, size_t n,            \
                                    const cuprof_gpu_extmap *m, size_t nm)        \
     {                                                                            \
         size_t out = 0;                                                          \
+        int sorted = 1;                                                          \
         for (size_t i = 0; i < n; i++) {                                         \
             type e = v[i];                                                       \
             e.ext = cuprof_gpu_extmap_find(m, nm, e.corr);                       \
@@ -1242,9 +1391,11 @@ CMP_START(cuprof_gpu_sync)
                 continue;                                                        \
             e.start_ns = convert(r, e.start_ns);                                 \
             e.end_ns = convert(r, e.end_ns);                                     \
+            if (out && sorted && cmp_##type(&v[out - 1], &e) > 0)                \
+                sorted = 0;                                                      \
             v[out++] = e;                                                        \
         }                                                                        \
-        if (out > 1)                                                             \
+        if (out > 1 && !sorted)                                                  \
             qsort(v, out, sizeof *v, cmp_##type);                                \
         return out;                                                              \
     }
@@ -1676,17 +1827,22 @@ void cuprof_rfread_free(cuprof_run *run)
 
 typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
 
+static cxa_demangle_fn demangle_fn;
+static pthread_once_t demangle_once = PTHREAD_ONCE_INIT;
+
+static void demangle_load(void)
+{
+    void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+    demangle_fn = h ? (cxa_demangle_fn)(uintptr_t)dlsym(h, "__cxa_demangle") : NULL;
+}
+
 char *cuprof_rfread_demangle(const char *name)
 {
-    static cxa_demangle_fn fn;
-    static int looked;
     if (!name || strncmp(name, "_Z", 2) != 0)
         return NULL;
-    if (!looked) {
-        void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-        fn = h ? (cxa_demangle_fn)(uintptr_t)dlsym(h, "__cxa_demangle") : NULL;
-        looked = 1;
-    }
+    /* once (cuprof-report's threads may ask at once: tools/report.c) */
+    pthread_once(&demangle_once, demangle_load);
+    cxa_demangle_fn fn = demangle_fn;
     if (!fn)
         return NULL;
     int status = -1;

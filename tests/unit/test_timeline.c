@@ -136,6 +136,58 @@ START_TEST(interval_union)
     uint64_t iv[][2] = {{50, 60}, {10, 20}, {15, 30}, {30, 35}, {40, 40}, {70, 65}, {55, 58}};
     ck_assert_uint_eq(cuprof_interval_union(iv, 7), 25 + 10);
     ck_assert_uint_eq(cuprof_interval_union(iv, 0), 0);
+    /* sorted already, and two sorted runs (kernels, then copies: merged) */
+    uint64_t sorted[][2] = {{10, 20}, {15, 30}, {30, 35}, {50, 60}};
+    ck_assert_uint_eq(cuprof_interval_union(sorted, 4), 25 + 10);
+    uint64_t runs[][2] = {{10, 20}, {50, 60}, {90, 95}, {5, 12}, {55, 70}, {100, 101}};
+    ck_assert_uint_eq(cuprof_interval_union(runs, 6), 15 + 20 + 5 + 1);
+    for (size_t i = 1; i < 6; i++)
+        ck_assert_uint_le(runs[i - 1][0], runs[i][0]);
+}
+END_TEST
+
+static int cmp_u64_test(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* cuprof_kth_u64 against a sort: duplicates, sorted and reversed input,
+ * every k of small arrays and some of a large one. */
+START_TEST(kth_u64_is_sorted_kth)
+{
+    enum { N = 5000 };
+    uint64_t *v = malloc(N * sizeof *v), *w = malloc(N * sizeof *w), *s = malloc(N * sizeof *s);
+    ck_assert_ptr_nonnull(v);
+    ck_assert_ptr_nonnull(w);
+    ck_assert_ptr_nonnull(s);
+    uint64_t x = 88172645463325252ull;
+    for (int shape = 0; shape < 4; shape++) {
+        for (size_t i = 0; i < N; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            v[i] = shape == 0 ? x : shape == 1 ? x % 7 : shape == 2 ? i : N - i;
+        }
+        memcpy(s, v, N * sizeof *v);
+        qsort(s, N, sizeof *s, cmp_u64_test);
+        for (size_t n = 0; n <= 40; n++)
+            for (size_t k = 0; k < n; k++) {
+                memcpy(w, v, n * sizeof *v);
+                uint64_t t[40];
+                memcpy(t, v, n * sizeof *v);
+                qsort(t, n, sizeof *t, cmp_u64_test);
+                ck_assert_uint_eq(cuprof_kth_u64(w, n, k), t[k]);
+            }
+        for (size_t k = 0; k < N; k += 499) {
+            memcpy(w, v, N * sizeof *v);
+            ck_assert_uint_eq(cuprof_kth_u64(w, N, k), s[k]);
+            for (size_t i = 0; i < N; i++)   /* partitioned around it */
+                ck_assert(i < k ? w[i] <= w[k] : w[i] >= w[k]);
+        }
+    }
+    ck_assert_uint_eq(cuprof_kth_u64(v, 3, 3), 0);
+    free(v);
+    free(w);
+    free(s);
 }
 END_TEST
 
@@ -779,6 +831,7 @@ int main(void)
     Suite *s = suite_create("timeline");
     TCase *tc = tcase_create("attribution");
     tcase_add_test(tc, interval_union);
+    tcase_add_test(tc, kth_u64_is_sorted_kth);
     tcase_add_test(tc, derived_calls);
     tcase_add_test(tc, launch_without_ext);
     tcase_add_test(tc, record_joins_one_call);
