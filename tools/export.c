@@ -394,16 +394,33 @@ static int on_member(void *arg, const char *key, const char *val, size_t n)
     return 0;
 }
 
+/* Whether the event's bytes may hold the string value "s" (an arrow's
+ * start): written plainly, not as a name (the instants' "s":"p"), or
+ * anything escaped. */
+static int may_be_arrow(const char *val, size_t n)
+{
+    if (memchr(val, '\\', n))
+        return 1;
+    for (const char *p = val, *end = val + n; (p = memmem(p, (size_t)(end - p), "\"s\"", 3));) {
+        p += 3;
+        while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+            p++;
+        if (p == end || *p != ':')
+            return 1;
+    }
+    return 0;
+}
+
 /* jstream: one element of traceEvents, parsed alone. The first read wants
- * the arrows' starts only, and an event without "s" written in it, plain or
- * escaped, is none: it is left unparsed (the second read checks it). */
+ * the arrows' starts only: other events are left unparsed there (the
+ * second read parses, and so checks, every one). */
 static int on_event(void *arg, const char *key, const char *val, size_t n)
 {
     exporter *x = arg;
     (void)key;
     if (x->rows && x->nevents_arrays != x->last_events_array)
         return 0;
-    if (!x->rows && !memmem(val, n, "\"s\"", 3) && !memchr(val, '\\', n))
+    if (!x->rows && !may_be_arrow(val, n))
         return 0;
     json_error_t jerr;
     json_t *e = json_loadb(val, n, JSON_DECODE_ANY, &jerr);
