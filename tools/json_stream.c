@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #define JS_BUF (1u << 20)   /* bytes read at a time */
+#define JS_END (-3)         /* js_peek: the end of the file (not JSTREAM_*) */
 
 typedef struct jstream {
     gzFile gz;
@@ -62,14 +63,14 @@ static int js_fill(jstream *s)
     return 1;
 }
 
-/* The next byte that is not white space, left unread: the byte, EOF at
+/* The next byte that is not white space, left unread: the byte, JS_END at
  * the end of the file, JSTREAM_ERROR. */
 static int js_peek(jstream *s)
 {
     for (;;) {
         int r = js_fill(s);
         if (r <= 0)
-            return r == 0 ? EOF : r;
+            return r == 0 ? JS_END : r;
         while (s->pos < s->len) {
             unsigned char c = s->buf[s->pos];
             if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
@@ -106,7 +107,7 @@ static int js_value(jstream *s, int keep)
     int c = js_peek(s);
     if (c == JSTREAM_ERROR)
         return c;
-    if (c == EOF)
+    if (c == JS_END)
         return js_error(s, "unexpected end of file: a value expected");
     int scalar = c != '{' && c != '[' && c != '"';
     int instr = 0, esc = 0;
@@ -182,7 +183,7 @@ static int js_walk(jstream *s, const jstream_ops *ops, void *arg, const char *ke
             return 0;
         }
         if (c != ',')
-            return js_error(s, c == EOF ? "unexpected end of file in the array %s"
+            return js_error(s, c == JS_END ? "unexpected end of file in the array %s"
                                         : "',' or ']' expected in the array %s", key);
         s->pos++;
     }
@@ -230,11 +231,11 @@ static int js_object(jstream *s, const jstream_ops *ops, void *arg)
     if (c == '[') {   /* JSON, but not an object: skimmed to its end */
         if (js_value(s, 0) < 0)
             return JSTREAM_ERROR;
-        return js_peek(s) == EOF ? JSTREAM_NOT_OBJECT
+        return js_peek(s) == JS_END ? JSTREAM_NOT_OBJECT
                                  : js_error(s, "end of file expected after the array");
     }
     if (c != '{')
-        return js_error(s, c == EOF ? "'{' expected, found the end of the file" : "'{' expected");
+        return js_error(s, c == JS_END ? "'{' expected, found the end of the file" : "'{' expected");
     s->pos++;
     c = js_peek(s);
     if (c == '}')
@@ -242,7 +243,7 @@ static int js_object(jstream *s, const jstream_ops *ops, void *arg)
     while (c != '}') {
         if (c != '"')
             return c == JSTREAM_ERROR ? c
-                   : js_error(s, c == EOF ? "unexpected end of file: a member expected"
+                   : js_error(s, c == JS_END ? "unexpected end of file: a member expected"
                                           : "a member's name expected");
         int rc = js_member(s, ops, arg);
         if (rc)
@@ -254,13 +255,13 @@ static int js_object(jstream *s, const jstream_ops *ops, void *arg)
         }
         if (c != ',')
             return c == JSTREAM_ERROR ? c
-                   : js_error(s, c == EOF ? "unexpected end of file: ',' or '}' expected"
+                   : js_error(s, c == JS_END ? "unexpected end of file: ',' or '}' expected"
                                           : "',' or '}' expected");
         s->pos++;
         c = js_peek(s);
     }
     c = js_peek(s);
-    return c == EOF ? 0 : c == JSTREAM_ERROR ? c : js_error(s, "end of file expected after the object");
+    return c == JS_END ? 0 : c == JSTREAM_ERROR ? c : js_error(s, "end of file expected after the object");
 }
 
 int jstream_read(const char *path, const jstream_ops *ops, void *arg, char *err, size_t errlen)
