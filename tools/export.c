@@ -338,16 +338,9 @@ static void finalize(exporter *x)
         sqlite3_finalize(st[i]);
 }
 
-/* The first read: an arrow's "s" end into the spill's flows table (an
- * earlier traceEvents member's dropped: the last one counts, as jansson
- * keeps the last of a repeated key). */
+/* The first read: an arrow's "s" end into the spill's flows table. */
 static int flow_add(exporter *x, json_t *e)
 {
-    if (x->flows_of != x->nevents_arrays) {
-        x->flows_of = x->nevents_arrays;
-        if (sqlite3_exec(x->spill, "DELETE FROM flows;", NULL, NULL, NULL) != SQLITE_OK)
-            return STREAM_SPILL;
-    }
     if (strcmp(sget(e, "ph"), "s") != 0)
         return 0;
     sqlite3_stmt *st = x->flow_add;
@@ -420,6 +413,14 @@ static int on_event(void *arg, const char *key, const char *val, size_t n)
     (void)key;
     if (x->rows && x->nevents_arrays != x->last_events_array)
         return 0;
+    if (!x->rows && x->flows_of != x->nevents_arrays) {
+        /* a repeated traceEvents: the last counts (jansson keeps the last
+         * of a repeated key), so the arrows of one before it go */
+        x->flows_of = x->nevents_arrays;
+        if (x->flows_of > 1 &&
+            sqlite3_exec(x->spill, "DELETE FROM flows;", NULL, NULL, NULL) != SQLITE_OK)
+            return STREAM_SPILL;
+    }
     if (!x->rows && !may_be_arrow(val, n))
         return 0;
     json_error_t jerr;
