@@ -163,6 +163,8 @@ static int js_walk(jstream *s, const jstream_ops *ops, void *arg, const char *ke
 {
     s->pos++;   /* '[' */
     int c = js_peek(s);
+    if (c == JSTREAM_ERROR)
+        return c;
     if (c == ']') {
         s->pos++;
         return 0;
