@@ -26,7 +26,19 @@
  *   TARGET_INFO_SESSION_START_TIME(utcEpochNs, utcTime, clockMonotonicNs)
  * globalPid = pid * 2^24, globalTid = globalPid + tid, as nsys encodes them.
  * Writes to OUT.tmp and renames, so no reader sees half a database.
+ *
+ * In bounded memory whatever the trace's size (issue 40): the trace is read
+ * twice, streamed (tools/json_stream.h), each event parsed alone. The first
+ * read takes the top-level members (baseTimeNanoseconds, otherData: before
+ * or after traceEvents) and the launch arrows' "s" ends into a private
+ * temporary SQLite database (a file deleted at close, under SQLITE_TMPDIR,
+ * else CUPROF_REPORT_SPILL_DIR, else beside OUT); the
+ * second writes the rows in the trace's order, a runtime call's
+ * correlationId looked up in that table, an async NVTX range's end set on
+ * its row when its "e" comes (the open ones only are kept, by id).
  */
+#include "tools/json_stream.h"
+
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -37,8 +49,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #define GPU_PID_BASE (1ll << 30)   /* formats/chrome_trace_int.h */
+
+/* Why a read of the trace stopped (a jstream callback's return). */
+enum { STREAM_TRACE = 1, STREAM_SPILL, STREAM_ROW };
 
 static const char *const schema =
     "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
@@ -71,9 +87,17 @@ typedef struct exporter {
     int64_t pid;
     json_t *strings;         /* value -> id */
     int64_t next_id;
-    /* launch arrows: (tid, ts ns) of each "s" with its correlation id */
-    struct flow { int64_t tid, ts, corr; } *flows;
-    size_t nflows;
+    sqlite3 *spill;          /* the launch arrows' starts (open_spill) */
+    sqlite3_stmt *flow_add, *flow_find;
+    int flows_of;            /* the traceEvents member flows holds */
+    sqlite3_stmt *nvtx_end;  /* an async range's end, on its row */
+    json_t *open;            /* async NVTX begins not yet ended: key -> rowid */
+    int has_base;            /* baseTimeNanoseconds is an integer */
+    int events;              /* traceEvents is an array */
+    int nevents_arrays;      /* traceEvents members met in this read */
+    int last_events_array;   /* the one that counts (the last, as jansson keeps) */
+    int rows;                /* the second read: rows, not arrows */
+    char err[512];           /* why an event could not be used */
 } exporter;
 
 static int fail(const char *what, const char *detail)
@@ -138,25 +162,44 @@ static int step(sqlite3_stmt *st)
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static int cmp_flow(const void *a, const void *b)
+/* The correlation id of the arrow leaving [t0, t1] on tid: the first by
+ * time, the first written among those at one time (the spill keeps it). */
+static int64_t flow_corr(exporter *x, int64_t tid, int64_t t0, int64_t t1)
 {
-    const struct flow *x = a, *y = b;
-    if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
-    return x->ts < y->ts ? -1 : x->ts > y->ts;
+    sqlite3_stmt *st = x->flow_find;
+    sqlite3_bind_int64(st, 1, tid);
+    sqlite3_bind_int64(st, 2, t0 - x->base);
+    int64_t corr = 0;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) <= t1 - x->base)
+        corr = sqlite3_column_int64(st, 1);
+    sqlite3_reset(st);
+    return corr;
 }
 
-/* The correlation id of the arrow leaving [t0, t1] on tid (the first). */
-static int64_t flow_corr(const exporter *x, int64_t tid, int64_t t0, int64_t t1)
+/* The key pairing an async "b" with its "e". */
+static void async_key(json_t *e, char *key, size_t n)
 {
-    size_t lo = 0, hi = x->nflows;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (x->flows[mid].tid < tid || (x->flows[mid].tid == tid && x->flows[mid].ts < t0))
-            lo = mid + 1;
-        else
-            hi = mid;
+    snprintf(key, n, "%s|%s|%s", sget(e, "cat"), sget(e, "name"),
+             sget(json_object_get(e, "id2"), "local"));
+}
+
+/* An async NVTX "e": its time becomes the end of the open "b" of its key. */
+static int async_end(exporter *x, json_t *e)
+{
+    char key[512];
+    async_key(e, key, sizeof key);
+    json_t *row = json_object_get(x->open, key);
+    json_t *ts = json_object_get(e, "ts");
+    if (!row)
+        return 0;
+    int rc = 0;
+    if (ts) {
+        sqlite3_bind_int64(x->nvtx_end, 1, ns(x, ts));
+        sqlite3_bind_int64(x->nvtx_end, 2, json_integer_value(row));
+        rc = step(x->nvtx_end);
     }
-    return lo < x->nflows && x->flows[lo].tid == tid && x->flows[lo].ts <= t1 ? x->flows[lo].corr : 0;
+    json_object_del(x->open, key);
+    return rc;
 }
 
 static int event(exporter *x, json_t *e)
@@ -242,9 +285,8 @@ static int event(exporter *x, json_t *e)
         int64_t t0 = ns(x, json_object_get(e, "ts"));
         sqlite3_bind_int64(st, 1, t0);
         if (!strcmp(ph, "b")) {
-            /* its end: the "e" with the same id2 (found by the caller) */
-            json_t *end = json_object_get(e, "__end");
-            sqlite3_bind_int64(st, 2, end ? ns(x, end) : t0);
+            /* its end: t0 until the "e" with its key comes (async_end) */
+            sqlite3_bind_int64(st, 2, t0);
             sqlite3_bind_int64(st, 3, 60);   /* NvtxStartEndRange */
         } else {
             sqlite3_bind_null(st, 2);
@@ -253,8 +295,17 @@ static int event(exporter *x, json_t *e)
         sqlite3_bind_text(st, 4, name, -1, SQLITE_TRANSIENT);
         sqlite3_bind_int64(st, 5, gtid);
         sqlite3_bind_int64(st, 6, 0);
-        return step(st);
+        if (step(st) < 0)
+            return -1;
+        if (!strcmp(ph, "b")) {   /* a later "b" of the key replaces it, unended */
+            char key[512];
+            async_key(e, key, sizeof key);
+            json_object_set_new(x->open, key, json_integer(sqlite3_last_insert_rowid(x->db)));
+        }
+        return 0;
     }
+    if (!strcmp(cat, "nvtx") && !strcmp(ph, "e"))
+        return async_end(x, e);
     return 0;
 }
 
@@ -268,9 +319,10 @@ static int prepare(exporter *x)
         "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?,?,?,?,?,?,?)",
         "INSERT INTO CUBLAS_EVENTS VALUES (?,?,?,?)",
         "INSERT INTO NVTX_EVENTS VALUES (?,?,?,?,?,?)",
+        "UPDATE NVTX_EVENTS SET end = ? WHERE rowid = ?",
     };
-    sqlite3_stmt **st[] = {&x->str, &x->kernel, &x->memcpy_, &x->memset_,
-                           &x->runtime, &x->cublas, &x->nvtx};
+    sqlite3_stmt **st[] = {&x->str, &x->kernel, &x->memcpy_, &x->memset_, &x->runtime,
+                           &x->cublas, &x->nvtx, &x->nvtx_end};
     for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++)
         if (sqlite3_prepare_v2(x->db, sql[i], -1, st[i], NULL) != SQLITE_OK)
             return -1;
@@ -279,89 +331,206 @@ static int prepare(exporter *x)
 
 static void finalize(exporter *x)
 {
-    sqlite3_stmt *st[] = {x->str, x->kernel, x->memcpy_, x->memset_, x->runtime, x->cublas, x->nvtx};
+    sqlite3_stmt *st[] = {x->str,     x->kernel,  x->memcpy_,   x->memset_,
+                          x->runtime, x->cublas,  x->nvtx,      x->flow_add,
+                          x->flow_find, x->nvtx_end};
     for (size_t i = 0; i < sizeof st / sizeof st[0]; i++)
         sqlite3_finalize(st[i]);
 }
 
-/* Pairs each async NVTX "b" with its "e" (args.__end on the "b"). */
-static void pair_async(json_t *evs)
+/* The first read: an arrow's "s" end into the spill's flows table. */
+static int flow_add(exporter *x, json_t *e)
 {
-    json_t *open = json_object();
-    size_t i;
-    json_t *e;
-    json_array_foreach(evs, i, e) {
-        const char *ph = sget(e, "ph");
-        if (strcmp(ph, "b") && strcmp(ph, "e"))
-            continue;
-        const char *id = sget(json_object_get(e, "id2"), "local");
-        char key[512];
-        snprintf(key, sizeof key, "%s|%s|%s", sget(e, "cat"), sget(e, "name"), id);
-        if (!strcmp(ph, "b"))
-            json_object_set(open, key, e);
-        else if (json_object_get(open, key)) {
-            json_object_set(json_object_get(open, key), "__end", json_object_get(e, "ts"));
-            json_object_del(open, key);
-        }
-    }
-    json_decref(open);
+    if (strcmp(sget(e, "ph"), "s") != 0)
+        return 0;
+    sqlite3_stmt *st = x->flow_add;
+    sqlite3_bind_int64(st, 1, iget(e, "tid"));
+    sqlite3_bind_int64(st, 2, llround(json_number_value(json_object_get(e, "ts")) * 1000.0));
+    sqlite3_bind_int64(st, 3, iget(e, "id"));
+    return step(st) < 0 ? STREAM_SPILL : 0;
 }
 
-/* jansson's read callback over zlib's gzread, which reads a gzip'ed file
- * (trace.json.gz, --gzip) and a plain one alike. */
-static size_t gz_read(void *buf, size_t n, void *arg)
+/* jstream: whether key's array is walked (traceEvents: counted). */
+static int on_walk(void *arg, const char *key)
 {
-    int k = gzread((gzFile)arg, buf, n > (1u << 30) ? 1u << 30 : (unsigned)n);
-    return k < 0 ? (size_t)-1 : (size_t)k;
+    exporter *x = arg;
+    if (strcmp(key, "traceEvents") != 0)
+        return 0;
+    x->nevents_arrays++;
+    if (!x->rows) {
+        x->events = 1;
+        x->last_events_array = x->nevents_arrays;
+    }
+    return 1;
+}
+
+/* jstream: a top-level member (the first read): checked, and kept if it is
+ * baseTimeNanoseconds or otherData's pid (the last of a repeated key). */
+static int on_member(void *arg, const char *key, const char *val, size_t n)
+{
+    exporter *x = arg;
+    json_error_t jerr;
+    json_t *v = json_loadb(val, n, JSON_DECODE_ANY, &jerr);
+    if (!v) {
+        snprintf(x->err, sizeof x->err, "%s (in %.64s)", jerr.text, key);
+        return STREAM_TRACE;
+    }
+    if (!strcmp(key, "traceEvents")) {
+        x->events = 0;   /* not an array */
+    } else if (!strcmp(key, "baseTimeNanoseconds")) {
+        x->has_base = json_is_integer(v);
+        x->base = json_integer_value(v);
+    } else if (!strcmp(key, "otherData")) {
+        x->pid = iget(v, "pid");
+    }
+    json_decref(v);
+    return 0;
+}
+
+/* Whether the event's bytes may hold the string value "s" (an arrow's
+ * start): written plainly, not as a name (the instants' "s":"p"), or
+ * anything escaped. */
+static int may_be_arrow(const char *val, size_t n)
+{
+    if (memchr(val, '\\', n))
+        return 1;
+    for (const char *p = val, *end = val + n; (p = memmem(p, (size_t)(end - p), "\"s\"", 3));) {
+        p += 3;
+        while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+            p++;
+        if (p == end || *p != ':')
+            return 1;
+    }
+    return 0;
+}
+
+/* jstream: one element of traceEvents, parsed alone. The first read wants
+ * the arrows' starts only: other events are left unparsed there (the
+ * second read parses, and so checks, every one). */
+static int on_event(void *arg, const char *key, const char *val, size_t n)
+{
+    exporter *x = arg;
+    (void)key;
+    if (x->rows && x->nevents_arrays != x->last_events_array)
+        return 0;
+    if (!x->rows && x->flows_of != x->nevents_arrays) {
+        /* a repeated traceEvents: the last counts (jansson keeps the last
+         * of a repeated key), so the arrows of one before it go */
+        x->flows_of = x->nevents_arrays;
+        if (x->flows_of > 1 &&
+            sqlite3_exec(x->spill, "DELETE FROM flows;", NULL, NULL, NULL) != SQLITE_OK)
+            return STREAM_SPILL;
+    }
+    if (!x->rows && !may_be_arrow(val, n))
+        return 0;
+    json_error_t jerr;
+    json_t *e = json_loadb(val, n, JSON_DECODE_ANY, &jerr);
+    if (!e) {
+        snprintf(x->err, sizeof x->err, "%s (in an event of traceEvents)", jerr.text);
+        return STREAM_TRACE;
+    }
+    int rc = x->rows ? (event(x, e) < 0 ? STREAM_ROW : 0) : flow_add(x, e);
+    json_decref(e);
+    return rc;
+}
+
+/* A read of the trace: 0, or 1 with the cuprof: line said. */
+static int read_trace(exporter *x, const char *in, int rows)
+{
+    static const jstream_ops first = {on_walk, on_event, on_member};
+    static const jstream_ops second = {on_walk, on_event, NULL};
+    char err[512];
+    x->rows = rows;
+    x->nevents_arrays = 0;
+    int rc = jstream_read(in, rows ? &second : &first, x, err, sizeof err);
+    switch (rc) {
+    case 0: return 0;
+    case JSTREAM_NOT_OBJECT: return fail("not a cuprof trace.json (no traceEvents or baseTimeNanoseconds)", in);
+    case STREAM_TRACE: return fail("cannot read the trace", x->err);
+    case STREAM_SPILL: return fail("cannot keep the launch arrows", sqlite3_errmsg(x->spill));
+    case STREAM_ROW: return fail("cannot write a row", sqlite3_errmsg(x->db));
+    default: return fail("cannot read the trace", err);
+    }
+}
+
+/* The spill: a private temporary database (a file, deleted at close) whose
+ * flows table holds each arrow's start: (tid, ts from the base in ns), the
+ * first written kept among those at one point (as the stable sort of the
+ * arrows did), and its id. */
+static int open_spill(exporter *x)
+{
+    if (sqlite3_open("", &x->spill) != SQLITE_OK ||
+        sqlite3_exec(x->spill,
+                     "PRAGMA cache_size=-16384; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+                     "BEGIN; CREATE TABLE flows (tid INTEGER, ts INTEGER, corr INTEGER,"
+                     " PRIMARY KEY (tid, ts)) WITHOUT ROWID;",
+                     NULL, NULL, NULL) != SQLITE_OK)
+        return -1;
+    const char *sql[] = {
+        "INSERT OR IGNORE INTO flows VALUES (?,?,?)",
+        "SELECT ts, corr FROM flows WHERE tid = ? AND ts >= ? ORDER BY ts LIMIT 1",
+    };
+    sqlite3_stmt **st[] = {&x->flow_add, &x->flow_find};
+    for (size_t i = 0; i < 2; i++)
+        if (sqlite3_prepare_v2(x->spill, sql[i], -1, st[i], NULL) != SQLITE_OK)
+            return -1;
+    return 0;
+}
+
+/* SQLite's temporary files (the spill) beside the output unless told
+ * otherwise (SQLITE_TMPDIR, CUPROF_REPORT_SPILL_DIR): /tmp may be memory.
+ * Before SQLite's first use, which reads the variable once. */
+static void spill_dir(const char *out)
+{
+    const char *d = getenv("CUPROF_REPORT_SPILL_DIR");
+    if (getenv("SQLITE_TMPDIR"))
+        return;
+    if (d && d[0]) {
+        setenv("SQLITE_TMPDIR", d, 0);
+        return;
+    }
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", out);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = 0;
+    else
+        *slash = 0;
+    setenv("SQLITE_TMPDIR", dir, 0);
 }
 
 static int export_sqlite(const char *in, const char *out)
 {
-    json_error_t jerr;
+    errno = 0;
     gzFile gz = gzopen(in, "rb");
     if (!gz)
         return fail("cannot read the trace", strerror(errno ? errno : ENOENT));
-    gzbuffer(gz, 1u << 20);
-    json_t *trace = json_load_callback(gz_read, gz, 0, &jerr);
     gzclose(gz);
-    if (!trace)
-        return fail("cannot read the trace", jerr.text);
-    json_t *evs = json_object_get(trace, "traceEvents");
-    json_t *od = json_object_get(trace, "otherData");
-    if (!json_is_array(evs) || !json_is_integer(json_object_get(trace, "baseTimeNanoseconds"))) {
-        json_decref(trace);
-        return fail("not a cuprof trace.json (no traceEvents or baseTimeNanoseconds)", in);
-    }
+    spill_dir(out);
     exporter x = {0};
-    x.base = iget(trace, "baseTimeNanoseconds");
-    x.pid = iget(od, "pid");
     x.strings = json_object();
+    x.open = json_object();
     x.next_id = 1;
-    x.flows = calloc(json_array_size(evs) + 1, sizeof *x.flows);
-    size_t i;
-    json_t *e;
-    json_array_foreach(evs, i, e)
-        if (!strcmp(sget(e, "ph"), "s"))
-            x.flows[x.nflows++] = (struct flow){iget(e, "tid"), ns(&x, json_object_get(e, "ts")),
-                                                iget(e, "id")};
-    qsort(x.flows, x.nflows, sizeof *x.flows, cmp_flow);
-    pair_async(evs);
-
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp", out);
-    remove(tmp);
     int rc = 0;
-    if (sqlite3_open(tmp, &x.db) != SQLITE_OK ||
-        sqlite3_exec(x.db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;", NULL, NULL,
-                     NULL) != SQLITE_OK ||
-        sqlite3_exec(x.db, schema, NULL, NULL, NULL) != SQLITE_OK || prepare(&x) < 0) {
-        rc = fail("cannot create the database", sqlite3_errmsg(x.db));
-    }
-    json_array_foreach(evs, i, e) {
-        if (rc)
-            break;
-        if (event(&x, e) < 0)
-            rc = fail("cannot write a row", sqlite3_errmsg(x.db));
+    if (open_spill(&x) < 0)
+        rc = fail("cannot make a temporary database", sqlite3_errmsg(x.spill));
+    if (!rc)
+        rc = read_trace(&x, in, 0);
+    if (!rc && (!x.events || !x.has_base))
+        rc = fail("not a cuprof trace.json (no traceEvents or baseTimeNanoseconds)", in);
+    if (!rc) {
+        remove(tmp);
+        if (sqlite3_open(tmp, &x.db) != SQLITE_OK ||
+            sqlite3_exec(x.db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;", NULL,
+                         NULL, NULL) != SQLITE_OK ||
+            sqlite3_exec(x.db, schema, NULL, NULL, NULL) != SQLITE_OK || prepare(&x) < 0)
+            rc = fail("cannot create the database", sqlite3_errmsg(x.db));
+        if (!rc)
+            rc = read_trace(&x, in, 1);
     }
     if (!rc) {
         char sql[256];
@@ -373,14 +542,16 @@ static int export_sqlite(const char *in, const char *out)
             rc = fail("cannot write the database", sqlite3_errmsg(x.db));
     }
     finalize(&x);
-    sqlite3_close(x.db);
-    if (!rc && rename(tmp, out) != 0)
-        rc = fail("cannot write", strerror(errno));
-    if (rc)
-        remove(tmp);
-    free(x.flows);
+    if (x.db) {
+        sqlite3_close(x.db);
+        if (!rc && rename(tmp, out) != 0)
+            rc = fail("cannot write", strerror(errno));
+        if (rc)
+            remove(tmp);
+    }
+    sqlite3_close(x.spill);
+    json_decref(x.open);
     json_decref(x.strings);
-    json_decref(trace);
     return rc;
 }
 
