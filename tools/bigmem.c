@@ -144,6 +144,8 @@ static void init(void)
     }
     bm.budget = (uint64_t)v << 20;
     bm.st.budget = bm.budget;
+    if (bm.budget == 0)   /* no budget: the run in memory, as before (fastest, if it fits) */
+        return;
     const char *dir = getenv("CUPROF_REPORT_SPILL_DIR");
     if (!dir || !*dir)
         dir = bm.dir[0] ? bm.dir : getenv("TMPDIR");

@@ -28,8 +28,9 @@
  * fallocate before a page is touched, so a full disk is never a SIGBUS),
  * the allocation falls back to malloc, with one cuprof: line.
  *
- * Environment: CUPROF_REPORT_RSS_MB (the budget, MiB; default 192; 0: no
- * trimming), CUPROF_REPORT_SPILL_DIR (default: TMPDIR, else /tmp; the
+ * Environment: CUPROF_REPORT_RSS_MB (the budget, MiB; default 128; 0: no
+ * budget, no spill file: every block from malloc, the run held in memory
+ * as before: the fastest where it fits), CUPROF_REPORT_SPILL_DIR (default: TMPDIR, else /tmp; the
  * report sets the output directory with cuprof_bigmem_dir first).
  */
 #ifndef CUPROF_TOOLS_BIGMEM_H

@@ -186,12 +186,29 @@ START_TEST(no_spill_dir_falls_back_to_malloc)
 }
 END_TEST
 
+/* CUPROF_REPORT_RSS_MB=0: no budget, no spill file, nothing said. */
+START_TEST(no_budget_keeps_it_in_memory)
+{
+    setenv("CUPROF_REPORT_RSS_MB", "0", 1);
+    unsigned char *p = calloc(4u << 20, 1);
+    ck_assert_ptr_nonnull(p);
+    p[4095] = 3;
+    cuprof_bigmem_stats s;
+    cuprof_bigmem_get_stats(&s);
+    ck_assert_uint_eq(s.allocs, 0);
+    ck_assert_uint_eq(s.fallbacks, 0);
+    ck_assert_uint_eq(s.budget, 0);
+    free(p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("bigmem");
     const TTest *tests[] = {large_blocks_on_the_file, resident_set_stays_near_the_budget,
-                            large_sort_is_stable_like_glibc, no_spill_dir_falls_back_to_malloc};
-    static const char *const names[] = {"blocks", "resident", "sort", "fallback"};
+                            large_sort_is_stable_like_glibc, no_spill_dir_falls_back_to_malloc,
+                            no_budget_keeps_it_in_memory};
+    static const char *const names[] = {"blocks", "resident", "sort", "fallback", "no_budget"};
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
         TCase *t = tcase_create(names[i]);
         tcase_set_timeout(t, 120);
