@@ -58,4 +58,8 @@ typedef struct cuprof_bigmem_stats {
 } cuprof_bigmem_stats;
 void cuprof_bigmem_get_stats(cuprof_bigmem_stats *s);
 
+/* Drops every watched page from the process now, as the trimmer does past
+ * the budget (for the tests: no waiting on the thread). */
+void cuprof_bigmem_trim_now(void);
+
 #endif /* CUPROF_TOOLS_BIGMEM_H */
