@@ -240,8 +240,14 @@ static void *big_alloc(size_t n)
     if (bm.fd < 0 || n > SIZE_MAX / 2)
         return NULL;
     size_t len = block_len(n);
+    /* Its file range is taken under the lock; the disk (fallocate, which can
+     * wait on the journal behind gigabytes of writeback) and the mapping are
+     * made without it: the trimmer must never wait behind them while another
+     * thread brings pages in. */
     pthread_mutex_lock(&bm.lock);
     off_t off = bm.next_off;
+    bm.next_off = off + (off_t)len;
+    pthread_mutex_unlock(&bm.lock);
     int e = posix_fallocate(bm.fd, off, (off_t)len);
     char *base = MAP_FAILED;
     if (e == 0) {
@@ -249,19 +255,18 @@ static void *big_alloc(size_t n)
         if (base == MAP_FAILED)
             e = errno;
     }
+    pthread_mutex_lock(&bm.lock);
     if (base != MAP_FAILED && add_range(base, len, off) < 0) {
         __real_munmap(base, len);
         base = MAP_FAILED, e = ENOMEM;
     }
     if (base == MAP_FAILED) {
-        if (e == 0 || e == ENOSPC || e == EFBIG || e == EDQUOT)
-            fallocate(bm.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, (off_t)len);
         bm.st.fallbacks++;
         say_fallback(e);
         pthread_mutex_unlock(&bm.lock);
+        fallocate(bm.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, (off_t)len);
         return NULL;
     }
-    bm.next_off = off + (off_t)len;
     bm.st.allocs++;
     bm.st.bytes_now += len;
     if (bm.st.bytes_now > bm.st.bytes_peak)
@@ -271,15 +276,17 @@ static void *big_alloc(size_t n)
     return base + HDR;
 }
 
-/* Takes block i out of the table and gives its pages and disk back (the
- * lock held). */
-static void drop_block(size_t i)
+/* Takes block i out of the table (the lock held, and released here), then
+ * gives its pages and its disk back: out of the table first, so the
+ * trimmer never drops pages at an address that is no longer ours. */
+static void drop_block_unlock(size_t i)
 {
     range b = bm.r[i];
     bm.r[i] = bm.r[--bm.n];
+    bm.st.bytes_now -= b.len;
+    pthread_mutex_unlock(&bm.lock);
     __real_munmap(b.base, b.len);
     fallocate(bm.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, b.off, (off_t)b.len);
-    bm.st.bytes_now -= b.len;
 }
 
 /* 1 when p may be a block (within the blocks' span): the lock is needed
@@ -322,8 +329,7 @@ void __wrap_free(void *p)
         pthread_mutex_lock(&bm.lock);
         long i = find_block(p);
         if (i >= 0) {
-            drop_block((size_t)i);
-            pthread_mutex_unlock(&bm.lock);
+            drop_block_unlock((size_t)i);
             return;
         }
         pthread_mutex_unlock(&bm.lock);
@@ -348,17 +354,24 @@ void *__wrap_realloc(void *p, size_t n)
                 return p;
             }
             size_t len = n <= SIZE_MAX / 2 ? block_len(n) : 0;
-            if (len && b->off + (off_t)b->len == bm.next_off &&
-                posix_fallocate(bm.fd, b->off + (off_t)b->len, (off_t)(len - b->len)) == 0) {
-                /* the file's last block: it grows where it is in the file, and
-                 * the mapping moves without a copy */
-                char *nb = mremap(b->base, b->len, len, MREMAP_MAYMOVE);
+            if (len && b->off + (off_t)b->len == bm.next_off) {
+                /* the file's last block: it grows where it is in the file (the
+                 * range after it taken now, its disk reserved without the
+                 * lock), and the mapping moves without a copy */
+                off_t boff = b->off;
+                size_t blen = b->len;
+                bm.next_off = boff + (off_t)len;
+                pthread_mutex_unlock(&bm.lock);
+                int e = posix_fallocate(bm.fd, boff + (off_t)blen, (off_t)(len - blen));
+                pthread_mutex_lock(&bm.lock);
+                i = find_block(p);   /* (the table may have moved it) */
+                b = &bm.r[i];
+                char *nb = e == 0 ? mremap(b->base, b->len, len, MREMAP_MAYMOVE) : MAP_FAILED;
                 if (nb != MAP_FAILED) {
                     bm.st.bytes_now += len - b->len;
                     if (bm.st.bytes_now > bm.st.bytes_peak)
                         bm.st.bytes_peak = bm.st.bytes_now;
                     b->base = nb, b->len = len;
-                    bm.next_off = b->off + (off_t)len;
                     if ((uintptr_t)nb < atomic_load(&bm.lo))
                         atomic_store(&bm.lo, (uintptr_t)nb);
                     if ((uintptr_t)nb + len > atomic_load(&bm.hi))
@@ -367,6 +380,11 @@ void *__wrap_realloc(void *p, size_t n)
                     pthread_mutex_unlock(&bm.lock);
                     return nb + HDR;
                 }
+                /* the range after it stays taken: a hole in the file */
+                pthread_mutex_unlock(&bm.lock);
+                fallocate(bm.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, boff + (off_t)blen,
+                          (off_t)(len - blen));
+                pthread_mutex_lock(&bm.lock);
             }
             pthread_mutex_unlock(&bm.lock);
             void *q = __wrap_malloc(n);   /* the lock is not held across the copy */
