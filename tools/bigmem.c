@@ -151,16 +151,24 @@ static void init(void)
     bm.st.budget = bm.budget;
     if (bm.budget == 0)   /* no budget: the run in memory, as before (fastest, if it fits) */
         return;
-    const char *dir = getenv("CUPROF_REPORT_SPILL_DIR");
-    if (!dir || !*dir)
-        dir = bm.dir[0] ? bm.dir : getenv("TMPDIR");
-    if (!dir || !*dir)
-        dir = "/tmp";
-    bm.fd = open_spill(dir);
+    /* CUPROF_REPORT_SPILL_DIR alone when set; else beside the run file,
+     * then TMPDIR, then /tmp (a run file in a directory the report may not
+     * write to still gets a spill file) */
+    const char *set = getenv("CUPROF_REPORT_SPILL_DIR");
+    const char *dirs[] = {set && *set ? set : bm.dir, set && *set ? NULL : getenv("TMPDIR"),
+                          set && *set ? NULL : "/tmp"};
+    const char *dir = NULL;   /* the first one tried, and why it failed: the line names it */
+    int first_errno = 0;
+    for (size_t i = 0; bm.fd < 0 && i < sizeof dirs / sizeof dirs[0]; i++)
+        if (dirs[i] && dirs[i][0]) {
+            bm.fd = open_spill(dirs[i]);
+            if (bm.fd < 0 && !dir)
+                dir = dirs[i], first_errno = errno;
+        }
     if (bm.fd < 0) {
         fprintf(stderr, "cuprof: cannot make a spill file in %s (%s): the report keeps the run "
                 "in memory (set CUPROF_REPORT_SPILL_DIR to a writable directory)\n",
-                dir, strerror(errno));
+                dir ? dir : "/tmp", strerror(first_errno));
         bm.said = 1;
         return;
     }
