@@ -59,6 +59,9 @@ make_run() {   # SIZE -> path of its run file
 one() {   # TOOL RUNFILE OUT -> "s user sys rss_kb events spill"
   local out=$3
   rm -rf "$out"
+  # each run from a clean page cache's point of view: the last run's dirty
+  # pages (its outputs) written first, so no run pays for another's writeback
+  sync; sleep 1
   local line
   line=$( { CUPROF_REPORT_BIGMEM_STATS=1 /usr/bin/time -f 'T %e %U %S %M' "$1" -o "$out" "$2" \
             >/dev/null; } 2>&1 | tr '\n' ' ')
