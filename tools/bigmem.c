@@ -50,7 +50,8 @@ int __wrap_munmap(void *addr, size_t len);
 #define HDR 64                          /* keeps the block 64-byte aligned */
 #define TRIM_EVERY_NS 1000000L          /* 1 ms: at the decoder's ~2.5 GB/s of fresh
                                            events, ~5 MB over the budget at most */
-#define DEFAULT_BUDGET_MB 128           /* under the issue's 256 MB with room for what
+#define RANDOM_PAST ((uint64_t)8 << 30) /* spill bytes past which read-ahead goes (trimmer) */
+#define DEFAULT_BUDGET_MB 96            /* under the issue's 256 MB with room for what
                                            stays in libc's malloc (names, rows) */
 
 typedef struct range {
@@ -68,6 +69,7 @@ static struct {
     size_t n, cap;
     _Atomic uintptr_t lo, hi;           /* span of every block: free()'s quick test */
     uint64_t budget;
+    _Atomic int random;                 /* 1: blocks read without read-ahead (see trimmer) */
     long page;
     int said;                           /* the fallback's line is said once */
     char dir[PATH_MAX];
@@ -110,11 +112,37 @@ static void *trimmer(void *arg)
     if (statm < 0)
         return NULL;
     struct timespec every = {0, TRIM_EVERY_NS};
+    uint64_t last = 0;
     for (;;) {
         nanosleep(&every, NULL);
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+        if (last && now - last > bm.st.longest_gap_ns)
+            bm.st.longest_gap_ns = now - last;   /* (a stat: no lock, one writer) */
+        last = now;
         uint64_t rss = resident_bytes(statm);
         if (rss > bm.st.rss_seen_max)
             bm.st.rss_seen_max = rss;
+        if ((rss > 2 * bm.budget || bm.st.bytes_now > RANDOM_PAST) && !atomic_load(&bm.random)) {
+            /* Twice the budget a millisecond after a drop: the pages come back
+             * faster than they can be dropped. Read-ahead maps a fault's whole
+             * large folio (up to megabytes) and the fault-around its
+             * neighbours: a pass with scattered reads over a large block (a
+             * 50 M-launch run's events) maps hundreds of MB a millisecond.
+             * Without read-ahead (MADV_RANDOM) a fault maps a page and its
+             * cached neighbours only: slower (each page is a fault: 2x at 50 M
+             * launches with CUPTI), so only from here on, or from the start of
+             * a model past RANDOM_PAST (where the first such burst came before
+             * the trimmer could see it: 643 MB at 50 M launches). */
+            pthread_mutex_lock(&bm.lock);
+            atomic_store(&bm.random, 1);
+            bm.st.random = 1;
+            for (size_t i = 0; i < bm.n; i++)
+                if (bm.r[i].off >= 0)
+                    madvise(bm.r[i].base, bm.r[i].len, MADV_RANDOM);
+            pthread_mutex_unlock(&bm.lock);
+        }
         if (rss > bm.budget)
             cuprof_bigmem_trim_now();
     }
@@ -262,6 +290,8 @@ static void *big_alloc(size_t n)
         base = __real_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, bm.fd, off);
         if (base == MAP_FAILED)
             e = errno;
+        else if (atomic_load(&bm.random))
+            madvise(base, len, MADV_RANDOM);
     }
     pthread_mutex_lock(&bm.lock);
     if (base != MAP_FAILED && add_range(base, len, off) < 0) {

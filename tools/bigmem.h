@@ -55,6 +55,8 @@ typedef struct cuprof_bigmem_stats {
     uint64_t trims;         /* times the resident pages were dropped */
     uint64_t budget;        /* bytes (0: no trimming) */
     uint64_t rss_seen_max;  /* the largest resident set the trimmer read */
+    uint64_t longest_gap_ns;/* the longest time between two of its reads (its lag) */
+    int random;             /* 1: the blocks went without read-ahead (twice the budget seen) */
 } cuprof_bigmem_stats;
 void cuprof_bigmem_get_stats(cuprof_bigmem_stats *s);
 

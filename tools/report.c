@@ -472,10 +472,10 @@ static int report_file(const char *file, const opts *o, const char *recover,
         cuprof_bigmem_stats bs;
         cuprof_bigmem_get_stats(&bs);
         fprintf(stderr, "cuprof: spill: allocs=%llu fallbacks=%llu peak_mb=%.1f trims=%llu "
-                "budget_mb=%llu rss_seen_mb=%llu\n", (unsigned long long)bs.allocs,
+                "budget_mb=%llu rss_seen_mb=%llu longest_gap_ms=%.1f random=%d\n", (unsigned long long)bs.allocs,
                 (unsigned long long)bs.fallbacks, (double)bs.bytes_peak / 1048576.0,
                 (unsigned long long)bs.trims, (unsigned long long)(bs.budget >> 20),
-                (unsigned long long)(bs.rss_seen_max >> 20));
+                (unsigned long long)(bs.rss_seen_max >> 20), (double)bs.longest_gap_ns / 1e6, bs.random);
     }
     if (rc > 0)
         say("wrote %s/%s.%s (%llu calls, %zu thread%s)%s", dir, name, written,
