@@ -71,6 +71,7 @@ one() {   # TOOL RUNFILE OUT -> "s user sys rss_kb events spill"
   local gk gc ga
   gk=$(grep -o '"records":[0-9]*' "$out/x.summary.json" | head -1 | cut -d: -f2 || true)
   sp=$(sed -n 's/.*spill: allocs=[0-9]* fallbacks=[0-9]* peak_mb=\([0-9.]*\).*trims=\([0-9]*\).*/\1MB,\2trims/p' <<<"$line")
+  grep -q 'random=1' <<<"$line" && sp="$sp,no-readahead"
   echo "$t ${ev:-0} ${gk:-0} ${sp:--}"
 }
 

@@ -28,7 +28,12 @@
  * fallocate before a page is touched, so a full disk is never a SIGBUS),
  * the allocation falls back to malloc, with one cuprof: line.
  *
- * Environment: CUPROF_REPORT_RSS_MB (the budget, MiB; default 128; 0: no
+ * Past twice the budget (pages coming back faster than they are dropped:
+ * read-ahead maps a fault's large folio and its neighbours), or once the
+ * spill file holds 8 GiB, the blocks are read without read-ahead
+ * (MADV_RANDOM): a page a fault, slower, bounded.
+ *
+ * Environment: CUPROF_REPORT_RSS_MB (the budget, MiB; default 96; 0: no
  * budget, no spill file: every block from malloc, the run held in memory
  * as before: the fastest where it fits), CUPROF_REPORT_SPILL_DIR (default: TMPDIR, else /tmp; the
  * report sets the output directory with cuprof_bigmem_dir first).
