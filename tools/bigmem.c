@@ -50,7 +50,6 @@ int __wrap_munmap(void *addr, size_t len);
 #define HDR 64                          /* keeps the block 64-byte aligned */
 #define TRIM_EVERY_NS 1000000L          /* 1 ms: at the decoder's ~2.5 GB/s of fresh
                                            events, ~5 MB over the budget at most */
-#define RANDOM_PAST ((uint64_t)8 << 30) /* spill bytes past which read-ahead goes (trimmer) */
 #define DEFAULT_BUDGET_MB 96            /* under the issue's 256 MB with room for what
                                            stays in libc's malloc (names, rows) */
 
@@ -124,7 +123,7 @@ static void *trimmer(void *arg)
         uint64_t rss = resident_bytes(statm);
         if (rss > bm.st.rss_seen_max)
             bm.st.rss_seen_max = rss;
-        if ((rss > 2 * bm.budget || bm.st.bytes_now > RANDOM_PAST) && !atomic_load(&bm.random)) {
+        if (rss > 2 * bm.budget && !atomic_load(&bm.random)) {
             /* Twice the budget a millisecond after a drop: the pages come back
              * faster than they can be dropped. Read-ahead maps a fault's whole
              * large folio (up to megabytes) and the fault-around its
@@ -132,9 +131,10 @@ static void *trimmer(void *arg)
              * 50 M-launch run's events) maps hundreds of MB a millisecond.
              * Without read-ahead (MADV_RANDOM) a fault maps a page and its
              * cached neighbours only: slower (each page is a fault: 2x at 50 M
-             * launches with CUPTI), so only from here on, or from the start of
-             * a model past RANDOM_PAST (where the first such burst came before
-             * the trimmer could see it: 643 MB at 50 M launches). */
+             * launches with CUPTI; 4x at 200 M calls), so only from here on:
+             * the first burst is past the budget already (278-846 MB at 50 M
+             * launches). CUPROF_REPORT_READAHEAD=0 goes without from the
+             * start (146 MB there, at 1.9x the time). */
             pthread_mutex_lock(&bm.lock);
             atomic_store(&bm.random, 1);
             bm.st.random = 1;
@@ -177,6 +177,9 @@ static void init(void)
     }
     bm.budget = (uint64_t)v << 20;
     bm.st.budget = bm.budget;
+    const char *ra = getenv("CUPROF_REPORT_READAHEAD");
+    if (ra && !strcmp(ra, "0"))
+        atomic_store(&bm.random, 1), bm.st.random = 1;
     if (bm.budget == 0)   /* no budget: the run in memory, as before (fastest, if it fits) */
         return;
     /* CUPROF_REPORT_SPILL_DIR alone when set; else beside the run file,

@@ -29,9 +29,10 @@
  * the allocation falls back to malloc, with one cuprof: line.
  *
  * Past twice the budget (pages coming back faster than they are dropped:
- * read-ahead maps a fault's large folio and its neighbours), or once the
- * spill file holds 8 GiB, the blocks are read without read-ahead
- * (MADV_RANDOM): a page a fault, slower, bounded.
+ * read-ahead maps a fault's large folio and its neighbours), the blocks are
+ * read without read-ahead (MADV_RANDOM): a page a fault, slower, bounded;
+ * CUPROF_REPORT_READAHEAD=0 from the start (the first such burst is past the
+ * budget before the trimmer sees it).
  *
  * Environment: CUPROF_REPORT_RSS_MB (the budget, MiB; default 96; 0: no
  * budget, no spill file: every block from malloc, the run held in memory
