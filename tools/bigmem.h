@@ -34,7 +34,7 @@
  * CUPROF_REPORT_READAHEAD=0 from the start (the first such burst is past the
  * budget before the trimmer sees it).
  *
- * Environment: CUPROF_REPORT_RSS_MB (the budget, MiB; default 96; 0: no
+ * Environment: CUPROF_REPORT_RSS_MB (the budget, MiB; default 128; 0: no
  * budget, no spill file: every block from malloc, the run held in memory
  * as before: the fastest where it fits), CUPROF_REPORT_SPILL_DIR (default: TMPDIR, else /tmp; the
  * report sets the output directory with cuprof_bigmem_dir first).
