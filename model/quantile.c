@@ -135,14 +135,16 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The k-th smallest of v[0..n) (k < n), in linear time: v is reordered so
- * that v[0..k) <= v[k] <= v(k..n). Quickselect with a median-of-three pivot
+/* The k-th smallest of v[0..n) (0 when k >= n), in linear time: v is
+ * reordered so that v[0..k) <= v[k] <= v(k..n). Quickselect with a median-of-three pivot
  * and a three-way partition (many calls have the same duration); a range
  * still large after 64 rounds is sorted instead, so the worst case stays
  * O(n log n) (summary.c's median_select was this: qsort of the durations
  * was ~15% of the exit path at 10 M calls, bench/RESULTS.md). */
-static uint64_t select_k(uint64_t *v, size_t n, size_t k)
+uint64_t cuprof_kth_u64(uint64_t *v, size_t n, size_t k)
 {
+    if (k >= n)
+        return 0;
     size_t lo = 0, hi = n;   /* the k-th smallest is in v[lo..hi) */
     for (int round = 0; hi - lo > 16; round++) {
         if (round == 64) {
@@ -200,7 +202,7 @@ uint64_t cuprof_quantile_rank(cuprof_quantile *q, uint64_t k)
         k = q->n - 1;
     if (q->bucket)
         return sketch_rank(q, k);
-    return select_k(q->v, (size_t)q->n, (size_t)k);
+    return cuprof_kth_u64(q->v, (size_t)q->n, (size_t)k);
 }
 
 uint64_t cuprof_quantile_median(cuprof_quantile *q)

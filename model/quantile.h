@@ -106,4 +106,9 @@ static inline uint64_t cuprof_quantile_of_share(double s)
 }
 static inline double cuprof_quantile_share(uint64_t v) { return (double)v * 0x1p-62; }
 
+/* The k-th smallest of v[0..n) (0 when k >= n), in linear time: v is
+ * reordered (every value before v[k] is <= it, every one after >= it), not
+ * sorted (quickselect; a range still large after 64 rounds is sorted). */
+uint64_t cuprof_kth_u64(uint64_t *v, size_t n, size_t k);
+
 #endif /* CUPROF_QUANTILE_H */

@@ -55,51 +55,6 @@ static void sort_by_start(uint64_t (*iv)[2], size_t n)
     free(a);
 }
 
-static void swap_u64(uint64_t *a, uint64_t *b)
-{
-    uint64_t t = *a;
-    *a = *b;
-    *b = t;
-}
-
-uint64_t cuprof_kth_u64(uint64_t *v, size_t n, size_t k)
-{
-    if (k >= n)
-        return 0;
-    size_t lo = 0, hi = n;   /* the k-th smallest is in v[lo..hi) */
-    for (int round = 0; hi - lo > 16; round++) {
-        if (round == 64) {
-            cuprof_median_u64(v + lo, hi - lo);   /* sorts the range */
-            lo = hi = k;
-            break;
-        }
-        uint64_t a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi - 1];
-        uint64_t p = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
-        size_t lt = lo, i = lo, gt = hi;   /* [lo,lt) < p, [lt,i) == p, [gt,hi) > p */
-        while (i < gt) {
-            if (v[i] < p)
-                swap_u64(&v[lt++], &v[i++]);
-            else if (v[i] > p)
-                swap_u64(&v[i], &v[--gt]);
-            else
-                i++;
-        }
-        if (k < lt) {
-            hi = lt;
-        } else if (k >= gt) {
-            lo = gt;
-        } else {
-            lo = hi = k;   /* v[k] == p */
-            break;
-        }
-    }
-    for (size_t i = lo + 1; i < hi; i++)   /* a few left: insertion sort */
-        for (size_t j = i; j > lo && v[j - 1] > v[j]; j--)
-            swap_u64(&v[j - 1], &v[j]);
-    return v[k];
-}
-
-
 uint64_t cuprof_interval_union(uint64_t (*iv)[2], size_t n)
 {
     sort_by_start(iv, n);

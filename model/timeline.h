@@ -108,9 +108,4 @@ cuprof_cause cuprof_timeline_cause(const cuprof_timeline *tl, uint32_t corr, uin
  * here in place by start; end <= start counts as empty). */
 uint64_t cuprof_interval_union(uint64_t (*iv)[2], size_t n);
 
-/* The k-th smallest of v[0..n) (0 when k >= n), in linear time: v is
- * reordered (every value before v[k] is <= it, every one after >= it), not
- * sorted (quickselect; a range still large after 64 rounds is sorted). */
-uint64_t cuprof_kth_u64(uint64_t *v, size_t n, size_t k);
-
 #endif /* CUPROF_TIMELINE_H */

@@ -7,6 +7,7 @@
  */
 #include "tests/unit/test_model.h"
 #include "model/timeline.h"
+#include "model/quantile.h"
 #include "formats/writer.h"
 
 #include <check.h>
