@@ -550,6 +550,20 @@ static inline size_t varint_len(uint64_t v)
  * interned data when the event brought new strings, flags, the event. The
  * packet is written in place (its size computed first): events are most
  * of the file. */
+/* A TracePacket's head: its length n, the timestamp's delta dt and the
+ * sequence id; the bytes written. */
+static inline size_t packet_head(uint8_t *d, size_t n, uint64_t dt, uint32_t seq)
+{
+    size_t k = 0;
+    d[k++] = TRACE_PACKET << 3 | WT_LEN;
+    k += varint_to(d + k, n);
+    d[k++] = PKT_TIMESTAMP << 3 | WT_VARINT;
+    k += varint_to(d + k, dt);
+    d[k++] = PKT_SEQ_ID << 3 | WT_VARINT;
+    k += varint_to(d + k, seq);
+    return k;
+}
+
 static void ev_end(pf_writer *w, uint64_t ts)
 {
     if (ts < w->last_ts)
@@ -561,13 +575,7 @@ static void ev_end(pf_writer *w, uint64_t ts)
                (in ? 1 + varint_len(in) + in : 0);
     uint8_t *d = chunk_room(w, n + 11);
     if (d) {
-        size_t k = 0;
-        d[k++] = TRACE_PACKET << 3 | WT_LEN;
-        k += varint_to(d + k, n);
-        d[k++] = PKT_TIMESTAMP << 3 | WT_VARINT;
-        k += varint_to(d + k, dt);
-        d[k++] = PKT_SEQ_ID << 3 | WT_VARINT;
-        k += varint_to(d + k, w->seq);
+        size_t k = packet_head(d, n, dt, w->seq);
         if (in) {
             d[k++] = PKT_INTERNED << 3 | WT_LEN;
             k += varint_to(d + k, in);
@@ -602,13 +610,7 @@ static void slice_end(pf_writer *w, uint64_t ts)
     uint8_t *d = chunk_room(w, n + 11);
     if (!d)
         return;
-    size_t k = 0;
-    d[k++] = TRACE_PACKET << 3 | WT_LEN;
-    k += varint_to(d + k, n);
-    d[k++] = PKT_TIMESTAMP << 3 | WT_VARINT;
-    k += varint_to(d + k, dt);
-    d[k++] = PKT_SEQ_ID << 3 | WT_VARINT;
-    k += varint_to(d + k, w->seq);
+    size_t k = packet_head(d, n, dt, w->seq);
     d[k++] = PKT_SEQ_FLAGS << 3 | WT_VARINT;
     d[k++] = SEQ_NEEDS_STATE;
     d[k++] = PKT_TRACK_EVENT << 3 | WT_LEN;

@@ -130,14 +130,7 @@ static void put_gpu(cuprof_out *o, const cuprof_run *run, const cuprof_timeline 
 static void put_quantiles(cuprof_out *o, const cuprof_run *run, const cuprof_summary *s,
                           const cuprof_timeline *tl)
 {
-    int any = tl && run->gpu.captured && tl->stats.latency_median_sketched;
-    for (size_t i = 0; !any && i < s->napi; i++)
-        any = s->api[i].median_sketched;
-    for (size_t i = 0; !any && i < s->nkernels; i++)
-        any = s->kernels[i].median_sketched;
-    for (size_t i = 0; !any && i < s->nranges; i++)
-        any = s->ranges[i].median_sketched;
-    if (!any)
+    if (!cuprof_summary_any_sketched(run, s, tl))
         return;
     cuprof_out_puts(o, ",\n\"quantiles\":{");
     key(o, "exact_max", 1);

@@ -47,21 +47,6 @@ static char *fmt_median(char *dst, size_t len, uint64_t ns, int sketched)
     return dst;
 }
 
-/* 1 when some median the summary shows is approximate. */
-static int any_sketched(const cuprof_writer *w)
-{
-    const cuprof_summary *s = w->sum;
-    const cuprof_timeline *tl = w->model->timeline;
-    int any = w->run->gpu.captured && tl && tl->stats.latency_median_sketched;
-    for (size_t i = 0; !any && i < s->napi; i++)
-        any = s->api[i].median_sketched;
-    for (size_t i = 0; !any && i < s->nkernels; i++)
-        any = s->kernels[i].median_sketched;
-    for (size_t i = 0; !any && i < s->nranges; i++)
-        any = s->ranges[i].median_sketched;
-    return any;
-}
-
 static void put_arg(cuprof_out *o, const char *a)
 {
     int plain = *a != '\0';
@@ -371,7 +356,7 @@ static void put_api_table(txt_writer *tw)
     cuprof_out_printf(o, "Self CPU time total: %s\n", cuprof_fmt_time(t, sizeof t, s->self_cpu_total_ns));
     cuprof_out_printf(o, "Self CUDA time total: %s%s\n", cuprof_fmt_time(t, sizeof t, s->self_cuda_total_ns),
                       gpu ? "" : " (no GPU timeline)");
-    if (any_sketched(&tw->base))
+    if (cuprof_summary_any_sketched(tw->base.run, tw->base.sum, tw->base.model->timeline))
         cuprof_out_printf(o, "~ median: approximate, within %.2f%% (a row of more than %llu samples keeps a "
                              "log-bucket sketch, not every duration; min and max are exact)\n",
                           100.0 * CUPROF_QUANTILE_REL_ERR,

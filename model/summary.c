@@ -30,6 +30,19 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+int cuprof_summary_any_sketched(const cuprof_run *run, const cuprof_summary *s,
+                                const cuprof_timeline *tl)
+{
+    int any = tl && run->gpu.captured && tl->stats.latency_median_sketched;
+    for (size_t i = 0; !any && i < s->napi; i++)
+        any = s->api[i].median_sketched;
+    for (size_t i = 0; !any && i < s->nkernels; i++)
+        any = s->kernels[i].median_sketched;
+    for (size_t i = 0; !any && i < s->nranges; i++)
+        any = s->ranges[i].median_sketched;
+    return any;
+}
+
 uint64_t cuprof_median_u64(uint64_t *v, size_t n)
 {
     if (n == 0)

@@ -217,6 +217,11 @@ cuprof_summary *cuprof_summary_build(const cuprof_run *run, const cuprof_names *
                                      const struct cuprof_timeline *tl);
 void cuprof_summary_destroy(cuprof_summary *sum);
 
+/* 1 when some median the summaries show is approximate (model/quantile.h):
+ * a row's of s, or the launch latency's of tl when run captured a timeline. */
+int cuprof_summary_any_sketched(const cuprof_run *run, const cuprof_summary *s,
+                                const struct cuprof_timeline *tl);
+
 /* Sorts v[0..n) ascending and returns its exact median: the middle value,
  * or the mean of the two middle values (rounded down) when n is even; 0 when
  * n is 0. */
