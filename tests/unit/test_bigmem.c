@@ -215,13 +215,35 @@ START_TEST(no_budget_keeps_it_in_memory)
 }
 END_TEST
 
+/* CUPROF_REPORT_READAHEAD=0: the blocks go without read-ahead from the
+ * first one on, and keep their bytes. */
+START_TEST(readahead_off_from_the_start)
+{
+    setenv("CUPROF_REPORT_READAHEAD", "0", 1);
+    unsigned char *p = malloc(4u << 20);
+    ck_assert_ptr_nonnull(p);
+    memset(p, 7, 4u << 20);
+    cuprof_bigmem_stats s;
+    cuprof_bigmem_get_stats(&s);
+    ck_assert_uint_eq(s.allocs, 1);
+    ck_assert_int_eq(s.random, 1);
+    cuprof_bigmem_trim_now();
+    size_t bad = 0;
+    for (size_t i = 0; i < (4u << 20); i += 4096)
+        bad += p[i] != 7;
+    ck_assert_uint_eq(bad, 0);
+    free(p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("bigmem");
     const TTest *tests[] = {large_blocks_on_the_file, resident_set_stays_near_the_budget,
                             large_sort_is_stable_like_glibc, no_spill_dir_falls_back_to_malloc,
-                            no_budget_keeps_it_in_memory};
-    static const char *const names[] = {"blocks", "resident", "sort", "fallback", "no_budget"};
+                            no_budget_keeps_it_in_memory, readahead_off_from_the_start};
+    static const char *const names[] = {"blocks", "resident", "sort", "fallback", "no_budget",
+                                        "readahead"};
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
         TCase *t = tcase_create(names[i]);
         tcase_set_timeout(t, 120);
