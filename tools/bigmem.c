@@ -137,7 +137,7 @@ static void *trimmer(void *arg)
              * launches with CUPTI; 4x at 200 M calls), so only from here on:
              * the first burst is past the budget already (278-846 MB at 50 M
              * launches). CUPROF_REPORT_READAHEAD=0 goes without from the
-             * start (146 MB there, at 1.9x the time). */
+             * start (180 MB there, at 1.6x the time). */
             pthread_mutex_lock(&bm.lock);
             atomic_store(&bm.random, 1);
             bm.st.random = 1;
