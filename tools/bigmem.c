@@ -128,13 +128,12 @@ static void *trimmer(void *arg)
             atomic_store_explicit(&bm.rss_max, rss, memory_order_relaxed);
         if (rss > 2 * bm.budget && !atomic_load(&bm.random)) {
             /* Twice the budget a millisecond after a drop: the pages come back
-             * faster than they can be dropped. Read-ahead maps a fault's whole
-             * large folio (up to megabytes) and the fault-around its
-             * neighbours: a pass with scattered reads over a large block (a
-             * 50 M-launch run's events) maps hundreds of MB a millisecond.
-             * Without read-ahead (MADV_RANDOM) a fault maps a page and its
-             * cached neighbours only: slower (each page is a fault: 2x at 50 M
-             * launches with CUPTI; 4x at 200 M calls), so only from here on:
+             * faster than they can be dropped. Seen at 50 M launches: one 3.2 GB
+             * block (the events, most likely) with 650 MB mapped right after
+             * drops; read-ahead's large folios and the fault-around are the
+             * likely cause (not proven). Without read-ahead (MADV_RANDOM) it
+             * stayed bounded, but each page is a fault: 2x the time at 50 M
+             * launches with CUPTI, 4x at 200 M calls), so only from here on:
              * the first burst is past the budget already (278-846 MB at 50 M
              * launches). CUPROF_REPORT_READAHEAD=0 goes without from the
              * start (180 MB there, at 1.6x the time). */
