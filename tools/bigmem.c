@@ -133,7 +133,7 @@ static void *trimmer(void *arg)
              * drops; read-ahead's large folios and the fault-around are the
              * likely cause (not proven). Without read-ahead (MADV_RANDOM) it
              * stayed bounded, but each page is a fault: 2x the time at 50 M
-             * launches with CUPTI, 4x at 200 M calls), so only from here on:
+             * launches with CUPTI, 4x at 200 M calls; so only from here on:
              * the first burst is past the budget already (278-846 MB at 50 M
              * launches). CUPROF_REPORT_READAHEAD=0 goes without from the
              * start (180 MB there, at 1.6x the time). */
