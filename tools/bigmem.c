@@ -393,7 +393,20 @@ void *__wrap_realloc(void *p, size_t n)
             memcpy(&old, b->base, sizeof old);
             if (n + HDR <= b->len) {          /* fits (or shrinks): in place */
                 memcpy(b->base, &n, sizeof n);
-                pthread_mutex_unlock(&bm.lock);
+                size_t keep = block_len(n);
+                if (b->len - keep < BIGMEM_MIN || b->off < 0 ||
+                    mremap(b->base, b->len, keep, 0) == MAP_FAILED) {
+                    pthread_mutex_unlock(&bm.lock);
+                    return p;
+                }
+                /* shrunk by a megabyte or more (a vector fitted to its
+                 * elements): the tail's pages and disk go back now */
+                off_t tail = b->off + (off_t)keep;
+                size_t gone = b->len - keep;
+                b->len = keep;
+                bm.st.bytes_now -= gone;
+                pthread_mutex_unlock(&bm.lock);   /* (the range stays taken: a hole) */
+                fallocate(bm.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, tail, (off_t)gone);
                 return p;
             }
             size_t len = n <= SIZE_MAX / 2 ? block_len(n) : 0;

@@ -54,6 +54,18 @@ static void *vec_push(vec *v, size_t elem, size_t k)
     return e;
 }
 
+/* v's array cut to its first n elements (as it was when that fails). */
+static void *fit(vec *v, size_t elem, size_t n)
+{
+    void *p = n && n < v->cap ? realloc(v->p, n * elem) : NULL;
+    if (p) {
+        v->p = p;
+        v->cap = n;
+    }
+    v->n = n < v->n ? n : v->n;
+    return v->p;
+}
+
 /* One block of a thread's records. */
 typedef struct chunk_ref {
     const uint8_t *data;     /* record bytes */
@@ -96,9 +108,10 @@ typedef struct rrun {
     const char **knames;
     const char **nvtx;
     vec gpu_names;           /* const char *, [id - 1] */
-    vec kernels, copies, gapis, syncs, extmap, nodes;   /* model/gpu.h records */
+    vec kernels, copies, gapis, syncs, extmap, nodes;   /* model/gpu.h records (kernels'
+                                                           and apis' names are GPU_NAMES
+                                                           ids until read_gpu) */
     vec devices;             /* cuprof_gpu_device (GPU_DEVICE blocks, 3.1), one per id */
-    vec rkernels, rcopies, rapis;                         /* the file's (names by id) */
     cuprof_run_thread *run_threads;
     const cuprof_event **chunk_ptrs;
     void *arena;
@@ -387,6 +400,46 @@ static void read_records(vec *v, size_t elem, const uint8_t *p, size_t len)
         memcpy(out + i * elem, p + 8 + i * fe, elem);
 }
 
+/* The file's kernel, copy and API records as the model's, appended as they
+ * are read (no copy of the file's structs is kept: 146 bytes a launch with
+ * the sim's CUPTI). A name stays its GPU_NAMES id, in the pointer, until
+ * read_gpu: the names may come after the records. */
+static void add_kernel(rrun *r, const cuprof_rf_kernel *f)
+{
+    cuprof_gpu_kernel *k = vec_push(&r->kernels, sizeof *k, 1);
+    if (k)
+        *k = (cuprof_gpu_kernel){
+            .start_ns = f->start, .end_ns = f->end, .corr = f->corr, .device = f->device,
+            .context = f->context, .stream = f->stream, .name = (const char *)(uintptr_t)f->name,
+            .grid = {f->grid[0], f->grid[1], f->grid[2]},
+            .block = {f->block[0], f->block[1], f->block[2]}, .registers = f->registers,
+            .static_smem = f->static_smem, .dynamic_smem = f->dynamic_smem,
+            .device_launched = f->device_launched, .graph = f->graph, .graph_id = f->graph_id,
+            .graph_node_id = f->graph_node_id};
+}
+
+static void add_copy(rrun *r, const cuprof_rf_copy *f)
+{
+    cuprof_gpu_copy *c = vec_push(&r->copies, sizeof *c, 1);
+    if (c)
+        *c = (cuprof_gpu_copy){.start_ns = f->start, .end_ns = f->end, .bytes = f->bytes,
+                               .corr = f->corr, .device = f->device, .context = f->context,
+                               .stream = f->stream, .kind = f->kind, .src_mem = f->src_mem,
+                               .dst_mem = f->dst_mem, .async = f->async, .value = f->value,
+                               .graph_id = f->graph_id, .graph_node_id = f->graph_node_id};
+}
+
+static void add_api(rrun *r, const cuprof_rf_api *f)
+{
+    cuprof_gpu_api *a = vec_push(&r->gapis, sizeof *a, 1);
+    if (a)
+        *a = (cuprof_gpu_api){.start_ns = f->start, .end_ns = f->end, .corr = f->corr,
+                              .cbid = f->cbid, .name = (const char *)(uintptr_t)f->name,
+                              .thread_id = f->thread_id, .process_id = f->process_id,
+                              .result = f->result, .is_launch = f->is_launch,
+                              .driver = f->driver};
+}
+
 static void add_sync(rrun *r, const cuprof_rf_sync *f)
 {
     cuprof_gpu_sync *s = vec_push(&r->syncs, sizeof *s, 1);
@@ -415,16 +468,13 @@ static void read_gpu_records(rrun *r, const uint8_t *p, size_t len)
         void *slot = NULL;
         switch (rec.kind) {
         case CUPROF_GR_KERNEL:
-            if ((slot = vec_push(&r->rkernels, sizeof rec.u.k, 1)) != NULL)
-                memcpy(slot, &rec.u.k, sizeof rec.u.k);
+            add_kernel(r, &rec.u.k);
             break;
         case CUPROF_GR_COPY:
-            if ((slot = vec_push(&r->rcopies, sizeof rec.u.c, 1)) != NULL)
-                memcpy(slot, &rec.u.c, sizeof rec.u.c);
+            add_copy(r, &rec.u.c);
             break;
         case CUPROF_GR_API:
-            if ((slot = vec_push(&r->rapis, sizeof rec.u.a, 1)) != NULL)
-                memcpy(slot, &rec.u.a, sizeof rec.u.a);
+            add_api(r, &rec.u.a);
             break;
         case CUPROF_GR_SYNC:
             add_sync(r, &rec.u.s);
@@ -510,15 +560,30 @@ static void block(rrun *r, const cuprof_rf_block *b, const uint8_t *p, cuprof_rf
     case CUPROF_RF_GPU_NAMES:
         read_gpu_names(r, p, len);
         break;
-    case CUPROF_RF_GPU_KERNELS:
-        read_records(&r->rkernels, sizeof(cuprof_rf_kernel), p, len);
+    case CUPROF_RF_GPU_KERNELS: {   /* before 5.0: the structs as they were */
+        vec tmp = {0};
+        read_records(&tmp, sizeof(cuprof_rf_kernel), p, len);
+        for (size_t i = 0; i < tmp.n; i++)
+            add_kernel(r, (const cuprof_rf_kernel *)tmp.p + i);
+        free(tmp.p);
         break;
-    case CUPROF_RF_GPU_COPIES:
-        read_records(&r->rcopies, sizeof(cuprof_rf_copy), p, len);
+    }
+    case CUPROF_RF_GPU_COPIES: {
+        vec tmp = {0};
+        read_records(&tmp, sizeof(cuprof_rf_copy), p, len);
+        for (size_t i = 0; i < tmp.n; i++)
+            add_copy(r, (const cuprof_rf_copy *)tmp.p + i);
+        free(tmp.p);
         break;
-    case CUPROF_RF_GPU_APIS:
-        read_records(&r->rapis, sizeof(cuprof_rf_api), p, len);
+    }
+    case CUPROF_RF_GPU_APIS: {
+        vec tmp = {0};
+        read_records(&tmp, sizeof(cuprof_rf_api), p, len);
+        for (size_t i = 0; i < tmp.n; i++)
+            add_api(r, (const cuprof_rf_api *)tmp.p + i);
+        free(tmp.p);
         break;
+    }
     case CUPROF_RF_GPU_SYNCS: {
         vec tmp = {0};
         read_records(&tmp, sizeof(cuprof_rf_sync), p, len);
@@ -1530,7 +1595,7 @@ static int read_gpu(rrun *r)
         default: break;
         }
     }
-    if (!r->gpu_info && (r->rkernels.n || r->rapis.n || r->rcopies.n)) {
+    if (!r->gpu_info && (r->kernels.n || r->gapis.n || r->copies.n)) {
         /* killed before the end: the records are there, the clock map is
          * not; CUPTI's clock is taken as ours (exact with the timestamp
          * callback, which real CUPTI uses when it can) */
@@ -1540,12 +1605,12 @@ static int read_gpu(rrun *r)
     g->clock_offset_ns = (int64_t)r->clock_off_a;
     /* corr -> ext, sorted, one entry per corr */
     size_t nm = r->extmap.n;
-    cuprof_gpu_extmap *m = calloc(nm ? nm : 1, sizeof *m);
-    if (!m)
-        return -1;
+    _Static_assert(sizeof(cuprof_gpu_extmap) == sizeof(cuprof_rf_extmap), "extmap in place");
+    cuprof_gpu_extmap *m = r->extmap.p;   /* the file's, made the model's in place */
     for (size_t i = 0; i < nm; i++) {
-        const cuprof_rf_extmap *f = (const cuprof_rf_extmap *)r->extmap.p + i;
-        m[i] = (cuprof_gpu_extmap){.corr = f->corr, .ext = rebase_id(r, f->ext)};
+        cuprof_rf_extmap f;
+        memcpy(&f, (const cuprof_rf_extmap *)r->extmap.p + i, sizeof f);
+        m[i] = (cuprof_gpu_extmap){.corr = f.corr, .ext = rebase_id(r, f.ext)};
     }
     if (nm > 1) {
         qsort(m, nm, sizeof *m, cmp_ext);
@@ -1555,53 +1620,25 @@ static int read_gpu(rrun *r)
                 m[out++] = m[i];
         nm = out;
     }
-    size_t nk = r->rkernels.n, nc = r->rcopies.n, na = r->rapis.n;
-    cuprof_gpu_kernel *k = calloc(nk ? nk : 1, sizeof *k);
-    cuprof_gpu_copy *c = calloc(nc ? nc : 1, sizeof *c);
-    cuprof_gpu_api *a = calloc(na ? na : 1, sizeof *a);
-    r->kernels.p = k, r->copies.p = c, r->gapis.p = a;   /* freed with the run */
-    if (!k || !c || !a) {
-        free(m);
-        return -1;
-    }
-    for (size_t i = 0; i < nk; i++) {
-        const cuprof_rf_kernel *f = (const cuprof_rf_kernel *)r->rkernels.p + i;
-        k[i] = (cuprof_gpu_kernel){
-            .start_ns = f->start, .end_ns = f->end, .corr = f->corr, .device = f->device,
-            .context = f->context, .stream = f->stream,
-            .name = gpu_name(r, f->name, "<unknown kernel>"),
-            .grid = {f->grid[0], f->grid[1], f->grid[2]},
-            .block = {f->block[0], f->block[1], f->block[2]}, .registers = f->registers,
-            .static_smem = f->static_smem, .dynamic_smem = f->dynamic_smem,
-            .device_launched = f->device_launched, .graph = f->graph, .graph_id = f->graph_id,
-            .graph_node_id = f->graph_node_id};
-    }
-    for (size_t i = 0; i < nc; i++) {
-        const cuprof_rf_copy *f = (const cuprof_rf_copy *)r->rcopies.p + i;
-        c[i] = (cuprof_gpu_copy){.start_ns = f->start, .end_ns = f->end, .bytes = f->bytes,
-                                 .corr = f->corr, .device = f->device, .context = f->context,
-                                 .stream = f->stream, .kind = f->kind, .src_mem = f->src_mem,
-                                 .dst_mem = f->dst_mem, .async = f->async, .value = f->value,
-                                 .graph_id = f->graph_id, .graph_node_id = f->graph_node_id};
-    }
-    for (size_t i = 0; i < na; i++) {
-        const cuprof_rf_api *f = (const cuprof_rf_api *)r->rapis.p + i;
-        a[i] = (cuprof_gpu_api){.start_ns = f->start, .end_ns = f->end, .corr = f->corr,
-                                .cbid = f->cbid, .name = gpu_name(r, f->name, "cbid_unknown"),
-                                .thread_id = f->thread_id, .process_id = f->process_id,
-                                .result = f->result, .is_launch = f->is_launch,
-                                .driver = f->driver};
-    }
-    /* the file's records are copied: their memory goes back now, before
-     * the model is built (146 bytes a launch with the sim's CUPTI) */
-    free(r->rkernels.p), free(r->rcopies.p), free(r->rapis.p);
-    r->rkernels = r->rcopies = r->rapis = (vec){0};
+    size_t nk = r->kernels.n, nc = r->copies.n, na = r->gapis.n;
+    cuprof_gpu_kernel *k = r->kernels.p;   /* freed with the run */
+    cuprof_gpu_copy *c = r->copies.p;
+    cuprof_gpu_api *a = r->gapis.p;
+    for (size_t i = 0; i < nk; i++)
+        k[i].name = gpu_name(r, (uint32_t)(uintptr_t)k[i].name, "<unknown kernel>");
+    for (size_t i = 0; i < na; i++)
+        a[i].name = gpu_name(r, (uint32_t)(uintptr_t)a[i].name, "cbid_unknown");
     g->n_kernels = normalize_cuprof_gpu_kernel(r, k, nk, m, nm);
     g->n_copies = normalize_cuprof_gpu_copy(r, c, nc, m, nm);
     g->n_apis = normalize_cuprof_gpu_api(r, a, na, m, nm);
     g->n_syncs = normalize_cuprof_gpu_sync(r, r->syncs.p, r->syncs.n, m, nm);
     if (r->exit_ns)
         after_exit(r, g, k, c, a);
+    /* fitted: the vectors grew by doubling (in cuprof-report their tails'
+     * disk goes back, tools/bigmem.h) */
+    k = fit(&r->kernels, sizeof *k, g->n_kernels);
+    c = fit(&r->copies, sizeof *c, g->n_copies);
+    a = fit(&r->gapis, sizeof *a, g->n_apis);
     g->kernels = g->n_kernels ? k : NULL;
     g->copies = g->n_copies ? c : NULL;
     g->apis = g->n_apis ? a : NULL;
@@ -1626,9 +1663,7 @@ static int read_gpu(rrun *r)
     g->n_graph_nodes = gn ? nodes.n : 0;
     g->devices = r->devices.p;
     g->n_devices = r->devices.n;
-    free(r->extmap.p);
-    r->extmap.p = m;   /* g->extmap, or unused */
-    return 0;
+    return 0;   /* r->extmap.p is g->extmap, or unused */
 }
 
 /* ---- open, read, free ---------------------------------------------------------------- */
@@ -1806,9 +1841,6 @@ void cuprof_rfread_free(cuprof_run *run)
     free(r->extmap.p);
     free(r->nodes.p);
     free(r->devices.p);
-    free(r->rkernels.p);
-    free(r->rcopies.p);
-    free(r->rapis.p);
     free(r->run_threads);
     free(r->chunk_ptrs);
     free(r->arena);

@@ -80,6 +80,44 @@ START_TEST(large_blocks_on_the_file)
 }
 END_TEST
 
+/* A vector fitted to its elements (realloc to far less): its bytes stay,
+ * the tail's file range goes back (bytes_now drops by it), and the block
+ * still grows again and frees. */
+START_TEST(shrunk_block_gives_its_tail_back)
+{
+    cuprof_bigmem_stats s0, s;
+    cuprof_bigmem_get_stats(&s0);
+    size_t n = 16u << 20;
+    unsigned char *p = malloc(n);
+    ck_assert_ptr_nonnull(p);
+    for (size_t i = 0; i < n; i++)
+        p[i] = (unsigned char)(i * 13);
+    cuprof_bigmem_get_stats(&s);
+    ck_assert_uint_ge(s.bytes_now, s0.bytes_now + n);
+    uintptr_t at = (uintptr_t)p;
+    unsigned char *q = realloc(p, 3u << 20);   /* 13 MiB less */
+    ck_assert_uint_eq((uintptr_t)q, at);
+    cuprof_bigmem_get_stats(&s);
+    ck_assert_uint_lt(s.bytes_now, s0.bytes_now + (4u << 20));
+    size_t bad = 0;
+    for (size_t i = 0; i < (3u << 20); i++)
+        bad += q[i] != (unsigned char)(i * 13);
+    ck_assert_uint_eq(bad, 0);
+    /* a little less: in place, nothing given back (under a megabyte) */
+    uintptr_t was = (uintptr_t)q;
+    q = realloc(q, (3u << 20) - 4096);
+    ck_assert_uint_eq((uintptr_t)q, was);
+    q = realloc(q, n);   /* and it grows again */
+    ck_assert_ptr_nonnull(q);
+    for (size_t i = 0; i < (3u << 20) - 4096; i++)
+        bad += q[i] != (unsigned char)(i * 13);
+    ck_assert_uint_eq(bad, 0);
+    free(q);
+    cuprof_bigmem_get_stats(&s);
+    ck_assert_uint_eq(s.bytes_now, s0.bytes_now);
+}
+END_TEST
+
 /* 256 MiB written and read back twice under a 16 MiB budget: the trimmer
  * runs, every byte survives it; dropping the pages by hand then leaves the
  * process a few MB whatever it touched. (The peak itself depends on the
@@ -241,9 +279,10 @@ int main(void)
     Suite *s = suite_create("bigmem");
     const TTest *tests[] = {large_blocks_on_the_file, resident_set_stays_near_the_budget,
                             large_sort_is_stable_like_glibc, no_spill_dir_falls_back_to_malloc,
-                            no_budget_keeps_it_in_memory, readahead_off_from_the_start};
+                            no_budget_keeps_it_in_memory, readahead_off_from_the_start,
+                            shrunk_block_gives_its_tail_back};
     static const char *const names[] = {"blocks", "resident", "sort", "fallback", "no_budget",
-                                        "readahead"};
+                                        "readahead", "shrink"};
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
         TCase *t = tcase_create(names[i]);
         tcase_set_timeout(t, 120);
