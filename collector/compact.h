@@ -54,6 +54,12 @@
 /* The longest record (every field at its widest): callers keep this much
  * room for each call that is open, so that its end never lacks room. */
 #define CUPROF_REC_MAX 112u
+/* The fewest bytes of a record the decoder takes, but a chunk's last (the
+ * chunk's end may cut that one short): the head, then d0 and dur (1 byte
+ * each at least, cuprof_get_uv), or with HEAD_EXTRA the extra byte and d0
+ * (EXTRA_T1_ZERO: no dur). A reader bounds the calls a chunk can hold by
+ * its bytes with it: (len + CUPROF_REC_MIN - 1) / CUPROF_REC_MIN. */
+#define CUPROF_REC_MIN 3u
 
 #define CUPROF_HEAD_CLS 0x0fu
 #define CUPROF_HEAD_RESULT 0x10u

@@ -54,6 +54,13 @@ const char *cuprof_findings_fmt_bytes(char *b, size_t n, uint64_t bytes)
     return b;
 }
 
+const char *cuprof_findings_fmt_median(char *b, size_t n, uint64_t ns, int sketched)
+{
+    char t[32];
+    snprintf(b, n, "%s%s", sketched ? "~" : "", cuprof_findings_fmt_ns(t, sizeof t, ns));
+    return b;
+}
+
 /* A share in [0,1] as "91.2%". */
 const char *cuprof_findings_fmt_pct(char *b, size_t n, double share)
 {
@@ -97,6 +104,11 @@ void cuprof_findings_num(cuprof_finding *f, const char *key, double v, int integ
         f->nums[f->nnums++] = (cuprof_finding_num){key, v, integer};
 }
 
+void cuprof_findings_sketched(cuprof_finding *f, int sketched)
+{
+    if (sketched)
+        cuprof_findings_num(f, "median_sketched", 1, 1);
+}
 
 /* ---- overhead-bound / compute-bound -------------------------------------- */
 
@@ -239,10 +251,12 @@ static void rule_many_calls(fctx *c)
                             "the loop in a CUDA graph",
                             "%s was called %llu times (CPU total %s, median %s per call)",
                             a->name, (unsigned long long)a->calls,
-                            cuprof_findings_fmt_ns(t, sizeof t, a->cpu_total_ns), cuprof_findings_fmt_ns(m, sizeof m, a->median_ns));
+                            cuprof_findings_fmt_ns(t, sizeof t, a->cpu_total_ns),
+                            cuprof_findings_fmt_median(m, sizeof m, a->median_ns, a->median_sketched));
     cuprof_findings_num(f, "calls", (double)a->calls, 1);
     cuprof_findings_num(f, "cpu_total_ns", (double)a->cpu_total_ns, 1);
     cuprof_findings_num(f, "median_ns", (double)a->median_ns, 1);
+    cuprof_findings_sketched(f, a->median_sketched);
 }
 
 static void rule_kernel_spread(fctx *c)
@@ -264,13 +278,14 @@ static void rule_kernel_spread(fctx *c)
                                 "(clocks, power, contention, a different code path)",
                                 "%s runs in a median %s but averages %s (max %s over "
                                 "%llu runs): a reader who only saw the average would get it wrong",
-                                k->name, cuprof_findings_fmt_ns(md, sizeof md, k->median_ns),
+                                k->name, cuprof_findings_fmt_median(md, sizeof md, k->median_ns, k->median_sketched),
                                 cuprof_findings_fmt_ns(mn, sizeof mn, (uint64_t)mean), cuprof_findings_fmt_ns(mx, sizeof mx, k->max_ns),
                                 (unsigned long long)k->launches);
         cuprof_findings_num(f, "median_ns", (double)k->median_ns, 1);
         cuprof_findings_num(f, "mean_ns", mean, 1);
         cuprof_findings_num(f, "max_ns", (double)k->max_ns, 1);
         cuprof_findings_num(f, "launches", (double)k->launches, 1);
+        cuprof_findings_sketched(f, k->median_sketched);
         shown++;
     }
 }
@@ -289,10 +304,11 @@ static void rule_launch(fctx *c)
                                 "events or a sync, not CPU timers, which see only the queueing",
                                 "Kernels start a median %s after their launching "
                                 "call (max %s): the CPU queues work that far ahead of the GPU",
-                                cuprof_findings_fmt_ns(a, sizeof a, st->latency_median_ns),
+                                cuprof_findings_fmt_median(a, sizeof a, st->latency_median_ns, st->latency_median_sketched),
                                 cuprof_findings_fmt_ns(b, sizeof b, st->latency_max_ns));
         cuprof_findings_num(f, "latency_median_ns", (double)st->latency_median_ns, 1);
         cuprof_findings_num(f, "latency_max_ns", (double)st->latency_max_ns, 1);
+        cuprof_findings_sketched(f, st->latency_median_sketched);
     }
     size_t n = c->g->n_kernels;
     if (n < GAP_MIN_KERNELS)
@@ -317,6 +333,7 @@ static void rule_launch(fctx *c)
     }
     uint64_t mg = cuprof_quantile_rank(&gaps, cuprof_quantile_count(&gaps) / 2);
     uint64_t mk = cuprof_quantile_rank(&durs, n / 2);
+    int gs = cuprof_quantile_sketched(&gaps), ks = cuprof_quantile_sketched(&durs);
     cuprof_quantile_free(&gaps);
     cuprof_quantile_free(&durs);
     if (oom || mg < GAP_MIN_NS || mg < mk)
@@ -326,12 +343,14 @@ static void rule_launch(fctx *c)
                             "between launches, or a CUDA graph",
                             "The GPU idles a median %s between consecutive kernels, "
                             "longer than the median kernel (%s, %s); %s idle in all between them",
-                            cuprof_findings_fmt_ns(a, sizeof a, mg), cuprof_findings_fmt_ns(b, sizeof b, mk),
+                            cuprof_findings_fmt_median(a, sizeof a, mg, gs),
+                            cuprof_findings_fmt_median(b, sizeof b, mk, ks),
                             cuprof_findings_fmt_x(x, sizeof x, mk ? (double)mg / (double)mk : 0),
                             cuprof_findings_fmt_ns(g, sizeof g, total));
     cuprof_findings_num(f, "gap_median_ns", (double)mg, 1);
     cuprof_findings_num(f, "kernel_median_ns", (double)mk, 1);
     cuprof_findings_num(f, "gaps_total_ns", (double)total, 1);
+    cuprof_findings_sketched(f, gs || ks);
 }
 
 /* ---- pageable-copy and blocking-copy ------------------------------------- */
@@ -487,7 +506,10 @@ static void rule_graph_gaps(fctx *c)
         if (g->launches < 2 || g->replay_span_ns < GRAPH_GAP_MIN_SPAN_NS ||
             g->replay_idle_share < GRAPH_GAP_SHARE)
             continue;
-        char share[32], span[32];
+        char share[40], span[40], pct[32];
+        /* both medians come from as many replays: sketched together */
+        snprintf(share, sizeof share, "%s%s", g->replay_sketched ? "~" : "",
+                 cuprof_findings_fmt_pct(pct, sizeof pct, g->replay_idle_share));
         cuprof_finding *f = cuprof_findings_add(
             c, "graph-gaps", "warning",
             "look at one replay in the trace for what the nodes wait on (host nodes, event waits, "
@@ -495,12 +517,13 @@ static void rule_graph_gaps(fctx *c)
             "branches",
             "CUDA graph %u's replays are idle %s of their %s span between nodes (median of %llu "
             "replays): the launch cost is saved, but its nodes still wait",
-            g->id, cuprof_findings_fmt_pct(share, sizeof share, g->replay_idle_share),
-            cuprof_findings_fmt_ns(span, sizeof span, g->replay_span_ns), (unsigned long long)g->launches);
+            g->id, share, cuprof_findings_fmt_median(span, sizeof span, g->replay_span_ns, g->replay_sketched),
+            (unsigned long long)g->launches);
         cuprof_findings_num(f, "graph", g->id, 1);
         cuprof_findings_num(f, "idle_share", g->replay_idle_share, 0);
         cuprof_findings_num(f, "replay_span_ns", (double)g->replay_span_ns, 1);
         cuprof_findings_num(f, "replays", (double)g->launches, 1);
+        cuprof_findings_sketched(f, g->replay_sketched);
     }
 }
 

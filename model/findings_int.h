@@ -130,6 +130,15 @@ const char *cuprof_findings_fmt_pct(char *b, size_t n, double share);
 const char *cuprof_findings_fmt_bytes(char *b, size_t n, uint64_t bytes);
 const char *cuprof_findings_fmt_x(char *b, size_t n, double r);
 
+/* A median as cuprof_findings_fmt_ns writes it, "~" before it when it is
+ * sketched (past run->quantile_exact_max samples, within
+ * CUPROF_QUANTILE_REL_ERR: model/quantile.h), as summary.txt marks such
+ * medians; exact: unchanged, so the messages of exact runs stay as they were. */
+const char *cuprof_findings_fmt_median(char *b, size_t n, uint64_t ns, int sketched);
+/* Adds the number median_sketched = 1 to f when sketched (some median the
+ * finding quotes is approximate); nothing when exact (f may be NULL). */
+void cuprof_findings_sketched(cuprof_finding *f, int sketched);
+
 /* Adds a finding (message formatted like printf, advice copied); NULL when
  * the list is full. */
 cuprof_finding *cuprof_findings_add(fctx *c, const char *rule, const char *severity, const char *advice,

@@ -135,11 +135,13 @@ void cuprof_findings_rule_cold_start(fctx *c)
                                 "workspace and heuristics, lazy module loading) is in the measured loop",
                                 a->name, cuprof_findings_fmt_ns(fd, sizeof fd, d),
                                 cuprof_findings_fmt_x(x, sizeof x, a->median_ns ? (double)d / (double)a->median_ns : 0),
-                                cuprof_findings_fmt_ns(md, sizeof md, a->median_ns), (unsigned long long)a->calls);
+                                cuprof_findings_fmt_median(md, sizeof md, a->median_ns, a->median_sketched),
+                                (unsigned long long)a->calls);
         cuprof_findings_num(f, "first_ns", (double)d, 1);
         cuprof_findings_num(f, "median_ns", (double)a->median_ns, 1);
         cuprof_findings_num(f, "calls", (double)a->calls, 1);
         cuprof_findings_num(f, "calls_in_same_phase", (double)same, 1);
+        cuprof_findings_sketched(f, a->median_sketched);
         shown++;
     }
     free(first);

@@ -22,6 +22,15 @@ static void put(cmp_series *s, size_t r, int64_t v)
     s->has |= 1u << r;
 }
 
+/* Marks run r's median in s approximate when its summary said so. */
+static void mark_sketched(compare *c, cmp_series *s, size_t r, bool sketched)
+{
+    if (!sketched || r >= CMP_MAX_RUNS)
+        return;
+    s->sketched |= 1u << r;
+    c->sketched = true;
+}
+
 static void add(cmp_series *s, size_t r, int64_t v)
 {
     if (r >= CMP_MAX_RUNS)
@@ -109,8 +118,10 @@ static void build_overview(compare *c)
             put(&busy->s, r, s->gpu.busy_ns);
         if (s->gpu.has_idle_share)
             put(&idle->s, r, (int64_t)(s->gpu.idle_share * 1e6 + 0.5));
-        if (s->gpu.has_launch_latency_median_ns)
+        if (s->gpu.has_launch_latency_median_ns) {
             put(&lat->s, r, s->gpu.launch_latency_median_ns);
+            mark_sketched(c, &lat->s, r, s->gpu.launch_latency_median_sketched);
+        }
     }
 }
 
@@ -280,6 +291,7 @@ static int build_ranges(compare *c, size_t r)
         add(&row->calls, r, s->ranges[i].calls);
         add(&row->cpu_total_ns, r, s->ranges[i].cpu_total_ns);
         put(&row->median_ns, r, s->ranges[i].median_ns);
+        mark_sketched(c, &row->median_ns, r, s->ranges[i].median_sketched);
         if (s->gpu_captured)
             add(&row->gpu_total_ns, r, s->ranges[i].gpu_total_ns);
     }
@@ -320,6 +332,7 @@ static int build_rows(compare *c)
             if (gpu) {
                 add(&row->gpu_total_ns, r, k->gpu_total_ns);
                 put(&row->median_ns, r, k->median_ns);
+                mark_sketched(c, &row->median_ns, r, k->median_sketched);
             }
         }
         for (size_t i = 0; i < s->n_copies; i++) {

@@ -37,6 +37,9 @@ typedef enum cmp_unit {
 typedef struct cmp_series {
     int64_t v[CMP_MAX_RUNS];    /* value per run, 0 where absent */
     uint32_t has;               /* bit r: run r has a value */
+    uint32_t sketched;          /* bit r: run r's value is a median its summary.json
+                                   marks approximate (median_sketched: past the exact
+                                   bound, within CUPROF_QUANTILE_REL_ERR) */
 } cmp_series;
 
 /* A named top-level metric (overview and per-iteration tables). */
@@ -158,6 +161,8 @@ typedef struct compare {
     cmp_step_row steps;                     /* their numbers, where a run has them */
     cmp_presence *presence;  size_t n_presence;   /* kernels missing from some run */
     cmp_epilogue_change *epilogues; size_t n_epilogues; /* GEMM epilogues that changed */
+    bool sketched;                          /* some median shown is approximate (a
+                                               series' sketched bit): the text's legend */
 } compare;
 
 /*

@@ -45,7 +45,9 @@ static json_t *num(cmp_unit unit, int64_t v)
 
 /* {"values": [...], "delta": [...], "ratio": [...]}, one entry per run, null
  * where the run lacks the number (delta and ratio: also where run A does;
- * ratio: also where A's value is 0). */
+ * ratio: also where A's value is 0); and "sketched": [true|false per run],
+ * only when some run's value is a median its summary marks approximate
+ * (median_sketched), so exact comparisons' documents do not change. */
 static json_t *series(json_out *o, cmp_unit unit, const cmp_series *s)
 {
     json_t *obj = chk(o, json_object()), *values = chk(o, json_array()),
@@ -61,6 +63,12 @@ static json_t *series(json_out *o, cmp_unit unit, const cmp_series *s)
         set(o, obj, "values", values);
         set(o, obj, "delta", delta);
         set(o, obj, "ratio", ratio);
+        if (s->sketched) {
+            json_t *sk = chk(o, json_array());
+            for (size_t r = 0; r < o->c->n_runs && sk; r++)
+                append(o, sk, json_boolean(s->sketched & (1u << r)));
+            set(o, obj, "sketched", sk);
+        }
     } else {
         json_decref(values);
         json_decref(delta);

@@ -1,5 +1,6 @@
 /* compare_text.c - the side-by-side table of cuprof-compare; see compare.h. */
 #include "formats/compare/compare.h"
+#include "model/quantile.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -124,8 +125,9 @@ static void clean(char *buf, size_t len, const char *s, size_t width)
     buf[o] = 0;
 }
 
-/* Prints one table row: label, one cell per run, then delta and ratio of
- * each later run against run 0 ("-" where either lacks the number). */
+/* Prints one table row: label, one cell per run ("~" before a median its
+ * run sketched, as summary.txt marks it), then delta and ratio of each
+ * later run against run 0 ("-" where either lacks the number). */
 static void row(const text_out *t, int indent, const char *label, cmp_unit unit,
                 const cmp_series *s)
 {
@@ -133,9 +135,11 @@ static void row(const text_out *t, int indent, const char *label, cmp_unit unit,
     clean(name, sizeof name, label, (size_t)(t->name_w - indent));
     fprintf(t->f, "%*s%-*s", indent, "", t->name_w - indent, name);
     for (size_t r = 0; r < t->c->n_runs; r++) {
-        if (s->has & (1u << r))
-            fmt_value(cell, sizeof cell, unit, s->v[r], 0);
-        else
+        if (s->has & (1u << r)) {
+            size_t off = (s->sketched >> r) & 1u;   /* 1: room for the '~' */
+            cell[0] = '~';
+            fmt_value(cell + off, sizeof cell - off, unit, s->v[r], 0);
+        } else
             strcpy(cell, "-");
         fprintf(t->f, " %*s", CELL, cell);
     }
@@ -449,6 +453,11 @@ int cmp_print_text(const compare *c, FILE *out)
     ranges_table(&t);
     sites_table(&t);
     findings_table(&t);
+    if (c->sketched)   /* only then: the tables of exact runs stay as they were */
+        fprintf(out, "~ median: approximate, within %.2f%% (that run's summary.json marks it "
+                     "median_sketched: more samples than its exact bound, so a log-bucket sketch); "
+                     "deltas and ratios with it are approximate too\n",
+                100.0 * CUPROF_QUANTILE_REL_ERR);
     fflush(out);
     return ferror(out) ? -1 : 0;
 }

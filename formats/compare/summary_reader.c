@@ -293,6 +293,8 @@ static void read_optional(json_t *root, summary *s)
         s->gpu.has_busy_ns = opt_count(gpu, "busy_ns", &s->gpu.busy_ns);
         s->gpu.has_launch_latency_median_ns =
             opt_count(gpu, "launch_latency_median_ns", &s->gpu.launch_latency_median_ns);
+        s->gpu.launch_latency_median_sketched =
+            json_is_true(json_object_get(gpu, "launch_latency_median_sketched"));
         json_t *idle = json_object_get(gpu, "idle_share");
         if (json_is_number(idle)) {
             double d = json_number_value(idle);

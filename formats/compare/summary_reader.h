@@ -44,6 +44,8 @@ typedef struct summary_gpu {
     double idle_share;      /* idle fraction of the wall time, 0..1 */
     bool has_launch_latency_median_ns;
     int64_t launch_latency_median_ns; /* kernel start minus launching call start */
+    bool launch_latency_median_sketched; /* that median is approximate
+                                            (launch_latency_median_sketched: true) */
 } summary_gpu;
 
 /* A whole run. All strings and arrays are owned and freed by cmp_summary_destroy. */

@@ -1260,15 +1260,20 @@ static uint64_t decode_thread(rrun *r, rthread *t, uint64_t want, cuprof_event *
 /* The flight recorder's thread: the oldest call from which every call up
  * to want (its published count) is in the file; the ones before went with
  * the ring's older blocks, or their records did (a call that outlived the
- * calls after it is written when it ends). want when none is. */
+ * calls after it is written when it ends). want when none is. The calls
+ * looked at are the last m before want, m the records before it: no more
+ * can all be there (a damaged file's sequence numbers far apart, or a
+ * want far past them, cost no more than the records). */
 static uint64_t find_base(rthread *t, uint64_t want)
 {
     size_t nc = t->chunks.n + (t->have_tail ? 1 : 0);
     chunk_ref *cs = t->chunks.p;
-    uint64_t lo = want;
+    uint64_t lo = want, m = 0;
     for (int pass = 0; pass < 2; pass++) {
         uint8_t *seen = NULL;
         if (pass == 1) {
+            if (want - lo > m)
+                lo = want - m;
             if (lo >= want)
                 return want;
             seen = calloc(want - lo, 1);
@@ -1285,10 +1290,12 @@ static uint64_t find_base(rthread *t, uint64_t want)
             while (cuprof_decode(&p, e, &codec, &ev, &seq) == 0) {
                 if (seq >= want)
                     continue;
-                if (pass == 0 && seq < lo)
-                    lo = seq;
-                else if (pass == 1)
+                if (pass == 0) {
+                    m++;
+                    lo = seq < lo ? seq : lo;
+                } else if (seq >= lo) {
                     seen[seq - lo] = 1;
+                }
             }
         }
         if (pass == 1) {
@@ -1302,9 +1309,21 @@ static uint64_t find_base(rthread *t, uint64_t want)
     return want;
 }
 
+/* The most records t's blocks can hold (collector/compact.h:
+ * CUPROF_REC_MIN bytes each, but a chunk's last). */
+static uint64_t record_room(const rthread *t)
+{
+    size_t nc = t->chunks.n + (t->have_tail ? 1 : 0);
+    uint64_t n = 0;
+    for (size_t j = 0; j < nc; j++)
+        n += (chunk_at(t, j)->len + CUPROF_REC_MIN - 1) / CUPROF_REC_MIN;
+    return n;
+}
+
 /* Records a thread holds in its blocks (a thread the run never described:
- * killed before the end), counted by decoding. */
-static uint64_t count_records(const rrun *r, rthread *t)
+ * killed before the end), counted by decoding; *records (may be NULL) gets
+ * how many records decoded, whatever their sequence numbers. */
+static uint64_t count_records(const rrun *r, rthread *t, uint64_t *records)
 {
     size_t nc = t->chunks.n + (t->have_tail ? 1 : 0);
     chunk_ref *cs = t->chunks.p;
@@ -1324,6 +1343,8 @@ static uint64_t count_records(const rrun *r, rthread *t)
                 maxseq = seq + 1;
         }
     }
+    if (records)
+        *records = n;
     /* the calls [0, n) are complete only when every one of them is there;
      * a flight recorder's: find_base takes the ones that are */
     return maxseq == n || r->flight ? maxseq : 0;
@@ -1353,8 +1374,21 @@ static int read_threads(rrun *r)
         return -1;
     uint64_t total = 0;
     for (size_t i = 0; i < k; i++) {
-        want[i] = ts[i].have_info ? ts[i].info.committed : count_records(r, &ts[i]);
-        if (r->flight && (ts[i].first_no > 0 || ts[i].chunks.n == 0)) {
+        uint64_t room = record_room(&ts[i]);
+        want[i] = ts[i].have_info ? ts[i].info.committed : count_records(r, &ts[i], NULL);
+        if (ts[i].have_info && want[i] > room) {
+            /* A THREAD block that claims more calls than its blocks can
+             * hold (damaged, or hostile: 2^60) would size seen[] and the
+             * arena by the claim. Take the records that are there: the
+             * calls [0, records) at most, of which decode_thread keeps the
+             * prefix found; a flight recorder's: up to the last one, as
+             * for a thread never described. */
+            uint64_t records = 0, top = count_records(r, &ts[i], &records);
+            want[i] = r->flight ? top : records;
+        }
+        /* (a flight recorder's calls past the room: sequence numbers far
+         * apart, so some went; find_base keeps at most the room) */
+        if (r->flight && (ts[i].first_no > 0 || ts[i].chunks.n == 0 || want[i] > room)) {
             ts[i].base = find_base(&ts[i], want[i]);
             want[i] -= ts[i].base;
         }

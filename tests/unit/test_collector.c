@@ -26,11 +26,13 @@
 #include <jansson.h>
 #include <dirent.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -998,6 +1000,114 @@ START_TEST(chunks_decode_alone)
 }
 END_TEST
 
+/* Sets the call count of every THREAD block of the run file at path to
+ * claim, its checksums made again (a damaged or hostile file that still
+ * reads as sound). Returns how many blocks it changed. */
+static int set_thread_claims(const char *path, uint64_t claim)
+{
+    FILE *f = fopen(path, "r+b");
+    ck_assert_ptr_nonnull(f);
+    cuprof_rf_header h;
+    ck_assert_uint_eq(fread(&h, sizeof h, 1, f), 1);
+    ck_assert_int_eq(fseek(f, (long)h.header_bytes, SEEK_SET), 0);
+    int changed = 0;
+    cuprof_rf_block b;
+    long at = ftell(f);
+    while (fread(&b, sizeof b, 1, f) == 1) {
+        size_t padded = (size_t)((b.len + 7) & ~(uint64_t)7);
+        if (b.type == CUPROF_RF_THREAD && b.len == sizeof(cuprof_rf_thread)) {
+            cuprof_rf_thread t;
+            ck_assert_uint_eq(fread(&t, sizeof t, 1, f), 1);
+            t.committed = claim;
+            b.crc = cuprof_crc32c(0, &t, sizeof t);
+            b.hcrc = cuprof_crc32c(0, &b, offsetof(cuprof_rf_block, hcrc));
+            ck_assert_int_eq(fseek(f, at, SEEK_SET), 0);
+            ck_assert_uint_eq(fwrite(&b, sizeof b, 1, f), 1);
+            ck_assert_uint_eq(fwrite(&t, sizeof t, 1, f), 1);
+            changed++;
+        }
+        at += (long)(sizeof b + padded);
+        ck_assert_int_eq(fseek(f, at, SEEK_SET), 0);
+    }
+    ck_assert_int_eq(fclose(f), 0);
+    return changed;
+}
+
+/* Reads the run file at path in a child whose address space may grow by
+ * 256 MiB at most; its exit status: 0 when the run opens with exactly n
+ * calls, all of API api on one thread, in order; 2 when it did not open. */
+static int read_bounded(const char *path, uint64_t n, uint16_t api)
+{
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        long pages = 0;
+        FILE *st = fopen("/proc/self/statm", "r");
+        if (!st || fscanf(st, "%ld", &pages) != 1)
+            _exit(9);
+        fclose(st);
+        rlim_t cap = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + ((rlim_t)256 << 20);
+        struct rlimit rl = {cap, cap};
+        if (setrlimit(RLIMIT_AS, &rl) != 0)
+            _exit(9);
+        cuprof_rfread_info info;
+        char err[256];
+        cuprof_run *run = cuprof_rfread(path, &info, err, sizeof err);
+        if (!run) {
+            fprintf(stderr, "read_bounded: %s\n", err);
+            _exit(2);
+        }
+        int bad = run->nevents != n || run->nthreads != 1 || run->threads[0].n != n;
+        for (uint64_t i = 0; !bad && i < n; i++)
+            bad = cuprof_run_event(&run->threads[0], i)->api != api;
+        _exit(bad ? 3 : 0);
+    }
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status), "the reader died (signal %d)", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    return WEXITSTATUS(status);
+}
+
+/* A THREAD block whose call count is far past what its chunks can hold
+ * (CUPROF_REC_MIN bytes a record) does not size the reader's memory: the
+ * run opens, in a bounded address space, with the calls that are there.
+ * 2^26 calls would be a 4 GiB arena, 2^60 more than memory. */
+START_TEST(thread_claim_past_its_chunks)
+{
+    /* CUPROF_REC_MIN is the encoder's least: a call of the API before it,
+     * no time since and none taken */
+    cuprof_codec c;
+    memset(&c, 0, sizeof c);
+    uint8_t buf[2 * CUPROF_REC_MAX], *p = buf;
+    cuprof_event e = {.t0 = 1000, .t1 = 1000, .api = 2, .cls = CUPROF_EV_CALL};
+    p = cuprof_encode(p, &c, &e, 0);
+    uint8_t *second = p;
+    p = cuprof_encode(p, &c, &e, 1);
+    ck_assert_int_eq(p - second, CUPROF_REC_MIN);
+
+    cuprof_api_register(APIS, NAPIS);
+    enum { N = 20000 };   /* a few chunks */
+    for (int i = 0; i < N; i++)
+        cuprof_end(rec(2, CUPROF_EV_CALL), 0);
+    cuprof_run *run = test_run_read_back();
+    ck_assert_ptr_nonnull(run);
+    ck_assert_uint_eq(run->nevents, N);
+    test_run_free(run);
+    char path[4096];   /* a copy: the forked reader's collector starts afresh */
+    snprintf(path, sizeof path, "%s", cuprof_runfile_path());
+    ck_assert_int_eq(read_bounded(path, N, 2), 0);
+    static const uint64_t claims[] = {1ull << 26, 1ull << 60, UINT64_MAX, N + 1};
+    for (size_t i = 0; i < sizeof claims / sizeof claims[0]; i++) {
+        ck_assert_int_ge(set_thread_claims(path, claims[i]), 1);
+        ck_assert_msg(read_bounded(path, N, 2) == 0, "claim %llu: not the %d calls there",
+                      (unsigned long long)claims[i], N);
+    }
+    /* a claim under what is there still counts: the first calls */
+    set_thread_claims(path, N / 2);
+    ck_assert_int_eq(read_bounded(path, N / 2, 2), 0);
+}
+END_TEST
+
 /* ---- the flight recorder ---------------------------------------------------- */
 
 /* The flight recorder keeps the chunks in a ring of CUPROF_FLIGHT_MEMORY
@@ -1804,6 +1914,7 @@ Suite *collector_suite(void)
     tcase_add_test(tc, run_file_unwritable_counts);
     tcase_add_test(tc, stamps_are_monotonic_ns);
     tcase_add_test(tc, chunks_decode_alone);
+    tcase_add_test(tc, thread_claim_past_its_chunks);
     tcase_add_test(tc, killed_recovered_from_the_recording_memory);
     suite_add_tcase(s, tc);
 

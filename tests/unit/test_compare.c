@@ -745,6 +745,89 @@ START_TEST(huge_values_saturate)
 }
 END_TEST
 
+/* A range row "step" (domain "") of 100 occurrences, median_ns med. */
+static json_t *range_row(json_int_t med, int sketched)
+{
+    json_t *x = json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:I, s:I, s:I}", "name", "step", "domain", "",
+                          "calls", 100, "cpu_total_ns", 1000000, "gpu_total_ns", 500000, "kernels", 200,
+                          "min_ns", med, "median_ns", med, "max_ns", med);
+    if (sketched)
+        json_object_set_new(x, "median_sketched", json_true());
+    return x;
+}
+
+/* A json array of one true/false per run, as "sketched" holds them. */
+static void expect_sketched(json_t *series, int a, int b)
+{
+    json_t *sk = json_object_get(series, "sketched");
+    ck_assert_msg(json_is_array(sk) && json_array_size(sk) == 2, "no \"sketched\" pair");
+    ck_assert_int_eq(json_is_true(json_array_get(sk, 0)), a);
+    ck_assert_int_eq(json_is_true(json_array_get(sk, 1)), b);
+}
+
+/* Medians a summary marks approximate (median_sketched on a kernel or
+ * range row, launch_latency_median_sketched) on either side: "~" before
+ * that run's value, one legend line under the table, and "sketched" in
+ * the JSON series; exact medians (the other kernel, the exact runs) have
+ * neither. */
+START_TEST(sketched_medians)
+{
+    json_t *a = run_doc("eager"), *b = run_doc("eager");
+    json_object_set_new(a, "ranges", json_pack("[o]", range_row(40000, 1)));   /* A's range */
+    json_object_set_new(b, "ranges", json_pack("[o]", range_row(40000, 0)));
+    json_object_set_new(json_array_get(json_object_get(b, "kernels"), 0), "median_sketched",
+                        json_true());                                           /* B's GEMM */
+    json_object_set_new(json_object_get(b, "gpu"), "launch_latency_median_sketched", json_true());
+    const char *pa = write_doc("a.summary.json", a);
+    const char *pb = write_doc("b.summary.json", b);
+    e2e_result r = compare_run(pa, pb, NULL);
+    expect_ok(&r);
+    expect_row(r.out, "Overview", "  launch latency (median)", "4.200us ~4.200us 0ns 1.00x");
+    expect_row(r.out, "\n  " GEMM "\n", "    median", "5.000us ~5.000us 0ns 1.00x");
+    expect_row(r.out, "\n  " GEMM "\n", "    total", "50.000us 50.000us 0ns 1.00x");
+    expect_row(r.out, "\n  " BIAS "\n", "    median", "2.000us 2.000us 0ns 1.00x");
+    expect_row(r.out, "NVTX ranges", "    median", "~40.000us 40.000us 0ns 1.00x");
+    ck_assert_int_eq(e2e_count(r.out, "\n~ median: approximate, within 0.78%"), 1);
+    ck_assert_int_eq(e2e_count(r.out, "~"), 4);   /* three values and the legend */
+    e2e_result_free(&r);
+
+    r = compare_run("--json", pa, pb, NULL);
+    expect_ok(&r);
+    json_t *doc = json_loads(r.out, JSON_REJECT_DUPLICATES, NULL);
+    ck_assert_ptr_nonnull(doc);
+    expect_sketched(path_get(doc, "overview", "launch_latency_median_ns"), 0, 1);
+    ck_assert_ptr_null(json_object_get(path_get(doc, "overview", "wall_ns"), "sketched"));
+    json_t *ks = json_object_get(doc, "kernels");
+    int seen = 0;
+    for (size_t i = 0; i < json_array_size(ks); i++) {
+        json_t *k = json_array_get(ks, i);
+        json_t *med = json_object_get(k, "median_ns");
+        if (strcmp(json_string_value(json_object_get(k, "name")), GEMM) == 0) {
+            expect_sketched(med, 0, 1);
+            seen++;
+        } else {
+            ck_assert_ptr_null(json_object_get(med, "sketched"));
+        }
+    }
+    ck_assert_int_eq(seen, 1);
+    expect_sketched(json_object_get(json_array_get(json_object_get(doc, "ranges"), 0), "median_ns"), 1, 0);
+    json_decref(doc);
+    e2e_result_free(&r);
+
+    /* both exact: no mark, no legend, no "sketched" */
+    pa = write_doc("c.summary.json", run_doc("eager"));
+    pb = write_doc("d.summary.json", run_doc("fused"));
+    r = compare_run(pa, pb, NULL);
+    expect_ok(&r);
+    ck_assert_ptr_null(strchr(r.out, '~'));
+    e2e_result_free(&r);
+    r = compare_run("--json", pa, pb, NULL);
+    expect_ok(&r);
+    ck_assert_ptr_null(strstr(r.out, "\"sketched\""));
+    e2e_result_free(&r);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("compare");
@@ -761,6 +844,7 @@ static Suite *suite(void)
     tcase_add_test(tc, directory_argument);
     tcase_add_test(tc, control_bytes_escaped);
     tcase_add_test(tc, huge_values_saturate);
+    tcase_add_test(tc, sketched_medians);
     suite_add_tcase(s, tc);
 
     TCase *rj = tcase_create("reject");

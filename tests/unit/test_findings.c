@@ -806,6 +806,83 @@ START_TEST(pageable_and_blocking_copies)
 }
 END_TEST
 
+static int has_number(const cuprof_finding *f, const char *key)
+{
+    for (size_t i = 0; i < f->nnums; i++)
+        if (!strcmp(f->nums[i].key, key))
+            return 1;
+    return 0;
+}
+
+/* rule fires on the run as built; with sketched, its message has mark (a
+ * "~" before the median) and its numbers median_sketched = 1; exact, no
+ * "~" anywhere and no such number (the messages and numbers of exact runs,
+ * which the goldens hold, do not change). */
+static void expect_median_mark(const char *rule, int sketched, const char *mark)
+{
+    cuprof_summary *s = build();
+    const cuprof_finding *f = find(s, rule);
+    ck_assert_msg(f != NULL, "%s did not fire", rule);
+    if (sketched) {
+        ck_assert_msg(strstr(f->message, mark) != NULL, "%s: no \"%s\" in: %s", rule, mark, f->message);
+        ck_assert_msg(has_number(f, "median_sketched"), "%s: no median_sketched", rule);
+        ck_assert_double_eq(number(f, "median_sketched"), 1);
+    } else {
+        ck_assert_msg(strchr(f->message, '~') == NULL, "%s: \"~\" in an exact median: %s", rule, f->message);
+        ck_assert_msg(!has_number(f, "median_sketched"), "%s: median_sketched on an exact median", rule);
+    }
+    ck_assert_uint_le(f->nnums, CUPROF_FINDING_NUMS);
+    test_summary_destroy(s);
+}
+
+/* The rules that quote a median say when it is sketched: each run built
+ * twice, once with run.quantile_exact_max lowered under its sample count
+ * (the median comes from model/quantile.h's sketch) and once not. */
+START_TEST(sketched_medians_are_marked)
+{
+    for (int sk = 0; sk < 2; sk++) {
+        reset();   /* many-calls: 10000 calls of one entry point */
+        run.quantile_exact_max = sk ? 100 : 0;
+        for (uint64_t i = 0; i < 10000; i++)
+            ev(A_LASTERR, CUPROF_EV_CALL, 1000 + i * 100, 1050 + i * 100, 0);
+        expect_median_mark("many-calls", sk, "median ~50ns per call");
+
+        reset();   /* cold-start: the first of 10 GEMMs 500 us, the rest 10 us */
+        run.quantile_exact_max = sk ? 4 : 0;
+        gemms(10, 500000, 0);
+        expect_median_mark("cold-start", sk, "its median ~");
+
+        reset();   /* kernel-spread: 9 runs of 100 us and one of 1 ms */
+        run.quantile_exact_max = sk ? 4 : 0;
+        for (int i = 0; i < 10; i++) {
+            uint64_t t = 1000 + (uint64_t)i * 2000000;
+            size_t l = launch(t, t + 5000, 1, 32);
+            kern("k", t + 6000, t + 6000 + (i == 5 ? 1000000 : 100000), l);
+        }
+        expect_median_mark("kernel-spread", sk, "runs in a median ~");
+
+        reset();   /* launch-latency: kernels 2 ms behind their launches */
+        run.quantile_exact_max = sk ? 4 : 0;
+        launches(10, 5000, 500000, 2000000);
+        expect_median_mark("launch-latency", sk, "start a median ~");
+
+        reset();   /* launch-gaps: 2 us kernels 20 us apart (both medians sketched) */
+        run.quantile_exact_max = sk ? 4 : 0;
+        launches(10, 20000, 2000, 4000);
+        expect_median_mark("launch-gaps", sk, "idles a median ~");
+        if (sk)
+            expect_median_mark("launch-gaps", sk, "median kernel (~");
+
+        reset();   /* graph-gaps: 5 replays 60% idle (span and share both medians) */
+        run.quantile_exact_max = sk ? 2 : 0;
+        graph_replays(5, 30000);
+        expect_median_mark("graph-gaps", sk, "idle ~");
+        if (sk)
+            expect_median_mark("graph-gaps", sk, "of their ~");
+    }
+}
+END_TEST
+
 /* Writes one format of the run into memory. */
 static char *write_mem(const cuprof_writer_ops *ops, cuprof_summary *s)
 {
@@ -885,6 +962,7 @@ int main(void)
     tcase_add_test(tc, kernel_spread);
     tcase_add_test(tc, launch_latency_and_gaps);
     tcase_add_test(tc, pageable_and_blocking_copies);
+    tcase_add_test(tc, sketched_medians_are_marked);
     tcase_add_test(tc, findings_in_the_files);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
