@@ -500,10 +500,9 @@ int cuprof_findings_steady_state(const fctx *c, findings_steady *st)
             nsync += cuprof_run_event(&run->threads[t], i)->cls == CUPROF_EV_SYNC;
     size_t *off = calloc(run->nthreads + 1, sizeof *off);
     uint64_t *sync_t1 = malloc((nsync ? nsync : 1) * sizeof *sync_t1);
-    uint64_t *keys = malloc(n * sizeof *keys), *sorted = malloc(n * sizeof *sorted);
-    uint64_t (*iv)[2] = malloc((n + g->n_copies) * sizeof *iv);
+    uint64_t *sorted = malloc(n * sizeof *sorted);
     int rc = -1;
-    if (!off || !sync_t1 || !keys || !sorted || !iv)
+    if (!off || !sync_t1 || !sorted)
         goto out;
     for (size_t t = 0, k = 0; t < run->nthreads; t++) {
         for (uint64_t i = 0; i < run->threads[t].n; i++) {
@@ -516,7 +515,7 @@ int cuprof_findings_steady_state(const fctx *c, findings_steady *st)
     }
     uint64_t t0;
     for (size_t i = 0; i < n; i++)
-        sorted[i] = keys[i] = kernel_key(c, sync_t1, off, i, &t0);
+        sorted[i] = kernel_key(c, sync_t1, off, i, &t0);
     qsort(sorted, n, sizeof *sorted, cmp_key);
     uint64_t best = 0;
     size_t best_n = 0;
@@ -531,24 +530,15 @@ int cuprof_findings_steady_state(const fctx *c, findings_steady *st)
     if (best_n < STEADY_MIN_KERNELS)
         goto out;
     uint64_t lo = UINT64_MAX, hi = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (keys[i] != best || kernel_key(c, sync_t1, off, i, &t0) == 0)
+    for (size_t i = 0; i < n; i++) {   /* (best is not 0: no key) */
+        if (kernel_key(c, sync_t1, off, i, &t0) != best)
             continue;
         lo = t0 < lo ? t0 : lo;
         hi = g->kernels[i].end_ns > hi ? g->kernels[i].end_ns : hi;
     }
     if (lo >= hi)
         goto out;
-    size_t m = 0;   /* busy: every kernel and copy, clipped to the window */
-    for (size_t i = 0; i < n + g->n_copies; i++) {
-        uint64_t a = i < n ? g->kernels[i].start_ns : g->copies[i - n].start_ns;
-        uint64_t b = i < n ? g->kernels[i].end_ns : g->copies[i - n].end_ns;
-        if (a < hi && b > lo) {
-            iv[m][0] = a > lo ? a : lo;
-            iv[m++][1] = b < hi ? b : hi;
-        }
-    }
-    uint64_t busy = cuprof_interval_union(iv, m);
+    uint64_t busy = cuprof_gpu_busy(g, lo, hi);   /* every kernel and copy, clipped */
     st->kernels = best_n;
     st->window_ns = hi - lo;
     st->idle_share = busy >= hi - lo ? 0.0 : 1.0 - (double)busy / (double)(hi - lo);
@@ -556,8 +546,6 @@ int cuprof_findings_steady_state(const fctx *c, findings_steady *st)
 out:
     free(off);
     free(sync_t1);
-    free(keys);
     free(sorted);
-    free(iv);
     return rc;
 }

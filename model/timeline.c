@@ -80,6 +80,71 @@ uint64_t cuprof_interval_union(uint64_t (*iv)[2], size_t n)
     return busy;
 }
 
+/* Whether a (kernel or copy) record array is sorted by start: both structs
+ * start with start_ns (model/gpu.h sorts them; a run filled by hand may
+ * not). */
+static int by_start(const void *base, size_t n, size_t size)
+{
+    const char *b = base;
+    for (size_t i = 1; i < n; i++)
+        if (*(const uint64_t *)(b + (i - 1) * size) > *(const uint64_t *)(b + i * size))
+            return 0;
+    return 1;
+}
+
+uint64_t cuprof_gpu_busy(const cuprof_gpu_run *g, uint64_t lo, uint64_t hi)
+{
+    const cuprof_gpu_kernel *k = g->kernels;
+    const cuprof_gpu_copy *c = g->copies;
+    size_t nk = g->n_kernels, nc = g->copies ? g->n_copies : 0, i = 0, j = 0;
+    if (!k)
+        nk = 0;
+    if (!by_start(k, nk, sizeof *k) || !by_start(c, nc, sizeof *c)) {
+        uint64_t (*iv)[2] = malloc((nk + nc ? nk + nc : 1) * sizeof *iv);
+        if (!iv)
+            return 0;
+        size_t m = 0;
+        for (i = 0; i < nk + nc; i++) {
+            uint64_t a = i < nk ? k[i].start_ns : c[i - nk].start_ns;
+            uint64_t b = i < nk ? k[i].end_ns : c[i - nk].end_ns;
+            iv[m][0] = a > lo ? a : lo;
+            iv[m++][1] = b < hi ? b : hi;
+        }
+        uint64_t busy = cuprof_interval_union(iv, m);
+        free(iv);
+        return busy;
+    }
+    /* the two arrays merged in start order, each record clipped (which
+     * keeps that order), as cuprof_interval_union goes */
+    uint64_t busy = 0, cur_s = 0, cur_e = 0;
+    int open = 0;
+    while (i < nk || j < nc) {
+        uint64_t s, e;
+        if (j == nc || (i < nk && k[i].start_ns <= c[j].start_ns)) {
+            s = k[i].start_ns, e = k[i++].end_ns;
+        } else {
+            s = c[j].start_ns, e = c[j++].end_ns;
+        }
+        if (s < lo) s = lo;
+        if (e > hi) e = hi;
+        if (e <= s)
+            continue;
+        if (open && s <= cur_e) {
+            if (e > cur_e)
+                cur_e = e;
+            continue;
+        }
+        if (open)
+            busy += cur_e - cur_s;
+        cur_s = s;
+        cur_e = e;
+        open = 1;
+    }
+    if (open)
+        busy += cur_e - cur_s;
+    return busy;
+}
+
 /* by_corr sort (glibc's qsort_r: the records are the context). */
 static int cmp_corr(const void *a, const void *b, void *apis)
 {
@@ -278,9 +343,9 @@ static int join_apis(cuprof_timeline *tl)
     tl->api_derived = malloc((n ? n : 1) * sizeof *tl->api_derived);
     tl->api_hooked = calloc(n ? n : 1, sizeof *tl->api_hooked);
     tl->by_corr = malloc((n ? n : 1) * sizeof *tl->by_corr);
-    tl->derived = calloc(n ? n : 1, sizeof *tl->derived);
+    size_t dcap = 0;   /* tl->derived grows as they are found: few, most runs */
     uint8_t **claimed = calloc(run->nthreads ? run->nthreads : 1, sizeof *claimed);
-    if (!tl->api_derived || !tl->api_hooked || !tl->by_corr || !tl->derived || !claimed) {
+    if (!tl->api_derived || !tl->api_hooked || !tl->by_corr || !claimed) {
         free(claimed);
         return -1;
     }
@@ -305,7 +370,20 @@ static int join_apis(cuprof_timeline *tl)
             tl->api_derived[i] = -2;
             continue;
         }
+        if (tl->nderived == dcap) {
+            size_t cap = dcap ? 2 * dcap : 64;
+            cuprof_derived_call *nd = realloc(tl->derived, cap * sizeof *nd);
+            if (!nd) {
+                for (size_t t = 0; t < run->nthreads; t++)
+                    free(claimed[t]);
+                free(claimed);
+                return -1;
+            }
+            tl->derived = nd;
+            dcap = cap;
+        }
         cuprof_derived_call *d = &tl->derived[tl->nderived];
+        memset(d, 0, sizeof *d);
         d->rec = a;
         d->t0 = a->start_ns;
         d->t1 = a->end_ns > a->start_ns ? a->end_ns : a->start_ns;
@@ -324,7 +402,8 @@ static int join_apis(cuprof_timeline *tl)
     for (size_t t = 0; t < run->nthreads; t++)
         free(claimed[t]);
     free(claimed);
-    qsort(tl->derived, tl->nderived, sizeof *tl->derived, cmp_derived);
+    if (tl->nderived > 1)
+        qsort(tl->derived, tl->nderived, sizeof *tl->derived, cmp_derived);
     for (size_t k = 0; k < tl->nderived; k++)
         tl->api_derived[tl->derived[k].rec - g->apis] = (long)k;
     return 0;
@@ -375,37 +454,22 @@ static int compute_stats(cuprof_timeline *tl)
 {
     const cuprof_gpu_run *g = tl->gpu;
     cuprof_gpu_stats *st = &tl->stats;
-    size_t nrec = g->n_kernels + g->n_copies;
-    uint64_t (*iv)[2] = malloc((nrec ? nrec : 1) * sizeof *iv);
-    if (!iv)
-        return -1;
     cuprof_quantile lat;   /* launch latencies: exact up to the bound */
     cuprof_quantile_init(&lat, tl->run->quantile_exact_max);
     int oom = 0;
-    size_t k = 0;
     for (size_t i = 0; i < g->n_kernels; i++) {
         const cuprof_gpu_kernel *kr = &g->kernels[i];
-        iv[k][0] = kr->start_ns;
-        iv[k++][1] = kr->end_ns;
         uint64_t call = cause_start(tl, tl->kernel_cause[i]);
         if (call)
             oom |= cuprof_quantile_add(&lat, kr->start_ns > call ? kr->start_ns - call : 0);
     }
-    for (size_t i = 0; i < g->n_copies; i++) {
-        iv[k][0] = g->copies[i].start_ns;
-        iv[k++][1] = g->copies[i].end_ns;
-    }
-    st->busy_ns = cuprof_interval_union(iv, k);
+    st->busy_ns = cuprof_gpu_busy(g, 0, UINT64_MAX);
     uint64_t lo, hi;
     find_window(tl, &lo, &hi);
     if (lo < hi) {
         st->window_start_ns = lo;
         st->window_end_ns = hi;
-        for (size_t i = 0; i < k; i++) {   /* clip to the window */
-            if (iv[i][0] < lo) iv[i][0] = lo;
-            if (iv[i][1] > hi) iv[i][1] = hi;
-        }
-        st->busy_window_ns = cuprof_interval_union(iv, k);
+        st->busy_window_ns = cuprof_gpu_busy(g, lo, hi);
         uint64_t w = hi - lo;
         st->idle_share = st->busy_window_ns >= w ? 0.0 : 1.0 - (double)st->busy_window_ns / (double)w;
     }
@@ -414,7 +478,6 @@ static int compute_stats(cuprof_timeline *tl)
     st->latency_median_ns = cuprof_quantile_median(&lat);
     st->latency_median_sketched = cuprof_quantile_sketched(&lat);
     cuprof_quantile_free(&lat);
-    free(iv);
     return oom ? -1 : 0;
 }
 

@@ -104,6 +104,12 @@ int cuprof_timeline_sync_place(const cuprof_timeline *tl, const cuprof_gpu_sync 
 /* Cause of a device record with (corr, ext). */
 cuprof_cause cuprof_timeline_cause(const cuprof_timeline *tl, uint32_t corr, uint64_t ext);
 
+/* Busy time in [lo, hi) of g's kernels, copies and memsets: the length of
+ * the union of their intervals clipped to it (0, UINT64_MAX: all of it), by
+ * a merge of the two arrays in start order with no copy of them (a copy
+ * when a run filled by hand has them out of order). */
+uint64_t cuprof_gpu_busy(const cuprof_gpu_run *g, uint64_t lo, uint64_t hi);
+
 /* Busy time: length of the union of [start[i], end[i]) (n intervals, sorted
  * here in place by start; end <= start counts as empty). */
 uint64_t cuprof_interval_union(uint64_t (*iv)[2], size_t n);
