@@ -147,6 +147,58 @@ START_TEST(interval_union)
 }
 END_TEST
 
+/* cuprof_gpu_busy (a merge of the sorted kernels and copies, each clipped
+ * to the window) against cuprof_interval_union of the clipped intervals:
+ * random records, several windows, and the same records out of order (a
+ * run filled by hand: the copy path). */
+START_TEST(gpu_busy_is_the_clipped_union)
+{
+    enum { NK = 300, NC = 200 };
+    static cuprof_gpu_kernel k[NK];
+    static cuprof_gpu_copy c[NC];
+    static uint64_t iv[NK + NC][2];
+    srand(7);
+    uint64_t t = 1000;
+    for (size_t i = 0; i < NK; i++) {
+        t += (uint64_t)(rand() % 50);
+        k[i] = (cuprof_gpu_kernel){.start_ns = t, .end_ns = t + (uint64_t)(rand() % 120)};
+    }
+    t = 900;
+    for (size_t i = 0; i < NC; i++) {
+        t += (uint64_t)(rand() % 90);
+        c[i] = (cuprof_gpu_copy){.start_ns = t, .end_ns = t + (uint64_t)(rand() % 60)};
+    }
+    cuprof_gpu_run g = {.kernels = k, .n_kernels = NK, .copies = c, .n_copies = NC};
+    const uint64_t win[][2] = {{0, UINT64_MAX}, {2000, 9000}, {5000, 5100}, {0, 1000},
+                               {20000, 30000}, {4321, 4321}};
+    for (int shuffled = 0; shuffled < 2; shuffled++) {
+        if (shuffled) {   /* out of order: reversed */
+            for (size_t i = 0; i < NK / 2; i++) {
+                cuprof_gpu_kernel x = k[i];
+                k[i] = k[NK - 1 - i];
+                k[NK - 1 - i] = x;
+            }
+        }
+        for (size_t w = 0; w < sizeof win / sizeof win[0]; w++) {
+            uint64_t lo = win[w][0], hi = win[w][1];
+            size_t m = 0;
+            for (size_t i = 0; i < NK + NC; i++) {
+                uint64_t a = i < NK ? k[i].start_ns : c[i - NK].start_ns;
+                uint64_t b = i < NK ? k[i].end_ns : c[i - NK].end_ns;
+                iv[m][0] = a > lo ? a : lo;
+                iv[m++][1] = b < hi ? b : hi;
+            }
+            uint64_t want = cuprof_interval_union(iv, m);
+            ck_assert_uint_eq(cuprof_gpu_busy(&g, lo, hi), want);
+            if (w == 1)
+                ck_assert_uint_gt(want, 0);
+        }
+    }
+    cuprof_gpu_run none = {0};
+    ck_assert_uint_eq(cuprof_gpu_busy(&none, 0, UINT64_MAX), 0);
+}
+END_TEST
+
 static int cmp_u64_test(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -832,6 +884,7 @@ int main(void)
     Suite *s = suite_create("timeline");
     TCase *tc = tcase_create("attribution");
     tcase_add_test(tc, interval_union);
+    tcase_add_test(tc, gpu_busy_is_the_clipped_union);
     tcase_add_test(tc, kth_u64_is_sorted_kth);
     tcase_add_test(tc, derived_calls);
     tcase_add_test(tc, launch_without_ext);
