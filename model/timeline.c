@@ -268,11 +268,24 @@ static int same_call(const char *hook, const char *rec)
  * capture window), is not taken for a second record of it. Looks back from
  * the last call that began by s + tol, over at most 64. */
 static uint64_t hooked_match(const cuprof_run *run, const cuprof_run_thread *th, uint8_t *claimed,
-                             const char *name, uint64_t s, uint64_t e, uint64_t tol)
+                             uint64_t *cursor, const char *name, uint64_t s, uint64_t e,
+                             uint64_t tol)
 {
     if (!th || th->n == 0 || !claimed)
         return 0;
     uint64_t lo = 0, hi = th->n;   /* first event with t0 > s + tol */
+    uint64_t c = *cursor;          /* the last record's answer: records come in start
+                                      order, so this one's is at or after it, most often
+                                      near it (a search from there, galloping) */
+    if (c <= th->n && (c == 0 || cuprof_run_event(th, c - 1)->t0 <= s + tol)) {
+        uint64_t step = 1;
+        lo = c;
+        while (lo + step <= th->n && cuprof_run_event(th, lo + step - 1)->t0 <= s + tol) {
+            lo += step;
+            step *= 2;
+        }
+        hi = lo + step - 1 < th->n ? lo + step - 1 : th->n;
+    }
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
         if (cuprof_run_event(th, mid)->t0 <= s + tol)
@@ -280,6 +293,7 @@ static uint64_t hooked_match(const cuprof_run *run, const cuprof_run_thread *th,
         else
             hi = mid;
     }
+    *cursor = lo;
     uint64_t best = 0;
     int64_t best_ov = INT64_MIN;
     for (uint64_t i = lo, k = 0; i > 0 && k < 64; i--, k++) {
@@ -345,10 +359,10 @@ static int join_apis(cuprof_timeline *tl)
     tl->by_corr = malloc((n ? n : 1) * sizeof *tl->by_corr);
     size_t dcap = 0;   /* tl->derived grows as they are found: few, most runs */
     uint8_t **claimed = calloc(run->nthreads ? run->nthreads : 1, sizeof *claimed);
-    if (!tl->api_derived || !tl->api_hooked || !tl->by_corr || !claimed) {
-        free(claimed);
-        return -1;
-    }
+    uint64_t *cursor = calloc(run->nthreads ? run->nthreads : 1, sizeof *cursor);
+    int rc = -1;
+    if (!tl->api_derived || !tl->api_hooked || !tl->by_corr || !claimed || !cursor)
+        goto out;
     for (size_t i = 0; i < n; i++)
         tl->by_corr[i] = (uint32_t)i;
     qsort_r(tl->by_corr, n, sizeof *tl->by_corr, cmp_corr, (void *)g->apis);
@@ -363,7 +377,8 @@ static int join_apis(cuprof_timeline *tl)
         if (parent && same_call(cuprof_run_api_name(run, parent->api), a->name))
             continue;   /* the hooked call itself */
         const cuprof_run_thread *own = parent ? NULL : thread_of(run, a->thread_id);
-        if (own && (tl->api_hooked[i] = hooked_match(run, own, claimed_of(run, claimed, own), a->name,
+        if (own && (tl->api_hooked[i] = hooked_match(run, own, claimed_of(run, claimed, own),
+                                                     &cursor[own - run->threads], a->name,
                                                      a->start_ns, a->end_ns, tol)) != 0)
             continue;
         if (left_out(a)) {
@@ -373,12 +388,8 @@ static int join_apis(cuprof_timeline *tl)
         if (tl->nderived == dcap) {
             size_t cap = dcap ? 2 * dcap : 64;
             cuprof_derived_call *nd = realloc(tl->derived, cap * sizeof *nd);
-            if (!nd) {
-                for (size_t t = 0; t < run->nthreads; t++)
-                    free(claimed[t]);
-                free(claimed);
-                return -1;
-            }
+            if (!nd)
+                goto out;
             tl->derived = nd;
             dcap = cap;
         }
@@ -399,9 +410,14 @@ static int join_apis(cuprof_timeline *tl)
         }
         tl->nderived++;
     }
-    for (size_t t = 0; t < run->nthreads; t++)
+    rc = 0;
+out:
+    for (size_t t = 0; claimed && t < run->nthreads; t++)
         free(claimed[t]);
     free(claimed);
+    free(cursor);
+    if (rc < 0)
+        return -1;
     if (tl->nderived > 1)
         qsort(tl->derived, tl->nderived, sizeof *tl->derived, cmp_derived);
     for (size_t k = 0; k < tl->nderived; k++)
