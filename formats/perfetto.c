@@ -1187,6 +1187,47 @@ static void range_arg(pf_writer *w, const cuprof_gpu_row_item *it)
         ann_str(w, "range", cuprof_run_string(w->base.run, rg->r[of[it->idx]].name));
 }
 
+/* A kernel's launch annotations, device to dynamic shared memory: the
+ * same for most kernels of a row, so the last kernel's bytes are kept and
+ * copied when its values are the same (their strings were sent in this
+ * sequence already: the bytes are what the calls would write). One row's:
+ * a sequence of its own. */
+typedef struct pf_kernel_anns {
+    uint32_t v[11];          /* device, context, stream, grid, block, registers, static smem */
+    uint32_t dyn;            /* dynamic shared memory */
+    size_t len;              /* 0: none kept */
+    uint8_t bytes[160];
+} pf_kernel_anns;
+
+static void kernel_launch_anns(pf_writer *w, pf_kernel_anns *kc, const cuprof_gpu_kernel *k)
+{
+    const uint32_t v[11] = {k->device, k->context, k->stream, k->grid[0], k->grid[1], k->grid[2],
+                            k->block[0], k->block[1], k->block[2], k->registers, k->static_smem};
+    if (kc->len && !memcmp(kc->v, v, sizeof v) && kc->dyn == k->dynamic_smem &&
+        pb_reserve(&w->te, kc->len) == 0) {
+        memcpy(w->te.b + w->te.n, kc->bytes, kc->len);
+        w->te.n += kc->len;
+        return;
+    }
+    size_t at = w->te.n;
+    ann_uint(w, "device", k->device);
+    ann_uint(w, "context", k->context);
+    ann_uint(w, "stream", k->stream);
+    ann_dim3(w, "grid", k->grid[0], k->grid[1], k->grid[2]);
+    ann_dim3(w, "block", k->block[0], k->block[1], k->block[2]);
+    ann_uint(w, "registers per thread", k->registers);
+    ann_uint(w, "static shared memory", k->static_smem);
+    ann_uint(w, "dynamic shared memory", k->dynamic_smem);
+    size_t len = w->te.n - at;
+    kc->len = 0;
+    if (!w->oom && !w->te.oom && len <= sizeof kc->bytes) {
+        memcpy(kc->v, v, sizeof v);
+        kc->dyn = k->dynamic_smem;
+        memcpy(kc->bytes, w->te.b + at, len);
+        kc->len = len;
+    }
+}
+
 /* The GPU records of one row, in start order. */
 static void gpu_row(pf_writer *w, const pf_flows *fl, const cuprof_gpu_row_item *it, size_t n,
                     uint64_t uuid)
@@ -1196,6 +1237,7 @@ static void gpu_row(pf_writer *w, const pf_flows *fl, const cuprof_gpu_row_item 
     const cuprof_gpu_run *g = tl->gpu;
     seq_start(w, uuid, it[0].start);
     uint64_t open_end = 0;
+    pf_kernel_anns kc = {.len = 0};
     for (size_t i = 0; i < n && !pf_failed(w); i++) {
         uint64_t t0 = it[i].start < open_end ? open_end : it[i].start;   /* a full last row */
         uint64_t t1 = it[i].end > t0 ? it[i].end : t0;
@@ -1230,14 +1272,7 @@ static void gpu_row(pf_writer *w, const pf_flows *fl, const cuprof_gpu_row_item 
             ev_begin_fixed(w, TYPE_BEGIN, display, "kernel");
             ann_uint(w, "correlation", k->corr);
             ann_uint(w, "External id", tl->kernel_cause[it[i].idx].hooked);
-            ann_uint(w, "device", k->device);
-            ann_uint(w, "context", k->context);
-            ann_uint(w, "stream", k->stream);
-            ann_dim3(w, "grid", k->grid[0], k->grid[1], k->grid[2]);
-            ann_dim3(w, "block", k->block[0], k->block[1], k->block[2]);
-            ann_uint(w, "registers per thread", k->registers);
-            ann_uint(w, "static shared memory", k->static_smem);
-            ann_uint(w, "dynamic shared memory", k->dynamic_smem);
+            kernel_launch_anns(w, &kc, k);
             if (k->graph) {   /* a graph's replay: as the JSON trace says it */
                 ann_uint(w, "graph", k->graph_id ? k->graph_id : 1);
                 if (k->graph_node_id)
