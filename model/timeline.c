@@ -55,29 +55,41 @@ static void sort_by_start(uint64_t (*iv)[2], size_t n)
     free(a);
 }
 
+/* The length of a union of intervals given in start order: add each, then
+ * take the total (an empty interval, e <= s, adds nothing). */
+typedef struct busy_acc {
+    uint64_t busy, s, e;
+    int open;
+} busy_acc;
+
+static inline void busy_add(busy_acc *b, uint64_t s, uint64_t e)
+{
+    if (e <= s)
+        return;
+    if (b->open && s <= b->e) {
+        if (e > b->e)
+            b->e = e;
+        return;
+    }
+    if (b->open)
+        b->busy += b->e - b->s;
+    b->s = s;
+    b->e = e;
+    b->open = 1;
+}
+
+static inline uint64_t busy_total(const busy_acc *b)
+{
+    return b->busy + (b->open ? b->e - b->s : 0);
+}
+
 uint64_t cuprof_interval_union(uint64_t (*iv)[2], size_t n)
 {
     sort_by_start(iv, n);
-    uint64_t busy = 0, cur_s = 0, cur_e = 0;
-    int open = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t s = iv[i][0], e = iv[i][1];
-        if (e <= s)
-            continue;
-        if (open && s <= cur_e) {
-            if (e > cur_e)
-                cur_e = e;
-            continue;
-        }
-        if (open)
-            busy += cur_e - cur_s;
-        cur_s = s;
-        cur_e = e;
-        open = 1;
-    }
-    if (open)
-        busy += cur_e - cur_s;
-    return busy;
+    busy_acc b = {0};
+    for (size_t i = 0; i < n; i++)
+        busy_add(&b, iv[i][0], iv[i][1]);
+    return busy_total(&b);
 }
 
 /* Whether a (kernel or copy) record array is sorted by start: both structs
@@ -116,8 +128,7 @@ uint64_t cuprof_gpu_busy(const cuprof_gpu_run *g, uint64_t lo, uint64_t hi)
     }
     /* the two arrays merged in start order, each record clipped (which
      * keeps that order), as cuprof_interval_union goes */
-    uint64_t busy = 0, cur_s = 0, cur_e = 0;
-    int open = 0;
+    busy_acc acc = {0};
     while (i < nk || j < nc) {
         uint64_t s, e;
         if (j == nc || (i < nk && k[i].start_ns <= c[j].start_ns)) {
@@ -125,24 +136,9 @@ uint64_t cuprof_gpu_busy(const cuprof_gpu_run *g, uint64_t lo, uint64_t hi)
         } else {
             s = c[j].start_ns, e = c[j++].end_ns;
         }
-        if (s < lo) s = lo;
-        if (e > hi) e = hi;
-        if (e <= s)
-            continue;
-        if (open && s <= cur_e) {
-            if (e > cur_e)
-                cur_e = e;
-            continue;
-        }
-        if (open)
-            busy += cur_e - cur_s;
-        cur_s = s;
-        cur_e = e;
-        open = 1;
+        busy_add(&acc, s > lo ? s : lo, e < hi ? e : hi);
     }
-    if (open)
-        busy += cur_e - cur_s;
-    return busy;
+    return busy_total(&acc);
 }
 
 /* by_corr sort (glibc's qsort_r: the records are the context). */
