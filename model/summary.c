@@ -40,6 +40,11 @@ int cuprof_summary_any_sketched(const cuprof_run *run, const cuprof_summary *s,
         any = s->kernels[i].median_sketched;
     for (size_t i = 0; !any && i < s->nranges; i++)
         any = s->ranges[i].median_sketched;
+    /* and the medians the findings keep of their own (launch-gaps', the
+     * graph replays'): the rule says so in its numbers */
+    for (size_t i = 0; !any && i < s->nfindings; i++)
+        for (size_t k = 0; !any && k < s->findings[i].nnums; k++)
+            any = !strcmp(s->findings[i].nums[k].key, "median_sketched");
     return any;
 }
 

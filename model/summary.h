@@ -218,7 +218,8 @@ cuprof_summary *cuprof_summary_build(const cuprof_run *run, const cuprof_names *
 void cuprof_summary_destroy(cuprof_summary *sum);
 
 /* 1 when some median the summaries show is approximate (model/quantile.h):
- * a row's of s, or the launch latency's of tl when run captured a timeline. */
+ * a row's of s, the launch latency's of tl when run captured a timeline, or
+ * one a finding quotes (its median_sketched number). */
 int cuprof_summary_any_sketched(const cuprof_run *run, const cuprof_summary *s,
                                 const struct cuprof_timeline *tl);
 

@@ -827,6 +827,8 @@ static void expect_median_mark(const char *rule, int sketched, const char *mark)
         ck_assert_msg(strstr(f->message, mark) != NULL, "%s: no \"%s\" in: %s", rule, mark, f->message);
         ck_assert_msg(has_number(f, "median_sketched"), "%s: no median_sketched", rule);
         ck_assert_double_eq(number(f, "median_sketched"), 1);
+        /* and summary.json's "quantiles", summary.txt's legend say so */
+        ck_assert_int_eq(cuprof_summary_any_sketched(&run, s, NULL), 1);
     } else {
         ck_assert_msg(strchr(f->message, '~') == NULL, "%s: \"~\" in an exact median: %s", rule, f->message);
         ck_assert_msg(!has_number(f, "median_sketched"), "%s: median_sketched on an exact median", rule);
@@ -834,6 +836,21 @@ static void expect_median_mark(const char *rule, int sketched, const char *mark)
     ck_assert_uint_le(f->nnums, CUPROF_FINDING_NUMS);
     test_summary_destroy(s);
 }
+
+/* A median only a finding keeps (launch-gaps', the graph replays') counts
+ * as sketched for summary.json's "quantiles" and summary.txt's legend, with
+ * no row sketched. */
+START_TEST(any_sketched_counts_the_findings)
+{
+    cuprof_run r = {0};
+    cuprof_finding f = {.rule = "launch-gaps", .nnums = 2,
+                        .nums = {{"idle_share", 0.5, 0}, {"median_sketched", 1, 1}}};
+    cuprof_summary sum = {.nfindings = 1, .findings = &f};
+    ck_assert_int_eq(cuprof_summary_any_sketched(&r, &sum, NULL), 1);
+    f.nnums = 1;
+    ck_assert_int_eq(cuprof_summary_any_sketched(&r, &sum, NULL), 0);
+}
+END_TEST
 
 /* The rules that quote a median say when it is sketched: each run built
  * twice, once with run.quantile_exact_max lowered under its sample count
@@ -963,6 +980,7 @@ int main(void)
     tcase_add_test(tc, launch_latency_and_gaps);
     tcase_add_test(tc, pageable_and_blocking_copies);
     tcase_add_test(tc, sketched_medians_are_marked);
+    tcase_add_test(tc, any_sketched_counts_the_findings);
     tcase_add_test(tc, findings_in_the_files);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
