@@ -58,6 +58,8 @@ typedef struct range {
     char *base;                         /* the mapping */
     size_t len;
     off_t off;                          /* its place in the file; -1: a watched mapping */
+    off_t room;                         /* the file offsets it may grow into, to here
+                                           (block_room) */
 } range;
 
 static struct {
@@ -230,7 +232,7 @@ static void init(void)
 }
 
 /* Adds a range to the table (the lock held); -1 when the table cannot grow. */
-static int add_range(char *base, size_t len, off_t off)
+static int add_range(char *base, size_t len, off_t off, off_t room)
 {
     if (bm.n == bm.cap) {
         size_t cap = bm.cap ? bm.cap * 2 : 64;
@@ -239,7 +241,7 @@ static int add_range(char *base, size_t len, off_t off)
             return -1;
         bm.r = r, bm.cap = cap;
     }
-    bm.r[bm.n++] = (range){base, len, off};
+    bm.r[bm.n++] = (range){base, len, off, room};
     if (off >= 0) {
         uintptr_t lo = atomic_load(&bm.lo), hi = atomic_load(&bm.hi);
         if (!lo || (uintptr_t)base < lo)
@@ -274,6 +276,23 @@ static size_t block_len(size_t n)
     return (n + HDR + pg - 1) / pg * pg;
 }
 
+/* The file offsets a new block of len bytes at offset at takes: room to
+ * grow where it is up to 64 times (1 GiB at least), so that a vector
+ * doubling by realloc moves without a copy (its mapping moves, its pages
+ * stay): the file is sparse, a hole costs nothing. Past ROOM_LIMIT of
+ * offsets (1 TiB: under every Linux file system's largest file) the blocks
+ * are packed, as they were. */
+#define ROOM_LIMIT ((uint64_t)1 << 40)
+static off_t block_room(size_t len, off_t at)
+{
+    uint64_t want = (uint64_t)len * 64;
+    if (want < ((uint64_t)1 << 30))
+        want = (uint64_t)1 << 30;
+    if ((uint64_t)at + want > ROOM_LIMIT)
+        want = len;
+    return at + (off_t)want;
+}
+
 /* A zeroed block of n bytes on the file, or NULL (the caller falls back). */
 static void *big_alloc(size_t n)
 {
@@ -287,7 +306,8 @@ static void *big_alloc(size_t n)
      * thread brings pages in. */
     pthread_mutex_lock(&bm.lock);
     off_t off = bm.next_off;
-    bm.next_off = off + (off_t)len;
+    off_t room = block_room(len, off);
+    bm.next_off = room;
     pthread_mutex_unlock(&bm.lock);
     int e = posix_fallocate(bm.fd, off, (off_t)len);
     char *base = MAP_FAILED;
@@ -299,7 +319,7 @@ static void *big_alloc(size_t n)
             madvise(base, len, MADV_RANDOM);
     }
     pthread_mutex_lock(&bm.lock);
-    if (base != MAP_FAILED && add_range(base, len, off) < 0) {
+    if (base != MAP_FAILED && add_range(base, len, off, room) < 0) {
         __real_munmap(base, len);
         base = MAP_FAILED, e = ENOMEM;
     }
@@ -410,13 +430,16 @@ void *__wrap_realloc(void *p, size_t n)
                 return p;
             }
             size_t len = n <= SIZE_MAX / 2 ? block_len(n) : 0;
-            if (len && b->off + (off_t)b->len == bm.next_off) {
-                /* the file's last block: it grows where it is in the file (the
-                 * range after it taken now, its disk reserved without the
-                 * lock), and the mapping moves without a copy */
+            if (len && b->off + (off_t)len > b->room && b->room == bm.next_off) {
+                b->room = b->off + (off_t)len;   /* the file's last: its room grows */
+                bm.next_off = b->room;
+            }
+            if (len && b->off + (off_t)len <= b->room) {
+                /* it grows where it is in the file (into its room, its disk
+                 * reserved without the lock), and the mapping moves without
+                 * a copy */
                 off_t boff = b->off;
                 size_t blen = b->len;
-                bm.next_off = boff + (off_t)len;
                 pthread_mutex_unlock(&bm.lock);
                 int e = posix_fallocate(bm.fd, boff + (off_t)blen, (off_t)(len - blen));
                 pthread_mutex_lock(&bm.lock);
@@ -473,7 +496,7 @@ void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off
         (flags & MAP_PRIVATE) && len >= BIGMEM_MIN) {
         pthread_once(&bm.once, init);
         pthread_mutex_lock(&bm.lock);
-        add_range(p, len, -1);
+        add_range(p, len, -1, -1);
         pthread_mutex_unlock(&bm.lock);
     }
     return p;

@@ -194,6 +194,20 @@ static void recovered_words(const cuprof_run *run, const char *prefix, const cha
              gpu ? since(run, gpu, b, sizeof b) : "none", cut);
 }
 
+/* When each stage ended (ns, CLOCK_MONOTONIC), for the stats line
+ * (CUPROF_REPORT_BIGMEM_STATS=1): which of the two threads the report
+ * waits for, and how long the reading took. */
+static struct {
+    uint64_t begin, read, start, summary, tables, traced, traces;
+} stage;
+
+static uint64_t stage_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* The traces' side of build_and_write: the model's traced part, then the
  * trace files, on a thread of their own. */
 typedef struct traced_job {
@@ -212,6 +226,7 @@ static void *traced_main(void *arg)
 {
     traced_job *t = arg;
     int ok = cuprof_model_build_traced(t->model, cuprof_rfread_demangle) == 0;
+    stage.traced = stage_now();
     if (ok) {
         t->view = *t->model;
         cuprof_formats_open_group(t->files, &t->view, CUPROF_FORMATS_TRACES);
@@ -223,6 +238,7 @@ static void *traced_main(void *arg)
     pthread_mutex_unlock(&t->mu);
     if (ok)
         cuprof_formats_write_group(t->files, &t->view, CUPROF_FORMATS_TRACES);
+    stage.traces = stage_now();
     return NULL;
 }
 
@@ -238,6 +254,7 @@ static cuprof_model *build_and_write(const cuprof_run *in, const char *dir, cons
                                      size_t err_len, int *nwritten)
 {
     cuprof_model *m = cuprof_model_start(in, cuprof_rfread_demangle);
+    stage.start = stage_now();
     traced_job *t = m ? calloc(1, sizeof *t) : NULL;
     if (t && !(t->files = cuprof_formats_job_new(dir, name))) {
         free(t);
@@ -262,6 +279,7 @@ static cuprof_model *build_and_write(const cuprof_run *in, const char *dir, cons
     if (!threaded)
         traced_main(t);   /* (no thread: the traces first, as one loop would) */
     cuprof_summary *sum = cuprof_summary_build(m->run, &m->names, m->timeline);
+    stage.summary = stage_now();
     pthread_mutex_lock(&t->mu);
     while (!t->ready)
         pthread_cond_wait(&t->cv, &t->mu);
@@ -272,6 +290,7 @@ static cuprof_model *build_and_write(const cuprof_run *in, const char *dir, cons
         cuprof_formats_open_group(t->files, m, CUPROF_FORMATS_TABLES);
         cuprof_formats_write_group(t->files, m, CUPROF_FORMATS_TABLES);
     }
+    stage.tables = stage_now();
     if (threaded)
         pthread_join(th, NULL);
     if (ok) {
@@ -305,7 +324,9 @@ static int report_file(const char *file, const opts *o, const char *recover,
             *(slash == fdir ? slash + 1 : slash) = '\0';
         cuprof_bigmem_dir(slash ? fdir : ".");
     }
+    stage.begin = stage_now();
     cuprof_run *run = cuprof_rfread(file, &info, err, sizeof err);
+    stage.read = stage_now();
     if (!run) {
         say("%s; nothing was written", err);
         return 1;
@@ -476,6 +497,14 @@ static int report_file(const char *file, const opts *o, const char *recover,
                 (unsigned long long)bs.fallbacks, (double)bs.bytes_peak / 1048576.0,
                 (unsigned long long)bs.trims, (unsigned long long)(bs.budget >> 20),
                 (unsigned long long)(bs.rss_seen_max >> 20), (double)bs.longest_gap_ns / 1e6, bs.random);
+        if (stage.tables)   /* seconds from the start of the reading */
+            fprintf(stderr, "cuprof: stages: read=%.2f start=%.2f summary=%.2f tables=%.2f "
+                    "traced=%.2f traces=%.2f\n", (double)(stage.read - stage.begin) / 1e9,
+                    (double)(stage.start - stage.begin) / 1e9,
+                    (double)(stage.summary - stage.begin) / 1e9,
+                    (double)(stage.tables - stage.begin) / 1e9,
+                    (double)(stage.traced - stage.begin) / 1e9,
+                    (double)(stage.traces - stage.begin) / 1e9);
     }
     if (rc > 0)
         say("wrote %s/%s.%s (%llu calls, %zu thread%s)%s", dir, name, written,

@@ -80,6 +80,38 @@ START_TEST(large_blocks_on_the_file)
 }
 END_TEST
 
+/* Two vectors growing by turns (the reader's kernels and API records): each
+ * grows into its own room in the file, not by a copy into a new block (no
+ * allocation counted), and keeps its bytes. */
+START_TEST(blocks_grow_in_their_room)
+{
+    cuprof_bigmem_stats s0, s;
+    size_t n = 2u << 20;
+    unsigned char *a = malloc(n), *b = malloc(n);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    for (size_t i = 0; i < n; i++)
+        a[i] = (unsigned char)(i * 3), b[i] = (unsigned char)(i * 5);
+    cuprof_bigmem_get_stats(&s0);
+    size_t bad = 0;
+    for (size_t m = 2 * n; m <= (64u << 20); m *= 2) {
+        a = realloc(a, m);
+        b = realloc(b, m);
+        ck_assert_ptr_nonnull(a);
+        ck_assert_ptr_nonnull(b);
+        for (size_t i = 0; i < n; i += 4096 / 8)
+            bad += a[i] != (unsigned char)(i * 3) || b[i] != (unsigned char)(i * 5);
+        a[m - 1] = 1, b[m - 1] = 2;
+    }
+    ck_assert_uint_eq(bad, 0);
+    cuprof_bigmem_get_stats(&s);
+    ck_assert_uint_eq(s.allocs, s0.allocs);   /* no block made for a copy */
+    ck_assert_uint_ge(s.bytes_now, s0.bytes_now + 2 * (62u << 20));
+    free(a);
+    free(b);
+}
+END_TEST
+
 /* A vector fitted to its elements (realloc to far less): its bytes stay,
  * the tail's file range goes back (bytes_now drops by it), and the block
  * still grows again and frees. */
@@ -280,9 +312,9 @@ int main(void)
     const TTest *tests[] = {large_blocks_on_the_file, resident_set_stays_near_the_budget,
                             large_sort_is_stable_like_glibc, no_spill_dir_falls_back_to_malloc,
                             no_budget_keeps_it_in_memory, readahead_off_from_the_start,
-                            shrunk_block_gives_its_tail_back};
+                            shrunk_block_gives_its_tail_back, blocks_grow_in_their_room};
     static const char *const names[] = {"blocks", "resident", "sort", "fallback", "no_budget",
-                                        "readahead", "shrink"};
+                                        "readahead", "shrink", "room"};
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
         TCase *t = tcase_create(names[i]);
         tcase_set_timeout(t, 120);
