@@ -13,7 +13,8 @@
 # scratch directory (the spill file goes beside the run file); prints one
 # line per size and tool: the median seconds, user and system seconds,
 # peak RSS, events per second (events: the calls, plus the GPU records
-# with CUPTI on: summary.json's gpu.records), and what the spill file held (tools/bigmem.h). DIR's
+# with CUPTI on: summary.json's gpu.records), and what the spill file held (tools/bigmem.h)
+# and how long the reading took (the stats line's stages). DIR's
 # build/cuprof-report is the before (skipped for a size when its memory
 # would not fit: 80 bytes a call, 370 a launch with CUPTI, over 3/4 of
 # MemAvailable). Manual: a 50 M-launch run file with CUPTI takes minutes to
@@ -72,6 +73,10 @@ one() {   # TOOL RUNFILE OUT -> "s user sys rss_kb events spill"
   gk=$(grep -o '"records":[0-9]*' "$out/x.summary.json" | head -1 | cut -d: -f2 || true)
   sp=$(sed -n 's/.*spill: allocs=[0-9]* fallbacks=[0-9]* peak_mb=\([0-9.]*\).*trims=\([0-9]*\).*/\1MB,\2trims/p' <<<"$line")
   grep -q 'random=1' <<<"$line" && sp="$sp,no-readahead"
+  # the reading's share (the stats line's stages: tools/report.c)
+  local rd
+  rd=$(sed -n 's/.*stages: read=\([0-9.]*\).*/\1/p' <<<"$line")
+  [ -n "$rd" ] && [ -n "$sp" ] && sp="$sp,read=${rd}s"
   echo "$t ${ev:-0} ${gk:-0} ${sp:--}"
 }
 
