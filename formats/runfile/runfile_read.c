@@ -404,8 +404,10 @@ static void read_records(vec *v, size_t elem, const uint8_t *p, size_t len)
  * are read (no copy of the file's structs is kept: 146 bytes a launch with
  * the sim's CUPTI). A name stays its GPU_NAMES id, in the pointer, until
  * read_gpu: the names may come after the records. */
-static void add_kernel(rrun *r, const cuprof_rf_kernel *f)
+static void add_kernel(rrun *r, const void *rec)
 {
+    cuprof_rf_kernel rf, *f = &rf;
+    memcpy(&rf, rec, sizeof rf);
     cuprof_gpu_kernel *k = vec_push(&r->kernels, sizeof *k, 1);
     if (k)
         *k = (cuprof_gpu_kernel){
@@ -418,8 +420,10 @@ static void add_kernel(rrun *r, const cuprof_rf_kernel *f)
             .graph_node_id = f->graph_node_id};
 }
 
-static void add_copy(rrun *r, const cuprof_rf_copy *f)
+static void add_copy(rrun *r, const void *rec)
 {
+    cuprof_rf_copy rf, *f = &rf;
+    memcpy(&rf, rec, sizeof rf);
     cuprof_gpu_copy *c = vec_push(&r->copies, sizeof *c, 1);
     if (c)
         *c = (cuprof_gpu_copy){.start_ns = f->start, .end_ns = f->end, .bytes = f->bytes,
@@ -429,8 +433,10 @@ static void add_copy(rrun *r, const cuprof_rf_copy *f)
                                .graph_id = f->graph_id, .graph_node_id = f->graph_node_id};
 }
 
-static void add_api(rrun *r, const cuprof_rf_api *f)
+static void add_api(rrun *r, const void *rec)
 {
+    cuprof_rf_api rf, *f = &rf;
+    memcpy(&rf, rec, sizeof rf);
     cuprof_gpu_api *a = vec_push(&r->gapis, sizeof *a, 1);
     if (a)
         *a = (cuprof_gpu_api){.start_ns = f->start, .end_ns = f->end, .corr = f->corr,
@@ -438,6 +444,18 @@ static void add_api(rrun *r, const cuprof_rf_api *f)
                               .thread_id = f->thread_id, .process_id = f->process_id,
                               .result = f->result, .is_launch = f->is_launch,
                               .driver = f->driver};
+}
+
+/* A records block of the file's structs (before 5.0), each made the
+ * model's by add. */
+static void read_structs(rrun *r, size_t elem, const uint8_t *p, size_t len,
+                         void (*add)(rrun *, const void *))
+{
+    vec tmp = {0};
+    read_records(&tmp, elem, p, len);
+    for (size_t i = 0; i < tmp.n; i++)
+        add(r, (const char *)tmp.p + i * elem);
+    free(tmp.p);
 }
 
 static void add_sync(rrun *r, const cuprof_rf_sync *f)
@@ -560,30 +578,15 @@ static void block(rrun *r, const cuprof_rf_block *b, const uint8_t *p, cuprof_rf
     case CUPROF_RF_GPU_NAMES:
         read_gpu_names(r, p, len);
         break;
-    case CUPROF_RF_GPU_KERNELS: {   /* before 5.0: the structs as they were */
-        vec tmp = {0};
-        read_records(&tmp, sizeof(cuprof_rf_kernel), p, len);
-        for (size_t i = 0; i < tmp.n; i++)
-            add_kernel(r, (const cuprof_rf_kernel *)tmp.p + i);
-        free(tmp.p);
+    case CUPROF_RF_GPU_KERNELS:   /* before 5.0: the structs as they were */
+        read_structs(r, sizeof(cuprof_rf_kernel), p, len, add_kernel);
         break;
-    }
-    case CUPROF_RF_GPU_COPIES: {
-        vec tmp = {0};
-        read_records(&tmp, sizeof(cuprof_rf_copy), p, len);
-        for (size_t i = 0; i < tmp.n; i++)
-            add_copy(r, (const cuprof_rf_copy *)tmp.p + i);
-        free(tmp.p);
+    case CUPROF_RF_GPU_COPIES:
+        read_structs(r, sizeof(cuprof_rf_copy), p, len, add_copy);
         break;
-    }
-    case CUPROF_RF_GPU_APIS: {
-        vec tmp = {0};
-        read_records(&tmp, sizeof(cuprof_rf_api), p, len);
-        for (size_t i = 0; i < tmp.n; i++)
-            add_api(r, (const cuprof_rf_api *)tmp.p + i);
-        free(tmp.p);
+    case CUPROF_RF_GPU_APIS:
+        read_structs(r, sizeof(cuprof_rf_api), p, len, add_api);
         break;
-    }
     case CUPROF_RF_GPU_SYNCS: {
         vec tmp = {0};
         read_records(&tmp, sizeof(cuprof_rf_sync), p, len);
