@@ -1672,7 +1672,7 @@ static int read_gpu(rrun *r)
     if (r->exit_ns)
         after_exit(r, g, k, c, a);
     /* fitted: the vectors grew by doubling (in cuprof-report their tails'
-     * disk goes back, tools/bigmem.h) */
+     * disk goes back, tools/bigmem.h); the correlation map too, below */
     k = fit(&r->kernels, sizeof *k, g->n_kernels);
     c = fit(&r->copies, sizeof *c, g->n_copies);
     a = fit(&r->gapis, sizeof *a, g->n_apis);
@@ -1685,6 +1685,7 @@ static int read_gpu(rrun *r)
         if (m[i].ext != CUPROF_RF_EXT_OWN)
             m[out++] = m[i];
     g->n_extmap = out;
+    m = fit(&r->extmap, sizeof *m, out);
     g->extmap = out ? m : NULL;
     vec nodes = {0};
     cuprof_gpu_graph_node *gn = r->nodes.n ? vec_push(&nodes, sizeof *gn, r->nodes.n) : NULL;
