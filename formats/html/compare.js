@@ -17,6 +17,14 @@
   const L = runs.map(function (r) { return r.label; });
 
   function v(series, r) { return series && series.values ? series.values[r] : null; }
+  // '~' before a median that run's summary took from a sketch (more samples than
+  // its exact bound: within 1%), as prof.sh compare's text marks it
+  let sketchedShown = false;
+  function sk(series, r) {
+    const on = !!(series && series.sketched && series.sketched[r]);
+    if (on) sketchedShown = true;
+    return on ? '~' : '';
+  }
   function ratioText(series, r) {
     const x = series && series.ratio ? series.ratio[r] : null;
     return x === null || x === undefined ? '-' : x.toFixed(2) + 'x';
@@ -55,12 +63,17 @@
       const x = s.ratio ? s.ratio[r] : null;
       if (x !== null && x !== undefined && (x > 1.1 || x < 0.9))
         changes.push(names[key] + ': ' + L[r] + ' is ' + x.toFixed(2) + 'x of A (' +
-          (key === 'kernel_launches' ? v(s, 0) + ' -> ' + v(s, r) : fmtTime(v(s, 0)) + ' -> ' + fmtTime(v(s, r))) + ')');
+          (key === 'kernel_launches' ? v(s, 0) + ' -> ' + v(s, r)
+            : sk(s, 0) + fmtTime(v(s, 0)) + ' -> ' + sk(s, r) + fmtTime(v(s, r))) + ')');
     }
   });
   app.appendChild(section('changes', 'What changed', [changes.length ?
-    el('ul', { class: 'changes' }, changes.map(function (c) { return el('li', { text: c }); })) :
-    el('p', { text: 'No kernel, epilogue or finding differs, and no headline number moved by 10% or more.' })]));
+    el('ul', { class: 'changes' }, changes.map(function (c, i) {
+      return el('li', { 'data-k': 'change-' + i, 'data-v': c, text: c });
+    })) :
+    el('p', { text: 'No kernel, epilogue or finding differs, and no headline number moved by 10% or more.' }),
+    sketchedShown ? el('p', { class: 'sub', 'data-k': 'sketched-legend', 'data-v': '1',
+      text: '~: a median from a sketch (more samples than its exact bound), within 1% of the exact one' }) : null]));
 
   // ---- overview: nested bars per run ---------------------------------------
   {

@@ -373,6 +373,35 @@ START_TEST(compare_page_in_chromium)
     ck_assert_ptr_nonnull(html);
     ck_assert_ptr_nonnull(strstr(html, "only in B: nvjet"));   /* the fused GEMM's kernel, a difference */
     free(html);
+    ck_assert_ptr_null(json_object_get(v, "sketched-legend"));   /* exact runs: no '~', no legend */
+    json_decref(seen);
+    e2e_result_free(&r);
+    e2e_result_free(&c);
+
+    /* B's launch latency 3x A's and a sketched median (a run past the exact
+     * bound: made here by editing B's summary.json): the change says so with
+     * '~', and the page explains the mark. */
+    char sum_b[4400];
+    snprintf(sum_b, sizeof sum_b, "%s/x.summary.json", p[1].dir);
+    json_t *gb = json_object_get(p[1].sum, "gpu");
+    long long lat_a = e2e_int(json_object_get(p[0].sum, "gpu"), "launch_latency_median_ns");
+    ck_assert_int_gt(lat_a, 0);
+    json_object_set_new(gb, "launch_latency_median_ns", json_integer(3 * lat_a));
+    json_object_set_new(gb, "launch_latency_median_sketched", json_true());
+    ck_assert_int_eq(json_dump_file(p[1].sum, sum_b, 0), 0);
+    c = e2e_run(argv, NULL, NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(c.status == 0, "compare: %d\n%s", c.status, c.err);
+    shot_path(shot, sizeof shot, "compare-sketched");
+    seen = open_page(page, shot, 2, &r);
+    v = json_object_get(seen, "values");
+    ck_assert_ptr_nonnull(json_object_get(v, "sketched-legend"));
+    int marked = 0;
+    const char *key;
+    json_t *val;
+    json_object_foreach(v, key, val)
+        if (!strncmp(key, "change-", 7) && strstr(json_string_value(val), "launch latency (median)"))
+            marked = strstr(json_string_value(val), "-> ~") != NULL;
+    ck_assert_msg(marked, "no launch latency change with B's '~'");
     json_decref(seen);
     e2e_result_free(&r);
     e2e_result_free(&c);
