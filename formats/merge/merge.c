@@ -375,6 +375,11 @@ static int load_rank(mg_rank *r, const char *dir, const char *name, char *err, s
     r->mono_end = u64_at(ck, "monotonic_end_ns");
     r->real_end = u64_at(ck, "realtime_end_ns");
     r->wall_ns = u64_at(r->summary, "wall_ns");
+    /* a window's files (NAME.rankR.wN): its numbers cover the window, and so
+     * does its wall time (the summary's wall_ns is the whole process's) */
+    uint64_t window_ns = u64_at(json_object_get(r->summary, "capture"), "recorded_ns");
+    if (r->window && window_ns)
+        r->wall_ns = window_ns;
     r->self_cpu_ns = u64_at(r->summary, "self_cpu_total_ns");
     /* busy, less the time its GPU only waited in NCCL kernels for the other
      * ranks (a straggler's peers are not the ones with more work) */

@@ -42,6 +42,15 @@ typedef struct spreads {
     size_t n, cap;
 } spreads;
 
+/* 1 when some rank's files are a window's (its wall time is the window's). */
+static int any_window(const mg_run *m)
+{
+    for (size_t j = 0; j < m->n; j++)
+        if (m->r[j].window)
+            return 1;
+    return 0;
+}
+
 static spread *find_or_add(spreads *t, const char *name, size_t nranks)
 {
     for (size_t i = 0; i < t->n; i++)
@@ -522,7 +531,8 @@ int mg_write_summary(const mg_run *m, const char *json_path, const char *txt_pat
         else
             fprintf(f, "\nRanks: the %d latest at the collectives, then the median and the fastest (all %zu in "
                        "summary.json; --all-ranks: the whole table)\n", nslow, m->n);
-        fprintf(f, "  %4s  %-16s %8s %12s %12s %12s %12s %10s %12s\n", "Rank", "Host", "Pid", "Wall",
+        fprintf(f, "  %4s  %-16s %8s %12s %12s %12s %12s %10s %12s\n", "Rank", "Host", "Pid",
+                any_window(m) ? "Window" : "Wall",
                 "Self CPU", "In MPI", "GPU busy", "Last at", "Late total");
         for (size_t q = 0; q < nshow; q++) {
             size_t j = show[q];

@@ -212,8 +212,21 @@ START_TEST(job_trigger_same_steps_on_every_rank)
     json_t *ms = e2e_load_json(mp), *rk;
     ck_assert_ptr_nonnull(ms);
     size_t i;
-    json_array_foreach(json_object_get(ms, "ranks"), i, rk)
+    json_array_foreach(json_object_get(ms, "ranks"), i, rk) {
         ck_assert_int_eq(e2e_int(rk, "window"), 1);
+        /* the rank's wall time is its window's, as its other numbers are (not
+         * the whole run's: the process ran 400 steps, the window 3) */
+        char wp[4400];
+        snprintf(wp, sizeof wp, "%s/job.rank%lld.w1.summary.json", dir, e2e_int(rk, "rank"));
+        json_t *ws = e2e_load_json(wp);
+        ck_assert_ptr_nonnull(ws);
+        long long rec = e2e_int(json_object_get(ws, "capture"), "recorded_ns");
+        ck_assert_int_gt(rec, 0);
+        ck_assert_int_lt(rec, e2e_int(ws, "wall_ns"));
+        ck_assert_int_eq(e2e_int(rk, "wall_ns"), rec);
+        json_decref(ws);
+    }
+    ck_assert_msg(strstr(m.out, "Window"), "the ranks' table names the window's time\n%s", m.out);
     json_t *sf = finding(ms, "straggler");
     ck_assert_msg(sf && e2e_int(json_object_get(sf, "numbers"), "rank") == 2, "%s",
                   json_dumps(json_object_get(ms, "findings"), 0));
