@@ -1632,25 +1632,87 @@ static int memory_steps(const cuprof_memory *mm, pf_step **out, size_t *n)
     return 1;
 }
 
-/* Records running on each GPU: +1 at a record's start, -1 at its end (as
- * the rows show them). One counter per device, it holds [lo, hi). */
-static void busy_counters(pf_writer *w, const cuprof_gpu_row_item *it, size_t n)
+/* counter_track's sequence for a device's records it[0..n) past
+ * PF_COUNTER_POINTS steps, with no array of steps (issue 40: the steps of
+ * 10 M launches were 305 MB and a sort of 20 M): each step adds its delta to
+ * its bucket of the span and moves the bucket's last time; the value of a
+ * bucket is the running sum through it, at its last time. The same values
+ * and times as sorting the steps (a bucket's sum does not depend on the
+ * order within it). */
+static void busy_buckets(pf_writer *w, uint64_t uuid, const cuprof_gpu_row_item *it, size_t n)
 {
-    pf_step *st = calloc(2 * n + 1, sizeof *st);
-    if (!st) {
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t a = it[i].start < it[i].end ? it[i].start : it[i].end;
+        uint64_t b = it[i].start < it[i].end ? it[i].end : it[i].start;
+        if (a < lo) lo = a;
+        if (b > hi) hi = b;
+    }
+    uint64_t bucket = (hi - lo) / PF_COUNTER_POINTS + 1;
+    size_t nb = (size_t)((hi - lo) / bucket) + 1;   /* at most PF_COUNTER_POINTS + 1 */
+    int64_t *sum = calloc(nb, sizeof *sum);
+    uint64_t *last = calloc(nb, sizeof *last);
+    uint8_t *has = calloc(nb, 1);
+    if (!sum || !last || !has) {
+        free(sum);
+        free(last);
+        free(has);
         w->oom = 1;
         return;
     }
-    for (size_t i = 0; i < n;) {
-        uint32_t dev = it[i].device;
-        size_t k = 0;
-        for (; i < n && it[i].device == dev; i++) {
-            st[k++] = (pf_step){it[i].start, 1};
-            st[k++] = (pf_step){it[i].end, -1};
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t t[2] = {it[i].start, it[i].end};
+        for (int e = 0; e < 2; e++) {
+            size_t b = (size_t)((t[e] - lo) / bucket);
+            sum[b] += e ? -1 : 1;
+            if (!has[b] || t[e] > last[b])
+                last[b] = t[e];
+            has[b] = 1;
         }
-        counter_track(w, UUID_GPU_BUSY(dev), st, k);
     }
-    free(st);
+    seq_start(w, uuid, lo);
+    int64_t v = 0;
+    for (size_t b = 0; b < nb && !w->oom; b++) {
+        if (!has[b])
+            continue;
+        v += sum[b];
+        pb_uint(&w->te, TE_TYPE, TYPE_COUNTER);
+        pb_uint(&w->te, TE_COUNTER_VALUE, (uint64_t)v);
+        ev_end(w, last[b]);
+    }
+    free(sum);
+    free(last);
+    free(has);
+}
+
+/* Records running on each GPU: +1 at a record's start, -1 at its end (as
+ * the rows show them). One counter per device, it holds [lo, hi). The rows
+ * come grouped by device. */
+static void busy_counters(pf_writer *w, const cuprof_gpu_row_item *it, size_t n)
+{
+    for (size_t i = 0; i < n && !w->oom;) {
+        uint32_t dev = it[i].device;
+        size_t j = i;
+        while (j < n && it[j].device == dev)
+            j++;
+        size_t k = 2 * (j - i);
+        if (k > PF_COUNTER_POINTS) {
+            busy_buckets(w, UUID_GPU_BUSY(dev), it + i, j - i);
+        } else {
+            pf_step *st = malloc(k * sizeof *st);
+            if (!st) {
+                w->oom = 1;
+                return;
+            }
+            for (size_t q = 0; q < k / 2; q++) {
+                st[2 * q] = (pf_step){it[i + q].start, 1};
+                st[2 * q + 1] = (pf_step){it[i + q].end, -1};
+            }
+            counter_track(w, UUID_GPU_BUSY(dev), st, k);
+            free(st);
+        }
+        i = j;
+    }
 }
 
 /* Threads only CUPTI saw (their calls are derived calls). */

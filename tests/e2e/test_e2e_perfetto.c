@@ -462,6 +462,70 @@ START_TEST(long_run_counts_every_call)
 }
 END_TEST
 
+static int cmp_u64_step(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;   /* {t, delta} */
+    if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+    return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* 60 000 launches: the "GPU 0 busy" counter has more steps than its 100 000
+ * points, so it holds one value per 1/100 000 of the span, the last in it:
+ * the running count of the kernels (as their slices show them) started less
+ * the ended, through that time. Computed here from the trace's own kernel
+ * slices, the sorted way, and compared point by point. */
+START_TEST(busy_counter_past_its_points)
+{
+    const char *args[] = {e2e_bpath("bench/calls"), "--api", "launch", "--n", "60000", "--warmup", "0", NULL};
+    const char *envs[] = {"CUPROF_FORMAT=perfetto", "CUPROF_COMPRESS=none", "CUSIM_LAUNCH_CPU_NS=0", NULL};
+    e2e_prof p = e2e_profile(1, args, envs, RUN_TIMEOUT_S);
+    ck_assert_msg(p.r.status == 0 && p.sum, "exit %d\n%s", p.r.status, p.r.err);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/x.perfetto-trace", p.dir);
+    pft t;
+    int rc = pft_load(path, &t);
+    ck_assert_msg(rc == 0, "%s", t.error);
+    const pft_track *busy = NULL;
+    for (size_t k = 0; k < t.ntracks; k++)
+        if (t.tracks[k].name && !strcmp(t.tracks[k].name, "GPU 0 busy (records running)"))
+            busy = &t.tracks[k];
+    ck_assert_ptr_nonnull(busy);
+    size_t n = 0;
+    int64_t (*st)[2] = malloc(2 * t.nslices * sizeof *st);
+    ck_assert_ptr_nonnull(st);
+    for (size_t k = 0; k < t.nslices; k++)
+        if (!strcmp(t.slices[k].cat, "kernel")) {
+            st[n][0] = (int64_t)t.slices[k].t0, st[n++][1] = 1;
+            st[n][0] = (int64_t)t.slices[k].t1, st[n++][1] = -1;
+        }
+    ck_assert_uint_ge(n, 120000);   /* past the 100 000 points */
+    qsort(st, n, sizeof *st, cmp_u64_step);
+    int64_t bucket = (st[n - 1][0] - st[0][0]) / 100000 + 1, v = 0;
+    size_t c = 0, points = 0;
+    for (size_t i = 0; i < n; i++) {
+        v += st[i][1];
+        if (i + 1 < n && (st[i + 1][0] - st[0][0]) / bucket == (st[i][0] - st[0][0]) / bucket)
+            continue;
+        while (c < t.ncounters && t.counters[c].track != busy->uuid)
+            c++;
+        ck_assert_msg(c < t.ncounters, "the counter ends after %zu points", points);
+        ck_assert_msg(t.counters[c].ts == (uint64_t)st[i][0] && t.counters[c].value == v,
+                      "point %zu: %llu = %lld, want %lld = %lld", points,
+                      (unsigned long long)t.counters[c].ts, (long long)t.counters[c].value,
+                      (long long)st[i][0], (long long)v);
+        c++, points++;
+    }
+    ck_assert_uint_le(points, 100001);
+    ck_assert_int_eq(v, 0);
+    while (c < t.ncounters && t.counters[c].track != busy->uuid)
+        c++;
+    ck_assert_msg(c == t.ncounters, "more points than the steps make");
+    free(st);
+    pft_free(&t);
+    e2e_prof_free(&p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("e2e_perfetto");
@@ -470,6 +534,7 @@ int main(void)
     tcase_add_loop_test(tc, perfetto_holds_what_json_holds, 0, 5);
     tcase_add_test(tc, format_picks_the_files);
     tcase_add_test(tc, long_run_counts_every_call);
+    tcase_add_test(tc, busy_counter_past_its_points);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
