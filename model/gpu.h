@@ -36,26 +36,30 @@ enum cuprof_gpu_sync_type {
 #define CUPROF_GPU_NO_STREAM UINT32_MAX
 #define CUPROF_GPU_NO_EVENT UINT32_MAX
 
-/* One kernel execution on the device. */
+/* One kernel execution on the device. 88 bytes (the report holds one a
+ * launch: issue 40), the fields ordered by size: the block's dimensions
+ * (at most 1024), the registers (at most 255) and the device ordinal fit
+ * 16 bits. */
 typedef struct cuprof_gpu_kernel {
     uint64_t start_ns;      /* host clock: kernel began on the device */
     uint64_t end_ns;        /* host clock: kernel finished */
     uint64_t ext;           /* external id of the causing call, 0 = none */
+    const char *name;       /* device (mangled) name, owned by the run, never NULL */
+    uint64_t graph_node_id; /* a graph's replay: the node's id (an instantiation's clone) */
     uint32_t corr;          /* CUPTI correlation id (of the launching API call) */
-    uint32_t device;        /* device ordinal */
     uint32_t context;       /* CUPTI context id */
     uint32_t stream;        /* CUPTI stream id */
-    const char *name;       /* device (mangled) name, owned by the run, never NULL */
     uint32_t grid[3];       /* grid dimensions */
-    uint32_t block[3];      /* block dimensions */
-    uint32_t registers;     /* registers per thread */
     uint32_t static_smem;   /* static shared memory per block, bytes */
     uint32_t dynamic_smem;  /* dynamic shared memory per block, bytes */
+    uint32_t graph_id;      /* a graph's replay: the exec's graph id, else 0 */
+    uint16_t block[3];      /* block dimensions */
+    uint16_t registers;     /* registers per thread */
+    uint16_t device;        /* device ordinal */
     uint8_t device_launched;/* 1 when launched from the device (CDP) */
     uint8_t graph;          /* 1 when part of a CUDA graph */
-    uint32_t graph_id;      /* a graph's replay: the exec's graph id, else 0 */
-    uint64_t graph_node_id; /* and the node's id (an instantiation's clone) */
 } cuprof_gpu_kernel;
+_Static_assert(sizeof(cuprof_gpu_kernel) == 88, "a kernel record is 88 bytes");
 
 /* One memcpy or memset on the device. */
 typedef struct cuprof_gpu_copy {
