@@ -220,7 +220,7 @@ static void put_copy(chrome_writer *cw, const cuprof_gpu_copy *c, const gpu_item
 static int call_anchor(const cuprof_timeline *tl, const cuprof_gpu_api *a, uint32_t *tid,
                        uint64_t *ts)
 {
-    long d = tl->api_derived[a - tl->gpu->apis];
+    int32_t d = tl->api_derived[a - tl->gpu->apis];
     if (d >= 0) {
         *tid = tl->derived[d].tid;
         *ts = tl->derived[d].t0;

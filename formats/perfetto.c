@@ -818,7 +818,7 @@ static int flows_build(const cuprof_model *m, pf_flows *fl)
         }
         if (!a || (!copy && !a->is_launch) || seen[a - g->apis])
             continue;
-        long d = tl->api_derived[a - g->apis];
+        int32_t d = tl->api_derived[a - g->apis];
         uint64_t key = d >= 0 ? (1ull << 63) | (uint64_t)d : cuprof_timeline_api_hooked(tl, a);
         if (!key || d == -2)
             continue;

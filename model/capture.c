@@ -47,8 +47,8 @@ static int anchors_of(const cuprof_run *run, const cuprof_timeline *tl, anchor *
 static int keep_device(const cuprof_run *run, const cuprof_timeline *tl, const char *keep_api,
                        const anchor *an, size_t nan, cuprof_cause c, uint32_t corr, uint64_t start)
 {
-    if (c.api)
-        return keep_api[c.api - tl->gpu->apis];
+    if (c.api != CUPROF_CAUSE_NO_API)
+        return keep_api[c.api];
     if (c.hooked)   /* its external id, or the call kmatch.h matched it to */
         return cuprof_run_find_event(run, c.hooked, NULL) != NULL;
     if (!tl->gpu->kernels_only || corr == 0)

@@ -30,7 +30,8 @@ static int classify(const cuprof_timeline *tl, const cuprof_graphs *gs, size_t i
         return CUPROF_LAUNCH_GRAPH;
     }
     *seen = 1;
-    if (c->api == NULL) {
+    const cuprof_gpu_api *a = cuprof_cause_api(tl, c);
+    if (a == NULL) {
         /* No runtime record (a kernels-only run, model/kmatch.h; or one CUPTI
          * dropped): the hooked call behind it says which path. */
         const cuprof_event *ev = c->hooked ? cuprof_run_find_event(tl->run, c->hooked, NULL) : NULL;
@@ -43,7 +44,7 @@ static int classify(const cuprof_timeline *tl, const cuprof_graphs *gs, size_t i
         return *seen = 0, CUPROF_LAUNCH_UNKNOWN;
     }
     if (c->derived < 0)
-        return c->api->driver ? CUPROF_LAUNCH_DRIVER : CUPROF_LAUNCH_RUNTIME;
+        return a->driver ? CUPROF_LAUNCH_DRIVER : CUPROF_LAUNCH_RUNTIME;
     if (c->hooked)
         return CUPROF_LAUNCH_INSIDE;
     *seen = 0;

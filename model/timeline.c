@@ -213,16 +213,18 @@ int cuprof_timeline_sync_place(const cuprof_timeline *tl, const cuprof_gpu_sync 
 
 uint64_t cuprof_timeline_api_hooked(const cuprof_timeline *tl, const cuprof_gpu_api *a)
 {
-    long d = tl->api_derived[a - tl->gpu->apis];
+    int32_t d = tl->api_derived[a - tl->gpu->apis];
     return d >= 0 ? tl->derived[d].parent : tl->api_hooked[a - tl->gpu->apis];
 }
 
 cuprof_cause cuprof_timeline_cause(const cuprof_timeline *tl, uint32_t corr, uint64_t ext)
 {
-    cuprof_cause c = {.api = cuprof_timeline_api(tl, corr), .derived = -1, .hooked = ext};
-    if (c.api) {
-        long d = tl->api_derived[c.api - tl->gpu->apis];
-        uint64_t h = cuprof_timeline_api_hooked(tl, c.api);
+    const cuprof_gpu_api *a = cuprof_timeline_api(tl, corr);
+    cuprof_cause c = {.api = a ? (uint32_t)(a - tl->gpu->apis) : CUPROF_CAUSE_NO_API, .derived = -1,
+                      .hooked = ext};
+    if (a) {
+        int32_t d = tl->api_derived[c.api];
+        uint64_t h = cuprof_timeline_api_hooked(tl, a);
         if (d >= 0)
             c.derived = d;
         if (d >= 0 || h != 0)
@@ -417,7 +419,7 @@ out:
     if (tl->nderived > 1)
         qsort(tl->derived, tl->nderived, sizeof *tl->derived, cmp_derived);
     for (size_t k = 0; k < tl->nderived; k++)
-        tl->api_derived[tl->derived[k].rec - g->apis] = (long)k;
+        tl->api_derived[tl->derived[k].rec - g->apis] = (int32_t)k;
     return 0;
 }
 
@@ -425,8 +427,9 @@ out:
  * (CUPTI's own entry time), else the hooked call's; 0 if unknown. */
 static uint64_t cause_start(const cuprof_timeline *tl, cuprof_cause c)
 {
-    if (c.api)
-        return c.api->start_ns;
+    const cuprof_gpu_api *a = cuprof_cause_api(tl, &c);
+    if (a)
+        return a->start_ns;
     if (c.hooked)
         return cuprof_run_find_event(tl->run, c.hooked, NULL)->t0;
     return 0;
@@ -513,10 +516,10 @@ static int join_records(cuprof_timeline *tl)
     uint64_t *ch = malloc((g->n_copies + 1) * sizeof *ch);
     int rc = kh && ch ? cuprof_kmatch(tl->run, g, 1000 + 2 * g->clock_error_ns, kh, ch) : -1;
     for (size_t i = 0; rc == 0 && i < g->n_kernels; i++)
-        if (!tl->kernel_cause[i].api && !tl->kernel_cause[i].hooked)
+        if (tl->kernel_cause[i].api == CUPROF_CAUSE_NO_API && !tl->kernel_cause[i].hooked)
             tl->kernel_cause[i].hooked = kh[i];
     for (size_t i = 0; rc == 0 && i < g->n_copies; i++)
-        if (!tl->copy_cause[i].api && !tl->copy_cause[i].hooked)
+        if (tl->copy_cause[i].api == CUPROF_CAUSE_NO_API && !tl->copy_cause[i].hooked)
             tl->copy_cause[i].hooked = ch[i];
     free(kh);
     free(ch);

@@ -41,10 +41,13 @@ typedef struct cuprof_derived_call {
     uint32_t depth;              /* parent's depth + 1, 0 at the top */
 } cuprof_derived_call;
 
-/* Who caused one device record. */
+/* Who caused one device record: 16 bytes (the report holds one a kernel:
+ * issue 40). */
+#define CUPROF_CAUSE_NO_API UINT32_MAX
 typedef struct cuprof_cause {
-    const cuprof_gpu_api *api;   /* runtime record with the same corr, or NULL */
-    long derived;                /* index in tl->derived when api is derived, else -1 */
+    uint32_t api;                /* index in gpu->apis of the runtime record with the
+                                  * same corr, CUPROF_CAUSE_NO_API none: cuprof_cause_api */
+    int32_t derived;             /* index in tl->derived when api is derived, else -1 */
     uint64_t hooked;             /* event id of the innermost hooked call behind it, 0 = none */
 } cuprof_cause;
 
@@ -68,7 +71,7 @@ typedef struct cuprof_timeline {
     const cuprof_gpu_run *gpu;   /* run->gpu_run, or an empty one */
     size_t nderived;
     cuprof_derived_call *derived; /* by start time */
-    long *api_derived;           /* [i] for gpu->apis[i]: index in derived, -1 = the
+    int32_t *api_derived;        /* [i] for gpu->apis[i]: index in derived, -1 = the
                                   * hooked call itself, -2 = left out */
     uint64_t *api_hooked;        /* [i]: event id of the hooked call gpu->apis[i] is
                                   * or ran in: its external id, or for a record
@@ -103,6 +106,11 @@ int cuprof_timeline_sync_place(const cuprof_timeline *tl, const cuprof_gpu_sync 
                                uint32_t *tid, uint64_t *t0, uint64_t *t1);
 /* Cause of a device record with (corr, ext). */
 cuprof_cause cuprof_timeline_cause(const cuprof_timeline *tl, uint32_t corr, uint64_t ext);
+/* The runtime record of a cause, or NULL. */
+static inline const cuprof_gpu_api *cuprof_cause_api(const cuprof_timeline *tl, const cuprof_cause *c)
+{
+    return c->api == CUPROF_CAUSE_NO_API ? NULL : &tl->gpu->apis[c->api];
+}
 
 /* Busy time in [lo, hi) of g's kernels, copies and memsets: the length of
  * the union of their intervals clipped to it (0, UINT64_MAX: all of it), by
