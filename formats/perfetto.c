@@ -774,7 +774,7 @@ static int cmp_flow(const void *a, const void *b)
 typedef struct pf_flows {
     pf_flow *f;
     size_t n;
-    uint64_t *kernel_in, *copy_in;   /* [i]: flow ending at the record, 0 = none */
+    uint32_t *kernel_in, *copy_in;   /* [i]: flow ending at the record (its corr), 0 = none */
 } pf_flows;
 
 static void flows_free(pf_flows *fl)
