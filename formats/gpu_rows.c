@@ -52,7 +52,7 @@ static void assign_rows(cuprof_gpu_row_item *it, size_t n)
             row_end[nrows++] = it[i].end;
         else if (it[i].end > row_end[r])
             row_end[r] = it[i].end;
-        it[i].sub = r;
+        it[i].sub = (uint8_t)r;
     }
 }
 
@@ -77,16 +77,20 @@ static void part_touching(cuprof_gpu_row_item *it, size_t n)
 cuprof_gpu_row_item *cuprof_gpu_rows(const cuprof_gpu_run *g, size_t *n)
 {
     *n = g->n_kernels + g->n_copies;
+    if (*n > UINT32_MAX)
+        return NULL;
     cuprof_gpu_row_item *it = calloc(*n ? *n : 1, sizeof *it);
     if (!it)
         return NULL;
     size_t k = 0;
     for (size_t i = 0; i < g->n_kernels; i++, k++)
-        it[k] = (cuprof_gpu_row_item){g->kernels[i].start_ns, g->kernels[i].end_ns,
-                                      g->kernels[i].device, g->kernels[i].stream, 0, 0, i};
+        it[k] = (cuprof_gpu_row_item){.start = g->kernels[i].start_ns, .end = g->kernels[i].end_ns,
+                                      .stream = g->kernels[i].stream, .idx = (uint32_t)i,
+                                      .device = g->kernels[i].device};
     for (size_t i = 0; i < g->n_copies; i++, k++)
-        it[k] = (cuprof_gpu_row_item){g->copies[i].start_ns, g->copies[i].end_ns,
-                                      g->copies[i].device, g->copies[i].stream, 0, 1, i};
+        it[k] = (cuprof_gpu_row_item){.start = g->copies[i].start_ns, .end = g->copies[i].end_ns,
+                                      .stream = g->copies[i].stream, .idx = (uint32_t)i,
+                                      .device = (uint16_t)g->copies[i].device, .is_copy = 1};
     cuprof_sort_unless_sorted(it, *n, sizeof *it, cmp_item);
     assign_rows(it, *n);
     part_touching(it, *n);

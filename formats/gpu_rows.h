@@ -22,16 +22,17 @@
 #define CUPROF_GPU_MAX_ROWS 16   /* rows per stream; more overlap shares the last */
 #define CUPROF_GPU_JITTER_NS 50  /* an overlap this short keeps the row */
 
-typedef struct cuprof_gpu_row_item {
+typedef struct cuprof_gpu_row_item {   /* 32 bytes: one a record (issue 40) */
     uint64_t start, end;     /* as shown: the record's, moved past a jitter overlap */
-    uint32_t device, stream;
-    uint32_t sub;            /* row: 0 = the stream's own */
+    uint32_t stream;
+    uint32_t idx;            /* in g->kernels[] or g->copies[] */
+    uint16_t device;         /* as the kernel record keeps it (model/gpu.h) */
+    uint8_t sub;             /* row: 0 = the stream's own (< CUPROF_GPU_MAX_ROWS) */
     uint8_t is_copy;
-    size_t idx;              /* in g->kernels[] or g->copies[] */
 } cuprof_gpu_row_item;
 
 /* The records of g in rows; *n gets their number. Owned by the caller
- * (free); NULL when out of memory. */
+ * (free); NULL when out of memory (or past 2^32 records). */
 cuprof_gpu_row_item *cuprof_gpu_rows(const cuprof_gpu_run *g, size_t *n);
 
 /* qsort(base, n, size, cmp), skipped when base is in cmp's order already
