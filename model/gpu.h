@@ -92,7 +92,8 @@ typedef struct cuprof_gpu_graph_node {
 
 /* One runtime- or driver-API call as CUPTI saw it (hooked or not). Of the
  * driver API only launches, copies and memsets are kept (what cuBLAS 13
- * and Triton launch with). */
+ * and Triton launch with). 48 bytes (the report holds one a launch: issue
+ * 40); CUPTI's callback ids fit 16 bits (the largest, 13.0's, is under 1000). */
 typedef struct cuprof_gpu_api {
     uint64_t start_ns;      /* host clock: entry */
     uint64_t end_ns;        /* host clock: return */
@@ -103,16 +104,16 @@ typedef struct cuprof_gpu_api {
                              * cudaLaunchKernel): only the first is a call a
                              * hook saw; the others belong in the CPU lane
                              * under it. */
-    uint32_t corr;          /* CUPTI correlation id */
-    uint32_t cbid;          /* CUPTI_RUNTIME_TRACE_CBID_*, or _DRIVER_ when driver */
     const char *name;       /* from the cbid, e.g. "cudaLaunchKernel",
                              * "cuLaunchKernelEx"; never NULL */
+    uint32_t corr;          /* CUPTI correlation id */
     uint32_t thread_id;     /* OS thread id (gettid) of the caller */
-    uint32_t process_id;    /* process id */
     int32_t result;         /* cudaError_t returned */
+    uint16_t cbid;          /* CUPTI_RUNTIME_TRACE_CBID_*, or _DRIVER_ when driver */
     uint8_t is_launch;      /* launches device work with its correlation id */
     uint8_t driver;         /* 1: a driver-API call (cbid is a driver cbid) */
 } cuprof_gpu_api;
+_Static_assert(sizeof(cuprof_gpu_api) == 48, "an API record is 48 bytes");
 
 /* One host-side wait CUPTI recorded. */
 typedef struct cuprof_gpu_sync {

@@ -440,8 +440,9 @@ static void add_api(rrun *r, const void *rec)
     cuprof_gpu_api *a = vec_push(&r->gapis, sizeof *a, 1);
     if (a)
         *a = (cuprof_gpu_api){.start_ns = f->start, .end_ns = f->end, .corr = f->corr,
-                              .cbid = f->cbid, .name = (const char *)(uintptr_t)f->name,
-                              .thread_id = f->thread_id, .process_id = f->process_id,
+                              .cbid = f->cbid > UINT16_MAX ? UINT16_MAX : (uint16_t)f->cbid,
+                              .name = (const char *)(uintptr_t)f->name,
+                              .thread_id = f->thread_id,
                               .result = f->result, .is_launch = f->is_launch,
                               .driver = f->driver};
 }

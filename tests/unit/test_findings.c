@@ -627,10 +627,10 @@ static void gemm_with_query(int query)
     if (query)
         apis[gpu.n_apis++] = (cuprof_gpu_api){.start_ns = 2000, .end_ns = 2100, .ext = id_of(g),
                                               .corr = corr++, .cbid = 1, .name = APIS[A_OCC].name,
-                                              .thread_id = TID, .process_id = TID};
+                                              .thread_id = TID};
     apis[gpu.n_apis++] = (cuprof_gpu_api){.start_ns = 3000, .end_ns = 3500, .ext = id_of(g),
                                           .corr = corr, .cbid = 2, .name = "cudaLaunchKernel",
-                                          .thread_id = TID, .process_id = TID, .is_launch = 1};
+                                          .thread_id = TID, .is_launch = 1};
     cuprof_gpu_kernel *k = kern("gemm_kernel", 8000, 30000, g);
     k->corr = corr;
     size_t l = launch(21000, 25000, 1, 32);

@@ -45,7 +45,7 @@ static cuprof_gpu_api api(uint32_t corr, const char *name, uint64_t s, uint64_t 
                           int launch)
 {
     return (cuprof_gpu_api){.start_ns = s, .end_ns = e, .ext = ext, .corr = corr, .cbid = corr,
-                            .name = name, .thread_id = TID, .process_id = TID,
+                            .name = name, .thread_id = TID,
                             .is_launch = (uint8_t)launch};
 }
 
