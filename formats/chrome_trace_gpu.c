@@ -463,7 +463,7 @@ int cuprof_chrome_gpu_events(chrome_writer *cw)
                      tl->copy_cause[it[i].idx].hooked);
         } else {
             const cuprof_gpu_kernel *kr = &g->kernels[it[i].idx];
-            put_kernel(cw, kr, m->names.gpu_kernel[it[i].idx], &it[i],
+            put_kernel(cw, kr, cuprof_names_gpu(&m->names, kr->name), &it[i],
                        tl->kernel_cause[it[i].idx].hooked);
             put_flow(cw, tl, seen, kr->corr, 1, kr->graph_id != 0, pid, tid, it[i].start,
                      tl->kernel_cause[it[i].idx].hooked);

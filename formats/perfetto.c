@@ -1268,7 +1268,7 @@ static void gpu_row(pf_writer *w, const pf_flows *fl, const cuprof_gpu_row_item 
                 pb_fixed64(&w->te, TE_TERMINATING_FLOW_IDS, fl->copy_in[it[i].idx]);
         } else {
             const cuprof_gpu_kernel *k = &g->kernels[it[i].idx];
-            const char *display = m->names.gpu_kernel[it[i].idx];
+            const char *display = cuprof_names_gpu(&m->names, g->kernels[it[i].idx].name);
             ev_begin_fixed(w, TYPE_BEGIN, display, "kernel");
             ann_uint(w, "correlation", k->corr);
             ann_uint(w, "External id", tl->kernel_cause[it[i].idx].hooked);

@@ -251,8 +251,7 @@ static census_group *census_groups(const cuprof_census *cs, const cuprof_timelin
     size_t cap = 64, used = 0;
     census_group *t = calloc(cap, sizeof *t);
     for (size_t i = 0; t && i < n; i++) {
-        const char *name = names && i < names->ngpu_kernels ? names->gpu_kernel[i]
-                                                             : tl->gpu->kernels[i].name;
+        const char *name = cuprof_names_gpu(names, tl->gpu->kernels[i].name);
         int path = cs->path[i];
         uint64_t h = ((uint64_t)(uintptr_t)name ^ (uint64_t)path << 56) * 0x9E3779B97F4A7C15ull;
         size_t k = (size_t)(h >> 32) & (cap - 1);

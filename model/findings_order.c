@@ -236,7 +236,7 @@ void cuprof_findings_rule_heavyweight(fctx *c)
                 continue;
             seen_name[nseen] = kn;
             seen_heavy[nseen++] = heavy[i];
-            append_name(heavy[i] ? hn : ln, 300, c->names->gpu_kernel[i], heavy[i] ? &ch : &cl);
+            append_name(heavy[i] ? hn : ln, 300, cuprof_names_gpu(c->names, c->g->kernels[i].name), heavy[i] ? &ch : &cl);
         }
         char rest[400];
         if (nl)

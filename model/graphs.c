@@ -246,7 +246,7 @@ cuprof_graphs *cuprof_graphs_build(const cuprof_run *run, const cuprof_names *na
         if (x->graph_id)
             r[k++] = (rec){x->graph_id, x->corr, x->graph_node_id, origin_of(g, x->graph_node_id),
                            x->end_ns > x->start_ns ? x->end_ns - x->start_ns : 0,
-                           names && i < names->ngpu_kernels ? names->gpu_kernel[i] : x->name, x->start_ns,
+                           cuprof_names_gpu(names, x->name), x->start_ns,
                            x->end_ns > x->start_ns ? x->end_ns : x->start_ns};
     }
     for (size_t i = 0; i < g->n_copies; i++) {

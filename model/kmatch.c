@@ -306,7 +306,7 @@ static void match(const cuprof_gpu_run *g, uint64_t tol, const cuprof_names *nm,
         kernel_hooked[i] = 0;
         if (k->graph_id == 0 && !k->device_launched)
             recs[nr++] = (krec){.start = k->start_ns,
-                                .bytes = (uint64_t)(uintptr_t)nm->gpu_kernel[i],
+                                .bytes = (uint64_t)(uintptr_t)cuprof_names_gpu(nm, k->name),
                                 .out = &kernel_hooked[i], .corr = k->corr, .kind = K_KERNEL,
                                 .call = -1};
     }

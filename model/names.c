@@ -57,6 +57,55 @@ static const char *intern(cuprof_names *nm, const char *raw, cuprof_demangle_fn 
     return e->display;
 }
 
+static size_t ptr_slot(const char *p, size_t cap)
+{
+    return (size_t)(((uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+}
+
+/* raw -> display in the pointer table; -1 when it cannot grow. */
+static int ptr_put(cuprof_names *nm, const char *raw, const char *display)
+{
+    if ((nm->nptr + 1) * 2 > nm->pcap) {
+        size_t cap = nm->pcap ? nm->pcap * 2 : 64;
+        const char **k = calloc(cap, sizeof *k), **v = calloc(cap, sizeof *v);
+        if (!k || !v) {
+            free(k);
+            free(v);
+            return -1;
+        }
+        for (size_t i = 0; i < nm->pcap; i++)
+            if (nm->pkey[i]) {
+                size_t j = ptr_slot(nm->pkey[i], cap);
+                while (k[j])
+                    j = (j + 1) & (cap - 1);
+                k[j] = nm->pkey[i], v[j] = nm->pval[i];
+            }
+        free(nm->pkey);
+        free(nm->pval);
+        nm->pkey = k, nm->pval = v, nm->pcap = cap;
+    }
+    size_t j = ptr_slot(raw, nm->pcap);
+    while (nm->pkey[j] && nm->pkey[j] != raw)
+        j = (j + 1) & (nm->pcap - 1);
+    if (!nm->pkey[j])
+        nm->nptr++;
+    nm->pkey[j] = raw, nm->pval[j] = display;
+    return 0;
+}
+
+const char *cuprof_names_gpu(const cuprof_names *nm, const char *raw)
+{
+    if (!nm || !nm->pcap || !raw)
+        return raw;
+    size_t j = ptr_slot(raw, nm->pcap);
+    while (nm->pkey[j]) {
+        if (nm->pkey[j] == raw)
+            return nm->pval[j];
+        j = (j + 1) & (nm->pcap - 1);
+    }
+    return raw;
+}
+
 int cuprof_names_build(cuprof_names *nm, const cuprof_run *run, const cuprof_gpu_run *gpu,
                        cuprof_demangle_fn demangle)
 {
@@ -64,9 +113,8 @@ int cuprof_names_build(cuprof_names *nm, const cuprof_run *run, const cuprof_gpu
     uint32_t nk = run->kernel_names ? run->nkernels : 0;
     size_t ng = gpu ? gpu->n_kernels : 0;
     nm->kernel = calloc((size_t)nk + 1, sizeof *nm->kernel);
-    nm->gpu_kernel = calloc(ng ? ng : 1, sizeof *nm->gpu_kernel);
     unsigned char *used = calloc((size_t)nk + 1, 1);
-    if (!nm->kernel || !nm->gpu_kernel || !used) {
+    if (!nm->kernel || !used) {
         free(used);
         cuprof_names_destroy(nm);
         return -1;
@@ -97,13 +145,12 @@ int cuprof_names_build(cuprof_names *nm, const cuprof_run *run, const cuprof_gpu
             rc = -1, nm->kernel[id] = raw;
     }
     for (size_t i = 0; i < ng; i++) {
-        if (i && gpu->kernels[i].name == gpu->kernels[i - 1].name) {
-            /* the same kernel again (records' names come interned): no hash */
-            nm->gpu_kernel[i] = nm->gpu_kernel[i - 1];
-            continue;
-        }
-        if (!(nm->gpu_kernel[i] = intern(nm, gpu->kernels[i].name, demangle)))
-            rc = -1, nm->gpu_kernel[i] = gpu->kernels[i].name;
+        const char *raw = gpu->kernels[i].name;
+        if ((i && raw == gpu->kernels[i - 1].name) || cuprof_names_gpu(nm, raw) != raw)
+            continue;   /* the same kernel again (records' names come interned) */
+        const char *display = intern(nm, raw, demangle);
+        if (!display || ptr_put(nm, raw, display) < 0)
+            rc = -1;
     }
     free(used);
     return rc;
@@ -115,7 +162,8 @@ void cuprof_names_destroy(cuprof_names *nm)
         free(nm->entries[i].owned);
     free(nm->entries);
     free(nm->kernel);
-    free(nm->gpu_kernel);
+    free(nm->pkey);
+    free(nm->pval);
     memset(nm, 0, sizeof *nm);
 }
 

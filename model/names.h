@@ -32,10 +32,13 @@ typedef struct cuprof_name_entry {
 typedef struct cuprof_names {
     uint32_t nkernels;            /* the run's kernel-name ids: 1..nkernels */
     const char **kernel;          /* [id] display name; [0] = "(unknown kernel)" */
-    size_t ngpu_kernels;          /* = gpu->n_kernels */
-    const char **gpu_kernel;      /* [i] display name of gpu->kernels[i] */
+    size_t ngpu_kernels;          /* = gpu->n_kernels: the records' names are here */
     size_t nentries, cap;         /* the intern table (open addressing on raw) */
     cuprof_name_entry *entries;
+    size_t nptr, pcap;            /* the records' name pointers -> display (open
+                                   * addressing on the pointer; no array a record:
+                                   * issue 40) */
+    const char **pkey, **pval;
 } cuprof_names;
 
 /* Fills nm from run (its kernel-name table: only ids some event uses are
@@ -48,5 +51,10 @@ void cuprof_names_destroy(cuprof_names *nm);
 /* Display name of a kernel-name id; "(unknown kernel)" for 0 or out of
  * range. */
 const char *cuprof_names_kernel(const cuprof_names *nm, uint32_t id);
+
+/* Display name of a device record's kernel name (gpu->kernels[i].name as
+ * cuprof_names_build saw it); raw itself when it was not seen. Never NULL
+ * for a raw that is not. */
+const char *cuprof_names_gpu(const cuprof_names *nm, const char *raw);
 
 #endif /* CUPROF_NAMES_H */

@@ -503,7 +503,7 @@ cuprof_stacks *cuprof_stacks_build(const cuprof_run *run, const cuprof_names *na
     for (size_t i = 0; i < gpu->n_kernels; i++) {
         cuprof_stack_row *r = &s->gpu[s->ngpu++];
         charge(run, tl->kernel_cause[i].hooked, r);
-        r->leaf = names->gpu_kernel[i];
+        r->leaf = cuprof_names_gpu(names, tl->gpu->kernels[i].name);
         r->ns = gpu->kernels[i].end_ns - gpu->kernels[i].start_ns;
         r->count = 1;
     }

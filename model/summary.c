@@ -464,7 +464,7 @@ static int build_kernels_gpu(const cuprof_gpu_run *g, const cuprof_names *names,
         goto out;
     for (size_t r = 0; r < nr; r++) {
         cuprof_quantile *q = &acc[r].q;
-        rows[r] = (cuprof_stat_kernel){.name = names->gpu_kernel[acc[r].ix],
+        rows[r] = (cuprof_stat_kernel){.name = cuprof_names_gpu(names, g->kernels[acc[r].ix].name),
                                        .launches = acc[r].launches,
                                        .gpu_total_ns = acc[r].gpu_total_ns,
                                        .min_ns = cuprof_quantile_min(q),

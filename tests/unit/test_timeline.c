@@ -7,6 +7,7 @@
  */
 #include "tests/unit/test_model.h"
 #include "model/timeline.h"
+#include "model/names.h"
 #include "model/quantile.h"
 #include "formats/writer.h"
 
@@ -879,6 +880,38 @@ START_TEST(medians_past_the_bound_are_sketched)
 }
 END_TEST
 
+static char *fake_demangle(const char *name)
+{
+    return strcmp(name, "_Z3fooi") ? NULL : strdup("foo(int)");
+}
+
+/* The device records' names: demangled once per name (a second pointer to
+ * the same string shares the display form), looked up by the record's own
+ * pointer, with no array a record; a name the build never saw, or no
+ * names at all, comes back as it is. */
+START_TEST(names_of_device_records)
+{
+    static const char mangled[] = "_Z3fooi";
+    char *copy = strdup(mangled), *unseen = strdup("_Z3bari");
+    cuprof_gpu_kernel k[4] = {{.name = mangled}, {.name = mangled}, {.name = copy}, {.name = "plain"}};
+    cuprof_gpu_run g = {.kernels = k, .n_kernels = 4};
+    cuprof_run run;
+    memset(&run, 0, sizeof run);
+    cuprof_names nm;
+    ck_assert_int_eq(cuprof_names_build(&nm, &run, &g, fake_demangle), 0);
+    const char *d = cuprof_names_gpu(&nm, mangled);
+    ck_assert_str_eq(d, "foo(int)");
+    ck_assert_ptr_eq(cuprof_names_gpu(&nm, copy), d);
+    ck_assert_str_eq(cuprof_names_gpu(&nm, "plain"), "plain");
+    ck_assert_ptr_eq(cuprof_names_gpu(&nm, unseen), unseen);
+    ck_assert_ptr_eq(cuprof_names_gpu(NULL, mangled), mangled);
+    ck_assert_uint_eq(nm.nentries, 2);   /* foo(int) and plain, each once */
+    cuprof_names_destroy(&nm);
+    free(copy);
+    free(unseen);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("timeline");
@@ -899,6 +932,7 @@ int main(void)
     tcase_add_test(tc, failed_launch_is_no_kernel);
     tcase_add_test(tc, capture_clip_keeps_the_windows_calls);
     tcase_add_test(tc, medians_past_the_bound_are_sketched);
+    tcase_add_test(tc, names_of_device_records);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
