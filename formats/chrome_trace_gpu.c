@@ -154,11 +154,12 @@ static void put_kernel(chrome_writer *cw, const cuprof_gpu_kernel *k, const char
     cuprof_chrome_arg_u64(o, "device", k->device);
     cuprof_chrome_arg_u64(o, "context", k->context);
     cuprof_chrome_arg_u64(o, "stream", k->stream);
-    cuprof_chrome_arg_dim3(o, "grid", k->grid[0], k->grid[1], k->grid[2]);
-    cuprof_chrome_arg_dim3(o, "block", k->block[0], k->block[1], k->block[2]);
-    cuprof_chrome_arg_u64(o, "registers per thread", k->registers);
-    cuprof_chrome_arg_u64(o, "static shared memory", k->static_smem);
-    cuprof_chrome_arg_u64(o, "dynamic shared memory", k->dynamic_smem);
+    const cuprof_gpu_launch_cfg *cf = cuprof_gpu_cfg(cw->base.model->timeline->gpu, k);
+    cuprof_chrome_arg_dim3(o, "grid", cf->grid[0], cf->grid[1], cf->grid[2]);
+    cuprof_chrome_arg_dim3(o, "block", cf->block[0], cf->block[1], cf->block[2]);
+    cuprof_chrome_arg_u64(o, "registers per thread", cf->registers);
+    cuprof_chrome_arg_u64(o, "static shared memory", cf->static_smem);
+    cuprof_chrome_arg_u64(o, "dynamic shared memory", cf->dynamic_smem);
     if (k->graph) {   /* a graph's replay: which graph, node, and where it was captured */
         cuprof_chrome_arg_u64(o, "graph", k->graph_id ? k->graph_id : 1);
         if (k->graph_node_id)

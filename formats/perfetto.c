@@ -1193,18 +1193,17 @@ static void range_arg(pf_writer *w, const cuprof_gpu_row_item *it)
  * sequence already: the bytes are what the calls would write). One row's:
  * a sequence of its own. */
 typedef struct pf_kernel_anns {
-    uint32_t v[11];          /* device, context, stream, grid, block, registers, static smem */
-    uint32_t dyn;            /* dynamic shared memory */
+    uint32_t v[4];           /* device, context, stream, configuration (its index: one a
+                                distinct configuration) */
     size_t len;              /* 0: none kept */
     uint8_t bytes[160];
 } pf_kernel_anns;
 
-static void kernel_launch_anns(pf_writer *w, pf_kernel_anns *kc, const cuprof_gpu_kernel *k)
+static void kernel_launch_anns(pf_writer *w, pf_kernel_anns *kc, const cuprof_gpu_run *g,
+                               const cuprof_gpu_kernel *k)
 {
-    const uint32_t v[11] = {k->device, k->context, k->stream, k->grid[0], k->grid[1], k->grid[2],
-                            k->block[0], k->block[1], k->block[2], k->registers, k->static_smem};
-    if (kc->len && !memcmp(kc->v, v, sizeof v) && kc->dyn == k->dynamic_smem &&
-        pb_reserve(&w->te, kc->len) == 0) {
+    const uint32_t v[4] = {k->device, k->context, k->stream, k->cfg};
+    if (kc->len && !memcmp(kc->v, v, sizeof v) && pb_reserve(&w->te, kc->len) == 0) {
         memcpy(w->te.b + w->te.n, kc->bytes, kc->len);
         w->te.n += kc->len;
         return;
@@ -1213,16 +1212,16 @@ static void kernel_launch_anns(pf_writer *w, pf_kernel_anns *kc, const cuprof_gp
     ann_uint(w, "device", k->device);
     ann_uint(w, "context", k->context);
     ann_uint(w, "stream", k->stream);
-    ann_dim3(w, "grid", k->grid[0], k->grid[1], k->grid[2]);
-    ann_dim3(w, "block", k->block[0], k->block[1], k->block[2]);
-    ann_uint(w, "registers per thread", k->registers);
-    ann_uint(w, "static shared memory", k->static_smem);
-    ann_uint(w, "dynamic shared memory", k->dynamic_smem);
+    const cuprof_gpu_launch_cfg *cf = cuprof_gpu_cfg(g, k);
+    ann_dim3(w, "grid", cf->grid[0], cf->grid[1], cf->grid[2]);
+    ann_dim3(w, "block", cf->block[0], cf->block[1], cf->block[2]);
+    ann_uint(w, "registers per thread", cf->registers);
+    ann_uint(w, "static shared memory", cf->static_smem);
+    ann_uint(w, "dynamic shared memory", cf->dynamic_smem);
     size_t len = w->te.n - at;
     kc->len = 0;
     if (!w->oom && !w->te.oom && len <= sizeof kc->bytes) {
         memcpy(kc->v, v, sizeof v);
-        kc->dyn = k->dynamic_smem;
         memcpy(kc->bytes, w->te.b + at, len);
         kc->len = len;
     }
@@ -1272,7 +1271,7 @@ static void gpu_row(pf_writer *w, const pf_flows *fl, const cuprof_gpu_row_item 
             ev_begin_fixed(w, TYPE_BEGIN, display, "kernel");
             ann_uint(w, "correlation", k->corr);
             ann_uint(w, "External id", tl->kernel_cause[it[i].idx].hooked);
-            kernel_launch_anns(w, &kc, k);
+            kernel_launch_anns(w, &kc, g, k);
             if (k->graph) {   /* a graph's replay: as the JSON trace says it */
                 ann_uint(w, "graph", k->graph_id ? k->graph_id : 1);
                 if (k->graph_node_id)

@@ -36,10 +36,19 @@ enum cuprof_gpu_sync_type {
 #define CUPROF_GPU_NO_STREAM UINT32_MAX
 #define CUPROF_GPU_NO_EVENT UINT32_MAX
 
-/* One kernel execution on the device. 88 bytes (the report holds one a
- * launch: issue 40), the fields ordered by size: the block's dimensions
- * (at most 1024), the registers (at most 255) and the device ordinal fit
- * 16 bits. */
+/* A kernel's launch configuration, kept once for the records that share it
+ * (a run launches few of them). The block's dimensions (at most 1024) and
+ * the registers (at most 255) fit 16 bits. */
+typedef struct cuprof_gpu_launch_cfg {
+    uint32_t grid[3];       /* grid dimensions */
+    uint32_t static_smem;   /* static shared memory per block, bytes */
+    uint32_t dynamic_smem;  /* dynamic shared memory per block, bytes */
+    uint16_t block[3];      /* block dimensions */
+    uint16_t registers;     /* registers per thread */
+} cuprof_gpu_launch_cfg;
+
+/* One kernel execution on the device. 64 bytes (the report holds one a
+ * launch: issue 40); its configuration by index (cuprof_gpu_cfg). */
 typedef struct cuprof_gpu_kernel {
     uint64_t start_ns;      /* host clock: kernel began on the device */
     uint64_t end_ns;        /* host clock: kernel finished */
@@ -49,17 +58,13 @@ typedef struct cuprof_gpu_kernel {
     uint32_t corr;          /* CUPTI correlation id (of the launching API call) */
     uint32_t context;       /* CUPTI context id */
     uint32_t stream;        /* CUPTI stream id */
-    uint32_t grid[3];       /* grid dimensions */
-    uint32_t static_smem;   /* static shared memory per block, bytes */
-    uint32_t dynamic_smem;  /* dynamic shared memory per block, bytes */
     uint32_t graph_id;      /* a graph's replay: the exec's graph id, else 0 */
-    uint16_t block[3];      /* block dimensions */
-    uint16_t registers;     /* registers per thread */
+    uint32_t cfg;           /* its configuration: run->cfgs[cfg]; 0 (or none there): all 0 */
     uint16_t device;        /* device ordinal */
     uint8_t device_launched;/* 1 when launched from the device (CDP) */
     uint8_t graph;          /* 1 when part of a CUDA graph */
 } cuprof_gpu_kernel;
-_Static_assert(sizeof(cuprof_gpu_kernel) == 88, "a kernel record is 88 bytes");
+_Static_assert(sizeof(cuprof_gpu_kernel) == 64, "a kernel record is 64 bytes");
 
 /* One memcpy or memset on the device. */
 typedef struct cuprof_gpu_copy {
@@ -161,6 +166,8 @@ typedef struct cuprof_gpu_run {
                                       records, no external ids): model/kmatch.h */
     const char *status;            /* one line for the header, never NULL */
     const cuprof_gpu_kernel *kernels; size_t n_kernels;
+    const cuprof_gpu_launch_cfg *cfgs; size_t n_cfgs;  /* the kernels' configurations:
+                                                          [0] all 0 */
     const cuprof_gpu_copy *copies;    size_t n_copies;  /* memsets included */
     const cuprof_gpu_api *apis;       size_t n_apis;
     const cuprof_gpu_sync *syncs;     size_t n_syncs;
@@ -173,6 +180,14 @@ typedef struct cuprof_gpu_run {
     int64_t clock_offset_ns;       /* host = cupti + offset (at start; 0 with CALLBACK) */
     uint64_t clock_error_ns;       /* half-width of the offset measurement */
 } cuprof_gpu_run;
+
+/* The launch configuration of kernel k of g (all 0 when g has none for it). */
+static inline const cuprof_gpu_launch_cfg *cuprof_gpu_cfg(const cuprof_gpu_run *g,
+                                                         const cuprof_gpu_kernel *k)
+{
+    static const cuprof_gpu_launch_cfg none;
+    return g && k->cfg < g->n_cfgs ? &g->cfgs[k->cfg] : &none;
+}
 
 /* External id for a correlation id, 0 if none. O(log n). */
 uint64_t cuprof_gpu_ext_of(const cuprof_gpu_run *run, uint32_t corr);

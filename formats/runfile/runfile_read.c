@@ -112,6 +112,10 @@ typedef struct rrun {
                                                            and apis' names are GPU_NAMES
                                                            ids until read_gpu) */
     vec devices;             /* cuprof_gpu_device (GPU_DEVICE blocks, 3.1), one per id */
+    vec cfgs;                /* cuprof_gpu_launch_cfg, each once; [0] all 0 */
+    uint32_t *cfg_slot;      /* open addressing on a configuration: its index + 1 */
+    size_t cfg_cap;
+    uint32_t cfg_last;       /* the last kernel's (the next is most often the same) */
     cuprof_run_thread *run_threads;
     const cuprof_event **chunk_ptrs;
     void *arena;
@@ -400,6 +404,53 @@ static void read_records(vec *v, size_t elem, const uint8_t *p, size_t len)
         memcpy(out + i * elem, p + 8 + i * fe, elem);
 }
 
+static uint64_t cfg_hash(const cuprof_gpu_launch_cfg *c)
+{
+    uint64_t h = 1469598103934665603ull;
+    const unsigned char *b = (const unsigned char *)c;
+    for (size_t i = 0; i < sizeof *c; i++)
+        h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The index of configuration c in r->cfgs, added the first time; 0 (all 0)
+ * when out of memory. */
+static uint32_t cfg_index(rrun *r, const cuprof_gpu_launch_cfg *c)
+{
+    cuprof_gpu_launch_cfg *have = r->cfgs.p;
+    if (r->cfgs.n && !memcmp(&have[r->cfg_last], c, sizeof *c))
+        return r->cfg_last;
+    if (!r->cfgs.n && !vec_push(&r->cfgs, sizeof *c, 1))   /* [0]: all 0 (zeroed) */
+        return 0;
+    if ((r->cfgs.n + 1) * 2 > r->cfg_cap) {
+        size_t cap = r->cfg_cap ? r->cfg_cap * 2 : 64;
+        uint32_t *slot = calloc(cap, sizeof *slot);
+        if (!slot)
+            return 0;
+        have = r->cfgs.p;
+        for (size_t i = 0; i < r->cfgs.n; i++) {
+            size_t j = (size_t)cfg_hash(&have[i]) & (cap - 1);
+            while (slot[j])
+                j = (j + 1) & (cap - 1);
+            slot[j] = (uint32_t)i + 1;
+        }
+        free(r->cfg_slot);
+        r->cfg_slot = slot, r->cfg_cap = cap;
+    }
+    size_t j = (size_t)cfg_hash(c) & (r->cfg_cap - 1);
+    for (; r->cfg_slot[j]; j = (j + 1) & (r->cfg_cap - 1))
+        if (!memcmp(&have[r->cfg_slot[j] - 1], c, sizeof *c))
+            return r->cfg_last = r->cfg_slot[j] - 1;
+    if (r->cfgs.n >= UINT32_MAX - 1)
+        return 0;
+    cuprof_gpu_launch_cfg *slot = vec_push(&r->cfgs, sizeof *c, 1);
+    if (!slot)
+        return 0;
+    *slot = *c;
+    r->cfg_slot[j] = (uint32_t)r->cfgs.n;
+    return r->cfg_last = (uint32_t)r->cfgs.n - 1;
+}
+
 /* The file's kernel, copy and API records as the model's, appended as they
  * are read (no copy of the file's structs is kept: 146 bytes a launch with
  * the sim's CUPTI). A name stays its GPU_NAMES id, in the pointer, until
@@ -408,16 +459,19 @@ static void add_kernel(rrun *r, const void *rec)
 {
     cuprof_rf_kernel rf, *f = &rf;
     memcpy(&rf, rec, sizeof rf);
+    cuprof_gpu_launch_cfg cfg;
+    memset(&cfg, 0, sizeof cfg);   /* (no padding bytes left to chance: it is compared whole) */
+    cfg.grid[0] = f->grid[0], cfg.grid[1] = f->grid[1], cfg.grid[2] = f->grid[2];
+    cfg.block[0] = (uint16_t)f->block[0], cfg.block[1] = (uint16_t)f->block[1];
+    cfg.block[2] = (uint16_t)f->block[2], cfg.registers = (uint16_t)f->registers;
+    cfg.static_smem = f->static_smem, cfg.dynamic_smem = f->dynamic_smem;
     cuprof_gpu_kernel *k = vec_push(&r->kernels, sizeof *k, 1);
     if (k)
         *k = (cuprof_gpu_kernel){
             .start_ns = f->start, .end_ns = f->end, .corr = f->corr, .device = f->device,
             .context = f->context, .stream = f->stream, .name = (const char *)(uintptr_t)f->name,
-            .grid = {f->grid[0], f->grid[1], f->grid[2]},
-            .block = {f->block[0], f->block[1], f->block[2]}, .registers = f->registers,
-            .static_smem = f->static_smem, .dynamic_smem = f->dynamic_smem,
-            .device_launched = f->device_launched, .graph = f->graph, .graph_id = f->graph_id,
-            .graph_node_id = f->graph_node_id};
+            .cfg = cfg_index(r, &cfg), .device_launched = f->device_launched, .graph = f->graph,
+            .graph_id = f->graph_id, .graph_node_id = f->graph_node_id};
 }
 
 static void add_copy(rrun *r, const void *rec)
@@ -1678,6 +1732,10 @@ static int read_gpu(rrun *r)
     c = fit(&r->copies, sizeof *c, g->n_copies);
     a = fit(&r->gapis, sizeof *a, g->n_apis);
     g->kernels = g->n_kernels ? k : NULL;
+    g->cfgs = r->cfgs.p;
+    g->n_cfgs = r->cfgs.n;
+    free(r->cfg_slot);
+    r->cfg_slot = NULL, r->cfg_cap = 0;
     g->copies = g->n_copies ? c : NULL;
     g->apis = g->n_apis ? a : NULL;
     g->syncs = g->n_syncs ? r->syncs.p : NULL;
@@ -1880,6 +1938,8 @@ void cuprof_rfread_free(cuprof_run *run)
     free(r->extmap.p);
     free(r->nodes.p);
     free(r->devices.p);
+    free(r->cfgs.p);
+    free(r->cfg_slot);
     free(r->run_threads);
     free(r->chunk_ptrs);
     free(r->arena);

@@ -268,16 +268,27 @@ static void check_scenario(const scenario *s, const cuprof_gpu_run *r)
     ck_assert_ptr_nonnull(ka);
     ck_assert_str_eq(ka->name, "_Z7kernelAPfi");
     ck_assert_uint_eq(ka->ext, EXT_LAUNCH505);
-    ck_assert_uint_eq(ka->grid[0], 4);
-    ck_assert_uint_eq(ka->grid[1], 2);
-    ck_assert_uint_eq(ka->grid[2], 1);
-    ck_assert_uint_eq(ka->block[0], 128);
-    ck_assert_uint_eq(ka->registers, 32);
-    ck_assert_uint_eq(ka->static_smem, 1024);
-    ck_assert_uint_eq(ka->dynamic_smem, 256);
+    const cuprof_gpu_launch_cfg *cfa = cuprof_gpu_cfg(r, ka);
+    ck_assert_uint_eq(cfa->grid[0], 4);
+    ck_assert_uint_eq(cfa->grid[1], 2);
+    ck_assert_uint_eq(cfa->grid[2], 1);
+    ck_assert_uint_eq(cfa->block[0], 128);
+    ck_assert_uint_eq(cfa->registers, 32);
+    ck_assert_uint_eq(cfa->static_smem, 1024);
+    ck_assert_uint_eq(cfa->dynamic_smem, 256);
     const cuprof_gpu_kernel *kb = kernel_by_corr(r, s->corr_launch506);
     ck_assert_ptr_nonnull(kb);
     ck_assert_uint_eq(kb->ext, EXT_LAUNCH506);
+    /* each configuration kept once, each kernel's its own */
+    const cuprof_gpu_launch_cfg *cfb = cuprof_gpu_cfg(r, kb);
+    ck_assert_uint_ne(kb->cfg, ka->cfg);
+    ck_assert_uint_eq(cfb->block[0], 32);
+    ck_assert_uint_eq(cfb->registers, 8);
+    ck_assert_uint_eq(cfb->grid[0], 1);
+    for (size_t i = 0; i < r->n_kernels; i++)
+        for (size_t j = 0; j < r->n_cfgs; j++)
+            ck_assert(j == r->kernels[i].cfg ||
+                      memcmp(&r->cfgs[j], cuprof_gpu_cfg(r, &r->kernels[i]), sizeof r->cfgs[j]));
     ck_assert_uint_ne(kb->stream, ka->stream); /* per-thread stream */
     const cuprof_gpu_kernel *kg = kernel_by_corr(r, s->corr_inner);
     ck_assert_ptr_nonnull(kg);

@@ -130,7 +130,7 @@ static cuprof_gpu_kernel *kern(const char *name, uint64_t s, uint64_t e, size_t 
     ck_assert_uint_lt(gpu.n_kernels, MAX_K);
     cuprof_gpu_kernel *k = &kernels[gpu.n_kernels++];
     *k = (cuprof_gpu_kernel){.start_ns = s, .end_ns = e, .ext = id_of(call), .corr = next_corr++,
-                             .stream = 7, .name = name, .grid = {1, 1, 1}, .block = {1, 1, 1}};
+                             .stream = 7, .name = name};
     return k;
 }
 

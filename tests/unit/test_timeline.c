@@ -50,11 +50,14 @@ static cuprof_gpu_api api(uint32_t corr, const char *name, uint64_t s, uint64_t 
                             .is_launch = (uint8_t)launch};
 }
 
+/* The kernels' launch configuration: [1] (kern's), after the all-0 [0]. */
+static const cuprof_gpu_launch_cfg cfgs[2] = {
+    {.grid = {0, 0, 0}}, {.grid = {4, 2, 1}, .block = {128, 1, 1}, .registers = 96, .static_smem = 1024, .dynamic_smem = 2048}};
+
 static cuprof_gpu_kernel kern(uint32_t corr, uint64_t ext, const char *name, uint64_t s, uint64_t e)
 {
     return (cuprof_gpu_kernel){.start_ns = s, .end_ns = e, .ext = ext, .corr = corr, .stream = 7,
-                               .name = name, .grid = {4, 2, 1}, .block = {128, 1, 1},
-                               .registers = 96, .static_smem = 1024, .dynamic_smem = 2048};
+                               .name = name, .cfg = 1};
 }
 
 /*
@@ -105,7 +108,7 @@ static void make_run(void)
                                   .corr = 15, .stream = 7, .kind = CUPROF_GPU_COPY_DTOD};
     syncs[0] = (cuprof_gpu_sync){.start_ns = 4450, .end_ns = 4500, .corr = 13, .stream = 7,
                                  .event = CUPROF_GPU_NO_EVENT, .type = CUPROF_GPU_SYNC_STREAM};
-    gpu = (cuprof_gpu_run){.captured = 1, .status = "CUPTI test", .kernels = kernels,
+    gpu = (cuprof_gpu_run){.captured = 1, .status = "CUPTI test", .kernels = kernels, .cfgs = cfgs, .n_cfgs = 2,
                            .n_kernels = 4, .copies = copies, .n_copies = 2, .apis = apis,
                            .n_apis = 9, .syncs = syncs, .n_syncs = 1, .dropped = 3};
     memset(&run, 0, sizeof run);
