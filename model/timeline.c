@@ -149,24 +149,30 @@ static int cmp_corr(const void *a, const void *b, void *apis)
     return x < y ? -1 : x > y;
 }
 
-/* corr_first: a direct index of by_corr when the ids span at most 4 per
- * record (a lookup per kernel, copy, flow and sync: a binary search through
- * two arrays of a million was a tenth of a CUPTI run's report). */
-static void index_corr(cuprof_timeline *tl)
+/* corr_first: a direct index of the records by corr when the ids span at
+ * most 4 per record (a lookup per kernel, copy, flow and sync: a binary
+ * search through two arrays of a million was a tenth of a CUPTI run's
+ * report), each id's first record (the lowest index); then no sorted array
+ * of indexes is kept (issue 40: 4 bytes a record and a sort). 0 when
+ * made, -1 when the ids are sparse (or out of memory): by_corr then. */
+static int index_corr(cuprof_timeline *tl)
 {
     const cuprof_gpu_api *apis = tl->gpu->apis;
     size_t n = tl->gpu->n_apis;
-    if (!n)
-        return;
-    uint32_t lo = apis[tl->by_corr[0]].corr, hi = apis[tl->by_corr[n - 1]].corr;
-    uint64_t span = (uint64_t)hi - lo + 1;
-    if (span > 4 * (uint64_t)n + 1024 || !(tl->corr_first = malloc(span * sizeof *tl->corr_first)))
-        return;
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (apis[i].corr < lo) lo = apis[i].corr;
+        if (apis[i].corr > hi) hi = apis[i].corr;
+    }
+    uint64_t span = n ? (uint64_t)hi - lo + 1 : 0;
+    if (!n || span > 4 * (uint64_t)n + 1024 || !(tl->corr_first = malloc(span * sizeof *tl->corr_first)))
+        return -1;
     memset(tl->corr_first, 0xff, span * sizeof *tl->corr_first);
     for (size_t i = n; i-- > 0;)   /* backwards: the first of equal ids stays */
-        tl->corr_first[apis[tl->by_corr[i]].corr - lo] = tl->by_corr[i];
+        tl->corr_first[apis[i].corr - lo] = (uint32_t)i;
     tl->corr_lo = lo;
     tl->corr_span = span;
+    return 0;
 }
 
 const cuprof_gpu_api *cuprof_timeline_api(const cuprof_timeline *tl, uint32_t corr)
@@ -354,17 +360,19 @@ static int join_apis(cuprof_timeline *tl)
     uint64_t tol = 1000 + 2 * g->clock_error_ns;
     tl->api_derived = malloc((n ? n : 1) * sizeof *tl->api_derived);
     tl->api_hooked = calloc(n ? n : 1, sizeof *tl->api_hooked);
-    tl->by_corr = malloc((n ? n : 1) * sizeof *tl->by_corr);
     size_t dcap = 0;   /* tl->derived grows as they are found: few, most runs */
     uint8_t **claimed = calloc(run->nthreads ? run->nthreads : 1, sizeof *claimed);
     uint64_t *cursor = calloc(run->nthreads ? run->nthreads : 1, sizeof *cursor);
     int rc = -1;
-    if (!tl->api_derived || !tl->api_hooked || !tl->by_corr || !claimed || !cursor)
+    if (!tl->api_derived || !tl->api_hooked || !claimed || !cursor)
         goto out;
-    for (size_t i = 0; i < n; i++)
-        tl->by_corr[i] = (uint32_t)i;
-    qsort_r(tl->by_corr, n, sizeof *tl->by_corr, cmp_corr, (void *)g->apis);
-    index_corr(tl);
+    if (index_corr(tl) < 0 && n) {   /* sparse ids: the records sorted by corr */
+        if (!(tl->by_corr = malloc(n * sizeof *tl->by_corr)))
+            goto out;
+        for (size_t i = 0; i < n; i++)
+            tl->by_corr[i] = (uint32_t)i;
+        qsort_r(tl->by_corr, n, sizeof *tl->by_corr, cmp_corr, (void *)g->apis);
+    }
 
     for (size_t i = 0; i < n; i++) {
         const cuprof_gpu_api *a = &g->apis[i];

@@ -77,8 +77,9 @@ typedef struct cuprof_timeline {
                                   * or ran in: its external id, or for a record
                                   * without one, the hooked call of the same name
                                   * around it (a top-level runtime call pushes none); 0 */
-    uint32_t *by_corr;           /* indexes of gpu->apis sorted by corr */
-    uint32_t *corr_first;        /* [corr - corr_lo]: by_corr's first record with that
+    uint32_t *by_corr;           /* indexes of gpu->apis sorted by corr, only when
+                                  * corr_first is NULL (sparse ids) */
+    uint32_t *corr_first;        /* [corr - corr_lo]: the first record with that
                                   * corr (UINT32_MAX none), when the ids are dense
                                   * (CUPTI's count up); NULL: by_corr is searched */
     uint32_t corr_lo;

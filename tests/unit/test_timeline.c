@@ -883,6 +883,33 @@ START_TEST(medians_past_the_bound_are_sketched)
 }
 END_TEST
 
+/* A record by its correlation id, whether the ids are dense (a direct
+ * index) or sparse (a sorted array): the first of equal ids in both. */
+START_TEST(api_by_corr_dense_and_sparse)
+{
+    for (int sparse = 0; sparse < 2; sparse++) {
+        cuprof_gpu_api a[4] = {api(10, "cudaMalloc", 100, 200, 0, 0), api(12, "cudaFree", 300, 400, 0, 0),
+                               api(10, "cudaMemset", 500, 600, 0, 0),
+                               api(sparse ? 9000000 : 11, "cudaLaunchKernel", 700, 800, 0, 1)};
+        cuprof_gpu_run g = {.captured = 1, .status = "test", .apis = a, .n_apis = 4};
+        cuprof_run r;
+        memset(&r, 0, sizeof r);
+        r.gpu_run = &g;
+        r.gpu.captured = 1;
+        cuprof_timeline *tl = cuprof_timeline_build(&r);
+        ck_assert_ptr_nonnull(tl);
+        ck_assert(sparse ? tl->corr_first == NULL && tl->by_corr != NULL
+                         : tl->corr_first != NULL && tl->by_corr == NULL);
+        ck_assert_ptr_eq(cuprof_timeline_api(tl, 10), &a[0]);
+        ck_assert_ptr_eq(cuprof_timeline_api(tl, 12), &a[1]);
+        ck_assert_ptr_eq(cuprof_timeline_api(tl, sparse ? 9000000 : 11), &a[3]);
+        ck_assert_ptr_null(cuprof_timeline_api(tl, 13));
+        ck_assert_ptr_null(cuprof_timeline_api(tl, 1));
+        cuprof_timeline_destroy(tl);
+    }
+}
+END_TEST
+
 static char *fake_demangle(const char *name)
 {
     return strcmp(name, "_Z3fooi") ? NULL : strdup("foo(int)");
@@ -936,6 +963,7 @@ int main(void)
     tcase_add_test(tc, capture_clip_keeps_the_windows_calls);
     tcase_add_test(tc, medians_past_the_bound_are_sketched);
     tcase_add_test(tc, names_of_device_records);
+    tcase_add_test(tc, api_by_corr_dense_and_sparse);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
