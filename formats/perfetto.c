@@ -775,6 +775,7 @@ typedef struct pf_flows {
     pf_flow *f;
     size_t n;
     uint32_t *kernel_in, *copy_in;   /* [i]: flow ending at the record (its corr), 0 = none */
+    size_t at;                       /* flows_out's cursor: where the last key's flows ended */
 } pf_flows;
 
 static void flows_free(pf_flows *fl)
@@ -832,17 +833,24 @@ static int flows_build(const cuprof_model *m, pf_flows *fl)
 }
 
 /* Flows starting at key, as flow_ids of the event being built. */
-static void flows_out(pf_writer *w, const pf_flows *fl, uint64_t key)
+static void flows_out(pf_writer *w, pf_flows *fl, uint64_t key)
 {
     if (!fl->n)
         return;
-    size_t lo = 0, hi = fl->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (fl->f[mid].key < key) lo = mid + 1; else hi = mid;
+    size_t lo = fl->at;
+    /* a thread's calls come in order of their keys: most often the cursor is
+     * already where this key's flows start (or would); else a search */
+    if (!(lo <= fl->n && (lo == fl->n || fl->f[lo].key >= key) && (lo == 0 || fl->f[lo - 1].key < key))) {
+        size_t hi = fl->n;
+        lo = 0;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (fl->f[mid].key < key) lo = mid + 1; else hi = mid;
+        }
     }
     for (; lo < fl->n && fl->f[lo].key == key; lo++)
         pb_fixed64(&w->te, TE_FLOW_IDS, fl->f[lo].id);
+    fl->at = lo;
 }
 
 /* A recorded call's arguments (chrome_trace.c's names). */
@@ -1120,7 +1128,7 @@ static pf_extra *thread_extras(const cuprof_model *m, long t, uint32_t tid, size
 
 /* One thread track: its recorded calls (in the order they began) merged
  * with its extras by start time. */
-static int thread_track(pf_writer *w, const pf_flows *fl, long t, uint32_t tid, uint64_t uuid)
+static int thread_track(pf_writer *w, pf_flows *fl, long t, uint32_t tid, uint64_t uuid)
 {
     const cuprof_run *run = w->base.run;
     const cuprof_run_thread *th = t >= 0 ? &run->threads[t] : NULL;
