@@ -180,9 +180,13 @@ static void exposed(const cuprof_gpu_run *g, const cuprof_steps *steps, cuprof_c
     uint64_t *nccl_ns = &c->nccl_kernel_ns, *exposed_ns = &c->exposed_ns;
     *nccl_ns = *exposed_ns = 0;
     size_t nccl = 0;   /* none (most runs): no span arrays, 48 bytes a kernel */
-    for (size_t i = 0; i < nk; i++)
-        nccl += g->kernels[i].end_ns > g->kernels[i].start_ns &&
-                cuprof_coll_is_nccl_kernel(g->kernels[i].name);
+    const char *last = NULL;   /* the records' names come interned: a name's answer */
+    int last_is = 0;           /* holds while the next record has the same pointer */
+    for (size_t i = 0; i < nk; i++) {
+        if (g->kernels[i].name != last)
+            last = g->kernels[i].name, last_is = cuprof_coll_is_nccl_kernel(last);
+        nccl += g->kernels[i].end_ns > g->kernels[i].start_ns && last_is;
+    }
     size_t cap = nccl ? nk : 0;
     span *n = malloc((nccl ? nccl : 1) * sizeof *n), *o = malloc((cap ? cap : 1) * sizeof *o);
     span *ex = malloc((nccl ? 2 * nk + 1 : 1) * sizeof *ex);

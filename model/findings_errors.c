@@ -122,6 +122,8 @@ int cuprof_findings_rule_errors(fctx *c)
     code_tally tally[MAX_CODES];
     size_t ncodes = 0;
     uint64_t cuda_calls = 0, cuda_failed = 0, launches = 0, failed_launches = 0;
+    uint16_t last_api = UINT16_MAX;   /* a run's calls repeat their API: its family once */
+    int last_fam = -1;
     for (size_t t = 0; t < c->run->nthreads; t++) {
         const cuprof_run_thread *th = &c->run->threads[t];
         for (uint64_t i = 0; i < th->n; i++) {
@@ -129,7 +131,9 @@ int cuprof_findings_rule_errors(fctx *c)
             if (e->cls == CUPROF_EV_RANGE_PUSH || e->cls == CUPROF_EV_RANGE_POP ||
                 e->cls == CUPROF_EV_RANGE_START || e->cls == CUPROF_EV_RANGE_END || e->cls == CUPROF_EV_MARK)
                 continue;
-            int fam = family_of(cuprof_run_api_category(c->run, e->api));
+            if (e->api != last_api || last_api == UINT16_MAX)
+                last_api = e->api, last_fam = family_of(cuprof_run_api_category(c->run, e->api));
+            int fam = last_fam;
             if (fam < 0)
                 continue;
             int launch = e->cls == CUPROF_EV_LAUNCH;
