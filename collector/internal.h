@@ -190,6 +190,9 @@ int cuprof_runfile_write_records(uint32_t type, uint32_t thread, uint32_t chunk_
 /* Starts the flusher (once per process; again in a forked child): the run
  * file opened at once, each thread's published calls written every second. */
 void cuprof_runfile_flusher_start(void);
+/* For the unit tests (NULL in the library): run by the flusher inside each
+ * of its rounds, the first (the run file opened) included. */
+extern void (*cuprof_runfile_round_hook)(void);
 /* Repeating windows whose outputs the flusher wrote (NAME.wK.*). */
 uint64_t cuprof_runfile_windows_written(void);
 /* Owner thread, its tail chunk full: writes it as a CHUNK block (0: the

@@ -475,6 +475,7 @@ int cuprof_runfile_write_records(uint32_t type, uint32_t thread, uint32_t chunk_
  * the END block. Every signal blocked; restarted in a forked child. */
 #define CUPROF_RF_FLUSH_MS 100
 static _Atomic int flusher_started;
+void (*cuprof_runfile_round_hook)(void);
 
 /* A snapshot asked for (prof.sh snapshot: DIR/.cuprof-ctl.PID exists):
  * CUPTI's buffers and every thread's calls to the file now, then the file
@@ -583,6 +584,8 @@ static void *flusher_main(void *arg)
 {
     (void)arg;
     prctl(PR_SET_NAME, "cuprof-flush", 0, 0, 0);
+    if (cuprof_runfile_round_hook)
+        cuprof_runfile_round_hook();
     (void)cuprof_runfile_ensure();
     atomic_fetch_sub(&rf.inflight, 1);   /* taken by cuprof_runfile_flusher_start */
     char ctl[PATH_MAX + 64];
