@@ -190,6 +190,15 @@ int cuprof_runfile_write_records(uint32_t type, uint32_t thread, uint32_t chunk_
 /* Starts the flusher (once per process; again in a forked child): the run
  * file opened at once, each thread's published calls written every second. */
 void cuprof_runfile_flusher_start(void);
+/* The fork's prepare handler: waits (bounded) until the flusher is between
+ * two rounds and keeps it there until cuprof_runfile_fork_done (child: 1 in
+ * the child, 0 in the parent), so no lock a round takes (malloc's among
+ * them) is held in the child for good. */
+void cuprof_runfile_fork_prepare(void);
+void cuprof_runfile_fork_done(int child);
+/* For the unit tests (NULL in the library): run by the flusher inside each
+ * of its rounds, the first (the run file opened) included. */
+extern void (*cuprof_runfile_round_hook)(void);
 /* Repeating windows whose outputs the flusher wrote (NAME.wK.*). */
 uint64_t cuprof_runfile_windows_written(void);
 /* Owner thread, its tail chunk full: writes it as a CHUNK block (0: the

@@ -66,6 +66,7 @@ static void on_process_exit(void)
 
 static void fork_prepare(void)
 {
+    cuprof_runfile_fork_prepare();   /* first: a round takes the locks below */
     pthread_mutex_lock(&cuprof_g.lock);
     cuprof_kernels_fork_prepare();
     cuprof_strings_fork_prepare();
@@ -78,6 +79,7 @@ static void fork_parent(void)
     cuprof_strings_fork_done(0);
     cuprof_kernels_fork_done(0);
     pthread_mutex_unlock(&cuprof_g.lock);
+    cuprof_runfile_fork_done(0);
 }
 
 static void fork_child(void)
@@ -85,6 +87,7 @@ static void fork_child(void)
     cuprof_stacks_fork_done(1);
     cuprof_strings_fork_done(1);
     cuprof_kernels_fork_done(1);
+    cuprof_runfile_fork_done(1);
     cuprof_shm_atfork_child();   /* a process slot of its own, before its first thread */
     cuprof_memheld_atfork_child();
     cuprof_flight_reset_after_fork();

@@ -475,6 +475,22 @@ int cuprof_runfile_write_records(uint32_t type, uint32_t thread, uint32_t chunk_
  * the END block. Every signal blocked; restarted in a forked child. */
 #define CUPROF_RF_FLUSH_MS 100
 static _Atomic int flusher_started;
+void (*cuprof_runfile_round_hook)(void);
+
+/* Held by the flusher through each round's work (its naps and the wait for
+ * a window's cuprof-report aside), and taken by the fork's prepare handler:
+ * the program forks between two rounds, so no lock the round takes is left
+ * held in the child for good. glibc's malloc takes its own locks around
+ * fork, but the allocators of ASan and TSan (GCC 12's) and some malloc
+ * replacements do not: a child forked while our flusher was in malloc
+ * waited forever at its own first malloc (seen under TSan). The fork's wait
+ * is bounded (CUPROF_FORK_ROUND_WAIT_MS): a round held up inside CUDA
+ * (CUPTI's flush), or by a snapshot of a large run, delays the program's
+ * fork at most that long, then the fork goes on as it did before. */
+#define CUPROF_FORK_ROUND_WAIT_MS 1000
+static pthread_mutex_t round_lock = PTHREAD_MUTEX_INITIALIZER;
+/* This thread, forking, holds round_lock (per thread: two threads may fork at once). */
+static __thread int round_held_by_fork;
 
 /* A snapshot asked for (prof.sh snapshot: DIR/.cuprof-ctl.PID exists):
  * CUPTI's buffers and every thread's calls to the file now, then the file
@@ -564,8 +580,10 @@ static void write_closed_windows(uint64_t closed)
     cuprof_runfile_new_names();
     cuprof_snapshot_write_meta_now(closed);
     atomic_store(&windows_written, closed);
+    pthread_mutex_unlock(&round_lock);   /* a fork need not wait for the reports */
     for (uint64_t k = from + 1; k <= closed; k++)
         cuprof_spawn_report_window(rf.path, k);
+    pthread_mutex_lock(&round_lock);
 }
 
 /* A META again when APIs were used for the first time since the last one
@@ -579,61 +597,100 @@ static void meta_if_new_apis(void)
         written = n;
 }
 
+/* One round of the flusher (tick: the rounds so far, this one included);
+ * the caller holds round_lock. */
+static void flusher_round(unsigned tick)
+{
+    char ctl[PATH_MAX + 64];
+    if (cuprof_runfile_round_hook)
+        cuprof_runfile_round_hook();
+    cuprof_shm_alive(cuprof_clock_now());   /* (the supervisor: when it was last seen) */
+    snprintf(ctl, sizeof ctl, "%s/.cuprof-ctl.%ld", cuprof_g_config.out_dir, (long)cuprof_g.pid);
+    int asked = access(ctl, F_OK) == 0;
+    char trig[PATH_MAX + 64];   /* answered in every mode: a refusal says why */
+    snprintf(trig, sizeof trig, "%s/.cuprof-trigger.%ld", cuprof_g_config.out_dir, (long)cuprof_g.pid);
+    if (access(trig, F_OK) == 0)
+        answer_trigger(trig);
+    cuprof_job_poll();   /* prof.sh trigger --job: every process of the job */
+    cuprof_capture_tick();
+    char why[256];
+    if (cuprof_flight_on() && cuprof_flight_take(why, sizeof why))
+        (void)cuprof_capture_flight_window(why);
+    uint64_t closed = cuprof_capture_closed();
+    if (closed > atomic_load(&windows_written)) {
+        atomic_fetch_add(&rf.inflight, 1);
+        int on = atomic_load(&cuprof_g.recording) && !atomic_load(&rf.failed);
+        atomic_fetch_sub(&rf.inflight, 1);
+        if (on)
+            write_closed_windows(closed);
+    }
+    if (tick % 10 == 0) {   /* a second: the GPU records completed by now */
+        atomic_fetch_add(&rf.inflight, 1);
+        if (atomic_load(&cuprof_g.recording) && !atomic_load(&rf.failed))
+            cuprof_cupti_flush_completed();
+        atomic_fetch_sub(&rf.inflight, 1);
+    }
+    if (!asked && tick % (CUPROF_RF_FLUSH_MS / 100) != 0)
+        return;
+    atomic_fetch_add(&rf.inflight, 1);
+    if (atomic_load(&cuprof_g.recording) && !atomic_load(&rf.failed)) {
+        if (asked) {
+            answer_snapshot(ctl);
+        } else if (!cuprof_flight_on()) {   /* flight: the calls stay in memory */
+            cuprof_snapshot_flush();
+            cuprof_runfile_new_names();
+        } else {
+            cuprof_runfile_new_names();
+        }
+        meta_if_new_apis();
+        cuprof_memheld_flush();
+    }
+    atomic_fetch_sub(&rf.inflight, 1);
+    cuprof_process_fds_cloexec();   /* a program that cleared it on every descriptor */
+}
+
 static void *flusher_main(void *arg)
 {
     (void)arg;
+    pthread_mutex_lock(&round_lock);   /* the first round: the file opened, its first META */
     prctl(PR_SET_NAME, "cuprof-flush", 0, 0, 0);
+    if (cuprof_runfile_round_hook)
+        cuprof_runfile_round_hook();
     (void)cuprof_runfile_ensure();
     atomic_fetch_sub(&rf.inflight, 1);   /* taken by cuprof_runfile_flusher_start */
-    char ctl[PATH_MAX + 64];
+    pthread_mutex_unlock(&round_lock);
     for (unsigned tick = 1;; tick++) {
         struct timespec nap = {0, 100 * 1000000L};   /* calls, and a snapshot's request: 0.1 s */
         nanosleep(&nap, NULL);
-        cuprof_shm_alive(cuprof_clock_now());   /* (the supervisor: when it was last seen) */
-        snprintf(ctl, sizeof ctl, "%s/.cuprof-ctl.%ld", cuprof_g_config.out_dir, (long)cuprof_g.pid);
-        int asked = access(ctl, F_OK) == 0;
-        char trig[PATH_MAX + 64];   /* answered in every mode: a refusal says why */
-        snprintf(trig, sizeof trig, "%s/.cuprof-trigger.%ld", cuprof_g_config.out_dir, (long)cuprof_g.pid);
-        if (access(trig, F_OK) == 0)
-            answer_trigger(trig);
-        cuprof_job_poll();   /* prof.sh trigger --job: every process of the job */
-        cuprof_capture_tick();
-        char why[256];
-        if (cuprof_flight_on() && cuprof_flight_take(why, sizeof why))
-            (void)cuprof_capture_flight_window(why);
-        uint64_t closed = cuprof_capture_closed();
-        if (closed > atomic_load(&windows_written)) {
-            atomic_fetch_add(&rf.inflight, 1);
-            int on = atomic_load(&cuprof_g.recording) && !atomic_load(&rf.failed);
-            atomic_fetch_sub(&rf.inflight, 1);
-            if (on)
-                write_closed_windows(closed);
-        }
-        if (tick % 10 == 0) {   /* a second: the GPU records completed by now */
-            atomic_fetch_add(&rf.inflight, 1);
-            if (atomic_load(&cuprof_g.recording) && !atomic_load(&rf.failed))
-                cuprof_cupti_flush_completed();
-            atomic_fetch_sub(&rf.inflight, 1);
-        }
-        if (!asked && tick % (CUPROF_RF_FLUSH_MS / 100) != 0)
-            continue;
-        atomic_fetch_add(&rf.inflight, 1);
-        if (atomic_load(&cuprof_g.recording) && !atomic_load(&rf.failed)) {
-            if (asked) {
-                answer_snapshot(ctl);
-            } else if (!cuprof_flight_on()) {   /* flight: the calls stay in memory */
-                cuprof_snapshot_flush();
-                cuprof_runfile_new_names();
-            } else {
-                cuprof_runfile_new_names();
-            }
-            meta_if_new_apis();
-            cuprof_memheld_flush();
-        }
-        atomic_fetch_sub(&rf.inflight, 1);
-        cuprof_process_fds_cloexec();   /* a program that cleared it on every descriptor */
+        pthread_mutex_lock(&round_lock);
+        flusher_round(tick);
+        pthread_mutex_unlock(&round_lock);
     }
     return NULL;
+}
+
+void cuprof_runfile_fork_prepare(void)
+{
+    /* trylock and naps, not a timed lock: bounded on the monotonic clock,
+     * and seen by the sanitizers' interceptors */
+    struct timespec nap = {0, 200 * 1000L};
+    int e = errno;   /* a fork that succeeds leaves the program's errno alone */
+    round_held_by_fork = 0;
+    for (int i = 0; i < CUPROF_FORK_ROUND_WAIT_MS * 5 && !round_held_by_fork; i++) {
+        round_held_by_fork = pthread_mutex_trylock(&round_lock) == 0;
+        if (!round_held_by_fork)
+            nanosleep(&nap, NULL);
+    }
+    errno = e;
+}
+
+void cuprof_runfile_fork_done(int child)
+{
+    if (child)   /* only the forking thread exists there: a fresh lock */
+        pthread_mutex_init(&round_lock, NULL);
+    else if (round_held_by_fork)
+        pthread_mutex_unlock(&round_lock);
+    round_held_by_fork = 0;
 }
 
 void cuprof_runfile_flusher_start(void)

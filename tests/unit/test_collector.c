@@ -1751,6 +1751,56 @@ START_TEST(fork_child_starts_empty)
 }
 END_TEST
 
+/* A fork while the flusher is inside a round leaves the locks it held then
+ * held for good in the child. glibc's malloc takes its locks around fork;
+ * the allocators of ASan and TSan (GCC 12's) and some malloc replacements
+ * do not, and a child whose malloc needs a lock the parent's flusher held
+ * waits forever (seen: fork_child_starts_empty under TSan, the parent's
+ * flusher refilling TSan's allocator cache for its first META, the child
+ * and its flusher stopped in that refill's lock). The hook stands for such
+ * a lock: taken in the round and held a while; the child finds it free
+ * only if the fork waited for the round. */
+static pthread_mutex_t round_lock_seen = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int round_in;   /* the hook holds round_lock_seen */
+
+static void slow_round(void)
+{
+    pthread_mutex_lock(&round_lock_seen);
+    atomic_store(&round_in, 1);
+    usleep(50 * 1000);
+    atomic_store(&round_in, 0);
+    pthread_mutex_unlock(&round_lock_seen);
+}
+
+static void child_forks_in_a_round(void)
+{
+    setenv("CUPROF_NAME", "fr", 1);
+    cuprof_runfile_round_hook = slow_round;
+    cuprof_collector_init();
+    cuprof_api_register(APIS, NAPIS);
+    cuprof_end(cuprof_begin(0, CUPROF_EV_CALL), 0);   /* the flusher starts: its first round */
+    for (int i = 0; i < 100000 && !atomic_load(&round_in); i++)
+        usleep(100);
+    if (!atomic_load(&round_in))
+        _exit(3);   /* the flusher never started */
+    pid_t c = fork();
+    if (c == 0)
+        _exit(pthread_mutex_trylock(&round_lock_seen) == 0 ? 0 : 1);
+    int st = 0;
+    waitpid(c, &st, 0);
+    _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 2);
+}
+
+START_TEST(fork_waits_for_the_flusher_round)
+{
+    int st = in_child(child_forks_in_a_round);
+    ck_assert(WIFEXITED(st));
+    ck_assert_msg(WEXITSTATUS(st) != 1, "the child was forked inside the flusher's round: "
+                  "a lock the round held stays held in the child");
+    ck_assert_int_eq(WEXITSTATUS(st), 0);
+}
+END_TEST
+
 /* The overhead calibration (buffers.c) times the real hot path on a private
  * record: it measures something, and nothing of it is recorded: no thread,
  * no event, and the thread's own first event afterwards is event 1. */
@@ -1955,6 +2005,7 @@ Suite *collector_suite(void)
     tcase_add_test(tc, no_cuda_no_files);
     tcase_add_test(tc, disabled_records_nothing);
     tcase_add_test(tc, fork_child_starts_empty);
+    tcase_add_test(tc, fork_waits_for_the_flusher_round);
     suite_add_tcase(s, tc);
     return s;
 }
