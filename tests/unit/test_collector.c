@@ -1995,6 +1995,9 @@ Suite *collector_suite(void)
     suite_add_tcase(s, tc);
 
     tc = tcase_create("lifecycle");
+    /* as "buffers": the sanitizer builds under load (make tsan-test beside a
+     * build) took more than Check's default 4 s for the flight ring's test */
+    tcase_set_timeout(tc, 120);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, config_parsing);
     tcase_add_test(tc, config_gpu_and_clock);
