@@ -420,8 +420,12 @@ static uint32_t cfg_index(rrun *r, const cuprof_gpu_launch_cfg *c)
     cuprof_gpu_launch_cfg *have = r->cfgs.p;
     if (r->cfgs.n && !memcmp(&have[r->cfg_last], c, sizeof *c))
         return r->cfg_last;
-    if (!r->cfgs.n && !vec_push(&r->cfgs, sizeof *c, 1))   /* [0]: all 0 (zeroed) */
-        return 0;
+    if (!r->cfgs.n) {   /* [0]: all 0 */
+        cuprof_gpu_launch_cfg *zero = vec_push(&r->cfgs, sizeof *c, 1);
+        if (!zero)
+            return 0;
+        memset(zero, 0, sizeof *zero);
+    }
     if ((r->cfgs.n + 1) * 2 > r->cfg_cap) {
         size_t cap = r->cfg_cap ? r->cfg_cap * 2 : 64;
         uint32_t *slot = calloc(cap, sizeof *slot);

@@ -437,19 +437,27 @@ START_TEST(format_picks_the_files)
 }
 END_TEST
 
+/* args profiled on the sim with envs, exiting with status: its profile,
+ * and its Perfetto trace read into *t. */
+static e2e_prof profile_perfetto(const char *const args[], const char *const envs[], int status, pft *t)
+{
+    e2e_prof p = e2e_profile(1, args, envs, RUN_TIMEOUT_S);
+    ck_assert_msg(p.r.status == status && p.sum, "exit %d\n%s", p.r.status, p.r.err);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/x.perfetto-trace", p.dir);
+    int rc = pft_load(path, t);
+    ck_assert_msg(rc == 0, "%s", t->error);
+    return p;
+}
+
 /* A run of 200 000 calls: every call is one slice of the Perfetto trace,
  * with its arguments. */
 START_TEST(long_run_counts_every_call)
 {
     const char *args[] = {e2e_bpath("tests/robust_prog"), "calls", "100000", "return", NULL};
     const char *envs[] = {"CUPROF_FORMAT=perfetto", "CUPROF_GPU=0", "CUPROF_COMPRESS=none", NULL};
-    e2e_prof p = e2e_profile(1, args, envs, RUN_TIMEOUT_S);
-    ck_assert_msg(p.r.status == 3 && p.sum, "exit %d\n%s", p.r.status, p.r.err);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/x.perfetto-trace", p.dir);
     pft t;
-    int rc = pft_load(path, &t);
-    ck_assert_msg(rc == 0, "%s", t.error);
+    e2e_prof p = profile_perfetto(args, envs, 3, &t);
     ck_assert_uint_eq(t.zstd_blocks + t.zlib_blocks, 0);   /* --compress none */
     json_int_t events = json_integer_value(json_object_get(p.sum, "events"));
     ck_assert_int_ge(events, 200000);
@@ -478,13 +486,8 @@ START_TEST(busy_counter_past_its_points)
 {
     const char *args[] = {e2e_bpath("bench/calls"), "--api", "launch", "--n", "60000", "--warmup", "0", NULL};
     const char *envs[] = {"CUPROF_FORMAT=perfetto", "CUPROF_COMPRESS=none", "CUSIM_LAUNCH_CPU_NS=0", NULL};
-    e2e_prof p = e2e_profile(1, args, envs, RUN_TIMEOUT_S);
-    ck_assert_msg(p.r.status == 0 && p.sum, "exit %d\n%s", p.r.status, p.r.err);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/x.perfetto-trace", p.dir);
     pft t;
-    int rc = pft_load(path, &t);
-    ck_assert_msg(rc == 0, "%s", t.error);
+    e2e_prof p = profile_perfetto(args, envs, 0, &t);
     const pft_track *busy = NULL;
     for (size_t k = 0; k < t.ntracks; k++)
         if (t.tracks[k].name && !strcmp(t.tracks[k].name, "GPU 0 busy (records running)"))
