@@ -93,17 +93,21 @@ static int ptr_put(cuprof_names *nm, const char *raw, const char *display)
     return 0;
 }
 
-const char *cuprof_names_gpu(const cuprof_names *nm, const char *raw)
+/* raw's display form in the pointer table, NULL when raw is not there. */
+static const char *ptr_get(const cuprof_names *nm, const char *raw)
 {
     if (!nm || !nm->pcap || !raw)
-        return raw;
-    size_t j = ptr_slot(raw, nm->pcap);
-    while (nm->pkey[j]) {
+        return NULL;
+    for (size_t j = ptr_slot(raw, nm->pcap); nm->pkey[j]; j = (j + 1) & (nm->pcap - 1))
         if (nm->pkey[j] == raw)
             return nm->pval[j];
-        j = (j + 1) & (nm->pcap - 1);
-    }
-    return raw;
+    return NULL;
+}
+
+const char *cuprof_names_gpu(const cuprof_names *nm, const char *raw)
+{
+    const char *d = ptr_get(nm, raw);
+    return d ? d : raw;
 }
 
 int cuprof_names_build(cuprof_names *nm, const cuprof_run *run, const cuprof_gpu_run *gpu,
@@ -146,7 +150,7 @@ int cuprof_names_build(cuprof_names *nm, const cuprof_run *run, const cuprof_gpu
     }
     for (size_t i = 0; i < ng; i++) {
         const char *raw = gpu->kernels[i].name;
-        if ((i && raw == gpu->kernels[i - 1].name) || cuprof_names_gpu(nm, raw) != raw)
+        if ((i && raw == gpu->kernels[i - 1].name) || ptr_get(nm, raw))
             continue;   /* the same kernel again (records' names come interned) */
         const char *display = intern(nm, raw, demangle);
         if (!display || ptr_put(nm, raw, display) < 0)
