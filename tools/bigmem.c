@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -76,6 +77,7 @@ static struct {
     long page;
     int said;                           /* the fallback's line is said once */
     char dir[PATH_MAX];
+    char used[PATH_MAX];                /* where the spill file was made */
     cuprof_bigmem_stats st;
 } bm = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
 
@@ -199,6 +201,8 @@ static void init(void)
             bm.fd = open_spill(dirs[i]);
             if (bm.fd < 0 && !dir)
                 dir = dirs[i], first_errno = errno;
+            if (bm.fd >= 0)
+                snprintf(bm.used, sizeof bm.used, "%s", dirs[i]);
         }
     if (bm.fd < 0) {
         fprintf(stderr, "cuprof: cannot make a spill file in %s (%s): the report keeps the run "
@@ -229,6 +233,23 @@ static void init(void)
         }
         pthread_attr_destroy(&a);
     }
+}
+
+int cuprof_bigmem_room_for(uint64_t need, char *line, size_t n)
+{
+    pthread_once(&bm.once, init);
+    struct statvfs sv;
+    if (bm.fd < 0 || bm.budget == 0 || fstatvfs(bm.fd, &sv) != 0)
+        return 0;
+    uint64_t room = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
+    if (room >= need)
+        return 0;
+    const double gb = 1e9;
+    snprintf(line, n, "this report may need up to about %.1f GB of disk for its spill "
+             "file in %s, which has %.1f GB free: what does not fit is held in memory, which "
+             "may run out (set CUPROF_REPORT_SPILL_DIR to a directory on a larger disk)",
+             (double)need / gb, bm.used, (double)room / gb);
+    return 1;
 }
 
 /* Adds a range to the table (the lock held); -1 when the table cannot grow. */

@@ -66,6 +66,13 @@ typedef struct cuprof_bigmem_stats {
 } cuprof_bigmem_stats;
 void cuprof_bigmem_get_stats(cuprof_bigmem_stats *s);
 
+/* Whether the spill file's disk has room for need bytes (what the report
+ * estimates it will hold): 0 when it has, or when there is no spill file
+ * (no budget, none could be made: that says its own line); 1 when not,
+ * with one line in line (n bytes; no "cuprof:" prefix) saying so and what
+ * to do. Makes the spill file if no allocation has yet. */
+int cuprof_bigmem_room_for(uint64_t need, char *line, size_t n);
+
 /* Drops every watched page from the process now, as the trimmer does past
  * the budget (for the tests: no waiting on the thread). */
 void cuprof_bigmem_trim_now(void);

@@ -194,6 +194,12 @@ static void recovered_words(const cuprof_run *run, const char *prefix, const cha
              gpu ? since(run, gpu, b, sizeof b) : "none", cut);
 }
 
+/* The spill file's peak per byte of the run file, measured (bench/RESULTS.md,
+ * issue 40): 7 without the GPU timeline, 16.6-17.8 with it (10 M to 200 M
+ * launches of the sim's CUPTI); the larger, rounded up: the disk a report
+ * may need, said up front when the spill directory has less. */
+#define SPILL_PER_RUN_FILE_BYTE 18
+
 /* When each stage ended (ns, CLOCK_MONOTONIC), for the stats line
  * (CUPROF_REPORT_BIGMEM_STATS=1): which of the two threads the report
  * waits for, and how long the reading took. */
@@ -323,6 +329,14 @@ static int report_file(const char *file, const opts *o, const char *recover,
         if (slash)
             *(slash == fdir ? slash + 1 : slash) = '\0';
         cuprof_bigmem_dir(slash ? fdir : ".");
+        /* a day-long run's spill can outgrow its disk: said before the
+         * reading, not an hour into it */
+        struct stat fst;
+        char room[PATH_MAX + 400];
+        if (stat(file, &fst) == 0 &&
+            cuprof_bigmem_room_for((uint64_t)fst.st_size * SPILL_PER_RUN_FILE_BYTE, room,
+                                   sizeof room))
+            say("%s", room);
     }
     stage.begin = stage_now();
     cuprof_run *run = cuprof_rfread(file, &info, err, sizeof err);

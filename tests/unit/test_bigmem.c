@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 void __real_qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
@@ -306,6 +308,38 @@ START_TEST(readahead_off_from_the_start)
 }
 END_TEST
 
+/* The disk's room for a report's spill, against the directory's real free
+ * space: a need within it says nothing; a need past it one line naming the
+ * directory and what to do; no budget (no spill file) says nothing. */
+START_TEST(room_for_the_spill)
+{
+    char dir[] = "/tmp/cuprof-bigmem-room.XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    setenv("CUPROF_REPORT_SPILL_DIR", dir, 1);
+    if (_i == 1)
+        setenv("CUPROF_REPORT_RSS_MB", "0", 1);
+    struct statvfs sv;
+    ck_assert_int_eq(statvfs(dir, &sv), 0);
+    uint64_t room = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
+    char line[PATH_MAX + 400] = "";
+    ck_assert_int_eq(cuprof_bigmem_room_for(room / 2, line, sizeof line), 0);
+    ck_assert_str_eq(line, "");
+    int said = cuprof_bigmem_room_for(room + (16ull << 30), line, sizeof line);
+    rmdir(dir);
+    if (_i == 1) {
+        ck_assert_int_eq(said, 0);
+        return;
+    }
+    ck_assert_int_eq(said, 1);
+    ck_assert_msg(strstr(line, dir) && strstr(line, "CUPROF_REPORT_SPILL_DIR") &&
+                      !strchr(line, '\n') && strncmp(line, "cuprof:", 7),
+                  "%s", line);
+    char need[64];
+    snprintf(need, sizeof need, "up to about %.1f GB", (double)(room + (16ull << 30)) / 1e9);
+    ck_assert_msg(strstr(line, need), "%s (want %s)", line, need);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("bigmem");
@@ -321,6 +355,9 @@ int main(void)
         tcase_add_test(t, tests[i]);
         suite_add_tcase(s, t);
     }
+    TCase *t = tcase_create("disk");   /* 0: spilled; 1: no budget */
+    tcase_add_loop_test(t, room_for_the_spill, 0, 2);
+    suite_add_tcase(s, t);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
