@@ -74,34 +74,37 @@ static void meta(chrome_writer *cw, const char *what, int64_t pid, uint64_t tid,
 }
 
 /* Process and row names for every (device, stream, overlap row) used. */
-static void lane_metadata(chrome_writer *cw, const gpu_item *it, size_t n)
+static void lane_metadata(chrome_writer *cw, const cuprof_gpu_rows *rows)
 {
     char label[64];
     uint32_t announced = 0;   /* overlap rows of the current stream named so far */
-    for (size_t i = 0; i < n; i++) {
-        int64_t pid = CHROME_GPU_PID_BASE + it[i].device;
-        if (i == 0 || it[i].device != it[i - 1].device) {
-            snprintf(label, sizeof label, "GPU %u", it[i].device);
+    gpu_item prev = {0};
+    for (size_t i = 0; i < rows->n; i++) {
+        const gpu_item x = cuprof_gpu_rows_at(rows, i);
+        int64_t pid = CHROME_GPU_PID_BASE + x.device;
+        if (i == 0 || x.device != prev.device) {
+            snprintf(label, sizeof label, "GPU %u", x.device);
             meta(cw, "process_name", pid, 0, "name", label, 0);
-            meta(cw, "process_sort_index", pid, 0, "sort_index", NULL, 1000 + it[i].device);
+            meta(cw, "process_sort_index", pid, 0, "sort_index", NULL, 1000 + x.device);
         }
-        if (i == 0 || it[i].device != it[i - 1].device || it[i].stream != it[i - 1].stream)
+        if (i == 0 || x.device != prev.device || x.stream != prev.stream)
             announced = 0;
-        uint32_t sub = it[i].sub;
+        uint32_t sub = x.sub;
+        prev = x;
         if (announced & (1u << sub))
             continue;
         announced |= 1u << sub;
-        if (it[i].stream == CUPROF_GPU_NO_STREAM)
+        if (x.stream == CUPROF_GPU_NO_STREAM)
             snprintf(label, sizeof label, "stream ?");
         else
-            snprintf(label, sizeof label, "stream %u", it[i].stream);
+            snprintf(label, sizeof label, "stream %u", x.stream);
         if (sub == 1)
             snprintf(label + strlen(label), sizeof label - strlen(label), " (overlap)");
         else if (sub > 1)
             snprintf(label + strlen(label), sizeof label - strlen(label), " (overlap %u)", sub);
-        meta(cw, "thread_name", pid, row_tid(it[i].stream, sub), "name", label, 0);
-        meta(cw, "thread_sort_index", pid, row_tid(it[i].stream, sub), "sort_index", NULL,
-             (int64_t)(it[i].stream % 1000000) * MAX_SUB + sub);
+        meta(cw, "thread_name", pid, row_tid(x.stream, sub), "name", label, 0);
+        meta(cw, "thread_sort_index", pid, row_tid(x.stream, sub), "sort_index", NULL,
+             (int64_t)(x.stream % 1000000) * MAX_SUB + sub);
     }
 }
 
@@ -442,35 +445,37 @@ int cuprof_chrome_gpu_events(chrome_writer *cw)
     if (!run->gpu.captured || !run->gpu_run || !tl)
         return 0;
     const cuprof_gpu_run *g = tl->gpu;
-    size_t n;
-    gpu_item *it = cuprof_gpu_rows(g, &n);
+    cuprof_gpu_rows rows;
+    int made = cuprof_gpu_rows_make(g, &rows);
     uint32_t *seen = calloc(g->n_apis ? g->n_apis : 1, sizeof *seen);
-    if (!it || !seen) {
-        free(it); free(seen);
+    if (made < 0 || !seen) {
+        cuprof_gpu_rows_free(&rows);
+        free(seen);
         return -1;
     }
-    lane_metadata(cw, it, n);
+    lane_metadata(cw, &rows);
     put_comm_tracks(cw);
     put_derived(cw, tl);
     put_syncs(cw, tl);
-    for (size_t i = 0; i < n; i++) {
-        int64_t pid = CHROME_GPU_PID_BASE + it[i].device;
-        uint64_t tid = row_tid(it[i].stream, it[i].sub);
-        if (it[i].is_copy) {
-            const cuprof_gpu_copy *c = &g->copies[it[i].idx];
+    for (size_t i = 0; i < rows.n; i++) {
+        const gpu_item x = cuprof_gpu_rows_at(&rows, i);
+        int64_t pid = CHROME_GPU_PID_BASE + x.device;
+        uint64_t tid = row_tid(x.stream, x.sub);
+        if (x.is_copy) {
+            const cuprof_gpu_copy *c = &g->copies[x.idx];
             /* "External id": the hooked call that caused it (pushed or matched) */
-            put_copy(cw, c, &it[i], tl->copy_cause[it[i].idx].hooked);
-            put_flow(cw, tl, seen, c->corr, 0, c->graph_id != 0, pid, tid, it[i].start,
-                     tl->copy_cause[it[i].idx].hooked);
+            put_copy(cw, c, &x, tl->copy_cause[x.idx].hooked);
+            put_flow(cw, tl, seen, c->corr, 0, c->graph_id != 0, pid, tid, x.start,
+                     tl->copy_cause[x.idx].hooked);
         } else {
-            const cuprof_gpu_kernel *kr = &g->kernels[it[i].idx];
-            put_kernel(cw, kr, cuprof_names_gpu(&m->names, kr->name), &it[i],
-                       tl->kernel_cause[it[i].idx].hooked);
-            put_flow(cw, tl, seen, kr->corr, 1, kr->graph_id != 0, pid, tid, it[i].start,
-                     tl->kernel_cause[it[i].idx].hooked);
+            const cuprof_gpu_kernel *kr = &g->kernels[x.idx];
+            put_kernel(cw, kr, cuprof_names_gpu(&m->names, kr->name), &x,
+                       tl->kernel_cause[x.idx].hooked);
+            put_flow(cw, tl, seen, kr->corr, 1, kr->graph_id != 0, pid, tid, x.start,
+                     tl->kernel_cause[x.idx].hooked);
         }
     }
-    free(it);
+    cuprof_gpu_rows_free(&rows);
     free(seen);
     return 0;
 }

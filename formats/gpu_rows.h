@@ -22,7 +22,7 @@
 #define CUPROF_GPU_MAX_ROWS 16   /* rows per stream; more overlap shares the last */
 #define CUPROF_GPU_JITTER_NS 50  /* an overlap this short keeps the row */
 
-typedef struct cuprof_gpu_row_item {   /* 32 bytes: one a record (issue 40) */
+typedef struct cuprof_gpu_row_item {   /* a record as its row shows it (a view: rows_at) */
     uint64_t start, end;     /* as shown: the record's, moved past a jitter overlap */
     uint32_t stream;
     uint32_t idx;            /* in g->kernels[] or g->copies[] */
@@ -31,9 +31,61 @@ typedef struct cuprof_gpu_row_item {   /* 32 bytes: one a record (issue 40) */
     uint8_t is_copy;
 } cuprof_gpu_row_item;
 
-/* The records of g in rows; *n gets their number. Owned by the caller
- * (free); NULL when out of memory (or past 2^32 records). */
-cuprof_gpu_row_item *cuprof_gpu_rows(const cuprof_gpu_run *g, size_t *n);
+/* What the rows keep of a record: 16 bytes (issue 40: the view above was
+ * kept for every record, 32). The start shown is the recorded one plus
+ * moved (at most CUPROF_GPU_JITTER_NS + 1); the stream and the device are
+ * the record's. */
+#define CUPROF_GPU_ROW_COPY 0x80000000u   /* in id: a copy (g->copies[]) */
+typedef struct cuprof_gpu_row_ref {
+    uint64_t end;            /* as shown */
+    uint32_t id;             /* index in g->kernels[], or in g->copies[] | CUPROF_GPU_ROW_COPY */
+    uint8_t sub;             /* its row */
+    uint8_t moved;           /* start shown - start recorded, ns */
+    uint16_t _pad;
+} cuprof_gpu_row_ref;
+_Static_assert(sizeof(cuprof_gpu_row_ref) == 16, "a row's record is 16 bytes");
+
+typedef struct cuprof_gpu_rows {
+    const cuprof_gpu_run *g;
+    cuprof_gpu_row_ref *r;   /* sorted by device, stream, start (then rows_sort's order) */
+    size_t n;
+} cuprof_gpu_rows;
+
+/* The records of g in rows, into *rows: 0, or -1 when out of memory (or
+ * past 2^31 kernels or copies); cuprof_gpu_rows_free either way. */
+int cuprof_gpu_rows_make(const cuprof_gpu_run *g, cuprof_gpu_rows *rows);
+void cuprof_gpu_rows_free(cuprof_gpu_rows *rows);
+
+/* Record i of the rows as its row shows it. */
+static inline cuprof_gpu_row_item cuprof_gpu_rows_at(const cuprof_gpu_rows *rows, size_t i)
+{
+    const cuprof_gpu_row_ref *f = &rows->r[i];
+    cuprof_gpu_row_item x;
+    uint32_t k = f->id & ~CUPROF_GPU_ROW_COPY;
+    if (f->id & CUPROF_GPU_ROW_COPY) {
+        const cuprof_gpu_copy *c = &rows->g->copies[k];
+        x.start = c->start_ns;
+        x.stream = c->stream;
+        x.device = (uint16_t)c->device;
+        x.is_copy = 1;
+    } else {
+        const cuprof_gpu_kernel *kr = &rows->g->kernels[k];
+        x.start = kr->start_ns;
+        x.stream = kr->stream;
+        x.device = kr->device;
+        x.is_copy = 0;
+    }
+    x.start += f->moved;
+    x.end = f->end;
+    x.idx = k;
+    x.sub = f->sub;
+    return x;
+}
+
+/* Sorts the rows by cmp of their views (stable, as qsort_r; skipped when
+ * they are in its order already). */
+void cuprof_gpu_rows_sort(cuprof_gpu_rows *rows,
+                          int (*cmp)(const cuprof_gpu_row_item *, const cuprof_gpu_row_item *));
 
 /* qsort(base, n, size, cmp), skipped when base is in cmp's order already
  * (the records come sorted by start: one pass instead of a sort of a

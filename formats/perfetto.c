@@ -1235,27 +1235,43 @@ static void kernel_launch_anns(pf_writer *w, pf_kernel_anns *kc, const cuprof_gp
     }
 }
 
+/* The end of the row that starts at i: the next record on another device,
+ * stream or row. */
+static size_t rows_next(const cuprof_gpu_rows *rows, size_t i)
+{
+    const cuprof_gpu_row_item a = cuprof_gpu_rows_at(rows, i);
+    size_t j = i + 1;
+    while (j < rows->n) {
+        const cuprof_gpu_row_item b = cuprof_gpu_rows_at(rows, j);
+        if (b.device != a.device || b.stream != a.stream || b.sub != a.sub)
+            break;
+        j++;
+    }
+    return j;
+}
+
 /* The GPU records of one row, in start order. */
-static void gpu_row(pf_writer *w, const pf_flows *fl, const cuprof_gpu_row_item *it, size_t n,
-                    uint64_t uuid)
+static void gpu_row(pf_writer *w, const pf_flows *fl, const cuprof_gpu_rows *rows, size_t from,
+                    size_t to, uint64_t uuid)
 {
     const cuprof_model *m = w->base.model;
     const cuprof_timeline *tl = m->timeline;
     const cuprof_gpu_run *g = tl->gpu;
-    seq_start(w, uuid, it[0].start);
+    seq_start(w, uuid, cuprof_gpu_rows_at(rows, from).start);
     uint64_t open_end = 0;
     pf_kernel_anns kc = {.len = 0};
-    for (size_t i = 0; i < n && !pf_failed(w); i++) {
-        uint64_t t0 = it[i].start < open_end ? open_end : it[i].start;   /* a full last row */
-        uint64_t t1 = it[i].end > t0 ? it[i].end : t0;
-        if (it[i].is_copy) {
-            const cuprof_gpu_copy *c = &g->copies[it[i].idx];
+    for (size_t i = from; i < to && !pf_failed(w); i++) {
+        const cuprof_gpu_row_item x = cuprof_gpu_rows_at(rows, i);
+        uint64_t t0 = x.start < open_end ? open_end : x.start;   /* a full last row */
+        uint64_t t1 = x.end > t0 ? x.end : t0;
+        if (x.is_copy) {
+            const cuprof_gpu_copy *c = &g->copies[x.idx];
             char name[96];
             int memset_ = c->kind == CUPROF_GPU_COPY_MEMSET;
             cuprof_gpu_copy_label(c, name, sizeof name);
             ev_begin(w, TYPE_BEGIN, name, memset_ ? "gpu_memset" : "gpu_memcpy");
             ann_uint(w, "correlation", c->corr);
-            ann_uint(w, "External id", tl->copy_cause[it[i].idx].hooked);
+            ann_uint(w, "External id", tl->copy_cause[x.idx].hooked);
             ann_uint(w, "device", c->device);
             ann_uint(w, "context", c->context);
             ann_uint(w, "stream", c->stream);
@@ -1267,18 +1283,18 @@ static void gpu_row(pf_writer *w, const pf_flows *fl, const cuprof_gpu_row_item 
                 ann_bool(w, "async", c->async);
             ann_double(w, "GB/s", c->end_ns > c->start_ns
                                       ? (double)c->bytes / (double)(c->end_ns - c->start_ns) : 0);
-            if (it[i].start != c->start_ns || it[i].end != c->end_ns) {   /* gpu_rows.h */
+            if (x.start != c->start_ns || x.end != c->end_ns) {   /* gpu_rows.h */
                 ann_uint(w, "recorded_start_ns", since_start(w, c->start_ns));
                 ann_uint(w, "recorded_dur_ns", c->end_ns > c->start_ns ? c->end_ns - c->start_ns : 0);
             }
-            if (fl->copy_in && fl->copy_in[it[i].idx])
-                pb_fixed64(&w->te, TE_TERMINATING_FLOW_IDS, fl->copy_in[it[i].idx]);
+            if (fl->copy_in && fl->copy_in[x.idx])
+                pb_fixed64(&w->te, TE_TERMINATING_FLOW_IDS, fl->copy_in[x.idx]);
         } else {
-            const cuprof_gpu_kernel *k = &g->kernels[it[i].idx];
-            const char *display = cuprof_names_gpu(&m->names, g->kernels[it[i].idx].name);
+            const cuprof_gpu_kernel *k = &g->kernels[x.idx];
+            const char *display = cuprof_names_gpu(&m->names, g->kernels[x.idx].name);
             ev_begin_fixed(w, TYPE_BEGIN, display, "kernel");
             ann_uint(w, "correlation", k->corr);
-            ann_uint(w, "External id", tl->kernel_cause[it[i].idx].hooked);
+            ann_uint(w, "External id", tl->kernel_cause[x.idx].hooked);
             kernel_launch_anns(w, &kc, g, k);
             if (k->graph) {   /* a graph's replay: as the JSON trace says it */
                 ann_uint(w, "graph", k->graph_id ? k->graph_id : 1);
@@ -1290,14 +1306,14 @@ static void gpu_row(pf_writer *w, const pf_flows *fl, const cuprof_gpu_row_item 
             }
             if (strcmp(display, k->name) != 0)
                 ann_str(w, "mangled", k->name);
-            if (it[i].start != k->start_ns || it[i].end != k->end_ns) {   /* gpu_rows.h */
+            if (x.start != k->start_ns || x.end != k->end_ns) {   /* gpu_rows.h */
                 ann_uint(w, "recorded_start_ns", since_start(w, k->start_ns));
                 ann_uint(w, "recorded_dur_ns", k->end_ns > k->start_ns ? k->end_ns - k->start_ns : 0);
             }
-            if (fl->kernel_in && fl->kernel_in[it[i].idx])
-                pb_fixed64(&w->te, TE_TERMINATING_FLOW_IDS, fl->kernel_in[it[i].idx]);
+            if (fl->kernel_in && fl->kernel_in[x.idx])
+                pb_fixed64(&w->te, TE_TERMINATING_FLOW_IDS, fl->kernel_in[x.idx]);
         }
-        range_arg(w, &it[i]);
+        range_arg(w, &x);
         ev_end(w, t0);
         slice_end(w, t1);
         open_end = t1;
@@ -1306,15 +1322,12 @@ static void gpu_row(pf_writer *w, const pf_flows *fl, const cuprof_gpu_row_item 
 
 /* The GPU tracks: one sequence per row (it sorted by cmp_row, numbered as
  * descriptors() numbered them). */
-static int gpu_tracks(pf_writer *w, const pf_flows *fl, const cuprof_gpu_row_item *it, size_t n)
+static int gpu_tracks(pf_writer *w, const pf_flows *fl, const cuprof_gpu_rows *rows)
 {
     uint64_t row = 0;
-    for (size_t i = 0; i < n && !pf_failed(w); row++) {
-        size_t j = i;
-        while (j < n && it[j].device == it[i].device && it[j].stream == it[i].stream &&
-               it[j].sub == it[i].sub)
-            j++;
-        gpu_row(w, fl, it + i, j - i, UUID_ROW(row));
+    for (size_t i = 0, n = rows->n; i < n && !pf_failed(w); row++) {
+        size_t j = rows_next(rows, i);
+        gpu_row(w, fl, rows, i, j, UUID_ROW(row));
         i = j;
     }
     return 0;
@@ -1409,9 +1422,8 @@ static void comm_tracks(pf_writer *w)
 }
 
 /* Items of one (device, stream) reordered by row, then start (stable). */
-static int cmp_row(const void *a, const void *b)
+static int cmp_row(const cuprof_gpu_row_item *x, const cuprof_gpu_row_item *y)
 {
-    const cuprof_gpu_row_item *x = a, *y = b;
     if (x->device != y->device) return x->device < y->device ? -1 : 1;
     if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
     if (x->sub != y->sub) return x->sub < y->sub ? -1 : 1;
@@ -1420,7 +1432,7 @@ static int cmp_row(const void *a, const void *b)
 }
 
 /* Sequence 1: the clock and every track. */
-static void descriptors(pf_writer *w, const cuprof_gpu_row_item *it, size_t n, uint32_t *cupti_tids,
+static void descriptors(pf_writer *w, const cuprof_gpu_rows *rows, uint32_t *cupti_tids,
                         size_t ncupti, int nvtx_lanes_used, int has_memory)
 {
     const cuprof_run *run = w->base.run;
@@ -1467,31 +1479,30 @@ static void descriptors(pf_writer *w, const cuprof_gpu_row_item *it, size_t n, u
     if (has_memory)
         put_track(w, UUID_MEMORY, UUID_PROCESS, "CUDA memory allocated", NULL, NULL);
     uint64_t row = 0, stream_row0 = 0;
-    for (size_t i = 0; i < n; row++) {
+    uint32_t last_device = 0;
+    for (size_t i = 0, n = rows ? rows->n : 0; i < n; row++) {
         char label[64];
-        if (i == 0 || it[i].device != it[i - 1].device) {
-            snprintf(label, sizeof label, "GPU %u", it[i].device);
-            put_track(w, UUID_GPU(it[i].device), UUID_PROCESS, label, NULL, NULL);
-            snprintf(label, sizeof label, "GPU %u busy (records running)", it[i].device);
-            put_track(w, UUID_GPU_BUSY(it[i].device), UUID_GPU(it[i].device), label, NULL, NULL);
+        const cuprof_gpu_row_item x = cuprof_gpu_rows_at(rows, i);
+        if (i == 0 || x.device != last_device) {
+            snprintf(label, sizeof label, "GPU %u", x.device);
+            put_track(w, UUID_GPU(x.device), UUID_PROCESS, label, NULL, NULL);
+            snprintf(label, sizeof label, "GPU %u busy (records running)", x.device);
+            put_track(w, UUID_GPU_BUSY(x.device), UUID_GPU(x.device), label, NULL, NULL);
         }
-        if (it[i].stream == CUPROF_GPU_NO_STREAM)
+        if (x.stream == CUPROF_GPU_NO_STREAM)
             snprintf(label, sizeof label, "stream ?");
         else
-            snprintf(label, sizeof label, "stream %u", it[i].stream);
-        if (it[i].sub == 0) {
+            snprintf(label, sizeof label, "stream %u", x.stream);
+        if (x.sub == 0) {
             stream_row0 = UUID_ROW(row);
-            put_track(w, stream_row0, UUID_GPU(it[i].device), label, NULL, NULL);
+            put_track(w, stream_row0, UUID_GPU(x.device), label, NULL, NULL);
         } else {
             size_t l = strlen(label);
-            snprintf(label + l, sizeof label - l, " (overlap %u)", it[i].sub);
+            snprintf(label + l, sizeof label - l, " (overlap %u)", x.sub);
             put_track(w, UUID_ROW(row), stream_row0, label, NULL, NULL);
         }
-        size_t j = i;
-        while (j < n && it[j].device == it[i].device && it[j].stream == it[i].stream &&
-               it[j].sub == it[i].sub)
-            j++;
-        i = j;
+        last_device = x.device;
+        i = rows_next(rows, i);
     }
 }
 
@@ -1646,12 +1657,14 @@ static int memory_steps(const cuprof_memory *mm, pf_step **out, size_t *n)
  * bucket is the running sum through it, at its last time. The same values
  * and times as sorting the steps (a bucket's sum does not depend on the
  * order within it). */
-static void busy_buckets(pf_writer *w, uint64_t uuid, const cuprof_gpu_row_item *it, size_t n)
+static void busy_buckets(pf_writer *w, uint64_t uuid, const cuprof_gpu_rows *rows, size_t from,
+                         size_t to)
 {
     uint64_t lo = UINT64_MAX, hi = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t a = it[i].start < it[i].end ? it[i].start : it[i].end;
-        uint64_t b = it[i].start < it[i].end ? it[i].end : it[i].start;
+    for (size_t i = from; i < to; i++) {
+        const cuprof_gpu_row_item x = cuprof_gpu_rows_at(rows, i);
+        uint64_t a = x.start < x.end ? x.start : x.end;
+        uint64_t b = x.start < x.end ? x.end : x.start;
         if (a < lo) lo = a;
         if (b > hi) hi = b;
     }
@@ -1667,8 +1680,9 @@ static void busy_buckets(pf_writer *w, uint64_t uuid, const cuprof_gpu_row_item 
         w->oom = 1;
         return;
     }
-    for (size_t i = 0; i < n; i++) {
-        const uint64_t t[2] = {it[i].start, it[i].end};
+    for (size_t i = from; i < to; i++) {
+        const cuprof_gpu_row_item x = cuprof_gpu_rows_at(rows, i);
+        const uint64_t t[2] = {x.start, x.end};
         for (int e = 0; e < 2; e++) {
             size_t b = (size_t)((t[e] - lo) / bucket);
             sum[b] += e ? -1 : 1;
@@ -1695,16 +1709,16 @@ static void busy_buckets(pf_writer *w, uint64_t uuid, const cuprof_gpu_row_item 
 /* Records running on each GPU: +1 at a record's start, -1 at its end (as
  * the rows show them). One counter per device, it holds [lo, hi). The rows
  * come grouped by device. */
-static void busy_counters(pf_writer *w, const cuprof_gpu_row_item *it, size_t n)
+static void busy_counters(pf_writer *w, const cuprof_gpu_rows *rows)
 {
-    for (size_t i = 0; i < n && !w->oom;) {
-        uint32_t dev = it[i].device;
+    for (size_t i = 0, n = rows->n; i < n && !w->oom;) {
+        uint32_t dev = cuprof_gpu_rows_at(rows, i).device;
         size_t j = i;
-        while (j < n && it[j].device == dev)
+        while (j < n && cuprof_gpu_rows_at(rows, j).device == dev)
             j++;
         size_t k = 2 * (j - i);
         if (k > PF_COUNTER_POINTS) {
-            busy_buckets(w, UUID_GPU_BUSY(dev), it + i, j - i);
+            busy_buckets(w, UUID_GPU_BUSY(dev), rows, i, j);
         } else {
             pf_step *st = malloc(k * sizeof *st);
             if (!st) {
@@ -1712,8 +1726,9 @@ static void busy_counters(pf_writer *w, const cuprof_gpu_row_item *it, size_t n)
                 return;
             }
             for (size_t q = 0; q < k / 2; q++) {
-                st[2 * q] = (pf_step){it[i + q].start, 1};
-                st[2 * q + 1] = (pf_step){it[i + q].end, -1};
+                const cuprof_gpu_row_item x = cuprof_gpu_rows_at(rows, i + q);
+                st[2 * q] = (pf_step){x.start, 1};
+                st[2 * q + 1] = (pf_step){x.end, -1};
             }
             counter_track(w, UUID_GPU_BUSY(dev), st, k);
             free(st);
@@ -1770,8 +1785,8 @@ static int pf_write(cuprof_writer *base)
     w->codec = pf_codec(base->run);
     w->calls = calloc(PF_CALL_SLOTS, sizeof *w->calls);   /* none: every call encoded */
     int rc = 0;
-    size_t n = 0, ncupti = 0;
-    cuprof_gpu_row_item *it = NULL;
+    size_t ncupti = 0;
+    cuprof_gpu_rows rows = {0};
     const cuprof_gpu_run *g = m->run->gpu.captured && m->run->gpu_run && m->timeline
                                   ? m->timeline->gpu : NULL;
     pf_flows fl;
@@ -1782,17 +1797,18 @@ static int pf_write(cuprof_writer *base)
     pf_step *mem = NULL;
     size_t nmem = 0;
     int has_memory = memory_steps(base->model->memory, &mem, &nmem);
-    if (!ctids || nlanes < 0 || has_memory < 0 || (g && !(it = cuprof_gpu_rows(g, &n))) ||
+    if (!ctids || nlanes < 0 || has_memory < 0 || (g && cuprof_gpu_rows_make(g, &rows) < 0) ||
         flows_build(m, &fl) < 0) {
         free(ctids);
-        free(it);
+        cuprof_gpu_rows_free(&rows);
         free(order);
         free(lane);
         free(mem);
         return -1;
     }
-    cuprof_sort_unless_sorted(it, n, sizeof *it, cmp_row);
-    descriptors(w, it, n, ctids, ncupti, nlanes, has_memory);
+    if (g)
+        cuprof_gpu_rows_sort(&rows, cmp_row);
+    descriptors(w, g ? &rows : NULL, ctids, ncupti, nlanes, has_memory);
     for (size_t t = 0; t < base->run->nthreads && rc == 0; t++)
         rc = thread_track(w, &fl, (long)t, base->run->threads[t].tid, UUID_THREAD(t));
     for (size_t k = 0; k < ncupti && rc == 0; k++)
@@ -1802,11 +1818,11 @@ static int pf_write(cuprof_writer *base)
     if (rc == 0)
         counter_track(w, UUID_MEMORY, mem, nmem);
     if (rc == 0 && g)
-        rc = gpu_tracks(w, &fl, it, n);
+        rc = gpu_tracks(w, &fl, &rows);
     if (rc == 0 && g)
         comm_tracks(w);
     if (rc == 0 && g)
-        busy_counters(w, it, n);
+        busy_counters(w, &rows);
     chunk_flush(w);
     if (w->zip && zip_stop(w->zip) < 0)
         w->oom = 1;
@@ -1815,7 +1831,7 @@ static int pf_write(cuprof_writer *base)
     free(mem);
     free(order);
     free(lane);
-    free(it);
+    cuprof_gpu_rows_free(&rows);
     free(ctids);
     flows_free(&fl);
     free(w->te.b); free(w->pkt.b); free(w->interned.b); free(w->ann.b);

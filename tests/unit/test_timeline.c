@@ -10,6 +10,7 @@
 #include "model/names.h"
 #include "model/quantile.h"
 #include "formats/writer.h"
+#include "formats/gpu_rows.h"
 
 #include <check.h>
 #include <jansson.h>
@@ -556,6 +557,76 @@ START_TEST(trace_rows_keep_recorded_times)
 }
 END_TEST
 
+/* formats/gpu_rows.h on its own: sorted by device, stream and start; an
+ * overlap of at most CUPROF_GPU_JITTER_NS moves the start 1 ns past the
+ * row's end (the 16-byte ref keeps the move), a longer one opens a row;
+ * touching records part by 1 ns; a record whose end is before its start
+ * stays as recorded; copies share their stream's rows; rows_sort then
+ * orders by row. */
+static int by_row(const cuprof_gpu_row_item *x, const cuprof_gpu_row_item *y)
+{
+    if (x->device != y->device) return x->device < y->device ? -1 : 1;
+    if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
+    if (x->sub != y->sub) return x->sub < y->sub ? -1 : 1;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    return x->end < y->end ? -1 : x->end > y->end;
+}
+
+START_TEST(rows_of_records)
+{
+    /* (start, end, stream), listed out of order */
+    static const uint64_t kt[][3] = {{600, 900, 1}, {150, 300, 1}, {100, 200, 1},
+                                     {2000, 1500, 2}, {300, 400, 1}, {350, 500, 1},
+                                     {700, 800, 1}, {2010, 2100, 2}};
+    cuprof_gpu_kernel k[8];
+    memset(k, 0, sizeof k);
+    for (int i = 0; i < 8; i++) {
+        k[i].start_ns = kt[i][0];
+        k[i].end_ns = kt[i][1];
+        k[i].stream = (uint32_t)kt[i][2];
+        k[i].name = "k";
+    }
+    cuprof_gpu_copy c[1];
+    memset(c, 0, sizeof c);
+    c[0].start_ns = 1000;
+    c[0].end_ns = 1100;
+    c[0].stream = 1;
+    cuprof_gpu_run g;
+    memset(&g, 0, sizeof g);
+    g.kernels = k;
+    g.n_kernels = 8;
+    g.copies = c;
+    g.n_copies = 1;
+    cuprof_gpu_rows rows;
+    ck_assert_int_eq(cuprof_gpu_rows_make(&g, &rows), 0);
+    ck_assert_uint_eq(rows.n, 9);
+    /* shown (start, end, sub, is_copy, idx) in the rows' order */
+    static const uint64_t want[][5] = {
+        {100, 200, 0, 0, 2},  {201, 299, 0, 0, 1},   /* moved past 200; parted from 300 */
+        {300, 400, 0, 0, 4},  {401, 500, 0, 0, 5},   /* moved 51 */
+        {600, 900, 0, 0, 0},  {700, 800, 1, 0, 6},   /* 200 ns over: a row of its own */
+        {1000, 1100, 0, 1, 0},
+        {2000, 1500, 0, 0, 3}, {2010, 2100, 0, 0, 7}};
+    for (size_t i = 0; i < rows.n; i++) {
+        cuprof_gpu_row_item x = cuprof_gpu_rows_at(&rows, i);
+        ck_assert_msg(x.start == want[i][0] && x.end == want[i][1] && x.sub == want[i][2] &&
+                          x.is_copy == want[i][3] && x.idx == want[i][4],
+                      "row item %zu: [%llu, %llu] sub %u copy %u idx %u", i,
+                      (unsigned long long)x.start, (unsigned long long)x.end, x.sub, x.is_copy,
+                      x.idx);
+        ck_assert_uint_eq(x.stream, i < 7 ? 1 : 2);
+    }
+    ck_assert_uint_eq(rows.r[3].moved, 51);
+    cuprof_gpu_rows_sort(&rows, by_row);
+    static const uint32_t order[] = {2, 1, 4, 5, 0, 0, 6, 3, 7};   /* the copy before row 1 */
+    for (size_t i = 0; i < rows.n; i++) {
+        cuprof_gpu_row_item x = cuprof_gpu_rows_at(&rows, i);
+        ck_assert_msg(x.idx == order[i] && x.is_copy == (i == 5), "by row %zu: idx %u", i, x.idx);
+    }
+    cuprof_gpu_rows_free(&rows);
+}
+END_TEST
+
 START_TEST(no_gpu_run)
 {
     make_run();
@@ -958,6 +1029,7 @@ int main(void)
     tcase_add_test(tc, kernel_and_copy_rows);
     tcase_add_test(tc, trace_gpu_lanes_and_flows);
     tcase_add_test(tc, trace_rows_keep_recorded_times);
+    tcase_add_test(tc, rows_of_records);
     tcase_add_test(tc, no_gpu_run);
     tcase_add_test(tc, failed_launch_is_no_kernel);
     tcase_add_test(tc, capture_clip_keeps_the_windows_calls);
