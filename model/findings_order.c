@@ -268,17 +268,16 @@ _Static_assert(offsetof(cuprof_gpu_kernel, start_ns) == 0 && offsetof(cuprof_gpu
                offsetof(cuprof_gpu_copy, start_ns) == 0 && offsetof(cuprof_gpu_copy, end_ns) == 8,
                "records start with start_ns, end_ns");
 
-/* Records overlapping [t0, t1) of one sorted-by-start array, clipped, into
- * iv: a binary search to the first that may overlap (start >= t0 - the
- * longest record), then a scan to t1. */
-static size_t overlap(const void *base, size_t n, size_t size, uint64_t longest, uint64_t t0,
-                      uint64_t t1, uint64_t (*iv)[2])
+/* The records of one sorted-by-start array that may overlap [t0, t1): from
+ * the first whose start is at least t0 - the longest record (a binary
+ * search) to the first that starts at t1 or later; their number. */
+static size_t overlap_span(const void *base, size_t n, size_t size, uint64_t longest, uint64_t t0,
+                           uint64_t t1, size_t *first)
 {
     /* both record structs start with start_ns, end_ns */
 #define REC_START(i) (((const uint64_t *)((const char *)base + (i) * size))[0])
-#define REC_END(i) (((const uint64_t *)((const char *)base + (i) * size))[1])
     uint64_t from = t0 > longest ? t0 - longest : 0;
-    size_t lo = 0, hi = n, k = 0;
+    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (REC_START(mid) < from)
@@ -286,25 +285,24 @@ static size_t overlap(const void *base, size_t n, size_t size, uint64_t longest,
         else
             hi = mid;
     }
-    for (size_t i = lo; i < n && REC_START(i) < t1; i++) {
-        uint64_t a = REC_START(i), b = REC_END(i);
-        if (b > t0 && b > a) {
-            iv[k][0] = a > t0 ? a : t0;
-            iv[k++][1] = b < t1 ? b : t1;
-        }
-    }
-    return k;
+    size_t i = lo;
+    while (i < n && REC_START(i) < t1)
+        i++;
+    *first = lo;
+    return i - lo;
 #undef REC_START
-#undef REC_END
 }
 
-/* GPU busy time inside [t0, t1); iv has room for every record. */
+/* GPU busy time inside [t0, t1): the records that may overlap it, merged
+ * in start order (issue 40: an array of 16 bytes a record was made for
+ * this, whether or not a sync was long). */
 static uint64_t busy_in(const cuprof_gpu_run *g, uint64_t klong, uint64_t clong, uint64_t t0,
-                        uint64_t t1, uint64_t (*iv)[2])
+                        uint64_t t1)
 {
-    size_t n = overlap(g->kernels, g->n_kernels, sizeof *g->kernels, klong, t0, t1, iv);
-    n += overlap(g->copies, g->n_copies, sizeof *g->copies, clong, t0, t1, iv + n);
-    return cuprof_interval_union(iv, n);
+    size_t kf, cf;
+    size_t nk = overlap_span(g->kernels, g->n_kernels, sizeof *g->kernels, klong, t0, t1, &kf);
+    size_t nc = overlap_span(g->copies, g->n_copies, sizeof *g->copies, clong, t0, t1, &cf);
+    return cuprof_gpu_busy_span(g, kf, nk, cf, nc, t0, t1);
 }
 
 void cuprof_findings_rule_sync_wait(fctx *c)
@@ -312,17 +310,13 @@ void cuprof_findings_rule_sync_wait(fctx *c)
     if (!c->g)
         return;
     const cuprof_gpu_run *g = c->g;
-    uint64_t klong = 0, clong = 0;   /* longest kernel / copy */
-    for (size_t i = 0; i < g->n_kernels; i++)
-        if (findings_dur(g->kernels[i].start_ns, g->kernels[i].end_ns) > klong)
-            klong = findings_dur(g->kernels[i].start_ns, g->kernels[i].end_ns);
-    for (size_t i = 0; i < g->n_copies; i++)
-        if (findings_dur(g->copies[i].start_ns, g->copies[i].end_ns) > clong)
-            clong = findings_dur(g->copies[i].start_ns, g->copies[i].end_ns);
-    size_t cap = g->n_kernels + g->n_copies;
-    uint64_t (*iv)[2] = malloc((cap ? cap : 1) * sizeof *iv);
-    if (!iv)
+    int any = 0;   /* (a run without syncs reads no GPU record here) */
+    for (size_t t = 0; t < c->run->nthreads && !any; t++)
+        any = cuprof_run_thread_has(&c->run->threads[t], cuprof_run_class_bit(CUPROF_EV_SYNC));
+    if (!any)
         return;
+    uint64_t klong = 0, clong = 0;   /* longest kernel / copy, at the first long sync */
+    int have_long = 0;
     const cuprof_event *worst = NULL;
     uint64_t worst_busy = 0, count = 0;
     for (size_t t = 0; t < c->run->nthreads; t++)
@@ -334,7 +328,16 @@ void cuprof_findings_rule_sync_wait(fctx *c)
             if (c->tl && (e->t1 <= c->tl->stats.window_start_ns ||   /* set-up, not the run */
                           e->t0 >= c->tl->stats.window_end_ns + SYNC_MIN_NS))
                 continue;
-            uint64_t b = busy_in(g, klong, clong, e->t0, e->t1, iv);
+            if (!have_long) {
+                for (size_t k = 0; k < g->n_kernels; k++)
+                    if (findings_dur(g->kernels[k].start_ns, g->kernels[k].end_ns) > klong)
+                        klong = findings_dur(g->kernels[k].start_ns, g->kernels[k].end_ns);
+                for (size_t k = 0; k < g->n_copies; k++)
+                    if (findings_dur(g->copies[k].start_ns, g->copies[k].end_ns) > clong)
+                        clong = findings_dur(g->copies[k].start_ns, g->copies[k].end_ns);
+                have_long = 1;
+            }
+            uint64_t b = busy_in(g, klong, clong, e->t0, e->t1);
             if ((double)b > SYNC_BUSY_SHARE * (double)d)
                 continue;
             count++;
@@ -343,7 +346,6 @@ void cuprof_findings_rule_sync_wait(fctx *c)
                 worst_busy = b;
             }
         }
-    free(iv);
     if (!worst)
         return;
     uint64_t d = findings_dur(worst->t0, worst->t1);

@@ -108,7 +108,7 @@ uint64_t cuprof_gpu_busy(const cuprof_gpu_run *g, uint64_t lo, uint64_t hi)
 {
     const cuprof_gpu_kernel *k = g->kernels;
     const cuprof_gpu_copy *c = g->copies;
-    size_t nk = g->n_kernels, nc = g->copies ? g->n_copies : 0, i = 0, j = 0;
+    size_t nk = g->n_kernels, nc = g->copies ? g->n_copies : 0;
     if (!k)
         nk = 0;
     if (!by_start(k, nk, sizeof *k) || !by_start(c, nc, sizeof *c)) {
@@ -116,7 +116,7 @@ uint64_t cuprof_gpu_busy(const cuprof_gpu_run *g, uint64_t lo, uint64_t hi)
         if (!iv)
             return 0;
         size_t m = 0;
-        for (i = 0; i < nk + nc; i++) {
+        for (size_t i = 0; i < nk + nc; i++) {
             uint64_t a = i < nk ? k[i].start_ns : c[i - nk].start_ns;
             uint64_t b = i < nk ? k[i].end_ns : c[i - nk].end_ns;
             iv[m][0] = a > lo ? a : lo;
@@ -126,8 +126,17 @@ uint64_t cuprof_gpu_busy(const cuprof_gpu_run *g, uint64_t lo, uint64_t hi)
         free(iv);
         return busy;
     }
+    return cuprof_gpu_busy_span(g, 0, nk, 0, nc, lo, hi);
+}
+
+uint64_t cuprof_gpu_busy_span(const cuprof_gpu_run *g, size_t kf, size_t nk, size_t cf,
+                              size_t nc, uint64_t lo, uint64_t hi)
+{
     /* the two arrays merged in start order, each record clipped (which
      * keeps that order), as cuprof_interval_union goes */
+    const cuprof_gpu_kernel *k = nk ? g->kernels + kf : NULL;
+    const cuprof_gpu_copy *c = nc ? g->copies + cf : NULL;
+    size_t i = 0, j = 0;
     busy_acc acc = {0};
     while (i < nk || j < nc) {
         uint64_t s, e;

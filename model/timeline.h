@@ -119,6 +119,12 @@ static inline const cuprof_gpu_api *cuprof_cause_api(const cuprof_timeline *tl, 
  * when a run filled by hand has them out of order). */
 uint64_t cuprof_gpu_busy(const cuprof_gpu_run *g, uint64_t lo, uint64_t hi);
 
+/* The same for kernels [kf, kf + nk) and copies [cf, cf + nc) of arrays
+ * sorted by start (the model's; the caller checks), merged as they are:
+ * no array at all. */
+uint64_t cuprof_gpu_busy_span(const cuprof_gpu_run *g, size_t kf, size_t nk, size_t cf,
+                              size_t nc, uint64_t lo, uint64_t hi);
+
 /* Busy time: length of the union of [start[i], end[i]) (n intervals, sorted
  * here in place by start; end <= start counts as empty). */
 uint64_t cuprof_interval_union(uint64_t (*iv)[2], size_t n);
