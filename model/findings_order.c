@@ -502,9 +502,12 @@ int cuprof_findings_steady_state(const fctx *c, findings_steady *st)
             nsync += cuprof_run_event(&run->threads[t], i)->cls == CUPROF_EV_SYNC;
     size_t *off = calloc(run->nthreads + 1, sizeof *off);
     uint64_t *sync_t1 = malloc((nsync ? nsync : 1) * sizeof *sync_t1);
-    uint64_t *sorted = malloc(n * sizeof *sorted);
+    /* kernels per (thread, phase): thread ti's phases 0..its syncs at
+     * off[ti] + ti (issue 40: the keys of every kernel were sorted, 16
+     * bytes a kernel with the sort's scratch) */
+    uint64_t *count = calloc(nsync + run->nthreads, sizeof *count);
     int rc = -1;
-    if (!off || !sync_t1 || !sorted)
+    if (!off || !sync_t1 || !count)
         goto out;
     for (size_t t = 0, k = 0; t < run->nthreads; t++) {
         for (uint64_t i = 0; i < run->threads[t].n; i++) {
@@ -516,19 +519,21 @@ int cuprof_findings_steady_state(const fctx *c, findings_steady *st)
         qsort(sync_t1 + off[t], k - off[t], sizeof *sync_t1, cmp_key);
     }
     uint64_t t0;
-    for (size_t i = 0; i < n; i++)
-        sorted[i] = kernel_key(c, sync_t1, off, i, &t0);
-    qsort(sorted, n, sizeof *sorted, cmp_key);
-    uint64_t best = 0;
-    size_t best_n = 0;
-    for (size_t i = 0, j; i < n; i = j) {   /* the key with the most kernels */
-        for (j = i; j < n && sorted[j] == sorted[i]; j++)
-            ;
-        if (sorted[i] && j - i > best_n) {
-            best = sorted[i];
-            best_n = j - i;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t key = kernel_key(c, sync_t1, off, i, &t0);
+        if (key) {
+            size_t ti = (size_t)(key >> 40) - 1;
+            count[off[ti] + ti + (key & ((1ull << 40) - 1))]++;
         }
     }
+    uint64_t best = 0;
+    size_t best_n = 0;
+    for (size_t ti = 0; ti < run->nthreads; ti++)   /* the key with the most kernels, the */
+        for (size_t p = 0; p <= off[ti + 1] - off[ti]; p++)   /* lowest of equals */
+            if (count[off[ti] + ti + p] > best_n) {
+                best = ((uint64_t)(ti + 1) << 40) | p;
+                best_n = count[off[ti] + ti + p];
+            }
     if (best_n < STEADY_MIN_KERNELS)
         goto out;
     uint64_t lo = UINT64_MAX, hi = 0;
@@ -548,6 +553,6 @@ int cuprof_findings_steady_state(const fctx *c, findings_steady *st)
 out:
     free(off);
     free(sync_t1);
-    free(sorted);
+    free(count);
     return rc;
 }
