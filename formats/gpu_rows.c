@@ -77,8 +77,10 @@ static void assign_rows(cuprof_gpu_rows *rows)
              * equal to the end before it can come out first) */
             rows->r[i].moved = (uint8_t)(row_end[r] + 1 - x.start);   /* <= JITTER + 1 */
             x.start = row_end[r] + 1;
-            if (x.end < x.start)
-                x.end = rows->r[i].end = x.start;
+            if (x.end < x.start) {
+                x.end = x.start;
+                rows->r[i].end = CUPROF_GPU_END_AT_START;
+            }
         }
         if (r == CUPROF_GPU_MAX_ROWS)
             r = CUPROF_GPU_MAX_ROWS - 1;
@@ -106,8 +108,8 @@ static void part_touching(cuprof_gpu_rows *rows)
         uint32_t r = x.sub;
         if (have[r]) {
             cuprof_gpu_row_item l = cuprof_gpu_rows_at(rows, last[r]);
-            if (l.end == x.start && l.end > l.start + 1)
-                rows->r[last[r]].end--;
+            if (l.end == x.start && l.end > l.start + 1)   /* (so not END_AT_START) */
+                rows->r[last[r]].end = CUPROF_GPU_END_SOONER;
         }
         last[r] = i;
         have[r] = 1;
@@ -126,10 +128,9 @@ int cuprof_gpu_rows_make(const cuprof_gpu_run *g, cuprof_gpu_rows *rows)
         return -1;
     size_t k = 0;
     for (size_t i = 0; i < g->n_kernels; i++, k++)
-        rows->r[k] = (cuprof_gpu_row_ref){.end = g->kernels[i].end_ns, .id = (uint32_t)i};
+        rows->r[k] = (cuprof_gpu_row_ref){.id = (uint32_t)i};
     for (size_t i = 0; i < g->n_copies; i++, k++)
-        rows->r[k] = (cuprof_gpu_row_ref){.end = g->copies[i].end_ns,
-                                          .id = (uint32_t)i | CUPROF_GPU_ROW_COPY};
+        rows->r[k] = (cuprof_gpu_row_ref){.id = (uint32_t)i | CUPROF_GPU_ROW_COPY};
     cuprof_gpu_rows_sort(rows, cmp_item);
     assign_rows(rows);
     part_touching(rows);

@@ -31,19 +31,22 @@ typedef struct cuprof_gpu_row_item {   /* a record as its row shows it (a view: 
     uint8_t is_copy;
 } cuprof_gpu_row_item;
 
-/* What the rows keep of a record: 16 bytes (issue 40: the view above was
+/* What the rows keep of a record: 8 bytes (issue 40: the view above was
  * kept for every record, 32). The start shown is the recorded one plus
- * moved (at most CUPROF_GPU_JITTER_NS + 1); the stream and the device are
- * the record's. */
+ * moved (at most CUPROF_GPU_JITTER_NS + 1); the end shown is the recorded
+ * one, 1 ns sooner (touching the next), or the start shown (a record that
+ * ended before its moved start); the stream and the device are the
+ * record's. */
 #define CUPROF_GPU_ROW_COPY 0x80000000u   /* in id: a copy (g->copies[]) */
+enum { CUPROF_GPU_END_RECORDED, CUPROF_GPU_END_SOONER, CUPROF_GPU_END_AT_START };
 typedef struct cuprof_gpu_row_ref {
-    uint64_t end;            /* as shown */
     uint32_t id;             /* index in g->kernels[], or in g->copies[] | CUPROF_GPU_ROW_COPY */
     uint8_t sub;             /* its row */
     uint8_t moved;           /* start shown - start recorded, ns */
-    uint16_t _pad;
+    uint8_t end;             /* CUPROF_GPU_END_*: the end shown */
+    uint8_t _pad;
 } cuprof_gpu_row_ref;
-_Static_assert(sizeof(cuprof_gpu_row_ref) == 16, "a row's record is 16 bytes");
+_Static_assert(sizeof(cuprof_gpu_row_ref) == 8, "a row's record is 8 bytes");
 
 typedef struct cuprof_gpu_rows {
     const cuprof_gpu_run *g;
@@ -65,18 +68,23 @@ static inline cuprof_gpu_row_item cuprof_gpu_rows_at(const cuprof_gpu_rows *rows
     if (f->id & CUPROF_GPU_ROW_COPY) {
         const cuprof_gpu_copy *c = &rows->g->copies[k];
         x.start = c->start_ns;
+        x.end = c->end_ns;
         x.stream = c->stream;
         x.device = (uint16_t)c->device;
         x.is_copy = 1;
     } else {
         const cuprof_gpu_kernel *kr = &rows->g->kernels[k];
         x.start = kr->start_ns;
+        x.end = kr->end_ns;
         x.stream = kr->stream;
         x.device = kr->device;
         x.is_copy = 0;
     }
     x.start += f->moved;
-    x.end = f->end;
+    if (f->end == CUPROF_GPU_END_SOONER)
+        x.end--;
+    else if (f->end == CUPROF_GPU_END_AT_START)
+        x.end = x.start;
     x.idx = k;
     x.sub = f->sub;
     return x;

@@ -577,10 +577,10 @@ START_TEST(rows_of_records)
     /* (start, end, stream), listed out of order */
     static const uint64_t kt[][3] = {{600, 900, 1}, {150, 300, 1}, {100, 200, 1},
                                      {2000, 1500, 2}, {300, 400, 1}, {350, 500, 1},
-                                     {700, 800, 1}, {2010, 2100, 2}};
-    cuprof_gpu_kernel k[8];
+                                     {700, 800, 1}, {2010, 2100, 2}, {100, 200, 3}, {190, 195, 3}};
+    cuprof_gpu_kernel k[10];
     memset(k, 0, sizeof k);
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < 10; i++) {
         k[i].start_ns = kt[i][0];
         k[i].end_ns = kt[i][1];
         k[i].stream = (uint32_t)kt[i][2];
@@ -594,19 +594,20 @@ START_TEST(rows_of_records)
     cuprof_gpu_run g;
     memset(&g, 0, sizeof g);
     g.kernels = k;
-    g.n_kernels = 8;
+    g.n_kernels = 10;
     g.copies = c;
     g.n_copies = 1;
     cuprof_gpu_rows rows;
     ck_assert_int_eq(cuprof_gpu_rows_make(&g, &rows), 0);
-    ck_assert_uint_eq(rows.n, 9);
+    ck_assert_uint_eq(rows.n, 11);
     /* shown (start, end, sub, is_copy, idx) in the rows' order */
     static const uint64_t want[][5] = {
         {100, 200, 0, 0, 2},  {201, 299, 0, 0, 1},   /* moved past 200; parted from 300 */
         {300, 400, 0, 0, 4},  {401, 500, 0, 0, 5},   /* moved 51 */
         {600, 900, 0, 0, 0},  {700, 800, 1, 0, 6},   /* 200 ns over: a row of its own */
         {1000, 1100, 0, 1, 0},
-        {2000, 1500, 0, 0, 3}, {2010, 2100, 0, 0, 7}};
+        {2000, 1500, 0, 0, 3}, {2010, 2100, 0, 0, 7},
+        {100, 200, 0, 0, 8},  {201, 201, 0, 0, 9}};   /* moved past its own end: ends there */
     for (size_t i = 0; i < rows.n; i++) {
         cuprof_gpu_row_item x = cuprof_gpu_rows_at(&rows, i);
         ck_assert_msg(x.start == want[i][0] && x.end == want[i][1] && x.sub == want[i][2] &&
@@ -614,11 +615,11 @@ START_TEST(rows_of_records)
                       "row item %zu: [%llu, %llu] sub %u copy %u idx %u", i,
                       (unsigned long long)x.start, (unsigned long long)x.end, x.sub, x.is_copy,
                       x.idx);
-        ck_assert_uint_eq(x.stream, i < 7 ? 1 : 2);
+        ck_assert_uint_eq(x.stream, i < 7 ? 1 : i < 9 ? 2 : 3);
     }
     ck_assert_uint_eq(rows.r[3].moved, 51);
     cuprof_gpu_rows_sort(&rows, by_row);
-    static const uint32_t order[] = {2, 1, 4, 5, 0, 0, 6, 3, 7};   /* the copy before row 1 */
+    static const uint32_t order[] = {2, 1, 4, 5, 0, 0, 6, 3, 7, 8, 9};   /* the copy before row 1 */
     for (size_t i = 0; i < rows.n; i++) {
         cuprof_gpu_row_item x = cuprof_gpu_rows_at(&rows, i);
         ck_assert_msg(x.idx == order[i] && x.is_copy == (i == 5), "by row %zu: idx %u", i, x.idx);
