@@ -761,8 +761,9 @@ static int cmp_extra(const void *a, const void *b)
 
 /* Where each flow starts: a hooked call (key = its event id) or a call only
  * CUPTI saw (key = 2^63 | derived index). */
-typedef struct pf_flow {
-    uint64_t key, id;
+typedef struct __attribute__((packed)) pf_flow {   /* 12 bytes (issue 40) */
+    uint64_t key;
+    uint32_t id;             /* the record's correlation id */
 } pf_flow;
 
 static int cmp_flow(const void *a, const void *b)
@@ -774,9 +775,22 @@ static int cmp_flow(const void *a, const void *b)
 typedef struct pf_flows {
     pf_flow *f;
     size_t n;
-    uint32_t *kernel_in, *copy_in;   /* [i]: flow ending at the record (its corr), 0 = none */
+    uint64_t *kernel_in, *copy_in;   /* bit i: a flow ends at record i (its id: the record's
+                                        corr; issue 40: a bit, not the corr again) */
     size_t at;                       /* flows_out's cursor: where the last key's flows ended */
 } pf_flows;
+
+/* A flow ends at record i: its bit (an id of 0 draws none, as before). */
+static void flow_in_set(uint64_t *bits, size_t i, uint32_t corr)
+{
+    if (corr)
+        bits[i / 64] |= 1ull << (i % 64);
+}
+
+static int flow_in(const uint64_t *bits, size_t i)
+{
+    return bits && (bits[i / 64] >> (i % 64) & 1);
+}
 
 static void flows_free(pf_flows *fl)
 {
@@ -795,8 +809,8 @@ static int flows_build(const cuprof_model *m, pf_flows *fl)
         return 0;
     const cuprof_gpu_run *g = tl->gpu;
     fl->f = calloc(g->n_kernels + g->n_copies + 1, sizeof *fl->f);
-    fl->kernel_in = calloc(g->n_kernels + 1, sizeof *fl->kernel_in);
-    fl->copy_in = calloc(g->n_copies + 1, sizeof *fl->copy_in);
+    fl->kernel_in = calloc(g->n_kernels / 64 + 1, sizeof *fl->kernel_in);
+    fl->copy_in = calloc(g->n_copies / 64 + 1, sizeof *fl->copy_in);
     unsigned char *seen = calloc(g->n_apis + 1, 1);
     if (!fl->f || !fl->kernel_in || !fl->copy_in || !seen) {
         free(seen);
@@ -813,7 +827,7 @@ static int flows_build(const cuprof_model *m, pf_flows *fl)
             uint64_t h = copy ? tl->copy_cause[i].hooked : tl->kernel_cause[i].hooked;
             if (h) {
                 fl->f[fl->n++] = (pf_flow){h, corr};
-                (copy ? fl->copy_in : fl->kernel_in)[i] = corr;
+                flow_in_set(copy ? fl->copy_in : fl->kernel_in, i, corr);
             }
             continue;
         }
@@ -825,7 +839,7 @@ static int flows_build(const cuprof_model *m, pf_flows *fl)
             continue;
         seen[a - g->apis] = 1;
         fl->f[fl->n++] = (pf_flow){key, corr};
-        (copy ? fl->copy_in : fl->kernel_in)[i] = corr;
+        flow_in_set(copy ? fl->copy_in : fl->kernel_in, i, corr);
     }
     free(seen);
     cuprof_sort_unless_sorted(fl->f, fl->n, sizeof *fl->f, cmp_flow);
@@ -1287,8 +1301,8 @@ static void gpu_row(pf_writer *w, const pf_flows *fl, const cuprof_gpu_rows *row
                 ann_uint(w, "recorded_start_ns", since_start(w, c->start_ns));
                 ann_uint(w, "recorded_dur_ns", c->end_ns > c->start_ns ? c->end_ns - c->start_ns : 0);
             }
-            if (fl->copy_in && fl->copy_in[x.idx])
-                pb_fixed64(&w->te, TE_TERMINATING_FLOW_IDS, fl->copy_in[x.idx]);
+            if (flow_in(fl->copy_in, x.idx))
+                pb_fixed64(&w->te, TE_TERMINATING_FLOW_IDS, c->corr);
         } else {
             const cuprof_gpu_kernel *k = &g->kernels[x.idx];
             const char *display = cuprof_names_gpu(&m->names, g->kernels[x.idx].name);
@@ -1310,8 +1324,8 @@ static void gpu_row(pf_writer *w, const pf_flows *fl, const cuprof_gpu_rows *row
                 ann_uint(w, "recorded_start_ns", since_start(w, k->start_ns));
                 ann_uint(w, "recorded_dur_ns", k->end_ns > k->start_ns ? k->end_ns - k->start_ns : 0);
             }
-            if (fl->kernel_in && fl->kernel_in[x.idx])
-                pb_fixed64(&w->te, TE_TERMINATING_FLOW_IDS, fl->kernel_in[x.idx]);
+            if (flow_in(fl->kernel_in, x.idx))
+                pb_fixed64(&w->te, TE_TERMINATING_FLOW_IDS, k->corr);
         }
         range_arg(w, &x);
         ev_end(w, t0);
