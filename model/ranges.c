@@ -303,7 +303,7 @@ cuprof_ranges *cuprof_ranges_build(const cuprof_run *run, const cuprof_timeline 
     }
     ok = ok && pair_starts(run, end, rg, &cap) == 0 && fold(run, rg) == 0;
     const cuprof_gpu_run *g = tl ? tl->gpu : NULL;
-    if (ok && g) {
+    if (ok && g && rg->n) {   /* (no range: none to charge, no arrays; issue 40) */
         rg->kernel_range = malloc((g->n_kernels ? g->n_kernels : 1) * sizeof *rg->kernel_range);
         rg->copy_range = malloc((g->n_copies ? g->n_copies : 1) * sizeof *rg->copy_range);
         ok = rg->kernel_range && rg->copy_range;

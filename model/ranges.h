@@ -63,7 +63,8 @@ typedef struct cuprof_ranges {
                               * start/end ranges from first_start on, by id
                               * (the order they started in) */
     size_t first_start;
-    int32_t *kernel_range;   /* [gpu kernel i]: innermost range, -1 = none */
+    int32_t *kernel_range;   /* [gpu kernel i]: innermost range, -1 = none (NULL: the run
+                                has no range, or no GPU records) */
     int32_t *copy_range;     /* [gpu copy i]: the same for copies and memsets */
     size_t nfolded;
     cuprof_folded *folded;   /* the folded ranges by (thread, seq) of their call */
