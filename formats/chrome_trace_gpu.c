@@ -464,15 +464,15 @@ int cuprof_chrome_gpu_events(chrome_writer *cw)
         if (x.is_copy) {
             const cuprof_gpu_copy *c = &g->copies[x.idx];
             /* "External id": the hooked call that caused it (pushed or matched) */
-            put_copy(cw, c, &x, tl->copy_cause[x.idx].hooked);
+            put_copy(cw, c, &x, tl->copy_hooked[x.idx]);
             put_flow(cw, tl, seen, c->corr, 0, c->graph_id != 0, pid, tid, x.start,
-                     tl->copy_cause[x.idx].hooked);
+                     tl->copy_hooked[x.idx]);
         } else {
             const cuprof_gpu_kernel *kr = &g->kernels[x.idx];
             put_kernel(cw, kr, cuprof_names_gpu(&m->names, kr->name), &x,
-                       tl->kernel_cause[x.idx].hooked);
+                       tl->kernel_hooked[x.idx]);
             put_flow(cw, tl, seen, kr->corr, 1, kr->graph_id != 0, pid, tid, x.start,
-                     tl->kernel_cause[x.idx].hooked);
+                     tl->kernel_hooked[x.idx]);
         }
     }
     cuprof_gpu_rows_free(&rows);

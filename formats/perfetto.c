@@ -824,7 +824,7 @@ static int flows_build(const cuprof_model *m, pf_flows *fl)
         const cuprof_gpu_api *a = cuprof_timeline_api(tl, corr);
         if (!a && g->kernels_only && corr) {
             /* no API records: from the call model/kmatch.h matched it to */
-            uint64_t h = copy ? tl->copy_cause[i].hooked : tl->kernel_cause[i].hooked;
+            uint64_t h = copy ? tl->copy_hooked[i] : tl->kernel_hooked[i];
             if (h) {
                 fl->f[fl->n++] = (pf_flow){h, corr};
                 flow_in_set(copy ? fl->copy_in : fl->kernel_in, i, corr);
@@ -1285,7 +1285,7 @@ static void gpu_row(pf_writer *w, const pf_flows *fl, const cuprof_gpu_rows *row
             cuprof_gpu_copy_label(c, name, sizeof name);
             ev_begin(w, TYPE_BEGIN, name, memset_ ? "gpu_memset" : "gpu_memcpy");
             ann_uint(w, "correlation", c->corr);
-            ann_uint(w, "External id", tl->copy_cause[x.idx].hooked);
+            ann_uint(w, "External id", tl->copy_hooked[x.idx]);
             ann_uint(w, "device", c->device);
             ann_uint(w, "context", c->context);
             ann_uint(w, "stream", c->stream);
@@ -1308,7 +1308,7 @@ static void gpu_row(pf_writer *w, const pf_flows *fl, const cuprof_gpu_rows *row
             const char *display = cuprof_names_gpu(&m->names, g->kernels[x.idx].name);
             ev_begin_fixed(w, TYPE_BEGIN, display, "kernel");
             ann_uint(w, "correlation", k->corr);
-            ann_uint(w, "External id", tl->kernel_cause[x.idx].hooked);
+            ann_uint(w, "External id", tl->kernel_hooked[x.idx]);
             kernel_launch_anns(w, &kc, g, k);
             if (k->graph) {   /* a graph's replay: as the JSON trace says it */
                 ann_uint(w, "graph", k->graph_id ? k->graph_id : 1);

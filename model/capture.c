@@ -32,7 +32,7 @@ static int anchors_of(const cuprof_run *run, const cuprof_timeline *tl, anchor *
     for (size_t i = 0; i < g->n_kernels + g->n_copies; i++) {
         int copy = i >= g->n_kernels;
         size_t k = copy ? i - g->n_kernels : i;
-        uint64_t h = copy ? tl->copy_cause[k].hooked : tl->kernel_cause[k].hooked;
+        uint64_t h = copy ? tl->copy_hooked[k] : tl->kernel_hooked[k];
         const cuprof_event *ev = h ? cuprof_run_find_event(run, h, NULL) : NULL;
         if (ev)
             a[(*n)++] = (anchor){copy ? g->copies[k].corr : g->kernels[k].corr, ev->t0};
@@ -141,10 +141,10 @@ cuprof_gpu_run *cuprof_capture_clip(const cuprof_run *run, const cuprof_timeline
     anchor *an = NULL;
     int an_rc = anchors_of(run, tl, &an, &nan);
     CLIP(kernels, g->kernels, g->n_kernels, c->n_kernels,
-         keep_device(run, tl, keep_api, an, nan, tl->kernel_cause[i], g->kernels[i].corr,
+         keep_device(run, tl, keep_api, an, nan, cuprof_kernel_cause(tl, i), g->kernels[i].corr,
                      g->kernels[i].start_ns));
     CLIP(copies, g->copies, g->n_copies, c->n_copies,
-         keep_device(run, tl, keep_api, an, nan, tl->copy_cause[i], g->copies[i].corr,
+         keep_device(run, tl, keep_api, an, nan, cuprof_copy_cause(tl, i), g->copies[i].corr,
                      g->copies[i].start_ns));
     CLIP(syncs, g->syncs, g->n_syncs, c->n_syncs,
          keep_device(run, tl, keep_api, an, nan,

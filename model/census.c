@@ -24,7 +24,7 @@ const char *cuprof_launch_path_words(int path)
 static int classify(const cuprof_timeline *tl, const cuprof_graphs *gs, size_t i, int *seen)
 {
     const cuprof_gpu_kernel *k = &tl->gpu->kernels[i];
-    const cuprof_cause *c = &tl->kernel_cause[i];
+    const cuprof_cause cc = cuprof_kernel_cause(tl, i), *c = &cc;
     if (k->graph_id) {
         *seen = cuprof_graphs_node_captured(gs, k->graph_node_id);
         return CUPROF_LAUNCH_GRAPH;
@@ -65,7 +65,7 @@ cuprof_census *cuprof_census_build(const cuprof_timeline *tl, const cuprof_graph
     for (size_t i = 0; i < n; i++) {
         const cuprof_gpu_kernel *k = &tl->gpu->kernels[i];
         uint64_t ns = k->end_ns > k->start_ns ? k->end_ns - k->start_ns : 0;
-        int seen = 0, p = tl->kernel_cause ? classify(tl, gs, i, &seen) : CUPROF_LAUNCH_UNKNOWN;
+        int seen = 0, p = tl->kernel_hooked ? classify(tl, gs, i, &seen) : CUPROF_LAUNCH_UNKNOWN;
         c->path[i] = (uint8_t)p;
         c->kernels[p]++;
         c->gpu_ns[p] += ns;

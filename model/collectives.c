@@ -392,10 +392,10 @@ cuprof_collectives *cuprof_collectives_build(const cuprof_run *run, const cuprof
             ends_sorted[nends++] = ends[i];
     qsort(ends_sorted, nends, sizeof *ends_sorted, cmp_idref);
     for (size_t k = 0; g && k < g->n_kernels; k++)
-        charge(tl->kernel_cause[k].hooked, g->kernels[k].start_ns, g->kernels[k].end_ns, g->kernels[k].device,
+        charge(tl->kernel_hooked[k], g->kernels[k].start_ns, g->kernels[k].end_ns, g->kernels[k].device,
                it, ids, n, ends_sorted, nends, group_ns, gs);
     for (size_t k = 0; g && k < g->n_copies; k++)
-        charge(tl->copy_cause[k].hooked, g->copies[k].start_ns, g->copies[k].end_ns, g->copies[k].device,
+        charge(tl->copy_hooked[k], g->copies[k].start_ns, g->copies[k].end_ns, g->copies[k].device,
                it, ids, n, ends_sorted, nends, group_ns, gs);
     for (size_t i = 0; i < n; i++)   /* a call in a group shows its group's span */
         if (it[i].group && !it[i].end && gs[it[i].group - 1].end) {

@@ -217,8 +217,8 @@ void cuprof_findings_rule_heavyweight(fctx *c)
         return;
     uint64_t nh = 0, nl = 0;
     for (size_t i = 0; i < n; i++) {
-        heavy[i] = (uint8_t)(after_occupancy(c, c->tl->kernel_cause[i]) ||
-                             from_blas(c, c->tl->kernel_cause[i]) || replayed_from_blas(c, &c->g->kernels[i]));
+        heavy[i] = (uint8_t)(after_occupancy(c, cuprof_kernel_cause(c->tl, i)) ||
+                             from_blas(c, cuprof_kernel_cause(c->tl, i)) || replayed_from_blas(c, &c->g->kernels[i]));
         nh += heavy[i];
         nl += !heavy[i];
     }
@@ -480,7 +480,7 @@ static int cmp_key(const void *a, const void *b)
 static uint64_t kernel_key(const fctx *c, const uint64_t *sync_t1, const size_t *off, size_t i,
                            uint64_t *t0)
 {
-    cuprof_cause cause = c->tl->kernel_cause[i];
+    cuprof_cause cause = cuprof_kernel_cause(c->tl, i);
     const cuprof_run_thread *th = NULL;
     const cuprof_event *e = cause.hooked ? cuprof_run_find_event(c->run, cause.hooked, &th) : NULL;
     if (!e || !th)

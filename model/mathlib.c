@@ -528,7 +528,8 @@ static charged *charges(const cuprof_math_index *ix, const cuprof_run *run, cons
     for (size_t i = 0; i < g->n_kernels + g->n_copies; i++) {
         int k = i < g->n_kernels;
         size_t r = k ? i : i - g->n_kernels;
-        const cuprof_cause *cause = k ? &tl->kernel_cause[r] : &tl->copy_cause[r];
+        const cuprof_cause cc = k ? cuprof_kernel_cause(tl, r) : cuprof_copy_cause(tl, r),
+                           *cause = &cc;
         const cuprof_event *ev = math_owner(ix, run, cause->hooked);
         uint64_t s = k ? g->kernels[r].start_ns : g->copies[r].start_ns, e = k ? g->kernels[r].end_ns : g->copies[r].end_ns;
         if (ev)

@@ -309,12 +309,12 @@ cuprof_ranges *cuprof_ranges_build(const cuprof_run *run, const cuprof_timeline 
         ok = rg->kernel_range && rg->copy_range;
         for (size_t i = 0; ok && i < g->n_kernels; i++) {
             const cuprof_gpu_kernel *x = &g->kernels[i];
-            rg->kernel_range[i] = charge(run, tl, rg, inner, tl->kernel_cause[i],
+            rg->kernel_range[i] = charge(run, tl, rg, inner, cuprof_kernel_cause(tl, i),
                                          x->end_ns > x->start_ns ? x->end_ns - x->start_ns : 0, 1);
         }
         for (size_t i = 0; ok && i < g->n_copies; i++) {
             const cuprof_gpu_copy *x = &g->copies[i];
-            rg->copy_range[i] = charge(run, tl, rg, inner, tl->copy_cause[i],
+            rg->copy_range[i] = charge(run, tl, rg, inner, cuprof_copy_cause(tl, i),
                                        x->end_ns > x->start_ns ? x->end_ns - x->start_ns : 0, 0);
         }
     }

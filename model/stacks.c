@@ -502,14 +502,14 @@ cuprof_stacks *cuprof_stacks_build(const cuprof_run *run, const cuprof_names *na
         goto fail;
     for (size_t i = 0; i < gpu->n_kernels; i++) {
         cuprof_stack_row *r = &s->gpu[s->ngpu++];
-        charge(run, tl->kernel_cause[i].hooked, r);
+        charge(run, tl->kernel_hooked[i], r);
         r->leaf = cuprof_names_gpu(names, tl->gpu->kernels[i].name);
         r->ns = gpu->kernels[i].end_ns - gpu->kernels[i].start_ns;
         r->count = 1;
     }
     for (size_t i = 0; i < gpu->n_copies; i++) {
         cuprof_stack_row *r = &s->gpu[s->ngpu++];
-        charge(run, tl->copy_cause[i].hooked, r);
+        charge(run, tl->copy_hooked[i], r);
         r->leaf = copy_leaf(gpu->copies[i].kind);
         r->ns = gpu->copies[i].end_ns - gpu->copies[i].start_ns;
         r->count = 1;

@@ -246,12 +246,12 @@ static void attribute_gpu(const cuprof_run *run, const cuprof_timeline *tl, cons
     for (size_t i = 0; i < g->n_kernels; i++) {
         const cuprof_gpu_kernel *k = &g->kernels[i];
         if (k->end_ns > k->start_ns)
-            charge(run, drow, ci, rows, tl->kernel_cause[i], k->end_ns - k->start_ns);
+            charge(run, drow, ci, rows, cuprof_kernel_cause(tl, i), k->end_ns - k->start_ns);
     }
     for (size_t i = 0; i < g->n_copies; i++) {
         const cuprof_gpu_copy *c = &g->copies[i];
         if (c->end_ns > c->start_ns)
-            charge(run, drow, ci, rows, tl->copy_cause[i], c->end_ns - c->start_ns);
+            charge(run, drow, ci, rows, cuprof_copy_cause(tl, i), c->end_ns - c->start_ns);
     }
 }
 
@@ -579,7 +579,7 @@ static void blas_gpu_time(const cuprof_timeline *tl, blas_key *keys, size_t nb)
     qsort(keys, nb, sizeof *keys, cmp_key_id);
     for (size_t i = 0; i < g->n_kernels; i++) {
         const cuprof_gpu_kernel *k = &g->kernels[i];
-        blas_key probe = {.id = tl->kernel_cause[i].hooked};
+        blas_key probe = {.id = tl->kernel_hooked[i]};
         blas_key *hit = probe.id ? bsearch(&probe, keys, nb, sizeof *keys, cmp_key_id) : NULL;
         if (hit && k->end_ns > k->start_ns) {
             hit->gpu_ns += k->end_ns - k->start_ns;

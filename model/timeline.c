@@ -232,6 +232,27 @@ uint64_t cuprof_timeline_api_hooked(const cuprof_timeline *tl, const cuprof_gpu_
     return d >= 0 ? tl->derived[d].parent : tl->api_hooked[a - tl->gpu->apis];
 }
 
+/* A record's cause from its corr and the hooked call kept for it. */
+static cuprof_cause cause_of(const cuprof_timeline *tl, uint32_t corr, uint64_t hooked)
+{
+    const cuprof_gpu_api *a = cuprof_timeline_api(tl, corr);
+    cuprof_cause c = {.api = a ? (uint32_t)(a - tl->gpu->apis) : CUPROF_CAUSE_NO_API, .derived = -1,
+                      .hooked = hooked};
+    if (a && tl->api_derived[c.api] >= 0)
+        c.derived = tl->api_derived[c.api];
+    return c;
+}
+
+cuprof_cause cuprof_kernel_cause(const cuprof_timeline *tl, size_t i)
+{
+    return cause_of(tl, tl->gpu->kernels[i].corr, tl->kernel_hooked[i]);
+}
+
+cuprof_cause cuprof_copy_cause(const cuprof_timeline *tl, size_t i)
+{
+    return cause_of(tl, tl->gpu->copies[i].corr, tl->copy_hooked[i]);
+}
+
 cuprof_cause cuprof_timeline_cause(const cuprof_timeline *tl, uint32_t corr, uint64_t ext)
 {
     const cuprof_gpu_api *a = cuprof_timeline_api(tl, corr);
@@ -464,7 +485,7 @@ static void find_window(const cuprof_timeline *tl, uint64_t *lo, uint64_t *hi)
     *hi = 0;
     for (size_t i = 0; i < g->n_kernels; i++) {
         const cuprof_gpu_kernel *k = &g->kernels[i];
-        uint64_t s = cause_start(tl, tl->kernel_cause[i]);
+        uint64_t s = cause_start(tl, cuprof_kernel_cause(tl, i));
         if (s == 0 || s > k->start_ns)
             s = k->start_ns;
         if (s && s < *lo) *lo = s;
@@ -472,7 +493,7 @@ static void find_window(const cuprof_timeline *tl, uint64_t *lo, uint64_t *hi)
     }
     for (size_t i = 0; g->n_kernels == 0 && i < g->n_copies; i++) {
         const cuprof_gpu_copy *c = &g->copies[i];
-        uint64_t s = cause_start(tl, tl->copy_cause[i]);
+        uint64_t s = cause_start(tl, cuprof_copy_cause(tl, i));
         if (s == 0 || s > c->start_ns)
             s = c->start_ns;
         if (s && s < *lo) *lo = s;
@@ -491,7 +512,7 @@ static int compute_stats(cuprof_timeline *tl)
     int oom = 0;
     for (size_t i = 0; i < g->n_kernels; i++) {
         const cuprof_gpu_kernel *kr = &g->kernels[i];
-        uint64_t call = cause_start(tl, tl->kernel_cause[i]);
+        uint64_t call = cause_start(tl, cuprof_kernel_cause(tl, i));
         if (call)
             oom |= cuprof_quantile_add(&lat, kr->start_ns > call ? kr->start_ns - call : 0);
     }
@@ -517,14 +538,14 @@ static int compute_stats(cuprof_timeline *tl)
 static int join_records(cuprof_timeline *tl)
 {
     const cuprof_gpu_run *g = tl->gpu;
-    tl->kernel_cause = malloc((g->n_kernels ? g->n_kernels : 1) * sizeof *tl->kernel_cause);
-    tl->copy_cause = malloc((g->n_copies ? g->n_copies : 1) * sizeof *tl->copy_cause);
-    if (!tl->kernel_cause || !tl->copy_cause)
+    tl->kernel_hooked = malloc((g->n_kernels ? g->n_kernels : 1) * sizeof *tl->kernel_hooked);
+    tl->copy_hooked = malloc((g->n_copies ? g->n_copies : 1) * sizeof *tl->copy_hooked);
+    if (!tl->kernel_hooked || !tl->copy_hooked)
         return -1;
     for (size_t i = 0; i < g->n_kernels; i++)
-        tl->kernel_cause[i] = cuprof_timeline_cause(tl, g->kernels[i].corr, g->kernels[i].ext);
+        tl->kernel_hooked[i] = cuprof_timeline_cause(tl, g->kernels[i].corr, g->kernels[i].ext).hooked;
     for (size_t i = 0; i < g->n_copies; i++)
-        tl->copy_cause[i] = cuprof_timeline_cause(tl, g->copies[i].corr, g->copies[i].ext);
+        tl->copy_hooked[i] = cuprof_timeline_cause(tl, g->copies[i].corr, g->copies[i].ext).hooked;
     if (!g->kernels_only)
         return 0;
     /* No API records, no external ids: the calls matched by kind, key and
@@ -533,11 +554,11 @@ static int join_records(cuprof_timeline *tl)
     uint64_t *ch = malloc((g->n_copies + 1) * sizeof *ch);
     int rc = kh && ch ? cuprof_kmatch(tl->run, g, 1000 + 2 * g->clock_error_ns, kh, ch) : -1;
     for (size_t i = 0; rc == 0 && i < g->n_kernels; i++)
-        if (tl->kernel_cause[i].api == CUPROF_CAUSE_NO_API && !tl->kernel_cause[i].hooked)
-            tl->kernel_cause[i].hooked = kh[i];
+        if (!tl->kernel_hooked[i] && !cuprof_timeline_api(tl, g->kernels[i].corr))
+            tl->kernel_hooked[i] = kh[i];
     for (size_t i = 0; rc == 0 && i < g->n_copies; i++)
-        if (tl->copy_cause[i].api == CUPROF_CAUSE_NO_API && !tl->copy_cause[i].hooked)
-            tl->copy_cause[i].hooked = ch[i];
+        if (!tl->copy_hooked[i] && !cuprof_timeline_api(tl, g->copies[i].corr))
+            tl->copy_hooked[i] = ch[i];
     free(kh);
     free(ch);
     return rc;
@@ -566,7 +587,7 @@ void cuprof_timeline_destroy(cuprof_timeline *tl)
     free(tl->by_corr);
     free(tl->corr_first);
     free(tl->derived);
-    free(tl->kernel_cause);
-    free(tl->copy_cause);
+    free(tl->kernel_hooked);
+    free(tl->copy_hooked);
     free(tl);
 }

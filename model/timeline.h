@@ -84,8 +84,9 @@ typedef struct cuprof_timeline {
                                   * (CUPTI's count up); NULL: by_corr is searched */
     uint32_t corr_lo;
     uint64_t corr_span;          /* corr_first's entries */
-    cuprof_cause *kernel_cause;  /* [i]: who caused gpu->kernels[i] */
-    cuprof_cause *copy_cause;    /* [i]: who caused gpu->copies[i] */
+    uint64_t *kernel_hooked;     /* [i]: event id of the innermost hooked call behind
+                                  * gpu->kernels[i], 0 = none (its cause's: cuprof_kernel_cause) */
+    uint64_t *copy_hooked;       /* [i]: the same for gpu->copies[i] */
     cuprof_gpu_stats stats;
 } cuprof_timeline;
 
@@ -107,6 +108,12 @@ int cuprof_timeline_sync_place(const cuprof_timeline *tl, const cuprof_gpu_sync 
                                uint32_t *tid, uint64_t *t0, uint64_t *t1);
 /* Cause of a device record with (corr, ext). */
 cuprof_cause cuprof_timeline_cause(const cuprof_timeline *tl, uint32_t corr, uint64_t ext);
+/* Who caused gpu->kernels[i] (copies[i]): the runtime record with its corr,
+ * its derived call, and kernel_hooked[i] (issue 40: the 8 bytes kept a
+ * record, not the 16 of a cause). */
+cuprof_cause cuprof_kernel_cause(const cuprof_timeline *tl, size_t i);
+cuprof_cause cuprof_copy_cause(const cuprof_timeline *tl, size_t i);
+
 /* The runtime record of a cause, or NULL. */
 static inline const cuprof_gpu_api *cuprof_cause_api(const cuprof_timeline *tl, const cuprof_cause *c)
 {

@@ -776,20 +776,20 @@ START_TEST(kernels_only_matched_by_kind_and_order)
     gpu.n_graph_nodes = 1;
     cuprof_timeline *tl = cuprof_timeline_build(&run);
     ck_assert_ptr_nonnull(tl);
-    ck_assert_uint_eq(tl->kernel_cause[0].hooked, id_of(0));
-    ck_assert_uint_eq(tl->kernel_cause[1].hooked, id_of(1));
-    ck_assert_uint_eq(tl->kernel_cause[2].hooked, id_of(2));
-    ck_assert_uint_eq(tl->kernel_cause[3].hooked, 0);
-    ck_assert_uint_eq(tl->copy_cause[0].hooked, id_of(3));
-    ck_assert_uint_eq(tl->copy_cause[1].hooked, 0);
-    ck_assert_uint_eq(tl->copy_cause[2].hooked, 0);   /* not charged to a GEMM */
+    ck_assert_uint_eq(tl->kernel_hooked[0], id_of(0));
+    ck_assert_uint_eq(tl->kernel_hooked[1], id_of(1));
+    ck_assert_uint_eq(tl->kernel_hooked[2], id_of(2));
+    ck_assert_uint_eq(tl->kernel_hooked[3], 0);
+    ck_assert_uint_eq(tl->copy_hooked[0], id_of(3));
+    ck_assert_uint_eq(tl->copy_hooked[1], 0);
+    ck_assert_uint_eq(tl->copy_hooked[2], 0);   /* not charged to a GEMM */
     cuprof_timeline_destroy(tl);
     /* the same records with the API records' mode: nothing to go by */
     gpu.kernels_only = 0;
     tl = cuprof_timeline_build(&run);
     ck_assert_ptr_nonnull(tl);
     for (size_t i = 0; i < 4; i++)
-        ck_assert_uint_eq(tl->kernel_cause[i].hooked, 0);
+        ck_assert_uint_eq(tl->kernel_hooked[i], 0);
     cuprof_timeline_destroy(tl);
     gpu.graph_nodes = NULL;
     gpu.n_graph_nodes = 0;
