@@ -245,10 +245,12 @@ int cuprof_bigmem_room_for(uint64_t need, char *line, size_t n)
     if (room >= need)
         return 0;
     const double gb = 1e9;
+    char abs[PATH_MAX];   /* (the directory as given may be ".") */
+    const char *dir = realpath(bm.used, abs) ? abs : bm.used;
     snprintf(line, n, "this report may need up to about %.1f GB of disk for its spill "
              "file in %s, which has %.1f GB free: what does not fit is held in memory, which "
              "may run out (set CUPROF_REPORT_SPILL_DIR to a directory on a larger disk)",
-             (double)need / gb, bm.used, (double)room / gb);
+             (double)need / gb, dir, (double)room / gb);
     return 1;
 }
 
