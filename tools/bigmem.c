@@ -235,6 +235,40 @@ static void init(void)
     }
 }
 
+/* MemAvailable from /proc/meminfo, bytes; 0 unknown. */
+static uint64_t mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "re");
+    char line[128];
+    unsigned long long kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return (uint64_t)kb << 10;
+}
+
+int cuprof_bigmem_reading_done(void)
+{
+    pthread_once(&bm.once, init);
+    pthread_mutex_lock(&bm.lock);
+    uint64_t held = bm.st.bytes_now;
+    int already = atomic_load(&bm.random), ours = bm.fd >= 0 && bm.budget > 0;
+    pthread_mutex_unlock(&bm.lock);
+    uint64_t avail = ours && !already && held ? mem_available() : 0;
+    if (!avail || held > avail / 2)
+        return 0;
+    pthread_mutex_lock(&bm.lock);
+    atomic_store(&bm.random, 1);
+    bm.st.random = 1;
+    for (size_t i = 0; i < bm.n; i++)
+        if (bm.r[i].off >= 0)
+            madvise(bm.r[i].base, bm.r[i].len, MADV_RANDOM);
+    pthread_mutex_unlock(&bm.lock);
+    return 1;
+}
+
 int cuprof_bigmem_room_for(uint64_t need, char *line, size_t n)
 {
     pthread_once(&bm.once, init);

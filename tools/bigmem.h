@@ -32,7 +32,10 @@
  * read-ahead maps a fault's large folio and its neighbours), the blocks are
  * read without read-ahead (MADV_RANDOM): a page a fault, slower, bounded;
  * CUPROF_REPORT_READAHEAD=0 from the start (the first such burst is past the
- * budget before the trimmer sees it).
+ * budget before the trimmer sees it). The report also switches once its
+ * reading is done, when the blocks fit in half the memory available
+ * (cuprof_bigmem_reading_done): the model's passes then re-read the page
+ * cache a page a fault at no cost in time, and no pass outruns the trimmer.
  *
  * Environment: CUPROF_REPORT_RSS_MB (the budget, MiB; default 128; 0: no
  * budget, no spill file: every block from malloc, the run held in memory
@@ -72,6 +75,17 @@ void cuprof_bigmem_get_stats(cuprof_bigmem_stats *s);
  * with one line in line (n bytes; no "cuprof:" prefix) saying so and what
  * to do. Makes the spill file if no allocation has yet. */
 int cuprof_bigmem_room_for(uint64_t need, char *line, size_t n);
+
+/* The reading is done: its blocks hold what the model reads. When they fit
+ * in half the memory available (the page cache keeps them), the blocks go
+ * without read-ahead from now on (MADV_RANDOM, as past twice the budget):
+ * the model's passes then map a page cache page a fault instead of a large
+ * folio's worth, slowly enough for the trimmer (issue 40: at 10 M launches a
+ * pass mapped 400-500 MB of the kernel records in 30-60 ms; 277-290 MB peak
+ * RSS with read-ahead, 171-177 without, in the same time). Past that they
+ * keep read-ahead: pages the kernel wrote out come back a read at a time
+ * without it. 1 when it switched. */
+int cuprof_bigmem_reading_done(void);
 
 /* Drops every watched page from the process now, as the trimmer does past
  * the budget (for the tests: no waiting on the thread). */

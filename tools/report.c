@@ -341,6 +341,7 @@ static int report_file(const char *file, const opts *o, const char *recover,
     stage.begin = stage_now();
     cuprof_run *run = cuprof_rfread(file, &info, err, sizeof err);
     stage.read = stage_now();
+    cuprof_bigmem_reading_done();
     if (!run) {
         say("%s; nothing was written", err);
         return 1;

@@ -308,6 +308,37 @@ START_TEST(readahead_off_from_the_start)
 }
 END_TEST
 
+/* After the reading, blocks that fit in half the memory available go
+ * without read-ahead and keep their bytes; no budget: nothing to switch. */
+START_TEST(no_readahead_after_the_reading)
+{
+    if (_i == 1)
+        setenv("CUPROF_REPORT_RSS_MB", "0", 1);
+    unsigned char *p = malloc(8u << 20);
+    ck_assert_ptr_nonnull(p);
+    memset(p, 9, 8u << 20);
+    cuprof_bigmem_stats s;
+    cuprof_bigmem_get_stats(&s);
+    ck_assert_int_eq(s.random, 0);
+    int switched = cuprof_bigmem_reading_done();
+    cuprof_bigmem_get_stats(&s);
+    if (_i == 1) {
+        ck_assert_int_eq(switched, 0);
+        ck_assert_int_eq(s.random, 0);
+    } else {
+        ck_assert_int_eq(switched, 1);   /* 8 MiB: far under half of any machine's memory */
+        ck_assert_int_eq(s.random, 1);
+        ck_assert_int_eq(cuprof_bigmem_reading_done(), 0);   /* once */
+    }
+    cuprof_bigmem_trim_now();
+    size_t bad = 0;
+    for (size_t i = 0; i < (8u << 20); i += 4096)
+        bad += p[i] != 9;
+    ck_assert_uint_eq(bad, 0);
+    free(p);
+}
+END_TEST
+
 /* The disk's room for a report's spill, against the directory's real free
  * space: a need within it says nothing; a need past it one line naming the
  * directory and what to do; no budget (no spill file) says nothing. */
@@ -355,6 +386,9 @@ int main(void)
         tcase_add_test(t, tests[i]);
         suite_add_tcase(s, t);
     }
+    TCase *ra = tcase_create("after_reading");   /* 0: spilled; 1: no budget */
+    tcase_add_loop_test(ra, no_readahead_after_the_reading, 0, 2);
+    suite_add_tcase(s, ra);
     TCase *t = tcase_create("disk");   /* 0: spilled; 1: no budget */
     tcase_add_loop_test(t, room_for_the_spill, 0, 2);
     suite_add_tcase(s, t);
