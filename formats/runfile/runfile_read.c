@@ -1509,7 +1509,9 @@ static uint64_t convert(const rrun *r, uint64_t c)
     uint64_t off = r->clock_off_a;
     int64_t span = (int64_t)(r->clock_cupti_b - r->clock_cupti_a);
     int64_t drift = (int64_t)(r->clock_off_b - r->clock_off_a);
-    if (r->clock_cupti_b != 0 && span > 10000000 && drift < span / 1000 && -drift < span / 1000) {
+    /* (drift > -limit, not -drift < limit: a damaged file's drift can be
+     * INT64_MIN, whose negation overflows; the fuzzer found it) */
+    if (r->clock_cupti_b != 0 && span > 10000000 && drift < span / 1000 && drift > -(span / 1000)) {
         double f = (double)(int64_t)(c - r->clock_cupti_a) / (double)span;
         off = r->clock_off_a + (uint64_t)(int64_t)((double)drift * f);
     }
