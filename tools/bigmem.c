@@ -110,6 +110,18 @@ void cuprof_bigmem_trim_now(void)
     pthread_mutex_unlock(&bm.lock);
 }
 
+/* Every block without read-ahead from now on (MADV_RANDOM; new ones too). */
+static void no_readahead(void)
+{
+    pthread_mutex_lock(&bm.lock);
+    atomic_store(&bm.random, 1);
+    bm.st.random = 1;
+    for (size_t i = 0; i < bm.n; i++)
+        if (bm.r[i].off >= 0)
+            madvise(bm.r[i].base, bm.r[i].len, MADV_RANDOM);
+    pthread_mutex_unlock(&bm.lock);
+}
+
 static void *trimmer(void *arg)
 {
     (void)arg;
@@ -141,13 +153,7 @@ static void *trimmer(void *arg)
              * the first burst is past the budget already (278-846 MB at 50 M
              * launches). CUPROF_REPORT_READAHEAD=0 goes without from the
              * start (180 MB there, at 1.6x the time). */
-            pthread_mutex_lock(&bm.lock);
-            atomic_store(&bm.random, 1);
-            bm.st.random = 1;
-            for (size_t i = 0; i < bm.n; i++)
-                if (bm.r[i].off >= 0)
-                    madvise(bm.r[i].base, bm.r[i].len, MADV_RANDOM);
-            pthread_mutex_unlock(&bm.lock);
+            no_readahead();
         }
         if (rss > bm.budget)
             cuprof_bigmem_trim_now();
@@ -259,13 +265,7 @@ int cuprof_bigmem_reading_done(void)
     uint64_t avail = ours && !already && held ? mem_available() : 0;
     if (!avail || held > avail / 2)
         return 0;
-    pthread_mutex_lock(&bm.lock);
-    atomic_store(&bm.random, 1);
-    bm.st.random = 1;
-    for (size_t i = 0; i < bm.n; i++)
-        if (bm.r[i].off >= 0)
-            madvise(bm.r[i].base, bm.r[i].len, MADV_RANDOM);
-    pthread_mutex_unlock(&bm.lock);
+    no_readahead();
     return 1;
 }
 
