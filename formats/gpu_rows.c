@@ -30,12 +30,13 @@ typedef struct rows_cmp {
     int (*cmp)(const cuprof_gpu_row_item *, const cuprof_gpu_row_item *);
 } rows_cmp;
 
+/* (a and b may be copies of the refs, not in the array: tools/bigmem.c's
+ * sort compares a copy held on its stack) */
 static int cmp_refs(const void *a, const void *b, void *ctx)
 {
     const rows_cmp *c = ctx;
-    const cuprof_gpu_row_ref *base = c->rows->r;
-    cuprof_gpu_row_item x = cuprof_gpu_rows_at(c->rows, (size_t)((const cuprof_gpu_row_ref *)a - base));
-    cuprof_gpu_row_item y = cuprof_gpu_rows_at(c->rows, (size_t)((const cuprof_gpu_row_ref *)b - base));
+    cuprof_gpu_row_item x = cuprof_gpu_row_of(c->rows->g, a);
+    cuprof_gpu_row_item y = cuprof_gpu_row_of(c->rows->g, b);
     return c->cmp(&x, &y);
 }
 

@@ -59,21 +59,22 @@ typedef struct cuprof_gpu_rows {
 int cuprof_gpu_rows_make(const cuprof_gpu_run *g, cuprof_gpu_rows *rows);
 void cuprof_gpu_rows_free(cuprof_gpu_rows *rows);
 
-/* Record i of the rows as its row shows it. */
-static inline cuprof_gpu_row_item cuprof_gpu_rows_at(const cuprof_gpu_rows *rows, size_t i)
+/* A ref of g's rows as its row shows it (from the ref's value alone: a
+ * sort may hand its comparator a copy). */
+static inline cuprof_gpu_row_item cuprof_gpu_row_of(const cuprof_gpu_run *g,
+                                                    const cuprof_gpu_row_ref *f)
 {
-    const cuprof_gpu_row_ref *f = &rows->r[i];
     cuprof_gpu_row_item x;
     uint32_t k = f->id & ~CUPROF_GPU_ROW_COPY;
     if (f->id & CUPROF_GPU_ROW_COPY) {
-        const cuprof_gpu_copy *c = &rows->g->copies[k];
+        const cuprof_gpu_copy *c = &g->copies[k];
         x.start = c->start_ns;
         x.end = c->end_ns;
         x.stream = c->stream;
         x.device = (uint16_t)c->device;
         x.is_copy = 1;
     } else {
-        const cuprof_gpu_kernel *kr = &rows->g->kernels[k];
+        const cuprof_gpu_kernel *kr = &g->kernels[k];
         x.start = kr->start_ns;
         x.end = kr->end_ns;
         x.stream = kr->stream;
@@ -88,6 +89,12 @@ static inline cuprof_gpu_row_item cuprof_gpu_rows_at(const cuprof_gpu_rows *rows
     x.idx = k;
     x.sub = f->sub;
     return x;
+}
+
+/* Record i of the rows as its row shows it. */
+static inline cuprof_gpu_row_item cuprof_gpu_rows_at(const cuprof_gpu_rows *rows, size_t i)
+{
+    return cuprof_gpu_row_of(rows->g, &rows->r[i]);
 }
 
 /* Sorts the rows by cmp of their views (stable, as qsort_r; skipped when

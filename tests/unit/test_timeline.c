@@ -618,6 +618,10 @@ START_TEST(rows_of_records)
         ck_assert_uint_eq(x.stream, i < 7 ? 1 : i < 9 ? 2 : 3);
     }
     ck_assert_uint_eq(rows.r[3].moved, 51);
+    /* a ref's view comes from its value alone (a sort compares copies) */
+    cuprof_gpu_row_ref copy = rows.r[1];
+    cuprof_gpu_row_item v = cuprof_gpu_row_of(&g, &copy), w = cuprof_gpu_rows_at(&rows, 1);
+    ck_assert(v.start == w.start && v.end == w.end && v.idx == w.idx && v.sub == w.sub);
     cuprof_gpu_rows_sort(&rows, by_row);
     static const uint32_t order[] = {2, 1, 4, 5, 0, 0, 6, 3, 7, 8, 9};   /* the copy before row 1 */
     for (size_t i = 0; i < rows.n; i++) {
