@@ -217,8 +217,9 @@ void cuprof_findings_rule_heavyweight(fctx *c)
         return;
     uint64_t nh = 0, nl = 0;
     for (size_t i = 0; i < n; i++) {
-        heavy[i] = (uint8_t)(after_occupancy(c, cuprof_kernel_cause(c->tl, i)) ||
-                             from_blas(c, cuprof_kernel_cause(c->tl, i)) || replayed_from_blas(c, &c->g->kernels[i]));
+        cuprof_cause cause = cuprof_kernel_cause(c->tl, i);
+        heavy[i] = (uint8_t)(after_occupancy(c, cause) || from_blas(c, cause) ||
+                             replayed_from_blas(c, &c->g->kernels[i]));
         nh += heavy[i];
         nl += !heavy[i];
     }

@@ -1877,8 +1877,9 @@ cuprof_run *cuprof_rfread(const char *path, cuprof_rfread_info *info, char *err,
     }
     /* the GPU records' vectors fitted before the calls are decoded: they
      * grew by doubling, and with the calls beside them their unused tails
-     * were the report's largest moment (issue 40: 2.44 of 2.32 GB of spill
-     * at 10 M launches); read_gpu fits them again to what it keeps */
+     * were the report's largest moment (issue 40: at 10 M launches the
+     * spill's peak went from 2.44 to 2.32 GB); read_gpu fits them again to
+     * what it keeps */
     fit(&r->kernels, sizeof(cuprof_gpu_kernel), r->kernels.n);
     fit(&r->copies, sizeof(cuprof_gpu_copy), r->copies.n);
     fit(&r->gapis, sizeof(cuprof_gpu_api), r->gapis.n);
