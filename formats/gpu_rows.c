@@ -31,7 +31,8 @@ typedef struct rows_cmp {
 } rows_cmp;
 
 /* (a and b may be copies of the refs, not in the array: tools/bigmem.c's
- * sort compares a copy held on its stack) */
+ * sort compares a copy held on its stack; an index from a - rows->r would
+ * subtract pointers into two objects) */
 static int cmp_refs(const void *a, const void *b, void *ctx)
 {
     const rows_cmp *c = ctx;

@@ -9,6 +9,7 @@
  * (Check's default), so each starts with a fresh store.
  */
 #include "tools/bigmem.h"
+#include "formats/gpu_rows.h"
 
 #include <check.h>
 #include <stdint.h>
@@ -339,6 +340,48 @@ START_TEST(no_readahead_after_the_reading)
 }
 END_TEST
 
+/* GPU rows past 1 MiB re-sorted by row go through bigmem's merge sort,
+ * which compares copies of the elements (held on its stack): the rows come
+ * out in order, row 0's records then row 1's. */
+static int by_row(const cuprof_gpu_row_item *x, const cuprof_gpu_row_item *y)
+{
+    if (x->sub != y->sub) return x->sub < y->sub ? -1 : 1;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+START_TEST(gpu_rows_sorted_through_bigmem)
+{
+    size_t n = 300000;   /* 2.4 MB of 8-byte refs */
+    cuprof_gpu_kernel *k = calloc(n, sizeof *k);
+    ck_assert_ptr_nonnull(k);
+    for (size_t i = 0; i < n; i++) {   /* pairs that overlap by 500 ns: rows 0 and 1 */
+        k[i].start_ns = 1000000 + (i / 2) * 10000 + (i % 2) * 100;
+        k[i].end_ns = k[i].start_ns + 600;
+        k[i].stream = 7;
+        k[i].name = "k";
+    }
+    cuprof_gpu_run g;
+    memset(&g, 0, sizeof g);
+    g.kernels = k;
+    g.n_kernels = n;
+    cuprof_gpu_rows rows;
+    ck_assert_int_eq(cuprof_gpu_rows_make(&g, &rows), 0);
+    cuprof_gpu_rows_sort(&rows, by_row);
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        cuprof_gpu_row_item x = cuprof_gpu_rows_at(&rows, i);
+        size_t want = i < n / 2 ? 2 * i : 2 * (i - n / 2) + 1;   /* row 0's, then row 1's */
+        bad += x.idx != want || x.sub != (i >= n / 2);
+    }
+    ck_assert_uint_eq(bad, 0);
+    cuprof_bigmem_stats s;
+    cuprof_bigmem_get_stats(&s);
+    ck_assert_uint_ge(s.allocs, 1);   /* the refs (and the sort's scratch) on the file */
+    cuprof_gpu_rows_free(&rows);
+    free(k);
+}
+END_TEST
+
 /* The disk's room for a report's spill, against the directory's real free
  * space: a need within it says nothing; a need past it one line naming the
  * directory and what to do; no budget (no spill file) says nothing. */
@@ -386,6 +429,10 @@ int main(void)
         tcase_add_test(t, tests[i]);
         suite_add_tcase(s, t);
     }
+    TCase *gr = tcase_create("gpu_rows");
+    tcase_set_timeout(gr, 120);
+    tcase_add_test(gr, gpu_rows_sorted_through_bigmem);
+    suite_add_tcase(s, gr);
     TCase *ra = tcase_create("after_reading");   /* 0: spilled; 1: no budget */
     tcase_add_loop_test(ra, no_readahead_after_the_reading, 0, 2);
     suite_add_tcase(s, ra);

@@ -135,10 +135,11 @@ UNIT_TESTS  += $(B)/tests/test_preload
 ALL_TARGETS += $(B)/tests/test_preload
 
 # test_bigmem: the report tools' large allocations on a file (tools/bigmem.c),
-# linked with cuprof-report's --wrap flags.
-$(B)/tests/test_bigmem: tests/unit/test_bigmem.c $(B)/tools/bigmem.o
+# linked with cuprof-report's --wrap flags; with formats/gpu_rows.o, whose
+# sort of a large array goes through bigmem's as in cuprof-report.
+$(B)/tests/test_bigmem: tests/unit/test_bigmem.c $(B)/tools/bigmem.o $(B)/formats/gpu_rows.o
 	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. $(BIGMEM_WRAP) -o $@ $< \
-	    $(B)/tools/bigmem.o $(LDFLAGS) $(CHECK_LIBS) -lpthread
+	    $(B)/tools/bigmem.o $(B)/formats/gpu_rows.o $(LDFLAGS) $(CHECK_LIBS) -lpthread
 
 UNIT_TESTS  += $(B)/tests/test_bigmem
 ALL_TARGETS += $(B)/tests/test_bigmem
