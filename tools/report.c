@@ -39,6 +39,7 @@
 #include "tools/recut.h"
 #include "tools/job_trigger.h"
 #include "tools/bigmem.h"
+#include "tools/progress.h"
 #include "tools/recover.h"
 #include "collector/runfile.h"
 
@@ -102,7 +103,9 @@ static void say(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    cuprof_progress_hold();   /* (the progress line cleared first) */
     fprintf(stderr, "cuprof: %s\n", line);
+    cuprof_progress_release();
 }
 
 /* One of words (NULL-terminated) or -1. */
@@ -231,6 +234,7 @@ typedef struct traced_job {
 static void *traced_main(void *arg)
 {
     traced_job *t = arg;
+    cuprof_progress_traces(1);
     int ok = cuprof_model_build_traced(t->model, cuprof_rfread_demangle) == 0;
     stage.traced = stage_now();
     if (ok) {
@@ -245,6 +249,7 @@ static void *traced_main(void *arg)
     if (ok)
         cuprof_formats_write_group(t->files, &t->view, CUPROF_FORMATS_TRACES);
     stage.traces = stage_now();
+    cuprof_progress_traces(0);
     return NULL;
 }
 
@@ -259,8 +264,10 @@ static cuprof_model *build_and_write(const cuprof_run *in, const char *dir, cons
                                      char *written, size_t written_len, char *err,
                                      size_t err_len, int *nwritten)
 {
+    cuprof_progress_stage(CUPROF_PROGRESS_JOIN);
     cuprof_model *m = cuprof_model_start(in, cuprof_rfread_demangle);
     stage.start = stage_now();
+    cuprof_progress_stage(CUPROF_PROGRESS_SUMMARY);
     traced_job *t = m ? calloc(1, sizeof *t) : NULL;
     if (t && !(t->files = cuprof_formats_job_new(dir, name))) {
         free(t);
@@ -268,6 +275,7 @@ static cuprof_model *build_and_write(const cuprof_run *in, const char *dir, cons
     }
     if (!t) {   /* (out of memory already: as one thread) */
         cuprof_model_destroy(m);
+        cuprof_progress_traces(1);
         m = cuprof_model_build(in, cuprof_rfread_demangle);
         if (m)
             *nwritten = cuprof_formats_write_all(m, dir, name, written, written_len, err, err_len);
@@ -286,6 +294,7 @@ static cuprof_model *build_and_write(const cuprof_run *in, const char *dir, cons
         traced_main(t);   /* (no thread: the traces first, as one loop would) */
     cuprof_summary *sum = cuprof_summary_build(m->run, &m->names, m->timeline);
     stage.summary = stage_now();
+    cuprof_progress_stage(CUPROF_PROGRESS_TABLES);
     pthread_mutex_lock(&t->mu);
     while (!t->ready)
         pthread_cond_wait(&t->cv, &t->mu);
@@ -297,6 +306,7 @@ static cuprof_model *build_and_write(const cuprof_run *in, const char *dir, cons
         cuprof_formats_write_group(t->files, m, CUPROF_FORMATS_TABLES);
     }
     stage.tables = stage_now();
+    cuprof_progress_stage(CUPROF_PROGRESS_DONE);
     if (threaded)
         pthread_join(th, NULL);
     if (ok) {
@@ -318,7 +328,10 @@ static cuprof_model *build_and_write(const cuprof_run *in, const char *dir, cons
  * words (then the files are named BASE.snapN). renamed: the run file's
  * name now, when it was renamed. */
 static int report_file(const char *file, const opts *o, const char *recover,
-                       const char *snapshot, const char *renamed)
+                       const char *snapshot, const char *renamed);
+
+static int report_file_at(const char *file, const opts *o, const char *recover,
+                          const char *snapshot, const char *renamed)
 {
     cuprof_rfread_info info;
     char err[1024];
@@ -338,8 +351,9 @@ static int report_file(const char *file, const opts *o, const char *recover,
                                    sizeof room))
             say("%s", room);
     }
+    cuprof_rfread_progress *progress = cuprof_progress_start(file, quiet);
     stage.begin = stage_now();
-    cuprof_run *run = cuprof_rfread(file, &info, err, sizeof err);
+    cuprof_run *run = cuprof_rfread_progressing(file, &info, progress, err, sizeof err);
     stage.read = stage_now();
     cuprof_bigmem_reading_done();
     if (!run) {
@@ -498,6 +512,7 @@ static int report_file(const char *file, const opts *o, const char *recover,
     int rc = 0;
     cuprof_model *model = build_and_write(in, dir, name, written, sizeof written, err, sizeof err,
                                           &rc);
+    cuprof_progress_end();
     if (!model) {
         say("out of memory building the model of %s; nothing was written", file);
         cuprof_recut_free(cut);
@@ -546,6 +561,15 @@ static int report_file(const char *file, const opts *o, const char *recover,
     if (rc > 0 && o->at_exit && !o->window && !info.keep_run_file)
         unlink(file);
     return rc > 0 ? 0 : 1;
+}
+
+/* report_file_at, its progress line (tools/progress.h) gone on every way out */
+static int report_file(const char *file, const opts *o, const char *recover,
+                       const char *snapshot, const char *renamed)
+{
+    int rc = report_file_at(file, o, recover, snapshot, renamed);
+    cuprof_progress_end();
+    return rc;
 }
 
 /* --recover DIR ROOT: every run file a process started by that prof.sh

@@ -2,7 +2,8 @@
 # main over model/, formats/ and formats/runfile/ (never in libcuprof.so).
 # cuprof-report: a run file to every output (the exit path runs it, and
 # prof.sh report).
-TOOLS_REPORT_SRCS := tools/report.c tools/recut.c tools/job_trigger.c tools/recover.c tools/bigmem.c
+TOOLS_REPORT_SRCS := tools/report.c tools/recut.c tools/job_trigger.c tools/recover.c tools/bigmem.c \
+	tools/progress.c
 TOOLS_REPORT_OBJS := $(patsubst tools/%.c,$(B)/tools/%.o,$(TOOLS_REPORT_SRCS))
 # tools/bigmem.h: the large allocations, sorts and read-only file mappings of
 # the code linked into a tool go to bigmem.c, which keeps them on a file.

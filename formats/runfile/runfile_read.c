@@ -138,6 +138,7 @@ typedef struct rrun {
     uint64_t clock_stamp, clock_ns;   /* the latest CLOCK block's anchor (1.1) */
     uint64_t exit_ns;        /* when the exit path stopped recording, 0 unknown */
     uint64_t clock_cupti_a, clock_off_a, clock_cupti_b, clock_off_b;
+    cuprof_rfread_progress *progress;   /* the caller's (info->progress), or NULL */
 } rrun;
 
 static const char *own(rrun *r, const void *p, size_t n)
@@ -752,6 +753,8 @@ static void walk(rrun *r, const uint8_t *m, uint64_t size, uint64_t off, cuprof_
         block(r, &b, p, info);
         off += cuprof_rf_block_bytes(b.len) <= left ? cuprof_rf_block_bytes(b.len) : left;
         info->read_bytes = off;
+        if (r->progress)
+            atomic_store_explicit(&r->progress->walked, off, memory_order_relaxed);
     }
 }
 
@@ -1200,6 +1203,8 @@ static void decode_range(dec_part *d)
             }
         }
         d->bytes += (uint64_t)(p - c->data);
+        if (r->progress)
+            atomic_fetch_add_explicit(&r->progress->decoded, c->len, memory_order_relaxed);
     }
 }
 
@@ -1455,6 +1460,13 @@ static int read_threads(rrun *r)
             want[i] -= ts[i].base;
         }
         total += want[i];
+    }
+    if (r->progress) {   /* the bytes the decoding will read (tools/progress.h) */
+        uint64_t bytes = 0;
+        for (size_t i = 0; i < k; i++)
+            for (size_t j = 0; j < ts[i].chunks.n + (ts[i].have_tail ? 1 : 0); j++)
+                bytes += chunk_at(&ts[i], j)->len;
+        atomic_store_explicit(&r->progress->chunks, bytes ? bytes : 1, memory_order_relaxed);
     }
     cuprof_event *out = NULL;
     if (total) {
@@ -1782,6 +1794,12 @@ static void say(char *err, size_t n, const char *fmt, ...)
 
 cuprof_run *cuprof_rfread(const char *path, cuprof_rfread_info *info, char *err, size_t errlen)
 {
+    return cuprof_rfread_progressing(path, info, NULL, err, errlen);
+}
+
+cuprof_run *cuprof_rfread_progressing(const char *path, cuprof_rfread_info *info,
+                                      cuprof_rfread_progress *progress, char *err, size_t errlen)
+{
     memset(info, 0, sizeof *info);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -1821,6 +1839,9 @@ cuprof_run *cuprof_rfread(const char *path, cuprof_rfread_info *info, char *err,
         return NULL;
     }
     r->map_len = (size_t)st.st_size;
+    r->progress = progress;
+    if (progress)
+        atomic_store_explicit(&progress->file, (uint64_t)st.st_size, memory_order_relaxed);
     r->major = h.major;
     r->map = mmap(NULL, r->map_len, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);

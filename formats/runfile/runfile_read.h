@@ -11,8 +11,38 @@
 
 #include "model/run.h"
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* How far a reading has come, for a progress display on another thread
+ * (tools/progress.h): the caller's, given to cuprof_rfread_progressing
+ * zeroed; the reader only sets and adds to it. Work is counted in bytes:
+ * each block of the file checked and read (the GPU records are decoded
+ * then), then each call's record decoded, a second pass over the calls'
+ * chunks. */
+typedef struct cuprof_rfread_progress {
+    _Atomic uint64_t file;      /* the file's bytes (set first) */
+    _Atomic uint64_t walked;    /* bytes of its blocks read */
+    _Atomic uint64_t chunks;    /* bytes of the calls' records to decode, once known */
+    _Atomic uint64_t decoded;   /* ... of them decoded (a part decoded again counts again) */
+} cuprof_rfread_progress;
+
+/* Percent done, 0-99 (100 is for the caller to say: the reading is over).
+ * Until the calls' bytes are known they are taken to be the whole file's,
+ * so the percent only grows when they are. */
+static inline unsigned cuprof_rfread_percent(cuprof_rfread_progress *p)
+{
+    uint64_t file = atomic_load_explicit(&p->file, memory_order_relaxed);
+    uint64_t chunks = atomic_load_explicit(&p->chunks, memory_order_relaxed);
+    uint64_t done = atomic_load_explicit(&p->walked, memory_order_relaxed) +
+                    atomic_load_explicit(&p->decoded, memory_order_relaxed);
+    uint64_t total = file + (chunks ? chunks : file);
+    if (total == 0)
+        return 0;
+    uint64_t pc = done >= total ? 99 : done * 100 / total;
+    return pc > 99 ? 99 : (unsigned)pc;
+}
 
 /* What reading found besides the run. */
 typedef struct cuprof_rfread_info {
@@ -40,6 +70,9 @@ typedef struct cuprof_rfread_info {
  * damaged block ends the reading there: what came before is the run, and
  * info->lost says what was lost. */
 cuprof_run *cuprof_rfread(const char *path, cuprof_rfread_info *info, char *err, size_t errlen);
+/* cuprof_rfread, counting its work into *progress as it goes (NULL: none). */
+cuprof_run *cuprof_rfread_progressing(const char *path, cuprof_rfread_info *info,
+                                      cuprof_rfread_progress *progress, char *err, size_t errlen);
 void cuprof_rfread_free(cuprof_run *run);
 /* The GPU side as read, also when CUPTI did not run (captured 0, status
  * says why): run->gpu_run is NULL then. */

@@ -177,6 +177,87 @@ START_TEST(report_rebuilds_the_same_files)
 }
 END_TEST
 
+/* prof.sh report ARGS... with env entries (NULL-ended both). */
+static e2e_result report_env(const char *const *args, const char *const *env)
+{
+    const char *argv[24];
+    int n = 0;
+    argv[n++] = e2e_path("prof.sh");
+    argv[n++] = "report";
+    for (int i = 0; args[i] && n < 22; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    return e2e_run(argv, env, NULL, TIMEOUT_S);
+}
+
+/* A long report says how far it has come (tools/progress.h): as lines for
+ * a log (CUPROF_REPORT_PROGRESS=1), or on one line rewritten in place
+ * (=tty; unset: when stderr is a terminal, from one second on), cleared
+ * before the report's own messages; nothing when stderr is not a terminal
+ * and nothing was asked, nor at exit under prof.sh -q. The files are the
+ * same either way. */
+START_TEST(report_says_its_progress)
+{
+    const char *rest[] = {e2e_path("bench/matmul_add"), "--mode", "eager", "--size", "64",
+                          "--iters", "3", NULL};
+    const char *shown[] = {"CUPROF_REPORT_PROGRESS=1", NULL};
+    e2e_result r = profile("a", "x", rest, shown);   /* at exit too */
+    ck_assert_msg(r.status == 0, "status %d\n%s", r.status, r.err);
+    ck_assert_msg(strstr(r.err, "cuprof: report of x.cuprof: reading the run file "),
+                  "no progress line at exit:\n%s", r.err);
+    e2e_result_free(&r);
+    const char *quiet[] = {"-q", e2e_path("bench/matmul_add"), "--mode", "eager", "--size", "64",
+                           "--iters", "3", NULL};
+    r = profile("q", "x", quiet, shown);
+    ck_assert_msg(r.status == 0, "status %d\n%s", r.status, r.err);
+    ck_assert_msg(!strstr(r.err, "report of"), "prof.sh -q showed the progress:\n%s", r.err);
+    e2e_result_free(&r);
+
+    char *rf = path_of("a", "x.cuprof"), *plain = path_of("p", ""), *ln = path_of("l", ""),
+         *tty = path_of("t", "");
+    const char *a0[] = {"-o", plain, rf, NULL}, *a1[] = {"-o", ln, rf, NULL},
+               *a2[] = {"-o", tty, rf, NULL};
+    r = report(a0);   /* stderr is a pipe here: no progress unless asked */
+    ck_assert_msg(r.status == 0 && lines(r.err) == 1 && !strstr(r.err, "report of"),
+                  "status %d\n%s", r.status, r.err);
+    e2e_result_free(&r);
+
+    r = report_env(a1, shown);
+    ck_assert_msg(r.status == 0, "status %d\n%s", r.status, r.err);
+    /* the first line is the reading's, the last the report's own */
+    ck_assert_msg(!strncmp(r.err, "cuprof: report of x.cuprof: reading the run file ", 49),
+                  "%s", r.err);
+    const char *w = strstr(r.err, "cuprof: wrote");
+    ck_assert_msg(w && !strchr(w, '\n')[1] && !strchr(r.err, '\r'), "%s", r.err);
+    e2e_result_free(&r);
+
+    const char *as_tty[] = {"CUPROF_REPORT_PROGRESS=tty", NULL};
+    r = report_env(a2, as_tty);
+    ck_assert_msg(r.status == 0, "status %d\n%s", r.status, r.err);
+    ck_assert_msg(!strncmp(r.err, "\rcuprof: report of x.cuprof: reading the run file ", 50),
+                  "%s", r.err);
+    /* one line in all: the progress cleared (CR, erase to its end) before the message */
+    w = strstr(r.err, "\r\033[Kcuprof: wrote");
+    ck_assert_msg(w && strchr(r.err, '\n') == strchr(w, '\n') && !strchr(w, '\n')[1],
+                  "%s", r.err);
+    e2e_result_free(&r);
+
+    static const char *const files[] = {"x.summary.txt", "x.summary.json", "x.trace.json"};
+    for (size_t i = 0; i < 3; i++) {
+        char *x = path_of("p", files[i]), *y = path_of("l", files[i]), *z = path_of("t", files[i]);
+        ck_assert_msg(same_file(x, y) && same_file(x, z), "%s differs with the progress shown",
+                      files[i]);
+        free(x);
+        free(y);
+        free(z);
+    }
+    free(rf);
+    free(plain);
+    free(ln);
+    free(tty);
+}
+END_TEST
+
 /* Api rows of a summary.json as "name calls" lines, sorted. */
 static char *api_calls(json_t *sum)
 {
@@ -1030,6 +1111,7 @@ int main(void)
     tcase_add_checked_fixture(t, setup, teardown);
     tcase_set_timeout(t, 300);
     tcase_add_test(t, report_rebuilds_the_same_files);
+    tcase_add_test(t, report_says_its_progress);
     tcase_add_test(t, capture_range_cut_after_the_fact);
     tcase_add_test(t, torn_run_file_reported_to_its_last_whole_block);
     tcase_add_test(t, not_a_run_file_nor_a_newer_one);

@@ -134,6 +134,14 @@ $(B)/tests/test_preload: tests/unit/test_preload.c tests/unit/test_preload_run.c
 UNIT_TESTS  += $(B)/tests/test_preload
 ALL_TARGETS += $(B)/tests/test_preload
 
+# test_progress: a long report's progress line (tools/progress.c).
+$(B)/tests/test_progress: tests/unit/test_progress.c $(B)/tools/progress.o
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -o $@ $< \
+	    $(B)/tools/progress.o $(LDFLAGS) $(CHECK_LIBS) -lpthread
+
+UNIT_TESTS  += $(B)/tests/test_progress
+ALL_TARGETS += $(B)/tests/test_progress
+
 # test_bigmem: the report tools' large allocations on a file (tools/bigmem.c),
 # linked with cuprof-report's --wrap flags; with formats/gpu_rows.o, whose
 # sort of a large array goes through bigmem's as in cuprof-report.
