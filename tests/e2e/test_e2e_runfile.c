@@ -73,8 +73,8 @@ static e2e_result profile(const char *sub, const char *name, const char *const *
     return r;
 }
 
-/* prof.sh report ARGS... (NULL-ended). */
-static e2e_result report(const char *const *args)
+/* prof.sh report ARGS... with env entries (NULL-ended both; env may be NULL). */
+static e2e_result report_env(const char *const *args, const char *const *env)
 {
     const char *argv[24];
     int n = 0;
@@ -83,7 +83,13 @@ static e2e_result report(const char *const *args)
     for (int i = 0; args[i] && n < 22; i++)
         argv[n++] = args[i];
     argv[n] = NULL;
-    return e2e_run(argv, NULL, NULL, TIMEOUT_S);
+    return e2e_run(argv, env, NULL, TIMEOUT_S);
+}
+
+/* prof.sh report ARGS... (NULL-ended). */
+static e2e_result report(const char *const *args)
+{
+    return report_env(args, NULL);
 }
 
 /* Lines of s that start with "cuprof: " (a path may hold "x.cuprof:"). */
@@ -176,19 +182,6 @@ START_TEST(report_rebuilds_the_same_files)
     free(out);
 }
 END_TEST
-
-/* prof.sh report ARGS... with env entries (NULL-ended both). */
-static e2e_result report_env(const char *const *args, const char *const *env)
-{
-    const char *argv[24];
-    int n = 0;
-    argv[n++] = e2e_path("prof.sh");
-    argv[n++] = "report";
-    for (int i = 0; args[i] && n < 22; i++)
-        argv[n++] = args[i];
-    argv[n] = NULL;
-    return e2e_run(argv, env, NULL, TIMEOUT_S);
-}
 
 /* A long report says how far it has come (tools/progress.h): as lines for
  * a log (CUPROF_REPORT_PROGRESS=1), or on one line rewritten in place
