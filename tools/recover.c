@@ -117,6 +117,29 @@ static uint64_t mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+static uint64_t read_tsc(void)
+{
+    return __rdtsc();
+}
+#endif
+
+void cuprof_recover_anchor(uint64_t (*tsc)(void), uint64_t (*mono)(void), uint64_t *stamp,
+                           uint64_t *ns)
+{
+    uint64_t best_w = UINT64_MAX;
+    for (int i = 0; i < 5; i++) {   /* a preemption only widens the bracket it hits */
+        uint64_t s0 = tsc();
+        uint64_t n = mono();
+        uint64_t s1 = tsc();
+        if (s1 - s0 < best_w) {
+            best_w = s1 - s0;
+            *stamp = s0 + (s1 - s0) / 2;
+            *ns = n;
+        }
+    }
+}
+
 static uint64_t u64_at(const uint8_t *p)
 {
     uint64_t v;
@@ -427,11 +450,8 @@ int cuprof_recover_append(const char *path, long pid, int shm_fd, uint64_t good,
         if (p->stamps) {
             cuprof_rf_clock c = {now, now};
 #if defined(__x86_64__) || defined(__i386__)
-            if (p->stamps == 2) {
-                uint64_t t0 = __rdtsc();
-                c.ns = mono_ns();
-                c.stamp = t0 + (__rdtsc() - t0) / 2;
-            }
+            if (p->stamps == 2)
+                cuprof_recover_anchor(read_tsc, mono_ns, &c.stamp, &c.ns);
 #endif
             block2(&b, CUPROF_RF_CLOCK, &c, sizeof c, NULL, 0);
         }

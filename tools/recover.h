@@ -37,4 +37,14 @@ int cuprof_recover_append(const char *path, long pid, int shm_fd, uint64_t good,
                           const cuprof_recover_end *end, cuprof_recover_stats *st, char *err,
                           size_t errlen);
 
+/* Both clocks read together (the run's end anchor, after every stamp the
+ * process made): *stamp a TSC reading and *ns the CLOCK_MONOTONIC reading
+ * taken between two of them, from the narrowest of a few such brackets, so
+ * that a preemption inside one bracket (tens of us on a busy machine)
+ * does not put the anchor off, and with it the slope of every call's
+ * conversion since the last chunk's anchor (collector/clock.h does the
+ * same). The readers are parameters for the unit test. */
+void cuprof_recover_anchor(uint64_t (*tsc)(void), uint64_t (*mono)(void), uint64_t *stamp,
+                           uint64_t *ns);
+
 #endif /* CUPROF_TOOLS_RECOVER_H */

@@ -134,6 +134,14 @@ $(B)/tests/test_preload: tests/unit/test_preload.c tests/unit/test_preload_run.c
 UNIT_TESTS  += $(B)/tests/test_preload
 ALL_TARGETS += $(B)/tests/test_preload
 
+# test_recover: the end anchor of a recovered run (tools/recover.c).
+$(B)/tests/test_recover: tests/unit/test_recover.c $(B)/tools/recover.o
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -o $@ $< \
+	    $(B)/tools/recover.o $(LDFLAGS) $(CHECK_LIBS)
+
+UNIT_TESTS  += $(B)/tests/test_recover
+ALL_TARGETS += $(B)/tests/test_recover
+
 # test_progress: a long report's progress line (tools/progress.c).
 $(B)/tests/test_progress: tests/unit/test_progress.c $(B)/tools/progress.o
 	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) $(CHECK_CFLAGS) -I. -o $@ $< \
