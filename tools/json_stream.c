@@ -26,6 +26,8 @@ typedef struct jstream {
     size_t vlen, vcap;
     char *err;            /* the caller's message buffer */
     size_t errlen;
+    const jstream_ops *ops;   /* (its read callback, after each read) */
+    void *arg;
 } jstream;
 
 static int js_error(jstream *s, const char *fmt, ...)
@@ -60,6 +62,8 @@ static int js_fill(jstream *s)
         return 0;
     }
     s->len = (size_t)k;
+    if (s->ops && s->ops->read)
+        s->ops->read(s->arg, (unsigned long long)gzoffset(s->gz));
     return 1;
 }
 
@@ -268,7 +272,7 @@ static int js_object(jstream *s, const jstream_ops *ops, void *arg)
 
 int jstream_read(const char *path, const jstream_ops *ops, void *arg, char *err, size_t errlen)
 {
-    jstream s = {.err = err, .errlen = errlen};
+    jstream s = {.err = err, .errlen = errlen, .ops = ops, .arg = arg};
     errno = 0;
     s.gz = gzopen(path, "rb");
     if (!s.gz) {

@@ -33,6 +33,9 @@ typedef struct jstream_ops {
     int (*element)(void *arg, const char *key, const char *val, size_t n);
     /* A member not walked: its key and its value's bytes. */
     int (*member)(void *arg, const char *key, const char *val, size_t n);
+    /* After each read from the file: how far into it (its bytes as stored,
+     * compressed or not: for a progress line). */
+    void (*read)(void *arg, unsigned long long file_offset);
 } jstream_ops;
 
 #define JSTREAM_ERROR (-1)        /* unreadable, or not JSON: err says why */

@@ -21,6 +21,8 @@ static struct {
     int mode, started;
     uint64_t begin, delay;
     char name[256];
+    char label[512];             /* cuprof_progress_start_work's; "" for a report */
+    _Atomic uint64_t work_done, work_total;
     cuprof_rfread_progress read;
     _Atomic int stage, traces;
     pthread_t th;
@@ -79,8 +81,15 @@ static void draw(uint64_t t, char *last, size_t lastn, unsigned *last_quarter)
 {
     int s = atomic_load(&P.stage), tb = atomic_load(&P.traces);
     unsigned pct = s == CUPROF_PROGRESS_READ ? cuprof_rfread_percent(&P.read) : 0;
-    char text[512], el[64];
-    cuprof_progress_text(text, sizeof text, P.name, (enum cuprof_progress_stage)s, tb, pct);
+    char text[600], el[64];
+    if (P.label[0]) {   /* a tool's own work: LABEL N% */
+        uint64_t done = atomic_load(&P.work_done), total = atomic_load(&P.work_total);
+        pct = total ? (unsigned)(done >= total ? 99 : done * 100 / total) : 0;
+        s = CUPROF_PROGRESS_READ;   /* (its quarters are shown as the reading's) */
+        snprintf(text, sizeof text, "%s %u%%", P.label, pct);
+    } else {
+        cuprof_progress_text(text, sizeof text, P.name, (enum cuprof_progress_stage)s, tb, pct);
+    }
     cuprof_progress_elapsed(el, sizeof el, t - P.begin);
     if (P.mode == MODE_TTY) {
         fprintf(stderr, "\rcuprof: %s (%s)\033[K", text, el);
@@ -89,8 +98,11 @@ static void draw(uint64_t t, char *last, size_t lastn, unsigned *last_quarter)
         return;
     }
     /* lines: a stage's first line, and the reading's each quarter */
-    char key[512];
-    cuprof_progress_text(key, sizeof key, P.name, (enum cuprof_progress_stage)s, tb, 0);
+    char key[600];
+    if (P.label[0])
+        snprintf(key, sizeof key, "%s", P.label);
+    else
+        cuprof_progress_text(key, sizeof key, P.name, (enum cuprof_progress_stage)s, tb, 0);
     unsigned q = pct / 25;
     if (strcmp(key, last) == 0 && (s != CUPROF_PROGRESS_READ || q <= *last_quarter))
         return;
@@ -101,7 +113,7 @@ static void draw(uint64_t t, char *last, size_t lastn, unsigned *last_quarter)
 }
 
 static struct {
-    char last[512];              /* lines: the last stage's words */
+    char last[600];              /* lines: the last stage's words */
     unsigned quarter;            /* ... and the reading's quarter */
 } L;
 
@@ -134,9 +146,31 @@ static void *progress_main(void *arg)
     return NULL;
 }
 
+static void start(const char *file, const char *label, int quiet);
+
 cuprof_rfread_progress *cuprof_progress_start(const char *file, int quiet)
 {
+    start(file, "", quiet);
+    return &P.read;
+}
+
+void cuprof_progress_start_work(const char *label, int quiet)
+{
+    start("", label, quiet);
+}
+
+void cuprof_progress_work(uint64_t done, uint64_t total)
+{
+    atomic_store(&P.work_total, total);
+    atomic_store(&P.work_done, done);
+}
+
+static void start(const char *file, const char *label, int quiet)
+{
     memset(&P.read, 0, sizeof P.read);
+    atomic_store(&P.work_done, 0);
+    atomic_store(&P.work_total, 0);
+    snprintf(P.label, sizeof P.label, "%s", label);
     atomic_store(&P.stage, CUPROF_PROGRESS_READ);
     atomic_store(&P.traces, 0);
     P.stop = P.shown = P.held = 0;
@@ -151,7 +185,7 @@ cuprof_rfread_progress *cuprof_progress_start(const char *file, int quiet)
     else
         P.mode = isatty(STDERR_FILENO) ? MODE_TTY : MODE_OFF, P.delay = FIRST_NS;
     if (P.mode == MODE_OFF)
-        return &P.read;
+        return;
     const char *slash = strrchr(file, '/');
     snprintf(P.name, sizeof P.name, "%s", slash ? slash + 1 : file);
     P.begin = now_ns();
@@ -167,7 +201,6 @@ cuprof_rfread_progress *cuprof_progress_start(const char *file, int quiet)
     pthread_sigmask(SIG_SETMASK, &all, &old);
     P.started = pthread_create(&P.th, NULL, progress_main, NULL) == 0;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return &P.read;
 }
 
 void cuprof_progress_stage(enum cuprof_progress_stage s)

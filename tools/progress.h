@@ -15,7 +15,8 @@
  * silences it with the other messages. The line is cleared before the
  * report's own messages (cuprof_progress_hold) and at the end.
  *
- * One report at a time (cuprof-report reports its files one after another);
+ * One report at a time (cuprof-report reports its files one after another;
+ * cuprof-export shows its own work the same way: cuprof_progress_start_work);
  * a thread of its own draws, reading only the counters below.
  */
 #ifndef CUPROF_TOOLS_PROGRESS_H
@@ -44,6 +45,12 @@ void cuprof_progress_hold(void);
 void cuprof_progress_release(void);
 /* Stops the display and clears its line. */
 void cuprof_progress_end(void);
+
+/* A tool's work other than a report's (cuprof-export): the same line,
+ * "cuprof: LABEL 34% (12 s)", the percent from cuprof_progress_work's
+ * counts; the same modes and variable. Ended by cuprof_progress_end. */
+void cuprof_progress_start_work(const char *label, int quiet);
+void cuprof_progress_work(uint64_t done, uint64_t total);
 
 /* The line's text for a state, without "cuprof: " (for the thread and the
  * unit test): "report of NAME: STAGES" (and " PCT%" while reading). */

@@ -34,8 +34,9 @@ $(B)/cuprof-stats: tools/stats.c $(B)/formats/units.o
 # cuprof-report): a trace.json as an SQLite database in Nsight Systems'
 # table shapes. Links jansson, Debian's libsqlite3 and libz (a --gzip trace).
 # Reads the trace streamed (tools/json_stream.c), in bounded memory.
-$(B)/cuprof-export: tools/export.c tools/json_stream.c tools/json_stream.h
-	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -I. -o $@ tools/export.c tools/json_stream.c \
+$(B)/cuprof-export: tools/export.c tools/json_stream.c tools/json_stream.h tools/progress.c \
+		tools/progress.h
+	$(call P,LD,$@)mkdir -p $(@D) && $(CC) $(CFLAGS) -I. -o $@ tools/export.c tools/json_stream.c tools/progress.c \
 	    $(LDFLAGS) $(JSON_LIBS) -lsqlite3 -lz -lm
 
 # cuprof-compare and cuprof-merge link their libraries from formats/compare/

@@ -113,6 +113,47 @@ START_TEST(export_agrees_with_the_summary)
 }
 END_TEST
 
+/* The export of a day-long run's trace takes minutes: it says how far it
+ * has come as cuprof-report does (tools/progress.h), as lines when asked
+ * (CUPROF_REPORT_PROGRESS=1), never under CUPROF_QUIET; the database is the
+ * same. */
+START_TEST(export_says_its_progress)
+{
+    if (!sqlite3_cmd()) {
+        fprintf(stderr, "SKIPPED export test: the sqlite3 command is not installed; "
+                        "scripts/deps.sh installs it\n");
+        return;
+    }
+    const char *args[] = {e2e_path("bench/matmul_add"), "--mode", "eager", NULL};
+    e2e_prof p = e2e_profile(1, args, NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(p.r.status == 0 && p.trace, "exit %d\n%s", p.r.status, p.r.err);
+    char trace[4096], db1[4096], db2[4096];
+    snprintf(trace, sizeof trace, "%s/x.trace.json", p.dir);
+    snprintf(db1, sizeof db1, "%s/one.sqlite", p.dir);
+    snprintf(db2, sizeof db2, "%s/two.sqlite", p.dir);
+    const char *shown[] = {"CUPROF_REPORT_PROGRESS=1", NULL};
+    const char *quiet[] = {"CUPROF_REPORT_PROGRESS=1", "CUPROF_QUIET=1", NULL};
+    const char *e1[] = {e2e_path("prof.sh"), "export", "sqlite", trace, db1, NULL};
+    e2e_result r = e2e_run(e1, shown, NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(r.status == 0, "export: exit %d\n%s", r.status, r.err);
+    ck_assert_msg(!strncmp(r.err, "cuprof: export of x.trace.json to one.sqlite 0% (", 49),
+                  "%s", r.err);
+    const char *w = strstr(r.err, "cuprof: wrote");
+    ck_assert_msg(w && !strchr(w, '\n')[1] && !strchr(r.err, '\r'), "%s", r.err);
+    e2e_result_free(&r);
+    const char *e2[] = {e2e_path("prof.sh"), "export", "sqlite", trace, db2, NULL};
+    r = e2e_run(e2, quiet, NULL, RUN_TIMEOUT_S);
+    ck_assert_msg(r.status == 0 && r.err[0] == '\0', "export: exit %d\n%s", r.status, r.err);
+    e2e_result_free(&r);
+    const char *sql = "SELECT COUNT(*) || ' ' || SUM(end - start) FROM CUPTI_ACTIVITY_KIND_KERNEL;";
+    char *a = query(db1, sql), *b = query(db2, sql);
+    ck_assert_str_eq(a, b);
+    free(a);
+    free(b);
+    e2e_prof_free(&p);
+}
+END_TEST
+
 START_TEST(export_refuses_what_is_not_a_trace)
 {
     const char *exp[] = {e2e_path("prof.sh"), "export", "sqlite", e2e_path("README.md"), "/tmp/x.sqlite", NULL};
@@ -302,6 +343,7 @@ int main(void)
     tcase_set_timeout(tc, 3 * RUN_TIMEOUT_S);
     tcase_add_loop_test(tc, export_agrees_with_the_summary, 0, 3);
     tcase_add_test(tc, export_refuses_what_is_not_a_trace);
+    tcase_add_test(tc, export_says_its_progress);
     tcase_add_test(tc, export_reads_members_in_any_order);
     tcase_add_test(tc, export_refuses_a_cut_trace);
     suite_add_tcase(s, tc);
