@@ -142,6 +142,33 @@ START_TEST(lines_for_a_log)
 }
 END_TEST
 
+/* A tool's own work (cuprof-export): LABEL and the percent of its counts. */
+START_TEST(a_tools_own_work)
+{
+    setenv("CUPROF_REPORT_PROGRESS", "1", 1);
+    capture();
+    cuprof_progress_start_work("export of x.trace.json to x.sqlite", 0);
+    pause_ms(200);
+    cuprof_progress_work(30, 100);
+    pause_ms(300);
+    cuprof_progress_work(100, 100);   /* done, yet not said so: 99 */
+    pause_ms(300);
+    cuprof_progress_end();
+    char *t = captured();
+    const char *want[] = {"cuprof: export of x.trace.json to x.sqlite 0% (",
+                          "cuprof: export of x.trace.json to x.sqlite 30% (",
+                          "cuprof: export of x.trace.json to x.sqlite 99% ("};
+    const char *at = t;
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const char *w = strstr(at, want[i]);
+        ck_assert_msg(w, "line %zu (%s) missing or out of order in:\n%s", i, want[i], t);
+        at = w + strlen(want[i]);
+    }
+    ck_assert_msg(!strstr(t, "report of"), "%s", t);
+    free(t);
+}
+END_TEST
+
 START_TEST(one_line_in_place)
 {
     setenv("CUPROF_REPORT_PROGRESS", "tty", 1);
@@ -198,6 +225,7 @@ static Suite *progress_suite(void)
     tcase_add_test(tc, time_so_far);
     tcase_add_test(tc, reading_percent);
     tcase_add_test(tc, lines_for_a_log);
+    tcase_add_test(tc, a_tools_own_work);
     tcase_add_test(tc, one_line_in_place);
     tcase_add_test(tc, nothing_when_quiet_or_off);
     suite_add_tcase(s, tc);
