@@ -99,6 +99,17 @@ static char *captured(void)
     return b;
 }
 
+/* Each of want[] in t, in that order. */
+static void in_order(const char *t, const char *const *want, size_t n)
+{
+    const char *at = t;
+    for (size_t i = 0; i < n; i++) {
+        const char *w = strstr(at, want[i]);
+        ck_assert_msg(w, "line %zu (%s) missing or out of order in:\n%s", i, want[i], t);
+        at = w + strlen(want[i]);
+    }
+}
+
 static void pause_ms(long ms)
 {
     struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
@@ -131,12 +142,7 @@ START_TEST(lines_for_a_log)
                           "cuprof: report of x.cuprof: building the summary, writing the traces (",
                           "cuprof: report of x.cuprof: writing the traces (",
                           "cuprof: wrote\n"};
-    const char *at = t;
-    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        const char *w = strstr(at, want[i]);
-        ck_assert_msg(w, "line %zu (%s) missing or out of order in:\n%s", i, want[i], t);
-        at = w + strlen(want[i]);
-    }
+    in_order(t, want, sizeof want / sizeof want[0]);
     ck_assert_msg(!strchr(t, '\r'), "a carriage return in a log:\n%s", t);
     free(t);
 }
@@ -158,12 +164,7 @@ START_TEST(a_tools_own_work)
     const char *want[] = {"cuprof: export of x.trace.json to x.sqlite 0% (",
                           "cuprof: export of x.trace.json to x.sqlite 30% (",
                           "cuprof: export of x.trace.json to x.sqlite 99% ("};
-    const char *at = t;
-    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        const char *w = strstr(at, want[i]);
-        ck_assert_msg(w, "line %zu (%s) missing or out of order in:\n%s", i, want[i], t);
-        at = w + strlen(want[i]);
-    }
+    in_order(t, want, sizeof want / sizeof want[0]);
     ck_assert_msg(!strstr(t, "report of"), "%s", t);
     free(t);
 }
