@@ -146,6 +146,16 @@ static void *progress_main(void *arg)
     return NULL;
 }
 
+/* The terminal's line cleared (P.mu held). */
+static void clear_line(void)
+{
+    if (P.shown) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+        P.shown = 0;
+    }
+}
+
 static void start(const char *file, const char *label, int quiet);
 
 cuprof_rfread_progress *cuprof_progress_start(const char *file, int quiet)
@@ -201,6 +211,11 @@ static void start(const char *file, const char *label, int quiet)
     pthread_sigmask(SIG_SETMASK, &all, &old);
     P.started = pthread_create(&P.th, NULL, progress_main, NULL) == 0;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!P.started) {   /* no thread: no line left behind either */
+        pthread_mutex_lock(&P.mu);
+        clear_line();
+        pthread_mutex_unlock(&P.mu);
+    }
 }
 
 void cuprof_progress_stage(enum cuprof_progress_stage s)
@@ -211,16 +226,6 @@ void cuprof_progress_stage(enum cuprof_progress_stage s)
 void cuprof_progress_traces(int busy)
 {
     atomic_store(&P.traces, busy);
-}
-
-/* The terminal's line cleared (P.mu held). */
-static void clear_line(void)
-{
-    if (P.shown) {
-        fputs("\r\033[K", stderr);
-        fflush(stderr);
-        P.shown = 0;
-    }
 }
 
 void cuprof_progress_hold(void)
