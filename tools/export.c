@@ -439,7 +439,6 @@ static int on_event(void *arg, const char *key, const char *val, size_t n)
     return rc;
 }
 
-/* A read of the trace: 0, or 1 with the cuprof: line said. */
 /* How far the two passes are: the first's bytes, then the second's, which
  * writes the rows and takes about 20 times as long (10 M calls: 2 s, 44 s). */
 static void on_read(void *arg, unsigned long long off)
@@ -449,6 +448,7 @@ static void on_read(void *arg, unsigned long long off)
                          21 * x->in_bytes);
 }
 
+/* A read of the trace: 0, or 1 with the cuprof: line said. */
 static int read_trace(exporter *x, const char *in, int rows)
 {
     static const jstream_ops first = {on_walk, on_event, on_member, on_read};

@@ -3,7 +3,6 @@
  */
 #include "tools/progress.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -36,6 +35,13 @@ static uint64_t now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+unsigned cuprof_progress_percent(uint64_t done, uint64_t total)
+{
+    if (total == 0)
+        return 0;
+    return done >= total ? 99 : (unsigned)(done * 100 / total);
 }
 
 void cuprof_progress_elapsed(char *buf, size_t n, uint64_t ns)
@@ -80,11 +86,14 @@ void cuprof_progress_text(char *buf, size_t n, const char *name, enum cuprof_pro
 static void draw(uint64_t t, char *last, size_t lastn, unsigned *last_quarter)
 {
     int s = atomic_load(&P.stage), tb = atomic_load(&P.traces);
-    unsigned pct = s == CUPROF_PROGRESS_READ ? cuprof_rfread_percent(&P.read) : 0;
+    uint64_t done, total;
+    if (P.label[0])   /* a tool's own work */
+        done = atomic_load(&P.work_done), total = atomic_load(&P.work_total);
+    else
+        cuprof_rfread_work(&P.read, &done, &total);
+    unsigned pct = cuprof_progress_percent(done, total);
     char text[600], el[64];
-    if (P.label[0]) {   /* a tool's own work: LABEL N% */
-        uint64_t done = atomic_load(&P.work_done), total = atomic_load(&P.work_total);
-        pct = total ? (unsigned)(done >= total ? 99 : done * 100 / total) : 0;
+    if (P.label[0]) {   /* LABEL N% */
         s = CUPROF_PROGRESS_READ;   /* (its quarters are shown as the reading's) */
         snprintf(text, sizeof text, "%s %u%%", P.label, pct);
     } else {

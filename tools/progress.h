@@ -56,6 +56,9 @@ void cuprof_progress_work(uint64_t done, uint64_t total);
  * unit test): "report of NAME: STAGES" (and " PCT%" while reading). */
 void cuprof_progress_text(char *buf, size_t n, const char *name, enum cuprof_progress_stage s,
                           int traces_busy, unsigned pct);
+/* done of total as a percent, 0-99 (100 is for the caller to say: the work
+ * is over; 0 while total is not known). */
+unsigned cuprof_progress_percent(uint64_t done, uint64_t total);
 /* "12 s", "3 min 05 s", "2 h 01 min". */
 void cuprof_progress_elapsed(char *buf, size_t n, uint64_t ns);
 

@@ -28,20 +28,16 @@ typedef struct cuprof_rfread_progress {
     _Atomic uint64_t decoded;   /* ... of them decoded (a part decoded again counts again) */
 } cuprof_rfread_progress;
 
-/* Percent done, 0-99 (100 is for the caller to say: the reading is over).
- * Until the calls' bytes are known they are taken to be the whole file's,
- * so the percent only grows when they are. */
-static inline unsigned cuprof_rfread_percent(cuprof_rfread_progress *p)
+/* The work done and the work in all, in bytes. Until the calls' bytes are
+ * known they are taken to be the whole file's, so the share done only grows
+ * when they are. */
+static inline void cuprof_rfread_work(cuprof_rfread_progress *p, uint64_t *done, uint64_t *total)
 {
     uint64_t file = atomic_load_explicit(&p->file, memory_order_relaxed);
     uint64_t chunks = atomic_load_explicit(&p->chunks, memory_order_relaxed);
-    uint64_t done = atomic_load_explicit(&p->walked, memory_order_relaxed) +
-                    atomic_load_explicit(&p->decoded, memory_order_relaxed);
-    uint64_t total = file + (chunks ? chunks : file);
-    if (total == 0)
-        return 0;
-    uint64_t pc = done >= total ? 99 : done * 100 / total;
-    return pc > 99 ? 99 : (unsigned)pc;
+    *done = atomic_load_explicit(&p->walked, memory_order_relaxed) +
+            atomic_load_explicit(&p->decoded, memory_order_relaxed);
+    *total = file + (chunks ? chunks : file);
 }
 
 /* What reading found besides the run. */
