@@ -615,19 +615,17 @@ static int chrome_cpu_events(chrome_writer *cw, uint8_t *classes, size_t nclasse
     for (size_t t = 0; t < run->nthreads && !cw->base.out->err; t++) {
         const cuprof_run_thread *th = &run->threads[t];
         put_py_slices(cw, t, &next_slice);
-        for (uint64_t i = 0; i < th->n; i += th->per_chunk) {
-            const cuprof_event *chunk = th->chunks[i / th->per_chunk];
-            uint64_t m = th->n - i < th->per_chunk ? th->n - i : th->per_chunk;
-            for (uint64_t j = 0; j < m; j++) {
-                if (cuprof_ev_is_nvtx(chunk[j].cls)) {   /* NVTX: put_ranges */
-                    if (chunk[j].cls == CUPROF_EV_MARK)
-                        nvtx_mark(cw, th, &chunk[j]);
-                    continue;
-                }
-                if (chunk[j].api < nclasses)
-                    classes[chunk[j].api] = chunk[j].cls + 1;
-                cpu_event(cw, &c, th, &chunk[j], cuprof_ranges_call_payload(cw->base.model->ranges, t, i + j));
+        for (uint64_t i = 0; i < th->n; i++) {
+            /* (again each call: cpu_event may read other blocks, run.h) */
+            const cuprof_event *ev = cuprof_run_event(th, i);
+            if (cuprof_ev_is_nvtx(ev->cls)) {   /* NVTX: put_ranges */
+                if (ev->cls == CUPROF_EV_MARK)
+                    nvtx_mark(cw, th, ev);
+                continue;
             }
+            if (ev->api < nclasses)
+                classes[ev->api] = ev->cls + 1;
+            cpu_event(cw, &c, th, ev, cuprof_ranges_call_payload(cw->base.model->ranges, t, i));
         }
     }
     put_ranges(cw);

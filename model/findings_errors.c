@@ -124,7 +124,8 @@ int cuprof_findings_rule_errors(fctx *c)
     uint64_t cuda_calls = 0, cuda_failed = 0, launches = 0, failed_launches = 0;
     uint16_t last_api = UINT16_MAX;   /* a run's calls repeat their API: its family once */
     int last_fam = -1;
-    for (size_t t = 0; t < c->run->nthreads; t++) {
+    /* no recorded call failed: nothing to say (a pass over every call saved) */
+    for (size_t t = 0; c->s->events_failed && t < c->run->nthreads; t++) {
         const cuprof_run_thread *th = &c->run->threads[t];
         for (uint64_t i = 0; i < th->n; i++) {
             const cuprof_event *e = cuprof_run_event(th, i);

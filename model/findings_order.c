@@ -53,9 +53,10 @@ static unsigned dtype_bytes(uint8_t t)
 
 /* The first call of each entry point (by start time, over all threads). */
 typedef struct first_call {
-    const cuprof_run_thread *th;
+    const cuprof_run_thread *th;   /* NULL: none yet */
     uint64_t index;
-    const cuprof_event *ev;
+    uint64_t t0, t1;               /* its times (a copy: a streamed thread's events go
+                                      with their blocks) */
 } first_call;
 
 /* Of th's calls of api: how many, and how many in the same phase as the one
@@ -103,22 +104,40 @@ void cuprof_findings_rule_cold_start(fctx *c)
         if (s->api[r].api != UINT16_MAX && (size_t)s->api[r].api + 1 > span)
             span = (size_t)s->api[r].api + 1;
     first_call *first = calloc(span ? span : 1, sizeof *first);
-    if (!first)
+    /* the rows the rule reads (on[api] = 1); on[api] = t + 2 once thread t's
+     * first call of it is seen: a thread's later calls began later, so its
+     * pass ends when it has seen all of them */
+    size_t *on = calloc(span ? span : 1, sizeof *on), need = 0;
+    if (!first || !on) {
+        free(first);
+        free(on);
         return;
-    for (size_t t = 0; t < run->nthreads; t++)   /* one pass: each thread's first of each api */
-        for (uint64_t i = 0; i < run->threads[t].n; i++) {
+    }
+    for (size_t r = 0; r < s->napi; r++)
+        if (s->api[r].api != UINT16_MAX && s->api[r].api < span && s->api[r].calls >= COLD_MIN_CALLS &&
+            !on[s->api[r].api])
+            on[s->api[r].api] = 1, need++;
+    for (size_t t = 0; t < run->nthreads; t++) {   /* each thread's first of each api */
+        size_t seen = 0;
+        for (uint64_t i = 0; i < run->threads[t].n && seen < need; i++) {
             const cuprof_event *e = cuprof_run_event(&run->threads[t], i);
-            first_call *f = e->api < span ? &first[e->api] : NULL;
-            if (f && (!f->ev || e->t0 < f->ev->t0))
-                *f = (first_call){&run->threads[t], i, e};
+            if (e->api >= span || !on[e->api] || on[e->api] == t + 2)
+                continue;
+            on[e->api] = t + 2;
+            seen++;
+            first_call *f = &first[e->api];
+            if (!f->th || e->t0 < f->t0)
+                *f = (first_call){&run->threads[t], i, e->t0, e->t1};
         }
+    }
+    free(on);
     size_t shown = 0;
     for (size_t r = 0; r < s->napi && shown < 3; r++) {
         const cuprof_stat_api *a = &s->api[r];
-        if (a->api == UINT16_MAX || a->api >= span || a->calls < COLD_MIN_CALLS || !first[a->api].ev)
+        if (a->api == UINT16_MAX || a->api >= span || a->calls < COLD_MIN_CALLS || !first[a->api].th)
             continue;
         const first_call *fc = &first[a->api];
-        uint64_t d = findings_dur(fc->ev->t0, fc->ev->t1);
+        uint64_t d = findings_dur(fc->t0, fc->t1);
         if (d < COLD_RATIO * a->median_ns || d < a->median_ns + COLD_MIN_EXTRA_NS)
             continue;
         /* Warmed up: most of the thread's calls come after a sync that
@@ -318,6 +337,7 @@ void cuprof_findings_rule_sync_wait(fctx *c)
         return;
     uint64_t klong = 0, clong = 0;   /* longest kernel / copy, at the first long sync */
     int have_long = 0;
+    cuprof_event worst_ev;   /* (a copy: a streamed thread's events go with their blocks) */
     const cuprof_event *worst = NULL;
     uint64_t worst_busy = 0, count = 0;
     for (size_t t = 0; t < c->run->nthreads; t++)
@@ -343,7 +363,8 @@ void cuprof_findings_rule_sync_wait(fctx *c)
                 continue;
             count++;
             if (!worst || d > findings_dur(worst->t0, worst->t1)) {
-                worst = e;
+                worst_ev = *e;
+                worst = &worst_ev;
                 worst_busy = b;
             }
         }
@@ -380,6 +401,11 @@ void cuprof_findings_rule_sequences(fctx *c)
             continue;   /* both patterns start at a copy or a GEMM */
         for (uint64_t i = 0; i < th->n; i++) {
             const cuprof_event *e = cuprof_run_event(th, i);
+            cuprof_event here;   /* e, kept while next_sibling reads on */
+            if ((e->cls == CUPROF_EV_COPY && e->a.copy.dir == CUPROF_DIR_DTOD) || e->cls == CUPROF_EV_BLAS) {
+                here = *e;
+                e = &here;
+            }
             if (e->cls == CUPROF_EV_COPY && e->a.copy.dir == CUPROF_DIR_DTOD) {
                 int64_t j = next_sibling(th, i, e->depth);
                 const cuprof_event *b = j >= 0 ? cuprof_run_event(th, (uint64_t)j) : NULL;

@@ -18,7 +18,8 @@
 typedef struct maker {
     uint8_t lib;
     uint64_t handle, t1;
-    const cuprof_event *ev;
+    uint64_t id;             /* its event id (an event's address is not kept: a
+                                streamed thread's go with their blocks) */
 } maker;
 
 struct cuprof_math_index {
@@ -62,7 +63,8 @@ cuprof_math_index *cuprof_math_index_build(const cuprof_run *run)
             const cuprof_event *ev = cuprof_run_event(&run->threads[t], i);
             if (is_maker(ev))
                 ix->v[ix->n++] = (maker){.lib = ev->a.math.lib & CUPROF_MATH_LIB_MASK,
-                                         .handle = ev->a.math.handle, .t1 = ev->t1, .ev = ev};
+                                         .handle = ev->a.math.handle, .t1 = ev->t1,
+                                         .id = cuprof_event_id_make(run->threads[t].index, i)};
         }
     qsort(ix->v, ix->n, sizeof *ix->v, cmp_maker);
     return ix;
@@ -77,7 +79,8 @@ void cuprof_math_index_destroy(cuprof_math_index *ix)
 }
 
 /* The latest maker of (lib, handle) that ended by t0; NULL none. */
-static const cuprof_event *maker_of(const cuprof_math_index *ix, uint8_t lib, uint64_t handle, uint64_t t0)
+static const cuprof_event *maker_of(const cuprof_math_index *ix, const cuprof_run *run, uint8_t lib,
+                                    uint64_t handle, uint64_t t0)
 {
     if (!ix || handle == 0)
         return NULL;
@@ -92,7 +95,7 @@ static const cuprof_event *maker_of(const cuprof_math_index *ix, uint8_t lib, ui
     }
     if (lo == 0 || ix->v[lo - 1].lib != lib || ix->v[lo - 1].handle != handle)
         return NULL;
-    return ix->v[lo - 1].ev;
+    return cuprof_run_find_event(run, ix->v[lo - 1].id, NULL);
 }
 
 /* What the call computes, by its name. */
@@ -194,7 +197,7 @@ int cuprof_math_args_of(const cuprof_math_index *ix, const cuprof_run *run, cons
     a->kind = ev->a.math.kind;
     a->dtype = ev->a.math.dtype ? (int)ev->a.math.dtype - 1 : -1;
     a->algo = -1;
-    const cuprof_event *mk = a->made ? NULL : maker_of(ix, lib, ev->a.math.handle, ev->t0);
+    const cuprof_event *mk = a->made ? NULL : maker_of(ix, run, lib, ev->a.math.handle, ev->t0);
     switch (lib) {
     case CUPROF_MATH_FFT:
         a->direction = ev->a.math.algo == 1 ? -1 : ev->a.math.algo == 2 ? 1 : 0;
@@ -218,7 +221,7 @@ int cuprof_math_args_of(const cuprof_math_index *ix, const cuprof_run *run, cons
     case CUPROF_MATH_SPARSE:
         a->algo = a->made || a->op == CUPROF_MOP_OTHER ? -1 : ev->a.math.algo;
         if (!a->made && mk) {   /* a generic operation: A's sizes, the second descriptor's columns */
-            const cuprof_event *b = maker_of(ix, lib, ev->a.math.k, ev->t0);
+            const cuprof_event *b = maker_of(ix, run, lib, ev->a.math.k, ev->t0);
             a->m = mk->a.math.m;
             a->n = mk->a.math.n;
             a->k = mk->a.math.k;
@@ -475,43 +478,43 @@ static int computes(const cuprof_math_index *ix, const cuprof_run *run, const cu
            a->op != CUPROF_MOP_FFT_PLAN && a->op != CUPROF_MOP_SP_DESCR;
 }
 
-/* Device time charged to a math call: (the call, ns). */
+/* Device time charged to a math call: (the call's event id, ns). */
 typedef struct charged {
-    const cuprof_event *ev;
+    uint64_t id;
     uint64_t ns;
 } charged;
 
 static int cmp_charged(const void *a, const void *b)
 {
-    uintptr_t x = (uintptr_t)((const charged *)a)->ev, y = (uintptr_t)((const charged *)b)->ev;
+    uint64_t x = ((const charged *)a)->id, y = ((const charged *)b)->id;
     return (x > y) - (x < y);
 }
 
-/* The math call that computes behind the hooked call `id` (itself, or the
- * nearest call around it: cuSOLVER's own cuBLAS calls), or NULL. */
-static const cuprof_event *math_owner(const cuprof_math_index *ix, const cuprof_run *run, uint64_t id)
+/* The event id of the math call that computes behind the hooked call `id`
+ * (itself, or the nearest call around it: cuSOLVER's own cuBLAS calls), or 0. */
+static uint64_t math_owner(const cuprof_math_index *ix, const cuprof_run *run, uint64_t id)
 {
     const cuprof_run_thread *th = NULL;
     const cuprof_event *ev = id ? cuprof_run_find_event(run, id, &th) : NULL;
     if (!ev || !th)
-        return NULL;
+        return 0;
     uint64_t i = cuprof_event_id_seq(id);
     for (int hops = 0; hops < 64; hops++) {
         cuprof_math_args a;
         if (computes(ix, run, ev, &a))
-            return ev;
+            return cuprof_event_id_make(th->index, i);
         if (ev->depth == 0 || i == 0)
-            return NULL;
+            return 0;
         unsigned want = ev->depth - 1u;   /* the call around it: the nearest earlier one a level up */
         uint64_t j = i;
         while (j > 0 && cuprof_run_event(th, j - 1)->depth != want)
             j--;
         if (j == 0)
-            return NULL;
+            return 0;
         i = j - 1;
         ev = cuprof_run_event(th, i);
     }
-    return NULL;
+    return 0;
 }
 
 /* The device time of every GPU record charged to a math call that computes,
@@ -530,28 +533,28 @@ static charged *charges(const cuprof_math_index *ix, const cuprof_run *run, cons
         size_t r = k ? i : i - g->n_kernels;
         const cuprof_cause cc = k ? cuprof_kernel_cause(tl, r) : cuprof_copy_cause(tl, r),
                            *cause = &cc;
-        const cuprof_event *ev = math_owner(ix, run, cause->hooked);
+        uint64_t owner = math_owner(ix, run, cause->hooked);
         uint64_t s = k ? g->kernels[r].start_ns : g->copies[r].start_ns, e = k ? g->kernels[r].end_ns : g->copies[r].end_ns;
-        if (ev)
-            c[(*n)++] = (charged){ev, e > s ? e - s : 0};
+        if (owner)
+            c[(*n)++] = (charged){owner, e > s ? e - s : 0};
     }
     qsort(c, *n, sizeof *c, cmp_charged);
     return c;
 }
 
-/* The device time charged to ev (c sorted by call). */
-static uint64_t charged_to(const charged *c, size_t n, const cuprof_event *ev)
+/* The device time charged to the call with event id `id` (c sorted by call). */
+static uint64_t charged_to(const charged *c, size_t n, uint64_t id)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {   /* the first entry of ev */
         size_t mid = lo + (hi - lo) / 2;
-        if ((uintptr_t)c[mid].ev < (uintptr_t)ev)
+        if (c[mid].id < id)
             lo = mid + 1;
         else
             hi = mid;
     }
     uint64_t ns = 0;
-    for (; lo < n && c[lo].ev == ev; lo++)
+    for (; lo < n && c[lo].id == id; lo++)
         ns += c[lo].ns;
     return ns;
 }
@@ -586,7 +589,8 @@ int cuprof_math_summarize(const cuprof_math_index *ix, const cuprof_run *run, co
                                            .library = library_name(a.lib), .kind = kind_name(&a),
                                            .dtype = a.dtype >= 0 ? cuprof_dtype_name((uint8_t)a.dtype) : "",
                                            .m = a.m, .n = a.n, .k = a.k, .batch = a.batch, .b_cols = a.b_cols,
-                                           .calls = 1, .gpu_total_ns = charged_to(c, nc, ev),
+                                           .calls = 1,
+                                           .gpu_total_ns = charged_to(c, nc, cuprof_event_id_make(run->threads[t].index, i)),
                                            .flops_per_call = cuprof_math_flops(&a),
                                            .prec_id = a.dtype >= 0 ? cuprof_gemm_prec((uint8_t)a.dtype, 0)
                                                                    : CUPROF_PREC_UNKNOWN};

@@ -252,10 +252,10 @@ static int fold(const cuprof_run *run, cuprof_ranges *rg)
         if (!library_domain(run, r->domain))
             continue;
         const cuprof_run_thread *th = &run->threads[r->thread];
-        const cuprof_event *open = cuprof_run_event(th, r->first);
+        unsigned open_depth = cuprof_run_event(th, r->first)->depth;
         for (uint64_t i = r->first, n = 0; i-- > 0 && n < FOLD_LOOKBACK; n++) {
             const cuprof_event *ev = cuprof_run_event(th, i);
-            if (cuprof_ev_is_nvtx(ev->cls) || ev->depth >= open->depth)
+            if (cuprof_ev_is_nvtx(ev->cls) || ev->depth >= open_depth)
                 continue;
             if (strcmp(cuprof_run_api_name(run, ev->api), cuprof_run_string(run, r->name)) == 0 &&
                 ev->t1 >= r->t1) {

@@ -22,17 +22,35 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One thread's recorded calls: event i is
- * chunks[i / per_chunk][i % per_chunk], in the order the calls began (so t0
- * never decreases). */
+struct cuprof_run_thread;
+
+/* A streamed thread's events (chunks == NULL): event i, decoded on demand,
+ * a block of calls at a time, by whoever filled the thread (the run file's
+ * reader, formats/runfile/runfile_read.h). The pointer stays valid until
+ * the calling thread has read events of CUPROF_RUN_BLOCKS_HELD other blocks
+ * (of any thread) since: a pass may hold a few events at once, not one per
+ * call of a long stretch (it copies those). */
+typedef const cuprof_event *(*cuprof_run_fetch_fn)(const struct cuprof_run_thread *th,
+                                                   uint64_t i);
+#define CUPROF_RUN_BLOCKS_HELD 4
+
+/* One thread's recorded calls, in the order the calls began (so t0 never
+ * decreases): event i is chunks[i / per_chunk][i % per_chunk], or, when
+ * chunks is NULL, decoded a block at a time by fetch (streamed: the run
+ * file's reader then holds no array of every call). Read them through
+ * cuprof_run_event(). */
 typedef struct cuprof_run_thread {
     uint32_t index;                  /* 1-based registration order (event ids) */
     uint32_t tid;                    /* kernel thread id */
     char name[16];                   /* thread name (comm), "" if unknown */
     uint64_t n;                      /* number of events */
     uint64_t per_chunk;              /* events per chunk (> 0) */
-    const cuprof_event *const *chunks; /* ceil(n / per_chunk) event arrays */
+    const cuprof_event *const *chunks; /* ceil(n / per_chunk) event arrays; NULL: streamed */
+    cuprof_run_fetch_fn fetch;       /* streamed: the block holding an event */
+    const void *src;                 /* streamed: fetch's own (the reader's thread) */
     uint64_t dropped;                /* calls not recorded for lack of memory */
+    uint32_t api_end;                /* 1 + the highest api of its events (the reader's;
+                                        a larger one is fine), 0: not known */
     uint32_t classes;                /* bit 1 << cls for each class of its events
                                         (CUPROF_EV_*: the reader's; a superset is
                                         fine), 0: not known (a run filled by hand) */
@@ -171,10 +189,13 @@ typedef struct cuprof_run {
                                              when none were captured */
 } cuprof_run;
 
-/* Event i of thread th (i < th->n). */
+/* Event i of thread th (i < th->n). A streamed thread's: valid while its
+ * block is (CUPROF_RUN_BLOCKS_HELD). */
 static inline const cuprof_event *cuprof_run_event(const cuprof_run_thread *th, uint64_t i)
 {
-    return &th->chunks[i / th->per_chunk][i % th->per_chunk];
+    if (th->chunks)
+        return &th->chunks[i / th->per_chunk][i % th->per_chunk];
+    return th->fetch(th, i);
 }
 
 /* Whether thread th may hold events of the classes in mask (bits 1 << cls):

@@ -69,7 +69,10 @@ static size_t api_span(const cuprof_run *run)
 {
     size_t n = run->napis;
     for (size_t t = 0; t < run->nthreads; t++)
-        for (uint64_t i = 0; i < run->threads[t].n; i++) {
+        if (run->threads[t].api_end) {   /* the reader knows it */
+            if (run->threads[t].api_end > n)
+                n = run->threads[t].api_end;
+        } else for (uint64_t i = 0; i < run->threads[t].n; i++) {
             uint16_t a = cuprof_run_event(&run->threads[t], i)->api;
             if ((size_t)a + 1 > n)
                 n = (size_t)a + 1;
@@ -93,28 +96,35 @@ static int cmp_api(const void *a, const void *b)
  * loses its direct children's); parent[i] (when not NULL) gets the index
  * of call i's direct parent, -1 for none. -1 when out of memory. */
 static int accumulate_thread(const cuprof_run_thread *th, cuprof_stat_api *rows, int64_t *self,
-                             cuprof_quantile *acc, int64_t *parent)
+                             cuprof_quantile *acc, int64_t *parent, uint64_t *failed)
 {
     int rc = 0;
-    const cuprof_event *stack[257];   /* open calls; depth is at most 255 */
-    uint64_t at[257];                 /* their indexes */
+    struct {
+        uint64_t t1, at;              /* its end, its index */
+        uint16_t api;
+        uint8_t depth;
+    } stack[257];                     /* open calls (copies: a streamed thread's
+                                         events go with their blocks); depth <= 255 */
     int sp = 0;
     for (uint64_t i = 0; i < th->n; i++) {
         const cuprof_event *ev = cuprof_run_event(th, i);
         uint64_t d = ev_dur(ev);
-        while (sp > 0 && (stack[sp - 1]->t1 <= ev->t0 || stack[sp - 1]->depth >= ev->depth))
+        while (sp > 0 && (stack[sp - 1].t1 <= ev->t0 || stack[sp - 1].depth >= ev->depth))
             sp--;
         if (parent)
-            parent[i] = sp > 0 ? (int64_t)at[sp - 1] : -1;
+            parent[i] = sp > 0 ? (int64_t)stack[sp - 1].at : -1;
         if (sp > 0)   /* direct child of the call on top */
-            self[stack[sp - 1]->api] -= (int64_t)d;
+            self[stack[sp - 1].api] -= (int64_t)d;
         if (sp < 257) {
-            at[sp] = i;
-            stack[sp++] = ev;
+            stack[sp].t1 = ev->t1;
+            stack[sp].at = i;
+            stack[sp].api = ev->api;
+            stack[sp++].depth = ev->depth;
         }
         cuprof_stat_api *r = &rows[ev->api];
         r->calls++;
         r->errors += ev->result != 0;
+        *failed += ev->result != 0;
         r->cpu_total_ns += d;
         self[ev->api] += (int64_t)d;
         rc |= cuprof_quantile_add(&acc[ev->api], d);
@@ -292,7 +302,7 @@ static int build_api(const cuprof_run *run, const cuprof_timeline *tl, cuprof_su
     for (size_t t = 0; t < run->nthreads; t++) {
         ci.base[t + 1] = ci.base[t] + run->threads[t].n;
         if (accumulate_thread(&run->threads[t], rows, self, acc,
-                              ci.parent ? ci.parent + ci.base[t] : NULL) < 0)
+                              ci.parent ? ci.parent + ci.base[t] : NULL, &s->events_failed) < 0)
             goto out;
     }
     if (accumulate_derived(run, tl, drow, rows, self, acc) < 0)
@@ -656,8 +666,9 @@ static int cmp_blas(const void *a, const void *b)
 static int build_blas(const cuprof_run *run, const cuprof_timeline *tl, cuprof_summary *s)
 {
     size_t nb = 0;
+    const uint32_t blas = cuprof_run_class_bit(CUPROF_EV_BLAS);
     for (size_t t = 0; t < run->nthreads; t++)
-        for (uint64_t i = 0; i < run->threads[t].n; i++)
+        for (uint64_t i = 0; cuprof_run_thread_has(&run->threads[t], blas) && i < run->threads[t].n; i++)
             nb += cuprof_ev_is_gemm(cuprof_run_event(&run->threads[t], i));
     if (nb == 0)
         return 0;
@@ -670,7 +681,7 @@ static int build_blas(const cuprof_run *run, const cuprof_timeline *tl, cuprof_s
     }
     size_t j = 0;
     for (size_t t = 0; t < run->nthreads; t++)
-        for (uint64_t i = 0; i < run->threads[t].n; i++) {
+        for (uint64_t i = 0; cuprof_run_thread_has(&run->threads[t], blas) && i < run->threads[t].n; i++) {
             const cuprof_event *ev = cuprof_run_event(&run->threads[t], i);
             if (!cuprof_ev_is_gemm(ev))
                 continue;

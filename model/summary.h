@@ -207,6 +207,9 @@ typedef struct cuprof_summary {
     uint64_t overhead_per_call_ns;
     uint64_t overhead_calls;
     uint64_t overhead_total_ns;
+    uint64_t events_failed;    /* recorded calls whose result was not 0, every one (the
+                                  rows leave NVTX's out): 0, and the errors rule reads
+                                  no call */
 } cuprof_summary;
 
 /* Aggregates run, with its kernel names (names) and its GPU records joined

@@ -174,6 +174,23 @@ static const char *since(const cuprof_run *run, uint64_t t, char *buf, size_t n)
     return buf;
 }
 
+/* Whether the calls are streamed (formats/runfile/runfile_read.h):
+ * CUPROF_REPORT_STREAM=1 (0: not); CUPROF_REPORT_STREAM_BLOCK=N, for the
+ * tests, streams in blocks of at most N calls, the fewest kept, each freed
+ * when put out (a pointer to a call held too long is then a use after free
+ * that ASan names). */
+static void stream_opts(cuprof_rfread_opts *o)
+{
+    const char *sv = getenv("CUPROF_REPORT_STREAM"), *bv = getenv("CUPROF_REPORT_STREAM_BLOCK");
+    o->stream = sv && strcmp(sv, "1") == 0;
+    long b = bv ? atol(bv) : 0;
+    if (o->stream && b > 0) {
+        o->stream_block = (uint32_t)b;
+        o->stream_slots = CUPROF_RUN_BLOCKS_HELD + 1;
+        o->stream_free = 1;
+    }
+}
+
 /* The calls and GPU records a recovered run (or a snapshot) holds, in
  * words, into lost: "PREFIX: calls up to ..., GPU records up to ...CUT". */
 static void recovered_words(const cuprof_run *run, const char *prefix, const char *cut,
@@ -353,7 +370,9 @@ static int report_file_at(const char *file, const opts *o, const char *recover,
     }
     cuprof_rfread_progress *progress = cuprof_progress_start(file, quiet);
     stage.begin = stage_now();
-    cuprof_run *run = cuprof_rfread_progressing(file, &info, progress, err, sizeof err);
+    cuprof_rfread_opts ropts = {.progress = progress};
+    stream_opts(&ropts);
+    cuprof_run *run = cuprof_rfread_with(file, &info, &ropts, err, sizeof err);
     stage.read = stage_now();
     cuprof_bigmem_reading_done();
     if (!run) {

@@ -12,6 +12,7 @@
  * are gathered, then normalized as model/gpu.h describes.
  */
 #include "formats/runfile/runfile_read.h"
+#include "formats/runfile/read_int.h"
 #include "formats/runfile/srcline.h"
 #include "collector/compact.h"
 #include "collector/gpu_compact.h"
@@ -31,11 +32,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* A growable array. */
-typedef struct vec {
-    void *p;
-    size_t n, cap;
-} vec;
 
 static void *vec_push(vec *v, size_t elem, size_t k)
 {
@@ -66,80 +62,6 @@ static void *fit(vec *v, size_t elem, size_t n)
     return v->p;
 }
 
-/* One block of a thread's records. */
-typedef struct chunk_ref {
-    const uint8_t *data;     /* record bytes */
-    size_t len;
-    uint64_t stamp, ns;      /* its anchor */
-} chunk_ref;
-
-typedef struct rthread {
-    uint32_t index;
-    int have_info;
-    cuprof_rf_thread info;
-    vec chunks;              /* chunk_ref: CHUNK blocks in order */
-    chunk_ref tail;          /* the chunk no CHUNK holds yet, from its TAIL blocks */
-    uint32_t tail_no;        /* its chunk_no */
-    int have_tail;           /* a TAIL was read (it counts if tail_no == next_no) */
-    uint32_t first_no;       /* chunks[0]'s chunk_no: 0, or (flight recorder) the oldest kept */
-    uint64_t base;           /* the thread's first call kept (flight: the ones before went
-                                with the ring's older blocks); event ids are renumbered
-                                from it */
-    uint8_t *tailbuf;        /* its bytes, put together from the TAILs' parts */
-    size_t tail_cap;
-} rthread;
-
-/* A run and everything it owns; pub first so a cuprof_run * is one. */
-typedef struct rrun {
-    cuprof_run pub;
-    cuprof_gpu_run gpu;
-    void *map;
-    size_t map_len;
-    uint32_t major;          /* the file's version: 2.0 starts each chunk's codec afresh */
-    int flight;              /* the flight recorder's run: a thread's chunks may start
-                                after 0 and skip some (collector/flight.c) */
-    vec strs;                /* char *: every owned string */
-    vec threads;             /* rthread, by index order of first sight */
-    vec argv;                /* const char * */
-    vec apis;                /* cuprof_api_desc */
-    vec windows;             /* uint64_t[2] */
-    vec whys;                /* const char *: why each window was written (flight recorder) */
-    vec mem_held;            /* cuprof_mem_held, allocs owned (MEM_HELD blocks, 1.1) */
-    const char **knames;
-    const char **nvtx;
-    vec gpu_names;           /* const char *, [id - 1] */
-    vec kernels, copies, gapis, syncs, extmap, nodes;   /* model/gpu.h records (kernels'
-                                                           and apis' names are GPU_NAMES
-                                                           ids until read_gpu) */
-    vec devices;             /* cuprof_gpu_device (GPU_DEVICE blocks, 3.1), one per id */
-    vec cfgs;                /* cuprof_gpu_launch_cfg, each once; [0] all 0 */
-    uint32_t *cfg_slot;      /* open addressing on a configuration: its index + 1 */
-    size_t cfg_cap;
-    uint32_t cfg_last;       /* the last kernel's (the next is most often the same) */
-    cuprof_run_thread *run_threads;
-    const cuprof_event **chunk_ptrs;
-    void *arena;
-    size_t arena_len;
-    uint64_t *dropped_by_api;
-    cuprof_run_frame *frames;
-    cuprof_run_stack *stacks;
-    vec stack_frames;        /* uint32_t, every stack's */
-    vec modules;             /* cuprof_run_module (STACK_MODULE, 5.x) */
-    cuprof_srclines *srclines; /* file:line of the native frames (srcline.c) */
-    const uint8_t *meta, *gpu_info, *stacks_blk;
-    size_t meta_len, gpu_info_len, stacks_len;
-    const uint8_t *recovered;    /* the RECOVERED block (5.0), NULL none */
-    size_t recovered_len;
-    const uint8_t *meta_start;   /* the first META (written when the file was opened) */
-    size_t meta_start_len;
-    uint32_t nknames, nnvtx;     /* highest ids of knames / nvtx */
-    int tsc;
-    uint64_t end_stamp, end_ns;
-    uint64_t clock_stamp, clock_ns;   /* the latest CLOCK block's anchor (1.1) */
-    uint64_t exit_ns;        /* when the exit path stopped recording, 0 unknown */
-    uint64_t clock_cupti_a, clock_off_a, clock_cupti_b, clock_off_b;
-    cuprof_rfread_progress *progress;   /* the caller's (info->progress), or NULL */
-} rrun;
 
 static const char *own(rrun *r, const void *p, size_t n)
 {
@@ -1099,27 +1021,6 @@ static void read_stacks(rrun *r)
 
 /* ---- calls ------------------------------------------------------------------------ */
 
-typedef struct line {
-    uint64_t a_stamp, a_ns;
-    double slope;
-} line;
-
-static line line_make(int tsc, uint64_t as, uint64_t an, uint64_t bs, uint64_t bn)
-{
-    line l = {as, an, 1.0};
-    int64_t ds = (int64_t)(bs - as), dn = (int64_t)(bn - an);
-    if (tsc && ds > 0 && dn > 0)
-        l.slope = (double)dn / (double)ds;
-    return l;
-}
-
-static uint64_t line_ns(int tsc, const line *l, uint64_t s)
-{
-    if (!tsc || s == 0)
-        return s;
-    return l->a_ns + (uint64_t)(int64_t)((double)(int64_t)(s - l->a_stamp) * l->slope);
-}
-
 /* One decoder's share of a thread's chunks, [from, to) in the thread's
  * order (CHUNKs, then its TAIL). It writes out[seq - base] and seen[] for
  * the calls it owns (seq - base below split when low, else from split on)
@@ -1137,6 +1038,7 @@ typedef struct dec_part {
     uint64_t in_chunks;      /* calls written from CHUNK blocks */
     uint64_t bytes;          /* record bytes read */
     uint32_t classes;        /* bit 1 << cls of each call's class kept */
+    uint32_t api_end;        /* 1 + the highest api kept */
     int oom;
 } dec_part;
 
@@ -1145,18 +1047,6 @@ typedef struct dec_side {
     cuprof_event ev;
 } dec_side;
 
-/* The chunk at position j of thread t's order, and the one after it. */
-static const chunk_ref *chunk_at(const rthread *t, size_t j)
-{
-    return j < t->chunks.n ? &((const chunk_ref *)t->chunks.p)[j] : &t->tail;
-}
-
-static const chunk_ref *chunk_next(const rthread *t, size_t j)
-{
-    return j + 1 < t->chunks.n ? &((const chunk_ref *)t->chunks.p)[j + 1]
-           : j + 1 == t->chunks.n && t->have_tail ? &t->tail : NULL;
-}
-
 static void decode_range(dec_part *d)
 {
     rrun *r = d->r;
@@ -1164,32 +1054,23 @@ static void decode_range(dec_part *d)
     uint64_t base = t->base, want = d->want;
     cuprof_codec codec;
     memset(&codec, 0, sizeof codec);
-    /* the thread's first anchor: its THREAD block's, else its first chunk's */
-    const chunk_ref *c0 = t->chunks.n || t->have_tail ? chunk_at(t, 0) : NULL;
-    uint64_t first_stamp = t->have_info ? t->info.first_stamp : c0 ? c0->stamp : 0;
-    uint64_t first_ns = t->have_info ? t->info.first_ns : c0 ? c0->ns : 0;
-    line whole = line_make(r->tsc, first_stamp, first_ns, r->end_stamp, r->end_ns);
+    line whole = thread_line(r, t);
     for (size_t j = d->from; j < d->to && d->got < d->limit; j++) {
-        const chunk_ref *c = chunk_at(t, j), *next = chunk_next(t, j);
-        uint64_t bs = next ? next->stamp : r->end_stamp, bn = next ? next->ns : r->end_ns;
-        line seg = line_make(r->tsc, c->stamp, c->ns, bs, bn);
-        if (r->major >= 2)   /* each chunk decodes alone (1.x: state ran on across chunks) */
-            memset(&codec, 0, sizeof codec);
-        const uint8_t *p = c->data, *e = c->data + c->len;
+        const chunk_ref *c = chunk_at(t, j);
+        chunk_dec cd;
+        chunk_dec_start(&cd, r, t, j, &whole, &codec);
         cuprof_event ev;
         uint64_t seq;
-        while (d->got < d->limit && cuprof_decode(&p, e, &codec, &ev, &seq) == 0) {
+        while (d->got < d->limit && chunk_dec_next(&cd, &ev, &seq) == 0) {
             d->got++;
             if (seq < base || seq - base >= want)
                 continue;   /* a damaged chunk, a call past the published ones, or
                                (flight) one before the calls kept */
             seq -= base;
-            /* a stamp past its chunk's segment (the end of a call that
-             * outlived the chunk): the line over the thread's life */
-            ev.t0 = line_ns(r->tsc, ev.t0 <= bs ? &seg : &whole, ev.t0);
-            ev.t1 = line_ns(r->tsc, ev.t1 <= bs ? &seg : &whole, ev.t1);
             d->in_chunks += j < t->chunks.n;
             d->classes |= cuprof_run_class_bit(ev.cls);
+            if (ev.api >= d->api_end)
+                d->api_end = ev.api + 1u;
             if ((seq < d->split) == d->low) {
                 d->out[seq] = ev;
                 d->seen[seq] = 1;
@@ -1202,7 +1083,7 @@ static void decode_range(dec_part *d)
                 *x = (dec_side){seq, ev};
             }
         }
-        d->bytes += (uint64_t)(p - c->data);
+        d->bytes += (uint64_t)(cd.p - c->data);
         if (r->progress)
             atomic_fetch_add_explicit(&r->progress->decoded, c->len, memory_order_relaxed);
     }
@@ -1228,7 +1109,7 @@ static const uint64_t decode_split_bytes = DECODE_SPLIT_BYTES;
  * thread, out of memory, or a limit the parts together went past: then
  * nothing of it counts and the caller decodes alone). */
 static int decode_two(rrun *r, rthread *t, size_t nc, uint64_t want, uint64_t limit,
-                      cuprof_event *out, uint8_t *seen, uint64_t *in_chunks, uint32_t *classes)
+                      cuprof_event *out, uint8_t *seen, uint64_t *in_chunks, cuprof_run_thread *th)
 {
     if (r->major < 2 || nc < 2)
         return -1;
@@ -1259,16 +1140,16 @@ static int decode_two(rrun *r, rthread *t, size_t nc, uint64_t want, uint64_t li
     b.from = h;
     b.to = nc;
     b.low = 0;
-    pthread_t th;
+    pthread_t other;
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&th, NULL, decode_main, &b);
+    int rc = pthread_create(&other, NULL, decode_main, &b);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0)
         return -1;
     decode_range(&a);
-    pthread_join(th, NULL);
+    pthread_join(other, NULL);
     int ok = !a.oom && !b.oom && (r->flight || a.got + b.got <= limit);
     if (ok) {
         /* the first part's calls the second owns: unless a later chunk had them */
@@ -1285,7 +1166,8 @@ static int decode_two(rrun *r, rthread *t, size_t nc, uint64_t want, uint64_t li
         }
         *in_chunks += a.in_chunks + b.in_chunks;
         r->pub.event_bytes += a.bytes + b.bytes;
-        *classes = a.classes | b.classes;
+        th->classes = a.classes | b.classes;
+        th->api_end = a.api_end > b.api_end ? a.api_end : b.api_end;
     }
     free(a.side.p);
     free(b.side.p);
@@ -1297,17 +1179,17 @@ static int decode_two(rrun *r, rthread *t, size_t nc, uint64_t want, uint64_t li
  * prefix of calls all found (a call whose record was lost, in a block the
  * disk could not take, ends the thread's calls there: event ids are
  * positions). *in_chunks gets the records read from CHUNK blocks (written
- * while the program ran), *classes the bits of the classes decoded (a
- * superset of the prefix's: cuprof_run_thread.classes). */
+ * while the program ran), th's classes the bits of the classes decoded (a
+ * superset of the prefix's: cuprof_run_thread.classes), its api_end. */
 static uint64_t decode_thread(rrun *r, rthread *t, uint64_t want, cuprof_event *out,
-                              uint64_t *in_chunks, uint32_t *classes)
+                              uint64_t *in_chunks, cuprof_run_thread *th)
 {
     uint8_t *seen = calloc(want ? want : 1, 1);
     if (!seen)
         return 0;
     size_t nc = t->chunks.n + (t->have_tail ? 1 : 0);
     uint64_t limit = r->flight ? UINT64_MAX : want;
-    if (decode_two(r, t, nc, want, limit, out, seen, in_chunks, classes) != 0) {
+    if (decode_two(r, t, nc, want, limit, out, seen, in_chunks, th) != 0) {
         /* alone (what the parts wrote is written again) */
         memset(seen, 0, want);
         dec_part d = {.r = r, .t = t, .from = 0, .to = nc, .want = want, .limit = limit,
@@ -1315,7 +1197,8 @@ static uint64_t decode_thread(rrun *r, rthread *t, uint64_t want, cuprof_event *
         decode_range(&d);
         *in_chunks += d.in_chunks;
         r->pub.event_bytes += d.bytes;
-        *classes = d.classes;
+        th->classes = d.classes;
+        th->api_end = d.api_end;
     }
     uint64_t k = 0;
     while (k < want && seen[k])
@@ -1468,8 +1351,16 @@ static int read_threads(rrun *r)
                 bytes += chunk_at(&ts[i], j)->len;
         atomic_store_explicit(&r->progress->chunks, bytes ? bytes : 1, memory_order_relaxed);
     }
+    /* streamed (a 2.0 file or later): no array; each thread indexed alone */
+    int stream = (r->opts.stream || (r->opts.stream_above &&
+                                     total > r->opts.stream_above / sizeof(cuprof_event))) &&
+                 r->major >= 2;
+    if (stream && cuprof_rf_stream_start(r, k) != 0) {
+        free(want);
+        return -1;
+    }
     cuprof_event *out = NULL;
-    if (total) {
+    if (total && !stream) {
         r->arena_len = (size_t)total * sizeof(cuprof_event);
         /* calloc: in cuprof-report a block this size lives on a file whose
          * pages the report drops past its memory budget (tools/bigmem.h) */
@@ -1497,10 +1388,20 @@ static int read_threads(rrun *r)
         th->chunks = &r->chunk_ptrs[nth];
         r->chunk_ptrs[nth] = out;
         nth++;
+        if (stream) {
+            uint64_t in_chunks = 0;
+            if (cuprof_rf_stream_thread(r, i, t, want[i], th, &in_chunks) != 0) {
+                free(want);
+                return -1;
+            }
+            run->nevents += th->n;
+            run->spilled_events += in_chunks;
+            continue;
+        }
         if (!out || want[i] == 0)
             continue;
         uint64_t in_chunks = 0;
-        th->n = decode_thread(r, t, want[i], out, &in_chunks, &th->classes);
+        th->n = decode_thread(r, t, want[i], out, &in_chunks, th);
         th->per_chunk = th->n ? th->n : 1;
         out += want[i];
         run->nevents += th->n;
@@ -1794,12 +1695,16 @@ static void say(char *err, size_t n, const char *fmt, ...)
 
 cuprof_run *cuprof_rfread(const char *path, cuprof_rfread_info *info, char *err, size_t errlen)
 {
-    return cuprof_rfread_progressing(path, info, NULL, err, errlen);
+    return cuprof_rfread_with(path, info, NULL, err, errlen);
 }
 
-cuprof_run *cuprof_rfread_progressing(const char *path, cuprof_rfread_info *info,
-                                      cuprof_rfread_progress *progress, char *err, size_t errlen)
+cuprof_run *cuprof_rfread_with(const char *path, cuprof_rfread_info *info,
+                               const cuprof_rfread_opts *opts, char *err, size_t errlen)
 {
+    static const cuprof_rfread_opts none;
+    if (!opts)
+        opts = &none;
+    cuprof_rfread_progress *progress = opts->progress;
     memset(info, 0, sizeof *info);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -1840,6 +1745,8 @@ cuprof_run *cuprof_rfread_progressing(const char *path, cuprof_rfread_info *info
     }
     r->map_len = (size_t)st.st_size;
     r->progress = progress;
+    r->opts = *opts;
+    r->opts.progress = NULL;
     if (progress)
         atomic_store_explicit(&progress->file, (uint64_t)st.st_size, memory_order_relaxed);
     r->major = h.major;
@@ -1946,6 +1853,7 @@ void cuprof_rfread_free(cuprof_run *run)
     rrun *r = (rrun *)run;
     if (!r)
         return;
+    cuprof_rf_stream_free(r);
     rthread *ts = r->threads.p;
     for (size_t i = 0; i < r->threads.n; i++) {
         free(ts[i].chunks.p);

@@ -66,9 +66,31 @@ typedef struct cuprof_rfread_info {
  * damaged block ends the reading there: what came before is the run, and
  * info->lost says what was lost. */
 cuprof_run *cuprof_rfread(const char *path, cuprof_rfread_info *info, char *err, size_t errlen);
-/* cuprof_rfread, counting its work into *progress as it goes (NULL: none). */
-cuprof_run *cuprof_rfread_progressing(const char *path, cuprof_rfread_info *info,
-                                      cuprof_rfread_progress *progress, char *err, size_t errlen);
+/* How to read (cuprof_rfread_with; all 0: as cuprof_rfread). */
+typedef struct cuprof_rfread_opts {
+    cuprof_rfread_progress *progress;  /* the work counted into it as it goes, NULL none */
+    int stream;              /* 1: the threads' calls are not decoded into one array
+                                of every call: each thread is streamed (model/run.h),
+                                its blocks decoded from the mapped file when read
+                                (a file of 2.0 or later; a 1.x file's are decoded
+                                as without) */
+    uint64_t stream_above;   /* stream 0: streamed all the same when every call
+                                decoded would take more than this many bytes (64 a
+                                call; 0: never) */
+    uint32_t stream_block;   /* streamed: most calls a block holds (0: a chunk's) */
+    uint32_t stream_slots;   /* streamed: blocks a reading thread keeps decoded
+                                (0: 8; at least CUPROF_RUN_BLOCKS_HELD + 1) */
+    int stream_free;         /* streamed: a block put out of its slot is freed, not
+                                kept for the next (the tests: a pointer held past
+                                CUPROF_RUN_BLOCKS_HELD is then a use after free) */
+} cuprof_rfread_opts;
+
+/* cuprof_rfread as opts say (NULL: as cuprof_rfread). A streamed run's
+ * events are decoded on the thread that reads them, into blocks of its
+ * own: several threads may read one run at once; the run and its file's
+ * mapping stay until cuprof_rfread_free, after which no thread reads it. */
+cuprof_run *cuprof_rfread_with(const char *path, cuprof_rfread_info *info,
+                               const cuprof_rfread_opts *opts, char *err, size_t errlen);
 void cuprof_rfread_free(cuprof_run *run);
 /* The GPU side as read, also when CUPTI did not run (captured 0, status
  * says why): run->gpu_run is NULL then. */

@@ -251,6 +251,67 @@ START_TEST(report_says_its_progress)
 }
 END_TEST
 
+/* A report of a streamed run (CUPROF_REPORT_STREAM=1: its calls decoded a
+ * block at a time from the run file, formats/runfile/stream.c, with no
+ * array of every call) writes what the report with every call decoded
+ * writes, byte for byte: every output, for a run with the GPU timeline,
+ * cuBLAS calls and stacks, and for one with NVTX ranges.
+ * In blocks of 16 calls, each freed when put out (CUPROF_REPORT_STREAM_BLOCK):
+ * a pass that kept a call past its block reads freed memory (ASan). */
+START_TEST(streamed_report_is_the_same)
+{
+    const char *rest[] = {"--stacks", e2e_path("bench/matmul_add"), "--mode", "eager", "--size", "64",
+                          "--iters", "40", NULL};
+    const char *nvtx[] = {e2e_path("bench/matmul_add"), "--nvtx", "--mode", "addmm", "--size", "64",
+                          "--iters", "40", NULL};
+    e2e_result r = profile("a", "x", rest, NULL);
+    ck_assert_msg(r.status == 0, "status %d\n%s", r.status, r.err);
+    e2e_result_free(&r);
+    r = profile("b", "x", nvtx, NULL);
+    ck_assert_msg(r.status == 0, "status %d\n%s", r.status, r.err);
+    e2e_result_free(&r);
+    static const char *const files[] = {"x.summary.txt", "x.summary.json", "x.trace.json",
+                                        "x.perfetto-trace", "x.report.html", "x.gpu.folded",
+                                        "x.cpu.folded"};
+    const char *subs[] = {"a", "b"};
+    for (size_t s = 0; s < 2; s++) {
+        char *rf = path_of(subs[s], "x.cuprof"), *whole = path_of(subs[s], "whole"),
+             *streamed = path_of(subs[s], "streamed");
+        const char *aw[] = {"-o", whole, "--format", "both", "--html", rf, NULL};
+        const char *as[] = {"-o", streamed, "--format", "both", "--html", rf, NULL};
+        const char *off[] = {"CUPROF_REPORT_STREAM=0", NULL};
+        const char *on[] = {"CUPROF_REPORT_STREAM=1", "CUPROF_REPORT_STREAM_BLOCK=16", NULL};
+        r = report_env(aw, off);
+        ck_assert_msg(r.status == 0, "status %d\n%s", r.status, r.err);
+        e2e_result_free(&r);
+        r = report_env(as, on);
+        ck_assert_msg(r.status == 0, "status %d\n%s", r.status, r.err);
+        e2e_result_free(&r);
+        int compared = 0;
+        for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+            char sub_w[64], sub_s[64];
+            snprintf(sub_w, sizeof sub_w, "%s/whole", subs[s]);
+            snprintf(sub_s, sizeof sub_s, "%s/streamed", subs[s]);
+            if (!exists(sub_w, files[i])) {
+                ck_assert_msg(!exists(sub_s, files[i]), "%s: only the streamed report wrote %s",
+                              subs[s], files[i]);
+                continue;
+            }
+            char *x = path_of(sub_w, files[i]), *y = path_of(sub_s, files[i]);
+            ck_assert_msg(same_file(x, y), "%s: %s differs when the calls are streamed", subs[s],
+                          files[i]);
+            compared++;
+            free(x);
+            free(y);
+        }
+        ck_assert_int_ge(compared, 5);
+        free(rf);
+        free(whole);
+        free(streamed);
+    }
+}
+END_TEST
+
 /* Api rows of a summary.json as "name calls" lines, sorted. */
 static char *api_calls(json_t *sum)
 {
@@ -1105,6 +1166,7 @@ int main(void)
     tcase_set_timeout(t, 300);
     tcase_add_test(t, report_rebuilds_the_same_files);
     tcase_add_test(t, report_says_its_progress);
+    tcase_add_test(t, streamed_report_is_the_same);
     tcase_add_test(t, capture_range_cut_after_the_fact);
     tcase_add_test(t, torn_run_file_reported_to_its_last_whole_block);
     tcase_add_test(t, not_a_run_file_nor_a_newer_one);

@@ -18,6 +18,7 @@ fuzz_cc "run file"
 bin="$out/runfile_gpu"
 "$cc" "${flags[@]}" -I"${CUDA_HOME:-/usr/local/cuda}/include" -o "$bin" \
   "$top/formats/runfile/fuzz_gpu_records.c" "$top/formats/runfile/runfile_read.c" \
+  "$top/formats/runfile/stream.c" \
   "$top/formats/runfile/srcline.c" \
   "$top/model/gpu.c" "$top/model/run.c" "$top/model/vocab.c" -ldw -ldl
 fuzz_built "$bin" $?

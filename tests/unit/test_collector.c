@@ -1000,6 +1000,45 @@ START_TEST(chunks_decode_alone)
 }
 END_TEST
 
+/* Calls that outlive their chunk (a call open around the calls of several
+ * chunks, written when it ends, in a later chunk than the calls after it)
+ * read back in call order, with their depth and times, both with every
+ * call decoded and streamed (test_run_read_back checks the streamed run
+ * alike; formats/runfile/stream.c keeps such calls apart). */
+START_TEST(calls_that_outlive_their_chunk)
+{
+    cuprof_api_register(APIS, NAPIS);
+    enum { N = 30000 };   /* inner calls: several 64 KiB chunks */
+    cuprof_event *outer = rec(1, CUPROF_EV_CALL);
+    for (int i = 0; i < N; i++) {
+        cuprof_event *mid = rec(3, CUPROF_EV_CALL);
+        if (i % 1000 == 0)   /* now and then a call open over a few of the inner ones */
+            for (int j = 0; j < 3; j++)
+                cuprof_end(rec(2, CUPROF_EV_CALL), 0);
+        cuprof_end(mid, 0);
+    }
+    cuprof_end(outer, 0);
+    cuprof_end(rec(4, CUPROF_EV_CALL), 0);
+    cuprof_run *run = test_run_read_back();
+    ck_assert_ptr_nonnull(run);
+    ck_assert_uint_eq(run->nthreads, 1);
+    const cuprof_run_thread *th = &run->threads[0];
+    ck_assert_uint_eq(th->n, 1 + N + 3 * (N / 1000) + 1);
+    const cuprof_event *first = cuprof_run_event(th, 0), *last = cuprof_run_event(th, th->n - 1);
+    ck_assert_uint_eq(first->api, 1);
+    ck_assert_uint_eq(first->depth, 0);
+    ck_assert_uint_eq(last->api, 4);
+    ck_assert_uint_eq(last->depth, 0);
+    /* the outer call began first and ended after every inner one */
+    for (uint64_t i = 1; i + 1 < th->n; i++) {
+        const cuprof_event *ev = cuprof_run_event(th, i);
+        ck_assert_uint_ge(ev->depth, 1);
+        ck_assert_uint_le(ev->t1, cuprof_run_event(th, 0)->t1);
+    }
+    test_run_free(run);
+}
+END_TEST
+
 /* Sets the call count of every THREAD block of the run file at path to
  * claim, its checksums made again (a damaged or hostile file that still
  * reads as sound). Returns how many blocks it changed. */
@@ -1976,6 +2015,7 @@ Suite *collector_suite(void)
     tcase_add_test(tc, run_file_unwritable_counts);
     tcase_add_test(tc, stamps_are_monotonic_ns);
     tcase_add_test(tc, chunks_decode_alone);
+    tcase_add_test(tc, calls_that_outlive_their_chunk);
     tcase_add_test(tc, thread_claim_past_its_chunks);
     tcase_add_test(tc, killed_recovered_from_the_recording_memory);
     suite_add_tcase(s, tc);
