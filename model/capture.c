@@ -50,7 +50,7 @@ static int keep_device(const cuprof_run *run, const cuprof_timeline *tl, const c
     if (c.api != CUPROF_CAUSE_NO_API)
         return keep_api[c.api];
     if (c.hooked)   /* its external id, or the call kmatch.h matched it to */
-        return cuprof_run_find_event(run, c.hooked, NULL) != NULL;
+        return cuprof_run_thread_of(run, c.hooked) != NULL;
     if (!tl->gpu->kernels_only || corr == 0)
         return cuprof_capture_contains(&run->capture, start);
     /* Kernels only, matched to no call: kept when the matched records on

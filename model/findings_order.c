@@ -188,7 +188,7 @@ static int after_occupancy(const fctx *c, cuprof_cause cause)
         }
     }
     const cuprof_run_thread *th = NULL;
-    if (!cause.hooked || !cuprof_run_find_event(c->run, cause.hooked, &th) || !th)
+    if (!cause.hooked || !(th = cuprof_run_thread_of(c->run, cause.hooked)))
         return 0;
     uint64_t i = cuprof_event_id_seq(cause.hooked);   /* index on th */
     while (i > 0 && is_nvtx(cuprof_run_event(th, i - 1)->cls))
@@ -521,30 +521,40 @@ int cuprof_findings_steady_state(const fctx *c, findings_steady *st)
 {
     const cuprof_run *run = c->run;
     const cuprof_gpu_run *g = c->g;
-    size_t n = g ? g->n_kernels : 0, nsync = 0;
+    size_t n = g ? g->n_kernels : 0, nsync = 0, cap = 0;
     if (n < STEADY_MIN_KERNELS || !c->tl)
         return -1;
-    for (size_t t = 0; t < run->nthreads; t++)
-        for (uint64_t i = 0; i < run->threads[t].n; i++)
-            nsync += cuprof_run_event(&run->threads[t], i)->cls == CUPROF_EV_SYNC;
     size_t *off = calloc(run->nthreads + 1, sizeof *off);
-    uint64_t *sync_t1 = malloc((nsync ? nsync : 1) * sizeof *sync_t1);
+    uint64_t *sync_t1 = NULL, *count = NULL;
+    int rc = -1;
+    if (!off)
+        goto out;
+    for (size_t t = 0; t < run->nthreads; t++) {   /* each thread's syncs' ends, in one pass */
+        const cuprof_run_thread *th = &run->threads[t];
+        for (uint64_t i = 0; cuprof_run_thread_has(th, cuprof_run_class_bit(CUPROF_EV_SYNC)) && i < th->n;
+             i++) {
+            const cuprof_event *e = cuprof_run_event(th, i);
+            if (e->cls != CUPROF_EV_SYNC)
+                continue;
+            if (nsync == cap) {
+                size_t nc = cap ? cap * 2 : 64;
+                uint64_t *p = realloc(sync_t1, nc * sizeof *p);
+                if (!p)
+                    goto out;
+                sync_t1 = p;
+                cap = nc;
+            }
+            sync_t1[nsync++] = e->t1;
+        }
+        off[t + 1] = nsync;
+        if (nsync > off[t])
+            qsort(sync_t1 + off[t], nsync - off[t], sizeof *sync_t1, cmp_key);
+    }
     /* kernels per (thread, phase): thread ti's phases 0..its syncs at
      * off[ti] + ti (issue 40: the keys of every kernel were sorted, 16
      * bytes a kernel with the sort's scratch) */
-    uint64_t *count = calloc(nsync + run->nthreads, sizeof *count);
-    int rc = -1;
-    if (!off || !sync_t1 || !count)
+    if (!(count = calloc(nsync + run->nthreads, sizeof *count)))
         goto out;
-    for (size_t t = 0, k = 0; t < run->nthreads; t++) {
-        for (uint64_t i = 0; i < run->threads[t].n; i++) {
-            const cuprof_event *e = cuprof_run_event(&run->threads[t], i);
-            if (e->cls == CUPROF_EV_SYNC)
-                sync_t1[k++] = e->t1;
-        }
-        off[t + 1] = k;
-        qsort(sync_t1 + off[t], k - off[t], sizeof *sync_t1, cmp_key);
-    }
     uint64_t t0;
     for (size_t i = 0; i < n; i++) {
         uint64_t key = kernel_key(c, sync_t1, off, i, &t0);

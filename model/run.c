@@ -8,8 +8,7 @@
 
 static const char UNKNOWN_KERNEL[] = "(unknown kernel)";
 
-const cuprof_event *cuprof_run_find_event(const cuprof_run *run, uint64_t id,
-                                          const cuprof_run_thread **th)
+const cuprof_run_thread *cuprof_run_thread_of(const cuprof_run *run, uint64_t id)
 {
     uint32_t index = cuprof_event_id_thread(id);
     uint64_t seq = cuprof_event_id_seq(id);
@@ -17,15 +16,21 @@ const cuprof_event *cuprof_run_find_event(const cuprof_run *run, uint64_t id,
         return NULL;
     for (size_t t = 0; t < run->nthreads; t++) {
         const cuprof_run_thread *cand = &run->threads[t];
-        if (cand->index != index)
-            continue;
-        if (seq >= cand->n)
-            return NULL;
-        if (th)
-            *th = cand;
-        return cuprof_run_event(cand, seq);
+        if (cand->index == index)
+            return seq < cand->n ? cand : NULL;
     }
     return NULL;
+}
+
+const cuprof_event *cuprof_run_find_event(const cuprof_run *run, uint64_t id,
+                                          const cuprof_run_thread **th)
+{
+    const cuprof_run_thread *cand = cuprof_run_thread_of(run, id);
+    if (!cand)
+        return NULL;
+    if (th)
+        *th = cand;
+    return cuprof_run_event(cand, cuprof_event_id_seq(id));
 }
 
 const char *cuprof_run_api_name(const cuprof_run *run, uint16_t api)

@@ -212,6 +212,10 @@ static inline uint32_t cuprof_run_class_bit(unsigned cls)
     return cls < 32 ? 1u << cls : ~0u;
 }
 
+/* The thread holding the event of an event id, or NULL (none such): no
+ * event read (a streamed thread's block is not decoded). */
+const cuprof_run_thread *cuprof_run_thread_of(const cuprof_run *run, uint64_t id);
+
 /* Thread and event behind an event id (cuprof_event_id), or NULL. */
 const cuprof_event *cuprof_run_find_event(const cuprof_run *run, uint64_t id,
                                           const cuprof_run_thread **th);

@@ -153,8 +153,8 @@ typedef struct call_index {
 /* Thread and index of an event id in run, or -1. */
 static int locate(const cuprof_run *run, uint64_t id, size_t *t, uint64_t *i)
 {
-    const cuprof_run_thread *th = NULL;
-    if (id == 0 || cuprof_run_find_event(run, id, &th) == NULL)
+    const cuprof_run_thread *th = id ? cuprof_run_thread_of(run, id) : NULL;
+    if (!th)
         return -1;
     *t = (size_t)(th - run->threads);
     *i = cuprof_event_id_seq(id);

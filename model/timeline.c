@@ -266,7 +266,7 @@ cuprof_cause cuprof_timeline_cause(const cuprof_timeline *tl, uint32_t corr, uin
         if (d >= 0 || h != 0)
             c.hooked = h;
     }
-    if (c.hooked != 0 && cuprof_run_find_event(tl->run, c.hooked, NULL) == NULL)
+    if (c.hooked != 0 && cuprof_run_thread_of(tl->run, c.hooked) == NULL)
         c.hooked = 0;   /* a call the run does not hold (still open at exit) */
     return c;
 }

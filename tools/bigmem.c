@@ -664,6 +664,12 @@ void __wrap_qsort_r(void *base, size_t n, size_t size,
         __real_qsort_r(base, n, size, cmp, arg);
 }
 
+uint64_t cuprof_bigmem_budget(void)
+{
+    pthread_once(&bm.once, init);
+    return bm.budget;
+}
+
 void cuprof_bigmem_get_stats(cuprof_bigmem_stats *s)
 {
     pthread_mutex_lock(&bm.lock);

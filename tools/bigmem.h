@@ -55,6 +55,9 @@
  * large allocation; copied. */
 void cuprof_bigmem_dir(const char *dir);
 
+/* The budget, bytes (0: none: every block in memory). */
+uint64_t cuprof_bigmem_budget(void);
+
 /* What the store did, for the bench and the tests. */
 typedef struct cuprof_bigmem_stats {
     uint64_t allocs;        /* allocations placed on the file */

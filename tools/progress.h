@@ -33,7 +33,7 @@ enum cuprof_progress_stage {
 };
 
 /* Starts showing the report of file (its base name is shown); quiet: say
- * nothing. Returns the counters to hand to cuprof_rfread_progressing. */
+ * nothing. Returns the counters to hand to cuprof_rfread_with. */
 cuprof_rfread_progress *cuprof_progress_start(const char *file, int quiet);
 /* The main thread's stage; the traces' thread: 1 building or writing, 0 not
  * (or done). */

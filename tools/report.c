@@ -174,17 +174,22 @@ static const char *since(const cuprof_run *run, uint64_t t, char *buf, size_t n)
     return buf;
 }
 
-/* Whether the calls are streamed (formats/runfile/runfile_read.h):
- * CUPROF_REPORT_STREAM=1 (0: not); CUPROF_REPORT_STREAM_BLOCK=N, for the
- * tests, streams in blocks of at most N calls, the fewest kept, each freed
- * when put out (a pointer to a call held too long is then a use after free
- * that ASan names). */
+/* Whether the calls are streamed (formats/runfile/runfile_read.h: decoded a
+ * block at a time from the run file when read, not into an array of every
+ * call): CUPROF_REPORT_STREAM=1 always, =0 never; by default when that
+ * array would be larger than the memory budget (tools/bigmem.h), where it
+ * would go to the spill file. CUPROF_REPORT_STREAM_BLOCK=N, for the tests:
+ * blocks of at most N calls, the fewest kept, each freed when put out (a
+ * pass that keeps a call too long then reads freed memory, which ASan
+ * names). */
 static void stream_opts(cuprof_rfread_opts *o)
 {
     const char *sv = getenv("CUPROF_REPORT_STREAM"), *bv = getenv("CUPROF_REPORT_STREAM_BLOCK");
     o->stream = sv && strcmp(sv, "1") == 0;
+    if (!o->stream && !(sv && strcmp(sv, "0") == 0))
+        o->stream_above = cuprof_bigmem_budget();
     long b = bv ? atol(bv) : 0;
-    if (o->stream && b > 0) {
+    if (b > 0) {
         o->stream_block = (uint32_t)b;
         o->stream_slots = CUPROF_RUN_BLOCKS_HELD + 1;
         o->stream_free = 1;

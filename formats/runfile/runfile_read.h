@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 /* How far a reading has come, for a progress display on another thread
- * (tools/progress.h): the caller's, given to cuprof_rfread_progressing
+ * (tools/progress.h): the caller's, given to cuprof_rfread_with
  * zeroed; the reader only sets and adds to it. Work is counted in bytes:
  * each block of the file checked and read (the GPU records are decoded
  * then), then each call's record decoded, a second pass over the calls'

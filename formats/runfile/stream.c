@@ -69,6 +69,7 @@ typedef struct sthread {
     cuprof_codec *snaps;     /* the smaller blocks' codec states */
     size_t nsnaps;
     uint64_t end;            /* the last block ends there */
+    uint64_t n;              /* the calls [0, n) are all there (th->n) */
     uint64_t *recs;          /* per chunk: the records reading decoded of it */
     sside *side;             /* by seq, one per call */
     size_t nside;
@@ -229,7 +230,7 @@ int cuprof_rf_stream_thread(rrun *r, size_t k, rthread *t, uint64_t want,
         return -1;
     r->pub.event_bytes += bytes;
     st->id = atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed) + 1;
-    th->n = n;
+    st->n = th->n = n;
     th->classes = classes;
     th->api_end = api_end;
     th->per_chunk = 1;
@@ -307,7 +308,8 @@ static size_t block_of(const sthread *st, uint64_t i)
 static void decode_block(const sthread *st, size_t k, uint64_t lo, uint64_t hi, cuprof_event *out)
 {
     const rthread *t = st->t;
-    memset(out, 0, (size_t)(hi - lo) * sizeof *out);
+    if (hi > st->n)   /* (below n every call has its record: each is written) */
+        memset(out, 0, (size_t)(hi - lo) * sizeof *out);
     size_t j = st->blocks[k].chunk;
     cuprof_codec codec;
     chunk_dec cd;
