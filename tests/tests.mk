@@ -29,6 +29,9 @@ include tests/fixtures/fixtures.mk
 # $ORIGIN RUNPATH), its driver (test_sim_driver: virtual memory mappings,
 # memsets, zeroed allocations), and the math libraries' stand-ins
 # (test_sim_libs: their results, and a program's wrong sizes, indices and pivots).
+# Last, cuprof-report under it with the calls streamed in blocks of 16, each
+# freed when put out (tests/asan_stream.sh: run files of the normal build, so
+# make first; CI runs make test before).
 ASAN_B     := $(B)/asan
 ASAN_TESTS := test_formats test_timeline test_findings test_mathlib test_pystacks test_compare test_schema test_collector
 ASAN_RUN    = CUPROF_TOP=$(CURDIR) CUPROF_BUILD=$(CURDIR)/$(ASAN_B) \
@@ -47,7 +50,9 @@ asan-test: deps-ok
 	    echo "== asan test_sim_driver (the simulated driver: memsets, virtual memory, zeroed memory)"; \
 	    $(ASAN_RUN) ASAN_OPTIONS=detect_leaks=1 $(ASAN_B)/tests/test_sim_driver; \
 	    echo "== asan test_sim_libs (the stand-ins for cuFFT, cuRAND, cuSPARSE, cuSOLVER; wrong sizes)"; \
-	    $(ASAN_RUN) ASAN_OPTIONS=detect_leaks=1 $(ASAN_B)/tests/test_sim_libs
+	    $(ASAN_RUN) ASAN_OPTIONS=detect_leaks=1 $(ASAN_B)/tests/test_sim_libs; \
+	    echo "== asan cuprof-report, the calls streamed (a call kept past its block: a use after free)"; \
+	    bash tests/asan_stream.sh
 
 # make tsan-test: the collector's unit test (threads recording while
 # another exits, forks, the kernel table under concurrent lookups) built
