@@ -127,7 +127,9 @@ int cuprof_names_build(cuprof_names *nm, const cuprof_run *run, const cuprof_gpu
     nm->ngpu_kernels = ng;
     /* Only the ids some event uses are demangled: a large program (PyTorch)
      * registers many thousands of kernels and launches a few. */
-    for (size_t t = 0; t < run->nthreads; t++) {
+    if (run->kernels_used)   /* the reader's: no pass over the calls */
+        memcpy(used, run->kernels_used, (size_t)nk + 1);
+    for (size_t t = 0; !run->kernels_used && t < run->nthreads; t++) {
         const cuprof_run_thread *th = &run->threads[t];
         for (uint64_t i = 0; i < th->n; i++) {
             const cuprof_event *ev = cuprof_run_event(th, i);

@@ -117,6 +117,9 @@ typedef struct cuprof_run {
     uint32_t nkernels;               /* kernel names: ids 1..nkernels */
     const char *const *kernel_names; /* [id] = name as registered (mangled); [0] unused;
                                         model/names.h demangles them */
+    const uint8_t *kernels_used;     /* [nkernels + 1]: 1 when a call launched (or asked
+                                        the occupancy of) kernel id: the reader's, so that
+                                        model/names.c reads no call; NULL: not known */
     uint32_t nstrings;               /* NVTX names and domains: ids 1..nstrings */
     const char *const *strings;      /* [id] (event.a.nvtx.name/domain); [0] unused */
 

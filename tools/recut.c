@@ -172,6 +172,7 @@ cuprof_recut *cuprof_recut_make(const cuprof_run *r, const char *range, char *wh
         return NULL;
     }
     c->run = *r;
+    c->run.kernels_used = NULL;   /* (the cut's calls are fewer) */
     int none = find_window(r, range, c->window[0], why, n);
     if (none < 0) {
         free(c);
@@ -289,6 +290,7 @@ cuprof_recut *cuprof_recut_window(const cuprof_run *r, uint64_t k, char *why, si
         return NULL;
     }
     c->run = *r;
+    c->run.kernels_used = NULL;   /* (the cut's calls are fewer) */
     c->window[0][0] = r->capture.windows[k - 1][0];
     c->window[0][1] = r->capture.windows[k - 1][1];
     c->run.capture.nwindows = 1;

@@ -97,6 +97,7 @@ typedef struct rrun {
     cuprof_rfread_progress *progress;   /* the caller's (opts->progress), or NULL */
     cuprof_rfread_opts opts;            /* how to read (its progress NULL) */
     struct sthread *streams;            /* streamed threads' (stream.c), [nthreads] */
+    uint8_t *kernels_used;              /* streamed: run.kernels_used (stream.c) */
 } rrun;
 
 /* stream.c: room for r's k threads streamed. 0, or -1 out of memory. */

@@ -1818,6 +1818,7 @@ cuprof_run *cuprof_rfread_with(const char *path, cuprof_rfread_info *info,
         return NULL;
     }
     run->gpu_run = r->gpu.captured || r->gpu.n_kernels || r->gpu.n_apis ? &r->gpu : NULL;
+    run->kernels_used = r->kernels_used;
     if (!ended) {
         /* not completed: the run ends at its last record */
         uint64_t end = run->t_end > run->t_start ? run->t_end : run->t_start;

@@ -107,6 +107,9 @@ static int push(void **p, size_t *n, size_t *cap, size_t elem, const void *v)
 int cuprof_rf_stream_start(rrun *r, size_t k)
 {
     r->streams = calloc(k ? k : 1, sizeof *r->streams);
+    /* the kernels the calls use, found as they are indexed (a map the
+     * names need, so that they read no call; none: they read them) */
+    r->kernels_used = calloc((size_t)r->pub.nkernels + 1, 1);
     return r->streams ? 0 : -1;
 }
 
@@ -156,6 +159,10 @@ int cuprof_rf_stream_thread(rrun *r, size_t k, rthread *t, uint64_t want,
             classes |= cuprof_run_class_bit(ev.cls);
             if (ev.api >= api_end)
                 api_end = ev.api + 1u;
+            uint32_t kid = ev.cls == CUPROF_EV_LAUNCH ? ev.a.launch.kernel
+                         : ev.cls == CUPROF_EV_OCCUPANCY ? ev.a.occ.kernel : 0;
+            if (r->kernels_used && kid <= r->pub.nkernels)
+                r->kernels_used[kid] = 1;
             seen[seq / 64] |= 1ull << (seq % 64);
             if (seq < b) {
                 sside s = {seq, order++, ev};
@@ -230,6 +237,10 @@ int cuprof_rf_stream_thread(rrun *r, size_t k, rthread *t, uint64_t want,
         return -1;
     r->pub.event_bytes += bytes;
     st->id = atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed) + 1;
+    if (n < want && r->kernels_used) {   /* calls past a gap: the map holds theirs too */
+        free(r->kernels_used);
+        r->kernels_used = NULL;
+    }
     st->n = th->n = n;
     th->classes = classes;
     th->api_end = api_end;
@@ -429,6 +440,8 @@ void cuprof_rf_stream_free(rrun *r)
     }
     free(r->streams);
     r->streams = NULL;
+    free(r->kernels_used);
+    r->kernels_used = NULL;
     int empty = cache != NULL;   /* this thread's blocks all gone: its cache too */
     for (unsigned s = 0; empty && s < SLOTS_MAX; s++)
         empty = cache->s[s].sid == 0 && cache->s[s].ev == NULL;
