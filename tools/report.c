@@ -222,8 +222,11 @@ static void recovered_words(const cuprof_run *run, const char *prefix, const cha
 /* The spill file's peak per byte of the run file, measured (bench/RESULTS.md,
  * issue 40): 7 without the GPU timeline, 16.6-17.8 with it (10 M to 200 M
  * launches of the sim's CUPTI); the larger, rounded up: the disk a report
- * may need, said up front when the spill directory has less. */
+ * may need, said up front when the spill directory has less. With the calls
+ * streamed (formats/runfile/stream.c), 10.4-11.9 with it (10 M and 50 M
+ * launches), next to nothing without. */
 #define SPILL_PER_RUN_FILE_BYTE 18
+#define SPILL_PER_RUN_FILE_BYTE_STREAMED 12
 
 /* When each stage ended (ns, CLOCK_MONOTONIC), for the stats line
  * (CUPROF_REPORT_BIGMEM_STATS=1): which of the two threads the report
@@ -357,6 +360,8 @@ static int report_file_at(const char *file, const opts *o, const char *recover,
 {
     cuprof_rfread_info info;
     char err[1024];
+    cuprof_rfread_opts ropts = {0};
+    stream_opts(&ropts);
     {   /* the model's large arrays spill beside the run file (tools/bigmem.h) */
         char fdir[PATH_MAX];
         snprintf(fdir, sizeof fdir, "%s", file);
@@ -368,15 +373,15 @@ static int report_file_at(const char *file, const opts *o, const char *recover,
          * reading, not an hour into it */
         struct stat fst;
         char room[PATH_MAX + 400];
+        uint64_t per = ropts.stream || ropts.stream_above ? SPILL_PER_RUN_FILE_BYTE_STREAMED
+                                                          : SPILL_PER_RUN_FILE_BYTE;
         if (stat(file, &fst) == 0 &&
-            cuprof_bigmem_room_for((uint64_t)fst.st_size * SPILL_PER_RUN_FILE_BYTE, room,
-                                   sizeof room))
+            cuprof_bigmem_room_for((uint64_t)fst.st_size * per, room, sizeof room))
             say("%s", room);
     }
     cuprof_rfread_progress *progress = cuprof_progress_start(file, quiet);
     stage.begin = stage_now();
-    cuprof_rfread_opts ropts = {.progress = progress};
-    stream_opts(&ropts);
+    ropts.progress = progress;
     cuprof_run *run = cuprof_rfread_with(file, &info, &ropts, err, sizeof err);
     stage.read = stage_now();
     cuprof_bigmem_reading_done();
