@@ -178,7 +178,9 @@ static const char *since(const cuprof_run *run, uint64_t t, char *buf, size_t n)
  * block at a time from the run file when read, not into an array of every
  * call): CUPROF_REPORT_STREAM=1 always, =0 never; by default when that
  * array would be larger than the memory budget (tools/bigmem.h), where it
- * would go to the spill file. CUPROF_REPORT_STREAM_BLOCK=N, for the tests:
+ * would go to the spill file, and the run has no GPU timeline (streamed,
+ * 50 M and 200 M launches peaked at 226-300 MB against 194-255: the page
+ * dropper's bound missed; bench/RESULTS.md). CUPROF_REPORT_STREAM_BLOCK=N, for the tests:
  * blocks of at most N calls, the fewest kept, each freed when put out (a
  * pass that keeps a call too long then reads freed memory, which ASan
  * names). */

@@ -1352,8 +1352,9 @@ static int read_threads(rrun *r)
         atomic_store_explicit(&r->progress->chunks, bytes ? bytes : 1, memory_order_relaxed);
     }
     /* streamed (a 2.0 file or later): no array; each thread indexed alone */
-    int stream = (r->opts.stream || (r->opts.stream_above &&
-                                     total > r->opts.stream_above / sizeof(cuprof_event))) &&
+    int stream = (r->opts.stream ||
+                  (r->opts.stream_above && total > r->opts.stream_above / sizeof(cuprof_event) &&
+                   r->kernels.n + r->copies.n + r->gapis.n == 0)) &&
                  r->major >= 2;
     if (stream && cuprof_rf_stream_start(r, k) != 0) {
         free(want);

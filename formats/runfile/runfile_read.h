@@ -76,7 +76,9 @@ typedef struct cuprof_rfread_opts {
                                 as without) */
     uint64_t stream_above;   /* stream 0: streamed all the same when every call
                                 decoded would take more than this many bytes (64 a
-                                call; 0: never) */
+                                call; 0: never) and the run holds no GPU records
+                                (with them cuprof-report's peak went past its bound
+                                streamed: bench/RESULTS.md) */
     uint32_t stream_block;   /* streamed: most calls a block holds (0: a chunk's) */
     uint32_t stream_slots;   /* streamed: blocks a reading thread keeps decoded
                                 (0: 8; at least CUPROF_RUN_BLOCKS_HELD + 1) */
