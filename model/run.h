@@ -46,7 +46,7 @@ typedef struct cuprof_run_thread {
     uint64_t n;                      /* number of events */
     uint64_t per_chunk;              /* events per chunk (> 0) */
     const cuprof_event *const *chunks; /* ceil(n / per_chunk) event arrays; NULL: streamed */
-    cuprof_run_fetch_fn fetch;       /* streamed: the block holding an event */
+    cuprof_run_fetch_fn fetch;       /* streamed: event i, its block decoded */
     const void *src;                 /* streamed: fetch's own (the reader's thread) */
     uint64_t dropped;                /* calls not recorded for lack of memory */
     uint32_t api_end;                /* 1 + the highest api of its events (the reader's;

@@ -24,13 +24,15 @@ run() {   # NAME PROG ARGS...: profiles it, then both reports, compared
   fi
   CUPROF_REPORT_STREAM=0 "$plain" -o "$out/$name/whole" --format both --html "$out/$name/x.cuprof" \
     >/dev/null 2>&1 || { echo "cuprof: $name: the plain report failed" >&2; fail=1; return; }
-  if ! CUPROF_REPORT_STREAM=1 CUPROF_REPORT_STREAM_BLOCK=16 ASAN_OPTIONS=detect_leaks=1 \
-       UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  if ! CUPROF_REPORT_STREAM=1 CUPROF_REPORT_STREAM_BLOCK=16 CUPROF_REPORT_BIGMEM_STATS=1 \
+       ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
        "$asan" -o "$out/$name/streamed" --format both --html "$out/$name/x.cuprof" \
        >/dev/null 2>"$out/$name.asan"; then
     echo "cuprof: $name: the streamed report under ASan failed:" >&2; cat "$out/$name.asan" >&2
     fail=1; return
   fi
+  grep -q "^cuprof: calls: threads=[1-9][0-9]* streamed=[1-9]" "$out/$name.asan" ||
+    { echo "cuprof: $name: the calls were not streamed:" >&2; cat "$out/$name.asan" >&2; fail=1; return; }
   local n=0
   for f in "$out/$name/whole"/*; do
     n=$((n + 1))

@@ -375,8 +375,8 @@ static int report_file_at(const char *file, const opts *o, const char *recover,
          * reading, not an hour into it */
         struct stat fst;
         char room[PATH_MAX + 400];
-        uint64_t per = ropts.stream || ropts.stream_above ? SPILL_PER_RUN_FILE_BYTE_STREAMED
-                                                          : SPILL_PER_RUN_FILE_BYTE;
+        /* (by default a run with the GPU timeline is not streamed: 18) */
+        uint64_t per = ropts.stream ? SPILL_PER_RUN_FILE_BYTE_STREAMED : SPILL_PER_RUN_FILE_BYTE;
         if (stat(file, &fst) == 0 &&
             cuprof_bigmem_room_for((uint64_t)fst.st_size * per, room, sizeof room))
             say("%s", room);
@@ -558,6 +558,10 @@ static int report_file_at(const char *file, const opts *o, const char *recover,
                 (unsigned long long)bs.fallbacks, (double)bs.bytes_peak / 1048576.0,
                 (unsigned long long)bs.trims, (unsigned long long)(bs.budget >> 20),
                 (unsigned long long)(bs.rss_seen_max >> 20), (double)bs.longest_gap_ns / 1e6, bs.random);
+        size_t streamed = 0;   /* threads whose calls were streamed (runfile_read.h) */
+        for (size_t i = 0; i < run->nthreads; i++)
+            streamed += run->threads[i].chunks == NULL;
+        fprintf(stderr, "cuprof: calls: threads=%zu streamed=%zu\n", run->nthreads, streamed);
         if (stage.tables)   /* seconds from the start of the reading */
             fprintf(stderr, "cuprof: stages: read=%.2f start=%.2f summary=%.2f tables=%.2f "
                     "traced=%.2f traces=%.2f\n", (double)(stage.read - stage.begin) / 1e9,

@@ -279,13 +279,16 @@ START_TEST(streamed_report_is_the_same)
              *streamed = path_of(subs[s], "streamed");
         const char *aw[] = {"-o", whole, "--format", "both", "--html", rf, NULL};
         const char *as[] = {"-o", streamed, "--format", "both", "--html", rf, NULL};
-        const char *off[] = {"CUPROF_REPORT_STREAM=0", NULL};
-        const char *on[] = {"CUPROF_REPORT_STREAM=1", "CUPROF_REPORT_STREAM_BLOCK=16", NULL};
+        const char *off[] = {"CUPROF_REPORT_STREAM=0", "CUPROF_REPORT_BIGMEM_STATS=1", NULL};
+        const char *on[] = {"CUPROF_REPORT_STREAM=1", "CUPROF_REPORT_STREAM_BLOCK=16",
+                            "CUPROF_REPORT_BIGMEM_STATS=1", NULL};
         r = report_env(aw, off);
         ck_assert_msg(r.status == 0, "status %d\n%s", r.status, r.err);
+        ck_assert_msg(strstr(r.err, "cuprof: calls: threads=1 streamed=0\n"), "%s", r.err);
         e2e_result_free(&r);
         r = report_env(as, on);
         ck_assert_msg(r.status == 0, "status %d\n%s", r.status, r.err);
+        ck_assert_msg(strstr(r.err, "cuprof: calls: threads=1 streamed=1\n"), "%s", r.err);
         e2e_result_free(&r);
         int compared = 0;
         for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
